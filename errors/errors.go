@@ -1,0 +1,187 @@
+// Package errors is kandra's error family: one Go type per kind of failure
+// the Kotlin library signals with an exception.
+//
+// Every error of the family matches [ErrKandra] with the standard library's
+// errors.Is, and each kind also matches its own sentinel ([ErrSchema],
+// [ErrQuery], [ErrAuth], [ErrOptimisticLock], [ErrMigration],
+// [ErrValidation]). Use errors.As to reach the concrete type and its fields.
+// Kinds that wrap a cause ([QueryError], [AuthError], [MigrationError])
+// unwrap to it, so errors.Is also sees through to the cause.
+//
+// The package name shadows the standard library's; import it under another
+// name, for example:
+//
+//	import kerrors "github.com/kandra-go/kandra/errors"
+package errors
+
+import (
+	"fmt"
+	"strings"
+)
+
+// sentinel is the type of the family's sentinels: comparable, with a fixed
+// message, and never wrapped by anything.
+type sentinel string
+
+func (s sentinel) Error() string { return string(s) }
+
+// Sentinels for errors.Is. A kandra error matches ErrKandra and the sentinel
+// of its own kind.
+var (
+	// ErrKandra matches every error of the family.
+	ErrKandra error = sentinel("kandra error")
+	// ErrSchema matches *SchemaError.
+	ErrSchema error = sentinel("kandra: schema error")
+	// ErrQuery matches *QueryError.
+	ErrQuery error = sentinel("kandra: query error")
+	// ErrAuth matches *AuthError.
+	ErrAuth error = sentinel("kandra: auth error")
+	// ErrOptimisticLock matches *OptimisticLockError.
+	ErrOptimisticLock error = sentinel("kandra: optimistic lock conflict")
+	// ErrMigration matches *MigrationError.
+	ErrMigration error = sentinel("kandra: migration error")
+	// ErrValidation matches *ValidationError.
+	ErrValidation error = sentinel("kandra: validation failed")
+)
+
+// isKind reports whether target is the family sentinel or the kind's own.
+func isKind(target, kind error) bool { return target == ErrKandra || target == kind }
+
+// Rule names a schema rule. The kandra package defines the rules as
+// constants (kandra.RuleTableMissing, ...); the type lives here so that a
+// SchemaError can carry one without an import cycle.
+type Rule string
+
+// SchemaError reports an entity whose schema breaks a rule. kandra.Register
+// returns it; nothing is registered when it does.
+type SchemaError struct {
+	// Entity is the Go type name of the entity, for example "model.User".
+	Entity string
+	// Field is the Go field path ("Email", "Audit.CreatedAt"), or "" when
+	// the rule concerns the whole table.
+	Field string
+	// Rule is the rule that was broken.
+	Rule Rule
+	// Detail says what is wrong and how to fix it.
+	Detail string
+}
+
+// Error renders "kandra: schema User.Email [rule]: detail".
+func (e *SchemaError) Error() string {
+	var b strings.Builder
+	b.WriteString("kandra: schema ")
+	b.WriteString(e.Entity)
+	if e.Field != "" {
+		b.WriteByte('.')
+		b.WriteString(e.Field)
+	}
+	b.WriteString(" [")
+	b.WriteString(string(e.Rule))
+	b.WriteString("]: ")
+	b.WriteString(e.Detail)
+	return b.String()
+}
+
+// Is matches ErrSchema and ErrKandra.
+func (e *SchemaError) Is(target error) bool { return isKind(target, ErrSchema) }
+
+// QueryError reports a failed statement. Cause is the driver's error, if any.
+type QueryError struct {
+	Message string
+	Cause   error
+}
+
+func (e *QueryError) Error() string { return withCause("kandra: query: "+e.Message, e.Cause) }
+
+// Is matches ErrQuery and ErrKandra.
+func (e *QueryError) Is(target error) bool { return isKind(target, ErrQuery) }
+
+// Unwrap returns the cause.
+func (e *QueryError) Unwrap() error { return e.Cause }
+
+// AuthError reports credentials that could not be obtained or were refused.
+// Its message never contains a password.
+type AuthError struct {
+	Message string
+	Cause   error
+}
+
+func (e *AuthError) Error() string { return withCause("kandra: auth: "+e.Message, e.Cause) }
+
+// Is matches ErrAuth and ErrKandra.
+func (e *AuthError) Is(target error) bool { return isKind(target, ErrAuth) }
+
+// Unwrap returns the cause.
+func (e *AuthError) Unwrap() error { return e.Cause }
+
+// OptimisticLockError reports a conditional update whose version check
+// failed: another writer changed the row first.
+type OptimisticLockError struct {
+	Message string
+	// EntityType is the Go type name of the entity, for example "model.Wallet".
+	EntityType string
+	// Key is the primary key of the row that was being updated.
+	Key any
+}
+
+func (e *OptimisticLockError) Error() string {
+	return fmt.Sprintf("kandra: optimistic lock conflict on %s key=%v: %s", e.EntityType, e.Key, e.Message)
+}
+
+// Is matches ErrOptimisticLock and ErrKandra.
+func (e *OptimisticLockError) Is(target error) bool { return isKind(target, ErrOptimisticLock) }
+
+// MigrationError reports a schema migration step that failed.
+type MigrationError struct {
+	Message string
+	Cause   error
+}
+
+func (e *MigrationError) Error() string { return withCause("kandra: migration: "+e.Message, e.Cause) }
+
+// Is matches ErrMigration and ErrKandra.
+func (e *MigrationError) Is(target error) bool { return isKind(target, ErrMigration) }
+
+// Unwrap returns the cause.
+func (e *MigrationError) Unwrap() error { return e.Cause }
+
+// FieldError is one validation failure: the field (as the caller names it,
+// usually the CQL column or Go field) and what is wrong with it.
+type FieldError struct {
+	Field   string
+	Message string
+}
+
+// String renders "field: message".
+func (f FieldError) String() string { return f.Field + ": " + f.Message }
+
+// ValidationError carries every failure a validator reported for one entity.
+type ValidationError struct {
+	Errors []FieldError
+}
+
+// Error renders "Validation failed: field: message; field: message", the
+// Kotlin library's format.
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	b.WriteString("Validation failed: ")
+	for i, f := range e.Errors {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(f.Field)
+		b.WriteString(": ")
+		b.WriteString(f.Message)
+	}
+	return b.String()
+}
+
+// Is matches ErrValidation and ErrKandra.
+func (e *ValidationError) Is(target error) bool { return isKind(target, ErrValidation) }
+
+func withCause(msg string, cause error) string {
+	if cause == nil {
+		return msg
+	}
+	return msg + ": " + cause.Error()
+}

@@ -1,0 +1,363 @@
+package kandra
+
+import (
+	"reflect"
+	"unsafe"
+)
+
+// ClusteringOrder is the on-disk sort order of a clustering column, fixed
+// when the table is created.
+type ClusteringOrder uint8
+
+const (
+	// Asc sorts a clustering column ascending (the server's default).
+	Asc ClusteringOrder = iota
+	// Desc sorts a clustering column descending.
+	Desc
+)
+
+// String returns "ASC" or "DESC".
+func (o ClusteringOrder) String() string {
+	if o == Desc {
+		return "DESC"
+	}
+	return "ASC"
+}
+
+// LookupConsistency says how a runtime keeps a lookup table in step with
+// its primary table. kandra only records the choice.
+type LookupConsistency uint8
+
+const (
+	// LookupBatch writes the lookup row in the same LOGGED BATCH as the
+	// primary row: atomic, at a latency cost.
+	LookupBatch LookupConsistency = iota
+	// LookupEventual writes the lookup row asynchronously after the primary
+	// write: cheaper, with a window in which the lookup lags.
+	LookupEventual
+)
+
+// String returns "BATCH" or "EVENTUAL".
+func (c LookupConsistency) String() string {
+	if c == LookupEventual {
+		return "EVENTUAL"
+	}
+	return "BATCH"
+}
+
+// KeyRole is a column's part in the primary key.
+type KeyRole uint8
+
+const (
+	// RegularColumn is not part of the primary key.
+	RegularColumn KeyRole = iota
+	// PartitionKeyColumn is a component of the partition key.
+	PartitionKeyColumn
+	// ClusteringKeyColumn is a clustering column.
+	ClusteringKeyColumn
+)
+
+// String returns "regular", "partition key" or "clustering key".
+func (r KeyRole) String() string {
+	switch r {
+	case PartitionKeyColumn:
+		return "partition key"
+	case ClusteringKeyColumn:
+		return "clustering key"
+	}
+	return "regular"
+}
+
+// ColumnSchema describes one column of a registered table. It is immutable.
+type ColumnSchema struct {
+	goName   string // field path, "Audit.CreatedAt"
+	name     string // raw CQL name
+	cqlName  string // name as written in CQL (QuoteIdent)
+	typ      CQLType
+	goType   reflect.Type
+	offset   uintptr
+	ptrType  unsafe.Pointer // type word of *goType, for per-row interfaces
+	position int
+
+	entity    reflect.Type   // the table's entity type
+	entityPtr unsafe.Pointer // type word of *entity, to check Pointer's argument
+
+	role        KeyRole
+	keyIndex    int // partition or clustering index
+	order       ClusteringOrder
+	lookup      *LookupTableSchema
+	counter     bool
+	createdAt   bool
+	updatedAt   bool
+	version     bool
+	index       bool
+	sensitive   bool
+	generated   bool
+	uuidKind    UUIDStrategy
+	softDeleted bool
+}
+
+// GoName is the Go field path the column comes from ("Email",
+// "Audit.CreatedAt").
+func (c *ColumnSchema) GoName() string { return c.goName }
+
+// Name is the column's name as stored by the server (derived by SnakeCase
+// or given with Column).
+func (c *ColumnSchema) Name() string { return c.name }
+
+// CQLName is the column's name as it must appear in a CQL statement:
+// Name, quoted where a server needs it (see QuoteIdent).
+func (c *ColumnSchema) CQLName() string { return c.cqlName }
+
+// Type is the column's CQL type.
+func (c *ColumnSchema) Type() CQLType { return c.typ }
+
+// CQLType renders the column's type as declared in its table: frozen in a
+// primary-key position, COUNTER for counters.
+func (c *ColumnSchema) CQLType() string {
+	if c.role != RegularColumn {
+		return c.typ.Frozen()
+	}
+	return c.typ.String()
+}
+
+// GoType is the Go type of the field.
+func (c *ColumnSchema) GoType() reflect.Type { return c.goType }
+
+// Position is the column's index in TableSchema.Columns.
+func (c *ColumnSchema) Position() int { return c.position }
+
+// Role is the column's part in the primary key.
+func (c *ColumnSchema) Role() KeyRole { return c.role }
+
+// IsPartitionKey reports whether the column is a partition-key component.
+func (c *ColumnSchema) IsPartitionKey() bool { return c.role == PartitionKeyColumn }
+
+// IsClusteringKey reports whether the column is a clustering column.
+func (c *ColumnSchema) IsClusteringKey() bool { return c.role == ClusteringKeyColumn }
+
+// KeyIndex is the index given to PartitionKey or ClusteringKey; it is
+// meaningful only for key columns.
+func (c *ColumnSchema) KeyIndex() int { return c.keyIndex }
+
+// ClusteringOrder is the sort order of a clustering column (Asc otherwise).
+func (c *ColumnSchema) ClusteringOrder() ClusteringOrder { return c.order }
+
+// Lookup returns the lookup table this column indexes, or nil.
+func (c *ColumnSchema) Lookup() *LookupTableSchema { return c.lookup }
+
+// IsCounter reports a COUNTER column.
+func (c *ColumnSchema) IsCounter() bool { return c.counter }
+
+// IsCreatedAt reports the column a runtime stamps on insert.
+func (c *ColumnSchema) IsCreatedAt() bool { return c.createdAt }
+
+// IsUpdatedAt reports the column a runtime stamps on every write.
+func (c *ColumnSchema) IsUpdatedAt() bool { return c.updatedAt }
+
+// IsVersion reports the optimistic-lock column.
+func (c *ColumnSchema) IsVersion() bool { return c.version }
+
+// IsSecondaryIndex reports a column with a native secondary index.
+func (c *ColumnSchema) IsSecondaryIndex() bool { return c.index }
+
+// IsSensitive reports a column that logging layers must mask.
+func (c *ColumnSchema) IsSensitive() bool { return c.sensitive }
+
+// IsSoftDeleteMarker reports the boolean column that records soft deletion.
+func (c *ColumnSchema) IsSoftDeleteMarker() bool { return c.softDeleted }
+
+// GeneratedUUID reports whether a runtime fills the column with a new UUID
+// on insert, and with which strategy.
+func (c *ColumnSchema) GeneratedUUID() (UUIDStrategy, bool) { return c.uuidKind, c.generated }
+
+// IndexName is the name of the column's secondary index,
+// "{table}_{column}_idx"; it is "" for a column without one.
+func (c *ColumnSchema) indexName(table string) string { return table + "_" + c.name + "_idx" }
+
+// LookupTableSchema describes a denormalized lookup table: the indexed
+// column as its only primary-key column, then the primary table's partition
+// and clustering columns, so a lookup resolves to the full primary key.
+type LookupTableSchema struct {
+	name        string
+	cqlName     string
+	suffix      string
+	index       *ColumnSchema
+	partition   []*ColumnSchema
+	clustering  []*ColumnSchema
+	consistency LookupConsistency
+}
+
+// Name is the lookup table's name, "{table}_{suffix}".
+func (l *LookupTableSchema) Name() string { return l.name }
+
+// CQLName is Name as written in CQL.
+func (l *LookupTableSchema) CQLName() string { return l.cqlName }
+
+// Suffix is the suffix given to Lookup.
+func (l *LookupTableSchema) Suffix() string { return l.suffix }
+
+// IndexColumn is the indexed column of the primary table; it is the lookup
+// table's primary key.
+func (l *LookupTableSchema) IndexColumn() *ColumnSchema { return l.index }
+
+// PartitionKeyColumns returns the primary table's partition-key columns
+// carried by the lookup table (a fresh slice).
+func (l *LookupTableSchema) PartitionKeyColumns() []*ColumnSchema { return clone(l.partition) }
+
+// ClusteringKeyColumns returns the primary table's clustering columns
+// carried by the lookup table (a fresh slice).
+func (l *LookupTableSchema) ClusteringKeyColumns() []*ColumnSchema { return clone(l.clustering) }
+
+// Columns returns the lookup table's columns in order: index column,
+// partition keys, clustering keys (a fresh slice).
+func (l *LookupTableSchema) Columns() []*ColumnSchema {
+	out := make([]*ColumnSchema, 0, 1+len(l.partition)+len(l.clustering))
+	out = append(out, l.index)
+	out = append(out, l.partition...)
+	return append(out, l.clustering...)
+}
+
+// Consistency is how a runtime keeps the lookup table in step.
+func (l *LookupTableSchema) Consistency() LookupConsistency { return l.consistency }
+
+// CacheConfig is the result-cache configuration recorded with CacheResult.
+// kandra only records it; a runtime's cache reads it.
+type CacheConfig struct {
+	TTLSeconds int
+	MaxSize    int64
+}
+
+// SoftDeleteConfig is the soft-delete configuration recorded with
+// SoftDelete: rows are written with a TTL instead of being deleted.
+type SoftDeleteConfig struct {
+	TTLSeconds int
+	// Marker is the boolean column that records deletion, or nil.
+	Marker *ColumnSchema
+}
+
+// TableSchema is the validated, immutable description of a registered
+// entity's table. Accessors that return slices return fresh copies.
+type TableSchema struct {
+	entity      reflect.Type
+	ptrType     unsafe.Pointer // type word of *entity
+	name        string
+	cqlName     string
+	columns     []*ColumnSchema
+	partition   []*ColumnSchema
+	clustering  []*ColumnSchema
+	lookups     []*LookupTableSchema
+	indexes     []*ColumnSchema
+	ttl         int
+	hasTTL      bool
+	gcGrace     int
+	hasGCGrace  bool
+	counter     bool
+	createdAt   *ColumnSchema
+	updatedAt   *ColumnSchema
+	version     *ColumnSchema
+	softDelete  *SoftDeleteConfig
+	cache       *CacheConfig
+	read        Consistency
+	hasRead     bool
+	write       Consistency
+	hasWrite    bool
+	statements  []string // DDL without keyspace, built at registration
+	columnByOff map[uintptr][]*ColumnSchema
+}
+
+// EntityType is the Go struct type the table was registered for.
+func (t *TableSchema) EntityType() reflect.Type { return t.entity }
+
+// Name is the table's name.
+func (t *TableSchema) Name() string { return t.name }
+
+// CQLName is Name as written in CQL.
+func (t *TableSchema) CQLName() string { return t.cqlName }
+
+// Columns returns every column in DDL order: partition keys by index,
+// clustering keys by index, then the rest in struct order (a fresh slice).
+func (t *TableSchema) Columns() []*ColumnSchema { return clone(t.columns) }
+
+// NumColumns is len(Columns()) without the copy.
+func (t *TableSchema) NumColumns() int { return len(t.columns) }
+
+// Column returns the i-th column in DDL order.
+func (t *TableSchema) Column(i int) *ColumnSchema { return t.columns[i] }
+
+// ColumnByName returns the column with the given raw CQL name, or nil.
+func (t *TableSchema) ColumnByName(name string) *ColumnSchema {
+	for _, c := range t.columns {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// PartitionKeys returns the partition-key columns by index (a fresh slice).
+func (t *TableSchema) PartitionKeys() []*ColumnSchema { return clone(t.partition) }
+
+// ClusteringKeys returns the clustering columns by index (a fresh slice).
+func (t *TableSchema) ClusteringKeys() []*ColumnSchema { return clone(t.clustering) }
+
+// PrimaryKey returns the partition keys, then the clustering keys.
+func (t *TableSchema) PrimaryKey() []*ColumnSchema {
+	return append(clone(t.partition), t.clustering...)
+}
+
+// LookupTables returns the lookup tables in declaration order (a fresh slice).
+func (t *TableSchema) LookupTables() []*LookupTableSchema { return clone(t.lookups) }
+
+// SecondaryIndexes returns the columns with a secondary index (a fresh slice).
+func (t *TableSchema) SecondaryIndexes() []*ColumnSchema { return clone(t.indexes) }
+
+// IndexName is the name kandra gives the secondary index on c:
+// "{table}_{column}_idx".
+func (t *TableSchema) IndexName(c *ColumnSchema) string { return c.indexName(t.name) }
+
+// DefaultTTL is the table's default_time_to_live in seconds, if set.
+func (t *TableSchema) DefaultTTL() (int, bool) { return t.ttl, t.hasTTL }
+
+// GCGraceSeconds is the table's gc_grace_seconds, if set (otherwise the
+// server's default of ten days applies).
+func (t *TableSchema) GCGraceSeconds() (int, bool) { return t.gcGrace, t.hasGCGrace }
+
+// IsCounterTable reports a table whose non-key columns are all counters.
+func (t *TableSchema) IsCounterTable() bool { return t.counter }
+
+// CreatedAtColumn is the column bound with CreatedAt, or nil.
+func (t *TableSchema) CreatedAtColumn() *ColumnSchema { return t.createdAt }
+
+// UpdatedAtColumn is the column bound with UpdatedAt, or nil.
+func (t *TableSchema) UpdatedAtColumn() *ColumnSchema { return t.updatedAt }
+
+// VersionColumn is the optimistic-lock column bound with Version, or nil.
+func (t *TableSchema) VersionColumn() *ColumnSchema { return t.version }
+
+// SoftDelete returns the soft-delete configuration, or nil.
+func (t *TableSchema) SoftDelete() *SoftDeleteConfig {
+	if t.softDelete == nil {
+		return nil
+	}
+	c := *t.softDelete
+	return &c
+}
+
+// CacheConfig returns the result-cache configuration, or nil.
+func (t *TableSchema) CacheConfig() *CacheConfig {
+	if t.cache == nil {
+		return nil
+	}
+	c := *t.cache
+	return &c
+}
+
+// ReadConsistency is the table's read consistency override, if any. A
+// runtime resolves: per-call value, then this, then its default.
+func (t *TableSchema) ReadConsistency() (Consistency, bool) { return t.read, t.hasRead }
+
+// WriteConsistency is the table's write consistency override, if any.
+func (t *TableSchema) WriteConsistency() (Consistency, bool) { return t.write, t.hasWrite }
+
+func clone[E any](s []E) []E { return append([]E(nil), s...) }

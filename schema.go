@@ -1,0 +1,124 @@
+package kandra
+
+import (
+	"reflect"
+	"unsafe"
+)
+
+// Schema is what an entity's Describe method receives: it names the table,
+// sets table options, and collects field bindings (Bind, CreatedAt,
+// Version, ...). It is only valid during Describe; Register validates what
+// it collected and builds the immutable TableSchema.
+type Schema[T any] struct {
+	probe      *T
+	tableCalls int
+	tableName  string
+	tableOpts  tableSpec
+	binds      []bindRecord
+	validators []Validator[T]
+}
+
+type bindRecord struct {
+	ptr   unsafe.Pointer
+	typ   reflect.Type
+	opts  []FieldOption
+	role  func(*fieldSpec)
+	order int
+}
+
+func (s *Schema[T]) bind(ptr unsafe.Pointer, typ reflect.Type, opts []FieldOption, role func(*fieldSpec)) {
+	s.binds = append(s.binds, bindRecord{ptr: ptr, typ: typ, opts: opts, role: role, order: len(s.binds)})
+}
+
+// Table names the entity's table and sets table options. It is required:
+// an entity whose Describe does not call it fails registration.
+func (s *Schema[T]) Table(name string, opts ...TableOption) {
+	s.tableCalls++
+	s.tableName = name
+	for _, o := range opts {
+		if o != nil {
+			o.applyTable(&s.tableOpts)
+		}
+	}
+}
+
+// Validate attaches a validator that Table.Validate runs on an entity.
+func (s *Schema[T]) Validate(v Validator[T]) {
+	if v != nil {
+		s.validators = append(s.validators, v)
+	}
+}
+
+// TableOption sets a table-level option in Schema.Table.
+type TableOption interface{ applyTable(*tableSpec) }
+
+type tableOptionFunc func(*tableSpec)
+
+func (f tableOptionFunc) applyTable(s *tableSpec) { f(s) }
+
+type tableSpec struct {
+	gcGrace    *int
+	ttl        *int
+	read       *Consistency
+	write      *Consistency
+	cache      *CacheConfig
+	softDelete *softDeleteSpec
+	conflicts  []string
+}
+
+type softDeleteSpec struct {
+	ttl    int
+	marker unsafe.Pointer
+}
+
+func setOnce[V comparable](dst **V, v V, what string, conflicts *[]string) {
+	if *dst != nil && **dst != v {
+		*conflicts = append(*conflicts, what+" is set twice with different values")
+	}
+	*dst = &v
+}
+
+// GCGrace sets gc_grace_seconds: how long tombstones are kept. Without it
+// the server's default (ten days) applies.
+func GCGrace(seconds int) TableOption {
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.gcGrace, seconds, "GCGrace", &s.conflicts) })
+}
+
+// DefaultTTL sets default_time_to_live on the primary table (never on its
+// lookup tables): rows expire that many seconds after they are written.
+func DefaultTTL(seconds int) TableOption {
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.ttl, seconds, "DefaultTTL", &s.conflicts) })
+}
+
+// ReadConsistency records the table's read consistency. kandra does not
+// use it; a runtime resolves per-call value, then this, then its default.
+func ReadConsistency(c Consistency) TableOption {
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.read, c, "ReadConsistency", &s.conflicts) })
+}
+
+// WriteConsistency records the table's write consistency, like
+// ReadConsistency.
+func WriteConsistency(c Consistency) TableOption {
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.write, c, "WriteConsistency", &s.conflicts) })
+}
+
+// CacheResult records a result-cache configuration for a runtime's cache.
+func CacheResult(ttlSeconds int, maxSize int64) TableOption {
+	return tableOptionFunc(func(s *tableSpec) {
+		setOnce(&s.cache, CacheConfig{TTLSeconds: ttlSeconds, MaxSize: maxSize}, "CacheResult", &s.conflicts)
+	})
+}
+
+// SoftDelete makes a runtime delete rows by rewriting them with a TTL of
+// ttlSeconds instead of deleting them. marker, if not nil, is the address
+// of a bool field of the entity that permanently records deletion (true =
+// deleted): without it no query can tell a soft-deleted row from a live one
+// before the TTL expires.
+func SoftDelete(ttlSeconds int, marker *bool) TableOption {
+	return tableOptionFunc(func(s *tableSpec) {
+		if s.softDelete != nil {
+			s.conflicts = append(s.conflicts, "SoftDelete is set twice")
+		}
+		s.softDelete = &softDeleteSpec{ttl: ttlSeconds, marker: unsafe.Pointer(marker)}
+	})
+}

@@ -33,9 +33,37 @@ func (b *builder) fail(field string, rule kerrors.Rule, detail string) error {
 // buildSchema runs describe on a fresh probe value and validates the result.
 func buildSchema[T any](describe func(*T, *Schema[T])) (*TableSchema, []Validator[T], error) {
 	typ := reflect.TypeFor[T]()
+	if typ.Kind() != reflect.Struct {
+		return nil, nil, &kerrors.SchemaError{Entity: typ.String(), Rule: RuleNotStruct,
+			Detail: "an entity must be a struct type, not " + typ.Kind().String()}
+	}
+	probe := new(T)
+	s := &Schema[T]{probe: probe}
+	describe(probe, s)
+	ts, err := build(typ, unsafe.Pointer(probe), describeResult{
+		tableCalls: s.tableCalls, table: s.tableName, opts: s.tableOpts, binds: s.binds,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return ts, s.validators, nil
+}
+
+// describeResult is what a Describe call collected, independent of T.
+type describeResult struct {
+	tableCalls int
+	table      string
+	opts       tableSpec
+	binds      []bindRecord
+}
+
+// build validates what Describe collected for struct type typ, whose probe
+// value Describe ran on, and builds the TableSchema. Register and the
+// property tests' reflect.StructOf types both come through here.
+func build(typ reflect.Type, probe unsafe.Pointer, d describeResult) (*TableSchema, error) {
 	b := &builder{entity: typ, name: typ.String(), marker: -1}
 	if typ.Kind() != reflect.Struct {
-		return nil, nil, b.fail("", RuleNotStruct, "an entity must be a struct type, not "+typ.Kind().String())
+		return nil, b.fail("", RuleNotStruct, "an entity must be a struct type, not "+typ.Kind().String())
 	}
 	fields, err := reflectx.Fields(typ)
 	if err != nil {
@@ -44,29 +72,25 @@ func buildSchema[T any](describe func(*T, *Schema[T])) (*TableSchema, []Validato
 		if fe != nil {
 			path, why = fe.Path, fe.Reason
 		}
-		return nil, nil, b.fail(path, RuleNotStruct, why)
+		return nil, b.fail(path, RuleNotStruct, why)
 	}
 	b.fields = fields
 	b.specs = make([]*fieldSpec, len(fields))
 
-	probe := new(T)
-	s := &Schema[T]{probe: probe}
-	describe(probe, s)
-
 	// Kotlin rule 1.
-	if s.tableCalls == 0 {
-		return nil, nil, b.fail("", RuleTableMissing, "Describe must name the table with s.Table(name)")
+	if d.tableCalls == 0 {
+		return nil, b.fail("", RuleTableMissing, "Describe must name the table with s.Table(name)")
 	}
-	if strings.TrimSpace(s.tableName) == "" {
-		return nil, nil, b.fail("", RuleTableMissing, "the table name given to s.Table is blank")
+	if strings.TrimSpace(d.table) == "" {
+		return nil, b.fail("", RuleTableMissing, "the table name given to s.Table is blank")
 	}
-	b.table, b.opts = s.tableName, s.tableOpts
+	b.table, b.opts = d.table, d.opts
 
-	if err := b.resolveBindings(unsafe.Pointer(probe), unsafe.Sizeof(*probe), s.binds); err != nil {
-		return nil, nil, err
+	if err := b.resolveBindings(probe, typ.Size(), d.binds); err != nil {
+		return nil, err
 	}
-	if err := b.checkConflicts(s.tableCalls); err != nil {
-		return nil, nil, err
+	if err := b.checkConflicts(d.tableCalls); err != nil {
+		return nil, err
 	}
 	b.buildColumns()
 	for _, check := range []func() error{
@@ -87,10 +111,10 @@ func buildSchema[T any](describe func(*T, *Schema[T])) (*TableSchema, []Validato
 		b.checkRanges,            // TTL, gc grace, cache, consistency
 	} {
 		if err := check(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	return b.assemble(), s.validators, nil
+	return b.assemble(), nil
 }
 
 // resolveBindings maps every bound pointer to a field. With a pointer

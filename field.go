@@ -98,7 +98,6 @@ type fieldSpec struct {
 	uuidKind   UUIDStrategy
 	asType     CQLType
 	hasAsType  bool
-	softMarker bool
 	conflicts  []string
 }
 

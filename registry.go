@@ -90,13 +90,6 @@ func (t *TableSchema) Pointers(entity any, dst []any) ([]any, error) {
 	return dst, nil
 }
 
-// Entity is the constraint Register puts on an entity type's pointer: it
-// has a Describe method, with either a value or a pointer receiver.
-type Entity[T any] interface {
-	*T
-	Describe(*Schema[T])
-}
-
 // Register validates T's schema the first time it is called for T and
 // caches the result; later calls return the same *Table without running
 // Describe again, also when many goroutines call it at once. It returns a

@@ -1,0 +1,48 @@
+// Package dynamic lets kandra's own tests (the property tests, the
+// real-server suite) build schemas for struct types made at run time with
+// reflect.StructOf, which cannot have a Describe method. It feeds the very
+// builder Register uses; the kandra package installs the entry point.
+package dynamic
+
+import "reflect"
+
+// Role is a typed binder (CreatedAt, Version, ...) applied to a field.
+type Role uint8
+
+// The roles. Their field types are checked: a wrong one is the schema error
+// that the typed binders make a compile error.
+const (
+	NoRole Role = iota
+	CreatedAt
+	UpdatedAt
+	Version
+	Counter
+	UUIDTimeOrdered
+	UUIDRandom
+)
+
+// Bind binds a top-level field of the struct type.
+type Bind struct {
+	Field   int   // index of the field in the struct type
+	Options []any // kandra.FieldOption values
+	Role    Role
+}
+
+// Spec is a Describe call's content for a run-time struct type.
+type Spec struct {
+	Type         reflect.Type // a struct type
+	Table        string       // "" means s.Table was never called
+	TableOptions []any        // kandra.TableOption values, SoftDelete excepted
+	SoftDelete   bool
+	SoftTTL      int
+	MarkerField  int // index of the soft-delete marker field, -1 for none
+	Binds        []Bind
+}
+
+// Build validates spec and returns its *kandra.TableSchema, or the schema
+// error. It does not register anything. Set by package kandra.
+var Build func(spec Spec) (any, error)
+
+// Register is Build followed by registration, so that registry-wide rules
+// (table and index names taken) apply. Set by package kandra.
+var Register func(spec Spec) (any, error)

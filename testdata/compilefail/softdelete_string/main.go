@@ -1,0 +1,9 @@
+package main
+
+import "github.com/kandra-go/kandra"
+
+type E struct{ Deleted string }
+
+func (e *E) Describe(s *kandra.Schema[E]) { s.Table("e", kandra.SoftDelete(60, &e.Deleted)) }
+
+func main() {}

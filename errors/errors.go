@@ -87,10 +87,13 @@ func (e *SchemaError) Is(target error) bool { return isKind(target, ErrSchema) }
 
 // QueryError reports a failed statement. Cause is the driver's error, if any.
 type QueryError struct {
+	// Message says which statement failed and how.
 	Message string
-	Cause   error
+	// Cause is the underlying error, or nil.
+	Cause error
 }
 
+// Error renders "kandra: query: message: cause".
 func (e *QueryError) Error() string { return withCause("kandra: query: "+e.Message, e.Cause) }
 
 // Is matches ErrQuery and ErrKandra.
@@ -102,10 +105,14 @@ func (e *QueryError) Unwrap() error { return e.Cause }
 // AuthError reports credentials that could not be obtained or were refused.
 // Its message never contains a password.
 type AuthError struct {
+	// Message says what failed, naming the source (an environment
+	// variable, a file path) but never a secret.
 	Message string
-	Cause   error
+	// Cause is the underlying error (for example an *fs.PathError), or nil.
+	Cause error
 }
 
+// Error renders "kandra: auth: message: cause".
 func (e *AuthError) Error() string { return withCause("kandra: auth: "+e.Message, e.Cause) }
 
 // Is matches ErrAuth and ErrKandra.
@@ -117,6 +124,7 @@ func (e *AuthError) Unwrap() error { return e.Cause }
 // OptimisticLockError reports a conditional update whose version check
 // failed: another writer changed the row first.
 type OptimisticLockError struct {
+	// Message says what the check expected.
 	Message string
 	// EntityType is the Go type name of the entity, for example "model.Wallet".
 	EntityType string
@@ -124,6 +132,7 @@ type OptimisticLockError struct {
 	Key any
 }
 
+// Error renders "kandra: optimistic lock conflict on model.Wallet key=K: message".
 func (e *OptimisticLockError) Error() string {
 	return fmt.Sprintf("kandra: optimistic lock conflict on %s key=%v: %s", e.EntityType, e.Key, e.Message)
 }
@@ -133,10 +142,13 @@ func (e *OptimisticLockError) Is(target error) bool { return isKind(target, ErrO
 
 // MigrationError reports a schema migration step that failed.
 type MigrationError struct {
+	// Message says which step failed.
 	Message string
-	Cause   error
+	// Cause is the underlying error, or nil.
+	Cause error
 }
 
+// Error renders "kandra: migration: message: cause".
 func (e *MigrationError) Error() string { return withCause("kandra: migration: "+e.Message, e.Cause) }
 
 // Is matches ErrMigration and ErrKandra.
@@ -148,7 +160,9 @@ func (e *MigrationError) Unwrap() error { return e.Cause }
 // FieldError is one validation failure: the field (as the caller names it,
 // usually the CQL column or Go field) and what is wrong with it.
 type FieldError struct {
-	Field   string
+	// Field names the field that failed.
+	Field string
+	// Message says what is wrong with it.
 	Message string
 }
 
@@ -157,6 +171,7 @@ func (f FieldError) String() string { return f.Field + ": " + f.Message }
 
 // ValidationError carries every failure a validator reported for one entity.
 type ValidationError struct {
+	// Errors lists the failures in the order the validator reported them.
 	Errors []FieldError
 }
 

@@ -1,0 +1,96 @@
+package kandra
+
+// EventListener receives events a runtime cannot report through a returned
+// error: asynchronous failures and connection lifecycle events.
+//
+// Experimental: this API may change in a minor release (the Kotlin library
+// marks it @ExperimentalKandraApi).
+//
+// # Adding callbacks never breaks an implementation
+//
+// Every implementation must embed [NopEventListener] (by value), or be an
+// [EventListenerFunc]. This is enforced, not just recommended: the interface
+// has an unexported method that only those two types provide, so no other
+// type can satisfy it. When a callback is added to EventListener, it is
+// added to NopEventListener and EventListenerFunc in the same release as a
+// no-op, and every existing implementation inherits that default and keeps
+// compiling.
+//
+// OnEventualWriteFailed has no default: NopEventListener deliberately lacks
+// it, so the compiler makes an implementation handle it, because a lookup
+// write that failed after its primary write succeeded leaves the lookup
+// table out of step and must not be dropped silently.
+//
+// Callbacks run on the runtime's goroutines, possibly concurrently: they
+// must be safe for concurrent use and should not block.
+type EventListener interface {
+	// OnEventualWriteFailed reports that an asynchronous ([LookupEventual])
+	// lookup write for entity, whose primary write to table had already
+	// succeeded, failed with err. A typical implementation publishes the
+	// entity to a dead-letter queue for repair.
+	OnEventualWriteFailed(table string, entity any, err error)
+	// OnAuthFailed reports that authentication against contactPoint failed.
+	OnAuthFailed(contactPoint string, err error)
+	// OnConnectionEstablished reports a new connection to contactPoint.
+	OnConnectionEstablished(contactPoint string)
+	// OnCredentialRefreshed reports that the credentials provider was asked
+	// again and returned new credentials.
+	OnCredentialRefreshed()
+	// OnSSLHandshakeFailed reports a failed TLS handshake with contactPoint.
+	OnSSLHandshakeFailed(contactPoint string, err error)
+
+	// embedsNopEventListener restricts implementations to types that get
+	// defaults for future callbacks; see the type's doc comment.
+	embedsNopEventListener()
+}
+
+// NopEventListener provides a no-op for every optional [EventListener]
+// callback. Embed it by value in every implementation (the interface
+// requires it) and override the callbacks you need; callbacks added to
+// EventListener later get a no-op here too, so your type keeps compiling.
+//
+// It does not implement OnEventualWriteFailed: every listener must decide
+// what to do about a failed eventual lookup write.
+//
+// Experimental, like [EventListener].
+type NopEventListener struct{}
+
+// OnAuthFailed does nothing.
+func (NopEventListener) OnAuthFailed(contactPoint string, err error) {}
+
+// OnConnectionEstablished does nothing.
+func (NopEventListener) OnConnectionEstablished(contactPoint string) {}
+
+// OnCredentialRefreshed does nothing.
+func (NopEventListener) OnCredentialRefreshed() {}
+
+// OnSSLHandshakeFailed does nothing.
+func (NopEventListener) OnSSLHandshakeFailed(contactPoint string, err error) {}
+
+func (NopEventListener) embedsNopEventListener() {}
+
+// EventListenerFunc adapts a function to an [EventListener] that handles
+// only OnEventualWriteFailed; every other callback is a no-op. It is the
+// shortest way to wire a dead-letter queue. The function must not be nil.
+//
+// Experimental, like [EventListener].
+type EventListenerFunc func(table string, entity any, err error)
+
+// OnEventualWriteFailed calls f(table, entity, err).
+func (f EventListenerFunc) OnEventualWriteFailed(table string, entity any, err error) {
+	f(table, entity, err)
+}
+
+// OnAuthFailed does nothing.
+func (EventListenerFunc) OnAuthFailed(contactPoint string, err error) {}
+
+// OnConnectionEstablished does nothing.
+func (EventListenerFunc) OnConnectionEstablished(contactPoint string) {}
+
+// OnCredentialRefreshed does nothing.
+func (EventListenerFunc) OnCredentialRefreshed() {}
+
+// OnSSLHandshakeFailed does nothing.
+func (EventListenerFunc) OnSSLHandshakeFailed(contactPoint string, err error) {}
+
+func (EventListenerFunc) embedsNopEventListener() {}

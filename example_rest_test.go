@@ -1,0 +1,118 @@
+package kandra_test
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kandra-go/kandra"
+)
+
+func ExampleNewTimeOrderedUUID() {
+	a := kandra.NewTimeOrderedUUID()
+	b := kandra.NewTimeOrderedUUID()
+	fmt.Println(a.Version(), a.Variant())
+	// Later ids compare greater, also within the same millisecond.
+	fmt.Println(a.String() < b.String())
+	// Output:
+	// VERSION_7 RFC4122
+	// true
+}
+
+func ExampleUUIDStrategy() {
+	var s kandra.UUIDStrategy // the zero value is TimeOrdered
+	fmt.Println(s, s.New().Version())
+	fmt.Println(kandra.Random, kandra.Random.New().Version())
+	// Output:
+	// TimeOrdered VERSION_7
+	// Random VERSION_4
+}
+
+func ExampleParseConsistency() {
+	c, err := kandra.ParseConsistency("local_quorum")
+	fmt.Println(c, uint16(c), err)
+
+	// The value is the native protocol code, so a driver's type is a plain
+	// conversion, for example gocql.Consistency(c).
+	fmt.Printf("%#04x\n", uint16(kandra.ConsistencyLocalOne))
+	fmt.Println(kandra.ConsistencyLocalSerial.IsSerial())
+
+	_, err = kandra.ParseConsistency("FAST")
+	fmt.Println(err)
+	// Output:
+	// LOCAL_QUORUM 6 <nil>
+	// 0x000a
+	// true
+	// kandra: unknown consistency level "FAST" (valid: ANY, ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM, SERIAL, LOCAL_SERIAL, LOCAL_ONE)
+}
+
+func ExampleConsistency_MarshalText() {
+	text, _ := kandra.ConsistencyEachQuorum.MarshalText()
+	fmt.Println(string(text))
+
+	var c kandra.Consistency
+	err := c.UnmarshalText([]byte("Local_One"))
+	fmt.Println(c, err)
+
+	_, err = kandra.Consistency(0x0b).MarshalText()
+	fmt.Println(err)
+	// Output:
+	// EACH_QUORUM
+	// LOCAL_ONE <nil>
+	// kandra: cannot marshal invalid consistency level "Consistency(0x0b)"
+}
+
+func ExampleTimestampOf() {
+	// Replaying an event: write it with the time it happened, so that the
+	// last event wins, not the last write.
+	occurredAt := time.Date(2024, 3, 1, 12, 0, 0, 123_456_789, time.UTC)
+	ts := kandra.TimestampOf(occurredAt)
+	fmt.Println(ts)
+	fmt.Println(ts % 1000) // microseconds below the millisecond are kept
+	// Output:
+	// 1709294400123456
+	// 456
+}
+
+func ExampleMetricsFunc() {
+	var m kandra.Metrics = kandra.MetricsFunc(func(table, op string, d time.Duration) {
+		// Feed a histogram here, for example.
+		fmt.Printf("%s %s %v\n", table, op, d)
+	})
+	m.Record("users", kandra.OpSave, 1500*time.Microsecond)
+	// Output: users save 1.5ms
+}
+
+// deadLetterListener handles failed eventual lookup writes and connection
+// events; every other callback, including ones added in later releases,
+// keeps the no-op from the embedded NopEventListener.
+type deadLetterListener struct {
+	kandra.NopEventListener
+}
+
+func (deadLetterListener) OnEventualWriteFailed(table string, entity any, err error) {
+	fmt.Printf("dead letter: %s %v: %v\n", table, entity, err)
+}
+
+func (deadLetterListener) OnConnectionEstablished(contactPoint string) {
+	fmt.Println("connected to", contactPoint)
+}
+
+func ExampleNopEventListener() {
+	var l kandra.EventListener = deadLetterListener{}
+	l.OnConnectionEstablished("10.0.0.1:9042")
+	l.OnEventualWriteFailed("users_by_email", "user-1", errors.New("timeout"))
+	l.OnCredentialRefreshed() // no-op from NopEventListener
+	// Output:
+	// connected to 10.0.0.1:9042
+	// dead letter: users_by_email user-1: timeout
+}
+
+func ExampleEventListenerFunc() {
+	l := kandra.EventListenerFunc(func(table string, entity any, err error) {
+		fmt.Println("repair", table, entity, err)
+	})
+	l.OnEventualWriteFailed("users_by_email", 42, errors.New("unavailable"))
+	l.OnAuthFailed("10.0.0.1:9042", errors.New("bad credentials")) // no-op
+	// Output: repair users_by_email 42 unavailable
+}

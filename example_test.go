@@ -1,0 +1,148 @@
+package kandra_test
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
+)
+
+// Event is a time series: one partition per stream, newest first, keyed by
+// a time-ordered id that kandra's runtime generates on insert.
+type Event struct {
+	StreamID uuid.UUID
+	EventID  uuid.UUID
+	Kind     string
+	Payload  []byte
+	Received time.Time
+}
+
+func (e *Event) Describe(s *kandra.Schema[Event]) {
+	s.Table("events", kandra.DefaultTTL(7*24*3600))
+	kandra.Bind(s, &e.StreamID, kandra.PartitionKey(0))
+	kandra.GeneratedUUID(s, &e.EventID, kandra.TimeOrdered, kandra.ClusteringKey(0, kandra.Desc))
+	kandra.Bind(s, &e.Kind, kandra.SecondaryIndex())
+	kandra.CreatedAt(s, &e.Received)
+}
+
+func ExampleRegister() {
+	kandra.Reset() // examples share one process; a program registers once
+	events, err := kandra.Register[Event]()
+	if err != nil {
+		panic(err)
+	}
+	for _, stmt := range events.Statements() {
+		fmt.Println(stmt)
+	}
+	// Output:
+	// CREATE TABLE IF NOT EXISTS events (
+	//     stream_id UUID,
+	//     event_id UUID,
+	//     kind TEXT,
+	//     payload BLOB,
+	//     received TIMESTAMP,
+	//     PRIMARY KEY (stream_id, event_id)
+	// )
+	// WITH CLUSTERING ORDER BY (event_id DESC)
+	// AND default_time_to_live = 604800;
+	// CREATE INDEX IF NOT EXISTS events_kind_idx ON events (kind);
+}
+
+// Broken has no partition key.
+type Broken struct {
+	ID   uuid.UUID
+	Note string
+}
+
+func (b *Broken) Describe(s *kandra.Schema[Broken]) { s.Table("broken") }
+
+func ExampleRegister_schemaError() {
+	_, err := kandra.Register[Broken]()
+	var se *kerrors.SchemaError
+	if errors.As(err, &se) {
+		fmt.Println(se.Entity, se.Rule)
+		fmt.Println(err)
+	}
+	// Output:
+	// kandra_test.Broken no-partition-key
+	// kandra: schema kandra_test.Broken [no-partition-key]: no field is a partition key; bind one with kandra.PartitionKey(0)
+}
+
+func ExampleFieldOf() {
+	kandra.Reset()
+	events := kandra.MustRegister[Event]()
+	kind := kandra.MustFieldOf(events, func(e *Event) *string { return &e.Kind })
+
+	e := &Event{}
+	kind.Set(e, "signup")
+	fmt.Println(kind.CQLName(), kind.Get(e), kind.Role())
+	// Output: kind signup regular
+}
+
+func ExampleTable_BindValues() {
+	kandra.Reset()
+	events := kandra.MustRegister[Event]()
+	e := &Event{StreamID: uuid.Nil, Kind: "signup"}
+
+	// One buffer reused for every row: addresses of the fields, in column
+	// order, for an INSERT listing Schema().Columns().
+	buf := make([]any, 0, events.Schema().NumColumns())
+	values := events.BindValues(e, buf[:0])
+	fmt.Println(len(values), *values[2].(*string))
+	// Output: 5 signup
+}
+
+func ExampleStatements_keyspace() {
+	kandra.Reset()
+	events := kandra.MustRegister[Event]()
+	fmt.Println(kandra.MustCreateKeyspace("telemetry", kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3})))
+	stmts := kandra.Statements(events.Schema(), kandra.MustInKeyspace("telemetry"))
+	fmt.Println(stmts[len(stmts)-1])
+	// Output:
+	// CREATE KEYSPACE IF NOT EXISTS telemetry WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3};
+	// CREATE INDEX IF NOT EXISTS events_kind_idx ON telemetry.events (kind);
+}
+
+func ExampleAlterTableAdd() {
+	kandra.Reset()
+	ts := kandra.MustRegister[Event]().Schema()
+	fmt.Println(kandra.AlterTableAdd(ts, ts.ColumnByName("payload")))
+	// Output: ALTER TABLE events ADD payload BLOB;
+}
+
+func ExampleSnakeCase() {
+	for _, name := range []string{"UserID", "HTTPServer", "UserIDs", "IPv4Addr", "OAuth2Token"} {
+		fmt.Println(kandra.SnakeCase(name))
+	}
+	// Output:
+	// user_id
+	// http_server
+	// user_ids
+	// ipv4_addr
+	// oauth2_token
+}
+
+func ExampleQuoteIdent() {
+	for _, name := range []string{"email", "order", "Email", `say "hi"`} {
+		fmt.Println(kandra.QuoteIdent(name))
+	}
+	// Output:
+	// email
+	// "order"
+	// "Email"
+	// "say ""hi"""
+}
+
+func ExampleValidatorFunc() {
+	v := kandra.ValidatorFunc[Event](func(e *Event) []kandra.FieldError {
+		if e.Kind == "" {
+			return []kandra.FieldError{{Field: "kind", Message: "must not be blank"}}
+		}
+		return nil
+	})
+	fmt.Println(v.Validate(&Event{}))
+	// Output: [kind: must not be blank]
+}

@@ -1,0 +1,425 @@
+#!/usr/bin/env bash
+# Run a real single-node Apache Cassandra 5.0 on 127.0.0.1 for tests, from the
+# cassandra-all jars on Maven Central, on the machine's OpenJDK 17 (or 11).
+# No Docker, no tarball download.
+#
+#   scripts/cassandra.sh start [--auth]   start (no-op if already running and ready)
+#   scripts/cassandra.sh stop             stop the node started by this script
+#   scripts/cassandra.sh status           exit 0 if running and answering CQL, else 1
+#
+# Environment (all optional):
+#   KANDRA_CASSANDRA_HOME     cache + state dir        (default: $HOME/.cache/kandra-cassandra)
+#   KANDRA_CASSANDRA_VERSION  cassandra-all version    (default: newest of 5.0.8 5.0.7 5.0.6 that resolves)
+#   KANDRA_CASSANDRA_PORT     CQL port                 (default: 9042)
+#   KANDRA_CASSANDRA_STORAGE_PORT  inter-node port     (default: 7000)
+#   KANDRA_CASSANDRA_AUTH     1 = same as --auth       (default: 0)
+#   KANDRA_CASSANDRA_TIMEOUT  seconds to wait for CQL  (default: 240)
+#   KANDRA_CASSANDRA_HEAP     -Xms/-Xmx                (default: 1g)
+#   KANDRA_CASSANDRA_JAVA     java binary (must be 11 or 17)
+#   KANDRA_CASSANDRA_EXTRA_YAML  lines appended verbatim to cassandra.yaml
+#   KANDRA_M2_REPO            Maven local repo         (default: Maven's own default)
+#
+# Auth mode: PasswordAuthenticator + CassandraAuthorizer, superuser cassandra/cassandra.
+# Readiness = log line "Starting listening for CQL clients", then a real CQL
+# handshake on the port (STARTUP, login when auth is on, SELECT from system.local),
+# spoken in plain bash over /dev/tcp because cqlsh is not available.
+set -euo pipefail
+
+readonly SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+readonly POM="$SCRIPT_DIR/../.ci/cassandra/pom.xml"
+
+KH="${KANDRA_CASSANDRA_HOME:-$HOME/.cache/kandra-cassandra}"
+PORT="${KANDRA_CASSANDRA_PORT:-9042}"
+STORAGE_PORT="${KANDRA_CASSANDRA_STORAGE_PORT:-7000}"
+TIMEOUT="${KANDRA_CASSANDRA_TIMEOUT:-240}"
+HEAP="${KANDRA_CASSANDRA_HEAP:-1g}"
+AUTH="${KANDRA_CASSANDRA_AUTH:-0}"
+VERSIONS="${KANDRA_CASSANDRA_VERSION:-5.0.8 5.0.7 5.0.6}"
+SUPERUSER=cassandra
+SUPERPASS=cassandra
+
+RUN="$KH/run"                 # wiped on every start: config, data, logs
+PIDFILE="$KH/cassandra.pid"
+STATEFILE="$KH/cassandra.state" # "port auth version" of the running node
+LOG="$RUN/logs/cassandra.log"
+
+die() { echo "cassandra: ERROR: $*" >&2; exit 1; }
+note() { echo "cassandra: $*" >&2; }
+
+log_tail() {
+  if [[ -f "$LOG" ]]; then
+    echo "----- last 80 lines of $LOG -----" >&2
+    tail -n 80 "$LOG" >&2 || true
+    echo "----- end of log -----" >&2
+  fi
+}
+
+now_ms() { date +%s%3N; }
+
+# A PID counts as alive only if it exists and is not a zombie: an orphaned
+# java that died may linger as a zombie under an init that does not reap.
+alive() {
+  local pid=$1 state
+  [[ -n "$pid" && -r "/proc/$pid/stat" ]] || return 1
+  state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) || return 1
+  [[ -n "$state" && "$state" != Z && "$state" != X ]]
+}
+
+# Guard against PID reuse: the process must be a CassandraDaemon using our run dir.
+is_our_node() {
+  local pid=$1 cmd
+  alive "$pid" || return 1
+  cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+  [[ "$cmd" == *org.apache.cassandra.service.CassandraDaemon* && "$cmd" == *"$RUN/"* ]]
+}
+
+read_pid() { [[ -f "$PIDFILE" ]] && tr -dc '0-9' <"$PIDFILE" || true; }
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# ---------------------------------------------------------------------------
+# Minimal CQL native protocol v4 client in bash (no cqlsh here): STARTUP,
+# optional SASL PLAIN login, then SELECT release_version FROM system.local.
+# Prints the server's error text on failure. Usage: cql_probe PORT [USER PASS]
+cql_probe() (
+  export LC_ALL=C
+  local port=$1 user=${2:-} pass=${3:-} hdr op len body
+  { exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || { echo "connection refused"; return 1; }
+
+  be32() { printf "\\x$(printf %02x $(($1 >> 24 & 255)))\\x$(printf %02x $(($1 >> 16 & 255)))\\x$(printf %02x $(($1 >> 8 & 255)))\\x$(printf %02x $(($1 & 255)))"; }
+  # send_frame STREAM OPCODE BODY-FILE
+  send_frame() { { printf '\x04\x00\x00'"\\x$(printf %02x "$1")\\x$2"; be32 "$(stat -c %s "$3")"; cat "$3"; } >&3; }
+  # read_frame: sets op (hex) and body (hex); 10 s per read so a hung server cannot block us
+  read_frame() {
+    hdr=$(timeout 10 head -c 9 <&3 | od -An -v -tx1 | tr -d ' \n')
+    [[ ${#hdr} -eq 18 ]] || { echo "no/short response from server"; return 1; }
+    op=${hdr:8:2}; len=$((16#${hdr:10:8}))
+    body=$(timeout 10 head -c "$len" <&3 | od -An -v -tx1 | tr -d ' \n')
+  }
+  # ERROR body = int code + [string]; print the message text
+  print_error() { printf '%b\n' "$(echo "${body:12}" | sed 's/../\\x&/g')"; }
+
+  local tmp; tmp=$(mktemp); trap 'rm -f "$tmp"' EXIT
+  printf '\x00\x01\x00\x0bCQL_VERSION\x00\x053.0.0' >"$tmp"
+  send_frame 1 01 "$tmp"; read_frame || return 1
+  case $op in
+    02) ;;                                        # READY: no auth required
+    03) [[ -n "$user" ]] || { echo "server requires authentication"; return 1; }
+        # SASL PLAIN token \0user\0pass, written with printf (bash strings cannot hold NULs)
+        { be32 $((${#user} + ${#pass} + 2)); printf '\x00%s\x00%s' "$user" "$pass"; } >"$tmp"
+        send_frame 2 0f "$tmp"; read_frame || return 1
+        case $op in
+          10) ;;                                  # AUTH_SUCCESS
+          00) print_error; return 1 ;;
+          *) echo "unexpected opcode 0x$op after AUTH_RESPONSE"; return 1 ;;
+        esac ;;
+    00) print_error; return 1 ;;
+    *) echo "unexpected opcode 0x$op after STARTUP"; return 1 ;;
+  esac
+  local q='SELECT release_version FROM system.local'
+  { be32 ${#q}; printf '%s\x00\x01\x00' "$q"; } >"$tmp"   # query, consistency ONE, no flags
+  send_frame 3 07 "$tmp"; read_frame || return 1
+  case $op in
+    08) return 0 ;;                               # RESULT
+    00) print_error; return 1 ;;
+    *) echo "unexpected opcode 0x$op after QUERY"; return 1 ;;
+  esac
+)
+
+# Probe the running node with the credentials its mode needs.
+probe_node() {
+  local port auth
+  read -r port auth _ <"$STATEFILE" 2>/dev/null || return 1
+  if [[ "$auth" == 1 ]]; then cql_probe "$port" "$SUPERUSER" "$SUPERPASS"; else cql_probe "$port"; fi
+}
+
+# ---------------------------------------------------------------------------
+# Java: Cassandra 5.0 runs on 11 or 17 only (18-23 need hacks, 24+ cannot work:
+# it calls System.setSecurityManager). Never pick up the JDK 25 on this machine.
+java_major() {
+  "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p' | head -n1
+}
+
+pick_java() {
+  local j major tried=""
+  if [[ -n "${KANDRA_CASSANDRA_JAVA:-}" ]]; then
+    major=$(java_major "$KANDRA_CASSANDRA_JAVA")
+    [[ "$major" == 17 || "$major" == 11 ]] || die "KANDRA_CASSANDRA_JAVA=$KANDRA_CASSANDRA_JAVA is Java '${major:-unknown}'; Cassandra 5.0 needs Java 17 or 11"
+    JAVA=$KANDRA_CASSANDRA_JAVA; return 0
+  fi
+  # Debian's OpenJDK 17 first, then JAVA_HOME and PATH (which may well be the JDK 25), then 11.
+  for j in /usr/lib/jvm/java-17-openjdk-*/bin/java "${JAVA_HOME:+$JAVA_HOME/bin/java}" \
+           "$(command -v java || true)" /usr/lib/jvm/java-11-openjdk-*/bin/java; do
+    [[ -n "$j" && -x "$j" ]] || continue
+    major=$(java_major "$j")
+    if [[ "$major" == 17 || "$major" == 11 ]]; then JAVA=$j; return 0; fi
+    tried+=" $j=Java${major:-?}"
+  done
+  die "no Java 17 or 11 found (Cassandra 5.0 cannot run on 18+ without hacks, nor at all on 24+); tried:${tried:- nothing}. Install openjdk-17-jdk-headless or set KANDRA_CASSANDRA_JAVA"
+}
+
+# ---------------------------------------------------------------------------
+# Jars: copy-dependencies of cassandra-all into $KH/lib-<version>. The marker
+# is written only after a complete copy, so an interrupted fetch is redone.
+fetch_jars() {
+  command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
+  [[ -f "$POM" ]] || die "missing $POM"
+  local v lib tmp mlog t0 repo_opt=()
+  if [[ -n "${KANDRA_M2_REPO:-}" ]]; then repo_opt=("-Dmaven.repo.local=$KANDRA_M2_REPO"); fi
+  for v in $VERSIONS; do
+    lib="$KH/lib-$v"
+    if [[ -f "$lib/.complete" ]]; then CASSANDRA_VERSION=$v; LIB=$lib; return 0; fi
+    tmp="$KH/lib-$v.partial"; mlog="$KH/mvn-$v.log"
+    rm -rf "$tmp" "$lib"; mkdir -p "$tmp"
+    t0=$(now_ms)
+    if mvn -B -q "${repo_opt[@]}" -f "$POM" \
+         -Dcassandra.version="$v" -DincludeScope=runtime -DoutputDirectory="$tmp" \
+         org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
+         </dev/null >"$mlog" 2>&1 \
+       && [[ -f "$tmp/cassandra-all-$v.jar" ]] && compgen -G "$tmp/jamm-*.jar" >/dev/null; then
+      mv "$tmp" "$lib"
+      date -u +%FT%TZ >"$lib/.complete"
+      note "fetched cassandra-all $v: $(ls "$lib"/*.jar | wc -l) jars, $(du -sm "$lib" | cut -f1) MB in $(( ($(now_ms) - t0 + 500) / 1000 ))s"
+      CASSANDRA_VERSION=$v; LIB=$lib; return 0
+    fi
+    note "cassandra-all $v did not resolve (log: $mlog); trying the next version"
+    sed 's/\x1b\[[0-9;]*m//g' "$mlog" | grep -m3 . >&2 || true   # first lines hold the cause
+    rm -rf "$tmp"
+  done
+  die "could not fetch any of: $VERSIONS"
+}
+
+# ---------------------------------------------------------------------------
+write_config() {
+  local auth=$1
+  rm -rf "$RUN"   # fresh node every start: no leftover data, schema or roles
+  mkdir -p "$RUN"/{conf,data,commitlog,saved_caches,hints,cdc_raw,logs,triggers,tmp}
+  local authn=AllowAllAuthenticator authz=AllowAllAuthorizer
+  if [[ "$auth" == 1 ]]; then authn=PasswordAuthenticator; authz=CassandraAuthorizer; fi
+  # Unknown keys are fatal ("Invalid yaml"), so keep to 5.0 names.
+  cat >"$RUN/conf/cassandra.yaml" <<EOF
+cluster_name: kandra-ci
+num_tokens: 1
+initial_token: 0                  # deterministic ring, no "Picking random token" warning
+partitioner: org.apache.cassandra.dht.Murmur3Partitioner
+endpoint_snitch: SimpleSnitch
+seed_provider:
+  - class_name: org.apache.cassandra.locator.SimpleSeedProvider
+    parameters:
+      - seeds: "127.0.0.1:$STORAGE_PORT"
+listen_address: 127.0.0.1
+rpc_address: 127.0.0.1
+storage_port: $STORAGE_PORT
+native_transport_port: $PORT
+start_native_transport: true
+data_file_directories: [ "$RUN/data" ]
+commitlog_directory: "$RUN/commitlog"
+saved_caches_directory: "$RUN/saved_caches"
+hints_directory: "$RUN/hints"
+cdc_raw_directory: "$RUN/cdc_raw"
+commitlog_sync: periodic
+commitlog_sync_period: 10000ms
+authenticator: $authn
+authorizer: $authz
+role_manager: CassandraRoleManager
+auto_snapshot: false
+incremental_backups: false
+snapshot_before_compaction: false
+memtable_allocation_type: heap_buffers
+concurrent_compactors: 1
+${KANDRA_CASSANDRA_EXTRA_YAML:-}
+EOF
+  cat >"$RUN/conf/logback.xml" <<'EOF'
+<configuration scan="false">
+  <appender name="STDOUT" class="ch.qos.logback.core.ConsoleAppender">
+    <encoder><pattern>%-5level [%thread] %date{ISO8601} %F:%L - %msg%n</pattern></encoder>
+  </appender>
+  <root level="INFO"><appender-ref ref="STDOUT"/></root>
+</configuration>
+EOF
+}
+
+jvm_args() {
+  local jamm
+  jamm=$(compgen -G "$LIB/jamm-*.jar" | head -n1)
+  JVM_ARGS=(
+    "-Xms$HEAP" "-Xmx$HEAP" -Xss256k
+    # GC settings from 5.0 conf/jvm17-server.options (no AlwaysPreTouch: slower start, more RSS)
+    -XX:+UseG1GC -XX:+ParallelRefProcEnabled -XX:MaxTenuringThreshold=1 -XX:G1HeapRegionSize=16m
+    -XX:G1RSetUpdatingPauseTimePercent=5 -XX:MaxGCPauseMillis=300 -XX:InitiatingHeapOccupancyPercent=70
+    -XX:+ExitOnOutOfMemoryError -XX:+PerfDisableSharedMem -XX:+UseThreadPriorities -XX:+UseTLAB -XX:+ResizeTLAB
+    -ea -da:net.openhft...                      # as upstream jvm-server.options
+    -Djava.net.preferIPv4Stack=true -Dchronicle.analytics.disable=true -Djdk.attach.allowAttachSelf=true
+    # JPMS opens/exports from 5.0 conf/jvm17-server.options: without them the JVM dies at start
+    --add-exports java.base/jdk.internal.misc=ALL-UNNAMED
+    --add-exports java.management.rmi/com.sun.jmx.remote.internal.rmi=ALL-UNNAMED
+    --add-exports java.management/com.sun.jmx.remote.security=ALL-UNNAMED
+    --add-exports java.rmi/sun.rmi.registry=ALL-UNNAMED
+    --add-exports java.rmi/sun.rmi.server=ALL-UNNAMED
+    --add-exports java.sql/java.sql=ALL-UNNAMED
+    --add-exports java.base/java.lang.ref=ALL-UNNAMED
+    --add-exports jdk.unsupported/sun.misc=ALL-UNNAMED
+    --add-opens java.base/java.lang.module=ALL-UNNAMED
+    --add-opens java.base/jdk.internal.loader=ALL-UNNAMED
+    --add-opens java.base/jdk.internal.ref=ALL-UNNAMED
+    --add-opens java.base/jdk.internal.reflect=ALL-UNNAMED
+    --add-opens java.base/jdk.internal.math=ALL-UNNAMED
+    --add-opens java.base/jdk.internal.module=ALL-UNNAMED
+    --add-opens java.base/jdk.internal.util.jar=ALL-UNNAMED
+    --add-opens jdk.management/com.sun.management.internal=ALL-UNNAMED
+    --add-opens java.base/sun.nio.ch=ALL-UNNAMED
+    --add-opens java.base/java.io=ALL-UNNAMED
+    --add-opens java.base/java.lang.reflect=ALL-UNNAMED
+    --add-opens java.base/java.lang=ALL-UNNAMED
+    --add-opens java.base/java.util=ALL-UNNAMED
+    --add-opens java.base/java.nio=ALL-UNNAMED
+    -Dio.netty.tryReflectionSetAccessible=true -Dio.netty.allocator.useCacheForAllThreads=true
+    -Dio.netty.allocator.maxOrder=11
+  )
+  # cassandra.in.sh adds these when running on a full JDK (javac present)
+  if [[ -x "$(dirname "$(readlink -f "$JAVA")")/javac" ]]; then
+    JVM_ARGS+=(--add-exports jdk.attach/sun.tools.attach=ALL-UNNAMED
+               --add-exports jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED
+               --add-opens jdk.compiler/com.sun.tools.javac=ALL-UNNAMED)
+  fi
+  JVM_ARGS+=(
+    "-javaagent:$jamm"                          # jamm 0.4.0 measures memtable sizes
+    "-Djava.io.tmpdir=$RUN/tmp" "-Djna.tmpdir=$RUN/tmp"   # natives unpack here (JNA would use ~/.cache/JNA); must allow exec
+    -Dcassandra-foreground=yes                  # else System.out/err are closed after setup
+    "-Dcassandra.config=file://$RUN/conf/cassandra.yaml"
+    "-Dcassandra.storagedir=$RUN" "-Dcassandra.logdir=$RUN/logs" "-Dcassandra.triggers_dir=$RUN/triggers"
+    "-Dlogback.configurationFile=$RUN/conf/logback.xml"
+    # start-up speed for a throwaway single node
+    -Dcassandra.skip_wait_for_gossip_to_settle=0
+    -Dcassandra.unsafesystem=true
+    -Dcassandra.test.flush_local_schema_changes=false
+    -Dcassandra.superuser_setup_delay_ms=0      # default 10 s before cassandra/cassandra exists
+    -Dcassandra.auth_bcrypt_gensalt_log2_rounds=4
+    -cp "$RUN/conf:$LIB/*"
+    org.apache.cassandra.service.CassandraDaemon
+  )
+}
+
+# ---------------------------------------------------------------------------
+# Wait for CQL. Returns 0 when ready; dies (with the log tail) on timeout or crash.
+wait_ready() {
+  local pid=$1 deadline=$(( $(date +%s) + TIMEOUT )) why=""
+  while :; do
+    alive "$pid" || { note "node (pid $pid) died during start-up"; log_tail; rm -f "$PIDFILE" "$STATEFILE"; exit 1; }
+    if grep -q 'Starting listening for CQL clients' "$LOG" 2>/dev/null; then
+      if why=$(probe_node 2>&1); then return 0; fi
+    fi
+    if (( $(date +%s) >= deadline )); then
+      note "node (pid $pid) not ready on 127.0.0.1:$PORT after ${TIMEOUT}s${why:+ (last CQL probe: $why)}"
+      log_tail
+      kill_node "$pid"; rm -f "$PIDFILE" "$STATEFILE"
+      note "stopped the half-started node (pid $pid); its files stay in $RUN"
+      exit 1
+    fi
+    sleep 0.5
+  done
+}
+
+cmd_start() {
+  local auth=$AUTH
+  case "${1:-}" in
+    --auth) auth=1 ;;
+    "") ;;
+    *) die "unknown start option '$1' (usage: $0 start [--auth])" ;;
+  esac
+  if [[ "$auth" == 1 || "$auth" == true ]]; then auth=1; else auth=0; fi
+  [[ "$KH" == /* && "$KH" != / ]] || die "KANDRA_CASSANDRA_HOME must be an absolute path, got '$KH'"
+  mkdir -p "$KH"
+
+  # One start/stop at a time. fd 9 is closed for java below, else the node would hold the lock.
+  exec 9>"$KH/.lock"
+  flock -w "$TIMEOUT" 9 || die "another start/stop holds $KH/.lock"
+
+  local pid; pid=$(read_pid)
+  if [[ -n "$pid" ]] && is_our_node "$pid"; then
+    local rport rauth
+    read -r rport rauth _ <"$STATEFILE" 2>/dev/null || true
+    if [[ "$rauth" != "$auth" || "$rport" != "$PORT" ]]; then
+      die "a node is already running (pid $pid, port $rport, auth=$([[ $rauth == 1 ]] && echo on || echo off)); run '$0 stop' first"
+    fi
+    wait_ready "$pid"   # no-op if ready; waits if still starting
+    echo "cassandra: already running, ready on 127.0.0.1:$PORT (pid $pid)"
+    return 0
+  fi
+  rm -f "$PIDFILE" "$STATEFILE"
+
+  local p
+  for p in "$PORT" "$STORAGE_PORT"; do
+    if port_in_use "$p"; then die "port 127.0.0.1:$p is already in use by another process (not a node started by this script)"; fi
+  done
+
+  pick_java
+  fetch_jars
+  write_config "$auth"
+  jvm_args
+
+  # Cassandra calls mlockall() unconditionally; as root it succeeds and pins the whole
+  # heap (RSS ~1.4 GB instead of ~0.4 GB with -Xmx1g). Drop CAP_IPC_LOCK and cap
+  # RLIMIT_MEMLOCK so it fails harmlessly (one WARN "Unable to lock JVM memory").
+  local nolock=()
+  if [[ $EUID == 0 ]] && setpriv --bounding-set=-ipc_lock true 2>/dev/null; then
+    nolock=(setpriv --bounding-set=-ipc_lock)
+  fi
+  local t0; t0=$(now_ms)
+  # Detach: own session (no SIGHUP/Ctrl-C from the caller), no stdin, lock fd closed.
+  # setsid and setpriv exec in place, so $! is the java PID.
+  ( ulimit -l 64 2>/dev/null || true
+    exec setsid "${nolock[@]}" "$JAVA" "${JVM_ARGS[@]}" ) </dev/null >"$LOG" 2>&1 9>&- &
+  pid=$!
+  echo "$pid" >"$PIDFILE"
+  echo "$PORT $auth $CASSANDRA_VERSION" >"$STATEFILE"
+  wait_ready "$pid"
+  local ms=$(( $(now_ms) - t0 ))
+  echo "cassandra: $CASSANDRA_VERSION ready on 127.0.0.1:$PORT in $((ms / 1000)).$((ms % 1000 / 100))s (pid $pid, auth=$([[ $auth == 1 ]] && echo "on, $SUPERUSER/$SUPERPASS" || echo off), heap $HEAP)"
+}
+
+# TERM (Cassandra drains in a few seconds), up to 30 s, then KILL. Only this PID.
+kill_node() {
+  local pid=$1 i
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 60; i++)); do alive "$pid" || return 0; sleep 0.5; done
+  note "pid $pid ignored SIGTERM for 30s; sending SIGKILL"
+  kill -KILL "$pid" 2>/dev/null || true
+  for ((i = 0; i < 20; i++)); do alive "$pid" || return 0; sleep 0.5; done
+  die "pid $pid survived SIGKILL"
+}
+
+cmd_stop() {
+  mkdir -p "$KH"
+  exec 9>"$KH/.lock"
+  flock -w 60 9 || die "another start/stop holds $KH/.lock"
+  local pid; pid=$(read_pid)
+  if [[ -z "$pid" ]]; then echo "cassandra: not running"; return 0; fi
+  if ! is_our_node "$pid"; then
+    rm -f "$PIDFILE" "$STATEFILE"
+    echo "cassandra: not running (removed stale pid file for $pid)"; return 0
+  fi
+  kill_node "$pid"
+  rm -f "$PIDFILE" "$STATEFILE"
+  echo "cassandra: stopped (pid $pid)"
+}
+
+cmd_status() {
+  local pid; pid=$(read_pid)
+  if [[ -z "$pid" ]] || ! is_our_node "$pid"; then echo "cassandra: not running"; return 1; fi
+  local port auth version why
+  read -r port auth version <"$STATEFILE" 2>/dev/null || true
+  if why=$(probe_node 2>&1); then
+    echo "cassandra: $version running and ready on 127.0.0.1:$port (pid $pid, auth=$([[ $auth == 1 ]] && echo on || echo off))"
+    return 0
+  fi
+  echo "cassandra: pid $pid running but not answering CQL on 127.0.0.1:$port: $why"
+  return 1
+}
+
+case "${1:-}" in
+  start) shift; cmd_start "$@" ;;
+  stop) cmd_stop ;;
+  status) cmd_status ;;
+  *) echo "usage: $0 start [--auth] | stop | status" >&2; exit 2 ;;
+esac

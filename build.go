@@ -1,8 +1,9 @@
 package kandra
 
 import (
+	"cmp"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -19,11 +20,16 @@ type builder struct {
 	name    string // entity type name for errors
 	fields  []reflectx.Field
 	specs   []*fieldSpec // per field, nil when never bound
+	slab    []fieldSpec  // backing store of bound fields' specs, never grown
+	unbound fieldSpec    // the spec of every field never bound; never written
 	table   string
 	opts    tableSpec
 	marker  int // field index of the soft-delete marker, -1 if none
-	cols    []*ColumnSchema
-	byField []*ColumnSchema // per field index, nil for excluded fields
+	// markerErr is a soft-delete marker that resolved to no column; it is
+	// reported in Kotlin rule 10's place, not with the bindings.
+	markerErr error
+	cols      []*ColumnSchema
+	byField   []*ColumnSchema // per field index, nil for excluded fields
 }
 
 func (b *builder) fail(field string, rule kerrors.Rule, detail string) error {
@@ -38,10 +44,19 @@ func buildSchema[T any](describe func(*T, *Schema[T])) (*TableSchema, []Validato
 			Detail: "an entity must be a struct type, not " + typ.Kind().String()}
 	}
 	probe := new(T)
-	s := &Schema[T]{probe: probe}
+	s := &Schema[T]{probe: probe, binds: make([]bindRecord, 0, min(typ.NumField(), 8))}
+	var canaries []reflect.Value
+	if _, valueReceiver := typ.MethodByName("Describe"); valueReceiver {
+		// Describe will run on a copy; mark the fields so the bindings
+		// can be traced back to them (see resolveBindings).
+		if fields, err := reflectx.Fields(typ); err == nil {
+			canaries = reflectx.SetCanaries(unsafe.Pointer(probe), fields)
+		}
+	}
 	describe(probe, s)
 	ts, err := build(typ, unsafe.Pointer(probe), describeResult{
 		tableCalls: s.tableCalls, table: s.tableName, opts: s.tableOpts, binds: s.binds,
+		canaries: canaries,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -55,6 +70,13 @@ type describeResult struct {
 	table      string
 	opts       tableSpec
 	binds      []bindRecord
+	// canaries is non-nil when Describe has a value receiver: the values
+	// the probe's fields held when Describe copied it (reflectx.SetCanaries).
+	canaries []reflect.Value
+	// roleErrs are roles bound to fields of the wrong Go type, which only
+	// run-time struct types (internal/dynamic) can do; each is reported in
+	// its rule's place.
+	roleErrs []*kerrors.SchemaError
 }
 
 // build validates what Describe collected for struct type typ, whose probe
@@ -86,29 +108,42 @@ func build(typ reflect.Type, probe unsafe.Pointer, d describeResult) (*TableSche
 	}
 	b.table, b.opts = d.table, d.opts
 
-	if err := b.resolveBindings(probe, typ.Size(), d.binds); err != nil {
+	if err := b.resolveBindings(probe, typ.Size(), d.binds, d.canaries); err != nil {
 		return nil, err
 	}
 	if err := b.checkConflicts(d.tableCalls); err != nil {
 		return nil, err
 	}
+	roleErr := func(rule kerrors.Rule) func() error {
+		return func() error {
+			for _, e := range d.roleErrs {
+				if e.Rule == rule {
+					return e
+				}
+			}
+			return nil
+		}
+	}
 	b.buildColumns()
 	for _, check := range []func() error{
-		b.checkPartitionKeys,     // Kotlin 3, 4
-		b.checkLookupNames,       // Kotlin 5
-		b.checkCounterMix,        // Kotlin 6
-		b.checkSingletons,        // Kotlin 7, 8 (9 is compile time)
-		b.checkSoftDeleteMarker,  // Kotlin 10
-		b.checkKeyConflict,       // both partition and clustering key
-		b.checkNames,             // table, lookup, index and column names
-		b.checkDuplicateColumns,  // after snake-casing and overrides
-		b.checkClusteringIndexes, // duplicate clustering index
-		b.checkTypes,             // Go type to CQL type
-		b.checkKeyTypes,          // counters and durations in keys
-		b.checkCounterTable,      // what a counter table cannot have
-		b.checkLookupColumns,     // lookups on key columns
-		b.checkIndexes,           // secondary index targets
-		b.checkRanges,            // TTL, gc grace, cache, consistency
+		roleErr(RuleTimestampType),   // Kotlin 2 (compile time for Register)
+		b.checkPartitionKeys,         // Kotlin 3, 4
+		b.checkLookupNames,           // Kotlin 5
+		b.checkCounterMix,            // Kotlin 6
+		b.checkSingletons,            // Kotlin 7, 8
+		roleErr(RuleVersionType),     // Kotlin 9 (compile time for Register)
+		b.checkSoftDeleteMarker,      // Kotlin 10
+		b.checkKeyConflict,           // both partition and clustering key
+		b.checkNames,                 // table, lookup, index and column names
+		b.checkDuplicateColumns,      // after snake-casing and overrides
+		b.checkClusteringIndexes,     // duplicate clustering index
+		roleErr(RuleUnsupportedType), // Counter or GeneratedUUID on a wrong type
+		b.checkTypes,                 // Go type to CQL type
+		b.checkKeyTypes,              // counters and durations in keys
+		b.checkCounterTable,          // what a counter table cannot have
+		b.checkLookupColumns,         // lookups on key columns
+		b.checkIndexes,               // secondary index targets
+		b.checkRanges,                // TTL, gc grace, cache, consistency
 	} {
 		if err := check(); err != nil {
 			return nil, err
@@ -118,62 +153,68 @@ func build(typ reflect.Type, probe unsafe.Pointer, d describeResult) (*TableSche
 }
 
 // resolveBindings maps every bound pointer to a field. With a pointer
-// receiver the pointers lie inside the probe. With a value receiver Describe
-// runs on a copy whose address is unknown; the copy's base is then the one
-// address that makes every binding land on a field of the right type.
-func (b *builder) resolveBindings(probe unsafe.Pointer, size uintptr, binds []bindRecord) error {
+// receiver Describe runs on the probe, and every pointer must lie inside it.
+// With a value receiver (canaries != nil) Describe runs on a copy whose
+// address is unknown: a pointer is attributed to a field of its type whose
+// canary it points at, and the copy's base is the one address all bindings
+// agree on. A binding kandra cannot verify that way (a bool, say) only
+// counts once another binding has fixed the base.
+func (b *builder) resolveBindings(probe unsafe.Pointer, size uintptr, binds []bindRecord, canaries []reflect.Value) error {
 	type ptrRef struct {
+		ptr unsafe.Pointer // kept as a pointer: checkptr forbids rebuilding one from p
 		p   uintptr
 		typ reflect.Type
 		rec int // index in binds, -1 for the soft-delete marker
 	}
-	var refs []ptrRef
+	refs := make([]ptrRef, 0, len(binds)+1)
+	b.slab = make([]fieldSpec, 0, len(binds)) // at most one spec per binding
 	for i, r := range binds {
-		refs = append(refs, ptrRef{uintptr(r.ptr), r.typ, i})
+		refs = append(refs, ptrRef{r.ptr, uintptr(r.ptr), r.typ, i})
 	}
 	if sd := b.opts.softDelete; sd != nil && sd.marker != nil {
-		refs = append(refs, ptrRef{uintptr(sd.marker), reflect.TypeFor[bool](), -1})
+		refs = append(refs, ptrRef{sd.marker, uintptr(sd.marker), reflect.TypeFor[bool](), -1})
 	}
 	if len(refs) == 0 {
 		return nil
 	}
-	lo, hi := uintptr(probe), uintptr(probe)+size
-	inside := func(p uintptr) bool { return p >= lo && p < hi }
-	base := lo
-	allOutside := true
-	for _, r := range refs {
-		if r.p != 0 && inside(r.p) {
-			allOutside = false
-		}
-	}
-	if allOutside {
-		// Candidate bases: for each binding, every base that puts it on a
-		// field of its type. The copy's base is in all of them.
+	base := uintptr(probe)
+	if canaries != nil {
 		var common map[uintptr]bool
+		anchored := false
 		for _, r := range refs {
 			if r.p == 0 {
 				continue
 			}
 			cands := map[uintptr]bool{}
-			for _, f := range b.fields {
-				if f.Type == r.typ && r.p >= f.Offset {
-					if c := r.p - f.Offset; common == nil || common[c] {
-						cands[c] = true
+			verified := true
+			for i, f := range b.fields {
+				if f.Type != r.typ || r.p < f.Offset {
+					continue
+				}
+				if canaries[i].IsValid() {
+					if !reflectx.HoldsCanary(r.ptr, r.typ, canaries[i]) {
+						continue
 					}
+				} else {
+					verified = false
+				}
+				if c := r.p - f.Offset; common == nil || common[c] {
+					cands[c] = true
 				}
 			}
+			anchored = anchored || verified && len(cands) > 0
 			common = cands
 		}
-		switch len(common) {
-		case 1:
+		switch {
+		case len(common) == 1 && anchored:
 			for c := range common {
 				base = c
 			}
-		case 0:
-			// Report against the probe so the message names the first
-			// binding that fails.
+		case len(common) > 1 || len(common) == 1 && !anchored:
+			return b.fail("", RuleBinding, "Describe has a value receiver and its bindings cannot be traced to single fields; declare Describe on *"+b.entity.Name())
 		default:
-			return b.fail("", RuleBinding, "Describe has a value receiver and its bindings match more than one field layout; declare Describe on *"+b.entity.Name()+" so kandra can tell the fields apart")
+			// No base fits: report the bindings against the probe, where
+			// none of them lies, so the first is named.
 		}
 	}
 	for _, r := range refs {
@@ -189,14 +230,16 @@ func (b *builder) resolveBindings(probe unsafe.Pointer, size uintptr, binds []bi
 			if idx < 0 {
 				what := describeOffset(b.entity, off)
 				if r.rec < 0 {
-					return b.fail(what, RuleSoftDeleteMarker, "the soft-delete marker must be an exported bool field that is a column; "+what+" is not one (unexported, or inside a non-embedded struct)")
+					b.markerErr = b.fail(what, RuleSoftDeleteMarker, "the soft-delete marker must be an exported bool field that is a column; "+what+" is not one (unexported, or inside a non-embedded struct)")
+					continue
 				}
 				return b.fail(what, RuleBinding, "the binding points to "+what+", which cannot be a column: it is unexported or inside a non-embedded struct")
 			}
 		}
 		if idx < 0 {
 			if r.rec < 0 {
-				return b.fail("", RuleSoftDeleteMarker, "the soft-delete marker is not the address of a bool field of the entity Describe was called on")
+				b.markerErr = b.fail("", RuleSoftDeleteMarker, "the soft-delete marker is not the address of a bool field of the entity Describe was called on")
+				continue
 			}
 			return b.fail("", RuleBinding, "a *"+r.typ.String()+" binding is not the address of a field of the entity Describe was called on (use &e.Field on Describe's receiver)")
 		}
@@ -206,7 +249,8 @@ func (b *builder) resolveBindings(probe unsafe.Pointer, size uintptr, binds []bi
 		}
 		spec := b.specs[idx]
 		if spec == nil {
-			spec = &fieldSpec{}
+			b.slab = append(b.slab, fieldSpec{}) // within capacity: spec pointers stay valid
+			spec = &b.slab[len(b.slab)-1]
 			b.specs[idx] = spec
 		}
 		for _, o := range binds[r.rec].opts {
@@ -253,7 +297,7 @@ func (b *builder) checkConflicts(tableCalls int) error {
 			return b.fail(path, RuleConflict, s.conflicts[0])
 		}
 		if s.transient && (len(s.partition) > 0 || len(s.clustering) > 0 || len(s.lookups) > 0 || s.counter ||
-			s.createdAt || s.updatedAt || s.version > 0 || s.index || s.generated || s.hasAsType || len(s.names) > 0 || b.marker == i) {
+			s.createdAt || s.updatedAt || s.version > 0 || s.index || s.generated || s.hasAsType || len(nonBlank(s.names)) > 0 || b.marker == i) {
 			return b.fail(path, RuleConflict, "a Transient field is not a column and cannot take other column options")
 		}
 		if p := distinct(s.partition); len(p) > 1 {
@@ -267,6 +311,11 @@ func (b *builder) checkConflicts(tableCalls int) error {
 		}
 		if l := distinct(s.lookups); len(l) > 1 {
 			return b.fail(path, RuleConflict, "Lookup is given twice with different suffix or consistency; a field has at most one lookup table")
+		} else {
+			s.lookups = l // the same Lookup bound twice is one lookup table
+		}
+		if s.generated && s.hasAsType && !s.asType.is(CQLUUID) {
+			return b.fail(path, RuleConflict, "a GeneratedUUID column holds UUIDv7 or UUIDv4 ids, so its type is UUID; AsType("+s.asType.String()+") cannot hold them (a TIMEUUID column accepts only version-1 ids)")
 		}
 		if s.counter && s.hasAsType {
 			return b.fail(path, RuleConflict, "a Counter column's type is COUNTER; AsType cannot change it")
@@ -276,6 +325,9 @@ func (b *builder) checkConflicts(tableCalls int) error {
 }
 
 func distinct[E comparable](xs []E) []E {
+	if len(xs) < 2 {
+		return xs // nothing to remove; callers only read the result
+	}
 	var out []E
 	for _, x := range xs {
 		dup := false
@@ -290,6 +342,9 @@ func distinct[E comparable](xs []E) []E {
 }
 
 func nonBlank(names []string) []string {
+	if len(names) == 0 {
+		return nil
+	}
 	var out []string
 	for _, n := range names {
 		if strings.TrimSpace(n) != "" {
@@ -304,20 +359,25 @@ func nonBlank(names []string) []string {
 // rules keep their place in the order.
 func (b *builder) buildColumns() {
 	b.byField = make([]*ColumnSchema, len(b.fields))
+	b.cols = make([]*ColumnSchema, 0, len(b.fields))
+	cols := make([]ColumnSchema, len(b.fields)) // one allocation for all columns
 	for i, f := range b.fields {
 		s := b.specs[i]
 		if s == nil {
-			s = &fieldSpec{}
+			s = &b.unbound
 			b.specs[i] = s
 		}
 		if s.transient {
 			continue
 		}
-		name := SnakeCase(f.Name)
+		var name string
 		if n := nonBlank(s.names); len(n) > 0 {
 			name = n[0]
+		} else {
+			name = SnakeCase(f.Name)
 		}
-		c := &ColumnSchema{
+		c := &cols[i]
+		*c = ColumnSchema{
 			goName: f.Path, name: name, cqlName: QuoteIdent(name), goType: f.Type, offset: f.Offset,
 			ptrType: reflectx.PointerTypeWord(f.Type), counter: s.counter, createdAt: s.createdAt,
 			updatedAt: s.updatedAt, version: s.version > 0, index: s.index, sensitive: s.sensitive,
@@ -403,9 +463,12 @@ func (b *builder) checkCounterMix() error {
 	return nil
 }
 
+// checkSingletons enforces Kotlin rules 7 (one CreatedAt, one UpdatedAt)
+// and then 8 (one Version), each over the whole entity, so that rule 7 is
+// reported first whatever the field order.
 func (b *builder) checkSingletons() error {
-	var created, updated, version *ColumnSchema
-	return b.each(func(c *ColumnSchema, s *fieldSpec) error {
+	var created, updated *ColumnSchema
+	for _, c := range b.cols {
 		switch {
 		case c.createdAt && created != nil:
 			return b.fail(c.goName, RuleDuplicateTimestamp, "CreatedAt is already bound to "+created.goName+"; an entity has at most one")
@@ -418,19 +481,22 @@ func (b *builder) checkSingletons() error {
 		if c.updatedAt {
 			updated = c
 		}
+	}
+	var version *ColumnSchema
+	for _, c := range b.cols {
 		if c.version {
 			if version != nil {
 				return b.fail(c.goName, RuleDuplicateVersion, "Version is already bound to "+version.goName+"; an entity has at most one")
 			}
 			version = c
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 func (b *builder) checkSoftDeleteMarker() error {
-	if b.marker >= 0 && b.byField[b.marker] == nil {
-		return b.fail(b.fields[b.marker].Path, RuleSoftDeleteMarker, "the soft-delete marker is Transient; it must be a column")
+	if b.markerErr != nil {
+		return b.markerErr
 	}
 	return nil
 }
@@ -470,7 +536,19 @@ func (b *builder) checkNames() error {
 }
 
 func (b *builder) checkDuplicateColumns() error {
-	seen := map[string]*ColumnSchema{}
+	if len(b.cols) <= 32 {
+		// Few columns: comparing pairs is cheaper than a map. b.cols is in
+		// struct order, as each visits them.
+		for i, c := range b.cols {
+			for _, prev := range b.cols[:i] {
+				if prev.name == c.name {
+					return b.fail(c.goName, RuleDuplicateColumn, "its column name "+strconv.Quote(c.name)+" is also the column name of "+prev.goName+"; rename one with kandra.Column")
+				}
+			}
+		}
+		return nil
+	}
+	seen := make(map[string]*ColumnSchema, len(b.cols))
 	return b.each(func(c *ColumnSchema, _ *fieldSpec) error {
 		if prev, ok := seen[c.name]; ok {
 			return b.fail(c.goName, RuleDuplicateColumn, "its column name "+strconv.Quote(c.name)+" is also the column name of "+prev.goName+"; rename one with kandra.Column")
@@ -500,19 +578,16 @@ func (b *builder) checkTypes() error {
 		case s.counter:
 			c.typ = cqlCounter
 		case s.hasAsType:
-			if s.asType.IsZero() {
-				return b.fail(c.goName, RuleUnsupportedType, "AsType is given the zero CQLType")
+			if p := overrideProblem(s.asType); p != "" {
+				return b.fail(c.goName, RuleUnsupportedType, "AsType("+s.asType.String()+"): "+p)
 			}
 			c.typ = s.asType
 		default:
-			t, problem := goToCQL(c.goType, false)
+			t, problem := goToCQL(c.goType)
 			if problem != "" {
 				return b.fail(c.goName, RuleUnsupportedType, problem+"; exclude the field with kandra.Bind(s, &e."+c.goName+", kandra.Transient()) or give it a CQL type with kandra.AsType(...)")
 			}
 			c.typ = t
-		}
-		if p := c.typ.collectionProblem(); p != "" {
-			return b.fail(c.goName, RuleUnsupportedType, "type "+c.typ.String()+": "+p)
 		}
 		return nil
 	})
@@ -637,28 +712,42 @@ func (b *builder) assemble() *TableSchema {
 	t := &TableSchema{
 		entity: b.entity, ptrType: reflectx.PointerTypeWord(b.entity),
 		name: b.table, cqlName: QuoteIdent(b.table), counter: b.isCounterTable(),
-		columnByOff: map[uintptr][]*ColumnSchema{},
 	}
-	var regular []*ColumnSchema
+	// One backing array holds the columns in DDL order; the partition and
+	// clustering slices are views of it, capped so that nothing can append
+	// into a neighbour (the schema is immutable and accessors copy anyway).
+	var np, nc int
 	for _, c := range b.cols {
 		switch c.role {
 		case PartitionKeyColumn:
-			t.partition = append(t.partition, c)
+			np++
 		case ClusteringKeyColumn:
-			t.clustering = append(t.clustering, c)
-		default:
-			regular = append(regular, c)
+			nc++
 		}
 	}
-	byIndex := func(cs []*ColumnSchema) {
-		sort.SliceStable(cs, func(i, j int) bool { return cs[i].keyIndex < cs[j].keyIndex })
+	t.columns = make([]*ColumnSchema, len(b.cols))
+	ip, ic, ir := 0, np, np+nc
+	for _, c := range b.cols {
+		switch c.role {
+		case PartitionKeyColumn:
+			t.columns[ip] = c
+			ip++
+		case ClusteringKeyColumn:
+			t.columns[ic] = c
+			ic++
+		default:
+			t.columns[ir] = c
+			ir++
+		}
 	}
-	byIndex(t.partition)
-	byIndex(t.clustering)
-	t.columns = append(append(append(t.columns, t.partition...), t.clustering...), regular...)
+	t.partition = t.columns[:np:np]
+	t.clustering = t.columns[np : np+nc : np+nc]
+	byIndex := func(a, b *ColumnSchema) int { return cmp.Compare(a.keyIndex, b.keyIndex) }
+	slices.SortStableFunc(t.partition, byIndex)
+	slices.SortStableFunc(t.clustering, byIndex)
 	for i, c := range t.columns {
 		c.position = i
-		t.columnByOff[c.offset] = append(t.columnByOff[c.offset], c)
+		c.entityPtr, c.entity = t.ptrType, t.entity
 		switch {
 		case c.createdAt:
 			t.createdAt = c
@@ -708,6 +797,5 @@ func (b *builder) assemble() *TableSchema {
 			t.softDelete.Marker = b.byField[b.marker]
 		}
 	}
-	t.statements = Statements(t)
 	return t
 }

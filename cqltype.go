@@ -192,14 +192,63 @@ var (
 )
 
 // goToCQL maps a Go type to its CQL type, following the table in the
-// README. nested is true for collection elements, where pointers are not
-// accepted. On failure it returns a zero CQLType and a sentence that says
-// why.
-func goToCQL(t reflect.Type, nested bool) (CQLType, string) {
-	if t.Implements(typeCQLTyper) && t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
-		ct := reflect.Zero(t).Interface().(CQLTyper).CQLType()
-		if ct.IsZero() {
-			return CQLType{}, t.String() + ".CQLType() returned the zero CQLType"
+// README. On failure it returns a zero CQLType and a sentence that names
+// the Go type and says why.
+func goToCQL(t reflect.Type) (CQLType, string) {
+	ct, problem := mapGoType(t, false, nil)
+	if problem != "" {
+		return CQLType{}, "type " + t.String() + ": " + problem
+	}
+	if p := ct.collectionProblem(); p != "" {
+		return CQLType{}, "type " + t.String() + " (" + ct.String() + "): " + p
+	}
+	return ct, ""
+}
+
+// overrideProblem says why a CQL type given with AsType or a CQLTyper
+// cannot be used, or "" when it can.
+func overrideProblem(t CQLType) string {
+	if !t.valid() {
+		return "the CQL type " + t.String() + " is built from the zero CQLType"
+	}
+	return t.collectionProblem()
+}
+
+// valid reports whether t and every type inside it are non-zero.
+func (t CQLType) valid() bool {
+	switch {
+	case t.n == nil:
+		return false
+	case t.n.kind == kindNative:
+		return true
+	case t.n.kind == kindMap:
+		return t.n.key.valid() && t.n.elem.valid()
+	}
+	return t.n.elem.valid()
+}
+
+// userType returns the CQL type a CQLTyper names, with a value or a
+// pointer receiver.
+func userType(t reflect.Type) (CQLType, bool) {
+	if t.Kind() == reflect.Pointer || t.Kind() == reflect.Interface {
+		return CQLType{}, false
+	}
+	if t.Implements(typeCQLTyper) {
+		return reflect.Zero(t).Interface().(CQLTyper).CQLType(), true
+	}
+	if reflect.PointerTo(t).Implements(typeCQLTyper) {
+		return reflect.New(t).Interface().(CQLTyper).CQLType(), true
+	}
+	return CQLType{}, false
+}
+
+// mapGoType does the mapping. nested is true for collection elements, where
+// pointers are not accepted; path holds the collection types being mapped,
+// so that a recursive type (type L []L) is an error, not a stack overflow.
+func mapGoType(t reflect.Type, nested bool, path []reflect.Type) (CQLType, string) {
+	if ct, ok := userType(t); ok {
+		if p := overrideProblem(ct); p != "" {
+			return CQLType{}, t.String() + ".CQLType(): " + p
 		}
 		return ct, ""
 	}
@@ -214,6 +263,11 @@ func goToCQL(t reflect.Type, nested bool) (CQLType, string) {
 		return CQLInet, ""
 	case typeBigInt:
 		return CQLVarint, ""
+	}
+	for _, p := range path {
+		if p == t {
+			return CQLType{}, "the recursive type " + t.String() + " has no CQL equivalent"
+		}
 	}
 	switch t.Kind() {
 	case reflect.String:
@@ -234,34 +288,37 @@ func goToCQL(t reflect.Type, nested bool) (CQLType, string) {
 		return CQLDouble, ""
 	case reflect.Pointer:
 		if nested {
-			return CQLType{}, "a pointer inside a collection has no CQL equivalent (collections cannot hold nulls)"
+			return CQLType{}, "a pointer inside a collection (" + t.String() + ") has no CQL equivalent: collections cannot hold nulls"
 		}
 		if t.Elem().Kind() == reflect.Pointer {
 			return CQLType{}, "a pointer to a pointer has no CQL equivalent"
 		}
-		return goToCQL(t.Elem(), false)
+		return mapGoType(t.Elem(), false, path)
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
 			return CQLBlob, ""
 		}
-		e, p := goToCQL(t.Elem(), true)
+		e, p := mapGoType(t.Elem(), true, append(path, t))
 		if p != "" {
 			return CQLType{}, p
 		}
 		return ListOf(e), ""
 	case reflect.Map:
-		k, p := goToCQL(t.Key(), true)
+		k, p := mapGoType(t.Key(), true, append(path, t))
 		if p != "" {
 			return CQLType{}, p
 		}
 		if v := t.Elem(); v.Kind() == reflect.Struct && v.NumField() == 0 {
 			return SetOf(k), ""
 		}
-		v, p := goToCQL(t.Elem(), true)
+		v, p := mapGoType(t.Elem(), true, append(path, t))
 		if p != "" {
 			return CQLType{}, p
 		}
 		return MapOf(k, v), ""
 	}
-	return CQLType{}, "type " + t.String() + " has no CQL equivalent"
+	if t.String() != t.Kind().String() {
+		return CQLType{}, "its kind, " + t.Kind().String() + ", has no CQL equivalent"
+	}
+	return CQLType{}, "it has no CQL equivalent"
 }

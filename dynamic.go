@@ -56,8 +56,11 @@ func buildDynamic(sp dynamic.Spec) (*TableSchema, error) {
 		}
 		role, rule, ok := dynamicRole(bnd.Role, f.Type())
 		if !ok {
-			return nil, &kerrors.SchemaError{Entity: typ.String(), Field: typ.Field(bnd.Field).Name, Rule: rule,
-				Detail: "the role does not accept a field of type " + f.Type().String()}
+			// What the typed binders make a compile error is reported in
+			// its rule's place in the order; the role still counts for the
+			// rules before it (two Versions are two Versions).
+			d.roleErrs = append(d.roleErrs, &kerrors.SchemaError{Entity: typ.String(), Field: typ.Field(bnd.Field).Name, Rule: rule,
+				Detail: "the role does not accept a field of type " + f.Type().String()})
 		}
 		d.binds = append(d.binds, bindRecord{ptr: f.Addr().UnsafePointer(), typ: f.Type(), opts: opts, role: role, order: len(d.binds)})
 	}
@@ -75,12 +78,10 @@ func dynamicRole(r dynamic.Role, t reflect.Type) (func(*fieldSpec), kerrors.Rule
 		return func(f *fieldSpec) { f.version++ }, RuleVersionType, t == typeTime || t == reflect.TypeFor[int64]()
 	case dynamic.Counter:
 		return func(f *fieldSpec) { f.counter = true }, RuleUnsupportedType, t == reflect.TypeFor[int64]()
-	case dynamic.UUIDTimeOrdered, dynamic.UUIDRandom:
-		strategy := TimeOrdered
-		if r == dynamic.UUIDRandom {
-			strategy = Random
-		}
-		return func(f *fieldSpec) { f.generated, f.uuidKind = true, strategy }, RuleUnsupportedType, t == typeUUID
+	case dynamic.UUIDTimeOrdered:
+		return generatedRole(TimeOrdered), RuleUnsupportedType, t == typeUUID
+	case dynamic.UUIDRandom:
+		return generatedRole(Random), RuleUnsupportedType, t == typeUUID
 	}
 	return nil, "", true
 }

@@ -56,8 +56,8 @@ func FieldOf[T, V any](t *Table[T], field func(*T) *V) (Field[T, V], error) {
 		return Field[T, V]{}, t.schema.fieldErr("", RuleBinding, "the selector does not return the address of a field of the entity it is given")
 	}
 	vt := reflect.TypeFor[V]()
-	for _, c := range t.schema.columnByOff[off] {
-		if c.goType == vt {
+	for _, c := range t.schema.columns {
+		if c.offset == off && c.goType == vt {
 			return Field[T, V]{col: c, off: off}, nil
 		}
 	}
@@ -197,12 +197,16 @@ func Counter[T any](s *Schema[T], ptr *int64, opts ...FieldOption) {
 // id. It exists for keys: two rows written in the same millisecond never
 // collide, unlike a timestamp key.
 func GeneratedUUID[T any](s *Schema[T], ptr *uuid.UUID, strategy UUIDStrategy, opts ...FieldOption) {
-	s.bind(unsafe.Pointer(ptr), typeUUID, opts, func(f *fieldSpec) {
+	s.bind(unsafe.Pointer(ptr), typeUUID, opts, generatedRole(strategy))
+}
+
+func generatedRole(strategy UUIDStrategy) func(*fieldSpec) {
+	return func(f *fieldSpec) {
 		if f.generated && f.uuidKind != strategy {
 			f.conflicts = append(f.conflicts, "GeneratedUUID is bound twice with different strategies")
 		}
 		f.generated, f.uuidKind = true, strategy
-	})
+	}
 }
 
 func uitoa(u uintptr) string { return strconv.FormatUint(uint64(u), 10) }

@@ -19,6 +19,7 @@ func SnakeCase(name string) string {
 	b.Grow(len(name) + 4)
 	rs := []rune(name)
 	wordStart := true // at the start of a word: no separator needed
+	runEnd := 0       // end of the current upper-case run
 	for i := 0; i < len(rs); {
 		// Mixed-case initialisms that the generic rule would split.
 		if n := mixedInitialism(rs[i:]); n > 0 && (wordStart || boundaryBefore(rs, i)) {
@@ -43,10 +44,13 @@ func SnakeCase(name string) string {
 			if !wordStart && boundaryBefore(rs, i) {
 				b.WriteByte('_')
 			}
-			j := i
-			for j < len(rs) && unicode.IsUpper(rs[j]) {
-				j++
+			if runEnd <= i { // scan each upper-case run once, not once per capital
+				runEnd = i
+				for runEnd < len(rs) && unicode.IsUpper(rs[runEnd]) {
+					runEnd++
+				}
 			}
+			j := runEnd
 			if j-i >= 2 && j < len(rs) && rs[j] == 's' && (j+1 == len(rs) || !unicode.IsLower(rs[j+1])) {
 				writeLower(&b, rs[i:j+1])
 				i = j + 1
@@ -130,8 +134,9 @@ func IsReserved(name string) bool {
 	return ok
 }
 
-// QuoteIdent writes name as a CQL identifier that every supported server
-// reads back as exactly name. It is bare only when name matches
+// QuoteIdent writes a non-empty name as a CQL identifier that every
+// supported server reads back as exactly name. (No identifier is empty:
+// Register rejects empty names before any DDL is written.) It is bare only when name matches
 // ^[a-z][a-z0-9_]*$ and is not reserved; otherwise it is wrapped in double
 // quotes with each embedded double quote doubled, which preserves case and
 // any character. Every identifier kandra writes into DDL goes through here.

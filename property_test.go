@@ -1,0 +1,863 @@
+package kandra_test
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/internal/dynamic"
+	"github.com/kandra-go/kandra/internal/schemagen"
+)
+
+// Property tests of the DDL invariants over random struct types
+// (internal/schemagen). The DDL is checked as text: a small CQL lexer and
+// parser written from DESIGN.md's "DDL (ddl.go)" section read every
+// statement back, and re-rendering the parse in the documented layout must
+// give the statement again, character for character.
+
+// ---------------------------------------------------------------------------
+// A CQL lexer for the statements kandra writes.
+
+type tokKind uint8
+
+const (
+	tokWord   tokKind = iota // keyword or bare identifier
+	tokQuoted                // "quoted identifier"
+	tokNumber
+	tokSym // ( ) , ; < > =
+)
+
+type token struct {
+	kind tokKind
+	src  string // as written
+	val  string // quoted identifiers decoded; otherwise src
+}
+
+func lexCQL(s string) ([]token, error) {
+	var out []token
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\n' || c == '\t':
+			i++
+		case c == '"':
+			// QUOTED_NAME: '"' (~'"' | '""')+ '"'
+			var b strings.Builder
+			j := i + 1
+			for {
+				if j >= len(s) {
+					return nil, fmt.Errorf("unterminated quoted identifier at %d", i)
+				}
+				if s[j] == '"' {
+					if j+1 < len(s) && s[j+1] == '"' {
+						b.WriteByte('"')
+						j += 2
+						continue
+					}
+					break
+				}
+				b.WriteByte(s[j])
+				j++
+			}
+			if b.Len() == 0 {
+				return nil, fmt.Errorf("empty quoted identifier at %d", i)
+			}
+			out = append(out, token{tokQuoted, s[i : j+1], b.String()})
+			i = j + 1
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			// IDENT: LETTER (LETTER | DIGIT | '_')*
+			j := i + 1
+			for j < len(s) && (s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9' || s[j] == '_') {
+				j++
+			}
+			out = append(out, token{tokWord, s[i:j], s[i:j]})
+			i = j
+		case c >= '0' && c <= '9':
+			j := i + 1
+			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			out = append(out, token{tokNumber, s[i:j], s[i:j]})
+			i = j
+		case strings.IndexByte("(),;<>=", c) >= 0:
+			out = append(out, token{tokSym, s[i : i+1], s[i : i+1]})
+			i++
+		default:
+			return nil, fmt.Errorf("unexpected %q at %d", c, i)
+		}
+	}
+	return out, nil
+}
+
+// ---------------------------------------------------------------------------
+// A parser for CREATE TABLE and CREATE INDEX.
+
+type ident struct {
+	name string // the identifier the server reads
+	src  string // as written
+}
+
+type colDef struct {
+	name ident
+	typ  string
+}
+
+type orderItem struct {
+	name ident
+	dir  string
+}
+
+type withOpt struct {
+	key   string // "CLUSTERING ORDER BY", "default_time_to_live", "gc_grace_seconds"
+	value string
+}
+
+type createTable struct {
+	name       ident
+	cols       []colDef
+	partition  []ident
+	composite  bool // partition key in its own parentheses
+	clustering []ident
+	order      []orderItem
+	with       []withOpt
+}
+
+type createIndex struct {
+	name, table, column ident
+	full                bool
+}
+
+type parser struct {
+	toks []token
+	pos  int
+	err  error
+}
+
+func (p *parser) peek(k int) token {
+	if p.pos+k < len(p.toks) {
+		return p.toks[p.pos+k]
+	}
+	return token{kind: tokSym, src: "<EOF>"}
+}
+
+func (p *parser) fail(format string, args ...any) {
+	if p.err == nil {
+		p.err = fmt.Errorf("at token %d (%q): %s", p.pos, p.peek(0).src, fmt.Sprintf(format, args...))
+	}
+}
+
+func (p *parser) isWord(w string) bool {
+	t := p.peek(0)
+	return t.kind == tokWord && t.src == w
+}
+
+func (p *parser) isSym(s string) bool {
+	t := p.peek(0)
+	return t.kind == tokSym && t.src == s
+}
+
+// expect consumes the exact keywords and symbols of words.
+func (p *parser) expect(words ...string) {
+	for _, w := range words {
+		t := p.peek(0)
+		if p.err != nil || t.src != w || t.kind == tokQuoted {
+			p.fail("want %q", w)
+			return
+		}
+		p.pos++
+	}
+}
+
+func (p *parser) ident() ident {
+	t := p.peek(0)
+	if p.err != nil || (t.kind != tokWord && t.kind != tokQuoted) {
+		p.fail("want an identifier")
+		return ident{}
+	}
+	p.pos++
+	name := t.val
+	if t.kind == tokWord {
+		name = strings.ToLower(t.src) // unquoted names are folded to lower case
+	}
+	return ident{name: name, src: t.src}
+}
+
+// typ reads a CQL type: NAME or NAME<type, ...>, rendered canonically.
+func (p *parser) typ() string {
+	t := p.peek(0)
+	if p.err != nil || t.kind != tokWord {
+		p.fail("want a type")
+		return ""
+	}
+	p.pos++
+	if !p.isSym("<") {
+		return t.src
+	}
+	p.pos++
+	args := []string{p.typ()}
+	for p.isSym(",") {
+		p.pos++
+		args = append(args, p.typ())
+	}
+	p.expect(">")
+	return t.src + "<" + strings.Join(args, ", ") + ">"
+}
+
+func (p *parser) end() {
+	p.expect(";")
+	if p.err == nil && p.pos != len(p.toks) {
+		p.fail("text after the statement")
+	}
+}
+
+func parseCreateTable(s string) (*createTable, error) {
+	toks, err := lexCQL(s)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{toks: toks}
+	ct := &createTable{}
+	p.expect("CREATE", "TABLE", "IF", "NOT", "EXISTS")
+	ct.name = p.ident()
+	p.expect("(")
+	for p.err == nil && !(p.isWord("PRIMARY") && p.peek(1).src == "KEY") {
+		c := colDef{name: p.ident()}
+		c.typ = p.typ()
+		p.expect(",")
+		ct.cols = append(ct.cols, c)
+	}
+	p.expect("PRIMARY", "KEY", "(")
+	if p.isSym("(") {
+		ct.composite = true
+		p.pos++
+		ct.partition = append(ct.partition, p.ident())
+		for p.isSym(",") {
+			p.pos++
+			ct.partition = append(ct.partition, p.ident())
+		}
+		p.expect(")")
+	} else {
+		ct.partition = append(ct.partition, p.ident())
+	}
+	for p.err == nil && p.isSym(",") {
+		p.pos++
+		ct.clustering = append(ct.clustering, p.ident())
+	}
+	p.expect(")", ")")
+	if p.isWord("WITH") {
+		p.pos++
+		for p.err == nil {
+			if p.isWord("CLUSTERING") {
+				p.expect("CLUSTERING", "ORDER", "BY", "(")
+				for p.err == nil {
+					it := orderItem{name: p.ident()}
+					if d := p.peek(0); d.src == "ASC" || d.src == "DESC" {
+						it.dir = d.src
+						p.pos++
+					} else {
+						p.fail("want ASC or DESC")
+					}
+					ct.order = append(ct.order, it)
+					if !p.isSym(",") {
+						break
+					}
+					p.pos++
+				}
+				p.expect(")")
+				ct.with = append(ct.with, withOpt{key: "CLUSTERING ORDER BY"})
+			} else {
+				key := p.peek(0).src
+				p.pos++
+				p.expect("=")
+				if v := p.peek(0); v.kind == tokNumber {
+					ct.with = append(ct.with, withOpt{key: key, value: v.src})
+					p.pos++
+				} else {
+					p.fail("want a number")
+				}
+			}
+			if !p.isWord("AND") {
+				break
+			}
+			p.pos++
+		}
+	}
+	p.end()
+	if p.err != nil {
+		return nil, p.err
+	}
+	return ct, nil
+}
+
+// render writes ct in the layout of DESIGN.md's "DDL (ddl.go)" section.
+func (ct *createTable) render() string {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE IF NOT EXISTS " + ct.name.src + " (\n")
+	for _, c := range ct.cols {
+		b.WriteString("    " + c.name.src + " " + c.typ + ",\n")
+	}
+	srcs := func(ids []ident) string {
+		var s []string
+		for _, id := range ids {
+			s = append(s, id.src)
+		}
+		return strings.Join(s, ", ")
+	}
+	pk := srcs(ct.partition)
+	if ct.composite {
+		pk = "(" + pk + ")"
+	}
+	if len(ct.clustering) > 0 {
+		pk += ", " + srcs(ct.clustering)
+	}
+	b.WriteString("    PRIMARY KEY (" + pk + ")\n)")
+	var with []string
+	for _, w := range ct.with {
+		if w.key == "CLUSTERING ORDER BY" {
+			var items []string
+			for _, it := range ct.order {
+				items = append(items, it.name.src+" "+it.dir)
+			}
+			with = append(with, "CLUSTERING ORDER BY ("+strings.Join(items, ", ")+")")
+		} else {
+			with = append(with, w.key+" = "+w.value)
+		}
+	}
+	if len(with) > 0 {
+		b.WriteString("\nWITH " + strings.Join(with, "\nAND "))
+	}
+	b.WriteString(";")
+	return b.String()
+}
+
+func parseCreateIndex(s string) (*createIndex, error) {
+	toks, err := lexCQL(s)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{toks: toks}
+	ci := &createIndex{}
+	p.expect("CREATE", "INDEX", "IF", "NOT", "EXISTS")
+	ci.name = p.ident()
+	p.expect("ON")
+	ci.table = p.ident()
+	p.expect("(")
+	if p.isWord("FULL") && p.peek(1).src == "(" {
+		ci.full = true
+		p.expect("FULL", "(")
+		ci.column = p.ident()
+		p.expect(")")
+	} else {
+		ci.column = p.ident()
+	}
+	p.expect(")")
+	p.end()
+	if p.err != nil {
+		return nil, p.err
+	}
+	return ci, nil
+}
+
+func (ci *createIndex) render() string {
+	col := ci.column.src
+	if ci.full {
+		col = "FULL(" + col + ")"
+	}
+	return "CREATE INDEX IF NOT EXISTS " + ci.name.src + " ON " + ci.table.src + " (" + col + ");"
+}
+
+// ---------------------------------------------------------------------------
+// Identifiers.
+
+// reservedCQL is the union of the words Cassandra 4.1/5.0 and ScyllaDB
+// reserve, plus true and false (notes/cql-server-rules.md §2), kept here
+// independently of naming.go.
+var reservedCQL = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`add allow alter and ann apply asc authorize batch begin by cast
+		columnfamily concurrency create default delete desc describe drop entries execute from full grant
+		if in index infinity insert into is keyspace limit materialized modify nan norecursive not null of
+		on or order primary rename replace revoke schema scylla_clustering_bound scylla_counter_shard_list
+		scylla_timeuuid_list_index select set similarity_cosine similarity_dot_product similarity_euclidean
+		table text_search_indexing to token truncate unlogged unset update use using vector_search_indexing
+		view where with true false`) {
+		reservedCQL[w] = true
+	}
+}
+
+// checkIdent checks that id, read from the DDL, is the identifier raw
+// written as QuoteIdent writes it, and that it is bare exactly when the
+// design allows: ^[a-z][a-z0-9_]*$ and not reserved.
+func checkIdent(t *rapid.T, what string, id ident, raw string) {
+	t.Helper()
+	if id.name != raw {
+		t.Fatalf("%s: the DDL names %q (written %s), the schema %q", what, id.name, id.src, raw)
+	}
+	if q := kandra.QuoteIdent(raw); id.src != q {
+		t.Fatalf("%s: written %s, QuoteIdent(%q) is %s", what, id.src, raw, q)
+	}
+	bare := raw != "" && raw[0] >= 'a' && raw[0] <= 'z' && !reservedCQL[raw]
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		bare = bare && (c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_')
+	}
+	if bare != !strings.HasPrefix(id.src, `"`) {
+		t.Fatalf("%s: %q is written %s; bare must be exactly the lower-case, unreserved names", what, raw, id.src)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Helpers.
+
+// build runs dynamic.Build, turning a panic into a test failure.
+func build(t *rapid.T, sp dynamic.Spec) (ts *kandra.TableSchema, err error) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("building the schema panicked: %v", r)
+		}
+	}()
+	v, err := dynamic.Build(sp)
+	if err != nil {
+		return nil, err
+	}
+	ts, ok := v.(*kandra.TableSchema)
+	if !ok || ts == nil {
+		t.Fatalf("dynamic.Build returned %T, want *kandra.TableSchema", v)
+	}
+	return ts, nil
+}
+
+func mustBuild(t *rapid.T, m schemagen.Model) *kandra.TableSchema {
+	t.Helper()
+	ts, err := build(t, m.Spec)
+	if err != nil {
+		t.Fatalf("a valid spec is rejected: %v\nspec: %s", err, describeSpec(m.Spec))
+	}
+	return ts
+}
+
+func describeSpec(sp dynamic.Spec) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "table %q, type %v, soft delete %v (ttl %d, marker %d)", sp.Table, sp.Type, sp.SoftDelete, sp.SoftTTL, sp.MarkerField)
+	for _, bd := range sp.Binds {
+		fmt.Fprintf(&b, "\n  bind field %d role %d, %d options", bd.Field, bd.Role, len(bd.Options))
+	}
+	return b.String()
+}
+
+func names(cs []*kandra.ColumnSchema) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name()
+	}
+	return out
+}
+
+func idNames(ids []ident) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id.name
+	}
+	return out
+}
+
+func parseTable(t *rapid.T, ddl string) *createTable {
+	t.Helper()
+	ct, err := parseCreateTable(ddl)
+	if err != nil {
+		t.Fatalf("cannot parse %q: %v", ddl, err)
+	}
+	if r := ct.render(); r != ddl {
+		t.Fatalf("the statement is not in the documented layout:\n got: %q\nwant: %q", ddl, r)
+	}
+	return ct
+}
+
+// same compares string lists, nil and empty alike.
+func same(a, b []string) bool { return len(a) == 0 && len(b) == 0 || reflect.DeepEqual(a, b) }
+
+func strictlyIncreasing(cs []*kandra.ColumnSchema) bool {
+	for i := 1; i < len(cs); i++ {
+		if cs[i-1].KeyIndex() >= cs[i].KeyIndex() {
+			return false
+		}
+	}
+	return true
+}
+
+// ---------------------------------------------------------------------------
+// Properties over valid specs.
+
+// Every valid spec is accepted, building never panics, and building the
+// same spec twice gives identical statements.
+func TestPropertyValidSpecsAreAcceptedDeterministically(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := schemagen.ValidModel(t)
+		ts1 := mustBuild(t, m)
+		ts2 := mustBuild(t, m)
+		s1, s2 := kandra.Statements(ts1), kandra.Statements(ts2)
+		if !reflect.DeepEqual(s1, s2) {
+			t.Fatalf("two builds of one spec differ:\n%q\n%q", s1, s2)
+		}
+		if again := kandra.Statements(ts1); !reflect.DeepEqual(s1, again) {
+			t.Fatalf("Statements is not stable: %q then %q", s1, again)
+		}
+	})
+}
+
+// The schema has the model's columns: names (snake case or overrides),
+// types (DESIGN.md's mapping), DDL order and key roles.
+func TestPropertySchemaMatchesModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := schemagen.ValidModel(t)
+		ts := mustBuild(t, m)
+		if ts.Name() != m.Table {
+			t.Fatalf("table %q, want %q", ts.Name(), m.Table)
+		}
+		cols := ts.Columns()
+		if len(cols) != len(m.Columns) {
+			t.Fatalf("columns %q, want %d columns %+v", names(cols), len(m.Columns), m.Columns)
+		}
+		for i, c := range cols {
+			want := m.Columns[i]
+			if c.Name() != want.Name || c.GoName() != want.GoName || c.CQLType() != want.Type || c.Role() != want.Role {
+				t.Fatalf("column %d is %s %q %s (%v), want %s %q %s (%v)", i, c.GoName(), c.Name(), c.CQLType(), c.Role(),
+					want.GoName, want.Name, want.Type, want.Role)
+			}
+			if c.Role() != kandra.RegularColumn && c.KeyIndex() != want.KeyIndex {
+				t.Fatalf("column %q has key index %d, want %d", c.Name(), c.KeyIndex(), want.KeyIndex)
+			}
+			if c.IsClusteringKey() && c.ClusteringOrder() != want.Order {
+				t.Fatalf("column %q is %v, want %v", c.Name(), c.ClusteringOrder(), want.Order)
+			}
+			if c.Position() != i {
+				t.Fatalf("column %q has position %d, want %d", c.Name(), c.Position(), i)
+			}
+		}
+		if ts.IsCounterTable() != m.Counter {
+			t.Fatalf("IsCounterTable = %v, want %v", ts.IsCounterTable(), m.Counter)
+		}
+	})
+}
+
+// CREATE TABLE: every column exactly once, in DDL order, with its type;
+// the primary key lists the partition keys by index (a composite one in its
+// own parentheses), then the clustering keys by index; CLUSTERING ORDER BY
+// lists the clustering columns in that order with their own direction;
+// the WITH clause holds CLUSTERING ORDER BY, default_time_to_live and
+// gc_grace_seconds in that order, each only when it applies; counter tables
+// have only COUNTER non-key columns; every identifier is QuoteIdent of the
+// schema's raw name.
+func TestPropertyCreateTable(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := schemagen.ValidModel(t)
+		ts := mustBuild(t, m)
+		ct := parseTable(t, kandra.CreateTable(ts))
+		checkIdent(t, "table name", ct.name, ts.Name())
+
+		// Every column exactly once, in order.
+		cols := ts.Columns()
+		seen := map[string]int{}
+		for _, c := range ct.cols {
+			seen[c.name.name]++
+		}
+		for _, c := range cols {
+			if seen[c.Name()] != 1 {
+				t.Fatalf("column %q appears %d times in\n%s", c.Name(), seen[c.Name()], kandra.CreateTable(ts))
+			}
+		}
+		if len(ct.cols) != len(cols) {
+			t.Fatalf("CREATE TABLE declares %d columns, the schema has %d", len(ct.cols), len(cols))
+		}
+		for i, c := range cols {
+			checkIdent(t, "column", ct.cols[i].name, c.Name())
+			if ct.cols[i].typ != c.CQLType() || ct.cols[i].typ != m.Columns[i].Type {
+				t.Fatalf("column %q declared %s; CQLType %s, model %s", c.Name(), ct.cols[i].typ, c.CQLType(), m.Columns[i].Type)
+			}
+		}
+
+		// Primary key.
+		pk, ck := ts.PartitionKeys(), ts.ClusteringKeys()
+		if len(pk) == 0 || !strictlyIncreasing(pk) || !strictlyIncreasing(ck) {
+			t.Fatalf("key columns not ordered by index: %q %q", names(pk), names(ck))
+		}
+		var wantPK, wantCK []string
+		for _, c := range m.Columns {
+			switch c.Role {
+			case kandra.PartitionKeyColumn:
+				wantPK = append(wantPK, c.Name)
+			case kandra.ClusteringKeyColumn:
+				wantCK = append(wantCK, c.Name)
+			}
+		}
+		if !same(names(pk), wantPK) || !same(names(ck), wantCK) {
+			t.Fatalf("keys %q %q, want %q %q", names(pk), names(ck), wantPK, wantCK)
+		}
+		if !same(names(ts.PrimaryKey()), append(append([]string(nil), wantPK...), wantCK...)) {
+			t.Fatalf("PrimaryKey() = %q", names(ts.PrimaryKey()))
+		}
+		if !same(idNames(ct.partition), wantPK) || ct.composite != (len(wantPK) > 1) {
+			t.Fatalf("PRIMARY KEY partition %q (parenthesised %v), want %q", idNames(ct.partition), ct.composite, wantPK)
+		}
+		if !same(idNames(ct.clustering), wantCK) {
+			t.Fatalf("PRIMARY KEY clustering %q, want %q", idNames(ct.clustering), wantCK)
+		}
+		for i, id := range ct.partition {
+			checkIdent(t, "partition key", id, pk[i].Name())
+		}
+		for i, id := range ct.clustering {
+			checkIdent(t, "clustering key", id, ck[i].Name())
+		}
+
+		// WITH clause.
+		var wantWith []withOpt
+		if len(ck) > 0 {
+			wantWith = append(wantWith, withOpt{key: "CLUSTERING ORDER BY"})
+		}
+		if m.TTL != nil {
+			wantWith = append(wantWith, withOpt{key: "default_time_to_live", value: strconv.Itoa(*m.TTL)})
+		}
+		if m.GCGrace != nil {
+			wantWith = append(wantWith, withOpt{key: "gc_grace_seconds", value: strconv.Itoa(*m.GCGrace)})
+		}
+		if len(ct.with) != len(wantWith) || len(wantWith) > 0 && !reflect.DeepEqual(ct.with, wantWith) {
+			t.Fatalf("WITH %+v, want %+v", ct.with, wantWith)
+		}
+		if len(ct.order) != len(ck) {
+			t.Fatalf("CLUSTERING ORDER BY lists %d columns, there are %d clustering columns", len(ct.order), len(ck))
+		}
+		for i, it := range ct.order {
+			checkIdent(t, "clustering order", it.name, ck[i].Name())
+			if it.dir != ck[i].ClusteringOrder().String() || it.dir != m.Columns[len(pk)+i].Order.String() {
+				t.Fatalf("CLUSTERING ORDER BY gives %q %s, the column is %v", ck[i].Name(), it.dir, ck[i].ClusteringOrder())
+			}
+		}
+
+		// Counter tables.
+		for i, c := range ct.cols {
+			key := cols[i].Role() != kandra.RegularColumn
+			switch {
+			case m.Counter && !key && c.typ != "COUNTER":
+				t.Fatalf("counter table has the non-counter column %q %s", c.name.name, c.typ)
+			case (!m.Counter || key) && strings.Contains(c.typ, "COUNTER"):
+				t.Fatalf("column %q is %s outside a counter table's non-key columns", c.name.name, c.typ)
+			}
+		}
+	})
+}
+
+// Lookup tables: exactly 1 + |partition keys| + |clustering keys| columns,
+// the index column first and as the only primary-key column, the primary
+// table's keys after it; no default_time_to_live, gc_grace_seconds or
+// CLUSTERING ORDER.
+func TestPropertyLookupTables(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := schemagen.ValidModel(t)
+		if rapid.Bool().Draw(t, "rename") {
+			// Any table name of up to 16 characters keeps the spec valid.
+			m = m.WithTable(rapid.StringMatching(`[A-Za-z0-9_]{16}`).Draw(t, "new table"))
+		}
+		ts := mustBuild(t, m)
+		pk, ck := ts.PartitionKeys(), ts.ClusteringKeys()
+		want := 1 + len(pk) + len(ck)
+		lookups := ts.LookupTables()
+		var got, wantNames []string
+		for _, l := range lookups {
+			got = append(got, l.Name()+"/"+l.IndexColumn().Name())
+		}
+		for _, l := range m.Lookups {
+			wantNames = append(wantNames, l.Table+"/"+l.Column)
+		}
+		sort.Strings(got)
+		sort.Strings(wantNames)
+		if !same(got, wantNames) {
+			t.Fatalf("lookup tables %q, want %q", got, wantNames)
+		}
+		for _, l := range lookups {
+			// The model.
+			lc := l.Columns()
+			if len(lc) != want {
+				t.Fatalf("lookup table %q has %d columns, want 1 + %d + %d", l.Name(), len(lc), len(pk), len(ck))
+			}
+			if lc[0] != l.IndexColumn() || l.IndexColumn().Lookup() != l {
+				t.Fatalf("lookup table %q: the index column is not first, or does not point back", l.Name())
+			}
+			if !same(names(lc[1:]), append(names(pk), names(ck)...)) ||
+				!same(names(l.PartitionKeyColumns()), names(pk)) ||
+				!same(names(l.ClusteringKeyColumns()), names(ck)) {
+				t.Fatalf("lookup table %q carries %q, want %q then %q", l.Name(), names(lc[1:]), names(pk), names(ck))
+			}
+			if l.Name() != ts.Name()+"_"+l.Suffix() {
+				t.Fatalf("lookup table %q, want %s_%s", l.Name(), ts.Name(), l.Suffix())
+			}
+			// The text.
+			ddl := kandra.CreateLookupTable(l)
+			ct := parseTable(t, ddl)
+			checkIdent(t, "lookup table name", ct.name, l.Name())
+			if len(ct.cols) != want {
+				t.Fatalf("%s\ndeclares %d columns, want %d", ddl, len(ct.cols), want)
+			}
+			var keyType string
+			for _, c := range m.Columns {
+				if c.Name == l.IndexColumn().Name() {
+					keyType = c.KeyType
+				}
+			}
+			if ct.cols[0].typ != keyType {
+				t.Fatalf("%s\nindex column type %s, want %s (frozen when a collection)", ddl, ct.cols[0].typ, keyType)
+			}
+			for i, c := range lc {
+				checkIdent(t, "lookup column", ct.cols[i].name, c.Name())
+				if i > 0 && ct.cols[i].typ != c.CQLType() {
+					t.Fatalf("%s\ncolumn %q is %s, want %s as in the primary table", ddl, c.Name(), ct.cols[i].typ, c.CQLType())
+				}
+			}
+			if len(ct.partition) != 1 || ct.composite || len(ct.clustering) != 0 {
+				t.Fatalf("%s\nthe primary key must be the index column alone", ddl)
+			}
+			checkIdent(t, "lookup primary key", ct.partition[0], l.IndexColumn().Name())
+			if len(ct.with) != 0 || len(ct.order) != 0 {
+				t.Fatalf("%s\na lookup table has no WITH options (TTL, gc grace, clustering order)", ddl)
+			}
+		}
+	})
+}
+
+// Secondary indexes and the statement list: CREATE INDEX IF NOT EXISTS
+// {table}_{col}_idx ON {table} ({col}), with FULL() on a frozen collection
+// (a collection in a key); Statements is the primary table, each lookup
+// table, then each index; ALTER TABLE ADD for regular columns only.
+func TestPropertyIndexesAndStatements(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := schemagen.ValidModel(t)
+		ts := mustBuild(t, m)
+		idx := ts.SecondaryIndexes()
+		got := names(idx)
+		want := append([]string(nil), m.Indexes...)
+		sort.Strings(got)
+		sort.Strings(want)
+		if !same(got, want) {
+			t.Fatalf("indexes on %q, want %q", got, want)
+		}
+		stmts := []string{kandra.CreateTable(ts)}
+		for _, l := range ts.LookupTables() {
+			stmts = append(stmts, kandra.CreateLookupTable(l))
+		}
+		for _, c := range idx {
+			ddl := kandra.CreateIndex(ts, c)
+			stmts = append(stmts, ddl)
+			ci, err := parseCreateIndex(ddl)
+			if err != nil {
+				t.Fatalf("cannot parse %q: %v", ddl, err)
+			}
+			if ci.render() != ddl {
+				t.Fatalf("not in the documented layout: %q, want %q", ddl, ci.render())
+			}
+			name := ts.Name() + "_" + c.Name() + "_idx"
+			checkIdent(t, "index name", ci.name, name)
+			checkIdent(t, "indexed table", ci.table, ts.Name())
+			checkIdent(t, "indexed column", ci.column, c.Name())
+			if ts.IndexName(c) != name {
+				t.Fatalf("IndexName = %q, want %q", ts.IndexName(c), name)
+			}
+			frozen := c.Role() != kandra.RegularColumn && c.Type().IsCollection()
+			if ci.full != frozen {
+				t.Fatalf("%s: FULL() is for frozen collections (collections in a key) only", ddl)
+			}
+		}
+		if s := kandra.Statements(ts); !reflect.DeepEqual(s, stmts) {
+			t.Fatalf("Statements = %q, want the table, its lookup tables, then its indexes: %q", s, stmts)
+		}
+		for _, c := range ts.Columns() {
+			alter := kandra.AlterTableAdd(ts, c)
+			want := ""
+			if c.Role() == kandra.RegularColumn {
+				want = "ALTER TABLE " + kandra.QuoteIdent(ts.Name()) + " ADD " + kandra.QuoteIdent(c.Name()) + " " + c.CQLType() + ";"
+			}
+			if alter != want {
+				t.Fatalf("AlterTableAdd(%q) = %q, want %q", c.Name(), alter, want)
+			}
+		}
+	})
+}
+
+// ---------------------------------------------------------------------------
+// Property over invalid specs.
+
+// A spec that breaks rules is rejected with a *errors.SchemaError whose
+// Rule is the first broken rule in Rules() order.
+func TestPropertyInvalidSpecsReportTheFirstRule(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := schemagen.InvalidCase(t)
+		ts, err := build(t, c.Spec)
+		if err == nil {
+			t.Fatalf("accepted a spec that breaks %v (mutations %q):\n%q", c.Broken, c.Mutations, kandra.Statements(ts))
+		}
+		var se *kerrors.SchemaError
+		if !errors.As(err, &se) || !errors.Is(err, kerrors.ErrSchema) {
+			t.Fatalf("error %T %v is not a *errors.SchemaError", err, err)
+		}
+		if se.Rule != c.Rule {
+			t.Fatalf("reported %q, want %q: the spec breaks %v (mutations %q)\nerror: %v\nspec: %s", se.Rule, c.Rule, c.Broken, c.Mutations, err, describeSpec(c.Spec))
+		}
+		if se.Entity == "" {
+			t.Fatalf("the error does not name the entity: %v", err)
+		}
+	})
+}
+
+// ---------------------------------------------------------------------------
+// Generator coverage.
+
+// The generators really produce what they promise. Run with -v to see the
+// histograms.
+func TestPropertyGeneratorCoverage(t *testing.T) {
+	valid := map[string]int{}
+	rapid.Check(t, func(t *rapid.T) {
+		for _, f := range schemagen.ValidModel(t).Features {
+			valid[f]++
+		}
+	})
+	rules := map[string]int{}
+	rapid.Check(t, func(t *rapid.T) {
+		c := schemagen.InvalidCase(t)
+		rules[string(c.Rule)]++
+	})
+	logHistogram(t, "valid specs", valid)
+	logHistogram(t, "first broken rule of invalid specs", rules)
+	// Features every run of 100 draws produces (each is drawn in well over
+	// 15% of the specs).
+	for _, f := range []string{"counter table", "clustering DESC", "clustering ASC", "partition keys: 3",
+		"override that needs quoting", "GCGrace", "DefaultTTL", "SoftDelete", "CreatedAt", "Version int64",
+		"options over several bindings", "go:set", "go:list", "go:map", "key go:uuid.UUID"} {
+		if valid[f] == 0 {
+			t.Errorf("no valid spec has %q", f)
+		}
+	}
+	if len(rules) < 12 {
+		t.Errorf("the invalid specs only break %d different rules first", len(rules))
+	}
+}
+
+func logHistogram(t *testing.T, title string, h map[string]int) {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "\n%6d  %s", h[k], k)
+	}
+	t.Logf("%s:%s", title, b.String())
+}

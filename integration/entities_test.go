@@ -1,0 +1,287 @@
+package integration
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/big"
+	"net"
+	"net/netip"
+	"time"
+
+	"github.com/gocql/gocql"
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+)
+
+// The catalogue: entities that together use every supported Go type, every
+// option, composite keys, collections in keys, counters, TTL, gc grace,
+// soft delete, lookups with clustering keys and secondary indexes. The
+// tutorial and recipe entities come from examples/todos.
+
+type (
+	Status string // named string: TEXT
+	Level  int16  // named int16: SMALLINT
+	Flag   bool   // named bool: BOOLEAN
+)
+
+// Money names its own CQL type (kandra.CQLTyper) and marshals itself for
+// gocql (gocql.Marshaler/Unmarshaler), as cqltype.go says such a type must:
+// Units * 10^-Scale as a CQL DECIMAL.
+type Money struct {
+	Units int64
+	Scale int32
+}
+
+func (Money) CQLType() kandra.CQLType { return kandra.CQLDecimal }
+
+func (m Money) MarshalCQL(gocql.TypeInfo) ([]byte, error) {
+	// The unscaled value is a CQL varint: let gocql encode it.
+	unscaled, err := gocql.Marshal(gocql.NewNativeType(4, gocql.TypeVarint, ""), m.Units)
+	if err != nil {
+		return nil, err
+	}
+	b := binary.BigEndian.AppendUint32(nil, uint32(m.Scale))
+	return append(b, unscaled...), nil
+}
+
+func (m *Money) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
+	if len(data) == 0 {
+		*m = Money{}
+		return nil
+	}
+	if len(data) < 5 {
+		return errors.New("a decimal needs at least 5 bytes")
+	}
+	m.Scale = int32(binary.BigEndian.Uint32(data))
+	return gocql.Unmarshal(gocql.NewNativeType(4, gocql.TypeVarint, ""), data[4:], &m.Units)
+}
+
+// AllTypes has a column of every Go type in DESIGN.md's mapping table, and
+// of every AsType override that makes sense for a Go type.
+type AllTypes struct {
+	ID          uuid.UUID
+	Text        string
+	Status      Status
+	Level       Level
+	Flag        Flag
+	Bool        bool
+	Tiny        int8
+	Small       int16
+	Int         int32
+	Plain       int
+	Long        int64
+	Float       float32
+	Double      float64
+	Blob        []byte
+	At          time.Time
+	Day         time.Time     // DATE
+	Span        time.Duration // DURATION
+	TimeOfDay   time.Duration // TIME
+	Other       uuid.UUID
+	TimeID      uuid.UUID // TIMEUUID
+	IP          net.IP
+	Addr        netip.Addr
+	Big         *big.Int
+	Cash        Money // DECIMAL via CQLTyper
+	ASCII       string
+	Varchar     string
+	Unsigned    uint32 // BIGINT by override
+	OptText     *string
+	OptLong     *int64
+	OptAt       *time.Time
+	OptID       *uuid.UUID
+	OptIP       *net.IP
+	Tags        []string
+	IDs         []uuid.UUID
+	Set         map[string]struct{}
+	IDSet       map[uuid.UUID]struct{}
+	Counts      map[string]int32
+	ByID        map[uuid.UUID]string
+	Grid        [][]int32
+	Nested      map[string]map[int64]struct{}
+	Rows        []map[string]uuid.UUID
+	Durations   []time.Duration
+	SpanByName  map[string]time.Duration
+	Days        []time.Time
+	Addresses   []net.IP
+	hidden      int //nolint:unused // unexported: not a column
+	Scratch     string
+	RawStatuses []Status
+}
+
+func (e *AllTypes) Describe(s *kandra.Schema[AllTypes]) {
+	s.Table("all_types")
+	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &e.Day, kandra.AsType(kandra.CQLDate))
+	kandra.Bind(s, &e.TimeOfDay, kandra.AsType(kandra.CQLTime))
+	kandra.Bind(s, &e.TimeID, kandra.AsType(kandra.CQLTimeUUID))
+	kandra.Bind(s, &e.ASCII, kandra.AsType(kandra.CQLAscii))
+	kandra.Bind(s, &e.Varchar, kandra.AsType(kandra.CQLVarchar))
+	kandra.Bind(s, &e.Unsigned, kandra.AsType(kandra.CQLBigint))
+	kandra.Bind(s, &e.Days, kandra.AsType(kandra.ListOf(kandra.CQLDate)))
+	kandra.Bind(s, &e.Scratch, kandra.Transient())
+}
+
+// Event is the README/example time series: a generated time-ordered
+// clustering key, newest first, a default TTL, an index, a created stamp.
+type Event struct {
+	StreamID uuid.UUID
+	EventID  uuid.UUID
+	Kind     string
+	Payload  []byte
+	Received time.Time
+}
+
+func (e *Event) Describe(s *kandra.Schema[Event]) {
+	s.Table("events", kandra.DefaultTTL(7*24*3600))
+	kandra.Bind(s, &e.StreamID, kandra.PartitionKey(0))
+	kandra.GeneratedUUID(s, &e.EventID, kandra.TimeOrdered, kandra.ClusteringKey(0, kandra.Desc))
+	kandra.Bind(s, &e.Kind, kandra.SecondaryIndex())
+	kandra.CreatedAt(s, &e.Received)
+}
+
+// Reading has a composite partition key (with a DATE component), three
+// clustering columns in mixed orders, gc grace, and indexes on a clustering
+// column and on a component of the composite partition key.
+type Reading struct {
+	Sensor uuid.UUID
+	Day    time.Time
+	Seq    int64
+	At     time.Time
+	Tag    string
+	Value  float64
+	Unit   Status
+}
+
+func (r *Reading) Describe(s *kandra.Schema[Reading]) {
+	s.Table("readings", kandra.GCGrace(3600))
+	kandra.Bind(s, &r.Day, kandra.PartitionKey(1), kandra.AsType(kandra.CQLDate), kandra.SecondaryIndex())
+	kandra.Bind(s, &r.Sensor, kandra.PartitionKey(0))
+	kandra.Bind(s, &r.At, kandra.ClusteringKey(1, kandra.Desc))
+	kandra.Bind(s, &r.Seq, kandra.ClusteringKey(0, kandra.Asc))
+	kandra.Bind(s, &r.Tag, kandra.ClusteringKey(2, kandra.Asc), kandra.SecondaryIndex())
+}
+
+// Bucket has collections in every key position (frozen by kandra), an
+// index on a frozen collection (full()), a lookup keyed by a set, and
+// indexes on non-frozen collections (values()).
+type Bucket struct {
+	Path    []string
+	Members map[int32]struct{}
+	Attrs   map[string]int64
+	Labels  map[string]struct{}
+	Notes   map[string]string
+	Scores  []float64
+	Owner   uuid.UUID
+}
+
+func (b *Bucket) Describe(s *kandra.Schema[Bucket]) {
+	s.Table("buckets")
+	kandra.Bind(s, &b.Path, kandra.PartitionKey(0))
+	kandra.Bind(s, &b.Members, kandra.ClusteringKey(0, kandra.Desc))
+	kandra.Bind(s, &b.Attrs, kandra.ClusteringKey(1, kandra.Asc), kandra.SecondaryIndex())
+	kandra.Bind(s, &b.Labels, kandra.Lookup("by_labels", kandra.LookupEventual))
+	kandra.Bind(s, &b.Notes, kandra.SecondaryIndex())
+	kandra.Bind(s, &b.Scores, kandra.SecondaryIndex())
+}
+
+// PageViews is a counter table with a clustering key, recorded consistency
+// levels and a cache configuration.
+type PageViews struct {
+	Page   string
+	Day    time.Time
+	Views  int64
+	Clicks int64
+}
+
+func (p *PageViews) Describe(s *kandra.Schema[PageViews]) {
+	s.Table("page_views", kandra.ReadConsistency(kandra.ConsistencyLocalQuorum),
+		kandra.WriteConsistency(kandra.ConsistencyOne), kandra.CacheResult(60, 1000))
+	kandra.Bind(s, &p.Page, kandra.PartitionKey(0))
+	kandra.Bind(s, &p.Day, kandra.ClusteringKey(0, kandra.Desc), kandra.AsType(kandra.CQLDate))
+	kandra.Counter(s, &p.Views)
+	kandra.Counter(s, &p.Clicks)
+}
+
+// Audit is embedded and flattened.
+type Audit struct {
+	CreatedBy string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Account uses soft delete with a marker, an int64 version, created and
+// updated stamps on embedded fields, a random generated key, a column-name
+// override, a sensitive column, a transient field, explicit zero TTL and
+// zero gc grace, and two lookups (BATCH and EVENTUAL).
+type Account struct {
+	Audit
+	AccountID uuid.UUID
+	Email     string
+	Handle    string
+	Secret    string
+	Deleted   bool
+	Rev       int64
+	Session   string
+}
+
+func (a *Account) Describe(s *kandra.Schema[Account]) {
+	s.Table("accounts", kandra.SoftDelete(30*24*3600, &a.Deleted), kandra.DefaultTTL(0), kandra.GCGrace(0))
+	kandra.GeneratedUUID(s, &a.AccountID, kandra.Random, kandra.PartitionKey(0))
+	kandra.Bind(s, &a.Email, kandra.Column("e_mail"), kandra.Lookup("by_email", kandra.LookupBatch))
+	kandra.Bind(s, &a.Handle, kandra.Lookup("by_handle", kandra.LookupEventual))
+	kandra.Bind(s, &a.Secret, kandra.Sensitive())
+	kandra.Version(s, &a.Rev)
+	kandra.CreatedAt(s, &a.CreatedAt)
+	kandra.UpdatedAt(s, &a.UpdatedAt)
+	kandra.Bind(s, &a.Session, kandra.Transient())
+}
+
+// Message has lookups that must carry every clustering column (ISS-029),
+// a time.Time version and an index.
+type Message struct {
+	Owner   uuid.UUID
+	Folder  string
+	At      time.Time
+	Seq     int32
+	Email   string
+	Ref     uuid.UUID
+	Note    string
+	Edited  time.Time
+	Private bool
+}
+
+func (m *Message) Describe(s *kandra.Schema[Message]) {
+	s.Table("messages")
+	kandra.Bind(s, &m.Owner, kandra.PartitionKey(0))
+	kandra.Bind(s, &m.Folder, kandra.PartitionKey(1))
+	kandra.Bind(s, &m.At, kandra.ClusteringKey(0, kandra.Desc))
+	kandra.Bind(s, &m.Seq, kandra.ClusteringKey(1, kandra.Asc))
+	kandra.Bind(s, &m.Email, kandra.Lookup("by_email", kandra.LookupBatch))
+	kandra.Bind(s, &m.Ref, kandra.Lookup("by_ref", kandra.LookupEventual))
+	kandra.Bind(s, &m.Note, kandra.SecondaryIndex())
+	kandra.Version(s, &m.Edited)
+}
+
+// Limits uses the largest TTL and gc grace servers accept.
+type Limits struct {
+	K string
+	V string
+}
+
+func (l *Limits) Describe(s *kandra.Schema[Limits]) {
+	s.Table("limits", kandra.DefaultTTL(kandra.MaxTTL), kandra.GCGrace(1<<31-1))
+	kandra.Bind(s, &l.K, kandra.PartitionKey(0))
+}
+
+// KeyOnly has nothing but primary-key columns.
+type KeyOnly struct {
+	A string
+	B int32
+}
+
+func (k *KeyOnly) Describe(s *kandra.Schema[KeyOnly]) {
+	s.Table("key_only")
+	kandra.Bind(s, &k.A, kandra.PartitionKey(0))
+	kandra.Bind(s, &k.B, kandra.ClusteringKey(0, kandra.Asc))
+}

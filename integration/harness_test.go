@@ -1,0 +1,534 @@
+package integration
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+	"github.com/kandra-go/kandra"
+)
+
+// Environment:
+//
+//	KANDRA_CASSANDRA_HOST     node address (default 127.0.0.1)
+//	KANDRA_CASSANDRA_PORT     CQL port (default 9042)
+//	KANDRA_REQUIRE_CASSANDRA  1 = a missing or unusable node fails the tests instead of skipping them
+//	KANDRA_CASSANDRA_AUTH     1 = the node runs PasswordAuthenticator (scripts/cassandra.sh start --auth):
+//	                          only the Auth tests run, every other test skips
+const startHint = "start one with: scripts/cassandra.sh start (or start --auth and set KANDRA_CASSANDRA_AUTH=1 for the Auth tests)"
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func envTrue(name string) bool {
+	v := strings.ToLower(os.Getenv(name))
+	return v == "1" || v == "true" || v == "yes"
+}
+
+func serverHost() string { return envOr("KANDRA_CASSANDRA_HOST", "127.0.0.1") }
+
+func serverPort() int {
+	p, err := strconv.Atoi(envOr("KANDRA_CASSANDRA_PORT", "9042"))
+	if err != nil {
+		return 9042
+	}
+	return p
+}
+
+func requireServer() bool { return envTrue("KANDRA_REQUIRE_CASSANDRA") }
+func authMode() bool      { return envTrue("KANDRA_CASSANDRA_AUTH") }
+
+// The superuser scripts/cassandra.sh creates in auth mode.
+const (
+	superUser = "cassandra"
+	superPass = "cassandra"
+)
+
+// newCluster is the one place the gocql configuration lives: protocol 4
+// (gocql v1.7.0 cannot speak v5 to Cassandra 5.0), no peer discovery (one
+// node), consistency ONE (RF 1), generous timeouts because schema changes on
+// a 2-core machine are slow.
+func newCluster() *gocql.ClusterConfig {
+	c := gocql.NewCluster(serverHost())
+	c.Port = serverPort()
+	c.ProtoVersion = 4
+	c.DisableInitialHostLookup = true
+	c.Consistency = gocql.One
+	c.Timeout = 15 * time.Second
+	c.ConnectTimeout = 15 * time.Second
+	c.WriteTimeout = 15 * time.Second
+	c.MaxWaitSchemaAgreement = 60 * time.Second
+	c.NumConns = 2
+	c.ReconnectInterval = 0
+	c.Logger = quietLogger{}
+	return c
+}
+
+// quietLogger drops gocql's own log lines (reconnect chatter); errors
+// reach the tests through return values.
+type quietLogger struct{}
+
+func (quietLogger) Print(...any)          {}
+func (quietLogger) Printf(string, ...any) {}
+func (quietLogger) Println(...any)        {}
+
+// ---------------------------------------------------------------------------
+// Reaching the node.
+
+var (
+	serverOnce    sync.Once
+	serverSession *gocql.Session
+	serverErr     error
+	serverVersion string
+)
+
+// tcpReachable tells "nothing listens" apart from "something listens but
+// gocql cannot use it", which is never a reason to skip.
+func tcpReachable() bool {
+	c, err := net.DialTimeout("tcp", net.JoinHostPort(serverHost(), strconv.Itoa(serverPort())), 3*time.Second)
+	if err != nil {
+		return false
+	}
+	_ = c.Close()
+	return true
+}
+
+// session returns the shared session for the non-auth tests, skipping (or
+// failing, with KANDRA_REQUIRE_CASSANDRA=1) when there is no node.
+func session(t testing.TB) *gocql.Session {
+	t.Helper()
+	if authMode() {
+		t.Skip("KANDRA_CASSANDRA_AUTH=1: the node runs with PasswordAuthenticator, so only the Auth tests run; start a node without --auth for this test")
+	}
+	serverOnce.Do(func() {
+		addr := net.JoinHostPort(serverHost(), strconv.Itoa(serverPort()))
+		if !tcpReachable() {
+			serverErr = fmt.Errorf("no Cassandra node answers on %s (KANDRA_CASSANDRA_HOST/KANDRA_CASSANDRA_PORT); %s", addr, startHint)
+			return
+		}
+		var err error
+		for attempt := 0; attempt < 3; attempt++ {
+			serverSession, err = newCluster().CreateSession()
+			if err == nil {
+				break
+			}
+			time.Sleep(2 * time.Second)
+		}
+		if err != nil {
+			serverErr = fmt.Errorf("a node listens on %s but gocql cannot open a session: %w (a node started with --auth needs KANDRA_CASSANDRA_AUTH=1)", addr, err)
+			serverErrUsable = true
+			return
+		}
+		if err := serverSession.Query("SELECT release_version FROM system.local").Scan(&serverVersion); err != nil {
+			serverErr = fmt.Errorf("node on %s does not answer SELECT release_version: %w", addr, err)
+			serverErrUsable = true
+		}
+	})
+	if serverErr != nil {
+		if requireServer() || serverErrUsable {
+			t.Fatalf("real-server test cannot run: %v", serverErr)
+		}
+		t.Skipf("skipping real-server test: %v", serverErr)
+	}
+	return serverSession
+}
+
+// serverErrUsable marks a node that is there but unusable: that is a
+// failure even without KANDRA_REQUIRE_CASSANDRA, not a reason to skip.
+var serverErrUsable bool
+
+// ---------------------------------------------------------------------------
+// Summary lines: collected while the tests run, printed by TestMain after
+// m.Run at column 0, so they are visible in `go test -v` output (and in
+// non-verbose output when the package fails).
+
+var (
+	summaryMu    sync.Mutex
+	summaryLines = map[string]string{}
+)
+
+var summaryOrder = []string{"catalogue", "random", "rules", "values", "ordering", "names", "auth"}
+
+func summary(part, line string) {
+	summaryMu.Lock()
+	defer summaryMu.Unlock()
+	summaryLines[part] = line
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	dropKeyspaces()
+	summaryMu.Lock()
+	for _, part := range summaryOrder {
+		if l, ok := summaryLines[part]; ok {
+			fmt.Println(l)
+		}
+	}
+	summaryMu.Unlock()
+	if serverSession != nil {
+		serverSession.Close()
+	}
+	os.Exit(code)
+}
+
+// ---------------------------------------------------------------------------
+// Keyspaces and statements.
+
+var runID = func() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}()
+
+var (
+	keyspacesMu sync.Mutex
+	keyspaces   []string // created by this run, dropped by TestMain
+)
+
+// dropKeyspaces drops this run's keyspaces after the last test. Dropping
+// costs ~80 ms per table on 2 cores and holds the node's schema lock, so it
+// is done at the end rather than while other tests change the schema, on a
+// session with a long timeout. KANDRA_KEEP_KEYSPACES=1 keeps them for a
+// look with cqlsh.
+func dropKeyspaces() {
+	if serverSession == nil || len(keyspaces) == 0 {
+		return
+	}
+	if envTrue("KANDRA_KEEP_KEYSPACES") {
+		fmt.Fprintf(os.Stderr, "KANDRA_KEEP_KEYSPACES: keeping %s\n", strings.Join(keyspaces, ", "))
+		return
+	}
+	c := newCluster()
+	c.Timeout = 180 * time.Second
+	s, err := c.CreateSession()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "dropping keyspaces: %v\n", err)
+		return
+	}
+	defer s.Close()
+	for _, ks := range keyspaces {
+		if err := execDDL(s, "DROP KEYSPACE IF EXISTS "+kandra.QuoteIdent(ks)); err != nil {
+			fmt.Fprintf(os.Stderr, "dropping keyspace %s: %v\n", ks, err)
+		}
+	}
+}
+
+// newKeyspace creates kandra_it_<run>_<part> with kandra.CreateKeyspace;
+// TestMain drops it after the last test.
+func newKeyspace(t testing.TB, s *gocql.Session, part string) string {
+	t.Helper()
+	ks := "kandra_it_" + runID + "_" + part
+	stmt, err := kandra.CreateKeyspace(ks, kandra.SimpleStrategy(1))
+	if err != nil {
+		t.Fatalf("CreateKeyspace(%q): %v", ks, err)
+	}
+	if err := execDDL(s, stmt); err != nil {
+		t.Fatalf("%s\n-> %v", stmt, err)
+	}
+	keyspacesMu.Lock()
+	keyspaces = append(keyspaces, ks)
+	keyspacesMu.Unlock()
+	return ks
+}
+
+// execDDL runs one schema statement. A client-side timeout is retried: the
+// statements are IF [NOT] EXISTS, and on 2 cores a slow schema change can
+// outlast the timeout while still succeeding.
+func execDDL(s *gocql.Session, stmt string) error {
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		err = s.Query(stmt).Exec()
+		if err == nil || !isTimeout(err) {
+			return err
+		}
+		time.Sleep(time.Second)
+	}
+	return err
+}
+
+func isTimeout(err error) bool {
+	if errors.Is(err, gocql.ErrTimeoutNoResponse) {
+		return true
+	}
+	var rt *gocql.RequestErrWriteTimeout
+	if errors.As(err, &rt) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "timeout") || strings.Contains(msg, "Timeout") || strings.Contains(msg, "timed out")
+}
+
+// qualified is keyspace.table as written in CQL.
+func qualified(ks, cqlTable string) string { return kandra.QuoteIdent(ks) + "." + cqlTable }
+
+// ---------------------------------------------------------------------------
+// Comparing system_schema with a registered schema.
+
+type sysColumn struct {
+	kind     string
+	position int
+	order    string
+	typ      string
+}
+
+// normType turns kandra's rendering of a CQL type into the server's:
+// lower case, VARCHAR is TEXT.
+func normType(s string) string {
+	s = strings.ToLower(s)
+	s = replaceWord(s, "varchar", "text")
+	return s
+}
+
+func replaceWord(s, old, repl string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if strings.HasPrefix(s[i:], old) && (i == 0 || !isWordByte(s[i-1])) &&
+			(i+len(old) == len(s) || !isWordByte(s[i+len(old)])) {
+			b.WriteString(repl)
+			i += len(old)
+			continue
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+func readColumns(s *gocql.Session, ks, table string) (map[string]sysColumn, error) {
+	iter := s.Query(`SELECT column_name, kind, position, clustering_order, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?`, ks, table).Iter()
+	out := map[string]sysColumn{}
+	var name string
+	var c sysColumn
+	for iter.Scan(&name, &c.kind, &c.position, &c.order, &c.typ) {
+		out[name] = c
+	}
+	return out, iter.Close()
+}
+
+// readTable returns default_time_to_live and gc_grace_seconds; found is
+// false when the table does not exist.
+func readTable(s *gocql.Session, ks, table string) (ttl, gc int, found bool, err error) {
+	iter := s.Query(`SELECT default_time_to_live, gc_grace_seconds FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, ks, table).Iter()
+	found = iter.Scan(&ttl, &gc)
+	return ttl, gc, found, iter.Close()
+}
+
+// readIndexes maps index name to its options' target.
+func readIndexes(s *gocql.Session, ks, table string) (map[string]string, error) {
+	iter := s.Query(`SELECT index_name, options FROM system_schema.indexes WHERE keyspace_name = ? AND table_name = ?`, ks, table).Iter()
+	out := map[string]string{}
+	var name string
+	var opts map[string]string
+	for iter.Scan(&name, &opts) {
+		out[name] = opts["target"]
+		opts = nil
+	}
+	return out, iter.Close()
+}
+
+const serverDefaultGCGrace = 864000
+
+// expectedColumn is what system_schema.columns must say about one column.
+func expectedColumn(kind string, pos int, order string, cqlType string) sysColumn {
+	return sysColumn{kind: kind, position: pos, order: order, typ: normType(cqlType)}
+}
+
+func primaryExpectation(ts *kandra.TableSchema) map[string]sysColumn {
+	want := map[string]sysColumn{}
+	for _, c := range ts.Columns() {
+		switch c.Role() {
+		case kandra.PartitionKeyColumn:
+			want[c.Name()] = expectedColumn("partition_key", indexIn(ts.PartitionKeys(), c), "none", c.CQLType())
+		case kandra.ClusteringKeyColumn:
+			want[c.Name()] = expectedColumn("clustering", indexIn(ts.ClusteringKeys(), c), strings.ToLower(c.ClusteringOrder().String()), c.CQLType())
+		default:
+			want[c.Name()] = expectedColumn("regular", -1, "none", c.CQLType())
+		}
+	}
+	return want
+}
+
+func lookupExpectation(l *kandra.LookupTableSchema) map[string]sysColumn {
+	want := map[string]sysColumn{}
+	want[l.IndexColumn().Name()] = expectedColumn("partition_key", 0, "none", l.IndexColumn().Type().Frozen())
+	for _, c := range append(l.PartitionKeyColumns(), l.ClusteringKeyColumns()...) {
+		want[c.Name()] = expectedColumn("regular", -1, "none", c.CQLType())
+	}
+	return want
+}
+
+func indexIn(cols []*kandra.ColumnSchema, c *kandra.ColumnSchema) int {
+	for i, x := range cols {
+		if x == c {
+			return i
+		}
+	}
+	return -2
+}
+
+// indexTarget is the target system_schema.indexes records for kandra's
+// index on c: full(col) for a frozen collection (a collection in a key),
+// values(col) for a non-frozen collection (what a bare column means for
+// one), the column otherwise. Names are compared unquoted.
+func indexTarget(c *kandra.ColumnSchema) string {
+	switch {
+	case c.Type().IsCollection() && c.Role() != kandra.RegularColumn:
+		return "full(" + c.Name() + ")"
+	case c.Type().IsCollection():
+		return "values(" + c.Name() + ")"
+	}
+	return c.Name()
+}
+
+// unquoteTarget turns the server's target (`"Mixed"`, `full("a""b")`) into
+// the raw names form (`Mixed`, `full(a"b)`).
+func unquoteTarget(s string) string {
+	fn, arg := "", s
+	if i := strings.IndexByte(s, '('); i > 0 && strings.HasSuffix(s, ")") && !strings.HasPrefix(s, `"`) {
+		fn, arg = s[:i+1], s[i+1:len(s)-1]
+	}
+	if len(arg) >= 2 && arg[0] == '"' && arg[len(arg)-1] == '"' {
+		arg = strings.ReplaceAll(arg[1:len(arg)-1], `""`, `"`)
+	}
+	if fn != "" {
+		return fn + arg + ")"
+	}
+	return arg
+}
+
+// compareSchema lists every difference between system_schema and the
+// registered schema ts (primary table, lookup tables, indexes) in ks.
+func compareSchema(s *gocql.Session, ks string, ts *kandra.TableSchema) ([]string, error) {
+	var diffs []string
+	check := func(table string, want map[string]sysColumn, ttl, gc int) error {
+		gotTTL, gotGC, found, err := readTable(s, ks, table)
+		if err != nil {
+			return err
+		}
+		if !found {
+			diffs = append(diffs, fmt.Sprintf("%s: table missing from system_schema.tables", table))
+			return nil
+		}
+		if gotTTL != ttl {
+			diffs = append(diffs, fmt.Sprintf("%s: default_time_to_live = %d, want %d", table, gotTTL, ttl))
+		}
+		if gotGC != gc {
+			diffs = append(diffs, fmt.Sprintf("%s: gc_grace_seconds = %d, want %d", table, gotGC, gc))
+		}
+		got, err := readColumns(s, ks, table)
+		if err != nil {
+			return err
+		}
+		names := make([]string, 0, len(want))
+		for n := range want {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			g, ok := got[n]
+			if !ok {
+				diffs = append(diffs, fmt.Sprintf("%s: column %q missing", table, n))
+				continue
+			}
+			if g != want[n] {
+				diffs = append(diffs, fmt.Sprintf("%s: column %q is %+v, want %+v", table, n, g, want[n]))
+			}
+		}
+		for n := range got {
+			if _, ok := want[n]; !ok {
+				diffs = append(diffs, fmt.Sprintf("%s: unexpected column %q %+v", table, n, got[n]))
+			}
+		}
+		return nil
+	}
+	ttl, _ := ts.DefaultTTL()
+	gc, ok := ts.GCGraceSeconds()
+	if !ok {
+		gc = serverDefaultGCGrace
+	}
+	if err := check(ts.Name(), primaryExpectation(ts), ttl, gc); err != nil {
+		return nil, err
+	}
+	for _, l := range ts.LookupTables() {
+		if err := check(l.Name(), lookupExpectation(l), 0, serverDefaultGCGrace); err != nil {
+			return nil, err
+		}
+	}
+	got, err := readIndexes(s, ks, ts.Name())
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]string{}
+	for _, c := range ts.SecondaryIndexes() {
+		want[ts.IndexName(c)] = indexTarget(c)
+	}
+	for n, target := range want {
+		g, ok := got[n]
+		switch {
+		case !ok:
+			diffs = append(diffs, fmt.Sprintf("%s: index %q missing", ts.Name(), n))
+		case unquoteTarget(g) != target:
+			diffs = append(diffs, fmt.Sprintf("%s: index %q target %q, want %q", ts.Name(), n, g, target))
+		}
+	}
+	for n, g := range got {
+		if _, ok := want[n]; !ok {
+			diffs = append(diffs, fmt.Sprintf("%s: unexpected index %q on %q", ts.Name(), n, g))
+		}
+	}
+	return diffs, nil
+}
+
+// createAll sends every statement of ts, qualified with ks.
+func createAll(s *gocql.Session, ks string, ts *kandra.TableSchema) error {
+	for _, stmt := range kandra.Statements(ts, kandra.MustInKeyspace(ks)) {
+		if err := execDDL(s, stmt); err != nil {
+			return fmt.Errorf("%s\n-> %w", stmt, err)
+		}
+	}
+	return nil
+}
+
+// columnList renders the columns' CQL names, comma-separated.
+func columnList(cols []*kandra.ColumnSchema) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.CQLName()
+	}
+	return strings.Join(names, ", ")
+}
+
+// insertStmt and selectStmt are built from Schema().Columns(): no
+// hand-listed columns anywhere in the suite.
+func insertStmt(ks string, ts *kandra.TableSchema) string {
+	cols := ts.Columns()
+	return "INSERT INTO " + qualified(ks, ts.CQLName()) + " (" + columnList(cols) + ") VALUES (" +
+		strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
+}
+
+func selectStmt(ks string, ts *kandra.TableSchema) string {
+	pk := ts.PrimaryKey()
+	where := make([]string, len(pk))
+	for i, c := range pk {
+		where[i] = c.CQLName() + " = ?"
+	}
+	return "SELECT " + columnList(ts.Columns()) + " FROM " + qualified(ks, ts.CQLName()) + " WHERE " + strings.Join(where, " AND ")
+}

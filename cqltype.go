@@ -246,12 +246,8 @@ func userType(t reflect.Type) (CQLType, bool) {
 // pointers are not accepted; path holds the collection types being mapped,
 // so that a recursive type (type L []L) is an error, not a stack overflow.
 func mapGoType(t reflect.Type, nested bool, path []reflect.Type) (CQLType, string) {
-	if ct, ok := userType(t); ok {
-		if p := overrideProblem(ct); p != "" {
-			return CQLType{}, t.String() + ".CQLType(): " + p
-		}
-		return ct, ""
-	}
+	// These come first: their packages cannot implement CQLTyper (a method
+	// lives in its type's package), and the method-set walk is costly.
 	switch t {
 	case typeTime:
 		return CQLTimestamp, ""
@@ -263,6 +259,12 @@ func mapGoType(t reflect.Type, nested bool, path []reflect.Type) (CQLType, strin
 		return CQLInet, ""
 	case typeBigInt:
 		return CQLVarint, ""
+	}
+	if ct, ok := userType(t); ok {
+		if p := overrideProblem(ct); p != "" {
+			return CQLType{}, t.String() + ".CQLType(): " + p
+		}
+		return ct, ""
 	}
 	for _, p := range path {
 		if p == t {

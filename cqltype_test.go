@@ -340,10 +340,12 @@ func TestAsTypeWithZeroElementIsRejected(t *testing.T) {
 	})
 }
 
-// cqltMoney names its own CQL type with a value receiver.
+// cqltMoney names its own CQL type with a value receiver. (Its fields are
+// unexported, so they are not columns; a real decimal would also implement
+// the driver's marshalling interfaces.)
 type cqltMoney struct {
-	units int64
-	scale int32
+	_ int64 // units
+	_ int32 // scale
 }
 
 func (cqltMoney) CQLType() kandra.CQLType { return kandra.CQLDecimal }
@@ -389,7 +391,7 @@ func TestCQLTyperValueReceiver(t *testing.T) {
 }
 
 // cqltPtrMoney and cqltPtrCode implement CQLTyper on the pointer only.
-type cqltPtrMoney struct{ units int64 }
+type cqltPtrMoney struct{ _ int64 }
 
 func (*cqltPtrMoney) CQLType() kandra.CQLType { return kandra.CQLDecimal }
 

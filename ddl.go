@@ -34,6 +34,13 @@ func MustInKeyspace(keyspace string) DDLOption {
 }
 
 func ddlSpecOf(opts []DDLOption) ddlSpec {
+	if len(opts) == 0 {
+		return ddlSpec{} // the common case, without the allocation below
+	}
+	return applyDDLOptions(opts)
+}
+
+func applyDDLOptions(opts []DDLOption) ddlSpec {
 	var s ddlSpec
 	for _, o := range opts {
 		if o != nil {
@@ -56,16 +63,27 @@ func (s ddlSpec) qualify(b *strings.Builder, cqlTable string) {
 // own parentheses), then WITH CLUSTERING ORDER BY, default_time_to_live and
 // gc_grace_seconds, each present only when it applies.
 func CreateTable(t *TableSchema, opts ...DDLOption) string {
+	return createTable(t, ddlSpecOf(opts))
+}
+
+func createTable(t *TableSchema, s ddlSpec) string {
 	var b strings.Builder
-	b.Grow(64 + 32*len(t.columns))
+	size := 96 + len(s.keyspace) + len(t.cqlName)
+	for _, c := range t.columns {
+		size += 24 + len(c.cqlName)
+	}
+	for _, c := range t.clustering {
+		size += 8 + len(c.cqlName)
+	}
+	b.Grow(size)
 	b.WriteString("CREATE TABLE IF NOT EXISTS ")
-	ddlSpecOf(opts).qualify(&b, t.cqlName)
+	s.qualify(&b, t.cqlName)
 	b.WriteString(" (\n")
 	for _, c := range t.columns {
 		b.WriteString("    ")
 		b.WriteString(c.cqlName)
 		b.WriteByte(' ')
-		b.WriteString(c.CQLType())
+		c.writeCQLType(&b)
 		b.WriteString(",\n")
 	}
 	b.WriteString("    PRIMARY KEY (")
@@ -81,30 +99,33 @@ func CreateTable(t *TableSchema, opts ...DDLOption) string {
 		writeNames(&b, t.clustering)
 	}
 	b.WriteString(")\n)")
-	var with []string
+	// The WITH clause: its options joined by a newline and AND.
+	sep := "\nWITH "
 	if len(t.clustering) > 0 {
-		var o strings.Builder
-		o.WriteString("CLUSTERING ORDER BY (")
+		b.WriteString(sep)
+		sep = "\nAND "
+		b.WriteString("CLUSTERING ORDER BY (")
 		for i, c := range t.clustering {
 			if i > 0 {
-				o.WriteString(", ")
+				b.WriteString(", ")
 			}
-			o.WriteString(c.cqlName)
-			o.WriteByte(' ')
-			o.WriteString(c.order.String())
+			b.WriteString(c.cqlName)
+			b.WriteByte(' ')
+			b.WriteString(c.order.String())
 		}
-		o.WriteByte(')')
-		with = append(with, o.String())
+		b.WriteByte(')')
 	}
+	var num [20]byte
 	if t.hasTTL {
-		with = append(with, "default_time_to_live = "+strconv.Itoa(t.ttl))
+		b.WriteString(sep)
+		sep = "\nAND "
+		b.WriteString("default_time_to_live = ")
+		b.Write(strconv.AppendInt(num[:0], int64(t.ttl), 10))
 	}
 	if t.hasGCGrace {
-		with = append(with, "gc_grace_seconds = "+strconv.Itoa(t.gcGrace))
-	}
-	if len(with) > 0 {
-		b.WriteString("\nWITH ")
-		b.WriteString(strings.Join(with, "\nAND "))
+		b.WriteString(sep)
+		b.WriteString("gc_grace_seconds = ")
+		b.Write(strconv.AppendInt(num[:0], int64(t.gcGrace), 10))
 	}
 	b.WriteByte(';')
 	return b.String()
@@ -125,20 +146,31 @@ func writeNames(b *strings.Builder, cols []*ColumnSchema) {
 // primary key. No TTL, clustering order or gc grace: lookup tables are
 // minimal by design.
 func CreateLookupTable(l *LookupTableSchema, opts ...DDLOption) string {
+	return createLookupTable(l, ddlSpecOf(opts))
+}
+
+func createLookupTable(l *LookupTableSchema, s ddlSpec) string {
 	var b strings.Builder
+	size := 80 + len(s.keyspace) + len(l.cqlName) + 2*len(l.index.cqlName)
+	for _, cs := range [][]*ColumnSchema{l.partition, l.clustering} {
+		for _, c := range cs {
+			size += 24 + len(c.cqlName)
+		}
+	}
+	b.Grow(size)
 	b.WriteString("CREATE TABLE IF NOT EXISTS ")
-	ddlSpecOf(opts).qualify(&b, l.cqlName)
+	s.qualify(&b, l.cqlName)
 	b.WriteString(" (\n    ")
 	b.WriteString(l.index.cqlName)
 	b.WriteByte(' ')
-	b.WriteString(l.index.typ.Frozen())
+	l.index.typ.write(&b, true) // the key: frozen, as CQLType.Frozen renders it
 	b.WriteString(",\n")
 	for _, cs := range [][]*ColumnSchema{l.partition, l.clustering} {
 		for _, c := range cs {
 			b.WriteString("    ")
 			b.WriteString(c.cqlName)
 			b.WriteByte(' ')
-			b.WriteString(c.CQLType())
+			c.writeCQLType(&b)
 			b.WriteString(",\n")
 		}
 	}
@@ -152,11 +184,15 @@ func CreateLookupTable(l *LookupTableSchema, opts ...DDLOption) string {
 // "{table}_{column}_idx". A frozen collection (a collection in a key) is
 // indexed whole, with full(), as servers require.
 func CreateIndex(t *TableSchema, c *ColumnSchema, opts ...DDLOption) string {
+	return createIndex(t, c, ddlSpecOf(opts))
+}
+
+func createIndex(t *TableSchema, c *ColumnSchema, s ddlSpec) string {
 	var b strings.Builder
 	b.WriteString("CREATE INDEX IF NOT EXISTS ")
 	b.WriteString(QuoteIdent(c.indexName(t.name)))
 	b.WriteString(" ON ")
-	ddlSpecOf(opts).qualify(&b, t.cqlName)
+	s.qualify(&b, t.cqlName)
 	b.WriteString(" (")
 	if c.role != RegularColumn && c.typ.IsCollection() {
 		b.WriteString("FULL(")
@@ -183,25 +219,30 @@ func AlterTableAdd(t *TableSchema, c *ColumnSchema, opts ...DDLOption) string {
 	b.WriteString(" ADD ")
 	b.WriteString(c.cqlName)
 	b.WriteByte(' ')
-	b.WriteString(c.CQLType())
+	c.writeCQLType(&b)
 	b.WriteByte(';')
 	return b.String()
 }
 
 // Statements returns every statement t needs, in order: the primary table,
 // each lookup table, then each secondary index. Without options it returns
-// a copy of the statements built once at registration.
+// a copy of statements that are rendered once per schema, on first use.
 func Statements(t *TableSchema, opts ...DDLOption) []string {
-	if len(opts) == 0 && t.statements != nil {
+	if len(opts) == 0 {
+		t.ddlRendered.Do(func() { t.statements = statements(t, ddlSpec{}) })
 		return clone(t.statements)
 	}
+	return statements(t, applyDDLOptions(opts))
+}
+
+func statements(t *TableSchema, s ddlSpec) []string {
 	out := make([]string, 0, 1+len(t.lookups)+len(t.indexes))
-	out = append(out, CreateTable(t, opts...))
+	out = append(out, createTable(t, s))
 	for _, l := range t.lookups {
-		out = append(out, CreateLookupTable(l, opts...))
+		out = append(out, createLookupTable(l, s))
 	}
 	for _, c := range t.indexes {
-		out = append(out, CreateIndex(t, c, opts...))
+		out = append(out, createIndex(t, c, s))
 	}
 	return out
 }

@@ -2,6 +2,8 @@ package kandra
 
 import (
 	"reflect"
+	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -115,10 +117,15 @@ func (c *ColumnSchema) Type() CQLType { return c.typ }
 // CQLType renders the column's type as declared in its table: frozen in a
 // primary-key position, COUNTER for counters.
 func (c *ColumnSchema) CQLType() string {
-	if c.role != RegularColumn {
-		return c.typ.Frozen()
-	}
-	return c.typ.String()
+	var b strings.Builder
+	c.writeCQLType(&b)
+	return b.String()
+}
+
+// writeCQLType writes CQLType to b, for DDL rendering without a string per
+// column.
+func (c *ColumnSchema) writeCQLType(b *strings.Builder) {
+	c.typ.write(b, c.role != RegularColumn) // frozen in a key, as CQLType.Frozen
 }
 
 // GoType is the Go type of the field.
@@ -262,8 +269,8 @@ type TableSchema struct {
 	hasRead     bool
 	write       Consistency
 	hasWrite    bool
-	statements  []string // DDL without keyspace, built at registration
-	columnByOff map[uintptr][]*ColumnSchema
+	statements  []string  // DDL without keyspace, rendered on first use
+	ddlRendered sync.Once // guards statements
 }
 
 // EntityType is the Go struct type the table was registered for.

@@ -17,7 +17,8 @@ import (
 func SnakeCase(name string) string {
 	var b strings.Builder
 	b.Grow(len(name) + 4)
-	rs := []rune(name)
+	var buf [64]rune // field names fit: no allocation for the runes
+	rs := append(buf[:0], []rune(name)...)
 	wordStart := true // at the start of a word: no separator needed
 	runEnd := 0       // end of the current upper-case run
 	for i := 0; i < len(rs); {
@@ -90,7 +91,7 @@ var mixedInitialisms = []string{"OAuth", "IPv4", "IPv6"}
 func mixedInitialism(rs []rune) int {
 	for _, m := range mixedInitialisms {
 		n := len(m)
-		if len(rs) < n || string(rs[:n]) != m {
+		if len(rs) < n || !hasPrefixRunes(rs, m) {
 			continue
 		}
 		if len(rs) == n || !unicode.IsLower(rs[n]) {
@@ -98,6 +99,17 @@ func mixedInitialism(rs []rune) int {
 		}
 	}
 	return 0
+}
+
+// hasPrefixRunes reports whether rs starts with the ASCII string m, without
+// converting rs to a string (SnakeCase runs this at every position).
+func hasPrefixRunes(rs []rune, m string) bool {
+	for i := 0; i < len(m); i++ {
+		if rs[i] != rune(m[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func writeLower(b *strings.Builder, rs []rune) {

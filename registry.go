@@ -3,8 +3,9 @@ package kandra
 import (
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -98,10 +99,10 @@ func (t *TableSchema) Pointers(entity any, dst []any) ([]any, error) {
 //
 //	users, err := kandra.Register[User]()
 func Register[T any, PT Entity[T]]() (*Table[T], error) {
-	typ := reflect.TypeFor[T]()
-	if e, ok := registry.load().byType[typ]; ok {
+	if e, ok := registry.load().byPtr[reflectx.PtrTypeWord[T]()]; ok {
 		return e.table.(*Table[T]), nil
 	}
+	typ := reflect.TypeFor[T]()
 	v, err := registry.register(typ, func() (any, *TableSchema, error) {
 		ts, validators, err := buildSchema[T](func(p *T, s *Schema[T]) { PT(p).Describe(s) })
 		if err != nil {
@@ -131,7 +132,6 @@ func newTable[T any](ts *TableSchema, validators []Validator[T]) *Table[T] {
 	t := &Table[T]{schema: ts, validators: validators, access: make([]columnAccess, len(ts.columns))}
 	for i, c := range ts.columns {
 		t.access[i] = columnAccess{ptrType: c.ptrType, offset: c.offset}
-		c.entityPtr, c.entity = ts.ptrType, ts.entity
 	}
 	return t
 }
@@ -139,7 +139,7 @@ func newTable[T any](ts *TableSchema, validators []Validator[T]) *Table[T] {
 // Get returns the registered table of T, if T has been registered. It is a
 // lock-free read that does not allocate.
 func Get[T any]() (*Table[T], bool) {
-	if e, ok := registry.load().byType[reflect.TypeFor[T]()]; ok {
+	if e, ok := registry.load().byPtr[reflectx.PtrTypeWord[T]()]; ok {
 		return e.table.(*Table[T]), true
 	}
 	return nil, false
@@ -177,6 +177,7 @@ type entry struct {
 // registration so that reads need no lock.
 type snapshot struct {
 	byType  map[reflect.Type]entry
+	byPtr   map[unsafe.Pointer]entry // byType keyed by the type word of *T: a cheaper key for Get
 	all     []*TableSchema
 	tables  map[string]reflect.Type // primary and lookup table names
 	indexes map[string]reflect.Type
@@ -252,29 +253,32 @@ func (r *registryState) publish(typ reflect.Type, value any, ts *TableSchema) er
 	fail := func(field, detail string) error {
 		return &kerrors.SchemaError{Entity: typ.String(), Field: field, Rule: RuleNameTaken, Detail: detail}
 	}
-	// Names this table claims, checked against others and among themselves.
-	tables := map[string]string{ts.name: ""}
+	// Names this table claims, checked against others and among themselves,
+	// in name order so that the first conflict reported is deterministic.
+	// A table's own names are distinct: build rejected duplicates.
+	type claim struct{ name, field string }
+	tables := make([]claim, 0, 1+len(ts.lookups))
+	tables = append(tables, claim{ts.name, ""})
 	for _, l := range ts.lookups {
-		tables[l.name] = l.index.goName
+		tables = append(tables, claim{l.name, l.index.goName})
 	}
-	indexes := map[string]string{}
+	slices.SortFunc(tables, func(a, b claim) int { return strings.Compare(a.name, b.name) })
+	indexes := make([]claim, 0, len(ts.indexes))
 	for _, c := range ts.indexes {
-		indexes[ts.IndexName(c)] = c.goName
+		indexes = append(indexes, claim{ts.IndexName(c), c.goName})
 	}
-	names := make([]string, 0, len(tables))
-	for n := range tables {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, t := range tables {
+		n := t.name
 		if other, ok := old.tables[n]; ok {
-			return fail(tables[n], "table name "+strconv.Quote(n)+" is already used by "+other.String())
+			return fail(t.field, "table name "+strconv.Quote(n)+" is already used by "+other.String())
 		}
 		if other, ok := old.indexes[trimIndexSuffix(n)]; ok {
-			return fail(tables[n], "table name "+strconv.Quote(n)+" is the name ScyllaDB gives the view behind index "+strconv.Quote(trimIndexSuffix(n))+" of "+other.String())
+			return fail(t.field, "table name "+strconv.Quote(n)+" is the name ScyllaDB gives the view behind index "+strconv.Quote(trimIndexSuffix(n))+" of "+other.String())
 		}
-		if field, ok := indexes[trimIndexSuffix(n)]; ok {
-			return fail(field, "table name "+strconv.Quote(n)+" is the name ScyllaDB gives the view behind this column's index")
+		for _, ix := range indexes {
+			if ix.name == trimIndexSuffix(n) {
+				return fail(ix.field, "table name "+strconv.Quote(n)+" is the name ScyllaDB gives the view behind this column's index")
+			}
 		}
 	}
 	for _, c := range ts.indexes {
@@ -288,11 +292,15 @@ func (r *registryState) publish(typ reflect.Type, value any, ts *TableSchema) er
 	}
 	next := &snapshot{
 		byType:  make(map[reflect.Type]entry, len(old.byType)+1),
+		byPtr:   make(map[unsafe.Pointer]entry, len(old.byType)+1),
 		tables:  make(map[string]reflect.Type, len(old.tables)+len(tables)),
 		indexes: make(map[string]reflect.Type, len(old.indexes)+len(indexes)),
 	}
 	for k, v := range old.byType {
 		next.byType[k] = v
+	}
+	for k, v := range old.byPtr {
+		next.byPtr[k] = v
 	}
 	for k, v := range old.tables {
 		next.tables[k] = v
@@ -301,14 +309,16 @@ func (r *registryState) publish(typ reflect.Type, value any, ts *TableSchema) er
 		next.indexes[k] = v
 	}
 	next.byType[typ] = entry{schema: ts, table: value}
-	for n := range tables {
-		next.tables[n] = typ
+	next.byPtr[ts.ptrType] = entry{schema: ts, table: value}
+	for _, t := range tables {
+		next.tables[t.name] = typ
 	}
-	for n := range indexes {
-		next.indexes[n] = typ
+	for _, ix := range indexes {
+		next.indexes[ix.name] = typ
 	}
-	next.all = append(clone(old.all), ts)
-	sort.Slice(next.all, func(i, j int) bool { return next.all[i].name < next.all[j].name })
+	next.all = make([]*TableSchema, 0, len(old.all)+1)
+	next.all = append(append(next.all, old.all...), ts)
+	slices.SortFunc(next.all, func(a, b *TableSchema) int { return strings.Compare(a.name, b.name) })
 	r.snap.Store(next)
 	return nil
 }

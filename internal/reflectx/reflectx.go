@@ -48,9 +48,18 @@ func Fields(t reflect.Type) ([]Field, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, &FlattenError{Path: t.String(), Reason: "not a struct"}
 	}
-	var all []Field
+	all := make([]Field, 0, t.NumField())
 	if err := walk(t, nil, "", 0, 0, &all, map[reflect.Type]bool{t: true}); err != nil {
 		return nil, err
+	}
+	// Without promoted fields there is nothing to resolve: the fields of
+	// one struct have distinct names.
+	promoted := false
+	for _, f := range all {
+		promoted = promoted || f.Depth > 0
+	}
+	if !promoted {
+		return all, nil
 	}
 	// Resolve name conflicts: keep the shallowest; ties are errors.
 	byName := make(map[string][]int, len(all))
@@ -92,10 +101,17 @@ func Fields(t reflect.Type) ([]Field, error) {
 }
 
 func walk(t reflect.Type, index []int, prefix string, base uintptr, depth int, out *[]Field, seen map[reflect.Type]bool) error {
-	for i := 0; i < t.NumField(); i++ {
+	// One allocation for the index paths of this struct's fields: each
+	// field's Index is index followed by its own position, capped so that
+	// the paths cannot be appended into one another.
+	n, width := t.NumField(), len(index)+1
+	paths := make([]int, n*width)
+	for i := 0; i < n; i++ {
 		sf := t.Field(i)
 		path := prefix + sf.Name
-		idx := append(append([]int(nil), index...), i)
+		idx := paths[i*width : (i+1)*width : (i+1)*width]
+		copy(idx, index)
+		idx[width-1] = i
 		if sf.Anonymous {
 			ft := sf.Type
 			if ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct {
@@ -163,6 +179,14 @@ func TypeWord(t reflect.Type) unsafe.Pointer {
 
 // PointerTypeWord returns the type word for *t.
 func PointerTypeWord(t reflect.Type) unsafe.Pointer { return TypeWord(reflect.PointerTo(t)) }
+
+// PtrTypeWord returns the type word of *T, the word PointerTypeWord returns
+// for T's reflect.Type, without reflection: the compiler knows it, so the
+// call costs a load. The registry keys its lock-free lookups by it.
+func PtrTypeWord[T any]() unsafe.Pointer {
+	typ, _ := Unpack((*T)(nil))
+	return typ
+}
 
 // Pack builds an interface holding the pointer p with the dynamic type
 // whose type word is typ (which must be a pointer type's). It neither

@@ -538,21 +538,6 @@ type draft struct {
 	features   []string
 }
 
-func (d *draft) clone() *draft {
-	c := *d
-	c.topts = append([]tableOpt(nil), d.topts...)
-	c.features = append([]string(nil), d.features...)
-	c.fields = make([]field, len(d.fields))
-	for i, f := range d.fields {
-		f.binds = append([]bind(nil), f.binds...)
-		for j := range f.binds {
-			f.binds[j].opts = append([]fieldOpt(nil), f.binds[j].opts...)
-		}
-		c.fields[i] = f
-	}
-	return &c
-}
-
 // column is a column candidate (a flattened exported field) with the
 // options of all its bindings merged.
 type column struct {
@@ -760,14 +745,6 @@ func (d *draft) broken() []kerrors.Rule {
 		}
 	}
 	return out
-}
-
-// first is the rule the builder must report, or "" for a valid draft.
-func (d *draft) first() kerrors.Rule {
-	if bs := d.broken(); len(bs) > 0 {
-		return bs[0]
-	}
-	return ""
 }
 
 func (d *draft) check(b map[kerrors.Rule]bool) {

@@ -1,0 +1,338 @@
+package bench
+
+import (
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx/reflectx"
+	"github.com/kandra-go/kandra"
+	"gorm.io/gorm/schema"
+)
+
+// Sinks keep the compiler from discarding the work measured.
+var (
+	sinkString string
+	sinkAnys   []any
+	sinkTable  *kandra.Table[Event]
+	sinkSchema *schema.Schema
+	sinkMap    *reflectx.StructMap
+	sinkStmts  []string
+	sinkUUID   uuid.UUID
+	sinkBool   bool
+)
+
+// events registers Event (again, after BenchmarkRegisterCold's resets).
+func events(b testing.TB) *kandra.Table[Event] {
+	b.Helper()
+	t, err := kandra.Register[Event]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return t
+}
+
+// columns is the column list an INSERT or SELECT of every column names, in
+// kandra's column order: what gocqlx would get from its query builder.
+func columns(t *kandra.Table[Event]) []string {
+	var names []string
+	for _, c := range t.Schema().Columns() {
+		names = append(names, c.Name())
+	}
+	return names
+}
+
+func newMapper() *reflectx.Mapper { return reflectx.NewMapperFunc("db", CamelToSnakeASCII) }
+
+var (
+	eventType  = reflect.TypeFor[Event]()
+	titleIndex = func() []int {
+		f, _ := eventType.FieldByName("Title")
+		return f.Index
+	}()
+)
+
+func BenchmarkFieldGet(b *testing.B) {
+	e := NewEvent()
+	b.Run("kandra", func(b *testing.B) {
+		title := kandra.MustFieldOf(events(b), func(e *Event) *string { return &e.Title })
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			sinkString = title.Get(e)
+		}
+	})
+	b.Run("direct", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			sinkString = e.Title
+		}
+	})
+	b.Run("reflect", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			sinkString = reflect.ValueOf(e).Elem().FieldByIndex(titleIndex).Interface().(string)
+		}
+	})
+	b.Run("reflectx", func(b *testing.B) {
+		m := newMapper()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			sinkString = m.FieldByName(reflect.ValueOf(e).Elem(), "title").Interface().(string)
+		}
+	})
+}
+
+func BenchmarkFieldSet(b *testing.B) {
+	e := NewEvent()
+	const v = "signed out"
+	b.Run("kandra", func(b *testing.B) {
+		title := kandra.MustFieldOf(events(b), func(e *Event) *string { return &e.Title })
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			title.Set(e, v)
+		}
+	})
+	b.Run("direct", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			e.Title = v
+		}
+	})
+	b.Run("reflect", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			reflect.ValueOf(e).Elem().FieldByIndex(titleIndex).Set(reflect.ValueOf(v))
+		}
+	})
+	b.Run("reflectx", func(b *testing.B) {
+		m := newMapper()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			m.FieldByName(reflect.ValueOf(e).Elem(), "title").Set(reflect.ValueOf(v))
+		}
+	})
+}
+
+// reflectxBind is how gocqlx binds a struct's fields to a query's named
+// parameters: traversals by name, then each field read and boxed.
+func reflectxBind(m *reflectx.Mapper, names []string, e *Event) []any {
+	v := reflect.ValueOf(e).Elem()
+	args := make([]any, 0, len(names))
+	for _, t := range m.TraversalsByName(v.Type(), names) {
+		args = append(args, reflectx.FieldByIndexesReadOnly(v, t).Interface())
+	}
+	return args
+}
+
+// reflectxScan is how gocqlx prepares a row scan into a struct: traversals
+// by column name, then each field's address.
+func reflectxScan(m *reflectx.Mapper, names []string, e *Event) []any {
+	v := reflect.ValueOf(e).Elem()
+	values := make([]any, len(names))
+	for i, t := range m.TraversalsByName(v.Type(), names) {
+		values[i] = reflectx.FieldByIndexes(v, t).Addr().Interface()
+	}
+	return values
+}
+
+// handwrittenBind is what a programmer writes without a library: the
+// fields in column order, boxed into a []any literal.
+func handwrittenBind(e *Event) []any {
+	return []any{e.TenantID, e.Day, e.OccurredAt, e.EventID, e.Email, e.Kind,
+		e.Title, e.Priority, e.Score, e.Done, e.Tags, e.Payload}
+}
+
+func handwrittenScan(e *Event) []any {
+	return []any{&e.TenantID, &e.Day, &e.OccurredAt, &e.EventID, &e.Email, &e.Kind,
+		&e.Title, &e.Priority, &e.Score, &e.Done, &e.Tags, &e.Payload}
+}
+
+func BenchmarkBindValues(b *testing.B) {
+	e := NewEvent()
+	b.Run("kandra", func(b *testing.B) {
+		t := events(b)
+		// A runtime reuses one buffer per statement; kandra appends into it.
+		dst := make([]any, 0, t.Schema().NumColumns())
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			dst = t.BindValues(e, dst[:0])
+		}
+		sinkAnys = dst
+	})
+	b.Run("reflectx", func(b *testing.B) {
+		m, names := newMapper(), columns(events(b))
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			sinkAnys = reflectxBind(m, names, e)
+		}
+	})
+	b.Run("handwritten", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			sinkAnys = handwrittenBind(e)
+		}
+	})
+}
+
+func BenchmarkScanTargets(b *testing.B) {
+	e := NewEvent()
+	b.Run("kandra", func(b *testing.B) {
+		t := events(b)
+		dst := make([]any, 0, t.Schema().NumColumns())
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			dst = t.ScanTargets(e, dst[:0])
+		}
+		sinkAnys = dst
+	})
+	b.Run("reflectx", func(b *testing.B) {
+		m, names := newMapper(), columns(events(b))
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			sinkAnys = reflectxScan(m, names, e)
+		}
+	})
+	b.Run("handwritten", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			sinkAnys = handwrittenScan(e)
+		}
+	})
+}
+
+// BenchmarkRegisterCold measures a type's first registration. kandra:
+// Reset empties the registry, so every Register runs Describe, validates
+// and builds the schema again. GORM: a fresh cache for every Parse.
+// reflectx: TypeMap on a fresh Mapper.
+func BenchmarkRegisterCold(b *testing.B) {
+	b.Run("kandra", func(b *testing.B) {
+		b.Cleanup(kandra.Reset)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			kandra.Reset()
+			t, err := kandra.Register[Event]()
+			if err != nil {
+				b.Fatal(err)
+			}
+			sinkTable = t
+		}
+	})
+	b.Run("gorm", func(b *testing.B) {
+		dest := &GormEvent{}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			s, err := schema.Parse(dest, &sync.Map{}, schema.NamingStrategy{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			sinkSchema = s
+		}
+	})
+	b.Run("reflectx", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			sinkMap = newMapper().TypeMap(eventType)
+		}
+	})
+}
+
+// BenchmarkSchemaLookup measures finding the registered schema of a type
+// that is already registered.
+func BenchmarkSchemaLookup(b *testing.B) {
+	b.Run("kandra", func(b *testing.B) {
+		events(b)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			t, ok := kandra.Get[Event]()
+			sinkTable, sinkBool = t, ok
+		}
+	})
+	b.Run("gorm", func(b *testing.B) {
+		dest, cache, namer := &GormEvent{}, &sync.Map{}, schema.NamingStrategy{}
+		if _, err := schema.Parse(dest, cache, namer); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			s, err := schema.Parse(dest, cache, namer)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sinkSchema = s
+		}
+	})
+	b.Run("reflectx", func(b *testing.B) {
+		m := newMapper()
+		m.TypeMap(eventType)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			sinkMap = m.TypeMap(reflect.TypeFor[Event]())
+		}
+	})
+}
+
+// BenchmarkDDL measures getting every statement of the entity: the primary
+// table, two lookup tables and one index. kandra: the statements as
+// Statements returns them (a copy of those cached with the schema);
+// kandra_keyspace: rendered afresh, qualified with a keyspace, which is
+// never cached.
+func BenchmarkDDL(b *testing.B) {
+	b.Run("kandra", func(b *testing.B) {
+		t := events(b)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			sinkStmts = t.Statements()
+		}
+	})
+	b.Run("kandra_keyspace", func(b *testing.B) {
+		t, ks := events(b), kandra.MustInKeyspace("app")
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			sinkStmts = t.Statements(ks)
+		}
+	})
+}
+
+func BenchmarkTimeOrderedUUID(b *testing.B) {
+	b.Run("kandra", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			sinkUUID = kandra.NewTimeOrderedUUID()
+		}
+	})
+	b.Run("googleuuid", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			id, err := uuid.NewV7()
+			if err != nil {
+				b.Fatal(err)
+			}
+			sinkUUID = id
+		}
+	})
+}

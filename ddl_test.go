@@ -1,6 +1,7 @@
 package kandra_test
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -196,4 +197,27 @@ func TestCreateKeyspace(t *testing.T) {
 		_, err := kandra.CreateKeyspace(tc.name, tc.r)
 		assert.Error(t, err, "%s %+v", tc.name, tc.r)
 	}
+}
+
+// TestStatementsConcurrentFirstUse: the statements are rendered once, on
+// first use, possibly from many goroutines at once (run under -race).
+func TestStatementsConcurrentFirstUse(t *testing.T) {
+	kandra.Reset()
+	t.Cleanup(kandra.Reset)
+	ledger := kandra.MustRegister[Ledger]()
+	const n = 16
+	got := make([][]string, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			got[i] = ledger.Statements()
+		}(i)
+	}
+	wg.Wait()
+	for i := 1; i < n; i++ {
+		require.Equal(t, got[0], got[i])
+	}
+	require.Len(t, got[0], 3)
 }

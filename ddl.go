@@ -34,13 +34,6 @@ func MustInKeyspace(keyspace string) DDLOption {
 }
 
 func ddlSpecOf(opts []DDLOption) ddlSpec {
-	if len(opts) == 0 {
-		return ddlSpec{} // the common case, without the allocation below
-	}
-	return applyDDLOptions(opts)
-}
-
-func applyDDLOptions(opts []DDLOption) ddlSpec {
 	var s ddlSpec
 	for _, o := range opts {
 		if o != nil {
@@ -232,7 +225,7 @@ func Statements(t *TableSchema, opts ...DDLOption) []string {
 		t.ddlRendered.Do(func() { t.statements = statements(t, ddlSpec{}) })
 		return clone(t.statements)
 	}
-	return statements(t, applyDDLOptions(opts))
+	return statements(t, ddlSpecOf(opts))
 }
 
 func statements(t *TableSchema, s ddlSpec) []string {

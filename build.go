@@ -44,7 +44,7 @@ func buildSchema[T any](describe func(*T, *Schema[T])) (*TableSchema, []Validato
 			Detail: "an entity must be a struct type, not " + typ.Kind().String()}
 	}
 	probe := new(T)
-	s := &Schema[T]{probe: probe, binds: make([]bindRecord, 0, min(typ.NumField(), 8))}
+	s := &Schema[T]{binds: make([]bindRecord, 0, min(typ.NumField(), 8))}
 	var canaries []reflect.Value
 	if _, valueReceiver := typ.MethodByName("Describe"); valueReceiver {
 		// Describe will run on a copy; mark the fields so the bindings

@@ -62,7 +62,7 @@ func buildDynamic(sp dynamic.Spec) (*TableSchema, error) {
 			d.roleErrs = append(d.roleErrs, &kerrors.SchemaError{Entity: typ.String(), Field: typ.Field(bnd.Field).Name, Rule: rule,
 				Detail: "the role does not accept a field of type " + f.Type().String()})
 		}
-		d.binds = append(d.binds, bindRecord{ptr: f.Addr().UnsafePointer(), typ: f.Type(), opts: opts, role: role, order: len(d.binds)})
+		d.binds = append(d.binds, bindRecord{ptr: f.Addr().UnsafePointer(), typ: f.Type(), opts: opts, role: role})
 	}
 	return build(typ, probe.UnsafePointer(), d)
 }

@@ -10,7 +10,6 @@ import (
 // Version, ...). It is only valid during Describe; Register validates what
 // it collected and builds the immutable TableSchema.
 type Schema[T any] struct {
-	probe      *T
 	tableCalls int
 	tableName  string
 	tableOpts  tableSpec
@@ -19,15 +18,14 @@ type Schema[T any] struct {
 }
 
 type bindRecord struct {
-	ptr   unsafe.Pointer
-	typ   reflect.Type
-	opts  []FieldOption
-	role  func(*fieldSpec)
-	order int
+	ptr  unsafe.Pointer
+	typ  reflect.Type
+	opts []FieldOption
+	role func(*fieldSpec)
 }
 
 func (s *Schema[T]) bind(ptr unsafe.Pointer, typ reflect.Type, opts []FieldOption, role func(*fieldSpec)) {
-	s.binds = append(s.binds, bindRecord{ptr: ptr, typ: typ, opts: opts, role: role, order: len(s.binds)})
+	s.binds = append(s.binds, bindRecord{ptr: ptr, typ: typ, opts: opts, role: role})
 }
 
 // Table names the entity's table and sets table options. It is required:

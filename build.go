@@ -313,6 +313,9 @@ func (b *builder) checkConflicts(tableCalls int) error {
 			return b.fail(path, RuleConflict, "Lookup is given twice with different suffix or consistency; a field has at most one lookup table")
 		} else {
 			s.lookups = l // the same Lookup bound twice is one lookup table
+			for j := range s.lookups {
+				s.lookups[j].name = b.table + "_" + s.lookups[j].suffix // composed once
+			}
 		}
 		if s.generated && s.hasAsType && !s.asType.is(CQLUUID) {
 			return b.fail(path, RuleConflict, "a GeneratedUUID column holds UUIDv7 or UUIDv4 ids, so its type is UUID; AsType("+s.asType.String()+") cannot hold them (a TIMEUUID column accepts only version-1 ids)")
@@ -428,7 +431,7 @@ func (b *builder) checkPartitionKeys() error {
 	return dup
 }
 
-func (b *builder) lookupName(s lookupSpec) string { return b.table + "_" + s.suffix }
+func (b *builder) lookupName(s lookupSpec) string { return s.name }
 
 func (b *builder) checkLookupNames() error {
 	seen := map[string]string{}

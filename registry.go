@@ -148,7 +148,10 @@ func Get[T any]() (*Table[T], bool) {
 // SchemaOf returns the registered schema of the entity type t (the struct
 // type, not a pointer to it).
 func SchemaOf(t reflect.Type) (*TableSchema, bool) {
-	if e, ok := registry.load().byType[t]; ok {
+	if t == nil {
+		return nil, false
+	}
+	if e, ok := registry.load().byPtr[reflectx.PointerTypeWord(t)]; ok {
 		return e.schema, true
 	}
 	return nil, false
@@ -176,8 +179,7 @@ type entry struct {
 // snapshot is an immutable view of the registry, replaced whole on every
 // registration so that reads need no lock.
 type snapshot struct {
-	byType  map[reflect.Type]entry
-	byPtr   map[unsafe.Pointer]entry // byType keyed by the type word of *T: a cheaper key for Get
+	byPtr   map[unsafe.Pointer]entry // keyed by the type word of *T: cheaper to hash than a reflect.Type
 	all     []*TableSchema
 	tables  map[string]reflect.Type // primary and lookup table names
 	indexes map[string]reflect.Type
@@ -206,8 +208,9 @@ func (r *registryState) load() *snapshot { return r.snap.Load() }
 // register builds typ's table once: concurrent callers for the same type
 // wait for the first one's result; different types build in parallel.
 func (r *registryState) register(typ reflect.Type, build func() (any, *TableSchema, error)) (any, error) {
+	key := reflectx.PointerTypeWord(typ)
 	r.mu.Lock()
-	if e, ok := r.load().byType[typ]; ok {
+	if e, ok := r.load().byPtr[key]; ok {
 		r.mu.Unlock()
 		return e.table, nil
 	}
@@ -291,13 +294,9 @@ func (r *registryState) publish(typ reflect.Type, value any, ts *TableSchema) er
 		}
 	}
 	next := &snapshot{
-		byType:  make(map[reflect.Type]entry, len(old.byType)+1),
-		byPtr:   make(map[unsafe.Pointer]entry, len(old.byType)+1),
+		byPtr:   make(map[unsafe.Pointer]entry, len(old.byPtr)+1),
 		tables:  make(map[string]reflect.Type, len(old.tables)+len(tables)),
 		indexes: make(map[string]reflect.Type, len(old.indexes)+len(indexes)),
-	}
-	for k, v := range old.byType {
-		next.byType[k] = v
 	}
 	for k, v := range old.byPtr {
 		next.byPtr[k] = v
@@ -308,7 +307,6 @@ func (r *registryState) publish(typ reflect.Type, value any, ts *TableSchema) er
 	for k, v := range old.indexes {
 		next.indexes[k] = v
 	}
-	next.byType[typ] = entry{schema: ts, table: value}
 	next.byPtr[ts.ptrType] = entry{schema: ts, table: value}
 	for _, t := range tables {
 		next.tables[t.name] = typ

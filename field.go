@@ -2,7 +2,6 @@ package kandra
 
 import (
 	"reflect"
-	"strconv"
 	"time"
 	"unsafe"
 
@@ -61,7 +60,8 @@ func FieldOf[T, V any](t *Table[T], field func(*T) *V) (Field[T, V], error) {
 			return Field[T, V]{col: c, off: off}, nil
 		}
 	}
-	return Field[T, V]{}, t.schema.fieldErr("", RuleBinding, "the selected "+vt.String()+" field at offset "+uitoa(off)+" is not a column (excluded with Transient, unexported, or inside a non-embedded struct)")
+	what := describeOffset(t.schema.entity, off)
+	return Field[T, V]{}, t.schema.fieldErr(what, RuleBinding, "the selected "+vt.String()+" field "+what+" is not a column (excluded with Transient, unexported, or inside a non-embedded struct)")
 }
 
 // MustFieldOf is FieldOf that panics on error, for package-level handles
@@ -209,8 +209,6 @@ func generatedRole(strategy UUIDStrategy) func(*fieldSpec) {
 		f.generated, f.uuidKind = true, strategy
 	}
 }
-
-func uitoa(u uintptr) string { return strconv.FormatUint(uint64(u), 10) }
 
 func (t *TableSchema) fieldErr(field string, rule kerrors.Rule, detail string) error {
 	return &kerrors.SchemaError{Entity: t.entity.String(), Field: field, Rule: rule, Detail: detail}

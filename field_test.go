@@ -183,3 +183,13 @@ func TestValidatorsRunThroughTheTable(t *testing.T) {
 	assert.Len(t, ve.Errors, 2)
 	assert.ErrorIs(t, err, kerrors.ErrValidation)
 }
+
+func TestFieldOfNamesTheField(t *testing.T) {
+	accounts := registerAccounts(t)
+	_, err := kandra.FieldOf(accounts, func(a *Account) *string { return &a.Scratch })
+	var se *kerrors.SchemaError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "Scratch", se.Field)
+	assert.Equal(t, kandra.RuleBinding, se.Rule)
+	assert.Contains(t, err.Error(), "Scratch")
+}

@@ -130,7 +130,9 @@ func ClusteringKey(index int, order ClusteringOrder) FieldOption {
 // "{table}_{suffix}" whose primary key is this column. The lookup table
 // holds one row per value: two entities with the same value share a row.
 func Lookup(suffix string, consistency LookupConsistency) FieldOption {
-	return fieldOptionFunc(func(s *fieldSpec) { s.lookups = append(s.lookups, lookupSpec{suffix: suffix, consistency: consistency}) })
+	return fieldOptionFunc(func(s *fieldSpec) {
+		s.lookups = append(s.lookups, lookupSpec{suffix: suffix, consistency: consistency})
+	})
 }
 
 // Column overrides the column name derived from the Go name. A blank name

@@ -72,13 +72,7 @@ func createTable(t *TableSchema, s ddlSpec) string {
 	b.WriteString("CREATE TABLE IF NOT EXISTS ")
 	s.qualify(&b, t.cqlName)
 	b.WriteString(" (\n")
-	for _, c := range t.columns {
-		b.WriteString("    ")
-		b.WriteString(c.cqlName)
-		b.WriteByte(' ')
-		c.writeCQLType(&b)
-		b.WriteString(",\n")
-	}
+	writeColumnDefs(&b, t.columns)
 	b.WriteString("    PRIMARY KEY (")
 	if len(t.partition) > 1 {
 		b.WriteByte('(')
@@ -124,6 +118,17 @@ func createTable(t *TableSchema, s ddlSpec) string {
 	return b.String()
 }
 
+// writeColumnDefs writes one "    name TYPE," line per column.
+func writeColumnDefs(b *strings.Builder, cols []*ColumnSchema) {
+	for _, c := range cols {
+		b.WriteString("    ")
+		b.WriteString(c.cqlName)
+		b.WriteByte(' ')
+		c.writeCQLType(b)
+		b.WriteString(",\n")
+	}
+}
+
 func writeNames(b *strings.Builder, cols []*ColumnSchema) {
 	for i, c := range cols {
 		if i > 0 {
@@ -158,15 +163,8 @@ func createLookupTable(l *LookupTableSchema, s ddlSpec) string {
 	b.WriteByte(' ')
 	l.index.typ.write(&b, true) // the key: frozen, as CQLType.Frozen renders it
 	b.WriteString(",\n")
-	for _, cs := range [][]*ColumnSchema{l.partition, l.clustering} {
-		for _, c := range cs {
-			b.WriteString("    ")
-			b.WriteString(c.cqlName)
-			b.WriteByte(' ')
-			c.writeCQLType(&b)
-			b.WriteString(",\n")
-		}
-	}
+	writeColumnDefs(&b, l.partition)
+	writeColumnDefs(&b, l.clustering)
 	b.WriteString("    PRIMARY KEY (")
 	b.WriteString(l.index.cqlName)
 	b.WriteString(")\n);")

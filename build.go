@@ -7,56 +7,50 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 
-	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/internal/reflectx"
 )
 
-// builder turns what Describe collected into a TableSchema, checking the
-// rules in the documented order (rules.go). It is used once per type.
+// builder turns what Describe collected into a TableSchema. It runs the
+// entity rows of ruleTable in order, each check reporting its own rule,
+// then assembles the schema. It is used once per type.
 type builder struct {
-	entity  reflect.Type
-	name    string // entity type name for errors
-	fields  []reflectx.Field
-	specs   []*fieldSpec // per field, nil when never bound
-	slab    []fieldSpec  // backing store of bound fields' specs, never grown
-	unbound fieldSpec    // the spec of every field never bound; never written
-	table   string
-	opts    tableSpec
-	marker  int // field index of the soft-delete marker, -1 if none
-	// markerErr is a soft-delete marker that resolved to no column; it is
-	// reported in Kotlin rule 10's place, not with the bindings.
-	markerErr error
-	cols      []*ColumnSchema
-	byField   []*ColumnSchema // per field index, nil for excluded fields
+	entity reflect.Type
+	name   string // entity type name for errors
+	d      describeResult
+	fields []reflectx.Field
+	specs  []*fieldSpec // per field; nil until bound, then the unbound spec
+	table  string
+	opts   tableSpec
+	marker int // field index of the soft-delete marker, -1 if none
+	// cols and byField exist from the first check that reads columns on
+	// (see columns): the rules before it decide what a column is.
+	cols    []*ColumnSchema
+	byField []*ColumnSchema // per field index, nil for excluded fields
 }
 
-func (b *builder) fail(field string, rule kerrors.Rule, detail string) error {
-	return &kerrors.SchemaError{Entity: b.name, Field: field, Rule: rule, Detail: detail}
+// describeResult is what a Describe call collected, independent of T.
+type describeResult struct {
+	probe      any // *T, the value Describe ran on
+	tableCalls int
+	table      string
+	opts       tableSpec
+	binds      []bindRecord
+}
+
+func (b *builder) fail(field string, rule Rule, detail string) error {
+	return &SchemaError{Entity: b.name, Field: field, Rule: rule, Detail: detail}
 }
 
 // buildSchema runs describe on a fresh probe value and validates the result.
 func buildSchema[T any](describe func(*T, *Schema[T])) (*TableSchema, []Validator[T], error) {
-	typ := reflect.TypeFor[T]()
-	if typ.Kind() != reflect.Struct {
-		return nil, nil, &kerrors.SchemaError{Entity: typ.String(), Rule: RuleNotStruct,
-			Detail: "an entity must be a struct type, not " + typ.Kind().String()}
-	}
 	probe := new(T)
-	s := &Schema[T]{binds: make([]bindRecord, 0, min(typ.NumField(), 8))}
-	var canaries []reflect.Value
-	if _, valueReceiver := typ.MethodByName("Describe"); valueReceiver {
-		// Describe will run on a copy; mark the fields so the bindings
-		// can be traced back to them (see resolveBindings).
-		if fields, err := reflectx.Fields(typ); err == nil {
-			canaries = reflectx.SetCanaries(unsafe.Pointer(probe), fields)
-		}
+	s := &Schema[T]{}
+	if reflect.TypeFor[T]().Kind() == reflect.Struct {
+		describe(probe, s)
 	}
-	describe(probe, s)
-	ts, err := build(typ, unsafe.Pointer(probe), describeResult{
-		tableCalls: s.tableCalls, table: s.tableName, opts: s.tableOpts, binds: s.binds,
-		canaries: canaries,
+	ts, err := build(reflect.TypeFor[T](), describeResult{
+		probe: probe, tableCalls: s.tableCalls, table: s.tableName, opts: s.tableOpts, binds: s.binds,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -64,202 +58,101 @@ func buildSchema[T any](describe func(*T, *Schema[T])) (*TableSchema, []Validato
 	return ts, s.validators, nil
 }
 
-// describeResult is what a Describe call collected, independent of T.
-type describeResult struct {
-	tableCalls int
-	table      string
-	opts       tableSpec
-	binds      []bindRecord
-	// canaries is non-nil when Describe has a value receiver: the values
-	// the probe's fields held when Describe copied it (reflectx.SetCanaries).
-	canaries []reflect.Value
-	// roleErrs are roles bound to fields of the wrong Go type, which only
-	// run-time struct types (internal/dynamic) can do; each is reported in
-	// its rule's place.
-	roleErrs []*kerrors.SchemaError
-}
-
-// build validates what Describe collected for struct type typ, whose probe
-// value Describe ran on, and builds the TableSchema. Register and the
-// property tests' reflect.StructOf types both come through here.
-func build(typ reflect.Type, probe unsafe.Pointer, d describeResult) (*TableSchema, error) {
-	b := &builder{entity: typ, name: typ.String(), marker: -1}
-	if typ.Kind() != reflect.Struct {
-		return nil, b.fail("", RuleNotStruct, "an entity must be a struct type, not "+typ.Kind().String())
-	}
-	fields, err := reflectx.Fields(typ)
-	if err != nil {
-		fe, _ := err.(*reflectx.FlattenError)
-		path, why := "", err.Error()
-		if fe != nil {
-			path, why = fe.Path, fe.Reason
+// build validates what Describe collected for struct type typ and builds
+// the TableSchema. Register and the run-time struct types of the tests
+// (internal/dynamic) both come through here.
+func build(typ reflect.Type, d describeResult) (*TableSchema, error) {
+	b := &builder{entity: typ, name: typ.String(), d: d, table: d.table, opts: d.opts, marker: -1}
+	for _, r := range ruleTable {
+		if r.entity == nil {
+			continue
 		}
-		return nil, b.fail(path, RuleNotStruct, why)
-	}
-	b.fields = fields
-	b.specs = make([]*fieldSpec, len(fields))
-
-	// Kotlin rule 1.
-	if d.tableCalls == 0 {
-		return nil, b.fail("", RuleTableMissing, "Describe must name the table with s.Table(name)")
-	}
-	if strings.TrimSpace(d.table) == "" {
-		return nil, b.fail("", RuleTableMissing, "the table name given to s.Table is blank")
-	}
-	b.table, b.opts = d.table, d.opts
-
-	if err := b.resolveBindings(probe, typ.Size(), d.binds, d.canaries); err != nil {
-		return nil, err
-	}
-	if err := b.checkConflicts(d.tableCalls); err != nil {
-		return nil, err
-	}
-	roleErr := func(rule kerrors.Rule) func() error {
-		return func() error {
-			for _, e := range d.roleErrs {
-				if e.Rule == rule {
-					return e
-				}
-			}
-			return nil
-		}
-	}
-	b.buildColumns()
-	for _, check := range []func() error{
-		roleErr(RuleTimestampType),   // Kotlin 2 (compile time for Register)
-		b.checkPartitionKeys,         // Kotlin 3, 4
-		b.checkLookupNames,           // Kotlin 5
-		b.checkCounterMix,            // Kotlin 6
-		b.checkSingletons,            // Kotlin 7, 8
-		roleErr(RuleVersionType),     // Kotlin 9 (compile time for Register)
-		b.checkSoftDeleteMarker,      // Kotlin 10
-		b.checkKeyConflict,           // both partition and clustering key
-		b.checkNames,                 // table, lookup, index and column names
-		b.checkDuplicateColumns,      // after snake-casing and overrides
-		b.checkClusteringIndexes,     // duplicate clustering index
-		roleErr(RuleUnsupportedType), // Counter or GeneratedUUID on a wrong type
-		b.checkTypes,                 // Go type to CQL type
-		b.checkKeyTypes,              // counters and durations in keys
-		b.checkCounterTable,          // what a counter table cannot have
-		b.checkLookupColumns,         // lookups on key columns
-		b.checkIndexes,               // secondary index targets
-		b.checkRanges,                // TTL, gc grace, cache, consistency
-	} {
-		if err := check(); err != nil {
+		if err := r.entity(b); err != nil {
 			return nil, err
 		}
 	}
 	return b.assemble(), nil
 }
 
-// resolveBindings maps every bound pointer to a field. With a pointer
-// receiver Describe runs on the probe, and every pointer must lie inside it.
-// With a value receiver (canaries != nil) Describe runs on a copy whose
-// address is unknown: a pointer is attributed to a field of its type whose
-// canary it points at, and the copy's base is the one address all bindings
-// agree on. A binding kandra cannot verify that way (a bool, say) only
-// counts once another binding has fixed the base.
-func (b *builder) resolveBindings(probe unsafe.Pointer, size uintptr, binds []bindRecord, canaries []reflect.Value) error {
-	type ptrRef struct {
-		ptr unsafe.Pointer // kept as a pointer: checkptr forbids rebuilding one from p
-		p   uintptr
-		typ reflect.Type
-		rec int // index in binds, -1 for the soft-delete marker
+func (b *builder) checkStruct() error {
+	if b.entity.Kind() != reflect.Struct {
+		return b.fail("", RuleNotStruct, "an entity must be a struct type, not "+b.entity.Kind().String())
 	}
-	refs := make([]ptrRef, 0, len(binds)+1)
-	b.slab = make([]fieldSpec, 0, len(binds)) // at most one spec per binding
-	for i, r := range binds {
-		refs = append(refs, ptrRef{r.ptr, uintptr(r.ptr), r.typ, i})
-	}
-	if sd := b.opts.softDelete; sd != nil && sd.marker != nil {
-		refs = append(refs, ptrRef{sd.marker, uintptr(sd.marker), reflect.TypeFor[bool](), -1})
-	}
-	if len(refs) == 0 {
-		return nil
-	}
-	base := uintptr(probe)
-	if canaries != nil {
-		var common map[uintptr]bool
-		anchored := false
-		for _, r := range refs {
-			if r.p == 0 {
-				continue
-			}
-			cands := map[uintptr]bool{}
-			verified := true
-			for i, f := range b.fields {
-				if f.Type != r.typ || r.p < f.Offset {
-					continue
-				}
-				if canaries[i].IsValid() {
-					if !reflectx.HoldsCanary(r.ptr, r.typ, canaries[i]) {
-						continue
-					}
-				} else {
-					verified = false
-				}
-				if c := r.p - f.Offset; common == nil || common[c] {
-					cands[c] = true
-				}
-			}
-			anchored = anchored || verified && len(cands) > 0
-			common = cands
+	fields, err := reflectx.Fields(b.entity)
+	if err != nil {
+		path, why := "", err.Error()
+		if fe, ok := err.(*reflectx.FlattenError); ok {
+			path, why = fe.Path, fe.Reason
 		}
-		switch {
-		case len(common) == 1 && anchored:
-			for c := range common {
-				base = c
-			}
-		case len(common) > 1 || len(common) == 1 && !anchored:
-			return b.fail("", RuleBinding, "Describe has a value receiver and its bindings cannot be traced to single fields; declare Describe on *"+b.entity.Name())
-		default:
-			// No base fits: report the bindings against the probe, where
-			// none of them lies, so the first is named.
+		return b.fail(path, RuleNotStruct, why)
+	}
+	b.fields = fields
+	b.specs = make([]*fieldSpec, len(fields))
+	return nil
+}
+
+func (b *builder) checkDescribe() error {
+	// A value receiver runs on a copy of the probe whose address kandra
+	// cannot know, so its bindings could only be guessed at; refuse, as
+	// ozzo-validation refuses non-pointers.
+	if _, ok := b.entity.MethodByName("Describe"); ok {
+		return b.fail("", RuleDescribe, "Describe has a value receiver, so its bindings point into a copy; declare it on the pointer: func (e *"+b.entity.Name()+") Describe(s *kandra.Schema["+b.entity.Name()+"])")
+	}
+	return nil
+}
+
+func (b *builder) checkTable() error {
+	if b.d.tableCalls == 0 {
+		return b.fail("", RuleTableMissing, "Describe must name the table with s.Table(name)")
+	}
+	if strings.TrimSpace(b.table) == "" {
+		return b.fail("", RuleTableMissing, "the table name given to s.Table is blank")
+	}
+	return nil
+}
+
+// fieldAt returns the index of the field that ptr (a pointer of type typ)
+// addresses in the probe, or -1, and the offset it lies at (ok false when
+// it lies outside the probe).
+func (b *builder) fieldAt(ptr any, typ reflect.Type) (idx int, off uintptr, ok bool) {
+	off, ok = reflectx.OffsetIn(b.d.probe, ptr, b.entity.Size())
+	if !ok {
+		return -1, 0, false
+	}
+	for i, f := range b.fields {
+		// Match the type too: an embedded struct and its first field share
+		// an offset, and so do zero-size fields.
+		if f.Offset == off && f.Type == typ {
+			return i, off, true
 		}
 	}
-	for _, r := range refs {
-		idx := -1
-		if r.p != 0 && r.p >= base && r.p < base+size {
-			off := r.p - base
-			for i, f := range b.fields {
-				if f.Offset == off && f.Type == r.typ {
-					idx = i
-					break
-				}
-			}
-			if idx < 0 {
-				what := describeOffset(b.entity, off)
-				if r.rec < 0 {
-					b.markerErr = b.fail(what, RuleSoftDeleteMarker, "the soft-delete marker must be an exported bool field that is a column; "+what+" is not one (unexported, or inside a non-embedded struct)")
-					continue
-				}
-				return b.fail(what, RuleBinding, "the binding points to "+what+", which cannot be a column: it is unexported or inside a non-embedded struct")
-			}
-		}
-		if idx < 0 {
-			if r.rec < 0 {
-				b.markerErr = b.fail("", RuleSoftDeleteMarker, "the soft-delete marker is not the address of a bool field of the entity Describe was called on")
-				continue
-			}
+	return -1, off, true
+}
+
+// checkBindings maps every bound pointer to its field and applies the
+// binding's options to the field's spec.
+func (b *builder) checkBindings() error {
+	for _, r := range b.d.binds {
+		idx, off, inside := b.fieldAt(r.ptr, r.typ)
+		if !inside {
 			return b.fail("", RuleBinding, "a *"+r.typ.String()+" binding is not the address of a field of the entity Describe was called on (use &e.Field on Describe's receiver)")
 		}
-		if r.rec < 0 {
-			b.marker = idx
-			continue
+		if idx < 0 {
+			what := describeOffset(b.entity, off)
+			return b.fail(what, RuleBinding, "the binding points to "+what+", which cannot be a column: it is unexported or inside a non-embedded struct")
 		}
 		spec := b.specs[idx]
 		if spec == nil {
-			b.slab = append(b.slab, fieldSpec{}) // within capacity: spec pointers stay valid
-			spec = &b.slab[len(b.slab)-1]
+			spec = new(fieldSpec)
 			b.specs[idx] = spec
 		}
-		for _, o := range binds[r.rec].opts {
+		for _, o := range r.opts {
 			if o != nil {
 				o.applyField(spec)
 			}
 		}
-		if role := binds[r.rec].role; role != nil {
-			role(spec)
+		if r.role != nil {
+			r.role.applyField(spec)
 		}
 	}
 	return nil
@@ -281,9 +174,9 @@ func describeOffset(t reflect.Type, off uintptr) string {
 	return "offset " + strconv.Itoa(int(off))
 }
 
-func (b *builder) checkConflicts(tableCalls int) error {
-	if tableCalls > 1 {
-		return b.fail("", RuleConflict, "s.Table is called "+strconv.Itoa(tableCalls)+" times; call it once with every table option")
+func (b *builder) checkConflicts() error {
+	if b.d.tableCalls > 1 {
+		return b.fail("", RuleConflict, "s.Table is called "+strconv.Itoa(b.d.tableCalls)+" times; call it once with every table option")
 	}
 	if len(b.opts.conflicts) > 0 {
 		return b.fail("", RuleConflict, b.opts.conflicts[0])
@@ -292,52 +185,68 @@ func (b *builder) checkConflicts(tableCalls int) error {
 		if s == nil {
 			continue
 		}
-		path := b.fields[i].Path
-		if len(s.conflicts) > 0 {
-			return b.fail(path, RuleConflict, s.conflicts[0])
+		if detail := s.conflict(); detail != "" {
+			return b.fail(b.fields[i].Path, RuleConflict, detail)
 		}
-		if s.transient && (len(s.partition) > 0 || len(s.clustering) > 0 || len(s.lookups) > 0 || s.counter ||
-			s.createdAt || s.updatedAt || s.version > 0 || s.index || s.generated || s.hasAsType || len(nonBlank(s.names)) > 0 || b.marker == i) {
-			return b.fail(path, RuleConflict, "a Transient field is not a column and cannot take other column options")
-		}
-		if p := distinct(s.partition); len(p) > 1 {
-			return b.fail(path, RuleConflict, "PartitionKey is given twice, with indexes "+strconv.Itoa(p[0])+" and "+strconv.Itoa(p[1]))
-		}
-		if c := distinct(s.clustering); len(c) > 1 {
-			return b.fail(path, RuleConflict, "ClusteringKey is given twice with different index or order")
-		}
-		if n := distinct(nonBlank(s.names)); len(n) > 1 {
-			return b.fail(path, RuleConflict, "Column gives two names, "+strconv.Quote(n[0])+" and "+strconv.Quote(n[1]))
-		}
-		if l := distinct(s.lookups); len(l) > 1 {
-			return b.fail(path, RuleConflict, "Lookup is given twice with different suffix or consistency; a field has at most one lookup table")
-		} else {
-			s.lookups = l // the same Lookup bound twice is one lookup table
-			for j := range s.lookups {
-				s.lookups[j].name = b.table + "_" + s.lookups[j].suffix // composed once
-			}
-		}
-		if s.generated && s.hasAsType && !s.asType.is(CQLUUID) {
-			return b.fail(path, RuleConflict, "a GeneratedUUID column holds UUIDv7 or UUIDv4 ids, so its type is UUID; AsType("+s.asType.String()+") cannot hold them (a TIMEUUID column accepts only version-1 ids)")
-		}
-		if s.counter && s.hasAsType {
-			return b.fail(path, RuleConflict, "a Counter column's type is COUNTER; AsType cannot change it")
+		s.lookups = distinct(s.lookups) // the same Lookup bound twice is one lookup table
+		for j := range s.lookups {
+			s.lookups[j].name = b.table + "_" + s.lookups[j].suffix
 		}
 	}
 	return nil
 }
 
-func distinct[E comparable](xs []E) []E {
-	if len(xs) < 2 {
-		return xs // nothing to remove; callers only read the result
+// conflict says which of the field's options contradict each other, or ""
+// when they agree. Every pair of options is either meaningful together or
+// refused here (or by a later rule that says why a server refuses it);
+// TestOptionPairs goes through every pair.
+func (s *fieldSpec) conflict() string {
+	if len(s.conflicts) > 0 {
+		return s.conflicts[0]
 	}
+	if s.transient {
+		for _, o := range s.given {
+			if o != "Transient" {
+				return "Transient excludes the field from the table; it cannot also take " + o
+			}
+		}
+	}
+	if p := distinct(s.partition); len(p) > 1 {
+		return "PartitionKey is given twice, with indexes " + strconv.Itoa(p[0]) + " and " + strconv.Itoa(p[1])
+	}
+	if c := distinct(s.clustering); len(c) > 1 {
+		return "ClusteringKey is given twice with different index or order"
+	}
+	if n := distinct(nonBlank(s.names)); len(n) > 1 {
+		return "Column gives two names, " + strconv.Quote(n[0]) + " and " + strconv.Quote(n[1])
+	}
+	if l := distinct(s.lookups); len(l) > 1 {
+		return "Lookup is given twice with different suffix or consistency; a field has at most one lookup table"
+	}
+	key := len(s.partition) > 0 || len(s.clustering) > 0
+	switch {
+	case s.createdAt && s.updatedAt:
+		return "CreatedAt and UpdatedAt contradict each other: one is stamped once, the other on every write; bind two fields"
+	case s.version && (s.createdAt || s.updatedAt):
+		return "a Version column holds the optimistic-lock value the runtime sets; it cannot also be a CreatedAt or UpdatedAt timestamp"
+	case s.version && s.counter:
+		return "a Version column is written with a condition and a Counter column only by increments; a field cannot be both"
+	case key && s.updatedAt:
+		return "UpdatedAt is stamped on every update, but a primary-key column can never be updated; stamp a regular column"
+	case key && s.version:
+		return "a Version column changes on every update, but a primary-key column can never be updated; use a regular column"
+	case s.generated && s.hasAsType && !s.asType.Equal(CQLUUID):
+		return "a GeneratedUUID column holds UUIDv7 or UUIDv4 ids, so its type is UUID; AsType(" + s.asType.String() + ") cannot hold them (a TIMEUUID column accepts only version-1 ids)"
+	case s.counter && s.hasAsType:
+		return "a Counter column's type is COUNTER; AsType cannot change it"
+	}
+	return ""
+}
+
+func distinct[E comparable](xs []E) []E {
 	var out []E
 	for _, x := range xs {
-		dup := false
-		for _, y := range out {
-			dup = dup || x == y
-		}
-		if !dup {
+		if !slices.Contains(out, x) {
 			out = append(out, x)
 		}
 	}
@@ -345,9 +254,6 @@ func distinct[E comparable](xs []E) []E {
 }
 
 func nonBlank(names []string) []string {
-	if len(names) == 0 {
-		return nil
-	}
 	var out []string
 	for _, n := range names {
 		if strings.TrimSpace(n) != "" {
@@ -357,34 +263,30 @@ func nonBlank(names []string) []string {
 	return out
 }
 
-// buildColumns creates a column for every field that is not Transient, in
-// struct order. Types are resolved later (checkTypes) so that the Kotlin
-// rules keep their place in the order.
-func (b *builder) buildColumns() {
+// columns returns the columns in struct order, creating them on first use:
+// one for every field that is not Transient. Types are resolved later
+// (checkTypes), so that the seed's rules keep their place in the order.
+func (b *builder) columns() []*ColumnSchema {
+	if b.byField != nil {
+		return b.cols
+	}
 	b.byField = make([]*ColumnSchema, len(b.fields))
-	b.cols = make([]*ColumnSchema, 0, len(b.fields))
-	cols := make([]ColumnSchema, len(b.fields)) // one allocation for all columns
 	for i, f := range b.fields {
 		s := b.specs[i]
 		if s == nil {
-			s = &b.unbound
+			s = new(fieldSpec)
 			b.specs[i] = s
 		}
 		if s.transient {
 			continue
 		}
-		var name string
+		name := SnakeCase(f.Name)
 		if n := nonBlank(s.names); len(n) > 0 {
 			name = n[0]
-		} else {
-			name = SnakeCase(f.Name)
 		}
-		c := &cols[i]
-		*c = ColumnSchema{
+		c := &ColumnSchema{
 			goName: f.Path, name: name, cqlName: QuoteIdent(name), goType: f.Type, offset: f.Offset,
-			ptrType: reflectx.PointerTypeWord(f.Type), counter: s.counter, createdAt: s.createdAt,
-			updatedAt: s.updatedAt, version: s.version > 0, index: s.index, sensitive: s.sensitive,
-			generated: s.generated, uuidKind: s.uuidKind, softDeleted: b.marker == i,
+			ptrType: reflectx.PointerWordOf(f.Type), columnFlags: s.columnFlags,
 		}
 		if len(s.partition) > 0 {
 			c.role, c.keyIndex = PartitionKeyColumn, s.partition[0]
@@ -394,11 +296,13 @@ func (b *builder) buildColumns() {
 		b.cols = append(b.cols, c)
 		b.byField[i] = c
 	}
+	return b.cols
 }
 
 // each calls fn for every column with its spec, in struct order, and stops
 // at the first error.
 func (b *builder) each(fn func(c *ColumnSchema, s *fieldSpec) error) error {
+	b.columns()
 	for i, c := range b.byField {
 		if c == nil {
 			continue
@@ -410,38 +314,37 @@ func (b *builder) each(fn func(c *ColumnSchema, s *fieldSpec) error) error {
 	return nil
 }
 
-func (b *builder) checkPartitionKeys() error {
-	seen := map[int]*ColumnSchema{}
-	found := false
-	var dup error
-	_ = b.each(func(c *ColumnSchema, s *fieldSpec) error {
-		if len(s.partition) == 0 {
+func (b *builder) checkHasPartitionKey() error {
+	for _, c := range b.columns() {
+		if c.role == PartitionKeyColumn {
 			return nil
 		}
-		found = true
-		if prev, ok := seen[s.partition[0]]; ok && dup == nil {
-			dup = b.fail(c.goName, RuleDuplicatePartitionIndex, "PartitionKey("+strconv.Itoa(s.partition[0])+") is also given to "+prev.goName+"; give each partition-key component its own index")
-		}
-		seen[s.partition[0]] = c
-		return nil
-	})
-	if !found {
-		return b.fail("", RuleNoPartitionKey, "no field is a partition key; bind one with kandra.PartitionKey(0)")
 	}
-	return dup
+	return b.fail("", RuleNoPartitionKey, "no field is a partition key; bind one with kandra.PartitionKey(0)")
 }
 
-func (b *builder) lookupName(s lookupSpec) string { return s.name }
+func (b *builder) checkPartitionIndexes() error {
+	seen := map[int]*ColumnSchema{}
+	for _, c := range b.columns() {
+		if c.role != PartitionKeyColumn {
+			continue
+		}
+		if prev, ok := seen[c.keyIndex]; ok {
+			return b.fail(c.goName, RuleDuplicatePartitionIndex, "PartitionKey("+strconv.Itoa(c.keyIndex)+") is also given to "+prev.goName+"; give each partition-key component its own index")
+		}
+		seen[c.keyIndex] = c
+	}
+	return nil
+}
 
 func (b *builder) checkLookupNames() error {
 	seen := map[string]string{}
 	return b.each(func(c *ColumnSchema, s *fieldSpec) error {
 		for _, l := range s.lookups {
-			name := b.lookupName(l)
-			if prev, ok := seen[name]; ok {
-				return b.fail(c.goName, RuleDuplicateLookupTable, "its lookup table "+strconv.Quote(name)+" is also the lookup table of "+prev)
+			if prev, ok := seen[l.name]; ok {
+				return b.fail(c.goName, RuleDuplicateLookupTable, "its lookup table "+strconv.Quote(l.name)+" is also the lookup table of "+prev)
 			}
-			seen[name] = c.goName
+			seen[l.name] = c.goName
 		}
 		return nil
 	})
@@ -449,7 +352,7 @@ func (b *builder) checkLookupNames() error {
 
 func (b *builder) checkCounterMix() error {
 	var counter, plain *ColumnSchema
-	for _, c := range b.cols {
+	for _, c := range b.columns() {
 		if c.role != RegularColumn || c.createdAt || c.updatedAt {
 			continue
 		}
@@ -466,41 +369,62 @@ func (b *builder) checkCounterMix() error {
 	return nil
 }
 
-// checkSingletons enforces Kotlin rules 7 (one CreatedAt, one UpdatedAt)
-// and then 8 (one Version), each over the whole entity, so that rule 7 is
-// reported first whatever the field order.
-func (b *builder) checkSingletons() error {
+// checkTimestamps allows one CreatedAt and one UpdatedAt over the whole
+// entity.
+func (b *builder) checkTimestamps() error {
 	var created, updated *ColumnSchema
-	for _, c := range b.cols {
+	for _, c := range b.columns() {
 		switch {
 		case c.createdAt && created != nil:
 			return b.fail(c.goName, RuleDuplicateTimestamp, "CreatedAt is already bound to "+created.goName+"; an entity has at most one")
 		case c.updatedAt && updated != nil:
 			return b.fail(c.goName, RuleDuplicateTimestamp, "UpdatedAt is already bound to "+updated.goName+"; an entity has at most one")
-		}
-		if c.createdAt {
+		case c.createdAt:
 			created = c
-		}
-		if c.updatedAt {
+		case c.updatedAt:
 			updated = c
-		}
-	}
-	var version *ColumnSchema
-	for _, c := range b.cols {
-		if c.version {
-			if version != nil {
-				return b.fail(c.goName, RuleDuplicateVersion, "Version is already bound to "+version.goName+"; an entity has at most one")
-			}
-			version = c
 		}
 	}
 	return nil
 }
 
-func (b *builder) checkSoftDeleteMarker() error {
-	if b.markerErr != nil {
-		return b.markerErr
+func (b *builder) checkVersion() error {
+	var version *ColumnSchema
+	for _, c := range b.columns() {
+		if !c.version {
+			continue
+		}
+		if version != nil {
+			return b.fail(c.goName, RuleDuplicateVersion, "Version is already bound to "+version.goName+"; an entity has at most one")
+		}
+		version = c
 	}
+	return nil
+}
+
+// checkSoftDeleteMarker resolves SoftDelete's marker to its column.
+func (b *builder) checkSoftDeleteMarker() error {
+	sd := b.opts.softDelete
+	if sd == nil || sd.marker == nil {
+		return nil
+	}
+	idx, off, inside := b.fieldAt(sd.marker, typeBool)
+	switch {
+	case !inside:
+		return b.fail("", RuleSoftDeleteMarker, "the soft-delete marker is not the address of a bool field of the entity Describe was called on")
+	case idx < 0:
+		what := describeOffset(b.entity, off)
+		return b.fail(what, RuleSoftDeleteMarker, "the soft-delete marker must be an exported bool field that is a column; "+what+" is not one (unexported, or inside a non-embedded struct)")
+	}
+	c := b.byField[idx]
+	switch {
+	case c == nil:
+		return b.fail(b.fields[idx].Path, RuleSoftDeleteMarker, "the soft-delete marker is Transient; it must be a column, or no query could see it")
+	case c.role != RegularColumn:
+		return b.fail(c.goName, RuleSoftDeleteMarker, "the soft-delete marker is a "+c.role.String()+"; a soft delete sets it to true, and a key column can never be updated")
+	}
+	b.marker = idx
+	c.softDeleteMarker = true
 	return nil
 }
 
@@ -525,11 +449,11 @@ func (b *builder) checkNames() error {
 			if strings.TrimSpace(l.suffix) == "" {
 				return b.fail(c.goName, RuleInvalidName, "the lookup suffix is blank")
 			}
-			if p := nameProblem(b.lookupName(l)); p != "" {
-				return b.fail(c.goName, RuleInvalidName, "lookup table name "+strconv.Quote(b.lookupName(l))+" "+p)
+			if p := nameProblem(l.name); p != "" {
+				return b.fail(c.goName, RuleInvalidName, "lookup table name "+strconv.Quote(l.name)+" "+p)
 			}
 		}
-		if s.index {
+		if c.index {
 			if n := c.indexName(b.table); nameProblem(n) != "" {
 				return b.fail(c.goName, RuleInvalidName, "secondary index name "+strconv.Quote(n)+" "+nameProblem(n)+"; shorten the table or column name")
 			}
@@ -539,19 +463,7 @@ func (b *builder) checkNames() error {
 }
 
 func (b *builder) checkDuplicateColumns() error {
-	if len(b.cols) <= 32 {
-		// Few columns: comparing pairs is cheaper than a map. b.cols is in
-		// struct order, as each visits them.
-		for i, c := range b.cols {
-			for _, prev := range b.cols[:i] {
-				if prev.name == c.name {
-					return b.fail(c.goName, RuleDuplicateColumn, "its column name "+strconv.Quote(c.name)+" is also the column name of "+prev.goName+"; rename one with kandra.Column")
-				}
-			}
-		}
-		return nil
-	}
-	seen := make(map[string]*ColumnSchema, len(b.cols))
+	seen := make(map[string]*ColumnSchema, len(b.columns()))
 	return b.each(func(c *ColumnSchema, _ *fieldSpec) error {
 		if prev, ok := seen[c.name]; ok {
 			return b.fail(c.goName, RuleDuplicateColumn, "its column name "+strconv.Quote(c.name)+" is also the column name of "+prev.goName+"; rename one with kandra.Column")
@@ -563,16 +475,16 @@ func (b *builder) checkDuplicateColumns() error {
 
 func (b *builder) checkClusteringIndexes() error {
 	seen := map[int]*ColumnSchema{}
-	return b.each(func(c *ColumnSchema, _ *fieldSpec) error {
+	for _, c := range b.columns() {
 		if c.role != ClusteringKeyColumn {
-			return nil
+			continue
 		}
 		if prev, ok := seen[c.keyIndex]; ok {
 			return b.fail(c.goName, RuleDuplicateClusteringIndex, "ClusteringKey("+strconv.Itoa(c.keyIndex)+", ...) is also given to "+prev.goName+"; give each clustering column its own index")
 		}
 		seen[c.keyIndex] = c
-		return nil
-	})
+	}
+	return nil
 }
 
 func (b *builder) checkTypes() error {
@@ -623,12 +535,7 @@ func (b *builder) checkKeyTypes() error {
 }
 
 func (b *builder) isCounterTable() bool {
-	for _, c := range b.cols {
-		if c.counter {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(b.columns(), func(c *ColumnSchema) bool { return c.counter })
 }
 
 func (b *builder) checkCounterTable() error {
@@ -668,7 +575,7 @@ func (b *builder) checkLookupColumns() error {
 
 func (b *builder) checkIndexes() error {
 	partitionKeys := 0
-	for _, c := range b.cols {
+	for _, c := range b.columns() {
 		if c.role == PartitionKeyColumn {
 			partitionKeys++
 		}
@@ -687,13 +594,16 @@ func (b *builder) checkIndexes() error {
 	})
 }
 
-func (b *builder) checkRanges() error {
+// checkOptionValues checks that every option value is in its range: the
+// table's numbers and levels, and every enum a field option carries, so
+// that no invalid value is kept or silently rendered as a valid one.
+func (b *builder) checkOptionValues() error {
 	o := b.opts
 	if o.ttl != nil && (*o.ttl < 0 || *o.ttl > MaxTTL) {
 		return b.fail("", RuleOptionRange, "DefaultTTL("+strconv.Itoa(*o.ttl)+") is outside 0.."+strconv.Itoa(MaxTTL)+" seconds")
 	}
 	if o.gcGrace != nil && (*o.gcGrace < 0 || int64(*o.gcGrace) > 1<<31-1) {
-		return b.fail("", RuleOptionRange, "GCGrace("+strconv.Itoa(*o.gcGrace)+") is outside 0..2147483647 seconds")
+		return b.fail("", RuleOptionRange, "GCGraceSeconds("+strconv.Itoa(*o.gcGrace)+") is outside 0..2147483647 seconds")
 	}
 	if sd := o.softDelete; sd != nil && (sd.ttl < 0 || sd.ttl > MaxTTL) {
 		return b.fail("", RuleOptionRange, "SoftDelete TTL "+strconv.Itoa(sd.ttl)+" is outside 0.."+strconv.Itoa(MaxTTL)+" seconds")
@@ -707,52 +617,48 @@ func (b *builder) checkRanges() error {
 	if c := o.write; c != nil && !c.IsValid() {
 		return b.fail("", RuleOptionRange, "WriteConsistency is given an unknown level "+c.String())
 	}
-	return nil
+	return b.each(func(c *ColumnSchema, s *fieldSpec) error {
+		for _, cl := range s.clustering {
+			if !cl.order.IsValid() {
+				return b.fail(c.goName, RuleOptionRange, "ClusteringKey is given "+cl.order.String()+"; use kandra.ClusteringAsc or kandra.ClusteringDesc")
+			}
+		}
+		for _, l := range s.lookups {
+			if !l.consistency.IsValid() {
+				return b.fail(c.goName, RuleOptionRange, "Lookup is given "+l.consistency.String()+"; use kandra.LookupBatch or kandra.LookupEventual")
+			}
+		}
+		if s.generated && !s.uuid.IsValid() {
+			return b.fail(c.goName, RuleOptionRange, "GeneratedUUID is given "+s.uuid.String()+"; use kandra.UUIDTimeOrdered or kandra.UUIDRandom")
+		}
+		return nil
+	})
 }
 
 // assemble orders the columns and builds the immutable TableSchema.
 func (b *builder) assemble() *TableSchema {
 	t := &TableSchema{
-		entity: b.entity, ptrType: reflectx.PointerTypeWord(b.entity),
+		entity: b.entity, ptrType: reflectx.PointerWordOf(b.entity),
 		name: b.table, cqlName: QuoteIdent(b.table), counter: b.isCounterTable(),
 	}
-	// One backing array holds the columns in DDL order; the partition and
-	// clustering slices are views of it, capped so that nothing can append
-	// into a neighbour (the schema is immutable and accessors copy anyway).
-	var np, nc int
-	for _, c := range b.cols {
-		switch c.role {
-		case PartitionKeyColumn:
-			np++
-		case ClusteringKeyColumn:
-			nc++
+	// Columns in DDL order: partition keys by index, clustering keys by
+	// index, then the rest in struct order.
+	byRole := func(r KeyRole) []*ColumnSchema {
+		var out []*ColumnSchema
+		for _, c := range b.cols {
+			if c.role == r {
+				out = append(out, c)
+			}
 		}
+		slices.SortStableFunc(out, func(x, y *ColumnSchema) int { return cmp.Compare(x.keyIndex, y.keyIndex) })
+		return out
 	}
-	t.columns = make([]*ColumnSchema, len(b.cols))
-	ip, ic, ir := 0, np, np+nc
-	for _, c := range b.cols {
-		switch c.role {
-		case PartitionKeyColumn:
-			t.columns[ip] = c
-			ip++
-		case ClusteringKeyColumn:
-			t.columns[ic] = c
-			ic++
-		default:
-			t.columns[ir] = c
-			ir++
-		}
-	}
-	t.partition = t.columns[:np:np]
-	t.clustering = t.columns[np : np+nc : np+nc]
-	byIndex := func(a, b *ColumnSchema) int { return cmp.Compare(a.keyIndex, b.keyIndex) }
-	slices.SortStableFunc(t.partition, byIndex)
-	slices.SortStableFunc(t.clustering, byIndex)
+	t.partition = byRole(PartitionKeyColumn)
+	t.clustering = byRole(ClusteringKeyColumn)
+	t.columns = slices.Concat(t.partition, t.clustering, byRole(RegularColumn))
 	for i, c := range t.columns {
-		c.position = i
-		c.entityPtr, c.entity = t.ptrType, t.entity
-		switch {
-		case c.createdAt:
+		c.position, c.table = i, t
+		if c.createdAt {
 			t.createdAt = c
 		}
 		if c.updatedAt {
@@ -770,8 +676,7 @@ func (b *builder) assemble() *TableSchema {
 			continue
 		}
 		for _, l := range b.specs[i].lookups {
-			name := b.lookupName(l)
-			lt := &LookupTableSchema{name: name, cqlName: QuoteIdent(name), suffix: l.suffix, index: c,
+			lt := &LookupTableSchema{name: l.name, cqlName: QuoteIdent(l.name), suffix: l.suffix, index: c,
 				partition: t.partition, clustering: t.clustering, consistency: l.consistency}
 			c.lookup = lt
 			t.lookups = append(t.lookups, lt)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
 )
 
 // Named types map by their underlying kind.
@@ -134,7 +133,7 @@ func TestGoToCQLMapping(t *testing.T) {
 			t.Errorf("unexpected column %s", c.GoName())
 			continue
 		}
-		if got := c.CQLType(); got != want {
+		if got := c.Decl(); got != want {
 			t.Errorf("%s (%v): CQLType() = %s, want %s", c.GoName(), c.GoType(), got, want)
 		}
 		// Regular and native key columns: the type value renders the same.
@@ -164,9 +163,9 @@ func (e *cqltKeys) Describe(s *kandra.Schema[cqltKeys]) {
 	s.Table("kc_keys")
 	kandra.Bind(s, &e.Owner, kandra.PartitionKey(0))
 	kandra.Bind(s, &e.Labels, kandra.PartitionKey(1))
-	kandra.Bind(s, &e.Tags, kandra.ClusteringKey(0, kandra.Asc), kandra.SecondaryIndex())
-	kandra.Bind(s, &e.Attrs, kandra.ClusteringKey(1, kandra.Desc))
-	kandra.Bind(s, &e.Nested, kandra.ClusteringKey(2, kandra.Asc))
+	kandra.Bind(s, &e.Tags, kandra.ClusteringKey(0, kandra.ClusteringAsc), kandra.SecondaryIndex())
+	kandra.Bind(s, &e.Attrs, kandra.ClusteringKey(1, kandra.ClusteringDesc))
+	kandra.Bind(s, &e.Nested, kandra.ClusteringKey(2, kandra.ClusteringAsc))
 	kandra.Bind(s, &e.Notes, kandra.SecondaryIndex())
 }
 
@@ -185,7 +184,7 @@ func TestCollectionsInKeysAreFrozen(t *testing.T) {
 		if c == nil {
 			t.Fatalf("no column %s", w.col)
 		}
-		if got := c.CQLType(); got != w.declared {
+		if got := c.Decl(); got != w.declared {
 			t.Errorf("%s: CQLType() = %s, want %s", w.col, got, w.declared)
 		}
 		if got := c.Type().String(); got != w.value {
@@ -207,10 +206,10 @@ func TestCollectionsInKeysAreFrozen(t *testing.T) {
 		}
 	}
 	// A frozen collection is indexed whole (FULL); a regular one is not.
-	if got, want := kandra.CreateIndex(ts, ts.ColumnByName("tags")), "CREATE INDEX IF NOT EXISTS kc_keys_tags_idx ON kc_keys (FULL(tags));"; got != want {
+	if got, want := noErr(kandra.CreateIndex(ts, ts.ColumnByName("tags"))), "CREATE INDEX IF NOT EXISTS kc_keys_tags_idx ON kc_keys (FULL(tags));"; got != want {
 		t.Errorf("CreateIndex(tags) = %s, want %s", got, want)
 	}
-	if got, want := kandra.CreateIndex(ts, ts.ColumnByName("notes")), "CREATE INDEX IF NOT EXISTS kc_keys_notes_idx ON kc_keys (notes);"; got != want {
+	if got, want := noErr(kandra.CreateIndex(ts, ts.ColumnByName("notes"))), "CREATE INDEX IF NOT EXISTS kc_keys_notes_idx ON kc_keys (notes);"; got != want {
 		t.Errorf("CreateIndex(notes) = %s, want %s", got, want)
 	}
 }
@@ -227,14 +226,14 @@ type cqltLookupSet struct {
 func (e *cqltLookupSet) Describe(s *kandra.Schema[cqltLookupSet]) {
 	s.Table("kc_lookup_set")
 	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
-	kandra.Bind(s, &e.At, kandra.ClusteringKey(0, kandra.Desc))
+	kandra.Bind(s, &e.At, kandra.ClusteringKey(0, kandra.ClusteringDesc))
 	kandra.Bind(s, &e.Tags, kandra.Lookup("by_tags", kandra.LookupBatch))
 	kandra.Bind(s, &e.Matrix, kandra.Lookup("by_matrix", kandra.LookupEventual))
 }
 
 func TestLookupOnCollectionIsFrozen(t *testing.T) {
 	ts := mustRegisterOK[cqltLookupSet](t).Schema()
-	if got := ts.ColumnByName("tags").CQLType(); got != "SET<TEXT>" {
+	if got := ts.ColumnByName("tags").Decl(); got != "SET<TEXT>" {
 		t.Errorf("primary table tags: %s, want SET<TEXT>", got)
 	}
 	lts := ts.LookupTables()
@@ -280,7 +279,7 @@ func (e *cqltAsType) Describe(s *kandra.Schema[cqltAsType]) {
 	kandra.Bind(s, &e.Day, kandra.AsType(kandra.CQLDate))
 	kandra.Bind(s, &e.Clock, kandra.AsType(kandra.CQLTime))
 	// TIME, unlike DURATION, may be a key.
-	kandra.Bind(s, &e.ClockKey, kandra.AsType(kandra.CQLTime), kandra.ClusteringKey(0, kandra.Asc))
+	kandra.Bind(s, &e.ClockKey, kandra.AsType(kandra.CQLTime), kandra.ClusteringKey(0, kandra.ClusteringAsc))
 	kandra.Bind(s, &e.Codes, kandra.AsType(kandra.ListOf(kandra.CQLAscii)))
 	kandra.Bind(s, &e.Code, kandra.AsType(kandra.CQLAscii))
 	kandra.Bind(s, &e.Amount, kandra.AsType(kandra.CQLDecimal))
@@ -298,7 +297,7 @@ func TestAsType(t *testing.T) {
 		if c == nil {
 			t.Fatalf("no column %s", col)
 		}
-		if got := c.CQLType(); got != w {
+		if got := c.Decl(); got != w {
 			t.Errorf("%s: CQLType() = %s, want %s", col, got, w)
 		}
 	}
@@ -370,7 +369,7 @@ type cqltTyper struct {
 func (e *cqltTyper) Describe(s *kandra.Schema[cqltTyper]) {
 	s.Table("kc_typer")
 	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
-	kandra.Bind(s, &e.KeyPrice, kandra.ClusteringKey(0, kandra.Asc))
+	kandra.Bind(s, &e.KeyPrice, kandra.ClusteringKey(0, kandra.ClusteringAsc))
 }
 
 func TestCQLTyperValueReceiver(t *testing.T) {
@@ -384,7 +383,7 @@ func TestCQLTyperValueReceiver(t *testing.T) {
 		if c == nil {
 			t.Fatalf("no column %s", col)
 		}
-		if got := c.CQLType(); got != w {
+		if got := c.Decl(); got != w {
 			t.Errorf("%s: CQLType() = %s, want %s", col, got, w)
 		}
 	}
@@ -441,14 +440,14 @@ func checkPtrTyper(t *testing.T, col, want string, register func(*testing.T) (*k
 	t.Helper()
 	ts, err := register(t)
 	if err != nil {
-		var se *kerrors.SchemaError
+		var se *kandra.SchemaError
 		if !errors.As(err, &se) || se.Rule != kandra.RuleUnsupportedType {
 			t.Fatalf("error = %v, want a [%s] SchemaError", err, kandra.RuleUnsupportedType)
 		}
 		t.Logf("pointer-receiver CQLTyper is not supported: %v", err)
 		return
 	}
-	if got := ts.ColumnByName(col).CQLType(); got != want {
+	if got := ts.ColumnByName(col).Decl(); got != want {
 		t.Errorf("pointer-receiver CQLTyper silently ignored: column %s is %s, its CQLType method says %s", col, got, want)
 	}
 }
@@ -539,6 +538,94 @@ func TestCQLTypeValues(t *testing.T) {
 	for name, typ := range natives {
 		if typ.String() != name || typ.Frozen() != name {
 			t.Errorf("native %s renders as %s / %s", name, typ.String(), typ.Frozen())
+		}
+	}
+}
+
+func TestCQLTypeAccessors(t *testing.T) {
+	var zero kandra.CQLType
+	listInt := kandra.ListOf(kandra.CQLInt)
+	cases := []struct {
+		name      string
+		typ       kandra.CQLType
+		kind      kandra.CQLKind
+		elem, key kandra.CQLType
+		native    string
+	}{
+		{"zero", zero, kandra.KindInvalid, zero, zero, ""},
+		{"native", kandra.CQLText, kandra.KindNative, zero, zero, "TEXT"},
+		{"varchar", kandra.CQLVarchar, kandra.KindNative, zero, zero, "VARCHAR"},
+		{"list", listInt, kandra.KindList, kandra.CQLInt, zero, ""},
+		{"set", kandra.SetOf(kandra.CQLUUID), kandra.KindSet, kandra.CQLUUID, zero, ""},
+		{"map", kandra.MapOf(kandra.CQLText, listInt), kandra.KindMap, listInt, kandra.CQLText, ""},
+		{"list of zero", kandra.ListOf(zero), kandra.KindList, zero, zero, ""},
+	}
+	for _, c := range cases {
+		if got := c.typ.Kind(); got != c.kind {
+			t.Errorf("%s: Kind() = %v, want %v", c.name, got, c.kind)
+		}
+		if got := c.typ.Elem(); !got.Equal(c.elem) {
+			t.Errorf("%s: Elem() = %v, want %v", c.name, got, c.elem)
+		}
+		if got := c.typ.Key(); !got.Equal(c.key) {
+			t.Errorf("%s: Key() = %v, want %v", c.name, got, c.key)
+		}
+		if got := c.typ.Name(); got != c.native {
+			t.Errorf("%s: Name() = %q, want %q", c.name, got, c.native)
+		}
+		if !c.typ.Equal(c.typ) {
+			t.Errorf("%s: not Equal to itself", c.name)
+		}
+	}
+}
+
+func TestCQLTypeEqual(t *testing.T) {
+	var zero kandra.CQLType
+	// Built apart, so that Equal cannot lean on shared nodes.
+	a := kandra.MapOf(kandra.CQLText, kandra.SetOf(kandra.ListOf(kandra.CQLInt)))
+	b := kandra.MapOf(kandra.CQLText, kandra.SetOf(kandra.ListOf(kandra.CQLInt)))
+	if !a.Equal(b) || !b.Equal(a) {
+		t.Errorf("%v and an identical tree are not Equal", a)
+	}
+	if !zero.Equal(kandra.CQLType{}) {
+		t.Error("two zero CQLTypes are not Equal")
+	}
+	different := []kandra.CQLType{
+		zero,
+		kandra.CQLText,
+		kandra.CQLVarchar, // servers call it text; kandra keeps what it was given
+		kandra.CQLInt,
+		kandra.ListOf(kandra.CQLText),
+		kandra.SetOf(kandra.CQLText),
+		kandra.ListOf(kandra.CQLInt),
+		kandra.ListOf(zero),
+		kandra.MapOf(kandra.CQLText, kandra.CQLInt),
+		kandra.MapOf(kandra.CQLInt, kandra.CQLText),
+		kandra.MapOf(kandra.CQLText, kandra.ListOf(kandra.CQLInt)),
+		kandra.MapOf(kandra.ListOf(kandra.CQLInt), kandra.CQLText),
+		kandra.MapOf(zero, kandra.CQLText),
+	}
+	for i, x := range different {
+		for j, y := range different {
+			if x.Equal(y) != (i == j) {
+				t.Errorf("%v.Equal(%v) = %v", x, y, x.Equal(y))
+			}
+		}
+	}
+}
+
+func TestCQLKindString(t *testing.T) {
+	for k, want := range map[kandra.CQLKind]string{
+		kandra.KindInvalid: "invalid",
+		kandra.KindNative:  "native",
+		kandra.KindList:    "list",
+		kandra.KindSet:     "set",
+		kandra.KindMap:     "map",
+		5:                  "CQLKind(5)",
+		255:                "CQLKind(255)",
+	} {
+		if got := k.String(); got != want {
+			t.Errorf("CQLKind(%d).String() = %q, want %q", uint8(k), got, want)
 		}
 	}
 }

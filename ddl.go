@@ -3,6 +3,8 @@ package kandra
 import (
 	"strconv"
 	"strings"
+
+	kerrors "github.com/kandra-go/kandra/errors"
 )
 
 // DDLOption changes how DDL is written.
@@ -56,19 +58,12 @@ func (s ddlSpec) qualify(b *strings.Builder, cqlTable string) {
 // own parentheses), then WITH CLUSTERING ORDER BY, default_time_to_live and
 // gc_grace_seconds, each present only when it applies.
 func CreateTable(t *TableSchema, opts ...DDLOption) string {
+	mustTable("CreateTable", t)
 	return createTable(t, ddlSpecOf(opts))
 }
 
 func createTable(t *TableSchema, s ddlSpec) string {
 	var b strings.Builder
-	size := 96 + len(s.keyspace) + len(t.cqlName)
-	for _, c := range t.columns {
-		size += 24 + len(c.cqlName)
-	}
-	for _, c := range t.clustering {
-		size += 8 + len(c.cqlName)
-	}
-	b.Grow(size)
 	b.WriteString("CREATE TABLE IF NOT EXISTS ")
 	s.qualify(&b, t.cqlName)
 	b.WriteString(" (\n")
@@ -102,17 +97,14 @@ func createTable(t *TableSchema, s ddlSpec) string {
 		}
 		b.WriteByte(')')
 	}
-	var num [20]byte
 	if t.hasTTL {
 		b.WriteString(sep)
 		sep = "\nAND "
-		b.WriteString("default_time_to_live = ")
-		b.Write(strconv.AppendInt(num[:0], int64(t.ttl), 10))
+		b.WriteString("default_time_to_live = " + strconv.Itoa(t.ttl))
 	}
 	if t.hasGCGrace {
 		b.WriteString(sep)
-		b.WriteString("gc_grace_seconds = ")
-		b.Write(strconv.AppendInt(num[:0], int64(t.gcGrace), 10))
+		b.WriteString("gc_grace_seconds = " + strconv.Itoa(t.gcGrace))
 	}
 	b.WriteByte(';')
 	return b.String()
@@ -124,7 +116,7 @@ func writeColumnDefs(b *strings.Builder, cols []*ColumnSchema) {
 		b.WriteString("    ")
 		b.WriteString(c.cqlName)
 		b.WriteByte(' ')
-		c.writeCQLType(b)
+		c.writeDecl(b)
 		b.WriteString(",\n")
 	}
 }
@@ -144,18 +136,14 @@ func writeNames(b *strings.Builder, cols []*ColumnSchema) {
 // primary key. No TTL, clustering order or gc grace: lookup tables are
 // minimal by design.
 func CreateLookupTable(l *LookupTableSchema, opts ...DDLOption) string {
+	if l == nil {
+		panic("kandra: CreateLookupTable: nil *LookupTableSchema")
+	}
 	return createLookupTable(l, ddlSpecOf(opts))
 }
 
 func createLookupTable(l *LookupTableSchema, s ddlSpec) string {
 	var b strings.Builder
-	size := 80 + len(s.keyspace) + len(l.cqlName) + 2*len(l.index.cqlName)
-	for _, cs := range [][]*ColumnSchema{l.partition, l.clustering} {
-		for _, c := range cs {
-			size += 24 + len(c.cqlName)
-		}
-	}
-	b.Grow(size)
 	b.WriteString("CREATE TABLE IF NOT EXISTS ")
 	s.qualify(&b, l.cqlName)
 	b.WriteString(" (\n    ")
@@ -173,9 +161,20 @@ func createLookupTable(l *LookupTableSchema, s ddlSpec) string {
 
 // CreateIndex renders the CREATE INDEX statement for column c of t, named
 // "{table}_{column}_idx". A frozen collection (a collection in a key) is
-// indexed whole, with full(), as servers require.
-func CreateIndex(t *TableSchema, c *ColumnSchema, opts ...DDLOption) string {
-	return createIndex(t, c, ddlSpecOf(opts))
+// indexed whole, with full(), as servers require. c must have been bound
+// with SecondaryIndex, so that Register checked the index rules on it;
+// another column is a *SchemaError under RuleSecondaryIndex, and a column
+// of another table one under RuleBinding.
+func CreateIndex(t *TableSchema, c *ColumnSchema, opts ...DDLOption) (string, error) {
+	mustTable("CreateIndex", t)
+	mustColumn("CreateIndex", c)
+	if c.table != t {
+		return "", t.fieldErr(c.goName, RuleBinding, "column "+strconv.Quote(c.name)+" is not a column of table "+strconv.Quote(t.name))
+	}
+	if !c.index {
+		return "", t.fieldErr(c.goName, RuleSecondaryIndex, "column "+strconv.Quote(c.name)+" has no SecondaryIndex option, so the index rules were never checked on it; bind it with kandra.SecondaryIndex()")
+	}
+	return createIndex(t, c, ddlSpecOf(opts)), nil
 }
 
 func createIndex(t *TableSchema, c *ColumnSchema, s ddlSpec) string {
@@ -199,10 +198,17 @@ func createIndex(t *TableSchema, c *ColumnSchema, s ddlSpec) string {
 // AlterTableAdd renders ALTER TABLE ... ADD for column c of t, for adding a
 // column a deployed table lacks. It never drops or renames. There is no IF
 // NOT EXISTS: ScyllaDB rejects it, so check system_schema.columns first.
-// Key columns cannot be added to an existing table; for them it returns "".
-func AlterTableAdd(t *TableSchema, c *ColumnSchema, opts ...DDLOption) string {
+// A key column cannot be added to an existing table: for one it returns a
+// *errors.MigrationError that gives the manual path. A column of another
+// table is a *SchemaError under RuleBinding.
+func AlterTableAdd(t *TableSchema, c *ColumnSchema, opts ...DDLOption) (string, error) {
+	mustTable("AlterTableAdd", t)
+	mustColumn("AlterTableAdd", c)
+	if c.table != t {
+		return "", t.fieldErr(c.goName, RuleBinding, "column "+strconv.Quote(c.name)+" is not a column of table "+strconv.Quote(t.name))
+	}
 	if c.role != RegularColumn {
-		return ""
+		return "", &kerrors.MigrationError{Message: "column " + strconv.Quote(c.name) + " of table " + strconv.Quote(t.name) + " is a " + c.role.String() + "; a primary key is fixed when the table is created, so a key column cannot be added: create a new table and copy the rows"}
 	}
 	var b strings.Builder
 	b.WriteString("ALTER TABLE ")
@@ -210,15 +216,16 @@ func AlterTableAdd(t *TableSchema, c *ColumnSchema, opts ...DDLOption) string {
 	b.WriteString(" ADD ")
 	b.WriteString(c.cqlName)
 	b.WriteByte(' ')
-	c.writeCQLType(&b)
+	c.writeDecl(&b)
 	b.WriteByte(';')
-	return b.String()
+	return b.String(), nil
 }
 
 // Statements returns every statement t needs, in order: the primary table,
 // each lookup table, then each secondary index. Without options it returns
 // a copy of statements that are rendered once per schema, on first use.
 func Statements(t *TableSchema, opts ...DDLOption) []string {
+	mustTable("Statements", t)
 	if len(opts) == 0 {
 		t.ddlRendered.Do(func() { t.statements = statements(t, ddlSpec{}) })
 		return clone(t.statements)
@@ -236,4 +243,19 @@ func statements(t *TableSchema, s ddlSpec) []string {
 		out = append(out, createIndex(t, c, s))
 	}
 	return out
+}
+
+// The DDL writers panic on a nil schema, naming the argument, as the
+// standard library does for a nil receiver-like argument: it is a
+// programmer error, not an input to report.
+func mustTable(fn string, t *TableSchema) {
+	if t == nil {
+		panic("kandra: " + fn + ": nil *TableSchema")
+	}
+}
+
+func mustColumn(fn string, c *ColumnSchema) {
+	if c == nil {
+		panic("kandra: " + fn + ": nil *ColumnSchema")
+	}
 }

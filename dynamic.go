@@ -2,39 +2,52 @@ package kandra
 
 import (
 	"reflect"
-	"unsafe"
+	"strconv"
 
-	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/internal/dynamic"
+	"github.com/kandra-go/kandra/internal/reflectx"
 )
 
-// The entry points for run-time struct types live in an internal package
-// so the public API stays generic-only.
+// The entry points for run-time struct types (reflect.StructOf, which
+// cannot have a Describe method) live in an internal package, so the public
+// API stays generic-only. They feed the builder Register uses.
 func init() {
 	dynamic.Build = func(sp dynamic.Spec) (any, error) { return buildDynamic(sp) }
 	dynamic.Register = func(sp dynamic.Spec) (any, error) {
 		if sp.Type == nil || sp.Type.Kind() != reflect.Struct {
 			return buildDynamic(sp)
 		}
-		_, err := registry.register(sp.Type, func() (any, *TableSchema, error) {
+		e := cached(reflectx.PointerWordOf(sp.Type))
+		e.build(sp.Type, func() (any, *TableSchema, error) {
 			ts, err := buildDynamic(sp)
 			return nil, ts, err
 		})
-		if err != nil {
-			return nil, err
+		r := e.result.Load()
+		if r.err != nil {
+			return nil, r.err
 		}
-		ts, _ := SchemaOf(sp.Type)
-		return ts, nil
+		return r.schema, nil
 	}
 }
 
 func buildDynamic(sp dynamic.Spec) (*TableSchema, error) {
 	typ := sp.Type
-	if typ == nil || typ.Kind() != reflect.Struct {
-		return nil, &kerrors.SchemaError{Entity: "<dynamic>", Rule: RuleNotStruct, Detail: "not a struct type"}
+	if typ == nil {
+		panic("kandra: dynamic.Spec without a Type")
+	}
+	if typ.Kind() != reflect.Struct {
+		return build(typ, describeResult{})
 	}
 	probe := reflect.New(typ)
-	d := describeResult{table: sp.Table}
+	d := describeResult{probe: probe.Interface(), table: sp.Table}
+	// fieldPtr is &probe.Field(i) as an any, also for an unexported field
+	// (which reflect will not hand out), so that binding one reaches the
+	// rule that refuses it, as through the typed API.
+	_, data := reflectx.Unpack(d.probe)
+	fieldPtr := func(i int) any {
+		sf := typ.Field(i)
+		return data.PackAt(reflectx.PointerWordOf(sf.Type), sf.Offset)
+	}
 	if sp.Table != "" {
 		d.tableCalls = 1
 	}
@@ -42,46 +55,57 @@ func buildDynamic(sp dynamic.Spec) (*TableSchema, error) {
 		o.(TableOption).applyTable(&d.opts)
 	}
 	if sp.SoftDelete {
-		var marker unsafe.Pointer
+		var marker *bool
 		if sp.MarkerField >= 0 {
-			marker = probe.Elem().Field(sp.MarkerField).Addr().UnsafePointer()
+			m, ok := fieldPtr(sp.MarkerField).(*bool)
+			if !ok {
+				panic("kandra: dynamic soft-delete marker is not a bool field") // a compile error through SoftDelete
+			}
+			marker = m
 		}
 		d.opts.softDelete = &softDeleteSpec{ttl: sp.SoftTTL, marker: marker}
 	}
 	for _, bnd := range sp.Binds {
-		f := probe.Elem().Field(bnd.Field)
+		f := typ.Field(bnd.Field)
 		opts := make([]FieldOption, len(bnd.Options))
 		for i, o := range bnd.Options {
 			opts[i] = o.(FieldOption)
 		}
-		role, rule, ok := dynamicRole(bnd.Role, f.Type())
-		if !ok {
-			// What the typed binders make a compile error is reported in
-			// its rule's place in the order; the role still counts for the
-			// rules before it (two Versions are two Versions).
-			d.roleErrs = append(d.roleErrs, &kerrors.SchemaError{Entity: typ.String(), Field: typ.Field(bnd.Field).Name, Rule: rule,
-				Detail: "the role does not accept a field of type " + f.Type().String()})
-		}
-		d.binds = append(d.binds, bindRecord{ptr: f.Addr().UnsafePointer(), typ: f.Type(), opts: opts, role: role})
+		d.binds = append(d.binds, bindRecord{ptr: fieldPtr(bnd.Field), typ: f.Type, opts: opts, role: dynamicRole(bnd.Role, f.Type)})
 	}
-	return build(typ, probe.UnsafePointer(), d)
+	return build(typ, d)
 }
 
-// dynamicRole is the run-time counterpart of the typed binders' signatures.
-func dynamicRole(r dynamic.Role, t reflect.Type) (func(*fieldSpec), kerrors.Rule, bool) {
-	switch r {
-	case dynamic.CreatedAt:
-		return func(f *fieldSpec) { f.createdAt = true }, RuleTimestampType, t == typeTime
-	case dynamic.UpdatedAt:
-		return func(f *fieldSpec) { f.updatedAt = true }, RuleTimestampType, t == typeTime
-	case dynamic.Version:
-		return func(f *fieldSpec) { f.version++ }, RuleVersionType, t == typeTime || t == reflect.TypeFor[int64]()
-	case dynamic.Counter:
-		return func(f *fieldSpec) { f.counter = true }, RuleUnsupportedType, t == reflect.TypeFor[int64]()
-	case dynamic.UUIDTimeOrdered:
-		return generatedRole(TimeOrdered), RuleUnsupportedType, t == typeUUID
-	case dynamic.UUIDRandom:
-		return generatedRole(Random), RuleUnsupportedType, t == typeUUID
+// dynamicRole is the run-time counterpart of the typed binders. A role on a
+// field of the wrong type is a compile error through the typed API, so here
+// it can only be a bug in the test that built the spec: it panics.
+func dynamicRole(r dynamic.Role, t reflect.Type) FieldOption {
+	need := func(ok bool) {
+		if !ok {
+			panic("kandra: dynamic role " + strconv.Itoa(int(r)) + " on a field of type " + t.String())
+		}
 	}
-	return nil, "", true
+	switch r {
+	case dynamic.NoRole:
+		return nil
+	case dynamic.CreatedAt:
+		need(t == typeTime)
+		return roleCreatedAt
+	case dynamic.UpdatedAt:
+		need(t == typeTime)
+		return roleUpdatedAt
+	case dynamic.Version:
+		need(t == typeTime || t == reflect.TypeFor[int64]())
+		return roleVersion
+	case dynamic.Counter:
+		need(t == reflect.TypeFor[int64]())
+		return roleCounter
+	case dynamic.UUIDTimeOrdered:
+		need(t == typeUUID)
+		return roleGenerated(UUIDTimeOrdered)
+	case dynamic.UUIDRandom:
+		need(t == typeUUID)
+		return roleGenerated(UUIDRandom)
+	}
+	panic("kandra: unknown dynamic role " + strconv.Itoa(int(r)))
 }

@@ -3,8 +3,7 @@ package kandra
 // EventListener receives events a runtime cannot report through a returned
 // error: asynchronous failures and connection lifecycle events.
 //
-// Experimental: this API may change in a minor release (the Kotlin library
-// marks it @ExperimentalKandraApi).
+// Experimental: this API may change in a minor release.
 //
 // # Adding callbacks never breaks an implementation
 //
@@ -21,14 +20,18 @@ package kandra
 // write that failed after its primary write succeeded leaves the lookup
 // table out of step and must not be dropped silently.
 //
-// Callbacks run on the runtime's goroutines, possibly concurrently: they
+// The runtime (not this package) calls these callbacks; they run on the
+// runtime's goroutines, possibly concurrently: they
 // must be safe for concurrent use and should not block.
 type EventListener interface {
-	// OnEventualWriteFailed reports that an asynchronous ([LookupEventual])
-	// lookup write for entity, whose primary write to table had already
-	// succeeded, failed with err. A typical implementation publishes the
-	// entity to a dead-letter queue for repair.
-	OnEventualWriteFailed(table string, entity any, err error)
+	// OnEventualWriteFailed reports that the runtime's asynchronous
+	// ([LookupEventual]) write to the lookup table lookupTable (its name,
+	// as LookupTableSchema.Name gives it, never the primary table's) failed
+	// with err, after the primary row of entity (a pointer to the entity
+	// that was written) had been written successfully. The lookup table is
+	// now out of step for that entity; a typical implementation publishes
+	// the entity to a dead-letter queue for repair.
+	OnEventualWriteFailed(lookupTable string, entity any, err error)
 	// OnAuthFailed reports that authentication against contactPoint failed.
 	OnAuthFailed(contactPoint string, err error)
 	// OnConnectionEstablished reports a new connection to contactPoint.
@@ -74,11 +77,11 @@ func (NopEventListener) embedsNopEventListener() {}
 // shortest way to wire a dead-letter queue. The function must not be nil.
 //
 // Experimental, like [EventListener].
-type EventListenerFunc func(table string, entity any, err error)
+type EventListenerFunc func(lookupTable string, entity any, err error)
 
-// OnEventualWriteFailed calls f(table, entity, err).
-func (f EventListenerFunc) OnEventualWriteFailed(table string, entity any, err error) {
-	f(table, entity, err)
+// OnEventualWriteFailed calls f(lookupTable, entity, err).
+func (f EventListenerFunc) OnEventualWriteFailed(lookupTable string, entity any, err error) {
+	f(lookupTable, entity, err)
 }
 
 // OnAuthFailed does nothing.

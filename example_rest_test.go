@@ -20,12 +20,12 @@ func ExampleNewTimeOrderedUUID() {
 }
 
 func ExampleUUIDStrategy() {
-	var s kandra.UUIDStrategy // the zero value is TimeOrdered
+	var s kandra.UUIDStrategy // the zero value is UUIDTimeOrdered
 	fmt.Println(s, s.New().Version())
-	fmt.Println(kandra.Random, kandra.Random.New().Version())
+	fmt.Println(kandra.UUIDRandom, kandra.UUIDRandom.New().Version())
 	// Output:
-	// TimeOrdered VERSION_7
-	// Random VERSION_4
+	// UUIDTimeOrdered VERSION_7
+	// UUIDRandom VERSION_4
 }
 
 func ExampleParseConsistency() {
@@ -90,8 +90,8 @@ type deadLetterListener struct {
 	kandra.NopEventListener
 }
 
-func (deadLetterListener) OnEventualWriteFailed(table string, entity any, err error) {
-	fmt.Printf("dead letter: %s %v: %v\n", table, entity, err)
+func (deadLetterListener) OnEventualWriteFailed(lookupTable string, entity any, err error) {
+	fmt.Printf("dead letter: %s %v: %v\n", lookupTable, entity, err)
 }
 
 func (deadLetterListener) OnConnectionEstablished(contactPoint string) {

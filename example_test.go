@@ -3,6 +3,7 @@ package kandra_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,13 +24,12 @@ type Event struct {
 func (e *Event) Describe(s *kandra.Schema[Event]) {
 	s.Table("events", kandra.DefaultTTL(7*24*3600))
 	kandra.Bind(s, &e.StreamID, kandra.PartitionKey(0))
-	kandra.GeneratedUUID(s, &e.EventID, kandra.TimeOrdered, kandra.ClusteringKey(0, kandra.Desc))
+	kandra.GeneratedUUID(s, &e.EventID, kandra.UUIDTimeOrdered, kandra.ClusteringKey(0, kandra.ClusteringDesc))
 	kandra.Bind(s, &e.Kind, kandra.SecondaryIndex())
 	kandra.CreatedAt(s, &e.Received)
 }
 
 func ExampleRegister() {
-	kandra.Reset() // examples share one process; a program registers once
 	events, err := kandra.Register[Event]()
 	if err != nil {
 		panic(err)
@@ -61,7 +61,7 @@ func (b *Broken) Describe(s *kandra.Schema[Broken]) { s.Table("broken") }
 
 func ExampleRegister_schemaError() {
 	_, err := kandra.Register[Broken]()
-	var se *kerrors.SchemaError
+	var se *kandra.SchemaError
 	if errors.As(err, &se) {
 		fmt.Println(se.Entity, se.Rule)
 		fmt.Println(err)
@@ -72,7 +72,6 @@ func ExampleRegister_schemaError() {
 }
 
 func ExampleFieldOf() {
-	kandra.Reset()
 	events := kandra.MustRegister[Event]()
 	kind := kandra.MustFieldOf(events, func(e *Event) *string { return &e.Kind })
 
@@ -82,35 +81,76 @@ func ExampleFieldOf() {
 	// Output: kind signup regular
 }
 
-func ExampleTable_BindValues() {
-	kandra.Reset()
+func ExampleTable_Pointers() {
 	events := kandra.MustRegister[Event]()
 	e := &Event{StreamID: uuid.Nil, Kind: "signup"}
 
 	// One buffer reused for every row: addresses of the fields, in column
 	// order, for an INSERT listing Schema().Columns().
 	buf := make([]any, 0, events.Schema().NumColumns())
-	values := events.BindValues(e, buf[:0])
+	values := events.Pointers(e, buf[:0])
 	fmt.Println(len(values), *values[2].(*string))
 	// Output: 5 signup
 }
 
-func ExampleStatements_keyspace() {
-	kandra.Reset()
+// Session is another entity of the same application.
+type Session struct {
+	Token  string
+	UserID uuid.UUID
+}
+
+func (e *Session) Describe(s *kandra.Schema[Session]) {
+	s.Table("sessions", kandra.DefaultTTL(3600))
+	kandra.Bind(s, &e.Token, kandra.PartitionKey(0), kandra.Sensitive())
+}
+
+func ExampleNewKeyspace() {
 	events := kandra.MustRegister[Event]()
-	fmt.Println(kandra.MustCreateKeyspace("telemetry", kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3})))
-	stmts := kandra.Statements(events.Schema(), kandra.MustInKeyspace("telemetry"))
-	fmt.Println(stmts[len(stmts)-1])
+	sessions := kandra.MustRegister[Session]()
+	telemetry, err := kandra.NewKeyspace("telemetry",
+		kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3}), events, sessions)
+	if err != nil {
+		panic(err)
+	}
+	// Every statement of the keyspace, in the order they must run: the
+	// keyspace, the tables, then the lookup tables and indexes.
+	for _, stmt := range telemetry.Statements() {
+		fmt.Println(strings.SplitN(stmt, " (", 2)[0])
+	}
 	// Output:
 	// CREATE KEYSPACE IF NOT EXISTS telemetry WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3};
-	// CREATE INDEX IF NOT EXISTS events_kind_idx ON telemetry.events (kind);
+	// CREATE TABLE IF NOT EXISTS telemetry.events
+	// CREATE TABLE IF NOT EXISTS telemetry.sessions
+	// CREATE INDEX IF NOT EXISTS events_kind_idx ON telemetry.events
+}
+
+// Profile is another type that uses the table name "events".
+type Profile struct {
+	ID uuid.UUID
+}
+
+func (e *Profile) Describe(s *kandra.Schema[Profile]) {
+	s.Table("events")
+	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
+}
+
+func ExampleNewKeyspace_nameTaken() {
+	events := kandra.MustRegister[Event]()
+	profiles := kandra.MustRegister[Profile]() // a table name is claimed per keyspace, not per process
+	_, err := kandra.NewKeyspace("app", kandra.SimpleStrategy(1), events, profiles)
+	fmt.Println(err)
+	// Output: kandra: schema keyspace "app" [name-taken]: table name "events" of kandra_test.Profile is already the table name of kandra_test.Event; names are unique per keyspace
 }
 
 func ExampleAlterTableAdd() {
-	kandra.Reset()
 	ts := kandra.MustRegister[Event]().Schema()
-	fmt.Println(kandra.AlterTableAdd(ts, ts.ColumnByName("payload")))
-	// Output: ALTER TABLE events ADD payload BLOB;
+	stmt, err := kandra.AlterTableAdd(ts, ts.ColumnByName("payload"))
+	fmt.Println(stmt, err)
+	_, err = kandra.AlterTableAdd(ts, ts.ColumnByName("stream_id"))
+	fmt.Println(errors.Is(err, kerrors.ErrMigration))
+	// Output:
+	// ALTER TABLE events ADD payload BLOB; <nil>
+	// true
 }
 
 func ExampleSnakeCase() {

@@ -47,8 +47,6 @@ func (a *Account) Describe(s *kandra.Schema[Account]) {
 
 func registerAccounts(t *testing.T) *kandra.Table[Account] {
 	t.Helper()
-	kandra.Reset()
-	t.Cleanup(kandra.Reset)
 	return kandra.MustRegister[Account]()
 }
 
@@ -63,7 +61,7 @@ func TestColumnsOfAnEntity(t *testing.T) {
 	ts := accounts.Schema()
 	assert.True(t, ts.ColumnByName("email").IsSensitive())
 	assert.Equal(t, "Audit.CreatedAt", ts.CreatedAtColumn().GoName())
-	assert.Equal(t, "LIST<TEXT>", ts.ColumnByName("tags").CQLType())
+	assert.Equal(t, "LIST<TEXT>", ts.ColumnByName("tags").Decl())
 	for i, c := range ts.Columns() {
 		assert.Equal(t, i, c.Position())
 	}
@@ -87,7 +85,7 @@ func TestFieldGetSet(t *testing.T) {
 	now := time.Now()
 	created.Set(a, now)
 	assert.Equal(t, now, a.CreatedAt, "the embedded struct's field is written")
-	*id.Ptr(a) = uuid.Max
+	*id.Pointer(a) = uuid.Max
 	assert.Equal(t, uuid.Max, a.ID)
 }
 
@@ -115,10 +113,9 @@ func TestAccessorsDoNotAllocate(t *testing.T) {
 	col := ts.ColumnByName("balance")
 	var sink int
 	cases := map[string]func(){
-		"Field.Get":   func() { sink += len(email.Get(a)) + created.Get(a).Nanosecond() },
-		"Field.Set":   func() { email.Set(a, "c@example.com"); created.Set(a, time.Time{}) },
-		"BindValues":  func() { dst = accounts.BindValues(a, dst[:0]) },
-		"ScanTargets": func() { dst = accounts.ScanTargets(a, dst[:0]) },
+		"Field.Get":      func() { sink += len(email.Get(a)) + created.Get(a).Nanosecond() },
+		"Field.Set":      func() { email.Set(a, "c@example.com"); created.Set(a, time.Time{}) },
+		"Table.Pointers": func() { dst = accounts.Pointers(a, dst[:0]) },
 		"TableSchema.Pointers": func() {
 			var err error
 			dst, err = ts.Pointers(a, dst[:0])
@@ -144,7 +141,7 @@ func TestPerRowPointersAddressTheFields(t *testing.T) {
 	accounts := registerAccounts(t)
 	a := &Account{ID: uuid.New(), Email: "e", Balance: 7, Tags: []string{"x"}}
 	a.CreatedAt = time.Unix(1, 0)
-	ptrs := accounts.BindValues(a, nil)
+	ptrs := accounts.Pointers(a, nil)
 	require.Len(t, ptrs, accounts.Schema().NumColumns())
 	assert.Same(t, &a.ID, ptrs[0].(*uuid.UUID))
 	assert.Same(t, &a.Email, ptrs[1].(*string))
@@ -154,7 +151,7 @@ func TestPerRowPointersAddressTheFields(t *testing.T) {
 	assert.Same(t, &a.UpdatedAt, ptrs[5].(*time.Time))
 
 	// Scanning writes through the same addresses.
-	*accounts.ScanTargets(a, nil)[2].(*int64) = 42
+	*accounts.Pointers(a, nil)[2].(*int64) = 42
 	assert.Equal(t, int64(42), a.Balance)
 
 	// The untyped accessors check the entity type.
@@ -187,7 +184,7 @@ func TestValidatorsRunThroughTheTable(t *testing.T) {
 func TestFieldOfNamesTheField(t *testing.T) {
 	accounts := registerAccounts(t)
 	_, err := kandra.FieldOf(accounts, func(a *Account) *string { return &a.Scratch })
-	var se *kerrors.SchemaError
+	var se *kandra.SchemaError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "Scratch", se.Field)
 	assert.Equal(t, kandra.RuleBinding, se.Rule)

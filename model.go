@@ -2,9 +2,11 @@ package kandra
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
-	"unsafe"
+
+	"github.com/kandra-go/kandra/internal/reflectx"
 )
 
 // ClusteringOrder is the on-disk sort order of a clustering column, fixed
@@ -12,22 +14,31 @@ import (
 type ClusteringOrder uint8
 
 const (
-	// Asc sorts a clustering column ascending (the server's default).
-	Asc ClusteringOrder = iota
-	// Desc sorts a clustering column descending.
-	Desc
+	// ClusteringAsc sorts a clustering column ascending (the server's
+	// default).
+	ClusteringAsc ClusteringOrder = iota
+	// ClusteringDesc sorts a clustering column descending.
+	ClusteringDesc
 )
 
-// String returns "ASC" or "DESC".
+// IsValid reports whether o is ClusteringAsc or ClusteringDesc.
+// Registration rejects any other value (RuleOptionRange).
+func (o ClusteringOrder) IsValid() bool { return o <= ClusteringDesc }
+
+// String returns "ASC" or "DESC", or "ClusteringOrder(n)" for an invalid
+// value.
 func (o ClusteringOrder) String() string {
-	if o == Desc {
+	switch o {
+	case ClusteringAsc:
+		return "ASC"
+	case ClusteringDesc:
 		return "DESC"
 	}
-	return "ASC"
+	return invalidEnum("ClusteringOrder", uint64(o))
 }
 
-// LookupConsistency says how a runtime keeps a lookup table in step with
-// its primary table. kandra only records the choice.
+// LookupConsistency says how the runtime keeps a lookup table in step with
+// its primary table. The schema only records the choice.
 type LookupConsistency uint8
 
 const (
@@ -39,12 +50,20 @@ const (
 	LookupEventual
 )
 
-// String returns "BATCH" or "EVENTUAL".
+// IsValid reports whether c is LookupBatch or LookupEventual. Registration
+// rejects any other value (RuleOptionRange).
+func (c LookupConsistency) IsValid() bool { return c <= LookupEventual }
+
+// String returns "BATCH" or "EVENTUAL", or "LookupConsistency(n)" for an
+// invalid value.
 func (c LookupConsistency) String() string {
-	if c == LookupEventual {
+	switch c {
+	case LookupBatch:
+		return "BATCH"
+	case LookupEventual:
 		return "EVENTUAL"
 	}
-	return "BATCH"
+	return invalidEnum("LookupConsistency", uint64(c))
 }
 
 // KeyRole is a column's part in the primary key.
@@ -59,15 +78,27 @@ const (
 	ClusteringKeyColumn
 )
 
-// String returns "regular", "partition key" or "clustering key".
+// IsValid reports whether r is one of the three roles.
+func (r KeyRole) IsValid() bool { return r <= ClusteringKeyColumn }
+
+// String returns "regular", "partition key" or "clustering key", or
+// "KeyRole(n)" for an invalid value.
 func (r KeyRole) String() string {
 	switch r {
+	case RegularColumn:
+		return "regular"
 	case PartitionKeyColumn:
 		return "partition key"
 	case ClusteringKeyColumn:
 		return "clustering key"
 	}
-	return "regular"
+	return invalidEnum("KeyRole", uint64(r))
+}
+
+// invalidEnum renders an out-of-range enum value the way the standard
+// library's stringers do, "Type(n)", so that it never passes for a valid one.
+func invalidEnum(typ string, n uint64) string {
+	return typ + "(" + strconv.FormatUint(n, 10) + ")"
 }
 
 // ColumnSchema describes one column of a registered table. It is immutable.
@@ -78,25 +109,15 @@ type ColumnSchema struct {
 	typ      CQLType
 	goType   reflect.Type
 	offset   uintptr
-	ptrType  unsafe.Pointer // type word of *goType, for per-row interfaces
+	ptrType  reflectx.TypeWord // type word of *goType, for per-row interfaces
 	position int
+	table    *TableSchema
 
-	entity    reflect.Type   // the table's entity type
-	entityPtr unsafe.Pointer // type word of *entity, to check Pointer's argument
-
-	role        KeyRole
-	keyIndex    int // partition or clustering index
-	order       ClusteringOrder
-	lookup      *LookupTableSchema
-	counter     bool
-	createdAt   bool
-	updatedAt   bool
-	version     bool
-	index       bool
-	sensitive   bool
-	generated   bool
-	uuidKind    UUIDStrategy
-	softDeleted bool
+	role     KeyRole
+	keyIndex int // partition or clustering index
+	order    ClusteringOrder
+	lookup   *LookupTableSchema
+	columnFlags
 }
 
 // GoName is the Go field path the column comes from ("Email",
@@ -114,17 +135,20 @@ func (c *ColumnSchema) CQLName() string { return c.cqlName }
 // Type is the column's CQL type.
 func (c *ColumnSchema) Type() CQLType { return c.typ }
 
-// CQLType renders the column's type as declared in its table: frozen in a
+// Decl renders the column's type as declared in its table: frozen in a
 // primary-key position, COUNTER for counters.
-func (c *ColumnSchema) CQLType() string {
+func (c *ColumnSchema) Decl() string {
 	var b strings.Builder
-	c.writeCQLType(&b)
+	c.writeDecl(&b)
 	return b.String()
 }
 
-// writeCQLType writes CQLType to b, for DDL rendering without a string per
+// Table is the table the column belongs to.
+func (c *ColumnSchema) Table() *TableSchema { return c.table }
+
+// writeDecl writes Decl to b, for DDL rendering without a string per
 // column.
-func (c *ColumnSchema) writeCQLType(b *strings.Builder) {
+func (c *ColumnSchema) writeDecl(b *strings.Builder) {
 	c.typ.write(b, c.role != RegularColumn) // frozen in a key, as CQLType.Frozen
 }
 
@@ -147,7 +171,8 @@ func (c *ColumnSchema) IsClusteringKey() bool { return c.role == ClusteringKeyCo
 // meaningful only for key columns.
 func (c *ColumnSchema) KeyIndex() int { return c.keyIndex }
 
-// ClusteringOrder is the sort order of a clustering column (Asc otherwise).
+// ClusteringOrder is the sort order of a clustering column (ClusteringAsc
+// for other columns).
 func (c *ColumnSchema) ClusteringOrder() ClusteringOrder { return c.order }
 
 // Lookup returns the lookup table this column indexes, or nil.
@@ -156,10 +181,10 @@ func (c *ColumnSchema) Lookup() *LookupTableSchema { return c.lookup }
 // IsCounter reports a COUNTER column.
 func (c *ColumnSchema) IsCounter() bool { return c.counter }
 
-// IsCreatedAt reports the column a runtime stamps on insert.
+// IsCreatedAt reports the column the runtime stamps on insert.
 func (c *ColumnSchema) IsCreatedAt() bool { return c.createdAt }
 
-// IsUpdatedAt reports the column a runtime stamps on every write.
+// IsUpdatedAt reports the column the runtime stamps on every write.
 func (c *ColumnSchema) IsUpdatedAt() bool { return c.updatedAt }
 
 // IsVersion reports the optimistic-lock column.
@@ -172,14 +197,14 @@ func (c *ColumnSchema) IsSecondaryIndex() bool { return c.index }
 func (c *ColumnSchema) IsSensitive() bool { return c.sensitive }
 
 // IsSoftDeleteMarker reports the boolean column that records soft deletion.
-func (c *ColumnSchema) IsSoftDeleteMarker() bool { return c.softDeleted }
+func (c *ColumnSchema) IsSoftDeleteMarker() bool { return c.softDeleteMarker }
 
-// GeneratedUUID reports whether a runtime fills the column with a new UUID
-// on insert, and with which strategy.
-func (c *ColumnSchema) GeneratedUUID() (UUIDStrategy, bool) { return c.uuidKind, c.generated }
+// GeneratedUUID reports whether the runtime fills the column with a new
+// UUID on insert, and with which strategy.
+func (c *ColumnSchema) GeneratedUUID() (UUIDStrategy, bool) { return c.uuid, c.generated }
 
-// IndexName is the name of the column's secondary index,
-// "{table}_{column}_idx"; it is "" for a column without one.
+// indexName composes the name kandra gives a secondary index on the
+// column, "{table}_{column}_idx", whether or not the column has one.
 func (c *ColumnSchema) indexName(table string) string { return table + "_" + c.name + "_idx" }
 
 // LookupTableSchema describes a denormalized lookup table: the indexed
@@ -208,13 +233,16 @@ func (l *LookupTableSchema) Suffix() string { return l.suffix }
 // table's primary key.
 func (l *LookupTableSchema) IndexColumn() *ColumnSchema { return l.index }
 
-// PartitionKeyColumns returns the primary table's partition-key columns
-// carried by the lookup table (a fresh slice).
-func (l *LookupTableSchema) PartitionKeyColumns() []*ColumnSchema { return clone(l.partition) }
+// PartitionKeys returns the primary table's partition-key columns carried
+// by the lookup table (a fresh slice).
+func (l *LookupTableSchema) PartitionKeys() []*ColumnSchema { return clone(l.partition) }
 
-// ClusteringKeyColumns returns the primary table's clustering columns
-// carried by the lookup table (a fresh slice).
-func (l *LookupTableSchema) ClusteringKeyColumns() []*ColumnSchema { return clone(l.clustering) }
+// ClusteringKeys returns the primary table's clustering columns carried by
+// the lookup table (a fresh slice).
+func (l *LookupTableSchema) ClusteringKeys() []*ColumnSchema { return clone(l.clustering) }
+
+// Table is the primary table the lookup table indexes.
+func (l *LookupTableSchema) Table() *TableSchema { return l.index.table }
 
 // Columns returns the lookup table's columns in order: index column,
 // partition keys, clustering keys (a fresh slice).
@@ -225,11 +253,11 @@ func (l *LookupTableSchema) Columns() []*ColumnSchema {
 	return append(out, l.clustering...)
 }
 
-// Consistency is how a runtime keeps the lookup table in step.
+// Consistency is how the runtime keeps the lookup table in step.
 func (l *LookupTableSchema) Consistency() LookupConsistency { return l.consistency }
 
 // CacheConfig is the result-cache configuration recorded with CacheResult.
-// kandra only records it; a runtime's cache reads it.
+// The schema only records it; a cache layer reads it.
 type CacheConfig struct {
 	TTLSeconds int
 	MaxSize    int64
@@ -247,7 +275,7 @@ type SoftDeleteConfig struct {
 // entity's table. Accessors that return slices return fresh copies.
 type TableSchema struct {
 	entity      reflect.Type
-	ptrType     unsafe.Pointer // type word of *entity
+	ptrType     reflectx.TypeWord // type word of *entity
 	name        string
 	cqlName     string
 	columns     []*ColumnSchema
@@ -351,8 +379,9 @@ func (t *TableSchema) SoftDelete() *SoftDeleteConfig {
 	return &c
 }
 
-// CacheConfig returns the result-cache configuration, or nil.
-func (t *TableSchema) CacheConfig() *CacheConfig {
+// CacheResult returns the result-cache configuration given with
+// CacheResult, or nil.
+func (t *TableSchema) CacheResult() *CacheConfig {
 	if t.cache == nil {
 		return nil
 	}
@@ -360,7 +389,7 @@ func (t *TableSchema) CacheConfig() *CacheConfig {
 	return &c
 }
 
-// ReadConsistency is the table's read consistency override, if any. A
+// ReadConsistency is the table's read consistency override, if any. The
 // runtime resolves: per-call value, then this, then its default.
 func (t *TableSchema) ReadConsistency() (Consistency, bool) { return t.read, t.hasRead }
 

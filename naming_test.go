@@ -270,7 +270,7 @@ type namingReserved struct {
 func (e *namingReserved) Describe(s *kandra.Schema[namingReserved]) {
 	s.Table("kn_reserved")
 	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
-	kandra.Bind(s, &e.Order, kandra.ClusteringKey(0, kandra.Desc))
+	kandra.Bind(s, &e.Order, kandra.ClusteringKey(0, kandra.ClusteringDesc))
 	kandra.Bind(s, &e.From, kandra.SecondaryIndex())
 }
 
@@ -301,10 +301,10 @@ func TestReservedFieldNamesInDDL(t *testing.T) {
 		}
 	}
 	from := ts.ColumnByName("from")
-	if got, want := kandra.CreateIndex(ts, from), `CREATE INDEX IF NOT EXISTS kn_reserved_from_idx ON kn_reserved ("from");`; got != want {
+	if got, want := noErr(kandra.CreateIndex(ts, from)), `CREATE INDEX IF NOT EXISTS kn_reserved_from_idx ON kn_reserved ("from");`; got != want {
 		t.Errorf("CreateIndex = %s, want %s", got, want)
 	}
-	if got, want := kandra.AlterTableAdd(ts, ts.ColumnByName("token")), `ALTER TABLE kn_reserved ADD "token" TEXT;`; got != want {
+	if got, want := noErr(kandra.AlterTableAdd(ts, ts.ColumnByName("token"))), `ALTER TABLE kn_reserved ADD "token" TEXT;`; got != want {
 		t.Errorf("AlterTableAdd = %s, want %s", got, want)
 	}
 }

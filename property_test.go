@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,11 +16,11 @@ import (
 	"github.com/kandra-go/kandra"
 	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/internal/dynamic"
-	"github.com/kandra-go/kandra/internal/schemagen"
+	"github.com/kandra-go/kandra/internal/schematest"
 )
 
 // Property tests of the DDL invariants over random struct types
-// (internal/schemagen). The DDL is checked as text: a small CQL lexer and
+// (internal/schematest). The DDL is checked as text: a small CQL lexer and
 // parser written from DESIGN.md's "DDL (ddl.go)" section read every
 // statement back, and re-rendering the parse in the documented layout must
 // give the statement again, character for character.
@@ -437,7 +439,7 @@ func build(t *rapid.T, sp dynamic.Spec) (ts *kandra.TableSchema, err error) {
 	return ts, nil
 }
 
-func mustBuild(t *rapid.T, m schemagen.Model) *kandra.TableSchema {
+func mustBuild(t *rapid.T, m schematest.Model) *kandra.TableSchema {
 	t.Helper()
 	ts, err := build(t, m.Spec)
 	if err != nil {
@@ -502,7 +504,7 @@ func strictlyIncreasing(cs []*kandra.ColumnSchema) bool {
 // same spec twice gives identical statements.
 func TestPropertyValidSpecsAreAcceptedDeterministically(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		m := schemagen.ValidModel(t)
+		m := schematest.ValidModel(t)
 		ts1 := mustBuild(t, m)
 		ts2 := mustBuild(t, m)
 		s1, s2 := kandra.Statements(ts1), kandra.Statements(ts2)
@@ -519,7 +521,7 @@ func TestPropertyValidSpecsAreAcceptedDeterministically(t *testing.T) {
 // types (DESIGN.md's mapping), DDL order and key roles.
 func TestPropertySchemaMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		m := schemagen.ValidModel(t)
+		m := schematest.ValidModel(t)
 		ts := mustBuild(t, m)
 		if ts.Name() != m.Table {
 			t.Fatalf("table %q, want %q", ts.Name(), m.Table)
@@ -530,8 +532,8 @@ func TestPropertySchemaMatchesModel(t *testing.T) {
 		}
 		for i, c := range cols {
 			want := m.Columns[i]
-			if c.Name() != want.Name || c.GoName() != want.GoName || c.CQLType() != want.Type || c.Role() != want.Role {
-				t.Fatalf("column %d is %s %q %s (%v), want %s %q %s (%v)", i, c.GoName(), c.Name(), c.CQLType(), c.Role(),
+			if c.Name() != want.Name || c.GoName() != want.GoName || c.Decl() != want.Type || c.Role() != want.Role {
+				t.Fatalf("column %d is %s %q %s (%v), want %s %q %s (%v)", i, c.GoName(), c.Name(), c.Decl(), c.Role(),
 					want.GoName, want.Name, want.Type, want.Role)
 			}
 			if c.Role() != kandra.RegularColumn && c.KeyIndex() != want.KeyIndex {
@@ -560,7 +562,7 @@ func TestPropertySchemaMatchesModel(t *testing.T) {
 // schema's raw name.
 func TestPropertyCreateTable(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		m := schemagen.ValidModel(t)
+		m := schematest.ValidModel(t)
 		ts := mustBuild(t, m)
 		ct := parseTable(t, kandra.CreateTable(ts))
 		checkIdent(t, "table name", ct.name, ts.Name())
@@ -581,8 +583,8 @@ func TestPropertyCreateTable(t *testing.T) {
 		}
 		for i, c := range cols {
 			checkIdent(t, "column", ct.cols[i].name, c.Name())
-			if ct.cols[i].typ != c.CQLType() || ct.cols[i].typ != m.Columns[i].Type {
-				t.Fatalf("column %q declared %s; CQLType %s, model %s", c.Name(), ct.cols[i].typ, c.CQLType(), m.Columns[i].Type)
+			if ct.cols[i].typ != c.Decl() || ct.cols[i].typ != m.Columns[i].Type {
+				t.Fatalf("column %q declared %s; Decl %s, model %s", c.Name(), ct.cols[i].typ, c.Decl(), m.Columns[i].Type)
 			}
 		}
 
@@ -662,7 +664,7 @@ func TestPropertyCreateTable(t *testing.T) {
 // CLUSTERING ORDER.
 func TestPropertyLookupTables(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		m := schemagen.ValidModel(t)
+		m := schematest.ValidModel(t)
 		if rapid.Bool().Draw(t, "rename") {
 			// Any table name of up to 16 characters keeps the spec valid.
 			m = m.WithTable(rapid.StringMatching(`[A-Za-z0-9_]{16}`).Draw(t, "new table"))
@@ -693,8 +695,8 @@ func TestPropertyLookupTables(t *testing.T) {
 				t.Fatalf("lookup table %q: the index column is not first, or does not point back", l.Name())
 			}
 			if !same(names(lc[1:]), append(names(pk), names(ck)...)) ||
-				!same(names(l.PartitionKeyColumns()), names(pk)) ||
-				!same(names(l.ClusteringKeyColumns()), names(ck)) {
+				!same(names(l.PartitionKeys()), names(pk)) ||
+				!same(names(l.ClusteringKeys()), names(ck)) {
 				t.Fatalf("lookup table %q carries %q, want %q then %q", l.Name(), names(lc[1:]), names(pk), names(ck))
 			}
 			if l.Name() != ts.Name()+"_"+l.Suffix() {
@@ -718,8 +720,8 @@ func TestPropertyLookupTables(t *testing.T) {
 			}
 			for i, c := range lc {
 				checkIdent(t, "lookup column", ct.cols[i].name, c.Name())
-				if i > 0 && ct.cols[i].typ != c.CQLType() {
-					t.Fatalf("%s\ncolumn %q is %s, want %s as in the primary table", ddl, c.Name(), ct.cols[i].typ, c.CQLType())
+				if i > 0 && ct.cols[i].typ != c.Decl() {
+					t.Fatalf("%s\ncolumn %q is %s, want %s as in the primary table", ddl, c.Name(), ct.cols[i].typ, c.Decl())
 				}
 			}
 			if len(ct.partition) != 1 || ct.composite || len(ct.clustering) != 0 {
@@ -736,10 +738,11 @@ func TestPropertyLookupTables(t *testing.T) {
 // Secondary indexes and the statement list: CREATE INDEX IF NOT EXISTS
 // {table}_{col}_idx ON {table} ({col}), with FULL() on a frozen collection
 // (a collection in a key); Statements is the primary table, each lookup
-// table, then each index; ALTER TABLE ADD for regular columns only.
+// table, then each index; ALTER TABLE ADD for regular columns only (a
+// key column is a migration error).
 func TestPropertyIndexesAndStatements(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		m := schemagen.ValidModel(t)
+		m := schematest.ValidModel(t)
 		ts := mustBuild(t, m)
 		idx := ts.SecondaryIndexes()
 		got := names(idx)
@@ -754,7 +757,10 @@ func TestPropertyIndexesAndStatements(t *testing.T) {
 			stmts = append(stmts, kandra.CreateLookupTable(l))
 		}
 		for _, c := range idx {
-			ddl := kandra.CreateIndex(ts, c)
+			ddl, err := kandra.CreateIndex(ts, c)
+			if err != nil {
+				t.Fatalf("CreateIndex(%q) of an indexed column: %v", c.Name(), err)
+			}
 			stmts = append(stmts, ddl)
 			ci, err := parseCreateIndex(ddl)
 			if err != nil {
@@ -779,13 +785,17 @@ func TestPropertyIndexesAndStatements(t *testing.T) {
 			t.Fatalf("Statements = %q, want the table, its lookup tables, then its indexes: %q", s, stmts)
 		}
 		for _, c := range ts.Columns() {
-			alter := kandra.AlterTableAdd(ts, c)
-			want := ""
-			if c.Role() == kandra.RegularColumn {
-				want = "ALTER TABLE " + kandra.QuoteIdent(ts.Name()) + " ADD " + kandra.QuoteIdent(c.Name()) + " " + c.CQLType() + ";"
+			alter, err := kandra.AlterTableAdd(ts, c)
+			if c.Role() != kandra.RegularColumn {
+				var me *kerrors.MigrationError
+				if alter != "" || !errors.As(err, &me) {
+					t.Fatalf("AlterTableAdd(%q) of a key column = %q, %v; want a *errors.MigrationError", c.Name(), alter, err)
+				}
+				continue
 			}
-			if alter != want {
-				t.Fatalf("AlterTableAdd(%q) = %q, want %q", c.Name(), alter, want)
+			want := "ALTER TABLE " + kandra.QuoteIdent(ts.Name()) + " ADD " + kandra.QuoteIdent(c.Name()) + " " + c.Decl() + ";"
+			if alter != want || err != nil {
+				t.Fatalf("AlterTableAdd(%q) = %q, %v; want %q", c.Name(), alter, err, want)
 			}
 		}
 	})
@@ -794,58 +804,189 @@ func TestPropertyIndexesAndStatements(t *testing.T) {
 // ---------------------------------------------------------------------------
 // Property over invalid specs.
 
-// A spec that breaks rules is rejected with a *errors.SchemaError whose
+// A spec that breaks rules is rejected with a *kandra.SchemaError whose
 // Rule is the first broken rule in Rules() order.
 func TestPropertyInvalidSpecsReportTheFirstRule(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		c := schemagen.InvalidCase(t)
-		ts, err := build(t, c.Spec)
-		if err == nil {
-			t.Fatalf("accepted a spec that breaks %v (mutations %q):\n%q", c.Broken, c.Mutations, kandra.Statements(ts))
+		if p := reportProblem(schematest.InvalidCase(t)); p != "" {
+			t.Fatal(p)
 		}
-		var se *kerrors.SchemaError
-		if !errors.As(err, &se) || !errors.Is(err, kerrors.ErrSchema) {
-			t.Fatalf("error %T %v is not a *errors.SchemaError", err, err)
+	})
+}
+
+// The same for every mutation alone, over fixed seeds: every rule is
+// checked against the builder on every run, whatever rapid draws above.
+func TestPropertyMutationsReportTheFirstRule(t *testing.T) {
+	for name, cases := range mutationCases() {
+		for _, c := range cases {
+			if p := reportProblem(c); p != "" {
+				t.Errorf("mutation %q: %s", name, p)
+			}
 		}
-		if se.Rule != c.Rule {
-			t.Fatalf("reported %q, want %q: the spec breaks %v (mutations %q)\nerror: %v\nspec: %s", se.Rule, c.Rule, c.Broken, c.Mutations, err, describeSpec(c.Spec))
+	}
+}
+
+// reportProblem builds c's spec and says how the builder's answer differs
+// from the oracle's, or returns "" when they agree.
+func reportProblem(c schematest.Invalid) (problem string) {
+	defer func() {
+		if r := recover(); r != nil {
+			problem = fmt.Sprintf("building the schema panicked: %v\nspec: %s", r, describeSpec(c.Spec))
 		}
-		if se.Entity == "" {
-			t.Fatalf("the error does not name the entity: %v", err)
+	}()
+	v, err := dynamic.Build(c.Spec)
+	if err == nil {
+		return fmt.Sprintf("accepted a spec that breaks %v (mutations %q):\n%q", c.Broken, c.Mutations, kandra.Statements(v.(*kandra.TableSchema)))
+	}
+	var se *kandra.SchemaError
+	switch {
+	case !errors.As(err, &se) || !errors.Is(err, kerrors.ErrSchema):
+		return fmt.Sprintf("error %T %v is not a *kandra.SchemaError matching errors.ErrSchema", err, err)
+	case se.Rule != c.Rule:
+		return fmt.Sprintf("reported %q, want %q: the spec breaks %v (mutations %q)\nerror: %v\nspec: %s", se.Rule, c.Rule, c.Broken, c.Mutations, err, describeSpec(c.Spec))
+	case se.Entity == "":
+		return fmt.Sprintf("the error does not name the entity: %v", err)
+	}
+	return ""
+}
+
+// ---------------------------------------------------------------------------
+// Keyspace-wide names.
+
+// tableName is what Model.WithTable accepts.
+var tableName = regexp.MustCompile(`^[A-Za-z0-9_]{1,16}$`)
+
+// Two valid tables put in one keyspace fail with name-taken exactly when
+// the oracle says their names collide (a table, lookup-table, index or
+// index-view name claimed twice), and the error names both entity types;
+// each in a keyspace of its own is accepted.
+func TestPropertyKeyspaceNames(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a, b := schematest.ValidModel(t), schematest.ValidModel(t)
+		// Random names rarely collide, so b often takes a name a claims.
+		var claimed []string
+		for _, n := range a.TakenNames() {
+			if tableName.MatchString(n) {
+				claimed = append(claimed, n)
+			}
+		}
+		switch rapid.IntRange(0, 3).Draw(t, "b's table") {
+		case 0, 1:
+			b = b.WithTable(rapid.SampledFrom(claimed).Draw(t, "a name of a"))
+		case 2:
+			b = b.WithTable(rapid.StringMatching(`[A-Za-z0-9_]{1,16}`).Draw(t, "another name"))
+		}
+		tsA, tsB := mustBuild(t, a), mustBuild(t, b)
+		for i, ts := range []*kandra.TableSchema{tsA, tsB} {
+			if _, err := kandra.NewKeyspace("ks"+strconv.Itoa(i), kandra.SimpleStrategy(1), ts); err != nil {
+				t.Fatalf("table %q alone in a keyspace: %v", ts.Name(), err)
+			}
+		}
+		ks, err := kandra.NewKeyspace("ks", kandra.SimpleStrategy(1), tsA, tsB)
+		if collide := schematest.NamesCollide(a, b); collide != (err != nil) {
+			t.Fatalf("NewKeyspace: error %v; the oracle says the names collide: %v\n%q\n%q", err, collide, a.TakenNames(), b.TakenNames())
+		}
+		if err != nil {
+			var se *kandra.SchemaError
+			if !errors.As(err, &se) || se.Rule != kandra.RuleNameTaken || se.Entity != `keyspace "ks"` {
+				t.Fatalf("NewKeyspace: %T %v, want a name-taken *kandra.SchemaError of keyspace \"ks\"", err, err)
+			}
+			for _, ts := range []*kandra.TableSchema{tsA, tsB} {
+				if !strings.Contains(err.Error(), ts.EntityType().String()) {
+					t.Fatalf("the error does not name %v: %v", ts.EntityType(), err)
+				}
+			}
+			return
+		}
+		if !reflect.DeepEqual(ks.Tables(), []*kandra.TableSchema{tsA, tsB}) || ks.Table(a.Table) != tsA || ks.Table(b.Table) != tsB {
+			t.Fatalf("the keyspace holds %d tables, not %q then %q", len(ks.Tables()), a.Table, b.Table)
+		}
+		// CREATE KEYSPACE, then both tables, their lookup tables and indexes.
+		want := 3 + len(a.Lookups) + len(b.Lookups) + len(a.Indexes) + len(b.Indexes)
+		if got := ks.Statements(); len(got) != want || !strings.HasPrefix(got[0], "CREATE KEYSPACE ") {
+			t.Fatalf("Statements has %d statements, want %d starting with CREATE KEYSPACE: %q", len(got), want, got)
 		}
 	})
 }
 
 // ---------------------------------------------------------------------------
-// Generator coverage.
+// Generator coverage, over fixed seeds.
+//
+// These tests draw with rapid's Generator.Example from fixed seeds, so
+// they see the same draws on every run: a failure means a generator or the
+// oracle changed, never bad luck.
 
-// The generators really produce what they promise. Run with -v to see the
-// histograms.
-func TestPropertyGeneratorCoverage(t *testing.T) {
-	valid := map[string]int{}
-	rapid.Check(t, func(t *rapid.T) {
-		for _, f := range schemagen.ValidModel(t).Features {
-			valid[f]++
-		}
-	})
-	rules := map[string]int{}
-	rapid.Check(t, func(t *rapid.T) {
-		c := schemagen.InvalidCase(t)
-		rules[string(c.Rule)]++
-	})
-	logHistogram(t, "valid specs", valid)
-	logHistogram(t, "first broken rule of invalid specs", rules)
-	// Features every run of 100 draws produces (each is drawn in well over
-	// 15% of the specs).
-	for _, f := range []string{"counter table", "clustering DESC", "clustering ASC", "partition keys: 3",
-		"override that needs quoting", "GCGrace", "DefaultTTL", "SoftDelete", "CreatedAt", "Version int64",
-		"options over several bindings", "go:set", "go:list", "go:map", "key go:uuid.UUID"} {
-		if valid[f] == 0 {
-			t.Errorf("no valid spec has %q", f)
+const (
+	validCoverageSeeds = 200 // valid models drawn
+	mutationSeeds      = 16  // drafts each mutation is applied to
+)
+
+type mutated struct {
+	c  schematest.Invalid
+	ok bool
+}
+
+// mutationCases applies every mutation, alone, to the drafts of the fixed
+// seeds, and returns the cases it applied to by mutation.
+func mutationCases() map[string][]schematest.Invalid {
+	out := map[string][]schematest.Invalid{}
+	for _, name := range schematest.Mutations() {
+		g := rapid.Custom(func(t *rapid.T) mutated {
+			c, ok := schematest.Mutate(t, name)
+			return mutated{c, ok}
+		})
+		for seed := 0; seed < mutationSeeds; seed++ {
+			if m := g.Example(seed); m.ok {
+				out[name] = append(out[name], m.c)
+			}
 		}
 	}
-	if len(rules) < 12 {
-		t.Errorf("the invalid specs only break %d different rules first", len(rules))
+	return out
+}
+
+// The generators produce what they promise: the valid models cover the
+// features, every mutation applies and breaks the rule it targets, and
+// every entity rule is the first broken one of some mutation. Run with -v
+// to see the histograms.
+func TestPropertyGeneratorCoverage(t *testing.T) {
+	valid := map[string]int{}
+	gen := rapid.Custom(schematest.ValidModel)
+	for seed := 0; seed < validCoverageSeeds; seed++ {
+		for _, f := range gen.Example(seed).Features {
+			valid[f]++
+		}
+	}
+	logHistogram(t, "valid specs", valid)
+	for _, f := range []string{"counter table", "clustering DESC", "clustering ASC", "partition keys: 3",
+		"override that needs quoting", "GCGrace", "DefaultTTL", "SoftDelete", "SoftDelete marker", "CreatedAt",
+		"UpdatedAt", "Version int64", "Version time.Time", "options over several bindings", "go:set", "go:list",
+		"go:map", "key go:uuid.UUID", "GeneratedUUID on a key", "Transient", "embedded struct", "blank override",
+		"lookup name of 48", "index name of 48", "index on a partition-key component"} {
+		if valid[f] == 0 {
+			t.Errorf("no valid spec of the %d fixed seeds has %q", validCoverageSeeds, f)
+		}
+	}
+
+	first := map[string]int{}
+	all := mutationCases()
+	for _, name := range schematest.Mutations() {
+		cases := all[name]
+		if len(cases) == 0 {
+			t.Errorf("mutation %q applies to none of the %d fixed drafts", name, mutationSeeds)
+		}
+		for _, c := range cases {
+			if !slices.Contains(c.Broken, c.Targets[0]) {
+				t.Errorf("mutation %q does not break %s; the oracle says it breaks %v", name, c.Targets[0], c.Broken)
+			}
+			first[string(c.Rule)]++
+		}
+	}
+	logHistogram(t, "first broken rule of single mutations", first)
+	for _, r := range kandra.Rules() {
+		// No run-time struct type has a Describe method.
+		if r.Scope == kandra.EntityScope && r.Rule != kandra.RuleDescribe && first[string(r.Rule)] == 0 {
+			t.Errorf("no mutation breaks %s first", r.Rule)
+		}
 	}
 }
 

@@ -1,101 +1,249 @@
 package kandra
 
-import kerrors "github.com/kandra-go/kandra/errors"
+import (
+	"strings"
 
-// The schema rules, in the order Register checks them: when an entity
-// breaks several, the error names the first. The order is the Kotlin
-// library's (its ten original checks, then the ones it added later), then
-// Go-specific binding checks where they must come first, then every rule a
-// real Cassandra 5.0 or ScyllaDB server enforces on the DDL kandra writes.
-//
-// Rules marked "compile time" cannot fail at run time in Go: the typed
-// binders (CreatedAt, Version, SoftDelete's marker, ...) only accept the
-// right field types, so a wrong binding does not compile. They keep their
-// constants so that the numbering matches the Kotlin documentation.
+	kerrors "github.com/kandra-go/kandra/errors"
+)
+
+// Rule names a schema rule. Every rule kandra enforces is a row of
+// ruleTable below, and every *SchemaError carries the Rule it broke.
+type Rule string
+
+// The rules. Their order is the order of ruleTable: when an entity breaks
+// several, the error names the first.
 const (
 	// RuleNotStruct: the entity type is not a struct, or its fields cannot
 	// be flattened unambiguously (embedded pointer, ambiguous promotion).
-	RuleNotStruct kerrors.Rule = "not-a-struct"
-	// RuleTableMissing (Kotlin 1): Describe did not call Schema.Table, or
-	// gave a blank name.
-	RuleTableMissing kerrors.Rule = "table-missing"
+	RuleNotStruct Rule = "not-a-struct"
+	// RuleDescribe: Describe has a value receiver (declare it on *T), or
+	// registration panicked.
+	RuleDescribe Rule = "describe"
+	// RuleTableMissing: Describe did not call Schema.Table, or gave a blank
+	// name.
+	RuleTableMissing Rule = "table-missing"
 	// RuleBinding: a binding's pointer is not the address of a column field
 	// of the entity Describe was called on.
-	RuleBinding kerrors.Rule = "binding"
+	RuleBinding Rule = "binding"
 	// RuleConflict: one field or the table was given contradicting options
-	// (two column names, Transient with a key role, Table called twice, ...).
-	RuleConflict kerrors.Rule = "conflicting-options"
-	// RuleTimestampType (Kotlin 2, compile time): CreatedAt/UpdatedAt on a
-	// field that is not a time.Time.
-	RuleTimestampType kerrors.Rule = "timestamp-type"
-	// RuleNoPartitionKey (Kotlin 3): no field is a partition key.
-	RuleNoPartitionKey kerrors.Rule = "no-partition-key"
-	// RuleDuplicatePartitionIndex (Kotlin 4): two partition keys share an index.
-	RuleDuplicatePartitionIndex kerrors.Rule = "duplicate-partition-index"
-	// RuleDuplicateLookupTable (Kotlin 5): two lookups compose the same
-	// table name.
-	RuleDuplicateLookupTable kerrors.Rule = "duplicate-lookup-table"
-	// RuleCounterMix (Kotlin 6): counter and non-counter columns among the
-	// non-key columns (created/updated timestamps aside, as in Kotlin; the
-	// counter-table rule catches those).
-	RuleCounterMix kerrors.Rule = "counter-mix"
-	// RuleDuplicateTimestamp (Kotlin 7): more than one CreatedAt or UpdatedAt.
-	RuleDuplicateTimestamp kerrors.Rule = "duplicate-timestamp"
-	// RuleDuplicateVersion (Kotlin 8): more than one Version.
-	RuleDuplicateVersion kerrors.Rule = "duplicate-version"
-	// RuleVersionType (Kotlin 9, compile time): Version on a field that is
-	// neither int64 nor time.Time.
-	RuleVersionType kerrors.Rule = "version-type"
-	// RuleSoftDeleteMarker (Kotlin 10): SoftDelete's marker is not a bool
+	// (Transient with any column option, two column names, Table called
+	// twice, UpdatedAt on a key, ...).
+	RuleConflict Rule = "conflicting-options"
+	// RuleNoPartitionKey: no field is a partition key.
+	RuleNoPartitionKey Rule = "no-partition-key"
+	// RuleDuplicatePartitionIndex: two partition keys share an index.
+	RuleDuplicatePartitionIndex Rule = "duplicate-partition-index"
+	// RuleDuplicateLookupTable: two lookups compose the same table name.
+	RuleDuplicateLookupTable Rule = "duplicate-lookup-table"
+	// RuleCounterMix: counter and non-counter columns among the non-key
+	// columns (created/updated timestamps aside; RuleCounterTable catches
+	// those).
+	RuleCounterMix Rule = "counter-mix"
+	// RuleDuplicateTimestamp: more than one CreatedAt or UpdatedAt.
+	RuleDuplicateTimestamp Rule = "duplicate-timestamp"
+	// RuleDuplicateVersion: more than one Version.
+	RuleDuplicateVersion Rule = "duplicate-version"
+	// RuleSoftDeleteMarker: SoftDelete's marker is not a non-key bool
 	// column of the entity.
-	RuleSoftDeleteMarker kerrors.Rule = "soft-delete-marker"
+	RuleSoftDeleteMarker Rule = "soft-delete-marker"
 	// RuleKeyConflict: a field is both a partition key and a clustering key.
-	RuleKeyConflict kerrors.Rule = "key-conflict"
+	RuleKeyConflict Rule = "key-conflict"
 	// RuleInvalidName: a table, lookup-table or index name is not 1 to 48
 	// ASCII letters, digits or underscores, a lookup suffix is blank, or a
 	// column name is not valid UTF-8.
-	RuleInvalidName kerrors.Rule = "invalid-name"
+	RuleInvalidName Rule = "invalid-name"
 	// RuleDuplicateColumn: two fields map to the same CQL column name.
-	RuleDuplicateColumn kerrors.Rule = "duplicate-column"
+	RuleDuplicateColumn Rule = "duplicate-column"
 	// RuleDuplicateClusteringIndex: two clustering keys share an index.
-	RuleDuplicateClusteringIndex kerrors.Rule = "duplicate-clustering-index"
-	// RuleUnsupportedType: a field's Go type has no CQL type (or the CQL type
-	// is one servers reject: a duration as a set element or map key).
-	RuleUnsupportedType kerrors.Rule = "unsupported-type"
+	RuleDuplicateClusteringIndex Rule = "duplicate-clustering-index"
+	// RuleUnsupportedType: a field's Go type has no CQL type, or the CQL
+	// type is one servers reject (a duration as a set element or map key).
+	RuleUnsupportedType Rule = "unsupported-type"
 	// RuleKeyType: a counter or duration in a primary-key position,
 	// including a lookup table's key.
-	RuleKeyType kerrors.Rule = "key-type"
+	RuleKeyType Rule = "key-type"
 	// RuleCounterTable: a counter table with a default TTL, soft delete, a
 	// version column, a timestamp column, a lookup or a secondary index.
-	RuleCounterTable kerrors.Rule = "counter-table"
+	RuleCounterTable Rule = "counter-table"
 	// RuleLookup: a lookup on a primary-key column (its lookup table would
 	// declare the column twice).
-	RuleLookup kerrors.Rule = "lookup"
-	// RuleSecondaryIndex: a secondary index on the only partition-key column
-	// or on a column holding a duration.
-	RuleSecondaryIndex kerrors.Rule = "secondary-index"
-	// RuleOptionRange: a default TTL or soft-delete TTL outside
-	// 0..630720000, a negative gc grace, a negative cache setting, or an
-	// unknown consistency level.
-	RuleOptionRange kerrors.Rule = "option-range"
-	// RuleNameTaken: a table or index name is already used by another
-	// registered entity (index names are unique per keyspace), or an index
-	// name plus "_index" is a table name (ScyllaDB backs an index with a view
-	// of that name).
-	RuleNameTaken kerrors.Rule = "name-taken"
+	RuleLookup Rule = "lookup"
+	// RuleSecondaryIndex: a secondary index on the only partition-key
+	// column or on a column holding a duration.
+	RuleSecondaryIndex Rule = "secondary-index"
+	// RuleOptionRange: an option value outside its range: a TTL outside
+	// 0..MaxTTL, a negative gc grace or cache setting, an unknown
+	// consistency level, clustering order, lookup consistency or UUID
+	// strategy.
+	RuleOptionRange Rule = "option-range"
+	// RuleKeyspaceName: a keyspace name servers reject.
+	RuleKeyspaceName Rule = "keyspace-name"
+	// RuleReplication: a replication setting servers reject.
+	RuleReplication Rule = "replication"
+	// RuleNameTaken: two tables of one keyspace use one table or index name
+	// (index names are unique per keyspace), or an index name plus "_index"
+	// is a table name (ScyllaDB backs an index with a view of that name).
+	RuleNameTaken Rule = "name-taken"
 )
 
-// Rules returns the rules in the order Register checks them.
-func Rules() []kerrors.Rule { return clone(ruleOrder) }
+// Scope says what a rule is checked on.
+type Scope uint8
 
-var ruleOrder = []kerrors.Rule{
-	RuleNotStruct, RuleTableMissing, RuleBinding, RuleConflict,
-	RuleTimestampType, RuleNoPartitionKey, RuleDuplicatePartitionIndex, RuleDuplicateLookupTable,
-	RuleCounterMix, RuleDuplicateTimestamp, RuleDuplicateVersion, RuleVersionType, RuleSoftDeleteMarker,
-	RuleKeyConflict, RuleInvalidName, RuleDuplicateColumn, RuleDuplicateClusteringIndex,
-	RuleUnsupportedType, RuleKeyType, RuleCounterTable, RuleLookup, RuleSecondaryIndex,
-	RuleOptionRange, RuleNameTaken,
+const (
+	// EntityScope rules are checked by Register, on one entity type.
+	EntityScope Scope = iota + 1
+	// KeyspaceScope rules are checked by NewKeyspace, on the tables and
+	// replication of one keyspace.
+	KeyspaceScope
+)
+
+// String returns "entity" or "keyspace", or "Scope(n)".
+func (s Scope) String() string {
+	switch s {
+	case EntityScope:
+		return "entity"
+	case KeyspaceScope:
+		return "keyspace"
+	}
+	return invalidEnum("Scope", uint64(s))
+}
+
+// RuleInfo describes one rule: what it refuses and where it is checked.
+type RuleInfo struct {
+	Rule    Rule
+	Scope   Scope
+	Summary string // one line: what the rule requires
+	// Server is what Cassandra 5.0 or ScyllaDB does with a schema that
+	// breaks the rule (its error message, or a silent misbehaviour); ""
+	// for rules that guard kandra's own contract rather than a server's.
+	Server string
+}
+
+// ruleRow is one row of the rule table: the rule and its one check.
+// Exactly one of entity and keyspace is set.
+type ruleRow struct {
+	RuleInfo
+	entity   func(*builder) error
+	keyspace func(*keyspaceBuilder) error
+}
+
+// ruleTable is every rule, in the order they are checked: entity rules by
+// Register, then keyspace rules by NewKeyspace. Each check reports only its
+// own rule, and the first failing check wins. Rules(), the README's rule
+// table and the tests are derived from it.
+//
+// The order follows the Kotlin library kandra-core (shared/seeds): its ten
+// original checks keep their relative order (1 table-missing, 3
+// no-partition-key, 4 duplicate-partition-index, 5 duplicate-lookup-table,
+// 6 counter-mix, 7 duplicate-timestamp, 8 duplicate-version, 10
+// soft-delete-marker), then the checks it added later (key-conflict,
+// invalid-name, duplicate-column), then the Go binding checks and what a
+// real Cassandra 5.0 or ScyllaDB server refuses. Kotlin's checks 2 (a
+// timestamp role on a non-time field) and 9 (a version on a field that is
+// neither int64 nor time.Time) are compile errors in Go, proven by
+// compile_test.go, so they have no row. The binding checks (describe,
+// binding, conflicting-options) come before Kotlin's first because every
+// later check reads what the bindings resolved to.
+var ruleTable = []ruleRow{
+	{RuleInfo{RuleNotStruct, EntityScope, "the entity is a struct whose fields flatten unambiguously",
+		""}, (*builder).checkStruct, nil},
+	{RuleInfo{RuleDescribe, EntityScope, "Describe has a pointer receiver and returns normally",
+		""}, (*builder).checkDescribe, nil},
+	{RuleInfo{RuleTableMissing, EntityScope, "Describe names the table with s.Table, not blank",
+		""}, (*builder).checkTable, nil},
+	{RuleInfo{RuleBinding, EntityScope, "every binding is the address of a column field of Describe's receiver",
+		""}, (*builder).checkBindings, nil},
+	{RuleInfo{RuleConflict, EntityScope, "no field or table takes contradicting options; Transient takes no other",
+		""}, (*builder).checkConflicts, nil},
+	{RuleInfo{RuleNoPartitionKey, EntityScope, "at least one field is a partition key",
+		`"No PRIMARY KEY specified"`}, (*builder).checkHasPartitionKey, nil},
+	{RuleInfo{RuleDuplicatePartitionIndex, EntityScope, "partition-key indexes are distinct",
+		""}, (*builder).checkPartitionIndexes, nil},
+	{RuleInfo{RuleDuplicateLookupTable, EntityScope, "lookup table names are distinct",
+		"the second CREATE TABLE IF NOT EXISTS is a silent no-op"}, (*builder).checkLookupNames, nil},
+	{RuleInfo{RuleCounterMix, EntityScope, "counter and non-counter columns are not mixed",
+		`"Cannot mix counter and non counter columns in the same table"`}, (*builder).checkCounterMix, nil},
+	{RuleInfo{RuleDuplicateTimestamp, EntityScope, "at most one CreatedAt and one UpdatedAt",
+		""}, (*builder).checkTimestamps, nil},
+	{RuleInfo{RuleDuplicateVersion, EntityScope, "at most one Version",
+		""}, (*builder).checkVersion, nil},
+	{RuleInfo{RuleSoftDeleteMarker, EntityScope, "the soft-delete marker is a non-key bool column",
+		""}, (*builder).checkSoftDeleteMarker, nil},
+	{RuleInfo{RuleKeyConflict, EntityScope, "no field is both a partition and a clustering key",
+		`"Duplicate column 'x' in PRIMARY KEY clause"`}, (*builder).checkKeyConflict, nil},
+	{RuleInfo{RuleInvalidName, EntityScope, "table, lookup and index names are 1-48 of [A-Za-z0-9_]; column names are UTF-8",
+		`both reject names outside \w+ even quoted; ScyllaDB up to 2025.1 rejects names over 48 characters`}, (*builder).checkNames, nil},
+	{RuleInfo{RuleDuplicateColumn, EntityScope, "column names are distinct after snake-casing and overrides",
+		`"Duplicate column 'x' declaration" (Cassandra), "Multiple definition of identifier x" (ScyllaDB)`}, (*builder).checkDuplicateColumns, nil},
+	{RuleInfo{RuleDuplicateClusteringIndex, EntityScope, "clustering indexes are distinct",
+		""}, (*builder).checkClusteringIndexes, nil},
+	{RuleInfo{RuleUnsupportedType, EntityScope, "every column's Go type has a CQL type servers accept",
+		`"Durations are not allowed inside sets" / "as map keys"`}, (*builder).checkTypes, nil},
+	{RuleInfo{RuleKeyType, EntityScope, "no counter or duration in a primary key or lookup key",
+		`"counter type is not supported for PRIMARY KEY column", "duration type is not supported for PRIMARY KEY column"`}, (*builder).checkKeyTypes, nil},
+	{RuleInfo{RuleCounterTable, EntityScope, "a counter table has no TTL, soft delete, version, timestamp, lookup or index",
+		`"Cannot set default_time_to_live on a table with counters", "Secondary indexes on counter tables aren't supported"`}, (*builder).checkCounterTable, nil},
+	{RuleInfo{RuleLookup, EntityScope, "lookups are on non-key columns",
+		"the lookup table would declare the column twice, which both refuse"}, (*builder).checkLookupColumns, nil},
+	{RuleInfo{RuleSecondaryIndex, EntityScope, "no index on the only partition-key column or on a duration",
+		`"Cannot create secondary index on the only partition key column", "Secondary indexes are not supported on duration columns"`}, (*builder).checkIndexes, nil},
+	{RuleInfo{RuleOptionRange, EntityScope, "TTLs, gc grace, cache settings and every enum value are in range",
+		`"default_time_to_live must be less than or equal to 630720000", "gc_grace_seconds must be greater than or equal to 0"`}, (*builder).checkOptionValues, nil},
+	{RuleInfo{RuleKeyspaceName, KeyspaceScope, "the keyspace name is 1-48 of [A-Za-z0-9_]",
+		`"Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters"`}, nil, (*keyspaceBuilder).checkName},
+	{RuleInfo{RuleReplication, KeyspaceScope, "replication factors are in range; datacenter names are printable UTF-8",
+		"a negative factor is refused; a keyspace with no replica accepts no write"}, nil, (*keyspaceBuilder).checkReplication},
+	{RuleInfo{RuleNameTaken, KeyspaceScope, "table and index names are used once per keyspace, ScyllaDB's index views included",
+		`IF NOT EXISTS makes a taken index name a silent no-op on Cassandra, "already exists" on ScyllaDB; "Index X cannot be created, because table X_index already exists" (ScyllaDB)`}, nil, (*keyspaceBuilder).checkNamesTaken},
+}
+
+// Rules returns every rule in the order it is checked: the entity rules
+// Register checks, then the keyspace rules NewKeyspace checks.
+func Rules() []RuleInfo {
+	out := make([]RuleInfo, len(ruleTable))
+	for i, r := range ruleTable {
+		out[i] = r.RuleInfo
+	}
+	return out
 }
 
 // MaxTTL is the largest TTL both servers accept: 20 years in seconds.
 const MaxTTL = 630720000
+
+// SchemaError reports a schema that breaks a rule: an entity type (from
+// Register or FieldOf) or a keyspace (from NewKeyspace). Nothing is
+// registered or built when one is returned. It matches
+// errors.ErrSchema and errors.ErrKandra with the standard errors.Is.
+type SchemaError struct {
+	// Entity is the Go type name of the entity ("model.User"), or
+	// `keyspace "app"` for a keyspace rule.
+	Entity string
+	// Field is the Go field path ("Email", "Audit.CreatedAt"), or "" when
+	// the rule concerns the whole table or keyspace.
+	Field string
+	// Rule is the rule that was broken.
+	Rule Rule
+	// Detail says what is wrong and how to fix it.
+	Detail string
+}
+
+// Error renders "kandra: schema User.Email [rule]: detail".
+func (e *SchemaError) Error() string {
+	var b strings.Builder
+	b.WriteString("kandra: schema ")
+	b.WriteString(e.Entity)
+	if e.Field != "" {
+		b.WriteByte('.')
+		b.WriteString(e.Field)
+	}
+	b.WriteString(" [")
+	b.WriteString(string(e.Rule))
+	b.WriteString("]: ")
+	b.WriteString(e.Detail)
+	return b.String()
+}
+
+// Is matches errors.ErrSchema and errors.ErrKandra.
+func (e *SchemaError) Is(target error) bool {
+	return target == kerrors.ErrKandra || target == kerrors.ErrSchema
+}

@@ -1,9 +1,6 @@
 package kandra
 
-import (
-	"reflect"
-	"unsafe"
-)
+import "reflect"
 
 // Schema is what an entity's Describe method receives: it names the table,
 // sets table options, and collects field bindings (Bind, CreatedAt,
@@ -17,14 +14,16 @@ type Schema[T any] struct {
 	validators []Validator[T]
 }
 
+// bindRecord is one binding call: the field's address (a pointer, as an
+// any), its type, the options, and the typed binder's role if any.
 type bindRecord struct {
-	ptr  unsafe.Pointer
+	ptr  any
 	typ  reflect.Type
 	opts []FieldOption
-	role func(*fieldSpec)
+	role FieldOption
 }
 
-func (s *Schema[T]) bind(ptr unsafe.Pointer, typ reflect.Type, opts []FieldOption, role func(*fieldSpec)) {
+func (s *Schema[T]) bind(ptr any, typ reflect.Type, opts []FieldOption, role FieldOption) {
 	s.binds = append(s.binds, bindRecord{ptr: ptr, typ: typ, opts: opts, role: role})
 }
 
@@ -66,7 +65,7 @@ type tableSpec struct {
 
 type softDeleteSpec struct {
 	ttl    int
-	marker unsafe.Pointer
+	marker *bool
 }
 
 func setOnce[V comparable](dst **V, v V, what string, conflicts *[]string) {
@@ -76,10 +75,10 @@ func setOnce[V comparable](dst **V, v V, what string, conflicts *[]string) {
 	*dst = &v
 }
 
-// GCGrace sets gc_grace_seconds: how long tombstones are kept. Without it
-// the server's default (ten days) applies.
-func GCGrace(seconds int) TableOption {
-	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.gcGrace, seconds, "GCGrace", &s.conflicts) })
+// GCGraceSeconds sets gc_grace_seconds: how long tombstones are kept.
+// Without it the server's default (ten days) applies.
+func GCGraceSeconds(seconds int) TableOption {
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.gcGrace, seconds, "GCGraceSeconds", &s.conflicts) })
 }
 
 // DefaultTTL sets default_time_to_live on the primary table (never on its
@@ -88,8 +87,9 @@ func DefaultTTL(seconds int) TableOption {
 	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.ttl, seconds, "DefaultTTL", &s.conflicts) })
 }
 
-// ReadConsistency records the table's read consistency. kandra does not
-// use it; a runtime resolves per-call value, then this, then its default.
+// ReadConsistency records the table's read consistency. The schema only
+// records it; the runtime resolves the per-call value, then this, then its
+// default.
 func ReadConsistency(c Consistency) TableOption {
 	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.read, c, "ReadConsistency", &s.conflicts) })
 }
@@ -100,15 +100,16 @@ func WriteConsistency(c Consistency) TableOption {
 	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.write, c, "WriteConsistency", &s.conflicts) })
 }
 
-// CacheResult records a result-cache configuration for a runtime's cache.
+// CacheResult records a result-cache configuration; the schema only
+// records it, for a cache layer to read (TableSchema.CacheResult).
 func CacheResult(ttlSeconds int, maxSize int64) TableOption {
 	return tableOptionFunc(func(s *tableSpec) {
 		setOnce(&s.cache, CacheConfig{TTLSeconds: ttlSeconds, MaxSize: maxSize}, "CacheResult", &s.conflicts)
 	})
 }
 
-// SoftDelete makes a runtime delete rows by rewriting them with a TTL of
-// ttlSeconds instead of deleting them. marker, if not nil, is the address
+// SoftDelete records that the runtime deletes rows by rewriting them with a
+// TTL of ttlSeconds instead of deleting them. marker, if not nil, is the address
 // of a bool field of the entity that permanently records deletion (true =
 // deleted): without it no query can tell a soft-deleted row from a live one
 // before the TTL expires.
@@ -117,6 +118,6 @@ func SoftDelete(ttlSeconds int, marker *bool) TableOption {
 		if s.softDelete != nil {
 			s.conflicts = append(s.conflicts, "SoftDelete is set twice")
 		}
-		s.softDelete = &softDeleteSpec{ttl: ttlSeconds, marker: unsafe.Pointer(marker)}
+		s.softDelete = &softDeleteSpec{ttl: ttlSeconds, marker: marker}
 	})
 }

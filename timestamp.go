@@ -6,8 +6,8 @@ import "time"
 // microseconds since the Unix epoch, the unit Cassandra and ScyllaDB use for
 // USING TIMESTAMP and the protocol's default timestamp.
 //
-// Unlike the Kotlin library, which multiplies a millisecond clock by 1000,
-// it keeps the clock's real microsecond precision, so two writes within one
+// It keeps the clock's real microsecond precision (a millisecond clock
+// multiplied by 1000 would not), so two writes within one
 // millisecond get different timestamps and the later one wins.
 func TimestampNow() int64 { return time.Now().UnixMicro() }
 

@@ -1,45 +1,43 @@
 package kandra
 
 import (
-	"strconv"
-
 	"github.com/google/uuid"
 )
 
 // UUIDStrategy selects how a generated UUID key is made.
 //
-// The zero value is [TimeOrdered], so a strategy left unset gets the safe
+// The zero value is [UUIDTimeOrdered], so a strategy left unset gets the safe
 // default for keys.
 type UUIDStrategy uint8
 
 const (
-	// TimeOrdered generates UUIDv7 ids (see [NewTimeOrderedUUID]). It is the
+	// UUIDTimeOrdered generates UUIDv7 ids (see [NewTimeOrderedUUID]). It is the
 	// zero value and the default: ids from one process sort by creation
 	// time in a plain CQL uuid column, including ids made within the same
 	// millisecond, so two rows written in the same millisecond never share
 	// a clustering key and silently overwrite each other.
-	TimeOrdered UUIDStrategy = iota
-	// Random generates UUIDv4 ids (see [NewRandomUUID]), for ids that must
+	UUIDTimeOrdered UUIDStrategy = iota
+	// UUIDRandom generates UUIDv4 ids (see [NewRandomUUID]), for ids that must
 	// not reveal when they were created.
-	Random
+	UUIDRandom
 )
 
-// String returns "TimeOrdered" or "Random", or "UUIDStrategy(n)" for a
-// value that is neither.
+// String returns "UUIDTimeOrdered" or "UUIDRandom", or "UUIDStrategy(n)"
+// for a value that is neither.
 func (s UUIDStrategy) String() string {
 	switch s {
-	case TimeOrdered:
-		return "TimeOrdered"
-	case Random:
-		return "Random"
+	case UUIDTimeOrdered:
+		return "UUIDTimeOrdered"
+	case UUIDRandom:
+		return "UUIDRandom"
 	}
-	return "UUIDStrategy(" + strconv.Itoa(int(s)) + ")"
+	return invalidEnum("UUIDStrategy", uint64(s))
 }
 
-// IsValid reports whether s is [TimeOrdered] or [Random]. Registration can
-// use it to reject a strategy made by converting an arbitrary integer, so
-// that [UUIDStrategy.New] never meets one at write time.
-func (s UUIDStrategy) IsValid() bool { return s <= Random }
+// IsValid reports whether s is [UUIDTimeOrdered] or [UUIDRandom].
+// Registration rejects any other value (RuleOptionRange), so that
+// [UUIDStrategy.New] never meets one at write time.
+func (s UUIDStrategy) IsValid() bool { return s <= UUIDRandom }
 
 // New returns a new id made with the strategy.
 //
@@ -49,9 +47,9 @@ func (s UUIDStrategy) IsValid() bool { return s <= Random }
 // if the random source fails.
 func (s UUIDStrategy) New() uuid.UUID {
 	switch s {
-	case TimeOrdered:
+	case UUIDTimeOrdered:
 		return NewTimeOrderedUUID()
-	case Random:
+	case UUIDRandom:
 		return NewRandomUUID()
 	}
 	panic("kandra: invalid " + s.String())

@@ -200,8 +200,8 @@ func TestUUIDRandomIsV4(t *testing.T) {
 
 func TestUUIDStrategy(t *testing.T) {
 	var zero UUIDStrategy
-	if zero != TimeOrdered {
-		t.Fatalf("zero UUIDStrategy is %v, want TimeOrdered", zero)
+	if zero != UUIDTimeOrdered {
+		t.Fatalf("zero UUIDStrategy is %v, want UUIDTimeOrdered", zero)
 	}
 	tests := []struct {
 		s       UUIDStrategy
@@ -209,8 +209,8 @@ func TestUUIDStrategy(t *testing.T) {
 		version uuid.Version
 		valid   bool
 	}{
-		{TimeOrdered, "TimeOrdered", 7, true},
-		{Random, "Random", 4, true},
+		{UUIDTimeOrdered, "UUIDTimeOrdered", 7, true},
+		{UUIDRandom, "UUIDRandom", 4, true},
 		{UUIDStrategy(2), "UUIDStrategy(2)", 0, false},
 		{UUIDStrategy(255), "UUIDStrategy(255)", 0, false},
 	}

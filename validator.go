@@ -16,18 +16,3 @@ type ValidatorFunc[T any] func(e *T) []FieldError
 
 // Validate calls f.
 func (f ValidatorFunc[T]) Validate(e *T) []FieldError { return f(e) }
-
-// Validate runs the validators attached in Describe (Schema.Validate), in
-// order, and returns a *errors.ValidationError holding every failure, or
-// nil when there is none. Its message is the Kotlin library's:
-// "Validation failed: field: message; field: message".
-func (t *Table[T]) Validate(e *T) error {
-	var all []FieldError
-	for _, v := range t.validators {
-		all = append(all, v.Validate(e)...)
-	}
-	if len(all) == 0 {
-		return nil
-	}
-	return &kerrors.ValidationError{Errors: all}
-}

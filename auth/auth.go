@@ -2,8 +2,7 @@
 // authenticates with, from the environment, from files, from code or from a
 // secrets manager, without the password ever reaching logs or error text.
 //
-// Experimental: this API may change in a minor release (the Kotlin library
-// marks it @ExperimentalKandraApi).
+// Experimental: this API may change in a minor release.
 //
 // A [Provider] is asked for [Credentials] whenever a runtime (re)connects,
 // possibly from several goroutines at once; the built-in providers read
@@ -127,8 +126,8 @@ type ProviderFunc func(ctx context.Context) (Credentials, error)
 // Credentials calls f(ctx).
 func (f ProviderFunc) Credentials(ctx context.Context) (Credentials, error) { return f(ctx) }
 
-// The environment variables [FromEnv] reads, the names the Kotlin library
-// and ScyllaDB tooling use.
+// The environment variables [FromEnv] reads by default, the names
+// ScyllaDB tooling uses.
 const (
 	// DefaultUsernameEnv holds the username.
 	DefaultUsernameEnv = "SCYLLA_USERNAME"
@@ -147,11 +146,10 @@ func FromEnv() Provider { return FromEnvVars(DefaultUsernameEnv, DefaultPassword
 // A variable that is unset or set to the empty string is an error (an
 // *errors.AuthError): an empty username can never authenticate, and an
 // empty password almost always means a secret that failed to be injected,
-// which is better reported by name than as a refused login. (Kotlin's
-// System.getenv only reports unset variables; a provider that must send an
-// empty password can use [Custom].) Values are used as they are, not
-// trimmed. The messages are deliberately asymmetric, as in the Kotlin
-// library: a missing username suggests the other providers, since it often
+// which is better reported by name than as a refused login (a provider
+// that must send an empty password can use [Custom]). Values are used as
+// they are, not trimmed. The messages are deliberately asymmetric: a
+// missing username suggests the other providers, since it often
 // means the environment is not the right source at all; a missing password
 // just names the variable.
 func FromEnvVars(userVar, passVar string) Provider {

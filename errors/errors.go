@@ -1,5 +1,5 @@
-// Package errors is kandra's error family: one Go type per kind of failure
-// the Kotlin library signals with an exception.
+// Package errors is kandra's error family: one Go type per kind of
+// failure.
 //
 // Every error of the family matches [ErrKandra] with the standard library's
 // errors.Is, and each kind also matches its own sentinel ([ErrSchema],
@@ -30,7 +30,8 @@ func (s sentinel) Error() string { return string(s) }
 var (
 	// ErrKandra matches every error of the family.
 	ErrKandra error = sentinel("kandra error")
-	// ErrSchema matches *SchemaError.
+	// ErrSchema matches the schema errors of package kandra
+	// (*kandra.SchemaError, *kandra.NameError, *kandra.CQLTypeError).
 	ErrSchema error = sentinel("kandra: schema error")
 	// ErrQuery matches *QueryError.
 	ErrQuery error = sentinel("kandra: query error")
@@ -46,44 +47,6 @@ var (
 
 // isKind reports whether target is the family sentinel or the kind's own.
 func isKind(target, kind error) bool { return target == ErrKandra || target == kind }
-
-// Rule names a schema rule. The kandra package defines the rules as
-// constants (kandra.RuleTableMissing, ...); the type lives here so that a
-// SchemaError can carry one without an import cycle.
-type Rule string
-
-// SchemaError reports an entity whose schema breaks a rule. kandra.Register
-// returns it; nothing is registered when it does.
-type SchemaError struct {
-	// Entity is the Go type name of the entity, for example "model.User".
-	Entity string
-	// Field is the Go field path ("Email", "Audit.CreatedAt"), or "" when
-	// the rule concerns the whole table.
-	Field string
-	// Rule is the rule that was broken.
-	Rule Rule
-	// Detail says what is wrong and how to fix it.
-	Detail string
-}
-
-// Error renders "kandra: schema User.Email [rule]: detail".
-func (e *SchemaError) Error() string {
-	var b strings.Builder
-	b.WriteString("kandra: schema ")
-	b.WriteString(e.Entity)
-	if e.Field != "" {
-		b.WriteByte('.')
-		b.WriteString(e.Field)
-	}
-	b.WriteString(" [")
-	b.WriteString(string(e.Rule))
-	b.WriteString("]: ")
-	b.WriteString(e.Detail)
-	return b.String()
-}
-
-// Is matches ErrSchema and ErrKandra.
-func (e *SchemaError) Is(target error) bool { return isKind(target, ErrSchema) }
 
 // QueryError reports a failed statement. Cause is the driver's error, if any.
 type QueryError struct {
@@ -175,8 +138,7 @@ type ValidationError struct {
 	Errors []FieldError
 }
 
-// Error renders "Validation failed: field: message; field: message", the
-// Kotlin library's format.
+// Error renders "Validation failed: field: message; field: message".
 func (e *ValidationError) Error() string {
 	var b strings.Builder
 	b.WriteString("Validation failed: ")

@@ -1,59 +1,51 @@
 package integration
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/gocql/gocql"
 	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/examples/todos/model"
 	"github.com/kandra-go/kandra/examples/todos/recipe"
 )
 
-// registerCatalogue registers the catalogue entities (kandra.Reset first).
-// The recipe's User claims the table name "users" as the tutorial's does,
-// so it is registered separately by registerRecipe, after another Reset.
+// registerCatalogue registers the catalogue entities. The recipe's User
+// uses the table name "users" as the tutorial's does: both register (the
+// cache knows no keyspaces), and registerRecipe's goes into a keyspace of
+// its own.
 func registerCatalogue() ([]*kandra.TableSchema, error) {
-	kandra.Reset()
 	var out []*kandra.TableSchema
-	add := func(ts *kandra.TableSchema, err error) error {
-		if err != nil {
-			return err
-		}
-		out = append(out, ts)
-		return nil
-	}
-	for _, reg := range []func() (*kandra.TableSchema, error){
-		func() (*kandra.TableSchema, error) { t, err := kandra.Register[model.User](); return schemaOf(t, err) },
-		func() (*kandra.TableSchema, error) { t, err := kandra.Register[model.Todo](); return schemaOf(t, err) },
-		func() (*kandra.TableSchema, error) { t, err := kandra.Register[AllTypes](); return schemaOf(t, err) },
-		func() (*kandra.TableSchema, error) { t, err := kandra.Register[Event](); return schemaOf(t, err) },
-		func() (*kandra.TableSchema, error) { t, err := kandra.Register[Reading](); return schemaOf(t, err) },
-		func() (*kandra.TableSchema, error) { t, err := kandra.Register[Bucket](); return schemaOf(t, err) },
-		func() (*kandra.TableSchema, error) { t, err := kandra.Register[PageViews](); return schemaOf(t, err) },
-		func() (*kandra.TableSchema, error) { t, err := kandra.Register[Account](); return schemaOf(t, err) },
-		func() (*kandra.TableSchema, error) { t, err := kandra.Register[Message](); return schemaOf(t, err) },
-		func() (*kandra.TableSchema, error) { t, err := kandra.Register[Limits](); return schemaOf(t, err) },
-		func() (*kandra.TableSchema, error) { t, err := kandra.Register[KeyOnly](); return schemaOf(t, err) },
+	for _, reg := range []func() (kandra.SchemaSource, error){
+		func() (kandra.SchemaSource, error) { return kandra.Register[model.User]() },
+		func() (kandra.SchemaSource, error) { return kandra.Register[model.Todo]() },
+		func() (kandra.SchemaSource, error) { return kandra.Register[model.SafeTodo]() },
+		func() (kandra.SchemaSource, error) { return kandra.Register[AllTypes]() },
+		func() (kandra.SchemaSource, error) { return kandra.Register[Event]() },
+		func() (kandra.SchemaSource, error) { return kandra.Register[Reading]() },
+		func() (kandra.SchemaSource, error) { return kandra.Register[Bucket]() },
+		func() (kandra.SchemaSource, error) { return kandra.Register[PageViews]() },
+		func() (kandra.SchemaSource, error) { return kandra.Register[Account]() },
+		func() (kandra.SchemaSource, error) { return kandra.Register[Message]() },
+		func() (kandra.SchemaSource, error) { return kandra.Register[Limits]() },
+		func() (kandra.SchemaSource, error) { return kandra.Register[KeyOnly]() },
 	} {
-		if err := add(reg()); err != nil {
+		src, err := reg()
+		if err != nil {
 			return nil, err
 		}
+		out = append(out, src.Schema())
 	}
 	return out, nil
 }
 
 func registerRecipe() (*kandra.TableSchema, error) {
-	kandra.Reset()
 	t, err := kandra.Register[recipe.User]()
-	return schemaOf(t, err)
-}
-
-type schemaHolder interface{ Schema() *kandra.TableSchema }
-
-func schemaOf[H schemaHolder](t H, err error) (*kandra.TableSchema, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -69,26 +61,28 @@ func physicalTables(ts *kandra.TableSchema) []string {
 	return out
 }
 
-// checkTables creates every table of schemas in ks and compares
-// system_schema with them. It returns the number of physical tables and of
-// those that were created and match; every problem is reported on t.
-func checkTables(t *testing.T, s *gocql.Session, ks string, schemas []*kandra.TableSchema) (tables, ok int) {
+// checkTables creates the keyspace k from k.Statements() and compares
+// system_schema with each of its tables. It returns the number of physical
+// tables and of those that were created and match; every problem is
+// reported on t.
+func checkTables(t *testing.T, s *gocql.Session, k *kandra.Keyspace) (tables, ok int) {
 	t.Helper()
-	for _, ts := range schemas {
+	errs := createKeyspace(t, s, k, 1)
+	for i, ts := range k.Tables() {
 		names := physicalTables(ts)
 		tables += len(names)
-		if err := createAll(s, ks, ts); err != nil {
-			t.Errorf("%s: the server rejected kandra's DDL (kandra bug: Register accepted a schema the server rejects):\n%v", ts.EntityType(), err)
+		if errs[i] != nil {
+			t.Errorf("%s: the server rejected kandra's DDL (kandra bug: Register accepted a schema the server rejects):\n%v", ts.EntityType(), errs[i])
 			continue
 		}
-		diffs, err := compareSchema(s, ks, ts)
+		diffs, err := compareSchema(s, k.Name(), ts)
 		if err != nil {
 			t.Errorf("%s: reading system_schema: %v", ts.Name(), err)
 			continue
 		}
 		bad := map[string]bool{}
 		for _, d := range diffs {
-			t.Errorf("%s (%s): system_schema differs: %s", ts.EntityType(), ks, d)
+			t.Errorf("%s (%s): system_schema differs: %s", ts.EntityType(), k.Name(), d)
 			bad[strings.SplitN(d, ":", 2)[0]] = true
 		}
 		for _, n := range names {
@@ -109,8 +103,11 @@ func TestCatalogue(t *testing.T) {
 	if err != nil {
 		t.Fatalf("registering the catalogue: %v", err)
 	}
-	ks := newKeyspace(t, s, "cat")
-	tables, ok := checkTables(t, s, ks, schemas)
+	sources := make([]kandra.SchemaSource, len(schemas))
+	for i, ts := range schemas {
+		sources[i] = ts
+	}
+	tables, ok := checkTables(t, s, buildKeyspace(t, "cat", sources...))
 	indexes := 0
 	for _, ts := range schemas {
 		indexes += len(ts.SecondaryIndexes())
@@ -120,9 +117,22 @@ func TestCatalogue(t *testing.T) {
 	if err != nil {
 		t.Fatalf("registering the recipe: %v", err)
 	}
-	ks2 := newKeyspace(t, s, "recipe")
-	n, k := checkTables(t, s, ks2, []*kandra.TableSchema{rec})
+	n, k := checkTables(t, s, buildKeyspace(t, "recipe", rec))
 	tables, ok = tables+n, ok+k
+
+	// The two "users" tables register side by side; only one keyspace
+	// holding both is refused, naming both types.
+	tutorial, found := kandra.SchemaOf(reflect.TypeFor[model.User]())
+	if !found {
+		t.Fatal("SchemaOf(model.User) after Register: not found")
+	}
+	_, err = kandra.NewKeyspace(keyspaceName("both"), kandra.SimpleStrategy(1), tutorial, rec)
+	var se *kandra.SchemaError
+	if !errors.As(err, &se) || se.Rule != kandra.RuleNameTaken ||
+		!strings.Contains(err.Error(), tutorial.EntityType().String()) || !strings.Contains(err.Error(), rec.EntityType().String()) {
+		t.Errorf("NewKeyspace with the tutorial's and the recipe's users tables: got %v, want a %s error naming %s and %s",
+			err, kandra.RuleNameTaken, tutorial.EntityType(), rec.EntityType())
+	}
 
 	// ALTER TABLE ... ADD: every catalogue table created with its key
 	// columns only (plus one counter for a counter table: the server never
@@ -143,7 +153,11 @@ func TestCatalogue(t *testing.T) {
 			continue
 		}
 		for _, c := range ts.Columns()[keep:] {
-			stmt := kandra.AlterTableAdd(ts, c, kandra.MustInKeyspace(ks3))
+			stmt, err := kandra.AlterTableAdd(ts, c, kandra.MustInKeyspace(ks3))
+			if err != nil {
+				t.Errorf("AlterTableAdd(%s.%s): %v", ts.Name(), c.Name(), err)
+				continue
+			}
 			if err := execDDL(s, stmt); err != nil {
 				t.Errorf("the server rejected kandra's ALTER TABLE ADD: %s\n-> %v", stmt, err)
 				continue
@@ -163,8 +177,11 @@ func TestCatalogue(t *testing.T) {
 			t.Errorf("after ALTER TABLE ADD, system_schema differs: %s", d)
 		}
 		for _, c := range ts.PrimaryKey() {
-			if stmt := kandra.AlterTableAdd(ts, c); stmt != "" {
-				t.Errorf("AlterTableAdd returns %q for key column %s; servers cannot add key columns", stmt, c.Name())
+			// Servers cannot add a key column to a table: a migration error.
+			stmt, err := kandra.AlterTableAdd(ts, c)
+			var me *kerrors.MigrationError
+			if stmt != "" || !errors.As(err, &me) {
+				t.Errorf("AlterTableAdd for key column %s.%s: got %q, %v; want no statement and a *errors.MigrationError", ts.Name(), c.Name(), stmt, err)
 			}
 		}
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/kandra-go/kandra"
 )
 
-// Codec adapts kandra's per-row accessors (Table.BindValues,
-// Table.ScanTargets, TableSchema.Pointers) to what gocql v1.7.0 can
+// Codec adapts kandra's per-row accessors (Table.Pointers,
+// TableSchema.Pointers, ColumnSchema.Pointer) to what gocql v1.7.0 can
 // marshal. kandra hands out the addresses of an entity's fields; for most
 // Go types gocql takes them as they are. For the types below it does not,
 // and a runtime built on gocql v1.7.0 must convert them, per column, as
@@ -26,7 +26,9 @@ import (
 //     [16]byte, which gocql's type switch does not match, so binding one
 //     fails with "can not marshal uuid.UUID into uuid", and scanning fails
 //     too. Converted to gocql.UUID (same bytes), also inside collections
-//     and behind pointers.
+//     and behind pointers. In a TIMEUUID column of its own, the zero UUID
+//     (version 0, which Cassandra refuses there: "Invalid version for
+//     TimeUUID type") is sent as null, and null reads back as zero.
 //   - netip.Addr: gocql marshals an inet only from net.IP or string, and
 //     scans one only into net.IP or string. Converted to net.IP (the zero,
 //     invalid Addr is null, and null reads back as the zero Addr).
@@ -35,6 +37,10 @@ import (
 //     16"). Scanned through a **net.IP, which gocql sets to nil for null.
 //   - map[K]struct{} (a CQL set): gocql marshals it but cannot unmarshal a
 //     set into a map. Scanned into []K and turned back into a map.
+//   - time.Time in a DATE column: gocql marshals the zero time as an empty
+//     value, which Cassandra refuses for a DATE ("Expected 4 byte long for
+//     date (0)"; a TIMESTAMP takes it). Sent through *time.Time, so that
+//     the zero time is null; null reads back as the zero time.
 //   - time.Duration in a DURATION column: gocql marshals it but unmarshals
 //     a duration only into gocql.Duration. Scanned into gocql.Duration and
 //     converted back (months and days are never set by a Go value; a
@@ -52,7 +58,7 @@ type Codec struct {
 func NewCodec(cols []*kandra.ColumnSchema) (*Codec, error) {
 	c := &Codec{convs: make([]*conv, len(cols))}
 	for i, col := range cols {
-		node, err := parseCQLType(col.Type().String())
+		node, err := nodeOf(col.Type())
 		if err != nil {
 			return nil, fmt.Errorf("column %s: %w", col.Name(), err)
 		}
@@ -121,18 +127,42 @@ type conv struct {
 }
 
 var (
-	typeUUID      = reflect.TypeFor[uuid.UUID]()
-	typeGocqlUUID = reflect.TypeFor[gocql.UUID]()
-	typeAddr      = reflect.TypeFor[netip.Addr]()
-	typeNetIP     = reflect.TypeFor[net.IP]()
-	typeNetIPPtr  = reflect.TypeFor[*net.IP]()
-	typeDuration  = reflect.TypeFor[time.Duration]()
-	typeGocqlDur  = reflect.TypeFor[gocql.Duration]()
+	typeUUID         = reflect.TypeFor[uuid.UUID]()
+	typeGocqlUUID    = reflect.TypeFor[gocql.UUID]()
+	typeGocqlUUIDPtr = reflect.TypeFor[*gocql.UUID]()
+	typeAddr         = reflect.TypeFor[netip.Addr]()
+	typeNetIP        = reflect.TypeFor[net.IP]()
+	typeNetIPPtr     = reflect.TypeFor[*net.IP]()
+	typeDuration     = reflect.TypeFor[time.Duration]()
+	typeTime         = reflect.TypeFor[time.Time]()
+	typeTimePtr      = reflect.TypeFor[*time.Time]()
+	typeGocqlDur     = reflect.TypeFor[gocql.Duration]()
 )
 
 // planConv returns nil when gocql handles t (as CQL type n) directly.
 func planConv(t reflect.Type, n cqlNode, top bool) *conv {
 	switch {
+	case t == typeUUID && n.name == "timeuuid" && top:
+		// The zero UUID is version 0, which Cassandra refuses in a
+		// TIMEUUID ("Invalid version for TimeUUID type"): it is sent as
+		// null, through *gocql.UUID, and null reads back as the zero UUID.
+		return &conv{
+			wire: typeGocqlUUIDPtr,
+			toWire: func(v reflect.Value) reflect.Value {
+				if v.IsZero() {
+					return reflect.Zero(typeGocqlUUIDPtr)
+				}
+				p := reflect.New(typeGocqlUUID)
+				p.Elem().Set(v.Convert(typeGocqlUUID))
+				return p
+			},
+			fromWire: func(v reflect.Value) (reflect.Value, error) {
+				if v.IsNil() {
+					return reflect.Zero(t), nil
+				}
+				return v.Elem().Convert(t), nil
+			},
+		}
 	case t == typeUUID:
 		return &conv{
 			wire:   typeGocqlUUID,
@@ -178,6 +208,29 @@ func planConv(t reflect.Type, n cqlNode, top bool) *conv {
 					return reflect.Zero(typeNetIPPtr)
 				}
 				p := reflect.New(typeNetIP)
+				p.Elem().Set(v)
+				return p
+			},
+			fromWire: func(v reflect.Value) (reflect.Value, error) {
+				if v.IsNil() {
+					return reflect.Zero(t), nil
+				}
+				return v.Elem(), nil
+			},
+		}
+	case t == typeTime && n.name == "date" && top:
+		// gocql v1.7.0 writes the zero time.Time as an empty value, which
+		// Cassandra refuses in a DATE ("Expected 4 byte long for date
+		// (0)"); a TIMESTAMP takes it. Sent through *time.Time, the zero
+		// time is null, and null reads back as the zero time. Collections
+		// cannot hold nulls, so only a column's own value needs this.
+		return &conv{
+			wire: typeTimePtr,
+			toWire: func(v reflect.Value) reflect.Value {
+				if v.IsZero() {
+					return reflect.Zero(typeTimePtr)
+				}
+				p := reflect.New(typeTime)
 				p.Elem().Set(v)
 				return p
 			},
@@ -390,49 +443,35 @@ func (n cqlNode) String() string {
 	return n.name + "<" + strings.Join(parts, ", ") + ">"
 }
 
-// parseCQLType parses kandra's rendering of a CQL type (CQLType.String).
-func parseCQLType(s string) (cqlNode, error) {
-	n, rest, err := parseNode(strings.TrimSpace(s))
-	if err != nil {
-		return cqlNode{}, err
+// nodeOf walks a kandra.CQLType into a cqlNode.
+func nodeOf(t kandra.CQLType) (cqlNode, error) {
+	var children []kandra.CQLType
+	switch t.Kind() {
+	case kandra.KindNative:
+		return cqlNode{name: strings.ToLower(t.Name())}, nil
+	case kandra.KindList, kandra.KindSet:
+		children = []kandra.CQLType{t.Elem()}
+	case kandra.KindMap:
+		children = []kandra.CQLType{t.Key(), t.Elem()}
+	default:
+		return cqlNode{}, fmt.Errorf("CQL type %s has kind %s", t, t.Kind())
 	}
-	if strings.TrimSpace(rest) != "" {
-		return cqlNode{}, fmt.Errorf("trailing %q in CQL type %q", rest, s)
+	n := cqlNode{name: t.Kind().String(), args: make([]cqlNode, len(children))}
+	for i, c := range children {
+		var err error
+		if n.args[i], err = nodeOf(c); err != nil {
+			return cqlNode{}, err
+		}
 	}
 	return n, nil
 }
 
-func parseNode(s string) (cqlNode, string, error) {
-	i := 0
-	for i < len(s) && (isWordByte(s[i])) {
-		i++
+// parseCQLType reads a CQL type string (kandra's rendering or a server's)
+// into a cqlNode, for tests that start from text.
+func parseCQLType(s string) (cqlNode, error) {
+	t, err := kandra.ParseCQLType(s)
+	if err != nil {
+		return cqlNode{}, err
 	}
-	if i == 0 {
-		return cqlNode{}, s, fmt.Errorf("expected a type name at %q", s)
-	}
-	n := cqlNode{name: strings.ToLower(s[:i])}
-	s = strings.TrimLeft(s[i:], " ")
-	if !strings.HasPrefix(s, "<") {
-		return n, s, nil
-	}
-	s = s[1:]
-	for {
-		arg, rest, err := parseNode(strings.TrimLeft(s, " "))
-		if err != nil {
-			return cqlNode{}, s, err
-		}
-		n.args = append(n.args, arg)
-		rest = strings.TrimLeft(rest, " ")
-		switch {
-		case strings.HasPrefix(rest, ","):
-			s = rest[1:]
-		case strings.HasPrefix(rest, ">"):
-			if n.name == "frozen" && len(n.args) == 1 {
-				return n.args[0], rest[1:], nil
-			}
-			return n, rest[1:], nil
-		default:
-			return cqlNode{}, rest, fmt.Errorf("expected , or > at %q", rest)
-		}
-	}
+	return nodeOf(t)
 }

@@ -49,6 +49,7 @@ func TestCodecPlan(t *testing.T) {
 		reflect.TypeFor[net.IP]():                   "INET",
 		reflect.TypeFor[map[string]struct{}]():      "SET<TEXT>",
 		reflect.TypeFor[time.Duration]():            "DURATION",
+		reflect.TypeFor[time.Time]():                "DATE",
 		reflect.TypeFor[[]time.Duration]():          "LIST<DURATION>",
 		reflect.TypeFor[map[string]time.Duration](): "MAP<TEXT, DURATION>",
 	} {

@@ -135,7 +135,7 @@ type Event struct {
 func (e *Event) Describe(s *kandra.Schema[Event]) {
 	s.Table("events", kandra.DefaultTTL(7*24*3600))
 	kandra.Bind(s, &e.StreamID, kandra.PartitionKey(0))
-	kandra.GeneratedUUID(s, &e.EventID, kandra.TimeOrdered, kandra.ClusteringKey(0, kandra.Desc))
+	kandra.GeneratedUUID(s, &e.EventID, kandra.UUIDTimeOrdered, kandra.ClusteringKey(0, kandra.ClusteringDesc))
 	kandra.Bind(s, &e.Kind, kandra.SecondaryIndex())
 	kandra.CreatedAt(s, &e.Received)
 }
@@ -154,12 +154,12 @@ type Reading struct {
 }
 
 func (r *Reading) Describe(s *kandra.Schema[Reading]) {
-	s.Table("readings", kandra.GCGrace(3600))
+	s.Table("readings", kandra.GCGraceSeconds(3600))
 	kandra.Bind(s, &r.Day, kandra.PartitionKey(1), kandra.AsType(kandra.CQLDate), kandra.SecondaryIndex())
 	kandra.Bind(s, &r.Sensor, kandra.PartitionKey(0))
-	kandra.Bind(s, &r.At, kandra.ClusteringKey(1, kandra.Desc))
-	kandra.Bind(s, &r.Seq, kandra.ClusteringKey(0, kandra.Asc))
-	kandra.Bind(s, &r.Tag, kandra.ClusteringKey(2, kandra.Asc), kandra.SecondaryIndex())
+	kandra.Bind(s, &r.At, kandra.ClusteringKey(1, kandra.ClusteringDesc))
+	kandra.Bind(s, &r.Seq, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+	kandra.Bind(s, &r.Tag, kandra.ClusteringKey(2, kandra.ClusteringAsc), kandra.SecondaryIndex())
 }
 
 // Bucket has collections in every key position (frozen by kandra), an
@@ -178,8 +178,8 @@ type Bucket struct {
 func (b *Bucket) Describe(s *kandra.Schema[Bucket]) {
 	s.Table("buckets")
 	kandra.Bind(s, &b.Path, kandra.PartitionKey(0))
-	kandra.Bind(s, &b.Members, kandra.ClusteringKey(0, kandra.Desc))
-	kandra.Bind(s, &b.Attrs, kandra.ClusteringKey(1, kandra.Asc), kandra.SecondaryIndex())
+	kandra.Bind(s, &b.Members, kandra.ClusteringKey(0, kandra.ClusteringDesc))
+	kandra.Bind(s, &b.Attrs, kandra.ClusteringKey(1, kandra.ClusteringAsc), kandra.SecondaryIndex())
 	kandra.Bind(s, &b.Labels, kandra.Lookup("by_labels", kandra.LookupEventual))
 	kandra.Bind(s, &b.Notes, kandra.SecondaryIndex())
 	kandra.Bind(s, &b.Scores, kandra.SecondaryIndex())
@@ -198,7 +198,7 @@ func (p *PageViews) Describe(s *kandra.Schema[PageViews]) {
 	s.Table("page_views", kandra.ReadConsistency(kandra.ConsistencyLocalQuorum),
 		kandra.WriteConsistency(kandra.ConsistencyOne), kandra.CacheResult(60, 1000))
 	kandra.Bind(s, &p.Page, kandra.PartitionKey(0))
-	kandra.Bind(s, &p.Day, kandra.ClusteringKey(0, kandra.Desc), kandra.AsType(kandra.CQLDate))
+	kandra.Bind(s, &p.Day, kandra.ClusteringKey(0, kandra.ClusteringDesc), kandra.AsType(kandra.CQLDate))
 	kandra.Counter(s, &p.Views)
 	kandra.Counter(s, &p.Clicks)
 }
@@ -226,8 +226,8 @@ type Account struct {
 }
 
 func (a *Account) Describe(s *kandra.Schema[Account]) {
-	s.Table("accounts", kandra.SoftDelete(30*24*3600, &a.Deleted), kandra.DefaultTTL(0), kandra.GCGrace(0))
-	kandra.GeneratedUUID(s, &a.AccountID, kandra.Random, kandra.PartitionKey(0))
+	s.Table("accounts", kandra.SoftDelete(30*24*3600, &a.Deleted), kandra.DefaultTTL(0), kandra.GCGraceSeconds(0))
+	kandra.GeneratedUUID(s, &a.AccountID, kandra.UUIDRandom, kandra.PartitionKey(0))
 	kandra.Bind(s, &a.Email, kandra.Column("e_mail"), kandra.Lookup("by_email", kandra.LookupBatch))
 	kandra.Bind(s, &a.Handle, kandra.Lookup("by_handle", kandra.LookupEventual))
 	kandra.Bind(s, &a.Secret, kandra.Sensitive())
@@ -255,8 +255,8 @@ func (m *Message) Describe(s *kandra.Schema[Message]) {
 	s.Table("messages")
 	kandra.Bind(s, &m.Owner, kandra.PartitionKey(0))
 	kandra.Bind(s, &m.Folder, kandra.PartitionKey(1))
-	kandra.Bind(s, &m.At, kandra.ClusteringKey(0, kandra.Desc))
-	kandra.Bind(s, &m.Seq, kandra.ClusteringKey(1, kandra.Asc))
+	kandra.Bind(s, &m.At, kandra.ClusteringKey(0, kandra.ClusteringDesc))
+	kandra.Bind(s, &m.Seq, kandra.ClusteringKey(1, kandra.ClusteringAsc))
 	kandra.Bind(s, &m.Email, kandra.Lookup("by_email", kandra.LookupBatch))
 	kandra.Bind(s, &m.Ref, kandra.Lookup("by_ref", kandra.LookupEventual))
 	kandra.Bind(s, &m.Note, kandra.SecondaryIndex())
@@ -270,7 +270,7 @@ type Limits struct {
 }
 
 func (l *Limits) Describe(s *kandra.Schema[Limits]) {
-	s.Table("limits", kandra.DefaultTTL(kandra.MaxTTL), kandra.GCGrace(1<<31-1))
+	s.Table("limits", kandra.DefaultTTL(kandra.MaxTTL), kandra.GCGraceSeconds(1<<31-1))
 	kandra.Bind(s, &l.K, kandra.PartitionKey(0))
 }
 
@@ -283,5 +283,5 @@ type KeyOnly struct {
 func (k *KeyOnly) Describe(s *kandra.Schema[KeyOnly]) {
 	s.Table("key_only")
 	kandra.Bind(s, &k.A, kandra.PartitionKey(0))
-	kandra.Bind(s, &k.B, kandra.ClusteringKey(0, kandra.Asc))
+	kandra.Bind(s, &k.B, kandra.ClusteringKey(0, kandra.ClusteringAsc))
 }

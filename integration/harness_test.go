@@ -227,11 +227,22 @@ func dropKeyspaces() {
 	}
 }
 
-// newKeyspace creates kandra_it_<run>_<part> with kandra.CreateKeyspace;
-// TestMain drops it after the last test.
+// keyspaceName is this run's keyspace for a part of the suite:
+// kandra_it_<run>_<part>. trackKeyspace has TestMain drop it after the
+// last test.
+func keyspaceName(part string) string { return "kandra_it_" + runID + "_" + part }
+
+func trackKeyspace(ks string) {
+	keyspacesMu.Lock()
+	keyspaces = append(keyspaces, ks)
+	keyspacesMu.Unlock()
+}
+
+// newKeyspace creates an empty keyspace for a part with
+// kandra.CreateKeyspace, for tests that send hand-written DDL into it.
 func newKeyspace(t testing.TB, s *gocql.Session, part string) string {
 	t.Helper()
-	ks := "kandra_it_" + runID + "_" + part
+	ks := keyspaceName(part)
 	stmt, err := kandra.CreateKeyspace(ks, kandra.SimpleStrategy(1))
 	if err != nil {
 		t.Fatalf("CreateKeyspace(%q): %v", ks, err)
@@ -239,10 +250,96 @@ func newKeyspace(t testing.TB, s *gocql.Session, part string) string {
 	if err := execDDL(s, stmt); err != nil {
 		t.Fatalf("%s\n-> %v", stmt, err)
 	}
-	keyspacesMu.Lock()
-	keyspaces = append(keyspaces, ks)
-	keyspacesMu.Unlock()
+	trackKeyspace(ks)
 	return ks
+}
+
+// buildKeyspace puts tables into the part's keyspace with
+// kandra.NewKeyspace, which checks the keyspace rules (a name used once).
+func buildKeyspace(t testing.TB, part string, tables ...kandra.SchemaSource) *kandra.Keyspace {
+	t.Helper()
+	k, err := kandra.NewKeyspace(keyspaceName(part), kandra.SimpleStrategy(1), tables...)
+	if err != nil {
+		t.Fatalf("NewKeyspace(%s): %v", part, err)
+	}
+	return k
+}
+
+// createKeyspace sends k.Statements() as they come: CREATE KEYSPACE, then
+// every table, every lookup table, every index. Nothing inside one of
+// those groups depends on another statement of the group, so with
+// workers > 1 a group is sent concurrently (schema changes are the slow
+// part); the groups themselves stay in order, so the server gets nothing
+// before what Statements says it depends on. It returns the first error
+// per table of k.Tables() (nil: all of its statements were accepted) and
+// fails t when CREATE KEYSPACE is rejected.
+func createKeyspace(t testing.TB, s *gocql.Session, k *kandra.Keyspace, workers int) []error {
+	t.Helper()
+	stmts := k.Statements()
+	tables := k.Tables()
+	// owner[i] is the table of statement i; the groups' kinds are checked
+	// so that a change of Statements' order shows here, not as a puzzle.
+	type group struct {
+		prefix string
+		owners []int
+	}
+	groups := []group{{prefix: "CREATE TABLE "}, {prefix: "CREATE TABLE "}, {prefix: "CREATE INDEX "}}
+	for i, ts := range tables {
+		groups[0].owners = append(groups[0].owners, i)
+		for range ts.LookupTables() {
+			groups[1].owners = append(groups[1].owners, i)
+		}
+		for range ts.SecondaryIndexes() {
+			groups[2].owners = append(groups[2].owners, i)
+		}
+	}
+	n := 1
+	for _, g := range groups {
+		n += len(g.owners)
+	}
+	if len(stmts) != n || !strings.HasPrefix(stmts[0], "CREATE KEYSPACE ") {
+		t.Fatalf("Statements() of %s: %d statements, want CREATE KEYSPACE then %d:\n%s", k.Name(), len(stmts), n-1, strings.Join(stmts, "\n"))
+	}
+	if err := execDDL(s, stmts[0]); err != nil {
+		t.Fatalf("%s\n-> %v", stmts[0], err)
+	}
+	trackKeyspace(k.Name())
+	errs := make([]error, len(tables))
+	var mu sync.Mutex
+	next := 1
+	for _, g := range groups {
+		group := stmts[next : next+len(g.owners)]
+		next += len(g.owners)
+		work := make(chan int)
+		var wg sync.WaitGroup
+		for w := 0; w < max(workers, 1); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range work {
+					var err error
+					if !strings.HasPrefix(group[i], g.prefix) {
+						err = fmt.Errorf("statement out of Statements' order (want %s...): %s", g.prefix, group[i])
+					} else if e := execDDL(s, group[i]); e != nil {
+						err = fmt.Errorf("%s\n-> %w", group[i], e)
+					}
+					if err != nil {
+						mu.Lock()
+						if errs[g.owners[i]] == nil {
+							errs[g.owners[i]] = err
+						}
+						mu.Unlock()
+					}
+				}
+			}()
+		}
+		for i := range group {
+			work <- i
+		}
+		close(work)
+		wg.Wait()
+	}
+	return errs
 }
 
 // execDDL runs one schema statement. A client-side timeout is retried: the
@@ -356,11 +453,11 @@ func primaryExpectation(ts *kandra.TableSchema) map[string]sysColumn {
 	for _, c := range ts.Columns() {
 		switch c.Role() {
 		case kandra.PartitionKeyColumn:
-			want[c.Name()] = expectedColumn("partition_key", indexIn(ts.PartitionKeys(), c), "none", c.CQLType())
+			want[c.Name()] = expectedColumn("partition_key", indexIn(ts.PartitionKeys(), c), "none", c.Decl())
 		case kandra.ClusteringKeyColumn:
-			want[c.Name()] = expectedColumn("clustering", indexIn(ts.ClusteringKeys(), c), strings.ToLower(c.ClusteringOrder().String()), c.CQLType())
+			want[c.Name()] = expectedColumn("clustering", indexIn(ts.ClusteringKeys(), c), strings.ToLower(c.ClusteringOrder().String()), c.Decl())
 		default:
-			want[c.Name()] = expectedColumn("regular", -1, "none", c.CQLType())
+			want[c.Name()] = expectedColumn("regular", -1, "none", c.Decl())
 		}
 	}
 	return want
@@ -369,8 +466,8 @@ func primaryExpectation(ts *kandra.TableSchema) map[string]sysColumn {
 func lookupExpectation(l *kandra.LookupTableSchema) map[string]sysColumn {
 	want := map[string]sysColumn{}
 	want[l.IndexColumn().Name()] = expectedColumn("partition_key", 0, "none", l.IndexColumn().Type().Frozen())
-	for _, c := range append(l.PartitionKeyColumns(), l.ClusteringKeyColumns()...) {
-		want[c.Name()] = expectedColumn("regular", -1, "none", c.CQLType())
+	for _, c := range append(l.PartitionKeys(), l.ClusteringKeys()...) {
+		want[c.Name()] = expectedColumn("regular", -1, "none", c.Decl())
 	}
 	return want
 }
@@ -495,16 +592,6 @@ func compareSchema(s *gocql.Session, ks string, ts *kandra.TableSchema) ([]strin
 		}
 	}
 	return diffs, nil
-}
-
-// createAll sends every statement of ts, qualified with ks.
-func createAll(s *gocql.Session, ks string, ts *kandra.TableSchema) error {
-	for _, stmt := range kandra.Statements(ts, kandra.MustInKeyspace(ks)) {
-		if err := execDDL(s, stmt); err != nil {
-			return fmt.Errorf("%s\n-> %w", stmt, err)
-		}
-	}
-	return nil
 }
 
 // columnList renders the columns' CQL names, comma-separated.

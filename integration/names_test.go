@@ -27,7 +27,7 @@ type HostileFields struct {
 func (h *HostileFields) Describe(s *kandra.Schema[HostileFields]) {
 	s.Table("Hostile_Fields")
 	kandra.Bind(s, &h.From, kandra.PartitionKey(0))
-	kandra.Bind(s, &h.Token, kandra.ClusteringKey(0, kandra.Desc))
+	kandra.Bind(s, &h.Token, kandra.ClusteringKey(0, kandra.ClusteringDesc))
 	kandra.Bind(s, &h.Order, kandra.SecondaryIndex())
 	kandra.Bind(s, &h.Select, kandra.SecondaryIndex())
 	kandra.Bind(s, &h.Key, kandra.Lookup("by_key", kandra.LookupBatch))
@@ -52,7 +52,7 @@ func (h *HostileColumns) Describe(s *kandra.Schema[HostileColumns]) {
 	s.Table("hostile_columns")
 	kandra.Bind(s, &h.A, kandra.Column("Mixed Case"), kandra.PartitionKey(0))
 	kandra.Bind(s, &h.B, kandra.Column(`a"b`), kandra.PartitionKey(1))
-	kandra.Bind(s, &h.C, kandra.Column("From"), kandra.ClusteringKey(0, kandra.Asc))
+	kandra.Bind(s, &h.C, kandra.Column("From"), kandra.ClusteringKey(0, kandra.ClusteringAsc))
 	kandra.Bind(s, &h.D, kandra.Column("Order"), kandra.SecondaryIndex())
 	kandra.Bind(s, &h.E, kandra.Column("select"), kandra.SecondaryIndex())
 	kandra.Bind(s, &h.F, kandra.Column(`"quoted"`))
@@ -67,8 +67,6 @@ func (h *HostileColumns) Describe(s *kandra.Schema[HostileColumns]) {
 // (also through a lookup table and a secondary index).
 func TestHostileNames(t *testing.T) {
 	s := session(t)
-	ks := newKeyspace(t, s, "names")
-	kandra.Reset()
 	hf, err := kandra.Register[HostileFields]()
 	if err != nil {
 		t.Fatal(err)
@@ -78,10 +76,13 @@ func TestHostileNames(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	k := buildKeyspace(t, "names", hf, hc)
+	ks := k.Name()
+	errs := createKeyspace(t, s, k, 1)
 	names, ok := 0, 0
-	for _, ts := range []*kandra.TableSchema{hf.Schema(), hc.Schema()} {
-		if err := createAll(s, ks, ts); err != nil {
-			t.Errorf("the server rejected kandra's DDL for %s: %v", ts.Name(), err)
+	for i, ts := range k.Tables() {
+		if errs[i] != nil {
+			t.Errorf("the server rejected kandra's DDL for %s: %v", ts.Name(), errs[i])
 			names += ts.NumColumns()
 			continue
 		}
@@ -130,13 +131,13 @@ func hostileRow[T any](t *testing.T, ks string, table *kandra.Table[T], row *T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	bind := codec.BindValues(table.BindValues(row, nil))
+	bind := codec.BindValues(table.Pointers(row, nil))
 	if err := s.Query(insertStmt(ks, ts), bind...).Exec(); err != nil {
 		t.Fatalf("INSERT into %s: %v", ts.Name(), err)
 	}
 	read := func(how, stmt string, args ...any) {
 		got := new(T)
-		targets, finish := codec.ScanTargets(table.ScanTargets(got, nil))
+		targets, finish := codec.ScanTargets(table.Pointers(got, nil))
 		if err := s.Query(stmt, args...).Scan(targets...); err != nil {
 			t.Errorf("%s: %s\n-> %v", how, stmt, err)
 			return
@@ -165,7 +166,7 @@ func hostileRow[T any](t *testing.T, ks string, table *kandra.Table[T], row *T) 
 			t.Errorf("INSERT into lookup %s: %v", l.Name(), err)
 			continue
 		}
-		pk := append(l.PartitionKeyColumns(), l.ClusteringKeyColumns()...)
+		pk := append(l.PartitionKeys(), l.ClusteringKeys()...)
 		out := make([]any, len(pk))
 		for i, c := range pk {
 			out[i] = reflect.New(reflect.TypeOf(bind[c.Position()])).Interface()

@@ -23,7 +23,7 @@ type Tick struct {
 func (k *Tick) Describe(s *kandra.Schema[Tick]) {
 	s.Table("ticks")
 	kandra.Bind(s, &k.Stream, kandra.PartitionKey(0))
-	kandra.GeneratedUUID(s, &k.ID, kandra.TimeOrdered, kandra.ClusteringKey(0, kandra.Asc))
+	kandra.GeneratedUUID(s, &k.ID, kandra.UUIDTimeOrdered, kandra.ClusteringKey(0, kandra.ClusteringAsc))
 }
 
 const orderingIDs = 10000
@@ -33,17 +33,17 @@ const orderingIDs = 10000
 // ascending clustering key of one partition, read back in generation order.
 func TestOrdering(t *testing.T) {
 	s := session(t)
-	ks := newKeyspace(t, s, "order")
-	kandra.Reset()
 	ticks, err := kandra.Register[Tick]()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := ticks.Schema()
-	if st, ok := ts.ClusteringKeys()[0].GeneratedUUID(); !ok || st != kandra.TimeOrdered {
+	if st, ok := ts.ClusteringKeys()[0].GeneratedUUID(); !ok || st != kandra.UUIDTimeOrdered {
 		t.Fatalf("the clustering key is not a time-ordered generated UUID")
 	}
-	if err := createAll(s, ks, ts); err != nil {
+	k := buildKeyspace(t, "order", ticks)
+	ks := k.Name()
+	if err := createKeyspace(t, s, k, 1)[0]; err != nil {
 		t.Fatal(err)
 	}
 	codec, err := NewCodec(ts.Columns())
@@ -79,7 +79,7 @@ func TestOrdering(t *testing.T) {
 			b := s.NewBatch(gocql.UnloggedBatch)
 			buf := make([]any, 0, ts.NumColumns())
 			for _, i := range idx {
-				b.Query(insert, codec.BindValues(ticks.BindValues(&rows[i], buf[:0]))...)
+				b.Query(insert, codec.BindValues(ticks.Pointers(&rows[i], buf[:0]))...)
 			}
 			if err := s.ExecuteBatch(b); err != nil {
 				errs <- err
@@ -94,7 +94,7 @@ func TestOrdering(t *testing.T) {
 
 	// Read the partition in clustering order.
 	var got Tick
-	targets, finish := codec.ScanTargets(ticks.ScanTargets(&got, nil))
+	targets, finish := codec.ScanTargets(ticks.Pointers(&got, nil))
 	iter := s.Query("SELECT "+columnList(ts.Columns())+" FROM "+qualified(ks, ts.CQLName())+" WHERE "+ts.PartitionKeys()[0].CQLName()+" = ?", "s").PageSize(2000).Iter()
 	n, inOrder := 0, true
 	for iter.Scan(targets...) {

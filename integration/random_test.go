@@ -14,7 +14,7 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/internal/dynamic"
-	"github.com/kandra-go/kandra/internal/schemagen"
+	"github.com/kandra-go/kandra/internal/schematest"
 )
 
 // randomSchemas is how many random valid schemas each run sends (at least
@@ -26,11 +26,11 @@ func randomSchemas() int {
 	return 200
 }
 
-// TestRandomSchemas: random valid schemas drawn by internal/schemagen
-// (rapid generators over reflect.StructOf types) are registered, their DDL
-// is accepted by Cassandra, and system_schema matches each registered
-// schema as in TestCatalogue. The draw is seeded (logged; set
-// KANDRA_RANDOM_SEED to replay a run).
+// TestRandomSchemas: random valid schemas drawn by internal/schematest
+// (rapid generators over reflect.StructOf types) are built, put into two
+// keyspaces with NewKeyspace, created from Keyspace.Statements() by the
+// server, and system_schema matches each schema as in TestCatalogue. The
+// draw is seeded (logged; set KANDRA_RANDOM_SEED to replay a run).
 func TestRandomSchemas(t *testing.T) {
 	s := session(t)
 	n := randomSchemas()
@@ -40,35 +40,61 @@ func TestRandomSchemas(t *testing.T) {
 	}
 	t.Logf("seed %d (KANDRA_RANDOM_SEED=%d replays this draw)", seed, seed)
 
-	// Draw and register every schema first: kandra must accept them all.
-	// Each table is renamed to a unique name of the same length (see
-	// uniqueTableName), so that one registry and two keyspaces hold them all.
-	kandra.Reset()
+	// Draw and build every schema first: kandra must accept them all. Each
+	// table is renamed to a unique name of the same length (see
+	// tableNamer), so that two keyspaces hold them all. Build, not
+	// Register: draws may share a struct type, and the per-type cache
+	// would answer for the first.
+	const parts = 2
 	var names tableNamer
-	gen := rapid.Custom(schemagen.ValidModel)
-	schemas := make([]*kandra.TableSchema, 0, n)
+	gen := rapid.Custom(schematest.ValidModel)
+	models := make([][]schematest.Model, parts)
+	tables := make([][]kandra.SchemaSource, parts)
 	features := map[string]int{}
-	statements := 0
-	for i := 0; i < n; i++ {
+	built, redrawn := 0, 0
+	for i := 0; built < n; i++ {
 		m := gen.Example(int(seed) + i)
-		sp := m.Spec
-		sp.Table = names.next(len(sp.Table))
-		v, err := dynamic.Register(sp)
-		if err != nil {
-			t.Errorf("schema %d (seed %d): kandra rejects a schema schemagen says is valid: %v", i, int(seed)+i, err)
+		m = m.WithTable(names.next(len(m.Table)))
+		p := built % parts
+		if schematest.NamesCollide(append(models[p], m)...) {
+			redrawn++ // its own lookup and index names clash: no keyspace takes it
+			if redrawn > n {
+				t.Fatalf("%d of %d draws have clashing names", redrawn, i+1)
+			}
 			continue
 		}
-		ts := v.(*kandra.TableSchema)
-		schemas = append(schemas, ts)
-		statements += len(kandra.Statements(ts))
+		v, err := dynamic.Build(m.Spec)
+		built++
+		if err != nil {
+			t.Errorf("schema %d (seed %d): kandra rejects a schema schematest says is valid: %v", built-1, int(seed)+i, err)
+			continue
+		}
+		models[p] = append(models[p], m)
+		tables[p] = append(tables[p], v.(*kandra.TableSchema))
 		for _, f := range m.Features {
 			features[f]++
 		}
 	}
 
-	// Send them: four sessions' worth of concurrency over two keyspaces.
-	kss := []string{newKeyspace(t, s, "rand0"), newKeyspace(t, s, "rand1")}
+	// Send them: each keyspace's Statements() in order, four at a time
+	// within each group of statements.
 	start := time.Now()
+	var schemas []*kandra.TableSchema
+	var errs []error
+	var kss []string
+	statements := 0
+	for p := range tables {
+		k, err := kandra.NewKeyspace(keyspaceName(fmt.Sprintf("rand%d", p)), kandra.SimpleStrategy(1), tables[p]...)
+		if err != nil {
+			t.Fatalf("NewKeyspace refuses tables whose names schematest says do not collide: %v", err)
+		}
+		statements += len(k.Statements())
+		errs = append(errs, createKeyspace(t, s, k, 4)...)
+		for _, ts := range k.Tables() {
+			schemas = append(schemas, ts)
+			kss = append(kss, k.Name())
+		}
+	}
 	type result struct {
 		diffs []string
 		err   error
@@ -81,12 +107,11 @@ func TestRandomSchemas(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				ks := kss[i%len(kss)]
-				if err := createAll(s, ks, schemas[i]); err != nil {
-					results[i].err = err
+				if errs[i] != nil {
+					results[i].err = errs[i]
 					continue
 				}
-				results[i].diffs, results[i].err = compareSchema(s, ks, schemas[i])
+				results[i].diffs, results[i].err = compareSchema(s, kss[i], schemas[i])
 				if results[i].err != nil {
 					results[i].err = fmt.Errorf("reading system_schema: %w", results[i].err)
 				}
@@ -117,19 +142,19 @@ func TestRandomSchemas(t *testing.T) {
 		fs = append(fs, fmt.Sprintf("%s=%d", f, c))
 	}
 	sort.Strings(fs)
-	t.Logf("%d schemas, %d statements sent in %v; features drawn: %s", len(schemas), statements, elapsed.Round(time.Millisecond), strings.Join(fs, ", "))
+	t.Logf("%d schemas (%d draws redrawn for clashing names), %d statements sent in %v; features drawn: %s", len(schemas), redrawn, statements, elapsed.Round(time.Millisecond), strings.Join(fs, ", "))
 	summary("random", fmt.Sprintf("real-server: random schemas=%d accepted=%d", n, accepted))
 	if accepted != n {
 		t.Errorf("only %d of %d random schemas accepted and matching", accepted, n)
 	}
 }
 
-// tableNamer hands out unique table names of a requested length, made of
-// letters and digits only. The length is kept because schemagen draws
-// lookup-table and index names of exactly 48 characters, the limit, from
-// its own table name: a longer replacement would break them. Having no
-// underscore, no name is a prefix of another's "{table}_" part, so the
-// lookup-table and index names of different tables cannot collide either.
+// tableNamer hands out unique table names of a requested length (at most
+// 16, what Model.WithTable takes), made of letters and digits only. The
+// drawn length is kept, so long table names and their long lookup-table
+// and index names are still sent. Having no underscore, no name is a
+// prefix of another's "{table}_" part, so the lookup-table and index names
+// of different tables cannot collide either.
 type tableNamer struct{ count map[int]int }
 
 func (n *tableNamer) next(length int) string {
@@ -141,7 +166,7 @@ func (n *tableNamer) next(length int) string {
 	const letters = "abcdefghijklmnopqrstuvwxyz"
 	const pool = letters + "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 	if length <= 1 {
-		return string(pool[i%len(pool)]) // 62 names; schemagen draws few one-letter tables
+		return string(pool[i%len(pool)]) // 62 names; schematest draws few one-letter tables
 	}
 	rest := strconv.FormatInt(int64(i/len(letters)), 36)
 	if len(rest) > length-1 {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,14 +90,14 @@ func (d tableDef) render(ks string) string {
 func mirrorOf(ts *kandra.TableSchema) tableDef {
 	d := tableDef{name: ts.Name()}
 	for _, c := range ts.Columns() {
-		d.cols = append(d.cols, colDef{c.Name(), c.CQLType()})
+		d.cols = append(d.cols, colDef{c.Name(), c.Decl()})
 	}
 	for _, c := range ts.PartitionKeys() {
 		d.pk = append(d.pk, c.Name())
 	}
 	for _, c := range ts.ClusteringKeys() {
 		d.ck = append(d.ck, c.Name())
-		d.asc = append(d.asc, c.ClusteringOrder() == kandra.Asc)
+		d.asc = append(d.asc, c.ClusteringOrder() == kandra.ClusteringAsc)
 	}
 	if n, ok := ts.DefaultTTL(); ok {
 		d.ttl = &n
@@ -171,11 +173,12 @@ var pk0 = kandra.PartitionKey(0)
 // The cases.
 
 type ruleCase struct {
-	rule kerrors.Rule
+	rule kandra.Rule
 	what string
-	// before are registered first (a name must be taken); spec must then
-	// be refused by Register with rule.
-	before []dynamic.Spec
+	// spec must be refused by Register with rule. For a keyspace rule,
+	// others are the keyspace's other tables: each of them and spec
+	// builds, and NewKeyspace over others then spec must refuse them.
+	others []dynamic.Spec
 	spec   dynamic.Spec
 	// setup runs first and must succeed (the parts kandra would have
 	// written before the offending statement); stmt must be rejected with
@@ -190,6 +193,13 @@ type ruleCase struct {
 }
 
 const ksVar = "{ks}"
+
+// inKeyspace puts ks into a case's statement: the mirror quotes ksVar as
+// it quotes any name, and ks goes in exactly as kandra writes it.
+func inKeyspace(stmt, ks string) string {
+	stmt = strings.ReplaceAll(stmt, kandra.QuoteIdent(ksVar), kandra.QuoteIdent(ks))
+	return strings.ReplaceAll(stmt, ksVar, kandra.QuoteIdent(ks))
+}
 
 func ruleCases() []ruleCase {
 	ks := ksVar
@@ -254,7 +264,7 @@ func ruleCases() []ruleCase {
 		},
 		{
 			rule: kandra.RuleKeyType, what: "counter clustering key",
-			spec: specOf("r_ctrck", nil, f[string]("K", pk0), f[int64]("C", kandra.ClusteringKey(0, kandra.Asc)).as(dynamic.Counter), f[int64]("N").as(dynamic.Counter)),
+			spec: specOf("r_ctrck", nil, f[string]("K", pk0), f[int64]("C", kandra.ClusteringKey(0, kandra.ClusteringAsc)).as(dynamic.Counter), f[int64]("N").as(dynamic.Counter)),
 			stmt: tableDef{name: "r_ctrck", cols: []colDef{k, {"c", counter}, {"n", counter}}, pk: []string{"k"}, ck: []string{"c"}, asc: []bool{true}}.render(ks),
 			want: "counter type is not supported for PRIMARY KEY",
 		},
@@ -266,13 +276,13 @@ func ruleCases() []ruleCase {
 		},
 		{
 			rule: kandra.RuleKeyType, what: "duration clustering key",
-			spec: specOf("r_durck", nil, f[string]("K", pk0), f[time.Duration]("C", kandra.ClusteringKey(0, kandra.Desc))),
+			spec: specOf("r_durck", nil, f[string]("K", pk0), f[time.Duration]("C", kandra.ClusteringKey(0, kandra.ClusteringDesc))),
 			stmt: tableDef{name: "r_durck", cols: []colDef{k, {"c", duration}}, pk: []string{"k"}, ck: []string{"c"}, asc: []bool{false}}.render(ks),
 			want: "duration type is not supported for PRIMARY KEY",
 		},
 		{
 			rule: kandra.RuleKeyType, what: "list of durations in a clustering key (frozen)",
-			spec: specOf("r_durlist", nil, f[string]("K", pk0), f[[]time.Duration]("C", kandra.ClusteringKey(0, kandra.Asc))),
+			spec: specOf("r_durlist", nil, f[string]("K", pk0), f[[]time.Duration]("C", kandra.ClusteringKey(0, kandra.ClusteringAsc))),
 			stmt: tableDef{name: "r_durlist", cols: []colDef{k, {"c", "FROZEN<LIST<DURATION>>"}}, pk: []string{"k"}, ck: []string{"c"}, asc: []bool{true}}.render(ks),
 			want: "duration type is not supported for PRIMARY KEY",
 		},
@@ -321,7 +331,10 @@ func ruleCases() []ruleCase {
 			want: "Cannot mix counter and non counter columns",
 		},
 		{
-			rule: kandra.RuleCounterTable, what: "counter column that is also the version (its conditional update)",
+			// Version with Counter on one field is conflicting-options, checked
+			// before counter-table; the server refuses the runtime's
+			// conditional update all the same.
+			rule: kandra.RuleConflict, what: "counter column that is also the version (its conditional update)",
 			spec:  specOf("r_ctrver2", nil, f[string]("K", pk0), f[int64]("N").as(dynamic.Counter), f[int64]("Rev").as(dynamic.Counter, dynamic.Version)),
 			setup: []string{tableDef{name: "r_ctrver2", cols: []colDef{k, {"n", counter}, {"rev", counter}}, pk: []string{"k"}}.render(ks)},
 			stmt:  "UPDATE " + qualified(ks, "r_ctrver2") + " SET rev = rev + 1 WHERE k = 'a' IF rev = 0",
@@ -329,7 +342,7 @@ func ruleCases() []ruleCase {
 		},
 		{
 			rule: kandra.RuleCounterTable, what: "counter table with a secondary index",
-			spec:  specOf("r_ctridx", nil, f[string]("K", pk0), f[string]("C", kandra.ClusteringKey(0, kandra.Asc), kandra.SecondaryIndex()), f[int64]("N").as(dynamic.Counter)),
+			spec:  specOf("r_ctridx", nil, f[string]("K", pk0), f[string]("C", kandra.ClusteringKey(0, kandra.ClusteringAsc), kandra.SecondaryIndex()), f[int64]("N").as(dynamic.Counter)),
 			setup: []string{tableDef{name: "r_ctridx", cols: []colDef{k, {"c", text}, {"n", counter}}, pk: []string{"k"}, ck: []string{"c"}, asc: []bool{true}}.render(ks)},
 			stmt:  indexDDL(ks, "r_ctridx_c_idx", "r_ctridx", "c", true),
 			want:  "counter",
@@ -350,7 +363,7 @@ func ruleCases() []ruleCase {
 		},
 		{
 			rule: kandra.RuleLookup, what: "lookup on a clustering key",
-			spec:  specOf("r_lkck", nil, f[string]("K", pk0), f[int32]("C", kandra.ClusteringKey(0, kandra.Asc), kandra.Lookup("by_c", kandra.LookupBatch))),
+			spec:  specOf("r_lkck", nil, f[string]("K", pk0), f[int32]("C", kandra.ClusteringKey(0, kandra.ClusteringAsc), kandra.Lookup("by_c", kandra.LookupBatch))),
 			setup: []string{tableDef{name: "r_lkck", cols: []colDef{k, {"c", "INT"}}, pk: []string{"k"}, ck: []string{"c"}, asc: []bool{true}}.render(ks)},
 			stmt:  lookupDDL(ks, "r_lkck_by_c", colDef{"c", "INT"}, k, colDef{"c", "INT"}),
 			want:  "Duplicate column",
@@ -390,13 +403,13 @@ func ruleCases() []ruleCase {
 		},
 		{
 			rule: kandra.RuleOptionRange, what: "negative gc grace",
-			spec: specOf("r_gcneg", []any{kandra.GCGrace(-1)}, f[string]("K", pk0)),
+			spec: specOf("r_gcneg", []any{kandra.GCGraceSeconds(-1)}, f[string]("K", pk0)),
 			stmt: tableDef{name: "r_gcneg", cols: []colDef{k}, pk: []string{"k"}, gc: ip(-1)}.render(ks),
 			want: "gc_grace_seconds must be greater than or equal to 0",
 		},
 		{
 			rule: kandra.RuleOptionRange, what: "gc grace above 2147483647",
-			spec: specOf("r_gcbig", []any{kandra.GCGrace(1 << 31)}, f[string]("K", pk0)),
+			spec: specOf("r_gcbig", []any{kandra.GCGraceSeconds(1 << 31)}, f[string]("K", pk0)),
 			stmt: tableDef{name: "r_gcbig", cols: []colDef{k}, pk: []string{"k"}, gc: ip(1 << 31)}.render(ks),
 			want: "gc_grace_seconds",
 		},
@@ -416,7 +429,7 @@ func ruleCases() []ruleCase {
 		},
 		{
 			rule: kandra.RuleNameTaken, what: "index name already used in the keyspace by another table",
-			before: []dynamic.Spec{specOf("r_a_b", nil, f[string]("K", pk0), f[string]("C", kandra.SecondaryIndex()))},
+			others: []dynamic.Spec{specOf("r_a_b", nil, f[string]("K2", pk0), f[string]("C", kandra.SecondaryIndex()))},
 			spec:   specOf("r_a", nil, f[string]("K2", pk0), f[string]("BC", kandra.Column("b_c"), kandra.SecondaryIndex())),
 			setup: []string{
 				tableDef{name: "r_a_b", cols: []colDef{{"k2", text}, {"c", text}}, pk: []string{"k2"}}.render(ks),
@@ -442,7 +455,7 @@ func ruleCases() []ruleCase {
 		},
 		{
 			rule: kandra.RuleNameTaken, what: "table name already used by another entity",
-			before: []dynamic.Spec{specOf("r_same", nil, f[string]("K3", pk0), f[string]("First"))},
+			others: []dynamic.Spec{specOf("r_same", nil, f[string]("K3", pk0), f[string]("First"))},
 			spec:   specOf("r_same", nil, f[string]("K3", pk0), f[string]("Second")),
 			setup:  []string{tableDef{name: "r_same", cols: []colDef{{"k3", text}, {"first", text}}, pk: []string{"k3"}}.render(ks)},
 			stmt:   strings.Replace(tableDef{name: "r_same", cols: []colDef{{"k3", text}, {"second", text}}, pk: []string{"k3"}}.render(ks), "IF NOT EXISTS ", "", 1),
@@ -488,11 +501,51 @@ func ruleCases() []ruleCase {
 	return cases
 }
 
-// keyspaceCases: CreateKeyspace and InKeyspace refuse these names; the
-// server refuses them too.
+// keyspaceCases: CreateKeyspace, InKeyspace and NewKeyspace refuse these
+// names; the server refuses them too.
 var keyspaceCases = []struct{ what, name, want string }{
 	{"keyspace name of 49 characters", strings.Repeat("k", 49), "48 characters"},
 	{"keyspace name with '-' (quoted)", "kandra-it", "alphanumeric or underscore"},
+}
+
+// replicationCase is a replication CreateKeyspace and NewKeyspace refuse.
+// want is the server's reason for refusing the statement kandra would
+// have written; "" marks a setting Cassandra accepts, where kandra is
+// stricter because such a keyspace has no replica to write to.
+type replicationCase struct {
+	what string
+	r    kandra.Replication
+	want string
+}
+
+func replicationCases(dc string) []replicationCase {
+	nts := func(f int) kandra.Replication { return kandra.NetworkTopologyStrategy(map[string]int{dc: f}) }
+	return []replicationCase{
+		{"SimpleStrategy with a negative factor", kandra.SimpleStrategy(-1), "Replication factor must be non-negative"},
+		{"NetworkTopologyStrategy with a negative factor", nts(-1), "Replication factor must be non-negative"},
+		{"NetworkTopologyStrategy whose only datacenter has factor 0", nts(0), "at least one datacenter must be present"},
+		{"SimpleStrategy with factor 0", kandra.SimpleStrategy(0), ""},
+		{"NetworkTopologyStrategy without datacenters", kandra.NetworkTopologyStrategy(nil), ""},
+	}
+}
+
+// keyspaceDDL mirrors kandra's CREATE KEYSPACE, for replications kandra
+// refuses to render; TestRules checks it against CreateKeyspace first.
+func keyspaceDDL(name string, r kandra.Replication) string {
+	repl := "'SimpleStrategy', 'replication_factor': " + strconv.Itoa(r.SimpleFactor())
+	if r.IsNetworkTopology() {
+		repl = "'NetworkTopologyStrategy'"
+		dcs := r.Datacenters()
+		names := make([]string, 0, len(dcs))
+		for dc := range dcs {
+			names = append(names, dc)
+		}
+		sort.Strings(names)
+		for _, dc := range names {
+			repl += ", '" + strings.ReplaceAll(dc, "'", "''") + "': " + strconv.Itoa(dcs[dc])
+		}
+	}
+	return "CREATE KEYSPACE IF NOT EXISTS " + kandra.QuoteIdent(name) + " WITH replication = {'class': " + repl + "};"
 }
 
 // scyllaOnly are rules kandra enforces for ScyllaDB that Cassandra 5.0 does
@@ -513,24 +566,32 @@ func scyllaOnly(ks string) []struct{ what, why, stmt string } {
 	}
 }
 
-// goSideRules are Register's rules that no server enforces: they keep the
-// Go API unambiguous (or are the Kotlin library's), so there is no DDL for a
-// server to reject.
-var goSideRules = []string{
-	"not-a-struct, binding, conflicting-options: Go-level misuse, no DDL",
-	"timestamp-type, version-type, soft-delete-marker: typed roles (compile time, or checked by type)",
-	"duplicate-partition-index, duplicate-clustering-index: the key order would be ambiguous; the server accepts either order",
-	"duplicate-timestamp, duplicate-version: a runtime needs one of each",
-	"key-conflict: a field both partition and clustering key; kandra would write it once, which servers accept",
-	"unsupported-type for Go kinds (unsigned, chan, func, pointer in a collection): no CQL type to send",
-	"option-range for cache settings and consistency levels: recorded only, never sent",
-	"invalid-name for a blank lookup suffix or a non-UTF-8 column name: client-side sanity",
+// goSideRules are the rules, or the parts of rules, that no server
+// enforces: they keep the Go API unambiguous (or are the Kotlin library's),
+// so there is no DDL for a server to reject. Every rule of kandra.Rules()
+// is demonstrated by TestRules or listed here.
+var goSideRules = map[kandra.Rule]string{
+	kandra.RuleNotStruct:                "Go-level misuse, no DDL",
+	kandra.RuleDescribe:                 "a value-receiver Describe or a panic while registering: Go-level, no DDL",
+	kandra.RuleBinding:                  "a pointer that is not a field of the entity: Go-level, no DDL",
+	kandra.RuleConflict:                 "Transient with another option, two timestamps or a version and a timestamp on one field, UpdatedAt or Version on a key, AsType twice: Go-level misuse (Version with Counter is demonstrated)",
+	kandra.RuleSoftDeleteMarker:         "a marker that is Transient, a key column or not the entity's: the runtime would write the wrong row or none, with DDL the server accepts",
+	kandra.RuleDuplicatePartitionIndex:  "the key order would be ambiguous; the server accepts either order",
+	kandra.RuleDuplicateClusteringIndex: "the key order would be ambiguous; the server accepts either order",
+	kandra.RuleDuplicateTimestamp:       "a runtime needs one of each",
+	kandra.RuleDuplicateVersion:         "a runtime needs one",
+	kandra.RuleKeyConflict:              "a field both partition and clustering key; kandra would write it once, which servers accept",
+	kandra.RuleUnsupportedType:          "for Go kinds (unsigned, chan, func, pointer in a collection): no CQL type to send",
+	kandra.RuleOptionRange:              "for cache settings, consistency levels and out-of-range enum values (ClusteringOrder(5), ...): recorded only or never rendered",
+	kandra.RuleInvalidName:              "for a blank lookup suffix or a non-UTF-8 column name: client-side sanity",
+	kandra.RuleReplication:              "for a keyspace without a replica (SimpleStrategy(0), NetworkTopologyStrategy without datacenters), which Cassandra accepts",
 }
 
-// TestRules: for each server-grounded rule Register enforces, Register
-// refuses the schema, and the statement kandra would have sent without the
-// rule is refused by Cassandra (or, for IF NOT EXISTS statements, visibly
-// ignored, and refused without IF NOT EXISTS).
+// TestRules: for each server-grounded rule kandra enforces, Register (or,
+// for a keyspace rule, NewKeyspace) refuses the schema, and the statement
+// kandra would have sent without the rule is refused by Cassandra (or, for
+// IF NOT EXISTS statements, visibly ignored, and refused without IF NOT
+// EXISTS).
 func TestRules(t *testing.T) {
 	s := session(t)
 
@@ -546,31 +607,43 @@ func TestRules(t *testing.T) {
 		for _, l := range ts.LookupTables() {
 			key := colDef{l.IndexColumn().Name(), l.IndexColumn().Type().Frozen()}
 			var rest []colDef
-			for _, c := range append(l.PartitionKeyColumns(), l.ClusteringKeyColumns()...) {
-				rest = append(rest, colDef{c.Name(), c.CQLType()})
+			for _, c := range append(l.PartitionKeys(), l.ClusteringKeys()...) {
+				rest = append(rest, colDef{c.Name(), c.Decl()})
 			}
 			if got, want := lookupDDL("ks", l.Name(), key, rest...), kandra.CreateLookupTable(l, kandra.MustInKeyspace("ks")); got != want {
 				t.Fatalf("the test's lookup DDL mirror differs from kandra:\n%s\nvs kandra:\n%s", got, want)
 			}
 		}
 	}
+	var dc string
+	if err := s.Query("SELECT data_center FROM system.local").Scan(&dc); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []kandra.Replication{kandra.SimpleStrategy(1), kandra.NetworkTopologyStrategy(map[string]int{dc: 1, "dc'2": 3})} {
+		if got, want := keyspaceDDL("ks", r), kandra.MustCreateKeyspace("ks", r); got != want {
+			t.Fatalf("the test's keyspace DDL mirror differs from kandra:\n%s\nvs kandra:\n%s", got, want)
+		}
+	}
 
 	ks := newKeyspace(t, s, "rules")
 	demonstrated := 0
-	sub := func(s string) string { return strings.ReplaceAll(s, ksVar, kandra.QuoteIdent(ks)) }
+	shown := map[kandra.Rule]bool{}
+	sub := func(s string) string { return inKeyspace(s, ks) }
 	for _, c := range ruleCases() {
 		c := c
 		ok := t.Run(string(c.rule)+"/"+c.what, func(t *testing.T) {
-			kandra.Reset()
-			for _, b := range c.before {
-				if _, err := dynamic.Register(b); err != nil {
-					t.Fatalf("registering the other entity: %v", err)
-				}
+			var err error
+			if len(c.others) == 0 {
+				// Build, not Register: specs of different tables share
+				// struct types, and the per-type cache would answer for
+				// the first one.
+				_, err = dynamic.Build(c.spec)
+			} else {
+				err = keyspaceRefusal(t, ks, append(c.others, c.spec), append(c.setup, c.stmt))
 			}
-			_, err := dynamic.Register(c.spec)
-			var se *kerrors.SchemaError
-			if !errors.As(err, &se) || se.Rule != c.rule {
-				t.Fatalf("Register: got %v, want a %s schema error", err, c.rule)
+			var se *kandra.SchemaError
+			if !errors.As(err, &se) || se.Rule != c.rule || !errors.Is(err, kerrors.ErrSchema) {
+				t.Fatalf("kandra: got %v, want a %s schema error", err, c.rule)
 			}
 			for _, st := range c.setup {
 				if err := execDDL(s, sub(st)); err != nil {
@@ -585,7 +658,7 @@ func TestRules(t *testing.T) {
 			if !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("rejected for another reason than the rule's:\n%s\n-> %v\n(want %q in the message)", stmt, err, c.want)
 			}
-			t.Logf("Register: %v", se)
+			t.Logf("refused by kandra: %v", se)
 			t.Logf("server rejects:\n%s\n-> %v", stmt, err)
 			if c.silent != nil {
 				if why := c.silent(s, ks); why != "" {
@@ -596,18 +669,23 @@ func TestRules(t *testing.T) {
 		})
 		if ok {
 			demonstrated++
+			shown[c.rule] = true
 		}
 	}
 	for _, c := range keyspaceCases {
 		c := c
 		ok := t.Run("keyspace-name/"+c.what, func(t *testing.T) {
-			if _, err := kandra.CreateKeyspace(c.name, kandra.SimpleStrategy(1)); err == nil {
-				t.Fatalf("kandra.CreateKeyspace accepts %q", c.name)
+			var se *kandra.SchemaError
+			if _, err := kandra.CreateKeyspace(c.name, kandra.SimpleStrategy(1)); !errors.As(err, &se) || se.Rule != kandra.RuleKeyspaceName {
+				t.Fatalf("kandra.CreateKeyspace(%q): got %v, want a %s error", c.name, err, kandra.RuleKeyspaceName)
+			}
+			if _, err := kandra.NewKeyspace(c.name, kandra.SimpleStrategy(1)); !errors.As(err, &se) || se.Rule != kandra.RuleKeyspaceName {
+				t.Fatalf("kandra.NewKeyspace(%q): got %v, want a %s error", c.name, err, kandra.RuleKeyspaceName)
 			}
 			if _, err := kandra.InKeyspace(c.name); err == nil {
 				t.Fatalf("kandra.InKeyspace accepts %q", c.name)
 			}
-			stmt := "CREATE KEYSPACE IF NOT EXISTS " + kandra.QuoteIdent(c.name) + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};"
+			stmt := keyspaceDDL(c.name, kandra.SimpleStrategy(1))
 			err := s.Query(stmt).Exec()
 			if err == nil {
 				_ = execDDL(s, "DROP KEYSPACE IF EXISTS "+kandra.QuoteIdent(c.name))
@@ -620,6 +698,42 @@ func TestRules(t *testing.T) {
 		})
 		if ok {
 			demonstrated++
+			shown[kandra.RuleKeyspaceName] = true
+		}
+	}
+	var stricter []string
+	for i, c := range replicationCases(dc) {
+		c := c
+		name := keyspaceName(fmt.Sprintf("repl%d", i))
+		ok := t.Run("replication/"+c.what, func(t *testing.T) {
+			var se *kandra.SchemaError
+			if _, err := kandra.CreateKeyspace(name, c.r); !errors.As(err, &se) || se.Rule != kandra.RuleReplication {
+				t.Fatalf("kandra.CreateKeyspace: got %v, want a %s error", err, kandra.RuleReplication)
+			}
+			if _, err := kandra.NewKeyspace(name, c.r); !errors.As(err, &se) || se.Rule != kandra.RuleReplication {
+				t.Fatalf("kandra.NewKeyspace: got %v, want a %s error", err, kandra.RuleReplication)
+			}
+			stmt := keyspaceDDL(name, c.r)
+			trackKeyspace(name) // dropped at the end should the server create it
+			err := s.Query(stmt).Exec()
+			switch {
+			case err == nil && c.want == "":
+				stricter = append(stricter, c.what)
+				t.Logf("Cassandra accepts it; kandra is stricter (no replica to write to):\n%s", stmt)
+				return
+			case err == nil:
+				t.Fatalf("Cassandra ACCEPTED %s", stmt)
+			case c.want == "":
+				t.Logf("Cassandra rejects it too, counted as demonstrated")
+			case !strings.Contains(err.Error(), c.want):
+				t.Fatalf("rejected for another reason:\n%s\n-> %v", stmt, err)
+			}
+			t.Logf("refused by kandra: %v", se)
+			t.Logf("server rejects:\n%s\n-> %v", stmt, err)
+		})
+		if ok && !slices.Contains(stricter, c.what) {
+			demonstrated++
+			shown[kandra.RuleReplication] = true
 		}
 	}
 
@@ -641,9 +755,68 @@ func TestRules(t *testing.T) {
 		scylla = append(scylla, c.what)
 		t.Logf("ScyllaDB-only rule, not demonstrable on Cassandra 5.0: %s: Cassandra accepts\n%s\n(%s)", c.what, stmt, c.why)
 	}
-	t.Logf("rules Register enforces that no server enforces (nothing to demonstrate): %s", strings.Join(goSideRules, "; "))
+
+	// Every rule is accounted for: demonstrated above, or Go-side.
+	var goSide []string
+	for _, r := range kandra.Rules() {
+		why, listed := goSideRules[r.Rule]
+		if !shown[r.Rule] && !listed {
+			t.Errorf("rule %s (%s) is neither demonstrated on the server nor listed in goSideRules", r.Rule, r.Summary)
+		}
+		if listed {
+			goSide = append(goSide, string(r.Rule)+": "+why)
+		}
+	}
+	for r := range goSideRules {
+		if !slices.ContainsFunc(kandra.Rules(), func(i kandra.RuleInfo) bool { return i.Rule == r }) {
+			t.Errorf("goSideRules lists %q, which kandra.Rules() does not have", r)
+		}
+	}
+	t.Logf("rules (or parts of rules) kandra enforces that no server enforces (nothing to demonstrate): %s", strings.Join(goSide, "; "))
 	t.Logf("ScyllaDB-only rules (accepted by Cassandra 5.0, kept for ScyllaDB portability): %s", strings.Join(scylla, "; "))
+	t.Logf("replications kandra refuses and Cassandra accepts (a keyspace without a replica): %s", strings.Join(stricter, "; "))
 	summary("rules", fmt.Sprintf("real-server: rules demonstrated=%d", demonstrated))
+}
+
+// keyspaceRefusal builds each spec (a keyspace rule is no concern of
+// Register's), checks that the statements the case sends are kandra's own
+// for those tables in ks (the plain form of an IF NOT EXISTS statement
+// counts as its own), and returns NewKeyspace's error for the tables in
+// order, which must name every entity type involved.
+func keyspaceRefusal(t *testing.T, ks string, specs []dynamic.Spec, sent []string) error {
+	t.Helper()
+	tables := make([]kandra.SchemaSource, len(specs))
+	var own []string
+	for i, sp := range specs {
+		v, err := dynamic.Build(sp)
+		if err != nil {
+			t.Fatalf("table %s of the keyspace: %v", sp.Table, err)
+		}
+		ts := v.(*kandra.TableSchema)
+		tables[i] = ts
+		own = append(own, kandra.Statements(ts, kandra.MustInKeyspace(ks))...)
+	}
+	for _, st := range sent {
+		st = inKeyspace(st, ks)
+		withINE := st
+		for _, verb := range []string{"CREATE TABLE ", "CREATE INDEX "} {
+			if strings.HasPrefix(st, verb) && !strings.HasPrefix(st, verb+"IF NOT EXISTS ") {
+				withINE = verb + "IF NOT EXISTS " + st[len(verb):]
+			}
+		}
+		if !slices.Contains(own, withINE) {
+			t.Fatalf("the case sends a statement kandra would not write for these tables:\n%s\nkandra writes:\n%s", st, strings.Join(own, "\n"))
+		}
+	}
+	_, err := kandra.NewKeyspace(ks, kandra.SimpleStrategy(1), tables...)
+	if err != nil {
+		for _, ts := range tables {
+			if typ := ts.Schema().EntityType().String(); !strings.Contains(err.Error(), typ) {
+				t.Errorf("NewKeyspace's error does not name %s: %v", typ, err)
+			}
+		}
+	}
+	return err
 }
 
 // GeneratedTimeUUID is a generated key that its CQL override makes a
@@ -657,7 +830,7 @@ type GeneratedTimeUUID struct {
 func (e *GeneratedTimeUUID) Describe(s *kandra.Schema[GeneratedTimeUUID]) {
 	s.Table("r_gen_timeuuid")
 	kandra.Bind(s, &e.K, kandra.PartitionKey(0))
-	kandra.GeneratedUUID(s, &e.ID, kandra.TimeOrdered, kandra.AsType(kandra.CQLTimeUUID))
+	kandra.GeneratedUUID(s, &e.ID, kandra.UUIDTimeOrdered, kandra.AsType(kandra.CQLTimeUUID))
 }
 
 // TestGeneratedTimeUUID: a GeneratedUUID column overridden to TIMEUUID can
@@ -666,7 +839,7 @@ func (e *GeneratedTimeUUID) Describe(s *kandra.Schema[GeneratedTimeUUID]) {
 func TestGeneratedTimeUUID(t *testing.T) {
 	s := session(t)
 	ks := newKeyspace(t, s, "timeuuid")
-	for _, strategy := range []kandra.UUIDStrategy{kandra.TimeOrdered, kandra.Random} {
+	for _, strategy := range []kandra.UUIDStrategy{kandra.UUIDTimeOrdered, kandra.UUIDRandom} {
 		stmt := tableDef{name: "r_gen_timeuuid", cols: []colDef{{"k", "TEXT"}, {"id", "TIMEUUID"}}, pk: []string{"k"}}.render(ks)
 		if err := execDDL(s, stmt); err != nil {
 			t.Fatal(err)
@@ -677,9 +850,8 @@ func TestGeneratedTimeUUID(t *testing.T) {
 		}
 		t.Logf("a %s id in a TIMEUUID column -> %v", strategy, err)
 	}
-	kandra.Reset()
 	_, err := kandra.Register[GeneratedTimeUUID]()
-	var se *kerrors.SchemaError
+	var se *kandra.SchemaError
 	if !errors.As(err, &se) || se.Rule != kandra.RuleConflict {
 		t.Fatalf("Register of a GeneratedUUID column typed TIMEUUID: got %v, want a %s schema error", err, kandra.RuleConflict)
 	}

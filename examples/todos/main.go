@@ -1,5 +1,6 @@
 // Command todos registers the tutorial's entities and the lookup recipe's
-// User, and prints their CQL, ready to paste into cqlsh.
+// User, and prints the CQL of their two keyspaces, ready to paste into
+// cqlsh.
 //
 //	go run ./examples/todos
 package main
@@ -15,33 +16,30 @@ import (
 )
 
 func main() {
-	fmt.Println("-- Tutorial: users and todos")
-	fmt.Println(kandra.MustCreateKeyspace("todos", kandra.SimpleStrategy(1)))
-	fmt.Println("USE todos;")
-	fmt.Println()
 	users, err := kandra.Register[model.User]()
 	check(err)
 	todos, err := kandra.Register[model.Todo]()
 	check(err)
-	printAll(users.Statements(), todos.Statements())
-
-	// The recipe's User claims the table name "users" too. A registry holds
-	// one keyspace's tables, so the recipe gets a fresh registry and its own
-	// keyspace.
-	kandra.Reset()
-	fmt.Println("-- Recipe: lookup tables, BATCH and EVENTUAL")
-	fmt.Println(kandra.MustCreateKeyspace("recipes", kandra.SimpleStrategy(1)))
-	fmt.Println()
-	ru, err := kandra.Register[recipe.User]()
+	safeTodos, err := kandra.Register[model.SafeTodo]()
 	check(err)
-	printAll(ru.Statements(kandra.MustInKeyspace("recipes")))
+	app, err := kandra.NewKeyspace("todos", kandra.SimpleStrategy(1), users, todos, safeTodos)
+	check(err)
+	fmt.Println("-- Tutorial: users and todos (safe_todos is Todo with a key that never collides)")
+	printKeyspace(app)
+
+	// The recipe's User is another type with the table name "users": fine,
+	// because it lives in a keyspace of its own.
+	recipeUsers, err := kandra.Register[recipe.User]()
+	check(err)
+	recipes, err := kandra.NewKeyspace("recipes", kandra.SimpleStrategy(1), recipeUsers)
+	check(err)
+	fmt.Println("-- Recipe: lookup tables, BATCH and EVENTUAL")
+	printKeyspace(recipes)
 }
 
-func printAll(groups ...[]string) {
-	for _, g := range groups {
-		fmt.Println(strings.Join(g, "\n\n"))
-		fmt.Println()
-	}
+func printKeyspace(k *kandra.Keyspace) {
+	fmt.Println(strings.Join(k.Statements(), "\n\n"))
+	fmt.Println()
 }
 
 func check(err error) {

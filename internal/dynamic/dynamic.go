@@ -9,8 +9,8 @@ import "reflect"
 // Role is a typed binder (CreatedAt, Version, ...) applied to a field.
 type Role uint8
 
-// The roles. Their field types are checked: a wrong one is the schema error
-// that the typed binders make a compile error.
+// The roles. A role on a field of a type its typed binder does not accept
+// panics: through the typed API it would not compile.
 const (
 	NoRole Role = iota
 	CreatedAt
@@ -43,6 +43,7 @@ type Spec struct {
 // error. It does not register anything. Set by package kandra.
 var Build func(spec Spec) (any, error)
 
-// Register is Build followed by registration, so that registry-wide rules
-// (table and index names taken) apply. Set by package kandra.
+// Register is Build through kandra's per-type cache, as Register[T] does:
+// the schema is built once per type and then found by kandra.SchemaOf.
+// Set by package kandra.
 var Register func(spec Spec) (any, error)

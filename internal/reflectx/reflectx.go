@@ -1,15 +1,16 @@
 // Package reflectx holds the reflection kandra does once per type at
-// registration time: flattening a struct's fields the way encoding/json
-// does, and building interface values from field addresses so that per-row
-// code needs no reflection at all.
+// registration time, flattening a struct's fields the way encoding/json
+// does, and the only unsafe code in kandra: typed field access by offset
+// and interface values built from field addresses, so that per-row code
+// needs no reflection at all (see unsafe.go).
 package reflectx
 
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
-	"unsafe"
 )
 
 // Field is one exported, addressable field of a flattened struct.
@@ -101,17 +102,10 @@ func Fields(t reflect.Type) ([]Field, error) {
 }
 
 func walk(t reflect.Type, index []int, prefix string, base uintptr, depth int, out *[]Field, seen map[reflect.Type]bool) error {
-	// One allocation for the index paths of this struct's fields: each
-	// field's Index is index followed by its own position, capped so that
-	// the paths cannot be appended into one another.
-	n, width := t.NumField(), len(index)+1
-	paths := make([]int, n*width)
-	for i := 0; i < n; i++ {
+	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		path := prefix + sf.Name
-		idx := paths[i*width : (i+1)*width : (i+1)*width]
-		copy(idx, index)
-		idx[width-1] = i
+		idx := append(slices.Clone(index), i)
 		if sf.Anonymous {
 			ft := sf.Type
 			if ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct {
@@ -160,47 +154,4 @@ func hasExported(t reflect.Type) bool {
 		}
 	}
 	return false
-}
-
-// eface is the runtime layout of an empty interface. It has been stable
-// since Go 1.0 and is relied on by widely used libraries; the test suite
-// checks it on every run.
-type eface struct {
-	typ  unsafe.Pointer
-	data unsafe.Pointer
-}
-
-// TypeWord returns the runtime type word of an interface holding a value
-// of type t. Pair it with Pack to build interfaces without reflection.
-func TypeWord(t reflect.Type) unsafe.Pointer {
-	v := reflect.Zero(t).Interface()
-	return (*eface)(unsafe.Pointer(&v)).typ
-}
-
-// PointerTypeWord returns the type word for *t.
-func PointerTypeWord(t reflect.Type) unsafe.Pointer { return TypeWord(reflect.PointerTo(t)) }
-
-// PtrTypeWord returns the type word of *T, the word PointerTypeWord returns
-// for T's reflect.Type, without reflection: the compiler knows it, so the
-// call costs a load. The registry keys its lock-free lookups by it.
-func PtrTypeWord[T any]() unsafe.Pointer {
-	typ, _ := Unpack((*T)(nil))
-	return typ
-}
-
-// Pack builds an interface holding the pointer p with the dynamic type
-// whose type word is typ (which must be a pointer type's). It neither
-// allocates nor reflects.
-func Pack(typ, p unsafe.Pointer) any {
-	var v any
-	e := (*eface)(unsafe.Pointer(&v))
-	e.typ, e.data = typ, p
-	return v
-}
-
-// Unpack returns the type word and data word of v. For a pointer value the
-// data word is the pointer itself.
-func Unpack(v any) (typ, data unsafe.Pointer) {
-	e := (*eface)(unsafe.Pointer(&v))
-	return e.typ, e.data
 }

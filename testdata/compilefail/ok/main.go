@@ -18,7 +18,7 @@ type E struct {
 
 func (e *E) Describe(s *kandra.Schema[E]) {
 	s.Table("e", kandra.SoftDelete(60, &e.Deleted))
-	kandra.GeneratedUUID(s, &e.ID, kandra.TimeOrdered, kandra.PartitionKey(0))
+	kandra.GeneratedUUID(s, &e.ID, kandra.UUIDTimeOrdered, kandra.PartitionKey(0))
 	kandra.CreatedAt(s, &e.Created)
 	kandra.UpdatedAt(s, &e.Created)
 	kandra.Version(s, &e.Ver)

@@ -34,8 +34,6 @@ func concDescribe[T any](s *kandra.Schema[T], id *uuid.UUID, n int, table string
 // goroutines at once: each Describe runs exactly once and every caller of a
 // type gets the same *Table.
 func TestRegisterConcurrentDescribesOnce(t *testing.T) {
-	kandra.Reset()
-	t.Cleanup(kandra.Reset)
 	for i := range describeCalls {
 		describeCalls[i].Store(0)
 	}
@@ -75,79 +73,116 @@ type RegA struct{ ID uuid.UUID }
 type RegB struct{ ID uuid.UUID }
 
 func (e *RegA) Describe(s *kandra.Schema[RegA]) {
-	s.Table("reg_b_first")
+	s.Table("reg_a")
 	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
 }
 func (e *RegB) Describe(s *kandra.Schema[RegB]) {
-	s.Table("reg_a_second")
+	s.Table("reg_a") // the same table name as RegA: the cache does not care
 	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
 }
 
-func TestGetAllReset(t *testing.T) {
-	kandra.Reset()
-	t.Cleanup(kandra.Reset)
-	_, ok := kandra.Get[RegA]()
+// TestTableOfAndSchemaOf: nothing is known of a type before Register, and
+// both lookups find it after. Two types with one table name both register.
+func TestTableOfAndSchemaOf(t *testing.T) {
+	_, ok := kandra.TableOf[RegA]()
+	require.False(t, ok)
+	_, ok = kandra.SchemaOf(reflect.TypeFor[RegA]())
 	require.False(t, ok)
 	a := kandra.MustRegister[RegA]()
 	b := kandra.MustRegister[RegB]()
-	got, ok := kandra.Get[RegA]()
+	assert.Equal(t, a.Name(), b.Name())
+	got, ok := kandra.TableOf[RegA]()
 	require.True(t, ok)
 	require.Same(t, a, got)
 	ts, ok := kandra.SchemaOf(reflect.TypeFor[RegB]())
 	require.True(t, ok)
 	require.Same(t, b.Schema(), ts)
-
-	all := kandra.All()
-	require.Len(t, all, 2)
-	assert.Equal(t, "reg_a_second", all[0].Name(), "All is ordered by table name")
-	assert.Equal(t, "reg_b_first", all[1].Name())
-	all[0] = nil // a copy: the registry is untouched
-	assert.NotNil(t, kandra.All()[0])
-
-	kandra.Reset()
-	_, ok = kandra.Get[RegA]()
+	_, ok = kandra.SchemaOf(nil)
 	require.False(t, ok)
-	require.Empty(t, kandra.All())
+	_, ok = kandra.SchemaOf(reflect.TypeFor[*RegA]())
+	require.False(t, ok, "SchemaOf takes the struct type, not a pointer to it")
 }
 
-func TestGetDoesNotAllocate(t *testing.T) {
-	kandra.Reset()
-	t.Cleanup(kandra.Reset)
+func TestTableOfDoesNotAllocate(t *testing.T) {
 	kandra.MustRegister[RegA]()
 	allocs := testing.AllocsPerRun(1000, func() {
-		if _, ok := kandra.Get[RegA](); !ok {
+		if _, ok := kandra.TableOf[RegA](); !ok {
 			t.Fatal("not registered")
 		}
 	})
 	require.Zero(t, allocs)
+	allocs = testing.AllocsPerRun(1000, func() {
+		if _, err := kandra.Register[RegA](); err != nil {
+			t.Fatal(err)
+		}
+	})
+	require.Zero(t, allocs, "a cached Register does not allocate")
 }
 
-// ValueRecv has a Describe with a value receiver; Register must accept it
-// and resolve the bindings to the right fields.
+// ValueRecv has a Describe with a value receiver, which runs on a copy:
+// Register refuses it and says how to fix it.
 type ValueRecv struct {
-	Owner   uuid.UUID
-	Item    uuid.UUID
-	Note    string
-	Comment string
+	Owner uuid.UUID
+	Note  string
 }
 
 func (v ValueRecv) Describe(s *kandra.Schema[ValueRecv]) {
 	s.Table("value_recv")
 	kandra.Bind(s, &v.Owner, kandra.PartitionKey(0))
-	kandra.Bind(s, &v.Item, kandra.ClusteringKey(0, kandra.Desc))
-	kandra.Bind(s, &v.Comment, kandra.Column("remark"))
 }
 
-func TestValueReceiverDescribe(t *testing.T) {
-	kandra.Reset()
-	t.Cleanup(kandra.Reset)
-	tbl, err := kandra.Register[ValueRecv]()
-	require.NoError(t, err)
-	ts := tbl.Schema()
-	require.Equal(t, "owner", ts.PartitionKeys()[0].Name())
-	require.Equal(t, "item", ts.ClusteringKeys()[0].Name())
-	require.Equal(t, kandra.Desc, ts.ClusteringKeys()[0].ClusteringOrder())
-	require.NotNil(t, ts.ColumnByName("remark"))
-	require.Equal(t, "Comment", ts.ColumnByName("remark").GoName())
-	require.NotNil(t, ts.ColumnByName("note"))
+func TestValueReceiverDescribeIsRefused(t *testing.T) {
+	expectRuleError[ValueRecv](t, kandra.RuleDescribe, "", "declare it on the pointer", "func (e *ValueRecv) Describe")
+}
+
+var panicCalls atomic.Int32
+
+// Panicky's Describe panics; Register reports it as a schema error, to
+// every caller, and never runs Describe again.
+type Panicky struct{ ID uuid.UUID }
+
+func (p *Panicky) Describe(s *kandra.Schema[Panicky]) {
+	panicCalls.Add(1)
+	panic("boom")
+}
+
+func TestPanickingDescribe(t *testing.T) {
+	const goroutines = 16
+	errs := make([]error, goroutines)
+	var wg sync.WaitGroup
+	for g := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[g] = registerNoPanic[Panicky](t)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		var se *kandra.SchemaError
+		require.ErrorAs(t, err, &se)
+		assert.Equal(t, kandra.RuleDescribe, se.Rule)
+		assert.Contains(t, se.Detail, "boom")
+	}
+	expectRuleError[Panicky](t, kandra.RuleDescribe, "", "registration panicked: boom")
+	assert.Equal(t, int32(1), panicCalls.Load(), "Describe runs once per type, also when it fails")
+	assert.Panics(t, func() { kandra.MustRegister[Panicky]() })
+}
+
+var failCalls atomic.Int32
+
+// FailsOnce has no partition key. Its failure is remembered: Describe is
+// not run again by a second Register.
+type FailsOnce struct{ ID uuid.UUID }
+
+func (f *FailsOnce) Describe(s *kandra.Schema[FailsOnce]) {
+	failCalls.Add(1)
+	s.Table("fails_once")
+}
+
+func TestFailedRegistrationIsCached(t *testing.T) {
+	first := expectRuleError[FailsOnce](t, kandra.RuleNoPartitionKey, "")
+	second := expectRuleError[FailsOnce](t, kandra.RuleNoPartitionKey, "")
+	assert.Same(t, first, second)
+	assert.Equal(t, int32(1), failCalls.Load())
 }

@@ -1,0 +1,185 @@
+package kandra
+
+import (
+	"reflect"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// FieldOption adds to what a field binding says about its column.
+type FieldOption interface{ applyField(*fieldSpec) }
+
+// fieldOption is a named FieldOption: the name is what conflict errors
+// show ("Transient excludes the field; it cannot also take SecondaryIndex").
+type fieldOption struct {
+	name  string
+	apply func(*fieldSpec)
+}
+
+func (o fieldOption) applyField(s *fieldSpec) {
+	s.given = append(s.given, o.name)
+	o.apply(s)
+}
+
+// columnFlags are the roles and marks a binding gives a column. The field
+// spec collects them while Describe's bindings are resolved, and the
+// ColumnSchema carries the very same value: one description of a field.
+type columnFlags struct {
+	counter          bool         // Counter: a COUNTER column
+	createdAt        bool         // CreatedAt: stamped once, on insert
+	updatedAt        bool         // UpdatedAt: stamped on every write
+	version          bool         // Version: the optimistic-lock column
+	index            bool         // SecondaryIndex
+	sensitive        bool         // Sensitive: masked by logging layers
+	generated        bool         // GeneratedUUID
+	uuid             UUIDStrategy // GeneratedUUID's strategy
+	softDeleteMarker bool         // SoftDelete's marker
+}
+
+// fieldSpec is what the bindings of one field declared.
+type fieldSpec struct {
+	columnFlags
+	partition  []int
+	clustering []clusteringSpec
+	lookups    []lookupSpec
+	names      []string
+	asType     CQLType // zero unless AsType was given
+	hasAsType  bool
+	transient  bool
+	given      []string // the options applied, by name, in order
+	conflicts  []string // contradictions found while applying them
+}
+
+type clusteringSpec struct {
+	index int
+	order ClusteringOrder
+}
+
+type lookupSpec struct {
+	suffix      string
+	consistency LookupConsistency
+	name        string // "{table}_{suffix}", set once the table name is known
+}
+
+// PartitionKey makes the field a partition-key component. Components are
+// ordered by index; give each a distinct one for a composite key.
+func PartitionKey(index int) FieldOption {
+	return fieldOption{"PartitionKey", func(s *fieldSpec) { s.partition = append(s.partition, index) }}
+}
+
+// ClusteringKey makes the field a clustering column, ordered among the
+// clustering columns by index, stored in the given order.
+func ClusteringKey(index int, order ClusteringOrder) FieldOption {
+	return fieldOption{"ClusteringKey", func(s *fieldSpec) {
+		s.clustering = append(s.clustering, clusteringSpec{index, order})
+	}}
+}
+
+// Lookup gives the field a denormalized lookup table named
+// "{table}_{suffix}" whose primary key is this column. The lookup table
+// holds one row per value: two entities with the same value share a row.
+func Lookup(suffix string, consistency LookupConsistency) FieldOption {
+	return fieldOption{"Lookup", func(s *fieldSpec) {
+		s.lookups = append(s.lookups, lookupSpec{suffix: suffix, consistency: consistency})
+	}}
+}
+
+// Column overrides the column name derived from the Go name. A blank name
+// (empty or only spaces) falls back to the derived name, as the seed
+// specifies. Any other name is used exactly, quoted in CQL where needed.
+func Column(name string) FieldOption {
+	return fieldOption{"Column", func(s *fieldSpec) { s.names = append(s.names, name) }}
+}
+
+// Transient excludes an exported field from the table. It takes no other
+// option: every other option describes a column.
+func Transient() FieldOption {
+	return fieldOption{"Transient", func(s *fieldSpec) { s.transient = true }}
+}
+
+// SecondaryIndex creates a native secondary index on the column,
+// "{table}_{column}_idx". Queries through it touch every node.
+func SecondaryIndex() FieldOption {
+	return fieldOption{"SecondaryIndex", func(s *fieldSpec) { s.index = true }}
+}
+
+// Sensitive marks the column for masking by logging layers.
+func Sensitive() FieldOption {
+	return fieldOption{"Sensitive", func(s *fieldSpec) { s.sensitive = true }}
+}
+
+// AsType gives the column a CQL type instead of the one derived from its Go
+// type: DATE for a time.Time, TIME for a time.Duration, ASCII for a string,
+// DECIMAL for a user decimal type, and so on. The Go type must be one the
+// driver can marshal to t.
+func AsType(t CQLType) FieldOption {
+	return fieldOption{"AsType", func(s *fieldSpec) {
+		if s.hasAsType && !s.asType.Equal(t) {
+			s.conflicts = append(s.conflicts, "AsType is given twice, with "+s.asType.String()+" and "+t.String())
+		}
+		s.asType, s.hasAsType = t, true
+	}}
+}
+
+// Bind declares options for the field that ptr points to. ptr must be the
+// address of a field of the entity Describe was called on (&u.Email).
+// Every exported field is a column without a Bind; Bind only adds to that.
+// Binding one field several times merges the options.
+func Bind[T, V any](s *Schema[T], ptr *V, opts ...FieldOption) {
+	s.bind(ptr, reflect.TypeFor[V](), opts, nil)
+}
+
+// The roles the typed binders give. Each is a fieldOption too, so that it
+// takes part in conflict checks under its binder's name.
+var (
+	roleCreatedAt = fieldOption{"CreatedAt", func(f *fieldSpec) { f.createdAt = true }}
+	roleUpdatedAt = fieldOption{"UpdatedAt", func(f *fieldSpec) { f.updatedAt = true }}
+	roleVersion   = fieldOption{"Version", func(f *fieldSpec) { f.version = true }}
+	roleCounter   = fieldOption{"Counter", func(f *fieldSpec) { f.counter = true }}
+)
+
+func roleGenerated(strategy UUIDStrategy) fieldOption {
+	return fieldOption{"GeneratedUUID", func(f *fieldSpec) {
+		if f.generated && f.uuid != strategy {
+			f.conflicts = append(f.conflicts, "GeneratedUUID is bound twice, with "+f.uuid.String()+" and "+strategy.String())
+		}
+		f.generated, f.uuid = true, strategy
+	}}
+}
+
+// CreatedAt marks the time.Time field that the runtime stamps once, on
+// insert. At most one per entity.
+func CreatedAt[T any](s *Schema[T], ptr *time.Time, opts ...FieldOption) {
+	s.bind(ptr, typeTime, opts, roleCreatedAt)
+}
+
+// UpdatedAt marks the time.Time field that the runtime stamps on every
+// insert and update. At most one per entity, and never a key column (a key
+// cannot be updated).
+func UpdatedAt[T any](s *Schema[T], ptr *time.Time, opts ...FieldOption) {
+	s.bind(ptr, typeTime, opts, roleUpdatedAt)
+}
+
+// VersionType is the set of Go types an optimistic-lock column may have.
+type VersionType interface{ int64 | time.Time }
+
+// Version marks the optimistic-lock column: an int64 counter or a
+// time.Time. At most one per entity, and never a key column.
+func Version[T any, V VersionType](s *Schema[T], ptr *V, opts ...FieldOption) {
+	s.bind(ptr, reflect.TypeFor[V](), opts, roleVersion)
+}
+
+// Counter makes the int64 field a COUNTER column. A table with a counter
+// column is a counter table: every non-key column must be a counter.
+func Counter[T any](s *Schema[T], ptr *int64, opts ...FieldOption) {
+	s.bind(ptr, reflect.TypeFor[int64](), opts, roleCounter)
+}
+
+// GeneratedUUID marks a uuid.UUID field that the runtime fills on insert
+// when it is zero, with a time-ordered (UUIDv7, sortable, the default) or
+// random (UUIDv4) id. It exists for keys: two rows written in the same
+// millisecond never collide, unlike a timestamp key.
+func GeneratedUUID[T any](s *Schema[T], ptr *uuid.UUID, strategy UUIDStrategy, opts ...FieldOption) {
+	s.bind(ptr, typeUUID, opts, roleGenerated(strategy))
+}

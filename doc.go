@@ -1,0 +1,54 @@
+// Package kandra is a typed schema library for Cassandra and ScyllaDB. An
+// entity is a Go struct with a Describe method; Register validates it once
+// and turns it into an immutable TableSchema, from which kandra writes the
+// CQL DDL (keyspaces, tables, denormalized lookup tables, secondary
+// indexes, ALTER TABLE) and hands a runtime typed, reflection-free access to
+// each row. kandra does no network I/O: it has no driver and no session.
+//
+// # For application authors
+//
+// Three steps, each with one type:
+//
+//   - Describe fills a Schema[T]: it names the table (Schema.Table, with
+//     table options such as DefaultTTL) and binds fields by pointer with
+//     Bind and its FieldOptions (PartitionKey, ClusteringKey, Lookup,
+//     SecondaryIndex, ...) or with the typed binders (CreatedAt, UpdatedAt,
+//     Version, Counter, GeneratedUUID).
+//   - Register[T] validates the schema once per type and returns a
+//     *Table[T]; a broken rule is a *SchemaError that names the entity, the
+//     field, the rule (see Rules) and the way out.
+//   - NewKeyspace puts tables into a *Keyspace, checks the rules that span
+//     a keyspace (a table or index name is used once), and renders every
+//     statement that creates it (Keyspace.Statements).
+//
+// The entity contract:
+//
+//   - Every exported field is a column, named by SnakeCase of its Go name;
+//     unexported fields are ignored; embedded structs are flattened as
+//     encoding/json flattens them. Options only add to that.
+//   - Describe has a pointer receiver and identifies fields by pointer
+//     (&u.Email): no struct tags, no field names in strings. It runs once
+//     per type, on a zero value kandra owns, and must have no other effect.
+//   - Typed roles are checked by the compiler: CreatedAt and UpdatedAt take
+//     a *time.Time, Version a *int64 or *time.Time, Counter a *int64,
+//     GeneratedUUID a *uuid.UUID and SoftDelete's marker a *bool.
+//   - Register accepts no schema whose DDL Cassandra 5.0 or ScyllaDB would
+//     reject.
+//
+// # For runtime and tool authors
+//
+// A runtime (saving and finding entities through a driver) or a tool (a
+// migration planner) reads the immutable model: TableSchema, ColumnSchema
+// and LookupTableSchema, and CQLType trees (Kind, Elem, Key; ParseCQLType
+// reads the type strings of system_schema). Per row it uses Table.Pointers
+// and Table.ColumnPointers, or a typed Field from FieldOf, which reach the
+// fields through offsets computed once: no reflection and no allocation on
+// a per-row path. The options the schema only records (ReadConsistency,
+// WriteConsistency, CacheResult, SoftDelete, the lookup consistency) are
+// for the runtime to act on; their docs say what the runtime does.
+//
+// Consistency, UUIDStrategy, the timestamp helpers, Metrics and
+// EventListener are the contracts such a runtime shares with the
+// application. The errors package holds the error family: every error
+// kandra returns matches errors.ErrKandra and the sentinel of its kind.
+package kandra

@@ -1,0 +1,101 @@
+package kandra_test
+
+// Helpers shared by the external tests of package kandra.
+
+import (
+	"errors"
+	"reflect"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
+)
+
+// registerNoPanic calls kandra.Register[T] and fails the test if it panics:
+// bad input must come back as an error, never as a panic.
+func registerNoPanic[T any, PT kandra.Entity[T]](t *testing.T) (tbl *kandra.Table[T], err error) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("kandra.Register[%v] panicked: %v\n%s", reflect.TypeFor[T](), r, debug.Stack())
+		}
+	}()
+	return kandra.Register[T, PT]()
+}
+
+// mustRegisterOK registers T and fails the test on any error.
+func mustRegisterOK[T any, PT kandra.Entity[T]](t *testing.T) *kandra.Table[T] {
+	t.Helper()
+	tbl, err := registerNoPanic[T, PT](t)
+	if err != nil {
+		t.Fatalf("kandra.Register[%v]: unexpected error: %v", reflect.TypeFor[T](), err)
+	}
+	if tbl == nil {
+		t.Fatalf("kandra.Register[%v] returned a nil table and no error", reflect.TypeFor[T]())
+	}
+	return tbl
+}
+
+// expectRuleError registers T, which must fail with a *kandra.SchemaError
+// naming T, the Go field path field ("" for a table-level rule) and rule,
+// whose text names the field and the rule and contains every string of
+// inMessage. It also checks that the failure left nothing behind: TableOf
+// and SchemaOf do not report T.
+func expectRuleError[T any, PT kandra.Entity[T]](t *testing.T, rule kandra.Rule, field string, inMessage ...string) *kandra.SchemaError {
+	t.Helper()
+	typ := reflect.TypeFor[T]()
+	tbl, err := registerNoPanic[T, PT](t)
+	if err == nil {
+		t.Fatalf("kandra.Register[%v] succeeded (table %q, DDL %q); want a [%s] error on field %q",
+			typ, tbl.Name(), tbl.Statements(), rule, field)
+	}
+	if tbl != nil {
+		t.Errorf("kandra.Register[%v] returned a table together with the error %v", typ, err)
+	}
+	var se *kandra.SchemaError
+	if !errors.As(err, &se) {
+		t.Fatalf("kandra.Register[%v] error %T (%v) is not a *kandra.SchemaError", typ, err, err)
+	}
+	if se.Entity != typ.String() {
+		t.Errorf("SchemaError.Entity = %q, want %q", se.Entity, typ.String())
+	}
+	if se.Rule != rule {
+		t.Errorf("SchemaError.Rule = %q, want %q (error: %v)", se.Rule, rule, err)
+	}
+	if se.Field != field {
+		t.Errorf("SchemaError.Field = %q, want %q (error: %v)", se.Field, field, err)
+	}
+	if !errors.Is(err, kerrors.ErrSchema) || !errors.Is(err, kerrors.ErrKandra) {
+		t.Errorf("errors.Is(err, ErrSchema/ErrKandra) = false for %v", err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "["+string(rule)+"]") {
+		t.Errorf("error text %q does not name the rule %q", msg, rule)
+	}
+	if field != "" && !strings.Contains(msg, field) {
+		t.Errorf("error text %q does not name the field %q", msg, field)
+	}
+	for _, s := range inMessage {
+		if !strings.Contains(msg, s) {
+			t.Errorf("error text %q does not contain %q", msg, s)
+		}
+	}
+	if _, ok := kandra.TableOf[T](); ok {
+		t.Errorf("kandra.TableOf[%v] reports a registration after Register failed", typ)
+	}
+	if _, ok := kandra.SchemaOf(typ); ok {
+		t.Errorf("kandra.SchemaOf(%v) reports a registration after Register failed", typ)
+	}
+	return se
+}
+
+// noErr returns v, and panics (failing the test) on err: for DDL writers
+// whose error the test does not expect.
+func noErr[V any](v V, err error) V {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

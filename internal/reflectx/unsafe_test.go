@@ -1,0 +1,82 @@
+package reflectx
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+type inner struct {
+	A int16
+	B string
+}
+
+type outer struct {
+	X  int8
+	In inner
+	Z  []byte
+	E  struct{}
+	T  time.Time
+}
+
+// TestEfaceLayout checks the interface layout everything here relies on:
+// a value packed from a type word and an address reads back as the
+// ordinary interface holding that pointer.
+func TestEfaceLayout(t *testing.T) {
+	var o outer
+	w, d := Unpack(&o)
+	if w != PointerWordOf(reflect.TypeFor[outer]()) || w != PointerWord[outer]() {
+		t.Fatalf("type words disagree: Unpack %v, PointerWordOf %v, PointerWord %v", w, PointerWordOf(reflect.TypeFor[outer]()), PointerWord[outer]())
+	}
+	if got := d.PackAt(w, 0); got != any(&o) {
+		t.Fatalf("PackAt(w, 0) = %v, want %p", got, &o)
+	}
+	if WordOf(reflect.TypeFor[int]()) == WordOf(reflect.TypeFor[int64]()) {
+		t.Fatal("distinct types share a word")
+	}
+	var nilIface any
+	if w, d := Unpack(nilIface); !w.IsZero() || !d.IsNil() {
+		t.Fatal("a nil interface unpacks to non-zero words")
+	}
+}
+
+// TestFieldAccess goes through every field, nested and zero-size ones
+// included, by the offsets Fields computes.
+func TestFieldAccess(t *testing.T) {
+	o := &outer{X: 7, In: inner{A: 300, B: "b"}, Z: []byte("z"), T: time.Unix(5, 0)}
+	fields, err := Fields(reflect.TypeFor[outer]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := reflect.ValueOf(o).Elem()
+	for _, f := range fields {
+		want := rv.FieldByIndex(f.Index).Addr().Interface()
+		got := PackField(PointerWordOf(f.Type), o, f.Offset)
+		if got != want {
+			t.Errorf("%s: PackField = %#v, want %#v", f.Path, got, want)
+		}
+		off, ok := OffsetIn(o, want, reflect.TypeFor[outer]().Size())
+		if !ok || off != f.Offset {
+			t.Errorf("%s: OffsetIn = %d, %v; want %d", f.Path, off, ok, f.Offset)
+		}
+	}
+	*FieldAt[string](o, reflect.TypeFor[outer]().Field(1).Offset+reflect.TypeFor[inner]().Field(1).Offset) = "set"
+	if o.In.B != "set" {
+		t.Fatalf("FieldAt wrote elsewhere: %+v", o)
+	}
+}
+
+func TestOffsetInRefusesOutsiders(t *testing.T) {
+	o, other := &outer{}, &outer{}
+	size := reflect.TypeFor[outer]().Size()
+	for name, field := range map[string]any{
+		"another value": &other.X, "nil pointer": (*int8)(nil), "not a pointer": 3, "nil": nil,
+	} {
+		if _, ok := OffsetIn(o, field, size); ok {
+			t.Errorf("%s: OffsetIn reports a field of o", name)
+		}
+	}
+	if _, ok := OffsetIn(3, &o.X, size); ok {
+		t.Error("a non-pointer base is accepted")
+	}
+}

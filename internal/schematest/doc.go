@@ -1,0 +1,32 @@
+// Package schematest is test support for kandra's schema builder: it draws
+// random schemas, and says what kandra must make of them without asking
+// kandra.
+//
+// A schema is a struct type made at run time with reflect.StructOf and the
+// dynamic.Spec (the content of a Describe call) that describes it; a spec
+// goes through internal/dynamic into the very builder Register uses.
+//
+//   - ValidModel draws a spec that every entity rule accepts, with the
+//     columns, lookup tables and indexes kandra must build for it.
+//   - InvalidCase draws a spec that breaks one or more rules on purpose, and
+//     Mutate applies one named mutation; both say which rules are broken and
+//     which one the builder must report.
+//   - NamesCollide says whether tables put in one keyspace break the
+//     keyspace rule name-taken.
+//
+// Which rules a spec breaks is decided by an oracle written here from the
+// documented rules (rules.go, DESIGN.md, notes/cql-server-rules.md), never
+// by the builder's code: an independent second reading is what lets the
+// property tests catch a wrong check. Only facts that are not decisions are
+// taken from kandra: the rule order (kandra.Rules), kandra.MaxTTL and
+// kandra.MaxNameLength.
+//
+// The package was called schemagen. In the Cassandra world that name means
+// gocqlx's keyspace-to-Go code generator, which this is not.
+//
+// It is not a _test package so that the integration module can send random
+// valid schemas to a real server. Every generated table name has at most 16
+// characters and the lookup-table and index names leave room for any such
+// name, so Model.WithTable can rename a table (to keep names unique in a
+// keyspace) without breaking the 48-character limit.
+package schematest

@@ -1,0 +1,109 @@
+package schematest
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/internal/dynamic"
+)
+
+// Model is a valid spec with what kandra must make of it, derived from the
+// documented rules (DDL order, naming, type mapping).
+type Model struct {
+	Spec  dynamic.Spec
+	Table string
+	// Columns in DDL order: partition keys by index, clustering keys by
+	// index, then the rest in struct order (embedded fields flattened).
+	Columns []ColumnModel
+	// Lookups, one per column with a Lookup, in struct order.
+	Lookups []LookupModel
+	// Indexes are the names of the columns with a secondary index, in DDL
+	// column order.
+	Indexes []string
+	TTL     *int
+	GCGrace *int
+	Counter bool
+	// Features are coverage labels: the types and options drawn.
+	Features []string
+}
+
+// ColumnModel is a column as the model expects it.
+type ColumnModel struct {
+	GoName string
+	Name   string // raw column name
+	// Type is the type as declared in the primary table (frozen in a key
+	// position, COUNTER for counters); KeyType as a lookup-table key.
+	Type     string
+	KeyType  string
+	Role     kandra.KeyRole
+	KeyIndex int
+	Order    kandra.ClusteringOrder
+	Indexed  bool
+}
+
+// LookupModel is an expected lookup table.
+type LookupModel struct {
+	Table  string // {table}_{suffix}
+	Column string // raw name of the indexed column
+}
+
+func (d *draft) model(sp dynamic.Spec) Model {
+	m := Model{Spec: sp, Table: d.table, Features: d.features}
+	var pks, cks, regular []ColumnModel
+	for _, c := range d.live() {
+		ty := c.cql()
+		cm := ColumnModel{GoName: c.goName, Name: c.name(), Type: ty.Render(false), KeyType: ty.Render(true), Indexed: c.index}
+		switch {
+		case c.isPK():
+			cm.Role, cm.KeyIndex, cm.Type = kandra.PartitionKeyColumn, c.pk[0], ty.Render(true)
+			pks = append(pks, cm)
+		case c.isCK():
+			cm.Role, cm.KeyIndex, cm.Type, cm.Order = kandra.ClusteringKeyColumn, c.ck[0].index, ty.Render(true), c.ck[0].order
+			cks = append(cks, cm)
+		default:
+			regular = append(regular, cm)
+		}
+		m.Counter = m.Counter || c.counter
+		for _, l := range uniqueLookups(c.lookups) {
+			m.Lookups = append(m.Lookups, LookupModel{Table: d.table + "_" + l.suffix, Column: c.name()})
+		}
+	}
+	byIndex := func(cs []ColumnModel) {
+		sort.SliceStable(cs, func(i, j int) bool { return cs[i].KeyIndex < cs[j].KeyIndex })
+	}
+	byIndex(pks)
+	byIndex(cks)
+	m.Columns = append(append(append(m.Columns, pks...), cks...), regular...)
+	for _, c := range m.Columns {
+		if c.Indexed {
+			m.Indexes = append(m.Indexes, c.Name)
+		}
+	}
+	if o, ok := d.lastOpt(tTTL); ok {
+		n := o.n
+		m.TTL = &n
+	}
+	if o, ok := d.lastOpt(tGC); ok {
+		n := o.n
+		m.GCGrace = &n
+	}
+	return m
+}
+
+// WithTable returns m with the table renamed to table, which must match
+// ^[A-Za-z0-9_]{1,16}$ so that every lookup-table and index name stays
+// within 48 characters (for sending many schemas to one keyspace).
+func (m Model) WithTable(table string) Model {
+	if len(table) > maxTable || !nameOK(table) {
+		panic("schematest: table name " + strconv.Quote(table) + " is not 1 to 16 letters, digits or underscores")
+	}
+	out := m
+	out.Spec.Table, out.Table = table, table
+	out.Lookups = make([]LookupModel, len(m.Lookups))
+	for i, l := range m.Lookups {
+		out.Lookups[i] = LookupModel{Table: table + strings.TrimPrefix(l.Table, m.Table), Column: l.Column}
+	}
+	return out
+}

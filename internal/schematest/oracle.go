@@ -1,0 +1,416 @@
+package schematest
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kandra-go/kandra"
+)
+
+// The oracle: which rules a draft breaks, decided from the rules'
+// documentation. It repeats no code of build.go on purpose; where the two
+// disagree, the property tests fail and one of them is wrong.
+
+// nameOK is the rule for keyspace, table, lookup-table and index names:
+// ^[A-Za-z0-9_]{1,MaxNameLength}$.
+func nameOK(s string) bool {
+	if len(s) == 0 || len(s) > kandra.MaxNameLength {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// countDistinct counts the distinct values of xs by eq.
+func countDistinct[E any](xs []E, eq func(a, b E) bool) int {
+	var seen []E
+next:
+	for _, x := range xs {
+		for _, s := range seen {
+			if eq(s, x) {
+				continue next
+			}
+		}
+		seen = append(seen, x)
+	}
+	return len(seen)
+}
+
+func equal[E comparable](a, b E) bool { return a == b }
+
+func sameCK(a, b fieldOpt) bool { return a.index == b.index && a.order == b.order }
+
+func sameLookup(a, b fieldOpt) bool { return a.suffix == b.suffix && a.consistency == b.consistency }
+
+func sameAs(a, b fieldOpt) bool { return same(a.as, b.as) }
+
+func nonBlank(ns []string) []string {
+	var out []string
+	for _, n := range ns {
+		if strings.TrimSpace(n) != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// entityRules are the rules Register checks, in kandra.Rules() order. The
+// order is kandra's documented contract, not a decision the oracle makes,
+// so it is the one thing taken from kandra's rule table.
+func entityRules() []kandra.Rule {
+	var out []kandra.Rule
+	for _, r := range kandra.Rules() {
+		if r.Scope == kandra.EntityScope {
+			out = append(out, r.Rule)
+		}
+	}
+	return out
+}
+
+// broken returns every rule d breaks, in kandra.Rules() order. A rule's
+// verdict only has to be right when every earlier rule holds: the builder
+// stops at the first broken rule, so later verdicts are never compared.
+func (d *draft) broken() []kandra.Rule {
+	b := map[kandra.Rule]bool{}
+	d.check(b)
+	var out []kandra.Rule
+	for _, r := range entityRules() {
+		if b[r] {
+			out = append(out, r)
+			delete(b, r)
+		}
+	}
+	for r := range b {
+		// A rule the oracle decides but kandra no longer checks on entities
+		// would silently never be expected.
+		panic("schematest: the oracle decides " + string(r) + ", which is not an entity rule of kandra.Rules()")
+	}
+	return out
+}
+
+func (d *draft) check(b map[kandra.Rule]bool) {
+	// not-a-struct: the entity type is not a struct.
+	if d.notStruct {
+		b[kandra.RuleNotStruct] = true
+		return
+	}
+	// describe: a run-time struct type has no methods, so no Describe with
+	// a value receiver, and no panic to recover.
+
+	// table-missing: s.Table never called, or given a blank name.
+	if strings.TrimSpace(d.table) == "" {
+		b[kandra.RuleTableMissing] = true
+	}
+	// binding: a binding that is not the address of a column field (an
+	// unexported field, or the embedded struct itself).
+	for _, f := range d.fields {
+		if len(f.binds) > 0 && (!f.exported || f.embedded) {
+			b[kandra.RuleBinding] = true
+		}
+	}
+	cols := d.columns()
+	// conflicting-options: a table option set twice with different values;
+	// a field with contradicting options.
+	for _, k := range []tableOptKind{tTTL, tGC, tRead, tWrite, tCache} {
+		var vals []tableOpt
+		for _, o := range d.topts {
+			if o.kind == k {
+				vals = append(vals, o)
+			}
+		}
+		if countDistinct(vals, equal) > 1 {
+			b[kandra.RuleConflict] = true
+		}
+	}
+	for _, c := range cols {
+		if c.embedded {
+			continue
+		}
+		if fieldConflict(c) {
+			b[kandra.RuleConflict] = true
+		}
+	}
+	var live, pks, cks, regular []*column
+	for _, c := range cols {
+		if c.transient {
+			continue
+		}
+		live = append(live, c)
+		switch {
+		case c.isPK():
+			pks = append(pks, c)
+		case c.isCK():
+			cks = append(cks, c)
+		default:
+			regular = append(regular, c)
+		}
+	}
+	// no-partition-key.
+	if len(pks) == 0 {
+		b[kandra.RuleNoPartitionKey] = true
+	}
+	// duplicate-partition-index.
+	pkIdx := map[int]bool{}
+	for _, c := range pks {
+		if pkIdx[c.pk[0]] {
+			b[kandra.RuleDuplicatePartitionIndex] = true
+		}
+		pkIdx[c.pk[0]] = true
+	}
+	// duplicate-lookup-table: two lookups compose the same table name. A
+	// field bound several times with the same Lookup has one lookup.
+	lookupNames := map[string]bool{}
+	for _, c := range live {
+		for _, l := range uniqueLookups(c.lookups) {
+			n := d.table + "_" + l.suffix
+			if lookupNames[n] {
+				b[kandra.RuleDuplicateLookupTable] = true
+			}
+			lookupNames[n] = true
+		}
+	}
+	// counter-mix: counter and non-counter non-key columns, created/updated
+	// timestamps aside.
+	var counters, plain int
+	for _, c := range regular {
+		if c.created || c.updated {
+			continue
+		}
+		if c.counter {
+			counters++
+		} else {
+			plain++
+		}
+	}
+	if counters > 0 && plain > 0 {
+		b[kandra.RuleCounterMix] = true
+	}
+	// duplicate-timestamp; duplicate-version.
+	var created, updated, versions int
+	for _, c := range live {
+		if c.created {
+			created++
+		}
+		if c.updated {
+			updated++
+		}
+		if c.version {
+			versions++
+		}
+	}
+	if created > 1 || updated > 1 {
+		b[kandra.RuleDuplicateTimestamp] = true
+	}
+	if versions > 1 {
+		b[kandra.RuleDuplicateVersion] = true
+	}
+	// soft-delete-marker: the marker is not a non-key bool column of the
+	// entity. (An unexported, embedded or non-bool marker breaks it too,
+	// but cannot be generated: SoftDelete takes a *bool, and
+	// internal/dynamic cannot take the address of an unexported field.)
+	if d.softDelete && d.marker >= 0 {
+		f := d.fields[d.marker]
+		if !f.exported || f.embedded || f.typ != tBool {
+			b[kandra.RuleSoftDeleteMarker] = true
+		}
+		for _, c := range cols {
+			if c.field == d.marker && !c.embedded && (c.transient || c.isKey()) {
+				b[kandra.RuleSoftDeleteMarker] = true
+			}
+		}
+	}
+	// key-conflict: both partition and clustering key.
+	for _, c := range live {
+		if len(c.pk) > 0 && len(c.ck) > 0 {
+			b[kandra.RuleKeyConflict] = true
+		}
+	}
+	// invalid-name: table, lookup-table and index names; blank lookup
+	// suffixes; column names that are not UTF-8.
+	if !nameOK(d.table) {
+		b[kandra.RuleInvalidName] = true
+	}
+	for _, c := range live {
+		if !utf8.ValidString(c.name()) {
+			b[kandra.RuleInvalidName] = true
+		}
+		for _, l := range c.lookups {
+			if strings.TrimSpace(l.suffix) == "" || !nameOK(d.table+"_"+l.suffix) {
+				b[kandra.RuleInvalidName] = true
+			}
+		}
+		if c.index && !nameOK(indexName(d.table, c.name())) {
+			b[kandra.RuleInvalidName] = true
+		}
+	}
+	// duplicate-column: two columns with the same name.
+	names := map[string]bool{}
+	for _, c := range live {
+		if names[c.name()] {
+			b[kandra.RuleDuplicateColumn] = true
+		}
+		names[c.name()] = true
+	}
+	// duplicate-clustering-index.
+	ckIdx := map[int]bool{}
+	for _, c := range cks {
+		if ckIdx[c.ck[0].index] {
+			b[kandra.RuleDuplicateClusteringIndex] = true
+		}
+		ckIdx[c.ck[0].index] = true
+	}
+	// unsupported-type: no CQL type, the zero AsType, or a type servers
+	// reject (a duration as a set element or map key).
+	types := map[*column]*CQL{}
+	for _, c := range live {
+		t := c.cql()
+		if t == nil || t.rejected() {
+			b[kandra.RuleUnsupportedType] = true
+			continue
+		}
+		types[c] = t
+	}
+	keyProblem := func(c *column) bool {
+		t := types[c]
+		return t != nil && (t.Contains("COUNTER") || t.Contains("DURATION"))
+	}
+	// key-type: a counter or duration in a key, or in a lookup column.
+	for _, c := range live {
+		if (c.isKey() || len(c.lookups) > 0) && keyProblem(c) {
+			b[kandra.RuleKeyType] = true
+		}
+	}
+	// counter-table: a table with a counter column cannot have a non-zero
+	// default TTL, soft delete, a version column, a (non-key) timestamp
+	// column, a lookup or a secondary index.
+	isCounter := false
+	for _, c := range live {
+		isCounter = isCounter || c.counter
+	}
+	if isCounter {
+		if o, ok := d.lastOpt(tTTL); ok && o.n != 0 {
+			b[kandra.RuleCounterTable] = true
+		}
+		if d.softDelete {
+			b[kandra.RuleCounterTable] = true
+		}
+		for _, c := range live {
+			if c.version || ((c.created || c.updated) && !c.isKey()) || len(c.lookups) > 0 || c.index {
+				b[kandra.RuleCounterTable] = true
+			}
+		}
+	}
+	// lookup: a lookup on a key column.
+	for _, c := range live {
+		if len(c.lookups) > 0 && c.isKey() {
+			b[kandra.RuleLookup] = true
+		}
+	}
+	// secondary-index: on the only partition-key column, or on a duration.
+	for _, c := range live {
+		if c.index && ((c.isPK() && len(pks) == 1) || (types[c] != nil && types[c].Contains("DURATION"))) {
+			b[kandra.RuleSecondaryIndex] = true
+		}
+	}
+	// option-range: numbers outside their range, and enum values that are
+	// none of the named constants.
+	if o, ok := d.lastOpt(tTTL); ok && (o.n < 0 || o.n > kandra.MaxTTL) {
+		b[kandra.RuleOptionRange] = true
+	}
+	if o, ok := d.lastOpt(tGC); ok && (o.n < 0 || int64(o.n) > math.MaxInt32) {
+		b[kandra.RuleOptionRange] = true
+	}
+	if d.softDelete && (d.softTTL < 0 || d.softTTL > kandra.MaxTTL) {
+		b[kandra.RuleOptionRange] = true
+	}
+	if o, ok := d.lastOpt(tCache); ok && (o.n < 0 || o.m < 0) {
+		b[kandra.RuleOptionRange] = true
+	}
+	for _, k := range []tableOptKind{tRead, tWrite} {
+		// The protocol's levels are ANY (0) to LOCAL_ONE (10).
+		if o, ok := d.lastOpt(k); ok && (o.n < 0 || o.n > 10) {
+			b[kandra.RuleOptionRange] = true
+		}
+	}
+	for _, c := range live {
+		for _, o := range c.ck {
+			if o.order != kandra.ClusteringAsc && o.order != kandra.ClusteringDesc {
+				b[kandra.RuleOptionRange] = true
+			}
+		}
+		for _, o := range c.lookups {
+			if o.consistency != kandra.LookupBatch && o.consistency != kandra.LookupEventual {
+				b[kandra.RuleOptionRange] = true
+			}
+		}
+	}
+}
+
+// fieldConflict reports options of one field that contradict each other:
+// conflicting-options on the field.
+func fieldConflict(c *column) bool {
+	key := c.isKey()
+	uuidRole := len(c.uuidRoles) > 0
+	switch {
+	// Transient excludes the field, so every other option is a
+	// contradiction, even one that would be harmless (Sensitive, a blank
+	// Column).
+	case c.transient && c.others > 0:
+	// One option given twice with different values.
+	case countDistinct(c.pk, equal) > 1, countDistinct(c.ck, sameCK) > 1,
+		countDistinct(nonBlank(c.names), equal) > 1, countDistinct(c.lookups, sameLookup) > 1,
+		countDistinct(c.uuidRoles, equal) > 1, countDistinct(c.as, sameAs) > 1:
+	// Roles that exclude each other: stamped once or on every write, a
+	// conditional lock value or increments only.
+	case c.created && c.updated, c.version && (c.created || c.updated || c.counter):
+	// A key column is never updated, so it cannot be stamped on update or
+	// hold a lock value.
+	case key && (c.updated || c.version):
+	// The type is fixed by the role: COUNTER, or UUID for generated ids.
+	case c.counter && len(c.as) > 0:
+	case uuidRole && len(c.as) > 0 && !same(c.as[len(c.as)-1].as, nat("UUID")):
+	default:
+		return false
+	}
+	return true
+}
+
+// indexName is the name of the secondary index on column col of table.
+func indexName(table, col string) string { return table + "_" + col + "_idx" }
+
+// TakenNames are the names m's table claims in its keyspace: the table,
+// its lookup tables, its indexes, and for each index the view ScyllaDB
+// creates behind it ({index}_index).
+func (m Model) TakenNames() []string {
+	out := []string{m.Table}
+	for _, l := range m.Lookups {
+		out = append(out, l.Table)
+	}
+	for _, c := range m.Indexes {
+		n := indexName(m.Table, c)
+		out = append(out, n, n+"_index")
+	}
+	return out
+}
+
+// NamesCollide reports whether the tables of ms break name-taken when they
+// are put in one keyspace: a name that two of them claim, or one claims
+// twice (see TakenNames).
+func NamesCollide(ms ...Model) bool {
+	seen := map[string]bool{}
+	for _, m := range ms {
+		for _, n := range m.TakenNames() {
+			if seen[n] {
+				return true
+			}
+			seen[n] = true
+		}
+	}
+	return false
+}

@@ -1,0 +1,527 @@
+package schematest
+
+import (
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/internal/dynamic"
+)
+
+// Valid drafts: every entity rule accepts them, and so does name-taken in a
+// keyspace of their own.
+
+type gen struct {
+	t       *rapid.T
+	d       *draft
+	goNames map[string]bool
+	snakes  map[string]bool
+	budget  int // top-level fields still allowed (at most 12 in all)
+}
+
+// percent draws 0..99 uniformly: rapid's integers lean towards small
+// values, which would make every "chance" much likelier than it says.
+var percent = rapid.Custom(func(t *rapid.T) int {
+	v := 0
+	for i := 0; i < 7; i++ {
+		v <<= 1
+		if rapid.Bool().Draw(t, "bit") {
+			v |= 1
+		}
+	}
+	return v * 100 / 128
+})
+
+// chance is true with probability pct%; it shrinks towards false.
+func chance(t *rapid.T, pct int, label string) bool {
+	return percent.Draw(t, label) >= 100-pct
+}
+
+func (g *gen) feature(s string) { g.d.features = append(g.d.features, s) }
+
+// addField adds an exported field of type typ with fresh Go and column
+// names and returns its index.
+func (g *gen) addField(typ reflect.Type) int {
+	var name, snake string
+	for i := 0; ; i++ {
+		if i < 20 {
+			name, snake = drawGoName(g.t)
+		} else {
+			// Fall back to a numbered name; snake case keeps the digits
+			// with the word before them.
+			n := strconv.Itoa(len(g.goNames) + i)
+			name, snake = "Field"+n, "field"+n
+		}
+		if !g.goNames[name] && !g.snakes[snake] {
+			break
+		}
+	}
+	g.goNames[name], g.snakes[snake] = true, true
+	g.d.fields = append(g.d.fields, field{name: name, typ: typ, snake: snake, exported: true})
+	g.budget--
+	return len(g.d.fields) - 1
+}
+
+func (g *gen) addUnexported(typ reflect.Type) int {
+	name := "hidden" + strconv.Itoa(len(g.d.fields))
+	g.goNames[name] = true
+	g.d.fields = append(g.d.fields, field{name: name, typ: typ})
+	g.budget--
+	return len(g.d.fields) - 1
+}
+
+func (g *gen) addEmbedded() int {
+	for i, f := range g.d.fields {
+		if f.embedded {
+			return i
+		}
+	}
+	g.d.fields = append(g.d.fields, field{name: "Audit", typ: tAudit, embedded: true, exported: true})
+	g.goNames["Audit"] = true
+	g.budget--
+	return len(g.d.fields) - 1
+}
+
+func typeFeature(typ reflect.Type) string {
+	c := CQLOf(typ)
+	switch {
+	case typ.Kind() == reflect.Pointer && typ != tBigInt:
+		return "go:*" + typ.Elem().String()
+	case c != nil && c.Kind != Native:
+		k := map[CQLKind]string{List: "list", Set: "set", Map: "map"}[c.Kind]
+		if c.Elem.IsCollection() || (c.Kind == Map && c.Key.IsCollection()) {
+			return "go:nested " + k
+		}
+		return "go:" + k
+	}
+	return "go:" + typ.String()
+}
+
+// newValid draws a valid draft. counter forces (1) or forbids (0) a
+// counter table; -1 lets the draw decide.
+func newValid(t *rapid.T, counter int) *gen {
+	g := &gen{t: t, d: &draft{marker: -1}, goNames: map[string]bool{"Audit": true}, snakes: map[string]bool{"audit_note": true, "audit_rev": true}, budget: 12}
+	d := g.d
+	d.table = drawTable(t)
+	isCounter := counter == 1 || (counter < 0 && chance(t, 15, "counter table"))
+	if isCounter {
+		g.feature("counter table")
+	}
+	nPK := rapid.IntRange(1, 3).Draw(t, "partition keys")
+	nCK := rapid.IntRange(0, 3).Draw(t, "clustering keys")
+	pkIdx := rapid.Permutation([]int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}).Draw(t, "partition indexes")
+	ckIdx := rapid.Permutation([]int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}).Draw(t, "clustering indexes")
+	g.feature("partition keys: " + strconv.Itoa(nPK))
+	g.feature("clustering keys: " + strconv.Itoa(nCK))
+	haveCreated := false
+
+	keyField := func(label string) int {
+		var i int
+		switch k := percent.Draw(t, label+" special") / 5; {
+		case k == 0:
+			i = g.addField(tDuration)
+			d.fields[i].add(fieldOpt{kind: oAsType, as: nat("TIME")})
+			g.feature("AsType TIME on a key duration")
+		case k == 1:
+			i = g.addField(tTime)
+			d.fields[i].add(fieldOpt{kind: oAsType, as: nat("DATE")})
+			g.feature("AsType DATE")
+		case k == 2:
+			i = g.addField(tString)
+			d.fields[i].add(fieldOpt{kind: oAsType, as: nat("ASCII")})
+			g.feature("AsType ASCII")
+		case k < 5:
+			i = g.addField(tUUID)
+			role := rapid.SampledFrom([]dynamic.Role{dynamic.UUIDTimeOrdered, dynamic.UUIDRandom}).Draw(t, "uuid strategy")
+			d.fields[i].setRole(role)
+			g.feature("GeneratedUUID on a key")
+		default:
+			i = g.addField(drawType(t, true, label))
+		}
+		g.feature("key " + typeFeature(d.fields[i].typ))
+		return i
+	}
+	for k := 0; k < nPK; k++ {
+		i := keyField("partition key")
+		// The option first, so that AsType and roles come after it.
+		d.fields[i].binds = append([]bind{{opts: []fieldOpt{{kind: oPK, index: pkIdx[k]}}}}, d.fields[i].binds...)
+	}
+	for k := 0; k < nCK; k++ {
+		i := keyField("clustering key")
+		order := kandra.ClusteringAsc
+		if rapid.Bool().Draw(t, "desc") {
+			order = kandra.ClusteringDesc
+		}
+		d.fields[i].binds = append([]bind{{opts: []fieldOpt{{kind: oCK, index: ckIdx[k], order: order}}}}, d.fields[i].binds...)
+		if order == kandra.ClusteringDesc {
+			g.feature("clustering DESC")
+		} else {
+			g.feature("clustering ASC")
+		}
+		if !isCounter && !haveCreated && d.fields[i].typ == tTime && len(d.fields[i].binds) == 1 && chance(t, 30, "created at on key") {
+			d.fields[i].setRole(dynamic.CreatedAt)
+			haveCreated = true
+			g.feature("CreatedAt on a clustering key")
+		}
+	}
+	if isCounter {
+		n := rapid.IntRange(1, min(4, g.budget)).Draw(t, "counters")
+		for k := 0; k < n; k++ {
+			i := g.addField(tInt64)
+			d.fields[i].setRole(dynamic.Counter)
+		}
+		g.feature("counter columns")
+	} else {
+		n := rapid.IntRange(0, min(6, g.budget)).Draw(t, "regular columns")
+		for k := 0; k < n; k++ {
+			typ := drawType(t, false, "regular")
+			i := g.addField(typ)
+			g.feature(typeFeature(typ))
+			switch {
+			case typ == tTime && chance(t, 15, "AsType DATE"):
+				d.fields[i].add(fieldOpt{kind: oAsType, as: nat("DATE")})
+				g.feature("AsType DATE")
+			case typ == tDuration && chance(t, 30, "AsType TIME"):
+				d.fields[i].add(fieldOpt{kind: oAsType, as: nat("TIME")})
+				g.feature("AsType TIME")
+			case typ == tString && chance(t, 15, "AsType VARCHAR"):
+				d.fields[i].add(fieldOpt{kind: oAsType, as: nat("VARCHAR")})
+				g.feature("AsType VARCHAR")
+			case typ == reflect.TypeFor[[]time.Time]() && chance(t, 30, "AsType LIST<DATE>"):
+				d.fields[i].add(fieldOpt{kind: oAsType, as: &CQL{Kind: List, Elem: nat("DATE")}})
+				g.feature("AsType LIST<DATE>")
+			case typ == tUUID && chance(t, 30, "generated uuid"):
+				d.fields[i].setRole(rapid.SampledFrom([]dynamic.Role{dynamic.UUIDTimeOrdered, dynamic.UUIDRandom}).Draw(t, "uuid strategy"))
+				g.feature("GeneratedUUID")
+			}
+		}
+		if !haveCreated && g.budget > 0 && chance(t, 25, "created at") {
+			d.fields[g.addField(tTime)].setRole(dynamic.CreatedAt)
+			g.feature("CreatedAt")
+		}
+		if g.budget > 0 && chance(t, 25, "updated at") {
+			d.fields[g.addField(tTime)].setRole(dynamic.UpdatedAt)
+			g.feature("UpdatedAt")
+		}
+		if g.budget > 0 && chance(t, 25, "version") {
+			typ := rapid.SampledFrom([]reflect.Type{tInt64, tTime}).Draw(t, "version type")
+			d.fields[g.addField(typ)].setRole(dynamic.Version)
+			g.feature("Version " + typ.String())
+		}
+		if chance(t, 20, "soft delete") {
+			d.softDelete = true
+			d.softTTL = drawRange(t, 0, kandra.MaxTTL, "soft delete ttl")
+			g.feature("SoftDelete")
+			if g.budget > 0 && chance(t, 70, "marker") {
+				d.marker = g.addField(tBool)
+				g.feature("SoftDelete marker")
+			}
+		}
+		if g.budget > 0 && chance(t, 15, "embedded") {
+			g.addEmbedded()
+			g.feature("embedded struct")
+		}
+	}
+	if g.budget > 0 && chance(t, 15, "transient") {
+		var typ reflect.Type
+		if rapid.Bool().Draw(t, "transient unsupported") {
+			typ = rapid.SampledFrom(unsupported).Draw(t, "transient type")
+		} else {
+			typ = drawType(t, false, "transient")
+		}
+		d.fields[g.addField(typ)].add(fieldOpt{kind: oTransient})
+		g.feature("Transient")
+	}
+	if g.budget > 0 && chance(t, 15, "unexported") {
+		g.addUnexported(rapid.SampledFrom(scalars).Draw(t, "unexported type"))
+		g.feature("unexported field")
+	}
+
+	cols := d.live()
+	// Lookups on regular columns whose type can be a key.
+	indexed := map[int]bool{}
+	if !isCounter {
+		var cands []*column
+		for _, c := range cols {
+			if !c.isKey() && !c.embedded {
+				if ty := c.cql(); ty != nil && !ty.Contains("DURATION") {
+					cands = append(cands, c)
+				}
+			}
+		}
+		n := rapid.IntRange(0, min(2, len(cands))).Draw(t, "lookups")
+		if n > 0 {
+			cands = rapid.Permutation(cands).Draw(t, "lookup columns")
+		}
+		suffixes := map[string]bool{}
+		for _, c := range cands[:n] {
+			s := drawSuffix(t, d.table, suffixes)
+			suffixes[s] = true
+			consistency := kandra.LookupBatch
+			if rapid.Bool().Draw(t, "eventual") {
+				consistency = kandra.LookupEventual
+			}
+			d.fields[c.field].add(fieldOpt{kind: oLookup, suffix: s, consistency: consistency})
+			g.feature("Lookup " + typeFeature(c.goType))
+			if len(d.table)+1+len(s) == kandra.MaxNameLength {
+				g.feature("lookup name of 48")
+			}
+		}
+		// Secondary indexes: not the only partition key, no duration, and
+		// a column name short and simple enough for {table}_{col}_idx.
+		cands = nil
+		for _, c := range cols {
+			ty := c.cql()
+			if c.embedded || ty == nil || ty.Contains("DURATION") || (c.isPK() && nPK == 1) || !nameOK(d.table+"_"+c.snake+"_idx") {
+				continue
+			}
+			cands = append(cands, c)
+		}
+		n = rapid.IntRange(0, min(2, len(cands))).Draw(t, "indexes")
+		if n > 0 {
+			cands = rapid.Permutation(cands).Draw(t, "index columns")
+		}
+		for _, c := range cands[:n] {
+			d.fields[c.field].add(fieldOpt{kind: oIndex})
+			indexed[c.field] = true
+			switch {
+			case c.isKey() && c.cql().IsCollection():
+				g.feature("index FULL on a key collection")
+			case c.isPK():
+				g.feature("index on a partition-key component")
+			case c.isCK():
+				g.feature("index on a clustering key")
+			default:
+				g.feature("index " + typeFeature(c.goType))
+			}
+		}
+	}
+	// Column overrides.
+	names := map[string]bool{}
+	for _, c := range cols {
+		names[c.name()] = true
+	}
+	for _, c := range cols {
+		if c.embedded || !chance(t, 25, "override") {
+			continue
+		}
+		var n string
+		switch {
+		case indexed[c.field]:
+			n = rapid.StringMatching(`[a-z][a-z0-9_]{0,9}`).Draw(t, "simple override")
+			if chance(t, 20, "longest index name") {
+				// As long as {table}_{col}_idx may be with a table name of
+				// 16 characters: 48 characters.
+				n = "i" + strings.Repeat("x", kandra.MaxNameLength-maxTable-6)
+				if len(d.table) == maxTable {
+					g.feature("index name of 48")
+				}
+			}
+		case chance(t, 15, "blank override"):
+			n = rapid.SampledFrom([]string{"", " ", "  \t"}).Draw(t, "blank override")
+			d.fields[c.field].add(fieldOpt{kind: oColumn, name: n})
+			g.feature("blank override")
+			continue
+		case chance(t, 70, "fancy"):
+			n = rapid.SampledFrom(fancyNames).Draw(t, "fancy override")
+		default:
+			n = rapid.StringMatching(`[a-z][a-z0-9_]{0,9}`).Draw(t, "simple override")
+		}
+		if names[n] {
+			continue
+		}
+		delete(names, c.snake)
+		names[n] = true
+		d.fields[c.field].add(fieldOpt{kind: oColumn, name: n})
+		if c.isKey() {
+			g.feature("override on a key")
+		}
+		if kandra.QuoteIdent(n) != n {
+			g.feature("override that needs quoting")
+		} else {
+			g.feature("override")
+		}
+	}
+	for _, c := range cols {
+		if !c.embedded && chance(t, 10, "sensitive") {
+			d.fields[c.field].add(fieldOpt{kind: oSensitive})
+			g.feature("Sensitive")
+		}
+	}
+	// Table options.
+	if !isCounter && chance(t, 30, "ttl") {
+		d.topts = append(d.topts, tableOpt{kind: tTTL, n: drawRange(t, 0, kandra.MaxTTL, "ttl")})
+		g.feature("DefaultTTL")
+	}
+	if chance(t, 30, "gc grace") {
+		d.topts = append(d.topts, tableOpt{kind: tGC, n: drawRange(t, 0, math.MaxInt32, "gc grace")})
+		g.feature("GCGrace")
+	}
+	if chance(t, 15, "read consistency") {
+		d.topts = append(d.topts, tableOpt{kind: tRead, n: rapid.IntRange(0, 10).Draw(t, "read")})
+		g.feature("ReadConsistency")
+	}
+	if chance(t, 15, "write consistency") {
+		d.topts = append(d.topts, tableOpt{kind: tWrite, n: rapid.IntRange(0, 10).Draw(t, "write")})
+		g.feature("WriteConsistency")
+	}
+	if chance(t, 15, "cache") {
+		d.topts = append(d.topts, tableOpt{kind: tCache, n: rapid.IntRange(0, 86400).Draw(t, "cache ttl"), m: int64(rapid.IntRange(0, 1<<20).Draw(t, "cache size"))})
+		g.feature("CacheResult")
+	}
+	if len(d.topts) > 0 && chance(t, 10, "repeat table option") {
+		d.topts = append(d.topts, rapid.SampledFrom(d.topts).Draw(t, "repeated table option"))
+		g.feature("table option repeated with the same value")
+	}
+	g.shuffleAndSplit()
+	return g
+}
+
+// shuffleAndSplit permutes the fields (so that keys are not always first),
+// and sometimes splits a field's options over several bindings or repeats
+// an option (bindings merge).
+func (g *gen) shuffleAndSplit() {
+	t, d := g.t, g.d
+	if len(d.fields) > 1 {
+		perm := rapid.Permutation(seq(len(d.fields))).Draw(t, "field order")
+		fields := make([]field, len(perm))
+		marker := -1
+		for to, from := range perm {
+			fields[to] = d.fields[from]
+			if from == d.marker {
+				marker = to
+			}
+		}
+		d.fields, d.marker = fields, marker
+	}
+	for i := range d.fields {
+		f := &d.fields[i]
+		if len(f.binds) == 0 || !f.exported || f.embedded {
+			continue
+		}
+		var opts []fieldOpt
+		var roles []dynamic.Role
+		for _, b := range f.binds {
+			opts = append(opts, b.opts...)
+			if b.role != dynamic.NoRole {
+				roles = append(roles, b.role)
+			}
+		}
+		if len(opts) > 0 && chance(t, 10, "repeat option") {
+			o := rapid.SampledFrom(opts).Draw(t, "repeated option")
+			opts = append(opts, o)
+			g.feature("option repeated")
+		}
+		if chance(t, 20, "split binds") && len(opts)+len(roles) > 1 {
+			opts = rapid.Permutation(opts).Draw(t, "option order")
+			cut := rapid.IntRange(0, len(opts)).Draw(t, "split")
+			// opts[:cut:cut], so that adding to the first binding (field.add)
+			// cannot overwrite the second's options.
+			f.binds = []bind{{opts: opts[:cut:cut]}, {opts: opts[cut:]}}
+			for k, r := range roles {
+				if k < 2 {
+					f.binds[k].role = r
+				} else {
+					f.binds = append(f.binds, bind{role: r})
+				}
+			}
+			g.feature("options over several bindings")
+			continue
+		}
+		f.binds = []bind{{opts: opts}}
+		for k, r := range roles {
+			if k == 0 {
+				f.binds[0].role = r
+			} else {
+				f.binds = append(f.binds, bind{role: r})
+			}
+		}
+	}
+	if chance(t, 10, "empty bind") && len(d.fields) > 0 {
+		i := rapid.IntRange(0, len(d.fields)-1).Draw(t, "empty bind field")
+		if d.fields[i].exported && !d.fields[i].embedded {
+			d.fields[i].binds = append(d.fields[i].binds, bind{})
+			g.feature("binding without options")
+		}
+	}
+}
+
+// uniform draws from 0..n-1 without rapid's bias towards small values
+// (a permutation is drawn unbiased), so that every mutation is as likely.
+func uniform(t *rapid.T, n int, label string) int {
+	return rapid.Permutation(seq(n)).Draw(t, label)[0]
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// drawRange draws from lo..hi, often one of the bounds.
+func drawRange(t *rapid.T, lo, hi int, label string) int {
+	switch rapid.IntRange(0, 4).Draw(t, label+" edge") {
+	case 0:
+		return lo
+	case 1:
+		return hi
+	}
+	return rapid.IntRange(lo, hi).Draw(t, label)
+}
+
+func drawSuffix(t *rapid.T, table string, used map[string]bool) string {
+	for i := 0; ; i++ {
+		var s string
+		switch k := rapid.IntRange(0, 5).Draw(t, "suffix kind"); {
+		case i >= 10:
+			s = "l" + strconv.Itoa(i)
+		case k == 0:
+			s = "By" + rapid.SampledFrom(nameWords).Draw(t, "suffix word")
+		case k == 1:
+			// As long as the 48-character limit allows with a table name
+			// of 16 characters (exactly 48 when the table has 16).
+			s = "s" + strings.Repeat("x", kandra.MaxNameLength-maxTable-2)
+		default:
+			s = rapid.StringMatching(`[a-z][a-z0-9_]{0,10}`).Draw(t, "suffix")
+		}
+		// A suffix ending in _idx or _index could make the lookup table's
+		// name that of an index of the table, or of its ScyllaDB view
+		// (name-taken in any keyspace).
+		if !used[s] && !strings.HasSuffix(s, "_idx") && !strings.HasSuffix(s, "_index") && nameOK(table+"_"+s) {
+			return s
+		}
+		used[s] = true // do not draw it again
+	}
+}
+
+// ValidModel draws a valid spec and what kandra must make of it. The spec
+// breaks no entity rule, and its table can be put in a keyspace alone.
+func ValidModel(t *rapid.T) Model {
+	g := newValid(t, -1)
+	if r := g.d.broken(); len(r) > 0 {
+		panic("schematest: generated an invalid spec, breaking " + joinRules(r))
+	}
+	m := g.d.model(g.d.spec(t))
+	if NamesCollide(m) {
+		panic("schematest: generated a table whose own names collide: " + strings.Join(m.TakenNames(), ", "))
+	}
+	return m
+}
+
+// ValidSpec draws a spec that every rule accepts.
+func ValidSpec(t *rapid.T) dynamic.Spec { return ValidModel(t).Spec }
+
+func joinRules(rs []kandra.Rule) string {
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = string(r)
+	}
+	return strings.Join(s, ", ")
+}

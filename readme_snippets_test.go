@@ -1,0 +1,300 @@
+package kandra_test
+
+// The Go snippets of README.md, compiled and run here. TestReadmeSnippets
+// (readme_test.go) checks that each README code block is the text between
+// "// snippet: NAME" and "// end snippet" below, so the README cannot
+// drift from code that builds and passes.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/auth"
+	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// snippet: quickstart
+type User struct {
+	UserID      uuid.UUID
+	Email       string
+	DisplayName string
+	CreatedAt   time.Time
+}
+
+func (u *User) Describe(s *kandra.Schema[User]) {
+	s.Table("users")
+	kandra.Bind(s, &u.UserID, kandra.PartitionKey(0))
+	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupBatch))
+	kandra.CreatedAt(s, &u.CreatedAt)
+}
+
+type Todo struct {
+	OwnerID   uuid.UUID
+	TodoID    uuid.UUID
+	Title     string
+	Done      bool
+	CreatedAt time.Time
+}
+
+func (t *Todo) Describe(s *kandra.Schema[Todo]) {
+	s.Table("todos")
+	kandra.Bind(s, &t.OwnerID, kandra.PartitionKey(0))
+	// A time-ordered id as the clustering key: newest first, and two todos
+	// created in the same millisecond never share a key.
+	kandra.GeneratedUUID(s, &t.TodoID, kandra.UUIDTimeOrdered, kandra.ClusteringKey(0, kandra.ClusteringDesc))
+	kandra.CreatedAt(s, &t.CreatedAt)
+}
+
+var (
+	Users = kandra.MustRegister[User]() // or: users, err := kandra.Register[User]()
+	Todos = kandra.MustRegister[Todo]()
+	App   = kandra.MustNewKeyspace("app", kandra.SimpleStrategy(1), Users, Todos)
+)
+
+// end snippet
+
+func TestReadmeQuickstart(t *testing.T) {
+	// The README shows this output under the quick start.
+	got := strings.Join(App.Statements(), "\n\n")
+	assert.Equal(t, readmeBlock(t, "sql", "statements: quickstart"), got)
+}
+
+func TestReadmeHandles(t *testing.T) {
+	u := &User{}
+	// snippet: handles
+	email := kandra.MustFieldOf(Users, func(u *User) *string { return &u.Email })
+	email.Set(u, "a@b.c") // a fixed offset: no reflection, no allocation
+	fmt.Println(email.Get(u), email.CQLName(), email.Role()) // a@b.c email regular
+	// end snippet
+	assert.Equal(t, "a@b.c", u.Email)
+}
+
+func TestReadmeRows(t *testing.T) {
+	u := &User{UserID: uuid.New(), Email: "a@b.c"}
+	// snippet: rows
+	ts := Users.Schema()
+	names := make([]string, 0, ts.NumColumns())
+	for _, c := range ts.Columns() { // DDL order: keys first
+		names = append(names, c.CQLName())
+	}
+	insert := "INSERT INTO app.users (" + strings.Join(names, ", ") + ") VALUES (?" +
+		strings.Repeat(", ?", len(names)-1) + ")"
+	buf := make([]any, 0, ts.NumColumns())
+	args := Users.Pointers(u, buf[:0]) // &u.UserID, &u.Email, ...: 0 allocations
+	// end snippet
+	assert.Equal(t, "INSERT INTO app.users (user_id, email, display_name, created_at) VALUES (?, ?, ?, ?)", insert)
+	require.Len(t, args, 4)
+	assert.Same(t, &u.Email, args[1])
+}
+
+func TestReadmeDDL(t *testing.T) {
+	var stmts, qualified []string
+	var add string
+	readme := func() error {
+		// snippet: ddl
+		ts := Users.Schema()
+		stmts = kandra.Statements(ts)                                  // table, then lookup tables, then indexes
+		qualified = kandra.Statements(ts, kandra.MustInKeyspace("app")) // app.users, app.users_by_email
+		add, err := kandra.AlterTableAdd(ts, ts.ColumnByName("display_name"))
+		if err != nil {
+			return err // a *errors.MigrationError for a key column: keys are fixed
+		}
+		fmt.Println(add) // ALTER TABLE users ADD display_name TEXT;
+		if _, err := kandra.CreateIndex(ts, ts.ColumnByName("email")); err != nil {
+			fmt.Println(err) // email has no SecondaryIndex option: its index rules were never checked
+		}
+		// end snippet
+		return nil
+	}
+	require.NoError(t, readme())
+	ts := Users.Schema()
+	add = noErr(kandra.AlterTableAdd(ts, ts.ColumnByName("display_name")))
+	assert.Equal(t, "ALTER TABLE users ADD display_name TEXT;", add)
+	assert.Equal(t, []string{kandra.CreateTable(ts), kandra.CreateLookupTable(ts.LookupTables()[0])}, stmts)
+	assert.Contains(t, qualified[1], "CREATE TABLE IF NOT EXISTS app.users_by_email (")
+	_, err := kandra.CreateIndex(ts, ts.ColumnByName("email"))
+	assert.ErrorIs(t, err, kerrors.ErrSchema)
+}
+
+// Member is a second type with the table name "users".
+type Member struct{ ID uuid.UUID }
+
+func (m *Member) Describe(s *kandra.Schema[Member]) {
+	s.Table("users")
+	kandra.Bind(s, &m.ID, kandra.PartitionKey(0))
+}
+
+func TestReadmeKeyspaces(t *testing.T) {
+	// snippet: keyspaces
+	members := kandra.MustRegister[Member]() // also table "users": fine on its own
+	_, err := kandra.NewKeyspace("app", kandra.SimpleStrategy(1), Users, members)
+	fmt.Println(err)
+	// kandra: schema keyspace "app" [name-taken]: table name "users" of kandra_test.Member
+	// is already the table name of kandra_test.User; names are unique per keyspace
+	billing, err := kandra.NewKeyspace("billing", kandra.SimpleStrategy(1), members) // ok
+	// end snippet
+	require.NoError(t, err)
+	_, err = kandra.NewKeyspace("app", kandra.SimpleStrategy(1), Users, members)
+	var se *kandra.SchemaError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, kandra.RuleNameTaken, se.Rule)
+	assert.Contains(t, err.Error(), "kandra_test.Member")
+	assert.Contains(t, err.Error(), "kandra_test.User")
+	assert.Equal(t, "billing", billing.Name())
+}
+
+func TestReadmeUUIDs(t *testing.T) {
+	// snippet: uuids
+	id := kandra.NewTimeOrderedUUID() // uuid.UUID, version 7
+	rnd := kandra.NewRandomUUID()     // version 4: does not reveal when it was made
+	var s kandra.UUIDStrategy         // zero value: kandra.UUIDTimeOrdered
+	next := s.New()
+	// end snippet
+	assert.Equal(t, uuid.Version(7), id.Version())
+	assert.Equal(t, uuid.Version(4), rnd.Version())
+	assert.Equal(t, uuid.Version(7), next.Version())
+}
+
+func TestReadmeConsistency(t *testing.T) {
+	readme := func() error {
+		// snippet: consistency
+		c, err := kandra.ParseConsistency("local_quorum") // case-insensitive
+		if err != nil {
+			return err // names the input and lists the valid levels
+		}
+		fmt.Println(c, uint16(c), c.IsSerial()) // LOCAL_QUORUM 6 false: the protocol code
+		// end snippet
+		return nil
+	}
+	assert.NoError(t, readme())
+}
+
+func TestReadmeTimestamps(t *testing.T) {
+	occurredAt := time.UnixMicro(1_700_000_000_123_456)
+	// snippet: timestamps
+	now := kandra.TimestampNow()          // now, in µs
+	at := kandra.TimestampOf(occurredAt) // occurredAt.UnixMicro()
+	// end snippet
+	assert.Equal(t, int64(1_700_000_000_123_456), at)
+	assert.Greater(t, now, at)
+}
+
+func TestReadmeMetrics(t *testing.T) {
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	// snippet: metrics
+	var m kandra.Metrics = kandra.MetricsFunc(func(table, op string, d time.Duration) {
+		logger.Debug("cql", "table", table, "op", op, "took", d) // or feed a histogram
+	})
+	// end snippet
+	m.Record("users", kandra.OpSave, time.Millisecond)
+}
+
+type queue struct {
+	mu    sync.Mutex
+	items []string
+}
+
+func (q *queue) Publish(table string, entity any, err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.items = append(q.items, fmt.Sprint(table, entity, err))
+}
+
+// snippet: events
+type deadLetter struct {
+	kandra.NopEventListener // required: later callbacks get a no-op default
+	queue *queue
+}
+
+func (d deadLetter) OnEventualWriteFailed(lookupTable string, entity any, err error) {
+	d.queue.Publish(lookupTable, entity, err) // lookupTable: "users_by_email", say
+}
+
+// end snippet
+
+func TestReadmeEvents(t *testing.T) {
+	q := &queue{}
+	var l kandra.EventListener = deadLetter{queue: q}
+	l.OnEventualWriteFailed("users_by_email", 1, errors.New("timeout"))
+	// snippet: eventsfunc
+	// Only the required callback? A func is enough:
+	var logged kandra.EventListener = kandra.EventListenerFunc(func(lookupTable string, entity any, err error) {
+		slog.Error("lookup write failed", "table", lookupTable, "err", err)
+	})
+	// end snippet
+	logged.OnCredentialRefreshed()
+	assert.Equal(t, []string{"users_by_email1 timeout"}, q.items)
+}
+
+func TestReadmeAuth(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "user"), []byte("app\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pass"), []byte("s3cret\n"), 0o600))
+	readSecret := func(ctx context.Context) (string, string, error) { return "app", "s3cret", nil }
+	userFile, passFile := filepath.Join(dir, "user"), filepath.Join(dir, "pass")
+	ctx := context.Background()
+	// snippet: auth
+	providers := []auth.Provider{
+		auth.FromEnv(),                         // SCYLLA_USERNAME / SCYLLA_PASSWORD
+		auth.FromEnvVars("DB_USER", "DB_PASS"), // other variable names
+		auth.Static("cassandra", "cassandra"),  // dev and tests only
+		auth.Custom(func(ctx context.Context) (auth.Credentials, error) {
+			user, pass, err := readSecret(ctx) // your secrets manager
+			if err != nil {
+				return auth.Credentials{}, err // wrapped as *errors.AuthError
+			}
+			return auth.Credentials{Username: user, Password: pass}, nil
+		}),
+		auth.FromFile(userFile, passFile), // read fresh on every call, trimmed
+	}
+	c, err := providers[4].Credentials(ctx)
+	fmt.Printf("%v\n", c) // {Username:app Password:***}
+	// end snippet
+	require.NoError(t, err)
+	assert.Equal(t, "app", c.Username)
+	custom, err := providers[3].Credentials(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "s3cret", custom.Password)
+	assert.Equal(t, "{Username:app Password:***}", fmt.Sprintf("%v", c))
+}
+
+// Wallet breaks a rule: it has no partition key.
+type Wallet struct {
+	ID      uuid.UUID
+	Balance int64
+}
+
+func (w *Wallet) Describe(s *kandra.Schema[Wallet]) { s.Table("wallets") }
+
+func TestReadmeErrors(t *testing.T) {
+	readme := func() error {
+		// snippet: errors
+		_, err := kandra.Register[Wallet]()
+		var se *kandra.SchemaError
+		switch {
+		case errors.As(err, &se):
+			// se.Entity "kandra_test.Wallet", se.Rule kandra.RuleNoPartitionKey,
+			// se.Detail "no field is a partition key; bind one with kandra.PartitionKey(0)"
+			return fmt.Errorf("wallet schema: %w", err)
+		case errors.Is(err, kerrors.ErrKandra): // every kandra error matches it
+			return err
+		}
+		// end snippet
+		return nil
+	}
+	err := readme()
+	assert.ErrorIs(t, err, kerrors.ErrSchema)
+	assert.Contains(t, err.Error(), "no field is a partition key")
+}

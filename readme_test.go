@@ -1,0 +1,181 @@
+package kandra_test
+
+import (
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kandra-go/kandra"
+)
+
+// The files whose "// snippet: NAME" blocks the README may show.
+var snippetFiles = []string{"readme_snippets_test.go", "integration/readme_test.go"}
+
+var markerRE = regexp.MustCompile(`^<!-- (.+) -->$`)
+
+// readmeBlocks returns the fenced code blocks of README.md: language, the
+// marker comment on the line before the fence ("" if none), and the text.
+func readmeBlocks(t *testing.T) []struct{ lang, marker, text string } {
+	t.Helper()
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []struct{ lang, marker, text string }
+	lines := strings.Split(string(data), "\n")
+	for i := 0; i < len(lines); i++ {
+		lang, ok := strings.CutPrefix(lines[i], "```")
+		if !ok || lang == "" {
+			continue
+		}
+		marker := ""
+		if i > 0 {
+			if m := markerRE.FindStringSubmatch(lines[i-1]); m != nil {
+				marker = m[1]
+			}
+		}
+		j := i + 1
+		for j < len(lines) && lines[j] != "```" {
+			j++
+		}
+		out = append(out, struct{ lang, marker, text string }{lang, marker, strings.Join(lines[i+1:j], "\n")})
+		i = j
+	}
+	return out
+}
+
+// readmeBlock returns the README block of the given language under the
+// marker comment.
+func readmeBlock(t *testing.T, lang, marker string) string {
+	t.Helper()
+	for _, b := range readmeBlocks(t) {
+		if b.lang == lang && b.marker == marker {
+			return b.text
+		}
+	}
+	t.Fatalf("README.md has no ```%s block under <!-- %s -->", lang, marker)
+	return ""
+}
+
+// snippets returns every "// snippet: NAME" ... "// end snippet" block of
+// the snippet files, dedented.
+func snippets(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, f := range snippetFiles {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(data), "\n")
+		for i := 0; i < len(lines); i++ {
+			name, ok := strings.CutPrefix(strings.TrimSpace(lines[i]), "// snippet: ")
+			if !ok {
+				continue
+			}
+			j := i + 1
+			for j < len(lines) && strings.TrimSpace(lines[j]) != "// end snippet" {
+				j++
+			}
+			if _, dup := out[name]; dup {
+				t.Fatalf("snippet %q is defined twice", name)
+			}
+			out[name] = dedent(lines[i+1 : j])
+			i = j
+		}
+	}
+	return out
+}
+
+func dedent(lines []string) string {
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	indent := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		n := len(l) - len(strings.TrimLeft(l, "\t"))
+		if indent < 0 || n < indent {
+			indent = n
+		}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		if len(l) >= indent && indent > 0 {
+			l = l[indent:]
+		}
+		out[i] = l
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestReadmeSnippets: every Go block of the README is a snippet of code
+// that a test compiles and runs, word for word.
+func TestReadmeSnippets(t *testing.T) {
+	all := snippets(t)
+	shown := map[string]bool{}
+	for _, b := range readmeBlocks(t) {
+		if b.lang != "go" {
+			continue
+		}
+		name, ok := strings.CutPrefix(b.marker, "snippet: ")
+		if !ok {
+			t.Errorf("README Go block without a <!-- snippet: NAME --> marker:\n%s", b.text)
+			continue
+		}
+		want, ok := all[name]
+		if !ok {
+			t.Errorf("README snippet %q is not in %v", name, snippetFiles)
+			continue
+		}
+		if b.text != want {
+			t.Errorf("README snippet %q differs from the tested code:\nREADME:\n%s\n\ncode:\n%s", name, b.text, want)
+		}
+		shown[name] = true
+	}
+	for name := range all {
+		if !shown[name] {
+			t.Errorf("snippet %q is not shown in the README", name)
+		}
+	}
+}
+
+// TestReadmeRuleTable: the README's rule table is the rule table, row for
+// row, in the order the rules are checked.
+func TestReadmeRuleTable(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), "<!-- rules:begin -->\n")
+	got, _, ok2 := strings.Cut(rest, "<!-- rules:end -->")
+	if !ok || !ok2 {
+		t.Fatal("README.md lacks the <!-- rules:begin --> / <!-- rules:end --> markers")
+	}
+	if want := ruleTableMarkdown(); got != want {
+		t.Errorf("README rule table differs from kandra.Rules(); it should read:\n%s", want)
+	}
+}
+
+func ruleTableMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| # | rule | checked by | requires | what a server does otherwise |\n|---|---|---|---|---|\n")
+	for i, r := range kandra.Rules() {
+		by := "`Register`"
+		if r.Scope == kandra.KeyspaceScope {
+			by = "`NewKeyspace`"
+		}
+		server := r.Server
+		if server == "" {
+			server = "–"
+		}
+		b.WriteString("| " + strconv.Itoa(i+1) + " | `" + string(r.Rule) + "` | " + by + " | " +
+			strings.ReplaceAll(r.Summary, "|", `\|`) + " | " + strings.ReplaceAll(server, "|", `\|`) + " |\n")
+	}
+	return b.String()
+}
+

@@ -1,0 +1,195 @@
+package kandra
+
+// The Go → CQL type mapping of README's table, and the checks a CQL type
+// given with AsType or a CQLTyper must pass. They live apart from the
+// CQLType value because only registration needs them.
+
+import (
+	"math/big"
+	"net"
+	"net/netip"
+	"reflect"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// collectionProblem says why a server rejects t, or "" when it accepts it:
+// durations cannot be set elements or map keys (they have no total order),
+// and counters cannot live inside collections.
+func (t CQLType) collectionProblem() string {
+	if t.n == nil || t.n.kind == KindNative {
+		return ""
+	}
+	switch t.n.kind {
+	case KindSet:
+		if t.n.elem.contains(CQLDuration) {
+			return "a duration cannot be a set element (servers reject it: durations have no order)"
+		}
+	case KindMap:
+		if t.n.key.contains(CQLDuration) {
+			return "a duration cannot be a map key (servers reject it: durations have no order)"
+		}
+		if p := t.n.key.collectionProblem(); p != "" {
+			return p
+		}
+	}
+	if t.n.elem.contains(cqlCounter) || (t.n.kind == KindMap && t.n.key.contains(cqlCounter)) {
+		return "a counter cannot be inside a collection"
+	}
+	return t.n.elem.collectionProblem()
+}
+
+// CQLTyper is implemented by a Go type that names its own CQL type, for
+// example a decimal type that maps to DECIMAL. kandra calls CQLType on the
+// zero value once, at registration. The type must also be one the driver
+// can marshal to that CQL type (for gocql, implement gocql.Marshaler and
+// gocql.Unmarshaler).
+type CQLTyper interface {
+	CQLType() CQLType
+}
+
+var (
+	typeBool     = reflect.TypeFor[bool]()
+	typeTime     = reflect.TypeFor[time.Time]()
+	typeDuration = reflect.TypeFor[time.Duration]()
+	typeUUID     = reflect.TypeFor[uuid.UUID]()
+	typeNetIP    = reflect.TypeFor[net.IP]()
+	typeNetipAdd = reflect.TypeFor[netip.Addr]()
+	typeBigInt   = reflect.TypeFor[*big.Int]()
+	typeCQLTyper = reflect.TypeFor[CQLTyper]()
+)
+
+// goToCQL maps a Go type to its CQL type, following the table in the
+// README. On failure it returns a zero CQLType and a sentence that names
+// the Go type and says why.
+func goToCQL(t reflect.Type) (CQLType, string) {
+	ct, problem := mapGoType(t, false, nil)
+	if problem != "" {
+		return CQLType{}, "type " + t.String() + ": " + problem
+	}
+	if p := ct.collectionProblem(); p != "" {
+		return CQLType{}, "type " + t.String() + " (" + ct.String() + "): " + p
+	}
+	return ct, ""
+}
+
+// overrideProblem says why a CQL type given with AsType or a CQLTyper
+// cannot be used, or "" when it can.
+func overrideProblem(t CQLType) string {
+	if !t.valid() {
+		return "the CQL type " + t.String() + " is built from the zero CQLType"
+	}
+	return t.collectionProblem()
+}
+
+// valid reports whether t and every type inside it are non-zero.
+func (t CQLType) valid() bool {
+	switch {
+	case t.n == nil:
+		return false
+	case t.n.kind == KindNative:
+		return true
+	case t.n.kind == KindMap:
+		return t.n.key.valid() && t.n.elem.valid()
+	}
+	return t.n.elem.valid()
+}
+
+// userType returns the CQL type a CQLTyper names, with a value or a
+// pointer receiver.
+func userType(t reflect.Type) (CQLType, bool) {
+	if t.Kind() == reflect.Pointer || t.Kind() == reflect.Interface {
+		return CQLType{}, false
+	}
+	if t.Implements(typeCQLTyper) {
+		return reflect.Zero(t).Interface().(CQLTyper).CQLType(), true
+	}
+	if reflect.PointerTo(t).Implements(typeCQLTyper) {
+		return reflect.New(t).Interface().(CQLTyper).CQLType(), true
+	}
+	return CQLType{}, false
+}
+
+// mapGoType does the mapping. nested is true for collection elements, where
+// pointers are not accepted; path holds the collection types being mapped,
+// so that a recursive type (type L []L) is an error, not a stack overflow.
+func mapGoType(t reflect.Type, nested bool, path []reflect.Type) (CQLType, string) {
+	// These come first: their packages cannot implement CQLTyper (a method
+	// lives in its type's package), and the method-set walk is costly.
+	switch t {
+	case typeTime:
+		return CQLTimestamp, ""
+	case typeDuration:
+		return CQLDuration, ""
+	case typeUUID:
+		return CQLUUID, ""
+	case typeNetIP, typeNetipAdd:
+		return CQLInet, ""
+	case typeBigInt:
+		return CQLVarint, ""
+	}
+	if ct, ok := userType(t); ok {
+		if p := overrideProblem(ct); p != "" {
+			return CQLType{}, t.String() + ".CQLType(): " + p
+		}
+		return ct, ""
+	}
+	for _, p := range path {
+		if p == t {
+			return CQLType{}, "the recursive type " + t.String() + " has no CQL equivalent"
+		}
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return CQLText, ""
+	case reflect.Bool:
+		return CQLBoolean, ""
+	case reflect.Int8:
+		return CQLTinyint, ""
+	case reflect.Int16:
+		return CQLSmallint, ""
+	case reflect.Int32:
+		return CQLInt, ""
+	case reflect.Int, reflect.Int64:
+		return CQLBigint, ""
+	case reflect.Float32:
+		return CQLFloat, ""
+	case reflect.Float64:
+		return CQLDouble, ""
+	case reflect.Pointer:
+		if nested {
+			return CQLType{}, "a pointer inside a collection (" + t.String() + ") has no CQL equivalent: collections cannot hold nulls"
+		}
+		if t.Elem().Kind() == reflect.Pointer {
+			return CQLType{}, "a pointer to a pointer has no CQL equivalent"
+		}
+		return mapGoType(t.Elem(), false, path)
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return CQLBlob, ""
+		}
+		e, p := mapGoType(t.Elem(), true, append(path, t))
+		if p != "" {
+			return CQLType{}, p
+		}
+		return ListOf(e), ""
+	case reflect.Map:
+		k, p := mapGoType(t.Key(), true, append(path, t))
+		if p != "" {
+			return CQLType{}, p
+		}
+		if v := t.Elem(); v.Kind() == reflect.Struct && v.NumField() == 0 {
+			return SetOf(k), ""
+		}
+		v, p := mapGoType(t.Elem(), true, append(path, t))
+		if p != "" {
+			return CQLType{}, p
+		}
+		return MapOf(k, v), ""
+	}
+	if t.String() != t.Kind().String() {
+		return CQLType{}, "its kind, " + t.Kind().String() + ", has no CQL equivalent"
+	}
+	return CQLType{}, "it has no CQL equivalent"
+}

@@ -236,7 +236,7 @@ func (s *fieldSpec) conflict() string {
 	case key && s.version:
 		return "a Version column changes on every update, but a primary-key column can never be updated; use a regular column"
 	case s.generated && s.hasAsType && !s.asType.Equal(CQLUUID):
-		return "a GeneratedUUID column holds UUIDv7 or UUIDv4 ids, so its type is UUID; AsType(" + s.asType.String() + ") cannot hold them (a TIMEUUID column accepts only version-1 ids)"
+		return "a GeneratedUUID column holds UUIDv7 or UUIDv4 ids, so its type is UUID; AsType(" + s.asType.brief() + ") cannot hold them (a TIMEUUID column accepts only version-1 ids)"
 	case s.counter && s.hasAsType:
 		return "a Counter column's type is COUNTER; AsType cannot change it"
 	}
@@ -494,7 +494,7 @@ func (b *builder) checkTypes() error {
 			c.typ = cqlCounter
 		case s.hasAsType:
 			if p := overrideProblem(s.asType); p != "" {
-				return b.fail(c.goName, RuleUnsupportedType, "AsType("+s.asType.String()+"): "+p)
+				return b.fail(c.goName, RuleUnsupportedType, "AsType("+s.asType.brief()+"): "+p)
 			}
 			c.typ = s.asType
 		default:

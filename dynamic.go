@@ -17,12 +17,10 @@ func init() {
 		if sp.Type == nil || sp.Type.Kind() != reflect.Struct {
 			return buildDynamic(sp)
 		}
-		e := cached(reflectx.PointerWordOf(sp.Type))
-		e.build(sp.Type, func() (any, *TableSchema, error) {
+		r := cached(reflectx.PointerWordOf(sp.Type)).build(sp.Type, func() (any, *TableSchema, error) {
 			ts, err := buildDynamic(sp)
 			return nil, ts, err
 		})
-		r := e.result.Load()
 		if r.err != nil {
 			return nil, r.err
 		}

@@ -75,7 +75,7 @@ func TestReadmeHandles(t *testing.T) {
 	u := &User{}
 	// snippet: handles
 	email := kandra.MustFieldOf(Users, func(u *User) *string { return &u.Email })
-	email.Set(u, "a@b.c") // a fixed offset: no reflection, no allocation
+	email.Set(u, "a@b.c")                                    // a fixed offset: no reflection, no allocation
 	fmt.Println(email.Get(u), email.CQLName(), email.Role()) // a@b.c email regular
 	// end snippet
 	assert.Equal(t, "a@b.c", u.Email)
@@ -105,7 +105,7 @@ func TestReadmeDDL(t *testing.T) {
 	readme := func() error {
 		// snippet: ddl
 		ts := Users.Schema()
-		stmts = kandra.Statements(ts)                                  // table, then lookup tables, then indexes
+		stmts = kandra.Statements(ts)                                   // table, then lookup tables, then indexes
 		qualified = kandra.Statements(ts, kandra.MustInKeyspace("app")) // app.users, app.users_by_email
 		add, err := kandra.AlterTableAdd(ts, ts.ColumnByName("display_name"))
 		if err != nil {
@@ -184,7 +184,7 @@ func TestReadmeConsistency(t *testing.T) {
 func TestReadmeTimestamps(t *testing.T) {
 	occurredAt := time.UnixMicro(1_700_000_000_123_456)
 	// snippet: timestamps
-	now := kandra.TimestampNow()          // now, in µs
+	now := kandra.TimestampNow()         // now, in µs
 	at := kandra.TimestampOf(occurredAt) // occurredAt.UnixMicro()
 	// end snippet
 	assert.Equal(t, int64(1_700_000_000_123_456), at)
@@ -215,7 +215,7 @@ func (q *queue) Publish(table string, entity any, err error) {
 // snippet: events
 type deadLetter struct {
 	kandra.NopEventListener // required: later callbacks get a no-op default
-	queue *queue
+	queue                   *queue
 }
 
 func (d deadLetter) OnEventualWriteFailed(lookupTable string, entity any, err error) {

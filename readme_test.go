@@ -178,4 +178,3 @@ func ruleTableMarkdown() string {
 	}
 	return b.String()
 }
-

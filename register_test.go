@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
@@ -185,4 +186,52 @@ func TestFailedRegistrationIsCached(t *testing.T) {
 	second := expectRuleError[FailsOnce](t, kandra.RuleNoPartitionKey, "")
 	assert.Same(t, first, second)
 	assert.Equal(t, int32(1), failCalls.Load())
+}
+
+// SelfRegistering registers its own type inside Describe; CycleA and
+// CycleB register each other. Both would wait for themselves forever.
+type SelfRegistering struct{ ID uuid.UUID }
+
+func (e *SelfRegistering) Describe(s *kandra.Schema[SelfRegistering]) {
+	s.Table("self_registering")
+	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
+	kandra.MustRegister[SelfRegistering]()
+}
+
+type CycleA struct{ ID uuid.UUID }
+type CycleB struct{ ID uuid.UUID }
+
+func (e *CycleA) Describe(s *kandra.Schema[CycleA]) {
+	s.Table("cycle_a")
+	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
+	kandra.MustRegister[CycleB]()
+}
+
+func (e *CycleB) Describe(s *kandra.Schema[CycleB]) {
+	s.Table("cycle_b")
+	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
+	kandra.MustRegister[CycleA]()
+}
+
+// TestRegisterInsideDescribeFails: a Describe that registers its own type,
+// directly or through a cycle, fails with RuleDescribe instead of blocking.
+// The timeout turns a regression (a deadlock) into a failure.
+func TestRegisterInsideDescribeFails(t *testing.T) {
+	done := make(chan [2]error, 1)
+	go func() {
+		_, self := kandra.Register[SelfRegistering]()
+		_, cycle := kandra.Register[CycleA]()
+		done <- [2]error{self, cycle}
+	}()
+	select {
+	case errs := <-done:
+		for i, err := range errs {
+			var se *kandra.SchemaError
+			require.ErrorAs(t, err, &se, "case %d", i)
+			assert.Equal(t, kandra.RuleDescribe, se.Rule)
+			assert.Contains(t, se.Detail, "already under way in this goroutine")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Register inside Describe blocked")
+	}
 }

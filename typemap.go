@@ -5,10 +5,12 @@ package kandra
 // CQLType value because only registration needs them.
 
 import (
+	"fmt"
 	"math/big"
 	"net"
 	"net/netip"
 	"reflect"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -77,6 +79,9 @@ func goToCQL(t reflect.Type) (CQLType, string) {
 // overrideProblem says why a CQL type given with AsType or a CQLTyper
 // cannot be used, or "" when it can.
 func overrideProblem(t CQLType) string {
+	if p := t.sizeProblem(); p != "" {
+		return p
+	}
 	if !t.valid() {
 		return "the CQL type " + t.String() + " is built from the zero CQLType"
 	}
@@ -98,17 +103,65 @@ func (t CQLType) valid() bool {
 
 // userType returns the CQL type a CQLTyper names, with a value or a
 // pointer receiver.
-func userType(t reflect.Type) (CQLType, bool) {
+// A panic in the method is reported as the field's problem rather than
+// unwinding through Register: the method is the user's code, called on a
+// zero value it may not expect.
+func userType(t reflect.Type) (ct CQLType, problem string, ok bool) {
 	if t.Kind() == reflect.Pointer || t.Kind() == reflect.Interface {
-		return CQLType{}, false
+		return CQLType{}, "", false
 	}
-	if t.Implements(typeCQLTyper) {
-		return reflect.Zero(t).Interface().(CQLTyper).CQLType(), true
+	var v CQLTyper
+	switch {
+	case t.Implements(typeCQLTyper):
+		v = reflect.Zero(t).Interface().(CQLTyper)
+	case reflect.PointerTo(t).Implements(typeCQLTyper):
+		v = reflect.New(t).Interface().(CQLTyper)
+	default:
+		return CQLType{}, "", false
 	}
-	if reflect.PointerTo(t).Implements(typeCQLTyper) {
-		return reflect.New(t).Interface().(CQLTyper).CQLType(), true
+	defer func() {
+		if r := recover(); r != nil {
+			ct, ok, problem = CQLType{}, true, fmt.Sprintf("%s.CQLType() panicked on the zero value (%v); it must return the type without reading the value", t, r)
+		}
+	}()
+	return v.CQLType(), "", true
+}
+
+// MaxTypeDepth is the deepest nesting of collections kandra accepts in a
+// column type (list<list<...>> counts one level per collection), and
+// MaxTypeNodes the most types one column type may hold. Real schemas stay
+// far below both; past a few hundred levels servers fail with a stack
+// overflow, and a type built by sharing (MapOf(t, t) repeated) can be
+// exponentially large once written out.
+const (
+	MaxTypeDepth = 16
+	MaxTypeNodes = 256
+)
+
+// sizeProblem says why t is too deep or too large, or "". It stops as soon
+// as a limit is passed, so it is cheap on any input, shared or not.
+func (t CQLType) sizeProblem() string {
+	nodes := 0
+	var walk func(t CQLType, depth int) string
+	walk = func(t CQLType, depth int) string {
+		if t.n == nil {
+			return ""
+		}
+		if nodes++; nodes > MaxTypeNodes {
+			return "the CQL type holds more than " + strconv.Itoa(MaxTypeNodes) + " types (MaxTypeNodes)"
+		}
+		if t.n.kind == KindNative {
+			return ""
+		}
+		if depth+1 > MaxTypeDepth {
+			return "the CQL type nests collections more than " + strconv.Itoa(MaxTypeDepth) + " levels deep (MaxTypeDepth); servers overflow their stack on deep types"
+		}
+		if p := walk(t.n.key, depth+1); p != "" {
+			return p
+		}
+		return walk(t.n.elem, depth+1)
 	}
-	return CQLType{}, false
+	return walk(t, 0)
 }
 
 // mapGoType does the mapping. nested is true for collection elements, where
@@ -129,11 +182,17 @@ func mapGoType(t reflect.Type, nested bool, path []reflect.Type) (CQLType, strin
 	case typeBigInt:
 		return CQLVarint, ""
 	}
-	if ct, ok := userType(t); ok {
+	if ct, p, ok := userType(t); ok {
+		if p != "" {
+			return CQLType{}, p
+		}
 		if p := overrideProblem(ct); p != "" {
 			return CQLType{}, t.String() + ".CQLType(): " + p
 		}
 		return ct, ""
+	}
+	if len(path) > MaxTypeDepth {
+		return CQLType{}, "collections nest more than " + strconv.Itoa(MaxTypeDepth) + " levels deep (MaxTypeDepth); servers overflow their stack on deep types"
 	}
 	for _, p := range path {
 		if p == t {
@@ -192,4 +251,13 @@ func mapGoType(t reflect.Type, nested bool, path []reflect.Type) (CQLType, strin
 		return CQLType{}, "its kind, " + t.Kind().String() + ", has no CQL equivalent"
 	}
 	return CQLType{}, "it has no CQL equivalent"
+}
+
+// brief renders t for an error message: in full, unless it is too large to
+// write out (see sizeProblem).
+func (t CQLType) brief() string {
+	if t.sizeProblem() != "" {
+		return "a type too large to print"
+	}
+	return t.String()
 }

@@ -29,7 +29,7 @@ func TestContendersAgree(t *testing.T) {
 	}
 
 	// BindValues: pointers that dereference to the values the others box.
-	ptrs := tbl.BindValues(e, nil)
+	ptrs := tbl.Pointers(e, nil)
 	deref := make([]any, len(ptrs))
 	for i, p := range ptrs {
 		deref[i] = reflect.ValueOf(p).Elem().Interface()
@@ -41,7 +41,7 @@ func TestContendersAgree(t *testing.T) {
 	}
 
 	// ScanTargets: the very same addresses.
-	scan := tbl.ScanTargets(e, nil)
+	scan := tbl.Pointers(e, nil)
 	for name, got := range map[string][]any{"reflectx": reflectxScan(m, names, e), "handwritten": handwrittenScan(e)} {
 		if len(got) != len(scan) {
 			t.Fatalf("%s has %d targets, kandra %d", name, len(got), len(scan))

@@ -167,7 +167,7 @@ func BenchmarkBindValues(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			dst = t.BindValues(e, dst[:0])
+			dst = t.Pointers(e, dst[:0])
 		}
 		sinkAnys = dst
 	})
@@ -196,7 +196,7 @@ func BenchmarkScanTargets(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			dst = t.ScanTargets(e, dst[:0])
+			dst = t.Pointers(e, dst[:0])
 		}
 		sinkAnys = dst
 	})

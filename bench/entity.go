@@ -32,7 +32,7 @@ func (e *Event) Describe(s *kandra.Schema[Event]) {
 	s.Table("events")
 	kandra.Bind(s, &e.TenantID, kandra.PartitionKey(0))
 	kandra.Bind(s, &e.Day, kandra.PartitionKey(1))
-	kandra.Bind(s, &e.OccurredAt, kandra.ClusteringKey(0, kandra.Desc))
+	kandra.Bind(s, &e.OccurredAt, kandra.ClusteringKey(0, kandra.ClusteringDesc))
 	kandra.Bind(s, &e.EventID, kandra.Lookup("by_id", kandra.LookupBatch))
 	kandra.Bind(s, &e.Email, kandra.Lookup("by_email", kandra.LookupEventual))
 	kandra.Bind(s, &e.Kind, kandra.SecondaryIndex())

@@ -73,7 +73,7 @@ var eventBinds = func() []dynamic.Bind {
 	return []dynamic.Bind{
 		bind("TenantID", kandra.PartitionKey(0)),
 		bind("Day", kandra.PartitionKey(1)),
-		bind("OccurredAt", kandra.ClusteringKey(0, kandra.Desc)),
+		bind("OccurredAt", kandra.ClusteringKey(0, kandra.ClusteringDesc)),
 		bind("EventID", kandra.Lookup("by_id", kandra.LookupBatch)),
 		bind("Email", kandra.Lookup("by_email", kandra.LookupEventual)),
 		bind("Kind", kandra.SecondaryIndex()),

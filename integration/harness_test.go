@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -272,33 +273,42 @@ func buildKeyspace(t testing.TB, part string, tables ...kandra.SchemaSource) *ka
 // part); the groups themselves stay in order, so the server gets nothing
 // before what Statements says it depends on. It returns the first error
 // per table of k.Tables() (nil: all of its statements were accepted) and
-// fails t when CREATE KEYSPACE is rejected.
+// fails t when CREATE KEYSPACE is rejected or Statements is not that
+// order of what the single-statement writers render.
 func createKeyspace(t testing.TB, s *gocql.Session, k *kandra.Keyspace, workers int) []error {
 	t.Helper()
-	stmts := k.Statements()
+	in := kandra.MustInKeyspace(k.Name())
 	tables := k.Tables()
-	// owner[i] is the table of statement i; the groups' kinds are checked
-	// so that a change of Statements' order shows here, not as a puzzle.
+	// Per group, each statement Statements must return there and the
+	// table (index in tables) it belongs to.
 	type group struct {
-		prefix string
+		want   []string
 		owners []int
 	}
-	groups := []group{{prefix: "CREATE TABLE "}, {prefix: "CREATE TABLE "}, {prefix: "CREATE INDEX "}}
+	groups := make([]group, 3)
 	for i, ts := range tables {
+		groups[0].want = append(groups[0].want, kandra.CreateTable(ts, in))
 		groups[0].owners = append(groups[0].owners, i)
-		for range ts.LookupTables() {
+		for _, l := range ts.LookupTables() {
+			groups[1].want = append(groups[1].want, kandra.CreateLookupTable(l, in))
 			groups[1].owners = append(groups[1].owners, i)
 		}
-		for range ts.SecondaryIndexes() {
+		for _, c := range ts.SecondaryIndexes() {
+			stmt, err := kandra.CreateIndex(ts, c, in)
+			if err != nil {
+				t.Fatalf("CreateIndex(%s, %s): %v", ts.Name(), c.Name(), err)
+			}
+			groups[2].want = append(groups[2].want, stmt)
 			groups[2].owners = append(groups[2].owners, i)
 		}
 	}
-	n := 1
+	want := []string{kandra.MustCreateKeyspace(k.Name(), k.Replication())}
 	for _, g := range groups {
-		n += len(g.owners)
+		want = append(want, g.want...)
 	}
-	if len(stmts) != n || !strings.HasPrefix(stmts[0], "CREATE KEYSPACE ") {
-		t.Fatalf("Statements() of %s: %d statements, want CREATE KEYSPACE then %d:\n%s", k.Name(), len(stmts), n-1, strings.Join(stmts, "\n"))
+	stmts := k.Statements()
+	if !slices.Equal(stmts, want) {
+		t.Fatalf("Statements() of %s is not CREATE KEYSPACE, the tables, the lookup tables, the indexes:\n%s\nwant:\n%s", k.Name(), strings.Join(stmts, "\n"), strings.Join(want, "\n"))
 	}
 	if err := execDDL(s, stmts[0]); err != nil {
 		t.Fatalf("%s\n-> %v", stmts[0], err)
@@ -306,10 +316,7 @@ func createKeyspace(t testing.TB, s *gocql.Session, k *kandra.Keyspace, workers 
 	trackKeyspace(k.Name())
 	errs := make([]error, len(tables))
 	var mu sync.Mutex
-	next := 1
 	for _, g := range groups {
-		group := stmts[next : next+len(g.owners)]
-		next += len(g.owners)
 		work := make(chan int)
 		var wg sync.WaitGroup
 		for w := 0; w < max(workers, 1); w++ {
@@ -317,23 +324,17 @@ func createKeyspace(t testing.TB, s *gocql.Session, k *kandra.Keyspace, workers 
 			go func() {
 				defer wg.Done()
 				for i := range work {
-					var err error
-					if !strings.HasPrefix(group[i], g.prefix) {
-						err = fmt.Errorf("statement out of Statements' order (want %s...): %s", g.prefix, group[i])
-					} else if e := execDDL(s, group[i]); e != nil {
-						err = fmt.Errorf("%s\n-> %w", group[i], e)
-					}
-					if err != nil {
+					if err := execDDL(s, g.want[i]); err != nil {
 						mu.Lock()
 						if errs[g.owners[i]] == nil {
-							errs[g.owners[i]] = err
+							errs[g.owners[i]] = fmt.Errorf("%s\n-> %w", g.want[i], err)
 						}
 						mu.Unlock()
 					}
 				}
 			}()
 		}
-		for i := range group {
+		for i := range g.want {
 			work <- i
 		}
 		close(work)

@@ -141,21 +141,41 @@ func (b *builder) checkBindings() error {
 			what := describeOffset(b.entity, off)
 			return b.fail(what, RuleBinding, "the binding points to "+what+", which cannot be a column: it is unexported or inside a non-embedded struct")
 		}
-		spec := b.specs[idx]
-		if spec == nil {
-			spec = new(fieldSpec)
-			b.specs[idx] = spec
-		}
-		for _, o := range r.opts {
-			if o != nil {
-				o.applyField(spec)
+		for _, i := range b.twins(idx) {
+			spec := b.specs[i]
+			if spec == nil {
+				spec = new(fieldSpec)
+				b.specs[i] = spec
 			}
-		}
-		if r.role != nil {
-			r.role.applyField(spec)
+			for _, o := range r.opts {
+				if o != nil {
+					o.applyField(spec)
+				}
+			}
+			if r.role != nil {
+				r.role.applyField(spec)
+			}
 		}
 	}
 	return nil
+}
+
+// twins returns field idx and, when it is zero-size, every other field of
+// its type at its offset: their addresses are equal, so a binding cannot
+// tell them apart and binds them all (two struct{} fields bound Transient
+// are both excluded).
+func (b *builder) twins(idx int) []int {
+	f := b.fields[idx]
+	if f.Type.Size() != 0 {
+		return []int{idx}
+	}
+	var out []int
+	for i, g := range b.fields {
+		if g.Offset == f.Offset && g.Type == f.Type {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // describeOffset names the field of t (exported or not) at offset off.
@@ -239,6 +259,10 @@ func (s *fieldSpec) conflict() string {
 		return "a GeneratedUUID column holds UUIDv7 or UUIDv4 ids, so its type is UUID; AsType(" + s.asType.brief() + ") cannot hold them (a TIMEUUID column accepts only version-1 ids)"
 	case s.counter && s.hasAsType:
 		return "a Counter column's type is COUNTER; AsType cannot change it"
+	case s.version && s.hasAsType:
+		return "a Version column must keep its exact type (BIGINT, or TIMESTAMP for a time.Time), or two versions could compare equal; AsType(" + s.asType.brief() + ") cannot change it"
+	case (s.createdAt || s.updatedAt) && s.hasAsType && !sameType(s.asType, CQLTimestamp) && !sameType(s.asType, CQLDate):
+		return "a CreatedAt or UpdatedAt column is a point in time, TIMESTAMP or DATE; AsType(" + s.asType.brief() + ") cannot hold it"
 	}
 	return ""
 }
@@ -423,6 +447,9 @@ func (b *builder) checkSoftDeleteMarker() error {
 	case c.role != RegularColumn:
 		return b.fail(c.goName, RuleSoftDeleteMarker, "the soft-delete marker is a "+c.role.String()+"; a soft delete sets it to true, and a key column can never be updated")
 	}
+	if s := b.specs[idx]; s.hasAsType && !sameType(s.asType, CQLBoolean) {
+		return b.fail(c.goName, RuleSoftDeleteMarker, "the soft-delete marker is a BOOLEAN, which the runtime sets to true; AsType("+s.asType.brief()+") cannot change it")
+	}
 	b.marker = idx
 	c.softDeleteMarker = true
 	return nil
@@ -438,29 +465,44 @@ func (b *builder) checkKeyConflict() error {
 }
 
 func (b *builder) checkNames() error {
-	if p := nameProblem(b.table); p != "" {
+	if p := nameCharsProblem(b.table); p != "" {
 		return b.fail("", RuleInvalidName, "table name "+strconv.Quote(b.table)+" "+p)
 	}
 	return b.each(func(c *ColumnSchema, s *fieldSpec) error {
-		if !utf8.ValidString(c.name) {
+		switch {
+		case !utf8.ValidString(c.name):
 			return b.fail(c.goName, RuleInvalidName, "column name "+strconv.Quote(c.name)+" is not valid UTF-8")
+		case len(c.name) > MaxColumnNameBytes:
+			return b.fail(c.goName, RuleInvalidName, "column name is "+strconv.Itoa(len(c.name))+" bytes long; the limit is "+strconv.Itoa(MaxColumnNameBytes)+" (MaxColumnNameBytes): past 65,535 the native protocol cannot carry it")
+		case c.name == lwtAppliedColumn:
+			return b.fail(c.goName, RuleInvalidName, "column name \"[applied]\" is the column servers add to the result of a lightweight transaction, so it could not be read back; rename it with kandra.Column")
 		}
 		for _, l := range s.lookups {
 			if strings.TrimSpace(l.suffix) == "" {
 				return b.fail(c.goName, RuleInvalidName, "the lookup suffix is blank")
 			}
-			if p := nameProblem(l.name); p != "" {
+			if p := nameCharsProblem(l.name); p != "" {
 				return b.fail(c.goName, RuleInvalidName, "lookup table name "+strconv.Quote(l.name)+" "+p)
 			}
 		}
 		if c.index {
-			if n := c.indexName(b.table); nameProblem(n) != "" {
-				return b.fail(c.goName, RuleInvalidName, "secondary index name "+strconv.Quote(n)+" "+nameProblem(n)+"; shorten the table or column name")
+			if n := c.indexName(b.table); nameCharsProblem(n) != "" {
+				return b.fail(c.goName, RuleInvalidName, "secondary index name "+strconv.Quote(n)+" "+nameCharsProblem(n)+"; shorten the table or column name")
 			}
 		}
 		return nil
 	})
 }
+
+// MaxColumnNameBytes is the longest column name kandra accepts, in bytes.
+// The native protocol writes names with a 16-bit length, so a name past
+// 65,535 bytes breaks the connection; long names also swell the schema
+// mutation, which servers cap at 16 MiB. No real schema comes close.
+const MaxColumnNameBytes = 1024
+
+// lwtAppliedColumn is the column a server adds to the rows a lightweight
+// transaction returns.
+const lwtAppliedColumn = "[applied]"
 
 func (b *builder) checkDuplicateColumns() error {
 	seen := make(map[string]*ColumnSchema, len(b.columns()))
@@ -494,6 +536,9 @@ func (b *builder) checkTypes() error {
 			c.typ = cqlCounter
 		case s.hasAsType:
 			if p := overrideProblem(s.asType); p != "" {
+				return b.fail(c.goName, RuleUnsupportedType, "AsType("+s.asType.brief()+"): "+p)
+			}
+			if p := overridePairProblem(c.goType, s.asType); p != "" {
 				return b.fail(c.goName, RuleUnsupportedType, "AsType("+s.asType.brief()+"): "+p)
 			}
 			c.typ = s.asType
@@ -565,9 +610,15 @@ func (b *builder) checkCounterTable() error {
 }
 
 func (b *builder) checkLookupColumns() error {
+	partitionKeys := 0
+	for _, c := range b.columns() {
+		if c.role == PartitionKeyColumn {
+			partitionKeys++
+		}
+	}
 	return b.each(func(c *ColumnSchema, s *fieldSpec) error {
-		if len(s.lookups) > 0 && c.role != RegularColumn {
-			return b.fail(c.goName, RuleLookup, "a "+c.role.String()+" cannot have a lookup table: the lookup table already carries the primary key, so it would declare "+strconv.Quote(c.name)+" twice")
+		if len(s.lookups) > 0 && c.role == PartitionKeyColumn && partitionKeys == 1 {
+			return b.fail(c.goName, RuleLookup, "the only partition-key column cannot have a lookup table: a lookup by it is a read of its partition; query by the key instead")
 		}
 		return nil
 	})

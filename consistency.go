@@ -80,7 +80,7 @@ func (c Consistency) IsValid() bool { return int(c) < len(consistencyNames) }
 // IsSerial reports whether c is [ConsistencySerial] or
 // [ConsistencyLocalSerial], the only levels a lightweight transaction
 // accepts as its serial consistency. kandra does not enforce this itself;
-// a runtime checks it before sending a conditional statement.
+// the runtime checks it before sending a conditional statement.
 func (c Consistency) IsSerial() bool {
 	return c == ConsistencySerial || c == ConsistencyLocalSerial
 }

@@ -22,6 +22,10 @@ type (
 	cqltFlag   bool
 	cqltSet    map[string]struct{}
 	cqltEmpty  struct{}
+	// Named types of the special types map like them.
+	cqltUserID uuid.UUID
+	cqltAt     time.Time
+	cqltPeer   netip.Addr
 )
 
 // cqltAll has one field per row of DESIGN.md's Go → CQL table, and more.
@@ -68,6 +72,13 @@ type cqltAll struct {
 	DurMap      map[string]time.Duration
 	IPs         []net.IP
 	Statuses    map[cqltStatus]cqltCount
+	UserRef     cqltUserID
+	Seen        cqltAt
+	Peer        cqltPeer
+	Digest      [16]byte
+	Refs        []cqltUserID
+	SeenBy      map[cqltUserID]cqltAt
+	MaybeSeen   *cqltAt
 }
 
 func (e *cqltAll) Describe(s *kandra.Schema[cqltAll]) {
@@ -118,6 +129,13 @@ var cqltAllWant = map[string]string{
 	"DurMap":      "MAP<TEXT, DURATION>",
 	"IPs":         "LIST<INET>",
 	"Statuses":    "MAP<TEXT, BIGINT>",
+	"UserRef":     "UUID",
+	"Seen":        "TIMESTAMP",
+	"Peer":        "INET",
+	"Digest":      "UUID",
+	"Refs":        "LIST<UUID>",
+	"SeenBy":      "MAP<UUID, TIMESTAMP>",
+	"MaybeSeen":   "TIMESTAMP",
 }
 
 func TestGoToCQLMapping(t *testing.T) {
@@ -126,7 +144,8 @@ func TestGoToCQLMapping(t *testing.T) {
 	if got, want := ts.NumColumns(), len(cqltAllWant); got != want {
 		t.Errorf("%d columns, want %d", got, want)
 	}
-	ddl := kandra.CreateTable(ts)
+	// No index, counter or Version column: every target takes the table.
+	ddl := noErr(newKeyspace(t, "ks", 0, tbl).CreateTable(ts))
 	for _, c := range ts.Columns() {
 		want, ok := cqltAllWant[c.GoName()]
 		if !ok {
@@ -194,8 +213,11 @@ func TestCollectionsInKeysAreFrozen(t *testing.T) {
 			t.Errorf("%s: Type().Frozen() = %s", w.col, got)
 		}
 	}
-	ddl := kandra.CreateTable(ts)
+	// Indexes on non-blob columns: indexTargets take them.
+	ks := newKeyspace(t, "ks", indexTargets, ts)
+	ddl := noErr(ks.CreateTable(ts))
 	for _, s := range []string{
+		"CREATE TABLE IF NOT EXISTS ks.kc_keys (\n",
 		"    labels FROZEN<SET<TEXT>>,\n", "    tags FROZEN<LIST<TEXT>>,\n",
 		"    attrs FROZEN<MAP<TEXT, INT>>,\n", "    notes LIST<TEXT>,\n",
 		"PRIMARY KEY ((owner, labels), tags, attrs, nested)",
@@ -206,10 +228,10 @@ func TestCollectionsInKeysAreFrozen(t *testing.T) {
 		}
 	}
 	// A frozen collection is indexed whole (FULL); a regular one is not.
-	if got, want := noErr(kandra.CreateIndex(ts, ts.ColumnByName("tags"))), "CREATE INDEX IF NOT EXISTS kc_keys_tags_idx ON kc_keys (FULL(tags));"; got != want {
+	if got, want := noErr(ks.CreateIndex(ts, ts.ColumnByName("tags"))), "CREATE INDEX IF NOT EXISTS kc_keys_tags_idx ON ks.kc_keys (FULL(tags));"; got != want {
 		t.Errorf("CreateIndex(tags) = %s, want %s", got, want)
 	}
-	if got, want := noErr(kandra.CreateIndex(ts, ts.ColumnByName("notes"))), "CREATE INDEX IF NOT EXISTS kc_keys_notes_idx ON kc_keys (notes);"; got != want {
+	if got, want := noErr(ks.CreateIndex(ts, ts.ColumnByName("notes"))), "CREATE INDEX IF NOT EXISTS kc_keys_notes_idx ON ks.kc_keys (notes);"; got != want {
 		t.Errorf("CreateIndex(notes) = %s, want %s", got, want)
 	}
 }
@@ -241,27 +263,34 @@ func TestLookupOnCollectionIsFrozen(t *testing.T) {
 		t.Fatalf("%d lookup tables, want 2", len(lts))
 	}
 	want := map[string]string{
-		"kc_lookup_set_by_tags": "CREATE TABLE IF NOT EXISTS kc_lookup_set_by_tags (\n" +
+		"kc_lookup_set_by_tags": "CREATE TABLE IF NOT EXISTS ks.kc_lookup_set_by_tags (\n" +
 			"    tags FROZEN<SET<TEXT>>,\n" +
 			"    id TEXT,\n" +
 			"    at TIMESTAMP,\n" +
 			"    PRIMARY KEY (tags)\n" +
 			");",
-		"kc_lookup_set_by_matrix": "CREATE TABLE IF NOT EXISTS kc_lookup_set_by_matrix (\n" +
+		"kc_lookup_set_by_matrix": "CREATE TABLE IF NOT EXISTS ks.kc_lookup_set_by_matrix (\n" +
 			"    matrix FROZEN<LIST<FROZEN<LIST<TEXT>>>>,\n" +
 			"    id TEXT,\n" +
 			"    at TIMESTAMP,\n" +
 			"    PRIMARY KEY (matrix)\n" +
 			");",
 	}
+	ks := newKeyspace(t, "ks", 0, ts) // lookups only: every target
 	for _, l := range lts {
-		if got := kandra.CreateLookupTable(l); got != want[l.Name()] {
+		if got := noErr(ks.CreateLookupTable(l)); got != want[l.Name()] {
 			t.Errorf("CreateLookupTable(%s) =\n%s\nwant\n%s", l.Name(), got, want[l.Name()])
 		}
 	}
 }
 
-// cqltAsType overrides CQL types per field.
+// cqltFixed has no CQL type of its own (a struct kind maps to nothing), so
+// AsType may give it any: the declaration is the user's, and the driver
+// must marshal it.
+type cqltFixed struct{ _ int64 }
+
+// cqltAsType overrides CQL types per field, with pairs NativeOverrides
+// allows.
 type cqltAsType struct {
 	ID       string
 	Day      time.Time
@@ -269,8 +298,10 @@ type cqltAsType struct {
 	ClockKey time.Duration
 	Codes    []string
 	Code     string
-	Amount   string
+	Amount   cqltFixed
 	Counts   map[string]int64
+	Small    int8
+	Run      *uuid.UUID
 }
 
 func (e *cqltAsType) Describe(s *kandra.Schema[cqltAsType]) {
@@ -284,13 +315,15 @@ func (e *cqltAsType) Describe(s *kandra.Schema[cqltAsType]) {
 	kandra.Bind(s, &e.Code, kandra.AsType(kandra.CQLAscii))
 	kandra.Bind(s, &e.Amount, kandra.AsType(kandra.CQLDecimal))
 	kandra.Bind(s, &e.Counts, kandra.AsType(kandra.MapOf(kandra.CQLAscii, kandra.CQLVarint)))
+	kandra.Bind(s, &e.Small, kandra.AsType(kandra.CQLVarint))
+	kandra.Bind(s, &e.Run, kandra.AsType(kandra.CQLTimeUUID))
 }
 
 func TestAsType(t *testing.T) {
 	ts := mustRegisterOK[cqltAsType](t).Schema()
 	want := map[string]string{
 		"day": "DATE", "clock": "TIME", "clock_key": "TIME", "codes": "LIST<ASCII>",
-		"code": "ASCII", "amount": "DECIMAL", "counts": "MAP<ASCII, VARINT>",
+		"code": "ASCII", "amount": "DECIMAL", "counts": "MAP<ASCII, VARINT>", "small": "VARINT", "run": "TIMEUUID",
 	}
 	for col, w := range want {
 		c := ts.ColumnByName(col)
@@ -301,9 +334,51 @@ func TestAsType(t *testing.T) {
 			t.Errorf("%s: CQLType() = %s, want %s", col, got, w)
 		}
 	}
-	if !strings.Contains(kandra.CreateTable(ts), "    day DATE,\n") {
-		t.Errorf("CREATE TABLE lacks day DATE")
+	if ddl := noErr(newKeyspace(t, "ks", 0, ts).CreateTable(ts)); !strings.Contains(ddl, "    day DATE,\n") {
+		t.Errorf("CREATE TABLE lacks day DATE:\n%s", ddl)
 	}
+}
+
+// Pairs NativeOverrides does not allow are refused under unsupported-type,
+// naming the Go type, the derived type and the allowed ones.
+type cqltStringAsDecimal struct {
+	ID     string
+	Amount string
+}
+
+func (e *cqltStringAsDecimal) Describe(s *kandra.Schema[cqltStringAsDecimal]) {
+	s.Table("kc_string_decimal")
+	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &e.Amount, kandra.AsType(kandra.CQLDecimal))
+}
+
+type cqltWideAsNarrow struct {
+	ID    string
+	Count map[string]int64
+}
+
+func (e *cqltWideAsNarrow) Describe(s *kandra.Schema[cqltWideAsNarrow]) {
+	s.Table("kc_wide_narrow")
+	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &e.Count, kandra.AsType(kandra.MapOf(kandra.CQLText, kandra.CQLInt)))
+}
+
+type cqltListAsSet struct {
+	ID   string
+	Tags []string
+}
+
+func (e *cqltListAsSet) Describe(s *kandra.Schema[cqltListAsSet]) {
+	s.Table("kc_list_set")
+	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &e.Tags, kandra.AsType(kandra.SetOf(kandra.CQLText)))
+}
+
+func TestAsTypeRefusedPairs(t *testing.T) {
+	expectRuleError[cqltStringAsDecimal](t, kandra.RuleUnsupportedType, "Amount",
+		"AsType(DECIMAL): a string cannot be stored as DECIMAL: the driver marshals it to TEXT or VARCHAR, ASCII")
+	expectRuleError[cqltWideAsNarrow](t, kandra.RuleUnsupportedType, "Count", "map[string]int64 cannot be stored as MAP<TEXT, INT>")
+	expectRuleError[cqltListAsSet](t, kandra.RuleUnsupportedType, "Tags", "[]string cannot be stored as SET<TEXT>")
 }
 
 // A CQLType value that contains a zero CQLType renders as "<invalid>": the

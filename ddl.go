@@ -1,49 +1,20 @@
 package kandra
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	kerrors "github.com/kandra-go/kandra/errors"
 )
 
-// DDLOption changes how DDL is written.
-type DDLOption interface{ applyDDL(*ddlSpec) }
+// The DDL writers. Every statement is written by a *Keyspace, which has
+// checked its tables against the rules of its targets, so no writer can
+// produce a statement for a table the keyspace's servers would refuse.
+// Names are qualified with the keyspace's.
 
+// ddlSpec is how a statement is written: the keyspace qualifier.
 type ddlSpec struct{ keyspace string }
-
-type ddlOptionFunc func(*ddlSpec)
-
-func (f ddlOptionFunc) applyDDL(s *ddlSpec) { f(s) }
-
-// InKeyspace qualifies every table name with keyspace ("app.users"). It
-// fails when the name is not one servers accept (see ValidateName).
-func InKeyspace(keyspace string) (DDLOption, error) {
-	if err := ValidateName(keyspace); err != nil {
-		return nil, err
-	}
-	return ddlOptionFunc(func(s *ddlSpec) { s.keyspace = keyspace }), nil
-}
-
-// MustInKeyspace is InKeyspace for a keyspace name fixed in the program; it
-// panics on an invalid name.
-func MustInKeyspace(keyspace string) DDLOption {
-	o, err := InKeyspace(keyspace)
-	if err != nil {
-		panic(err)
-	}
-	return o
-}
-
-func ddlSpecOf(opts []DDLOption) ddlSpec {
-	var s ddlSpec
-	for _, o := range opts {
-		if o != nil {
-			o.applyDDL(&s)
-		}
-	}
-	return s
-}
 
 func (s ddlSpec) qualify(b *strings.Builder, cqlTable string) {
 	if s.keyspace != "" {
@@ -53,13 +24,35 @@ func (s ddlSpec) qualify(b *strings.Builder, cqlTable string) {
 	b.WriteString(cqlTable)
 }
 
-// CreateTable renders the CREATE TABLE statement of t's primary table:
-// columns in DDL order, the primary key (a composite partition key in its
-// own parentheses), then WITH CLUSTERING ORDER BY, default_time_to_live and
-// gc_grace_seconds, each present only when it applies.
-func CreateTable(t *TableSchema, opts ...DDLOption) string {
-	mustTable("CreateTable", t)
-	return createTable(t, ddlSpecOf(opts))
+func (k *Keyspace) ddl() ddlSpec { return ddlSpec{keyspace: k.spec.Name} }
+
+// member returns src's schema if it is one of the keyspace's tables.
+func (k *Keyspace) member(fn string, src SchemaSource) (*TableSchema, error) {
+	if src == nil || src.Schema() == nil {
+		panic("kandra: Keyspace." + fn + ": nil table")
+	}
+	t := src.Schema()
+	if !slices.Contains(k.tables, t) {
+		return nil, &SchemaError{Entity: "keyspace " + strconv.Quote(k.spec.Name), Rule: RuleBinding,
+			Detail: "table " + strconv.Quote(t.name) + " of " + t.entity.String() + " is not in the keyspace; give it to NewKeyspace, so that its rules are checked"}
+	}
+	return t, nil
+}
+
+// CreateKeyspace renders the keyspace's CREATE KEYSPACE IF NOT EXISTS.
+func (k *Keyspace) CreateKeyspace() string { return renderKeyspace(k.spec) }
+
+// CreateTable renders the CREATE TABLE statement of table t of the
+// keyspace: columns in DDL order, the primary key (a composite partition
+// key in its own parentheses), then WITH CLUSTERING ORDER BY,
+// default_time_to_live and gc_grace_seconds, each present only when it
+// applies. A table that is not in the keyspace is a *SchemaError.
+func (k *Keyspace) CreateTable(t SchemaSource) (string, error) {
+	ts, err := k.member("CreateTable", t)
+	if err != nil {
+		return "", err
+	}
+	return createTable(ts, k.ddl()), nil
 }
 
 func createTable(t *TableSchema, s ddlSpec) string {
@@ -130,16 +123,19 @@ func writeNames(b *strings.Builder, cols []*ColumnSchema) {
 	}
 }
 
-// CreateLookupTable renders the CREATE TABLE statement of a lookup table:
-// the indexed column (frozen if a collection, since it is the key), the
-// primary table's partition and clustering columns, and a single-column
-// primary key. No TTL, clustering order or gc grace: lookup tables are
-// minimal by design.
-func CreateLookupTable(l *LookupTableSchema, opts ...DDLOption) string {
+// CreateLookupTable renders the CREATE TABLE statement of lookup table l
+// of a table of the keyspace: the indexed column (frozen if a collection,
+// since it is the key), the primary table's partition and clustering
+// columns, and a single-column primary key. No TTL, clustering order or gc
+// grace: lookup tables are minimal by design.
+func (k *Keyspace) CreateLookupTable(l *LookupTableSchema) (string, error) {
 	if l == nil {
-		panic("kandra: CreateLookupTable: nil *LookupTableSchema")
+		panic("kandra: Keyspace.CreateLookupTable: nil *LookupTableSchema")
 	}
-	return createLookupTable(l, ddlSpecOf(opts))
+	if _, err := k.member("CreateLookupTable", l.Table()); err != nil {
+		return "", err
+	}
+	return createLookupTable(l, k.ddl()), nil
 }
 
 func createLookupTable(l *LookupTableSchema, s ddlSpec) string {
@@ -151,30 +147,33 @@ func createLookupTable(l *LookupTableSchema, s ddlSpec) string {
 	b.WriteByte(' ')
 	l.index.typ.write(&b, true) // the key: frozen, as CQLType.Frozen renders it
 	b.WriteString(",\n")
-	writeColumnDefs(&b, l.partition)
-	writeColumnDefs(&b, l.clustering)
+	writeColumnDefs(&b, l.carried())
 	b.WriteString("    PRIMARY KEY (")
 	b.WriteString(l.index.cqlName)
 	b.WriteString(")\n);")
 	return b.String()
 }
 
-// CreateIndex renders the CREATE INDEX statement for column c of t, named
-// "{table}_{column}_idx". A frozen collection (a collection in a key) is
-// indexed whole, with full(), as servers require. c must have been bound
-// with SecondaryIndex, so that Register checked the index rules on it;
-// another column is a *SchemaError under RuleSecondaryIndex, and a column
-// of another table one under RuleBinding.
-func CreateIndex(t *TableSchema, c *ColumnSchema, opts ...DDLOption) (string, error) {
-	mustTable("CreateIndex", t)
+// CreateIndex renders the CREATE INDEX statement for column c of table t
+// of the keyspace, named as TableSchema.IndexName says. A frozen
+// collection (a collection in a key) is indexed whole, with full(), as
+// servers require. c must have been bound with SecondaryIndex, so that
+// Register and NewKeyspace checked the index rules on it; another column
+// is a *SchemaError under RuleSecondaryIndex, and a column of another
+// table one under RuleBinding.
+func (k *Keyspace) CreateIndex(t SchemaSource, c *ColumnSchema) (string, error) {
+	ts, err := k.member("CreateIndex", t)
+	if err != nil {
+		return "", err
+	}
 	mustColumn("CreateIndex", c)
-	if c.table != t {
-		return "", t.fieldErr(c.goName, RuleBinding, "column "+strconv.Quote(c.name)+" is not a column of table "+strconv.Quote(t.name))
+	if c.table != ts {
+		return "", ts.fieldErr(c.goName, RuleBinding, "column "+strconv.Quote(c.name)+" is not a column of table "+strconv.Quote(ts.name))
 	}
 	if !c.index {
-		return "", t.fieldErr(c.goName, RuleSecondaryIndex, "column "+strconv.Quote(c.name)+" has no SecondaryIndex option, so the index rules were never checked on it; bind it with kandra.SecondaryIndex()")
+		return "", ts.fieldErr(c.goName, RuleSecondaryIndex, "column "+strconv.Quote(c.name)+" has no SecondaryIndex option, so the index rules were never checked on it; bind it with kandra.SecondaryIndex()")
 	}
-	return createIndex(t, c, ddlSpecOf(opts)), nil
+	return createIndex(ts, c, k.ddl()), nil
 }
 
 func createIndex(t *TableSchema, c *ColumnSchema, s ddlSpec) string {
@@ -195,24 +194,27 @@ func createIndex(t *TableSchema, c *ColumnSchema, s ddlSpec) string {
 	return b.String()
 }
 
-// AlterTableAdd renders ALTER TABLE ... ADD for column c of t, for adding a
-// column a deployed table lacks. It never drops or renames. There is no IF
-// NOT EXISTS: ScyllaDB rejects it, so check system_schema.columns first.
-// A key column cannot be added to an existing table: for one it returns a
-// *errors.MigrationError that gives the manual path. A column of another
-// table is a *SchemaError under RuleBinding.
-func AlterTableAdd(t *TableSchema, c *ColumnSchema, opts ...DDLOption) (string, error) {
-	mustTable("AlterTableAdd", t)
+// AlterTableAdd renders ALTER TABLE ... ADD for column c of table t of the
+// keyspace, for adding a column a deployed table lacks. It never drops or
+// renames. There is no IF NOT EXISTS: ScyllaDB rejects it, so check
+// system_schema.columns first. A key column cannot be added to an existing
+// table: for one it returns a *errors.MigrationError that gives the manual
+// path. A column of another table is a *SchemaError under RuleBinding.
+func (k *Keyspace) AlterTableAdd(t SchemaSource, c *ColumnSchema) (string, error) {
+	ts, err := k.member("AlterTableAdd", t)
+	if err != nil {
+		return "", err
+	}
 	mustColumn("AlterTableAdd", c)
-	if c.table != t {
-		return "", t.fieldErr(c.goName, RuleBinding, "column "+strconv.Quote(c.name)+" is not a column of table "+strconv.Quote(t.name))
+	if c.table != ts {
+		return "", ts.fieldErr(c.goName, RuleBinding, "column "+strconv.Quote(c.name)+" is not a column of table "+strconv.Quote(ts.name))
 	}
 	if c.role != RegularColumn {
-		return "", &kerrors.MigrationError{Message: "column " + strconv.Quote(c.name) + " of table " + strconv.Quote(t.name) + " is a " + c.role.String() + "; a primary key is fixed when the table is created, so a key column cannot be added: create a new table and copy the rows"}
+		return "", &kerrors.MigrationError{Message: "column " + strconv.Quote(c.name) + " of table " + strconv.Quote(ts.name) + " is a " + c.role.String() + "; a primary key is fixed when the table is created, so a key column cannot be added: create a new table and copy the rows"}
 	}
 	var b strings.Builder
 	b.WriteString("ALTER TABLE ")
-	ddlSpecOf(opts).qualify(&b, t.cqlName)
+	k.ddl().qualify(&b, ts.cqlName)
 	b.WriteString(" ADD ")
 	b.WriteString(c.cqlName)
 	b.WriteByte(' ')
@@ -221,41 +223,10 @@ func AlterTableAdd(t *TableSchema, c *ColumnSchema, opts ...DDLOption) (string, 
 	return b.String(), nil
 }
 
-// Statements returns every statement t needs, in order: the primary table,
-// each lookup table, then each secondary index. Without options it returns
-// a copy of statements that are rendered once per schema, on first use.
-func Statements(t *TableSchema, opts ...DDLOption) []string {
-	mustTable("Statements", t)
-	if len(opts) == 0 {
-		t.ddlRendered.Do(func() { t.statements = statements(t, ddlSpec{}) })
-		return clone(t.statements)
-	}
-	return statements(t, ddlSpecOf(opts))
-}
-
-func statements(t *TableSchema, s ddlSpec) []string {
-	out := make([]string, 0, 1+len(t.lookups)+len(t.indexes))
-	out = append(out, createTable(t, s))
-	for _, l := range t.lookups {
-		out = append(out, createLookupTable(l, s))
-	}
-	for _, c := range t.indexes {
-		out = append(out, createIndex(t, c, s))
-	}
-	return out
-}
-
 // The DDL writers panic on a nil schema, naming the argument, as the
-// standard library does for a nil receiver-like argument: it is a
-// programmer error, not an input to report.
-func mustTable(fn string, t *TableSchema) {
-	if t == nil {
-		panic("kandra: " + fn + ": nil *TableSchema")
-	}
-}
-
+// standard library does: it is a programmer error, not an input to report.
 func mustColumn(fn string, c *ColumnSchema) {
 	if c == nil {
-		panic("kandra: " + fn + ": nil *ColumnSchema")
+		panic("kandra: Keyspace." + fn + ": nil *ColumnSchema")
 	}
 }

@@ -17,9 +17,12 @@
 //   - Register[T] validates the schema once per type and returns a
 //     *Table[T]; a broken rule is a *SchemaError that names the entity, the
 //     field, the rule (see Rules) and the way out.
-//   - NewKeyspace puts tables into a *Keyspace, checks the rules that span
-//     a keyspace (a table or index name is used once), and renders every
-//     statement that creates it (Keyspace.Statements).
+//   - NewKeyspace puts tables into a *Keyspace for the servers it targets
+//     (KeyspaceSpec.Targets; every known server by default), checks the
+//     rules that span a keyspace (a table or index name is used once) and
+//     what those servers refuse, and writes every statement that creates
+//     it (Keyspace.Statements), or one at a time (Keyspace.CreateTable,
+//     AlterTableAdd, ...). No other code writes DDL.
 //
 // The entity contract:
 //
@@ -32,8 +35,8 @@
 //   - Typed roles are checked by the compiler: CreatedAt and UpdatedAt take
 //     a *time.Time, Version a *int64 or *time.Time, Counter a *int64,
 //     GeneratedUUID a *uuid.UUID and SoftDelete's marker a *bool.
-//   - Register accepts no schema whose DDL Cassandra 5.0 or ScyllaDB would
-//     reject.
+//   - What Register and NewKeyspace accept, the keyspace's target servers
+//     accept: its DDL, and writes through its schema.
 //
 // # For runtime and tool authors
 //
@@ -51,4 +54,6 @@
 // EventListener are the contracts such a runtime shares with the
 // application. The errors package holds the error family: every error
 // kandra returns matches errors.ErrKandra and the sentinel of its kind.
+// The runtime itself lives in package runtime and the driver adapters in
+// nested modules.
 package kandra

@@ -1,6 +1,6 @@
 package kandra
 
-// EventListener receives events a runtime cannot report through a returned
+// EventListener receives events the runtime cannot report through a returned
 // error: asynchronous failures and connection lifecycle events.
 //
 // Experimental: this API may change in a minor release.

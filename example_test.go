@@ -34,11 +34,18 @@ func ExampleRegister() {
 	if err != nil {
 		panic(err)
 	}
-	for _, stmt := range events.Statements() {
+	// A keyspace writes the statements. Event has a secondary index, which
+	// ScyllaDB 2025.x refuses in a keyspace with tablets: target the rest.
+	telemetry := kandra.MustNewKeyspace(kandra.KeyspaceSpec{
+		Name:        "telemetry",
+		Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3}),
+		Targets:     kandra.AllTargets &^ kandra.Scylla2025Tablets,
+	}, events)
+	for _, stmt := range telemetry.Statements()[1:] {
 		fmt.Println(stmt)
 	}
 	// Output:
-	// CREATE TABLE IF NOT EXISTS events (
+	// CREATE TABLE IF NOT EXISTS telemetry.events (
 	//     stream_id UUID,
 	//     event_id UUID,
 	//     kind TEXT,
@@ -48,7 +55,7 @@ func ExampleRegister() {
 	// )
 	// WITH CLUSTERING ORDER BY (event_id DESC)
 	// AND default_time_to_live = 604800;
-	// CREATE INDEX IF NOT EXISTS events_kind_idx ON events (kind);
+	// CREATE INDEX IF NOT EXISTS events_kind_idx ON telemetry.events (kind);
 }
 
 // Broken has no partition key.
@@ -107,8 +114,11 @@ func (e *Session) Describe(s *kandra.Schema[Session]) {
 func ExampleNewKeyspace() {
 	events := kandra.MustRegister[Event]()
 	sessions := kandra.MustRegister[Session]()
-	telemetry, err := kandra.NewKeyspace("telemetry",
-		kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3}), events, sessions)
+	telemetry, err := kandra.NewKeyspace(kandra.KeyspaceSpec{
+		Name:        "telemetry",
+		Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3}),
+		Targets:     kandra.AllTargets &^ kandra.Scylla2025Tablets, // events has an index
+	}, events, sessions)
 	if err != nil {
 		panic(err)
 	}
@@ -137,19 +147,44 @@ func (e *Profile) Describe(s *kandra.Schema[Profile]) {
 func ExampleNewKeyspace_nameTaken() {
 	events := kandra.MustRegister[Event]()
 	profiles := kandra.MustRegister[Profile]() // a table name is claimed per keyspace, not per process
-	_, err := kandra.NewKeyspace("app", kandra.SimpleStrategy(1), events, profiles)
+	_, err := kandra.NewKeyspace(kandra.KeyspaceSpec{
+		Name:        "app",
+		Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3}),
+		Targets:     kandra.AllTargets &^ kandra.Scylla2025Tablets,
+	}, events, profiles)
 	fmt.Println(err)
 	// Output: kandra: schema keyspace "app" [name-taken]: table name "events" of kandra_test.Profile is already the table name of kandra_test.Event; names are unique per keyspace
 }
 
-func ExampleAlterTableAdd() {
-	ts := kandra.MustRegister[Event]().Schema()
-	stmt, err := kandra.AlterTableAdd(ts, ts.ColumnByName("payload"))
+func ExampleNewKeyspace_targets() {
+	events := kandra.MustRegister[Event]()
+	// The default targets are every server kandra knows: ScyllaDB 2025.x
+	// keyspaces with tablets among them, which refuse secondary indexes.
+	_, err := kandra.NewKeyspace(kandra.KeyspaceSpec{
+		Name:        "telemetry",
+		Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3}),
+	}, events)
+	var se *kandra.SchemaError
+	if errors.As(err, &se) {
+		fmt.Println(se.Rule)
+	}
+	// Output: tablets
+}
+
+func ExampleKeyspace_AlterTableAdd() {
+	events := kandra.MustRegister[Event]()
+	telemetry := kandra.MustNewKeyspace(kandra.KeyspaceSpec{
+		Name:        "telemetry",
+		Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3}),
+		Targets:     kandra.AllTargets &^ kandra.Scylla2025Tablets,
+	}, events)
+	ts := events.Schema()
+	stmt, err := telemetry.AlterTableAdd(ts, ts.ColumnByName("payload"))
 	fmt.Println(stmt, err)
-	_, err = kandra.AlterTableAdd(ts, ts.ColumnByName("stream_id"))
+	_, err = telemetry.AlterTableAdd(ts, ts.ColumnByName("stream_id"))
 	fmt.Println(errors.Is(err, kerrors.ErrMigration))
 	// Output:
-	// ALTER TABLE events ADD payload BLOB; <nil>
+	// ALTER TABLE telemetry.events ADD payload BLOB; <nil>
 	// true
 }
 

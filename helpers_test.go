@@ -48,8 +48,8 @@ func expectRuleError[T any, PT kandra.Entity[T]](t *testing.T, rule kandra.Rule,
 	typ := reflect.TypeFor[T]()
 	tbl, err := registerNoPanic[T, PT](t)
 	if err == nil {
-		t.Fatalf("kandra.Register[%v] succeeded (table %q, DDL %q); want a [%s] error on field %q",
-			typ, tbl.Name(), tbl.Statements(), rule, field)
+		t.Fatalf("kandra.Register[%v] succeeded (table %q); want a [%s] error on field %q",
+			typ, tbl.Name(), rule, field)
 	}
 	if tbl != nil {
 		t.Errorf("kandra.Register[%v] returned a table together with the error %v", typ, err)
@@ -90,6 +90,37 @@ func expectRuleError[T any, PT kandra.Entity[T]](t *testing.T, rule kandra.Rule,
 	}
 	return se
 }
+
+// columnNames lists the columns of ts as "name TYPE", for failure messages.
+func columnNames(ts *kandra.TableSchema) []string {
+	var out []string
+	for _, c := range ts.Columns() {
+		out = append(out, c.Name()+" "+c.Decl())
+	}
+	return out
+}
+
+// oneDC is the replication of the test keyspaces: NetworkTopologyStrategy,
+// which every target accepts (ScyllaDB keyspaces with tablets refuse
+// SimpleStrategy).
+var oneDC = kandra.NetworkTopologyStrategy(map[string]int{"dc1": 1})
+
+// newKeyspace builds keyspace name of the tables with replication oneDC for
+// targets (0 is AllTargets), failing the test on error. Each caller says
+// why its targets accept its tables.
+func newKeyspace(t testing.TB, name string, targets kandra.Target, tables ...kandra.SchemaSource) *kandra.Keyspace {
+	t.Helper()
+	ks, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: name, Replication: oneDC, Targets: targets}, tables...)
+	if err != nil {
+		t.Fatalf("NewKeyspace(%q, %v): %v", name, targets, err)
+	}
+	return ks
+}
+
+// indexTargets are the targets of test keyspaces whose tables have
+// secondary indexes (on non-blob columns), counters or Version columns:
+// every target but ScyllaDB 2025.x with tablets, which refuses all three.
+const indexTargets = kandra.AllTargets &^ kandra.Scylla2025Tablets
 
 // noErr returns v, and panics (failing the test) on err: for DDL writers
 // whose error the test does not expect.

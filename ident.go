@@ -62,20 +62,32 @@ func isBareIdent(s string) bool {
 	return true
 }
 
-// MaxNameLength is the longest keyspace, table or index name kandra
+// MaxNameLength is the longest keyspace, table or index name every target
 // accepts: ScyllaDB up to 2025.1 and Cassandra's keyspaces stop at 48
-// characters, so 48 is the portable limit.
+// characters, so 48 is the portable limit (ValidateName). A keyspace
+// whose targets accept longer names may use them (RuleNameLength).
 const MaxNameLength = 48
 
-// nameProblem says why s cannot be a keyspace, table or index name, or ""
-// when it can. Both servers check ^\w+$ (ASCII) on the final name even when
-// it is quoted.
-func nameProblem(s string) string {
+// nameProblem says why s cannot be a keyspace, table or index name on
+// every target (the portable rule, MaxNameLength), or "" when it can.
+// Both servers check ^\w+$ (ASCII) on the final name even when it is
+// quoted.
+func nameProblem(s string) string { return nameProblemUpTo(s, MaxNameLength) }
+
+// maxNameAnyTarget is the longest table or index name any target accepts
+// (Cassandra 5.0); RuleNameLength applies each target's own limit.
+const maxNameAnyTarget = 222
+
+// nameCharsProblem says why s cannot be a table or index name on any
+// target, or "": it must be 1 to 222 ASCII letters, digits or underscores.
+func nameCharsProblem(s string) string { return nameProblemUpTo(s, maxNameAnyTarget) }
+
+func nameProblemUpTo(s string, limit int) string {
 	switch {
 	case s == "":
 		return "is empty"
-	case len(s) > MaxNameLength:
-		return "is " + strconv.Itoa(len(s)) + " characters long; the limit is " + strconv.Itoa(MaxNameLength)
+	case len(s) > limit:
+		return "is " + strconv.Itoa(len(s)) + " characters long; the limit is " + strconv.Itoa(limit)
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]

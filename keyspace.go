@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -40,16 +41,48 @@ func (r Replication) SimpleFactor() int { return r.simple }
 // NetworkTopologyStrategy replication (a fresh map; nil for SimpleStrategy).
 func (r Replication) Datacenters() map[string]int { return maps.Clone(r.dcs) }
 
-// Keyspace is one keyspace: its name, its replication and the tables in it.
-// It is the unit the keyspace-wide rules apply to (a table or index name is
-// used once per keyspace) and the unit a schema is created or migrated in.
-// Build it with NewKeyspace; it is immutable. One registered type may be in
-// several keyspaces, and two types may share a table name in different
-// keyspaces.
+// KeyspaceSpec says what a keyspace is, apart from its tables.
+type KeyspaceSpec struct {
+	// Name is the keyspace's name.
+	Name string
+	// Replication is how the keyspace's data is replicated.
+	Replication Replication
+	// Targets are the servers the keyspace must work on; the zero value
+	// means AllTargets, the strictest promise. A Cassandra-only keyspace
+	// (Cassandra5 | Cassandra5Latest) may, for example, use index names
+	// over 48 characters and SimpleStrategy.
+	Targets Target
+	// Tablets renders ScyllaDB's tablets option; TabletsUnset renders
+	// none. It narrows the ScyllaDB targets to those it selects (vnodes or
+	// tablets) and needs ScyllaDB-only Targets, since Cassandra refuses it.
+	Tablets Tablets
+}
+
+// targets is the set of targets the spec's rules are checked against:
+// Targets (all when zero), narrowed by the tablets choice.
+func (s KeyspaceSpec) targets() Target {
+	t := s.Targets
+	if t == 0 {
+		t = AllTargets
+	}
+	switch s.Tablets {
+	case TabletsDisabled:
+		t &^= tabletTargets
+	case TabletsEnabled:
+		t &^= scyllaTargets &^ tabletTargets
+	}
+	return t
+}
+
+// Keyspace is one keyspace: its spec (name, replication, targets) and the
+// tables in it. It is the unit the keyspace-wide rules apply to (a table
+// or index name is used once per keyspace; what the targets refuse) and
+// the unit a schema is created or migrated in. Build it with NewKeyspace;
+// it is immutable. One registered type may be in several keyspaces, and
+// two types may share a table name in different keyspaces.
 type Keyspace struct {
-	name        string
-	replication Replication
-	tables      []*TableSchema
+	spec   KeyspaceSpec
+	tables []*TableSchema
 }
 
 // SchemaSource is what NewKeyspace takes a table from: a *Table[T] from
@@ -61,14 +94,19 @@ type SchemaSource interface {
 // Schema returns t itself, so that a *TableSchema is a SchemaSource.
 func (t *TableSchema) Schema() *TableSchema { return t }
 
-// NewKeyspace checks the keyspace rules (see Rules) on name, r and the
-// tables, in the order given, and returns the keyspace. A broken rule is a
-// *SchemaError that names the rule and, for a name used twice, both entity
-// types. A nil table is a programmer error: NewKeyspace panics, naming it.
+// NewKeyspace checks the keyspace rules (see Rules) on the spec and the
+// tables, in the order given, against the spec's targets, and returns the
+// keyspace. A broken rule is a *SchemaError that names the rule, the
+// target that refuses and, for a name used twice, both entity types. A nil
+// table is a programmer error: NewKeyspace panics, naming it.
 //
-//	app, err := kandra.NewKeyspace("app", kandra.SimpleStrategy(1), Users, Todos)
-func NewKeyspace(name string, r Replication, tables ...SchemaSource) (*Keyspace, error) {
-	k := &keyspaceBuilder{name: name, r: r}
+//	app, err := kandra.NewKeyspace(kandra.KeyspaceSpec{
+//		Name:        "app",
+//		Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3}),
+//	}, Users, Todos)
+func NewKeyspace(spec KeyspaceSpec, tables ...SchemaSource) (*Keyspace, error) {
+	k := &keyspaceBuilder{spec: spec, targets: spec.targets()}
+	k.spec.Replication.dcs = maps.Clone(spec.Replication.dcs)
 	for i, src := range tables {
 		if src == nil || src.Schema() == nil {
 			panic("kandra: NewKeyspace: table " + strconv.Itoa(i) + " is nil")
@@ -78,13 +116,13 @@ func NewKeyspace(name string, r Replication, tables ...SchemaSource) (*Keyspace,
 	if err := k.check(); err != nil {
 		return nil, err
 	}
-	return &Keyspace{name: name, replication: r, tables: k.tables}, nil
+	return &Keyspace{spec: k.spec, tables: k.tables}, nil
 }
 
 // MustNewKeyspace is NewKeyspace for keyspaces fixed in the program; it
 // panics with the schema error.
-func MustNewKeyspace(name string, r Replication, tables ...SchemaSource) *Keyspace {
-	k, err := NewKeyspace(name, r, tables...)
+func MustNewKeyspace(spec KeyspaceSpec, tables ...SchemaSource) *Keyspace {
+	k, err := NewKeyspace(spec, tables...)
 	if err != nil {
 		panic(err)
 	}
@@ -92,14 +130,20 @@ func MustNewKeyspace(name string, r Replication, tables ...SchemaSource) *Keyspa
 }
 
 // Name is the keyspace's name.
-func (k *Keyspace) Name() string { return k.name }
+func (k *Keyspace) Name() string { return k.spec.Name }
+
+// Spec returns the keyspace's spec, with Targets made explicit.
+func (k *Keyspace) Spec() KeyspaceSpec {
+	s := k.spec
+	s.Replication.dcs = maps.Clone(s.Replication.dcs)
+	if s.Targets == 0 {
+		s.Targets = AllTargets
+	}
+	return s
+}
 
 // Replication is the keyspace's replication.
-func (k *Keyspace) Replication() Replication {
-	r := k.replication
-	r.dcs = maps.Clone(r.dcs)
-	return r
-}
+func (k *Keyspace) Replication() Replication { return k.Spec().Replication }
 
 // Tables returns the keyspace's tables in the order given to NewKeyspace
 // (a fresh slice).
@@ -122,8 +166,8 @@ func (k *Keyspace) Table(name string) *TableSchema {
 // IF NOT EXISTS, so running them again changes nothing; a changed schema
 // needs a migration, not these.
 func (k *Keyspace) Statements() []string {
-	s := ddlSpec{keyspace: k.name}
-	out := []string{renderKeyspace(k.name, k.replication)}
+	s := ddlSpec{keyspace: k.spec.Name}
+	out := []string{renderKeyspace(k.spec)}
 	for _, t := range k.tables {
 		out = append(out, createTable(t, s))
 	}
@@ -140,33 +184,31 @@ func (k *Keyspace) Statements() []string {
 	return out
 }
 
-// CreateKeyspace renders CREATE KEYSPACE IF NOT EXISTS for name with the
-// given replication. It checks the same rules as NewKeyspace's keyspace
-// name and replication rows, and returns the same *SchemaError.
-func CreateKeyspace(name string, r Replication) (string, error) {
-	k := &keyspaceBuilder{name: name, r: r}
-	if err := k.checkName(); err != nil {
+// CreateKeyspace renders CREATE KEYSPACE IF NOT EXISTS for the spec. It
+// checks the keyspace rules that need no table, as NewKeyspace does, and
+// returns the same *SchemaError.
+func CreateKeyspace(spec KeyspaceSpec) (string, error) {
+	k := &keyspaceBuilder{spec: spec, targets: spec.targets()}
+	if err := k.check(); err != nil {
 		return "", err
 	}
-	if err := k.checkReplication(); err != nil {
-		return "", err
-	}
-	return renderKeyspace(name, r), nil
+	return renderKeyspace(spec), nil
 }
 
 // MustCreateKeyspace is CreateKeyspace for fixed arguments; it panics on error.
-func MustCreateKeyspace(name string, r Replication) string {
-	s, err := CreateKeyspace(name, r)
+func MustCreateKeyspace(spec KeyspaceSpec) string {
+	s, err := CreateKeyspace(spec)
 	if err != nil {
 		panic(err)
 	}
 	return s
 }
 
-func renderKeyspace(name string, r Replication) string {
+func renderKeyspace(spec KeyspaceSpec) string {
+	r := spec.Replication
 	var b strings.Builder
 	b.WriteString("CREATE KEYSPACE IF NOT EXISTS ")
-	b.WriteString(QuoteIdent(name))
+	b.WriteString(QuoteIdent(spec.Name))
 	b.WriteString(" WITH replication = {'class': ")
 	if !r.nts {
 		b.WriteString("'SimpleStrategy', 'replication_factor': ")
@@ -180,20 +222,27 @@ func renderKeyspace(name string, r Replication) string {
 			b.WriteString(strconv.Itoa(r.dcs[dc]))
 		}
 	}
-	b.WriteString("};")
+	b.WriteString("}")
+	switch spec.Tablets {
+	case TabletsDisabled:
+		b.WriteString(" AND tablets = {'enabled': false}")
+	case TabletsEnabled:
+		b.WriteString(" AND tablets = {'enabled': true}")
+	}
+	b.WriteString(";")
 	return b.String()
 }
 
 // keyspaceBuilder runs the keyspace rows of ruleTable.
 type keyspaceBuilder struct {
-	name   string
-	r      Replication
-	tables []*TableSchema
+	spec    KeyspaceSpec
+	targets Target // spec.targets()
+	tables  []*TableSchema
 }
 
 func (k *keyspaceBuilder) check() error {
 	for _, r := range ruleTable {
-		if r.keyspace == nil {
+		if r.keyspace == nil || r.Targets&k.targets == 0 && k.targets.IsValid() {
 			continue
 		}
 		if err := r.keyspace(k); err != nil {
@@ -203,37 +252,89 @@ func (k *keyspaceBuilder) check() error {
 	return nil
 }
 
-func (k *keyspaceBuilder) fail(field string, rule Rule, detail string) error {
-	return &SchemaError{Entity: "keyspace " + strconv.Quote(k.name), Field: field, Rule: rule, Detail: detail}
+func (k *keyspaceBuilder) fail(rule Rule, detail string) error {
+	return &SchemaError{Entity: "keyspace " + strconv.Quote(k.spec.Name), Rule: rule, Detail: detail}
 }
 
-func (k *keyspaceBuilder) checkName() error {
-	if p := nameProblem(k.name); p != "" {
-		return k.fail("", RuleKeyspaceName, "the keyspace name "+p)
+// each calls fn for every target of the keyspace that is also in among,
+// in a fixed order, and stops at the first error.
+func (k *keyspaceBuilder) each(among Target, fn func(t Target) error) error {
+	for _, n := range targetNames {
+		if k.targets&among&n.t != 0 {
+			if err := fn(n.t); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
+// isSystemKeyspace reports the names servers keep for themselves. Cassandra
+// compares them case-insensitively ("System keyspace 'System' is not
+// user-modifiable"); every one starts with system_ or is system.
+func isSystemKeyspace(name string) bool {
+	l := strings.ToLower(name)
+	return l == "system" || strings.HasPrefix(l, "system_")
+}
+
+func (k *keyspaceBuilder) checkName() error {
+	name := k.spec.Name
+	if p := nameCharsProblem(name); p != "" {
+		return k.fail(RuleKeyspaceName, "the keyspace name "+p)
+	}
+	if isSystemKeyspace(name) {
+		return k.fail(RuleKeyspaceName, "the keyspace name "+strconv.Quote(name)+" is a system keyspace's (system or system_*, compared without case); servers do not let users create tables there: pick another name")
+	}
+	return k.each(AllTargets, func(t Target) error {
+		if n := keyspaceLimit(t); len(name) > n {
+			return k.fail(RuleKeyspaceName, "the keyspace name is "+strconv.Itoa(len(name))+" characters long; "+targetName(t)+" accepts at most "+strconv.Itoa(n))
+		}
+		return nil
+	})
+}
+
+func (k *keyspaceBuilder) checkTargets() error {
+	sp := k.spec
+	switch {
+	case sp.Targets&^AllTargets != 0:
+		return k.fail(RuleTargets, "Targets holds "+sp.Targets.String()+", which names no known server")
+	case !sp.Tablets.IsValid():
+		return k.fail(RuleTargets, "Tablets is "+sp.Tablets.String()+"; use kandra.TabletsUnset, TabletsDisabled or TabletsEnabled")
+	case sp.Tablets != TabletsUnset && sp.targets()&cassandraTargets != 0:
+		return k.fail(RuleTargets, "Tablets "+sp.Tablets.String()+" renders the tablets option, which Cassandra refuses as an unknown property; set Targets to ScyllaDB targets only")
+	case k.targets == 0:
+		return k.fail(RuleTargets, "Tablets "+sp.Tablets.String()+" leaves none of the targets "+sp.Targets.String())
+	}
+	return nil
+}
+
+// MaxReplicationFactor is the largest replication factor kandra accepts,
+// per datacenter. Servers accept far larger ones and then fail: a
+// keyspace with factor 2147483647 makes Cassandra 5.0 end with an
+// OutOfMemoryError at the first CREATE TABLE. No real cluster needs more.
+const MaxReplicationFactor = 64
+
 func (k *keyspaceBuilder) checkReplication() error {
-	if !k.r.nts {
-		if k.r.simple < 1 {
-			return k.fail("", RuleReplication, "SimpleStrategy needs a replication factor of at least 1, not "+strconv.Itoa(k.r.simple))
+	r := k.spec.Replication
+	if !r.nts {
+		if r.simple < 1 || r.simple > MaxReplicationFactor {
+			return k.fail(RuleReplication, "SimpleStrategy needs a replication factor from 1 to "+strconv.Itoa(MaxReplicationFactor)+" (MaxReplicationFactor), not "+strconv.Itoa(r.simple)+"; servers run out of memory on huge factors")
 		}
 		return nil
 	}
 	total := 0
-	for _, dc := range slices.Sorted(maps.Keys(k.r.dcs)) {
+	for _, dc := range slices.Sorted(maps.Keys(r.dcs)) {
 		if p := datacenterProblem(dc); p != "" {
-			return k.fail("", RuleReplication, p)
+			return k.fail(RuleReplication, p)
 		}
-		f := k.r.dcs[dc]
-		if f < 0 {
-			return k.fail("", RuleReplication, "datacenter "+strconv.Quote(dc)+" has a negative replication factor "+strconv.Itoa(f))
+		f := r.dcs[dc]
+		if f < 0 || f > MaxReplicationFactor {
+			return k.fail(RuleReplication, "datacenter "+strconv.Quote(dc)+" has replication factor "+strconv.Itoa(f)+"; it must be from 0 to "+strconv.Itoa(MaxReplicationFactor)+" (MaxReplicationFactor)")
 		}
 		total += f
 	}
 	if total == 0 {
-		return k.fail("", RuleReplication, "NetworkTopologyStrategy needs at least one datacenter with a replica")
+		return k.fail(RuleReplication, "NetworkTopologyStrategy needs at least one datacenter with a replica: a keyspace with none accepts no write")
 	}
 	return nil
 }
@@ -251,9 +352,9 @@ func (k *keyspaceBuilder) checkNamesTaken() error {
 	take := func(t *TableSchema, field, name, what string) error {
 		if prev, ok := claims[name]; ok {
 			if prev.owner == t && prev.what == "table" && what == "table" {
-				return k.fail("", RuleNameTaken, "table "+strconv.Quote(name)+" of "+t.entity.String()+" is given twice")
+				return k.fail(RuleNameTaken, "table "+strconv.Quote(name)+" of "+t.entity.String()+" is given twice")
 			}
-			return k.fail("", RuleNameTaken, fmt.Sprintf("%s name %q of %s is already the %s name of %s; names are unique per keyspace", what, name, describeOwner(t, field), prev.what, prev.owner.entity))
+			return k.fail(RuleNameTaken, fmt.Sprintf("%s name %q of %s is already the %s name of %s; names are unique per keyspace", what, name, describeOwner(t, field), prev.what, prev.owner.entity))
 		}
 		claims[name] = claim{t, what}
 		return nil
@@ -291,9 +392,13 @@ func describeOwner(t *TableSchema, field string) string {
 
 // datacenterProblem says why servers refuse dc as a datacenter name, or "".
 func datacenterProblem(dc string) string {
-	switch {
+	switch l := strings.ToLower(dc); {
 	case dc == "":
 		return "a datacenter name is empty"
+	case l == "class":
+		return "a datacenter cannot be named " + strconv.Quote(dc) + ": it is the replication map's strategy key (\"Multiple definition for property class\")"
+	case l == "replication_factor":
+		return "a datacenter cannot be named " + strconv.Quote(dc) + ": servers read it as the factor of every datacenter, not as a datacenter"
 	case !utf8.ValidString(dc):
 		return "datacenter name " + strconv.Quote(dc) + " is not valid UTF-8"
 	}
@@ -308,3 +413,106 @@ func datacenterProblem(dc string) string {
 // quoteLiteral writes s as a CQL string literal: single quotes, with each
 // embedded single quote doubled.
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+func targetName(t Target) string { return t.String() }
+
+// checkNameLengths checks every table, lookup-table and index name of the
+// keyspace against the limit of each target.
+func (k *keyspaceBuilder) checkNameLengths() error {
+	return k.each(AllTargets, func(target Target) error {
+		limit := nameLimit(target)
+		check := func(t *TableSchema, what, name string) error {
+			if len(name) > limit {
+				return k.fail(RuleNameLength, fmt.Sprintf("%s name %q of %s is %d characters long; %s accepts at most %d (set Targets to servers that accept it, or shorten it)", what, name, t.entity, len(name), target, limit))
+			}
+			return nil
+		}
+		for _, t := range k.tables {
+			if err := check(t, "table", t.name); err != nil {
+				return err
+			}
+			for _, l := range t.lookups {
+				if err := check(t, "lookup table", l.name); err != nil {
+					return err
+				}
+			}
+			for _, c := range t.indexes {
+				if err := check(t, "index", t.IndexName(c)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// checkTTLCap refuses a TTL whose writes would fail within TTLHorizon on
+// Cassandra 5.0 under storage_compatibility_mode CASSANDRA_4, which refuses
+// every write whose now + TTL passes 2038-01-19T03:14:06Z.
+func (k *keyspaceBuilder) checkTTLCap() error {
+	now := timeNow()
+	latest := expirationCap2038.Sub(now) - TTLHorizon
+	for _, t := range k.tables {
+		ttls := []struct {
+			what string
+			ttl  int
+		}{}
+		if ttl, ok := t.DefaultTTL(); ok {
+			ttls = append(ttls, struct {
+				what string
+				ttl  int
+			}{"DefaultTTL", ttl})
+		}
+		if sd := t.softDelete; sd != nil {
+			ttls = append(ttls, struct {
+				what string
+				ttl  int
+			}{"the SoftDelete TTL", sd.TTLSeconds})
+		}
+		for _, x := range ttls {
+			if d := time.Duration(x.ttl) * time.Second; d > latest {
+				fails := expirationCap2038.Add(-d)
+				return k.fail(RuleTTLCap, fmt.Sprintf("%s of %s is %d s: %s (storage_compatibility_mode CASSANDRA_4, its default) refuses every write whose expiry lies past %s, so writes with it fail from %s; kandra accepts TTLs that still work %d days from now. Use a TTL of at most %d s, or target Cassandra 5.0 with storage_compatibility_mode NONE (Targets: kandra.Cassandra5Latest ...)",
+					x.what, t.entity, x.ttl, Cassandra5, expirationCap2038.Format(time.RFC3339), fails.Format(time.DateOnly), int(TTLHorizon.Hours()/24), max(int(latest/time.Second), 0)))
+			}
+		}
+	}
+	return nil
+}
+
+// checkTablets refuses what a keyspace that uses tablets cannot have.
+func (k *keyspaceBuilder) checkTablets() error {
+	return k.each(tabletTargets, func(target Target) error {
+		if !k.spec.Replication.nts {
+			return k.fail(RuleTablets, target.String()+" supports only NetworkTopologyStrategy in a keyspace with tablets; use kandra.NetworkTopologyStrategy, or a vnodes keyspace (Tablets: kandra.TabletsDisabled with ScyllaDB-only Targets)")
+		}
+		if target != Scylla2025Tablets {
+			return nil
+		}
+		const way = "; target ScyllaDB 2026.x, or use a vnodes keyspace (Tablets: kandra.TabletsDisabled with ScyllaDB-only Targets)"
+		for _, t := range k.tables {
+			switch {
+			case t.counter:
+				return k.fail(RuleTablets, fmt.Sprintf("%s is a counter table; %s refuses counters (\"Counters are not yet supported with tablets\")%s", t.entity, target, way))
+			case t.version != nil:
+				return k.fail(RuleTablets, fmt.Sprintf("%s has a Version column, which the runtime updates with a lightweight transaction; %s refuses them (\"LWT is not yet supported with tablets\")%s", t.entity, target, way))
+			case len(t.indexes) > 0:
+				return k.fail(RuleTablets, fmt.Sprintf("%s has a secondary index on %s; %s builds them on tablets only as an experimental feature%s", t.entity, t.indexes[0].name, target, way))
+			}
+		}
+		return nil
+	})
+}
+
+// checkSAIIndexes refuses index targets that a storage-attached index
+// cannot have, on a target where CREATE INDEX makes one by default.
+func (k *keyspaceBuilder) checkSAIIndexes() error {
+	for _, t := range k.tables {
+		for _, c := range t.indexes {
+			if c.typ.contains(CQLBlob) {
+				return k.fail(RuleSAIIndex, fmt.Sprintf("the index on %s.%s (%s) would be a storage-attached index on %s (default_secondary_index: sai), and SAI refuses blob values (\"Unsupported type: blob\"); target Cassandra5 only, or drop the index", t.entity, c.goName, c.typ.brief(), Cassandra5Latest))
+			}
+		}
+	}
+	return nil
+}

@@ -37,23 +37,28 @@ func (e *ksItem) Describe(s *kandra.Schema[ksItem]) {
 
 // TestKeyspaceStatementsOrder: the keyspace first, then every table, then
 // every lookup table, then every index, each qualified; and the same
-// statements as the per-table writers give.
+// statements as the keyspace's per-statement writers give. SimpleStrategy
+// and the indexes need targets without ScyllaDB's tablets: Cassandra 5.0
+// and ScyllaDB 2026.x vnodes keyspaces take both.
 func TestKeyspaceStatementsOrder(t *testing.T) {
 	orders, items := kandra.MustRegister[ksOrder](), kandra.MustRegister[ksItem]()
-	ks := kandra.MustNewKeyspace("shop", kandra.SimpleStrategy(3), orders, items.Schema())
-	in := kandra.MustInKeyspace("shop")
+	spec := kandra.KeyspaceSpec{Name: "shop", Replication: kandra.SimpleStrategy(3), Targets: kandra.Cassandra5 | kandra.Scylla2026}
+	ks := kandra.MustNewKeyspace(spec, orders, items.Schema())
 	ot, it := orders.Schema(), items.Schema()
 	want := []string{
-		kandra.MustCreateKeyspace("shop", kandra.SimpleStrategy(3)),
-		kandra.CreateTable(ot, in),
-		kandra.CreateTable(it, in),
-		kandra.CreateLookupTable(ot.LookupTables()[0], in),
-		kandra.CreateLookupTable(it.LookupTables()[0], in),
-		noErr(kandra.CreateIndex(ot, ot.ColumnByName("note"), in)),
-		noErr(kandra.CreateIndex(it, it.ColumnByName("sku"), in)),
+		kandra.MustCreateKeyspace(spec),
+		noErr(ks.CreateTable(ot)),
+		noErr(ks.CreateTable(items)),
+		noErr(ks.CreateLookupTable(ot.LookupTables()[0])),
+		noErr(ks.CreateLookupTable(it.LookupTables()[0])),
+		noErr(ks.CreateIndex(ot, ot.ColumnByName("note"))),
+		noErr(ks.CreateIndex(items, it.ColumnByName("sku"))),
 	}
 	assert.Equal(t, want, ks.Statements())
+	assert.Equal(t, want[0], ks.CreateKeyspace())
 	assert.Contains(t, want[1], "CREATE TABLE IF NOT EXISTS shop.ks_orders (")
+	assert.Equal(t, "CREATE TABLE IF NOT EXISTS shop.ks_items_by_sku (\n    sku TEXT,\n    id UUID,\n    PRIMARY KEY (sku)\n);", want[4])
+	assert.Equal(t, "CREATE INDEX IF NOT EXISTS ks_orders_note_idx ON shop.ks_orders (note);", want[5])
 
 	assert.Equal(t, "shop", ks.Name())
 	assert.Equal(t, []*kandra.TableSchema{ot, it}, ks.Tables())
@@ -65,6 +70,24 @@ func TestKeyspaceStatementsOrder(t *testing.T) {
 	r := ks.Replication()
 	assert.False(t, r.IsNetworkTopology())
 	assert.Equal(t, 3, r.SimpleFactor())
+	assert.Equal(t, spec, ks.Spec())
+}
+
+// TestKeyspaceSpec: Spec makes the default targets explicit and keeps its
+// own copy of the datacenters.
+func TestKeyspaceSpec(t *testing.T) {
+	dcs := map[string]int{"dc1": 3}
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "plain", Replication: kandra.NetworkTopologyStrategy(dcs)})
+	spec := ks.Spec()
+	assert.Equal(t, kandra.AllTargets, spec.Targets)
+	assert.Equal(t, kandra.TabletsUnset, spec.Tablets)
+	assert.True(t, spec.Replication.IsNetworkTopology())
+	assert.Equal(t, 0, spec.Replication.SimpleFactor())
+	assert.Nil(t, kandra.SimpleStrategy(1).Datacenters())
+	dcs["dc2"] = 1
+	got := spec.Replication.Datacenters()
+	got["dc3"] = 1
+	assert.Equal(t, map[string]int{"dc1": 3}, ks.Spec().Replication.Datacenters())
 }
 
 // TestOneTypeInTwoKeyspaces: a keyspace holds schemas, it does not own
@@ -72,8 +95,9 @@ func TestKeyspaceStatementsOrder(t *testing.T) {
 func TestOneTypeInTwoKeyspaces(t *testing.T) {
 	orders := kandra.MustRegister[ksOrder]()
 	dcs := map[string]int{"dc1": 3, "dc2": 2}
-	a := kandra.MustNewKeyspace("shop_a", kandra.NetworkTopologyStrategy(dcs), orders)
-	b := kandra.MustNewKeyspace("shop_b", kandra.SimpleStrategy(1), orders)
+	// ksOrder has an index: no ScyllaDB 2025.x keyspace with tablets.
+	a := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "shop_a", Replication: kandra.NetworkTopologyStrategy(dcs), Targets: indexTargets}, orders)
+	b := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "shop_b", Replication: kandra.SimpleStrategy(1), Targets: kandra.Cassandra5}, orders)
 	assert.Contains(t, a.Statements()[1], "shop_a.ks_orders")
 	assert.Contains(t, b.Statements()[1], "shop_b.ks_orders")
 	dcs["dc1"] = 9 // the keyspace kept its own copy
@@ -85,7 +109,7 @@ func TestOneTypeInTwoKeyspaces(t *testing.T) {
 
 func TestNewKeyspacePanicsOnNilTable(t *testing.T) {
 	assert.PanicsWithValue(t, "kandra: NewKeyspace: table 1 is nil", func() {
-		kandra.NewKeyspace("shop", kandra.SimpleStrategy(1), kandra.MustRegister[ksOrder](), nil)
+		_, _ = kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "shop", Replication: oneDC}, kandra.MustRegister[ksOrder](), nil)
 	})
 }
 
@@ -95,21 +119,25 @@ func TestErrorFamily(t *testing.T) {
 	orders := kandra.MustRegister[ksOrder]()
 	ts := orders.Schema()
 	_, cqlErr := kandra.ParseCQLType("map<text")
-	_, nameErr := kandra.InKeyspace("my-app")
-	_, ksErr := kandra.CreateKeyspace("ok", kandra.SimpleStrategy(0))
-	_, dupErr := kandra.NewKeyspace("ok", kandra.SimpleStrategy(1), orders, orders)
+	nameErr := kandra.ValidateName("my-app")
+	_, ksErr := kandra.CreateKeyspace(kandra.KeyspaceSpec{Name: "ok", Replication: kandra.SimpleStrategy(0)})
+	_, dupErr := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "ok", Replication: oneDC, Targets: indexTargets}, orders, orders)
+	_, targetErr := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "ok", Replication: oneDC}, orders) // an index, and ScyllaDB 2025.x with tablets
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ok", Replication: oneDC, Targets: indexTargets}, orders)
 	_, ptrErr := ts.ColumnByName("email").Pointer(&ksItem{})
 	_, ptrsErr := ts.Pointers(ksOrder{}, nil)
 	_, fieldErr := kandra.FieldOf(orders, func(o *ksOrder) *string { return new(string) })
-	_, indexErr := kandra.CreateIndex(ts, ts.ColumnByName("email"))
-	_, alterErr := kandra.AlterTableAdd(ts, ts.ColumnByName("id"))
+	_, indexErr := ks.CreateIndex(ts, ts.ColumnByName("email"))
+	_, alterErr := ks.AlterTableAdd(ts, ts.ColumnByName("id"))
+	_, memberErr := ks.CreateTable(kandra.MustRegister[ksItem]())
 	_, regErr := kandra.Register[FailsOnce]()
 	for name, c := range map[string]struct {
 		err  error
 		kind error
 	}{
-		"ParseCQLType": {cqlErr, kerrors.ErrSchema}, "InKeyspace": {nameErr, kerrors.ErrSchema},
+		"ParseCQLType": {cqlErr, kerrors.ErrSchema}, "ValidateName": {nameErr, kerrors.ErrSchema},
 		"CreateKeyspace": {ksErr, kerrors.ErrSchema}, "NewKeyspace": {dupErr, kerrors.ErrSchema},
+		"NewKeyspace (targets)": {targetErr, kerrors.ErrSchema}, "Keyspace.CreateTable": {memberErr, kerrors.ErrSchema},
 		"ColumnSchema.Pointer": {ptrErr, kerrors.ErrSchema}, "TableSchema.Pointers": {ptrsErr, kerrors.ErrSchema},
 		"FieldOf": {fieldErr, kerrors.ErrSchema}, "CreateIndex": {indexErr, kerrors.ErrSchema},
 		"AlterTableAdd": {alterErr, kerrors.ErrMigration}, "Register": {regErr, kerrors.ErrSchema},
@@ -124,4 +152,12 @@ func TestErrorFamily(t *testing.T) {
 	require.ErrorAs(t, dupErr, &se)
 	assert.Equal(t, kandra.RuleNameTaken, se.Rule)
 	assert.Contains(t, se.Detail, "given twice")
+	require.ErrorAs(t, targetErr, &se)
+	assert.Equal(t, kandra.RuleTablets, se.Rule)
+	require.ErrorAs(t, indexErr, &se)
+	assert.Equal(t, kandra.RuleSecondaryIndex, se.Rule)
+	require.ErrorAs(t, memberErr, &se)
+	assert.Equal(t, kandra.RuleBinding, se.Rule)
+	var ne *kandra.NameError
+	require.ErrorAs(t, nameErr, &ne)
 }

@@ -2,7 +2,7 @@ package kandra
 
 import "time"
 
-// Metrics receives the duration of each statement a runtime executes, so an
+// Metrics receives the duration of each statement the runtime executes, so an
 // application can feed its own metrics system (Prometheus, OpenTelemetry,
 // expvar) without kandra depending on any of them.
 //
@@ -11,7 +11,7 @@ import "time"
 // concurrent use and should return quickly.
 type Metrics interface {
 	// Record reports that operation on table took d. operation is one of
-	// the Op constants or another name a runtime chooses.
+	// the Op constants or another name the runtime chooses.
 	Record(table, operation string, d time.Duration)
 }
 
@@ -22,8 +22,8 @@ type MetricsFunc func(table, operation string, d time.Duration)
 // Record calls f(table, operation, d).
 func (f MetricsFunc) Record(table, operation string, d time.Duration) { f(table, operation, d) }
 
-// Operation names a runtime passes to [Metrics.Record]. They document what
-// kandra runtimes emit; they are not a closed set, and a recorder should
+// Operation names the runtime passes to [Metrics.Record]. They document what
+// the runtime emits; they are not a closed set, and a recorder should
 // accept other names too.
 const (
 	// OpSave is a single-entity insert.

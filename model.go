@@ -1,10 +1,13 @@
 package kandra
 
 import (
+	"fmt"
+	"hash/fnv"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
+	"unicode/utf8"
 
 	"github.com/kandra-go/kandra/internal/reflectx"
 )
@@ -205,7 +208,25 @@ func (c *ColumnSchema) GeneratedUUID() (UUIDStrategy, bool) { return c.uuid, c.g
 
 // indexName composes the name kandra gives a secondary index on the
 // column, "{table}_{column}_idx", whether or not the column has one.
-func (c *ColumnSchema) indexName(table string) string { return table + "_" + c.name + "_idx" }
+// A column name that is not all ASCII letters, digits and _ ("Größe",
+// "Mixed Case") cannot appear in an index name as is: its other characters
+// become _, and a hash of the whole name keeps two such names apart.
+func (c *ColumnSchema) indexName(table string) string {
+	if nameProblemUpTo(c.name, len(c.name)) == "" {
+		return table + "_" + c.name + "_idx"
+	}
+	var b strings.Builder
+	for _, r := range c.name {
+		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	h := fnv.New32a()
+	h.Write([]byte(c.name))
+	return fmt.Sprintf("%s_%s_%08x_idx", table, b.String(), h.Sum32())
+}
 
 // LookupTableSchema describes a denormalized lookup table: the indexed
 // column as its only primary-key column, then the primary table's partition
@@ -246,11 +267,24 @@ func (l *LookupTableSchema) Table() *TableSchema { return l.index.table }
 
 // Columns returns the lookup table's columns in order: index column,
 // partition keys, clustering keys (a fresh slice).
+// A lookup on a key column (a component of a composite partition key, or
+// a clustering column) lists that column once, as the index column.
 func (l *LookupTableSchema) Columns() []*ColumnSchema {
 	out := make([]*ColumnSchema, 0, 1+len(l.partition)+len(l.clustering))
 	out = append(out, l.index)
-	out = append(out, l.partition...)
-	return append(out, l.clustering...)
+	return append(out, l.carried()...)
+}
+
+// carried is the primary key's columns other than the index column: the
+// columns a lookup table holds besides its key.
+func (l *LookupTableSchema) carried() []*ColumnSchema {
+	out := make([]*ColumnSchema, 0, len(l.partition)+len(l.clustering))
+	for _, c := range slices.Concat(l.partition, l.clustering) {
+		if c != l.index {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Consistency is how the runtime keeps the lookup table in step.
@@ -274,31 +308,29 @@ type SoftDeleteConfig struct {
 // TableSchema is the validated, immutable description of a registered
 // entity's table. Accessors that return slices return fresh copies.
 type TableSchema struct {
-	entity      reflect.Type
-	ptrType     reflectx.TypeWord // type word of *entity
-	name        string
-	cqlName     string
-	columns     []*ColumnSchema
-	partition   []*ColumnSchema
-	clustering  []*ColumnSchema
-	lookups     []*LookupTableSchema
-	indexes     []*ColumnSchema
-	ttl         int
-	hasTTL      bool
-	gcGrace     int
-	hasGCGrace  bool
-	counter     bool
-	createdAt   *ColumnSchema
-	updatedAt   *ColumnSchema
-	version     *ColumnSchema
-	softDelete  *SoftDeleteConfig
-	cache       *CacheConfig
-	read        Consistency
-	hasRead     bool
-	write       Consistency
-	hasWrite    bool
-	statements  []string  // DDL without keyspace, rendered on first use
-	ddlRendered sync.Once // guards statements
+	entity     reflect.Type
+	ptrType    reflectx.TypeWord // type word of *entity
+	name       string
+	cqlName    string
+	columns    []*ColumnSchema
+	partition  []*ColumnSchema
+	clustering []*ColumnSchema
+	lookups    []*LookupTableSchema
+	indexes    []*ColumnSchema
+	ttl        int
+	hasTTL     bool
+	gcGrace    int
+	hasGCGrace bool
+	counter    bool
+	createdAt  *ColumnSchema
+	updatedAt  *ColumnSchema
+	version    *ColumnSchema
+	softDelete *SoftDeleteConfig
+	cache      *CacheConfig
+	read       Consistency
+	hasRead    bool
+	write      Consistency
+	hasWrite   bool
 }
 
 // EntityType is the Go struct type the table was registered for.

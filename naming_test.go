@@ -289,8 +289,11 @@ func TestReservedFieldNamesInDDL(t *testing.T) {
 			t.Errorf("column %s: CQLName %s is not QuoteIdent(%q)", c.GoName(), c.CQLName(), c.Name())
 		}
 	}
-	ddl := kandra.CreateTable(ts)
+	// The table has an index on a TEXT column: indexTargets take it.
+	ks := newKeyspace(t, "ks", indexTargets, tbl)
+	ddl := noErr(ks.CreateTable(ts))
 	for _, line := range []string{
+		"CREATE TABLE IF NOT EXISTS ks.kn_reserved (\n",
 		"    id TEXT,\n", "    \"order\" INT,\n", "    \"from\" TEXT,\n", "    \"token\" TEXT,\n",
 		"    \"select\" BOOLEAN,\n", "    key TEXT,\n", "    ttl BIGINT,\n", "    \"desc\" TEXT,\n",
 		"    list LIST<TEXT>,\n", "    user_id TEXT,\n",
@@ -301,10 +304,10 @@ func TestReservedFieldNamesInDDL(t *testing.T) {
 		}
 	}
 	from := ts.ColumnByName("from")
-	if got, want := noErr(kandra.CreateIndex(ts, from)), `CREATE INDEX IF NOT EXISTS kn_reserved_from_idx ON kn_reserved ("from");`; got != want {
+	if got, want := noErr(ks.CreateIndex(ts, from)), `CREATE INDEX IF NOT EXISTS kn_reserved_from_idx ON ks.kn_reserved ("from");`; got != want {
 		t.Errorf("CreateIndex = %s, want %s", got, want)
 	}
-	if got, want := noErr(kandra.AlterTableAdd(ts, ts.ColumnByName("token"))), `ALTER TABLE kn_reserved ADD "token" TEXT;`; got != want {
+	if got, want := noErr(ks.AlterTableAdd(ts, ts.ColumnByName("token"))), `ALTER TABLE ks.kn_reserved ADD "token" TEXT;`; got != want {
 		t.Errorf("AlterTableAdd = %s, want %s", got, want)
 	}
 }

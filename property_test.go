@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -34,7 +35,7 @@ const (
 	tokWord   tokKind = iota // keyword or bare identifier
 	tokQuoted                // "quoted identifier"
 	tokNumber
-	tokSym // ( ) , ; < > =
+	tokSym // ( ) , ; < > = .
 )
 
 type token struct {
@@ -89,7 +90,7 @@ func lexCQL(s string) ([]token, error) {
 			}
 			out = append(out, token{tokNumber, s[i:j], s[i:j]})
 			i = j
-		case strings.IndexByte("(),;<>=", c) >= 0:
+		case strings.IndexByte("(),;<>=.", c) >= 0:
 			out = append(out, token{tokSym, s[i : i+1], s[i : i+1]})
 			i++
 		default:
@@ -123,6 +124,7 @@ type withOpt struct {
 }
 
 type createTable struct {
+	keyspace   ident
 	name       ident
 	cols       []colDef
 	partition  []ident
@@ -133,8 +135,8 @@ type createTable struct {
 }
 
 type createIndex struct {
-	name, table, column ident
-	full                bool
+	name, keyspace, table, column ident
+	full                          bool
 }
 
 type parser struct {
@@ -213,6 +215,13 @@ func (p *parser) typ() string {
 	return t.src + "<" + strings.Join(args, ", ") + ">"
 }
 
+// qualified reads keyspace.name.
+func (p *parser) qualified() (keyspace, name ident) {
+	keyspace = p.ident()
+	p.expect(".")
+	return keyspace, p.ident()
+}
+
 func (p *parser) end() {
 	p.expect(";")
 	if p.err == nil && p.pos != len(p.toks) {
@@ -228,7 +237,7 @@ func parseCreateTable(s string) (*createTable, error) {
 	p := &parser{toks: toks}
 	ct := &createTable{}
 	p.expect("CREATE", "TABLE", "IF", "NOT", "EXISTS")
-	ct.name = p.ident()
+	ct.keyspace, ct.name = p.qualified()
 	p.expect("(")
 	for p.err == nil && !(p.isWord("PRIMARY") && p.peek(1).src == "KEY") {
 		c := colDef{name: p.ident()}
@@ -302,7 +311,7 @@ func parseCreateTable(s string) (*createTable, error) {
 // render writes ct in the layout of DESIGN.md's "DDL (ddl.go)" section.
 func (ct *createTable) render() string {
 	var b strings.Builder
-	b.WriteString("CREATE TABLE IF NOT EXISTS " + ct.name.src + " (\n")
+	b.WriteString("CREATE TABLE IF NOT EXISTS " + ct.keyspace.src + "." + ct.name.src + " (\n")
 	for _, c := range ct.cols {
 		b.WriteString("    " + c.name.src + " " + c.typ + ",\n")
 	}
@@ -350,7 +359,7 @@ func parseCreateIndex(s string) (*createIndex, error) {
 	p.expect("CREATE", "INDEX", "IF", "NOT", "EXISTS")
 	ci.name = p.ident()
 	p.expect("ON")
-	ci.table = p.ident()
+	ci.keyspace, ci.table = p.qualified()
 	p.expect("(")
 	if p.isWord("FULL") && p.peek(1).src == "(" {
 		ci.full = true
@@ -373,7 +382,7 @@ func (ci *createIndex) render() string {
 	if ci.full {
 		col = "FULL(" + col + ")"
 	}
-	return "CREATE INDEX IF NOT EXISTS " + ci.name.src + " ON " + ci.table.src + " (" + col + ");"
+	return "CREATE INDEX IF NOT EXISTS " + ci.name.src + " ON " + ci.keyspace.src + "." + ci.table.src + " (" + col + ");"
 }
 
 // ---------------------------------------------------------------------------
@@ -448,6 +457,23 @@ func mustBuild(t *rapid.T, m schematest.Model) *kandra.TableSchema {
 	return ts
 }
 
+// keyspaceOf puts ts, built from the valid model m, alone in keyspace
+// "ks" with NetworkTopologyStrategy, for the targets that accept it
+// (schematest.Targets): the model is valid, so this keyspace must accept
+// it, and then writes its statements.
+func keyspaceOf(t *rapid.T, m schematest.Model, ts *kandra.TableSchema) *kandra.Keyspace {
+	t.Helper()
+	targets := m.Targets(time.Now())
+	if targets == 0 {
+		t.Fatalf("no target accepts the valid model of table %q (schematest promises ScyllaDB 2026.x or Cassandra5Latest)", m.Table)
+	}
+	ks, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: oneDC, Targets: targets}, ts)
+	if err != nil {
+		t.Fatalf("NewKeyspace for %v, the targets that accept the model: %v", targets, err)
+	}
+	return ks
+}
+
 func describeSpec(sp dynamic.Spec) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "table %q, type %v, soft delete %v (ttl %d, marker %d)", sp.Table, sp.Type, sp.SoftDelete, sp.SoftTTL, sp.MarkerField)
@@ -507,11 +533,12 @@ func TestPropertyValidSpecsAreAcceptedDeterministically(t *testing.T) {
 		m := schematest.ValidModel(t)
 		ts1 := mustBuild(t, m)
 		ts2 := mustBuild(t, m)
-		s1, s2 := kandra.Statements(ts1), kandra.Statements(ts2)
+		ks := keyspaceOf(t, m, ts1)
+		s1, s2 := ks.Statements(), keyspaceOf(t, m, ts2).Statements()
 		if !reflect.DeepEqual(s1, s2) {
 			t.Fatalf("two builds of one spec differ:\n%q\n%q", s1, s2)
 		}
-		if again := kandra.Statements(ts1); !reflect.DeepEqual(s1, again) {
+		if again := ks.Statements(); !reflect.DeepEqual(s1, again) {
 			t.Fatalf("Statements is not stable: %q then %q", s1, again)
 		}
 	})
@@ -564,7 +591,13 @@ func TestPropertyCreateTable(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		m := schematest.ValidModel(t)
 		ts := mustBuild(t, m)
-		ct := parseTable(t, kandra.CreateTable(ts))
+		ks := keyspaceOf(t, m, ts)
+		ddl, err := ks.CreateTable(ts)
+		if err != nil {
+			t.Fatalf("CreateTable: %v", err)
+		}
+		ct := parseTable(t, ddl)
+		checkIdent(t, "keyspace name", ct.keyspace, "ks")
 		checkIdent(t, "table name", ct.name, ts.Name())
 
 		// Every column exactly once, in order.
@@ -575,7 +608,7 @@ func TestPropertyCreateTable(t *testing.T) {
 		}
 		for _, c := range cols {
 			if seen[c.Name()] != 1 {
-				t.Fatalf("column %q appears %d times in\n%s", c.Name(), seen[c.Name()], kandra.CreateTable(ts))
+				t.Fatalf("column %q appears %d times in\n%s", c.Name(), seen[c.Name()], ddl)
 			}
 		}
 		if len(ct.cols) != len(cols) {
@@ -658,10 +691,11 @@ func TestPropertyCreateTable(t *testing.T) {
 	})
 }
 
-// Lookup tables: exactly 1 + |partition keys| + |clustering keys| columns,
-// the index column first and as the only primary-key column, the primary
-// table's keys after it; no default_time_to_live, gc_grace_seconds or
-// CLUSTERING ORDER.
+// Lookup tables: the index column first and as the only primary-key
+// column, then the primary table's key columns other than it: 1 + |partition
+// keys| + |clustering keys| columns for a lookup on a regular column, one
+// fewer for a lookup on a key column; no default_time_to_live,
+// gc_grace_seconds or CLUSTERING ORDER.
 func TestPropertyLookupTables(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		m := schematest.ValidModel(t)
@@ -670,8 +704,8 @@ func TestPropertyLookupTables(t *testing.T) {
 			m = m.WithTable(rapid.StringMatching(`[A-Za-z0-9_]{16}`).Draw(t, "new table"))
 		}
 		ts := mustBuild(t, m)
+		ks := keyspaceOf(t, m, ts)
 		pk, ck := ts.PartitionKeys(), ts.ClusteringKeys()
-		want := 1 + len(pk) + len(ck)
 		lookups := ts.LookupTables()
 		var got, wantNames []string
 		for _, l := range lookups {
@@ -686,25 +720,40 @@ func TestPropertyLookupTables(t *testing.T) {
 			t.Fatalf("lookup tables %q, want %q", got, wantNames)
 		}
 		for _, l := range lookups {
-			// The model.
+			// The model: the primary key without the index column.
+			var carried []string
+			for _, c := range m.Columns {
+				if c.Role != kandra.RegularColumn && c.Name != l.IndexColumn().Name() {
+					carried = append(carried, c.Name)
+				}
+			}
+			want := 1 + len(carried)
+			if l.IndexColumn().Role() == kandra.RegularColumn && want != 1+len(pk)+len(ck) ||
+				l.IndexColumn().Role() != kandra.RegularColumn && want != len(pk)+len(ck) {
+				t.Fatalf("lookup table %q on a %v: %d columns in the model", l.Name(), l.IndexColumn().Role(), want)
+			}
 			lc := l.Columns()
 			if len(lc) != want {
-				t.Fatalf("lookup table %q has %d columns, want 1 + %d + %d", l.Name(), len(lc), len(pk), len(ck))
+				t.Fatalf("lookup table %q has %d columns, want %d", l.Name(), len(lc), want)
 			}
-			if lc[0] != l.IndexColumn() || l.IndexColumn().Lookup() != l {
+			if lc[0] != l.IndexColumn() || l.IndexColumn().Lookup() != l || l.Table() != ts {
 				t.Fatalf("lookup table %q: the index column is not first, or does not point back", l.Name())
 			}
-			if !same(names(lc[1:]), append(names(pk), names(ck)...)) ||
+			if !same(names(lc[1:]), carried) ||
 				!same(names(l.PartitionKeys()), names(pk)) ||
 				!same(names(l.ClusteringKeys()), names(ck)) {
-				t.Fatalf("lookup table %q carries %q, want %q then %q", l.Name(), names(lc[1:]), names(pk), names(ck))
+				t.Fatalf("lookup table %q carries %q, want %q; keys %q %q", l.Name(), names(lc[1:]), carried, names(l.PartitionKeys()), names(l.ClusteringKeys()))
 			}
 			if l.Name() != ts.Name()+"_"+l.Suffix() {
 				t.Fatalf("lookup table %q, want %s_%s", l.Name(), ts.Name(), l.Suffix())
 			}
 			// The text.
-			ddl := kandra.CreateLookupTable(l)
+			ddl, err := ks.CreateLookupTable(l)
+			if err != nil {
+				t.Fatalf("CreateLookupTable: %v", err)
+			}
 			ct := parseTable(t, ddl)
+			checkIdent(t, "keyspace name", ct.keyspace, "ks")
 			checkIdent(t, "lookup table name", ct.name, l.Name())
 			if len(ct.cols) != want {
 				t.Fatalf("%s\ndeclares %d columns, want %d", ddl, len(ct.cols), want)
@@ -736,14 +785,16 @@ func TestPropertyLookupTables(t *testing.T) {
 }
 
 // Secondary indexes and the statement list: CREATE INDEX IF NOT EXISTS
-// {table}_{col}_idx ON {table} ({col}), with FULL() on a frozen collection
-// (a collection in a key); Statements is the primary table, each lookup
-// table, then each index; ALTER TABLE ADD for regular columns only (a
-// key column is a migration error).
+// {index} ON ks.{table} ({col}), with FULL() on a frozen collection (a
+// collection in a key), the index named as schematest.IndexName says
+// ({table}_{col}_idx, or sanitized and hashed); Statements is CREATE
+// KEYSPACE, the primary table, each lookup table, then each index; ALTER
+// TABLE ADD for regular columns only (a key column is a migration error).
 func TestPropertyIndexesAndStatements(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		m := schematest.ValidModel(t)
 		ts := mustBuild(t, m)
+		ks := keyspaceOf(t, m, ts)
 		idx := ts.SecondaryIndexes()
 		got := names(idx)
 		want := append([]string(nil), m.Indexes...)
@@ -752,12 +803,12 @@ func TestPropertyIndexesAndStatements(t *testing.T) {
 		if !same(got, want) {
 			t.Fatalf("indexes on %q, want %q", got, want)
 		}
-		stmts := []string{kandra.CreateTable(ts)}
+		stmts := []string{ks.CreateKeyspace(), noErr(ks.CreateTable(ts))}
 		for _, l := range ts.LookupTables() {
-			stmts = append(stmts, kandra.CreateLookupTable(l))
+			stmts = append(stmts, noErr(ks.CreateLookupTable(l)))
 		}
 		for _, c := range idx {
-			ddl, err := kandra.CreateIndex(ts, c)
+			ddl, err := ks.CreateIndex(ts, c)
 			if err != nil {
 				t.Fatalf("CreateIndex(%q) of an indexed column: %v", c.Name(), err)
 			}
@@ -769,8 +820,9 @@ func TestPropertyIndexesAndStatements(t *testing.T) {
 			if ci.render() != ddl {
 				t.Fatalf("not in the documented layout: %q, want %q", ddl, ci.render())
 			}
-			name := ts.Name() + "_" + c.Name() + "_idx"
+			name := schematest.IndexName(ts.Name(), c.Name())
 			checkIdent(t, "index name", ci.name, name)
+			checkIdent(t, "keyspace name", ci.keyspace, "ks")
 			checkIdent(t, "indexed table", ci.table, ts.Name())
 			checkIdent(t, "indexed column", ci.column, c.Name())
 			if ts.IndexName(c) != name {
@@ -781,11 +833,11 @@ func TestPropertyIndexesAndStatements(t *testing.T) {
 				t.Fatalf("%s: FULL() is for frozen collections (collections in a key) only", ddl)
 			}
 		}
-		if s := kandra.Statements(ts); !reflect.DeepEqual(s, stmts) {
-			t.Fatalf("Statements = %q, want the table, its lookup tables, then its indexes: %q", s, stmts)
+		if s := ks.Statements(); !reflect.DeepEqual(s, stmts) {
+			t.Fatalf("Statements = %q, want the keyspace, the table, its lookup tables, then its indexes: %q", s, stmts)
 		}
 		for _, c := range ts.Columns() {
-			alter, err := kandra.AlterTableAdd(ts, c)
+			alter, err := ks.AlterTableAdd(ts, c)
 			if c.Role() != kandra.RegularColumn {
 				var me *kerrors.MigrationError
 				if alter != "" || !errors.As(err, &me) {
@@ -793,7 +845,7 @@ func TestPropertyIndexesAndStatements(t *testing.T) {
 				}
 				continue
 			}
-			want := "ALTER TABLE " + kandra.QuoteIdent(ts.Name()) + " ADD " + kandra.QuoteIdent(c.Name()) + " " + c.Decl() + ";"
+			want := "ALTER TABLE ks." + kandra.QuoteIdent(ts.Name()) + " ADD " + kandra.QuoteIdent(c.Name()) + " " + c.Decl() + ";"
 			if alter != want || err != nil {
 				t.Fatalf("AlterTableAdd(%q) = %q, %v; want %q", c.Name(), alter, err, want)
 			}
@@ -836,7 +888,7 @@ func reportProblem(c schematest.Invalid) (problem string) {
 	}()
 	v, err := dynamic.Build(c.Spec)
 	if err == nil {
-		return fmt.Sprintf("accepted a spec that breaks %v (mutations %q):\n%q", c.Broken, c.Mutations, kandra.Statements(v.(*kandra.TableSchema)))
+		return fmt.Sprintf("accepted a spec that breaks %v (mutations %q): columns %q\nspec: %s", c.Broken, c.Mutations, columnNames(v.(*kandra.TableSchema)), describeSpec(c.Spec))
 	}
 	var se *kandra.SchemaError
 	switch {
@@ -853,43 +905,43 @@ func reportProblem(c schematest.Invalid) (problem string) {
 // ---------------------------------------------------------------------------
 // Keyspace-wide names.
 
-// tableName is what Model.WithTable accepts.
-var tableName = regexp.MustCompile(`^[A-Za-z0-9_]{1,16}$`)
+// wordName is a name Model.WithTable may take, length aside.
+var wordName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 
 // Two valid tables put in one keyspace fail with name-taken exactly when
 // the oracle says their names collide (a table, lookup-table, index or
 // index-view name claimed twice), and the error names both entity types;
-// each in a keyspace of its own is accepted.
+// each in a keyspace of its own, for the targets that accept it, is
+// accepted. Together they are accepted for the targets that accept both
+// (schematest.Targets); when no target does, the keyspace oracle names
+// the rule.
 func TestPropertyKeyspaceNames(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a, b := schematest.ValidModel(t), schematest.ValidModel(t)
 		// Random names rarely collide, so b often takes a name a claims.
 		var claimed []string
 		for _, n := range a.TakenNames() {
-			if tableName.MatchString(n) {
+			if wordName.MatchString(n) && len(n) <= b.Room() {
 				claimed = append(claimed, n)
 			}
 		}
-		switch rapid.IntRange(0, 3).Draw(t, "b's table") {
-		case 0, 1:
+		switch k := rapid.IntRange(0, 3).Draw(t, "b's table"); {
+		case k <= 1 && len(claimed) > 0:
 			b = b.WithTable(rapid.SampledFrom(claimed).Draw(t, "a name of a"))
-		case 2:
+		case k == 2:
 			b = b.WithTable(rapid.StringMatching(`[A-Za-z0-9_]{1,16}`).Draw(t, "another name"))
 		}
 		tsA, tsB := mustBuild(t, a), mustBuild(t, b)
-		for i, ts := range []*kandra.TableSchema{tsA, tsB} {
-			if _, err := kandra.NewKeyspace("ks"+strconv.Itoa(i), kandra.SimpleStrategy(1), ts); err != nil {
-				t.Fatalf("table %q alone in a keyspace: %v", ts.Name(), err)
-			}
-		}
-		ks, err := kandra.NewKeyspace("ks", kandra.SimpleStrategy(1), tsA, tsB)
-		if collide := schematest.NamesCollide(a, b); collide != (err != nil) {
-			t.Fatalf("NewKeyspace: error %v; the oracle says the names collide: %v\n%q\n%q", err, collide, a.TakenNames(), b.TakenNames())
-		}
-		if err != nil {
+		keyspaceOf(t, a, tsA)
+		keyspaceOf(t, b, tsB)
+		now := time.Now()
+		targets := schematest.Targets(now, a, b)
+		ks, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: oneDC, Targets: targets}, tsA, tsB)
+		collide := schematest.NamesCollide(a, b)
+		if collide {
 			var se *kandra.SchemaError
 			if !errors.As(err, &se) || se.Rule != kandra.RuleNameTaken || se.Entity != `keyspace "ks"` {
-				t.Fatalf("NewKeyspace: %T %v, want a name-taken *kandra.SchemaError of keyspace \"ks\"", err, err)
+				t.Fatalf("NewKeyspace: %T %v; the oracle says the names collide, want a name-taken *kandra.SchemaError of keyspace \"ks\"\n%q\n%q", err, err, a.TakenNames(), b.TakenNames())
 			}
 			for _, ts := range []*kandra.TableSchema{tsA, tsB} {
 				if !strings.Contains(err.Error(), ts.EntityType().String()) {
@@ -898,6 +950,19 @@ func TestPropertyKeyspaceNames(t *testing.T) {
 			}
 			return
 		}
+		if targets == 0 {
+			// No target takes both: the keyspace oracle says why (for the
+			// default AllTargets).
+			want, sure := schematest.KeyspaceRule(kandra.AllTargets, now, a, b)
+			var se *kandra.SchemaError
+			if want == "" || want == kandra.RuleNameTaken || sure && (!errors.As(err, &se) || se.Rule != want) {
+				t.Fatalf("NewKeyspace of two tables no target takes: %v; the oracle says %q (sure: %v)", err, want, sure)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("NewKeyspace for %v, which the oracle says take both tables: %v\n%q\n%q", targets, err, a.TakenNames(), b.TakenNames())
+		}
 		if !reflect.DeepEqual(ks.Tables(), []*kandra.TableSchema{tsA, tsB}) || ks.Table(a.Table) != tsA || ks.Table(b.Table) != tsB {
 			t.Fatalf("the keyspace holds %d tables, not %q then %q", len(ks.Tables()), a.Table, b.Table)
 		}
@@ -905,6 +970,41 @@ func TestPropertyKeyspaceNames(t *testing.T) {
 		want := 3 + len(a.Lookups) + len(b.Lookups) + len(a.Indexes) + len(b.Indexes)
 		if got := ks.Statements(); len(got) != want || !strings.HasPrefix(got[0], "CREATE KEYSPACE ") {
 			t.Fatalf("Statements has %d statements, want %d starting with CREATE KEYSPACE: %q", len(got), want, got)
+		}
+	})
+}
+
+// A valid table alone in a keyspace, for any set of targets, is refused
+// with the rule the keyspace oracle names (name-length, ttl-cap, tablets,
+// sai-index: what each target refuses), or accepted when it names none.
+// Verdicts the oracle is unsure of (a TTL within an hour of Cassandra5's
+// cap) are skipped.
+func TestPropertyKeyspaceTargets(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := schematest.ValidModel(t)
+		ts := mustBuild(t, m)
+		now := time.Now()
+		sets := []kandra.Target{kandra.AllTargets, m.Targets(now), kandra.Target(rapid.IntRange(1, int(kandra.AllTargets)).Draw(t, "targets"))}
+		for _, one := range []kandra.Target{kandra.Cassandra5, kandra.Cassandra5Latest, kandra.Scylla2025, kandra.Scylla2025Tablets, kandra.Scylla2026, kandra.Scylla2026Tablets} {
+			sets = append(sets, one)
+		}
+		for _, targets := range sets {
+			if targets == 0 {
+				continue
+			}
+			want, sure := schematest.KeyspaceRule(targets, now, m)
+			if !sure {
+				continue
+			}
+			_, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: oneDC, Targets: targets}, ts)
+			var se *kandra.SchemaError
+			switch {
+			case want == "" && err != nil:
+				t.Fatalf("targets %v: %v; the oracle accepts the table (names %d characters at most, counter %v, version %v, indexes %q, TTL %v/%v)",
+					targets, err, m.LongestName(), m.Counter, m.Version, m.Indexes, m.TTL, m.SoftDeleteTTL)
+			case want != "" && (!errors.As(err, &se) || se.Rule != want || se.Entity != `keyspace "ks"`):
+				t.Fatalf("targets %v: %v; the oracle says %q", targets, err, want)
+			}
 		}
 	})
 }
@@ -961,7 +1061,12 @@ func TestPropertyGeneratorCoverage(t *testing.T) {
 		"override that needs quoting", "GCGrace", "DefaultTTL", "SoftDelete", "SoftDelete marker", "CreatedAt",
 		"UpdatedAt", "Version int64", "Version time.Time", "options over several bindings", "go:set", "go:list",
 		"go:map", "key go:uuid.UUID", "GeneratedUUID on a key", "Transient", "embedded struct", "blank override",
-		"lookup name of 48", "index name of 48", "index on a partition-key component"} {
+		"lookup name of 48", "lookup name of 192", "lookup name of 222", "index name of 48", "index name of 192",
+		"index name of 222", "table name over 48", "table name over 192", "index on a partition-key component",
+		"lookup on a partition-key component", "lookup on a clustering key", "AsType on a key",
+		"AsType to another allowed type", "AsType on a type without a mapping", "go:schematest.Ref",
+		"go:schematest.Stamp", "go:schematest.Peer", "go:[16]uint8", "zero-size twins", "index on a blob",
+		"index on an override that is not all word characters", "column name of 1024 bytes"} {
 		if valid[f] == 0 {
 			t.Errorf("no valid spec of the %d fixed seeds has %q", validCoverageSeeds, f)
 		}

@@ -60,7 +60,10 @@ func (t *Todo) Describe(s *kandra.Schema[Todo]) {
 var (
 	Users = kandra.MustRegister[User]() // or: users, err := kandra.Register[User]()
 	Todos = kandra.MustRegister[Todo]()
-	App   = kandra.MustNewKeyspace("app", kandra.SimpleStrategy(1), Users, Todos)
+	App   = kandra.MustNewKeyspace(kandra.KeyspaceSpec{
+		Name:        "app",
+		Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3}),
+	}, Users, Todos)
 )
 
 // end snippet
@@ -100,19 +103,18 @@ func TestReadmeRows(t *testing.T) {
 }
 
 func TestReadmeDDL(t *testing.T) {
-	var stmts, qualified []string
-	var add string
 	readme := func() error {
 		// snippet: ddl
-		ts := Users.Schema()
-		stmts = kandra.Statements(ts)                                   // table, then lookup tables, then indexes
-		qualified = kandra.Statements(ts, kandra.MustInKeyspace("app")) // app.users, app.users_by_email
-		add, err := kandra.AlterTableAdd(ts, ts.ColumnByName("display_name"))
+		for _, stmt := range App.Statements() { // keyspace, tables, lookup tables, indexes
+			fmt.Println(stmt) // or run it: session.Query(stmt).Exec()
+		}
+		// One statement at a time, for a table of the keyspace:
+		add, err := App.AlterTableAdd(Users, Users.Schema().ColumnByName("display_name"))
 		if err != nil {
 			return err // a *errors.MigrationError for a key column: keys are fixed
 		}
-		fmt.Println(add) // ALTER TABLE users ADD display_name TEXT;
-		if _, err := kandra.CreateIndex(ts, ts.ColumnByName("email")); err != nil {
+		fmt.Println(add) // ALTER TABLE app.users ADD display_name TEXT;
+		if _, err := App.CreateIndex(Users, Users.Schema().ColumnByName("email")); err != nil {
 			fmt.Println(err) // email has no SecondaryIndex option: its index rules were never checked
 		}
 		// end snippet
@@ -120,12 +122,12 @@ func TestReadmeDDL(t *testing.T) {
 	}
 	require.NoError(t, readme())
 	ts := Users.Schema()
-	add = noErr(kandra.AlterTableAdd(ts, ts.ColumnByName("display_name")))
-	assert.Equal(t, "ALTER TABLE users ADD display_name TEXT;", add)
-	assert.Equal(t, []string{kandra.CreateTable(ts), kandra.CreateLookupTable(ts.LookupTables()[0])}, stmts)
-	assert.Contains(t, qualified[1], "CREATE TABLE IF NOT EXISTS app.users_by_email (")
-	_, err := kandra.CreateIndex(ts, ts.ColumnByName("email"))
+	assert.Equal(t, "ALTER TABLE app.users ADD display_name TEXT;", noErr(App.AlterTableAdd(Users, ts.ColumnByName("display_name"))))
+	assert.Equal(t, noErr(App.CreateTable(Users)), App.Statements()[1])
+	_, err := App.CreateIndex(Users, ts.ColumnByName("email"))
 	assert.ErrorIs(t, err, kerrors.ErrSchema)
+	_, err = App.AlterTableAdd(Users, ts.ColumnByName("user_id"))
+	assert.ErrorIs(t, err, kerrors.ErrMigration)
 }
 
 // Member is a second type with the table name "users".
@@ -139,20 +141,58 @@ func (m *Member) Describe(s *kandra.Schema[Member]) {
 func TestReadmeKeyspaces(t *testing.T) {
 	// snippet: keyspaces
 	members := kandra.MustRegister[Member]() // also table "users": fine on its own
-	_, err := kandra.NewKeyspace("app", kandra.SimpleStrategy(1), Users, members)
+	rf1 := kandra.NetworkTopologyStrategy(map[string]int{"dc1": 1})
+	_, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "app", Replication: rf1}, Users, members)
 	fmt.Println(err)
 	// kandra: schema keyspace "app" [name-taken]: table name "users" of kandra_test.Member
 	// is already the table name of kandra_test.User; names are unique per keyspace
-	billing, err := kandra.NewKeyspace("billing", kandra.SimpleStrategy(1), members) // ok
+	billing, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "billing", Replication: rf1}, members) // ok
 	// end snippet
 	require.NoError(t, err)
-	_, err = kandra.NewKeyspace("app", kandra.SimpleStrategy(1), Users, members)
+	_, err = kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "app", Replication: rf1}, Users, members)
 	var se *kandra.SchemaError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, kandra.RuleNameTaken, se.Rule)
 	assert.Contains(t, err.Error(), "kandra_test.Member")
 	assert.Contains(t, err.Error(), "kandra_test.User")
 	assert.Equal(t, "billing", billing.Name())
+}
+
+// Visits counts page views: a counter table.
+type Visits struct {
+	Page  string
+	Views int64
+}
+
+func (v *Visits) Describe(s *kandra.Schema[Visits]) {
+	s.Table("visits")
+	kandra.Bind(s, &v.Page, kandra.PartitionKey(0))
+	kandra.Counter(s, &v.Views)
+}
+
+func TestReadmeTargets(t *testing.T) {
+	var onEvery, onCassandra error
+	var dev *kandra.Keyspace
+	// snippet: targets
+	visits := kandra.MustRegister[Visits]()
+	rf3 := kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3})
+	_, onEvery = kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "stats", Replication: rf3}, visits)
+	// [tablets]: ... ScyllaDB 2025.x with tablets refuses counters ...
+	_, onCassandra = kandra.NewKeyspace(kandra.KeyspaceSpec{
+		Name: "stats", Replication: rf3, Targets: kandra.Cassandra5 | kandra.Cassandra5Latest,
+	}, visits) // nil: Cassandra 5.0 has counters
+	dev, err := kandra.NewKeyspace(kandra.KeyspaceSpec{
+		Name: "stats", Replication: kandra.SimpleStrategy(1), // ScyllaDB tablets need NetworkTopologyStrategy
+		Targets: kandra.Cassandra5,
+	}, visits)
+	// end snippet
+	require.NoError(t, err)
+	var se *kandra.SchemaError
+	require.ErrorAs(t, onEvery, &se)
+	assert.Equal(t, kandra.RuleTablets, se.Rule)
+	assert.Contains(t, se.Detail, "ScyllaDB 2025.x with tablets refuses counters")
+	assert.NoError(t, onCassandra)
+	assert.Contains(t, dev.Statements()[0], "'SimpleStrategy'")
 }
 
 func TestReadmeUUIDs(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 )
 
 // The files whose "// snippet: NAME" blocks the README may show.
-var snippetFiles = []string{"readme_snippets_test.go", "integration/readme_test.go"}
+var snippetFiles = []string{"readme_snippets_test.go", "integration/readme_test.go", "examples/todoapp/store.go"}
 
 var markerRE = regexp.MustCompile(`^<!-- (.+) -->$`)
 
@@ -163,7 +163,7 @@ func TestReadmeRuleTable(t *testing.T) {
 
 func ruleTableMarkdown() string {
 	var b strings.Builder
-	b.WriteString("| # | rule | checked by | requires | what a server does otherwise |\n|---|---|---|---|---|\n")
+	b.WriteString("| # | rule | checked by | targets | requires | what a server does otherwise |\n|---|---|---|---|---|---|\n")
 	for i, r := range kandra.Rules() {
 		by := "`Register`"
 		if r.Scope == kandra.KeyspaceScope {
@@ -173,7 +173,7 @@ func ruleTableMarkdown() string {
 		if server == "" {
 			server = "–"
 		}
-		b.WriteString("| " + strconv.Itoa(i+1) + " | `" + string(r.Rule) + "` | " + by + " | " +
+		b.WriteString("| " + strconv.Itoa(i+1) + " | `" + string(r.Rule) + "` | " + by + " | " + r.Targets.String() + " | " +
 			strings.ReplaceAll(r.Summary, "|", `\|`) + " | " + strings.ReplaceAll(server, "|", `\|`) + " |\n")
 	}
 	return b.String()

@@ -48,9 +48,10 @@ const (
 	RuleSoftDeleteMarker Rule = "soft-delete-marker"
 	// RuleKeyConflict: a field is both a partition key and a clustering key.
 	RuleKeyConflict Rule = "key-conflict"
-	// RuleInvalidName: a table, lookup-table or index name is not 1 to 48
-	// ASCII letters, digits or underscores, a lookup suffix is blank, or a
-	// column name is not valid UTF-8.
+	// RuleInvalidName: a table, lookup-table or index name is not 1 to 222
+	// ASCII letters, digits or underscores (RuleNameLength applies each
+	// target's own limit), a lookup suffix is blank, or a column name is
+	// not valid UTF-8, is longer than MaxColumnNameBytes or is "[applied]".
 	RuleInvalidName Rule = "invalid-name"
 	// RuleDuplicateColumn: two fields map to the same CQL column name.
 	RuleDuplicateColumn Rule = "duplicate-column"
@@ -65,8 +66,8 @@ const (
 	// RuleCounterTable: a counter table with a default TTL, soft delete, a
 	// version column, a timestamp column, a lookup or a secondary index.
 	RuleCounterTable Rule = "counter-table"
-	// RuleLookup: a lookup on a primary-key column (its lookup table would
-	// declare the column twice).
+	// RuleLookup: a lookup on the only partition-key column (a lookup by
+	// it is a read of its partition).
 	RuleLookup Rule = "lookup"
 	// RuleSecondaryIndex: a secondary index on the only partition-key
 	// column or on a column holding a duration.
@@ -80,10 +81,28 @@ const (
 	RuleKeyspaceName Rule = "keyspace-name"
 	// RuleReplication: a replication setting servers reject.
 	RuleReplication Rule = "replication"
+	// RuleTargets: a keyspace's Targets or Tablets setting that names no
+	// server, or contradicts the targets.
+	RuleTargets Rule = "targets"
 	// RuleNameTaken: two tables of one keyspace use one table or index name
 	// (index names are unique per keyspace), or an index name plus "_index"
 	// is a table name (ScyllaDB backs an index with a view of that name).
 	RuleNameTaken Rule = "name-taken"
+	// RuleNameLength: a table, lookup-table or index name longer than a
+	// target accepts (48 on ScyllaDB 2025.1, 192 from 2025.2, 222 on
+	// Cassandra 5.0).
+	RuleNameLength Rule = "name-length"
+	// RuleTTLCap: a default or soft-delete TTL whose writes Cassandra 5.0
+	// refuses within TTLHorizon under its default
+	// storage_compatibility_mode, which caps expirations at 2038-01-19.
+	RuleTTLCap Rule = "ttl-cap"
+	// RuleTablets: what a ScyllaDB keyspace with tablets refuses:
+	// SimpleStrategy; on 2025.x also counters, lightweight transactions
+	// (a Version column) and secondary indexes.
+	RuleTablets Rule = "tablets"
+	// RuleSAIIndex: an index a storage-attached index cannot be, on a
+	// target where CREATE INDEX makes one (a blob column).
+	RuleSAIIndex Rule = "sai-index"
 )
 
 // Scope says what a rule is checked on.
@@ -112,6 +131,7 @@ func (s Scope) String() string {
 type RuleInfo struct {
 	Rule    Rule
 	Scope   Scope
+	Targets Target // the servers whose refusal the rule prevents; AllTargets for every one
 	Summary string // one line: what the rule requires
 	// Server is what Cassandra 5.0 or ScyllaDB does with a schema that
 	// breaks the rule (its error message, or a silent misbehaviour); ""
@@ -145,56 +165,66 @@ type ruleRow struct {
 // binding, conflicting-options) come before Kotlin's first because every
 // later check reads what the bindings resolved to.
 var ruleTable = []ruleRow{
-	{RuleInfo{RuleNotStruct, EntityScope, "the entity is a struct whose fields flatten unambiguously",
+	{RuleInfo{RuleNotStruct, EntityScope, AllTargets, "the entity is a struct whose fields flatten unambiguously",
 		""}, (*builder).checkStruct, nil},
-	{RuleInfo{RuleDescribe, EntityScope, "Describe has a pointer receiver and returns normally",
+	{RuleInfo{RuleDescribe, EntityScope, AllTargets, "Describe has a pointer receiver and returns normally",
 		""}, (*builder).checkDescribe, nil},
-	{RuleInfo{RuleTableMissing, EntityScope, "Describe names the table with s.Table, not blank",
+	{RuleInfo{RuleTableMissing, EntityScope, AllTargets, "Describe names the table with s.Table, not blank",
 		""}, (*builder).checkTable, nil},
-	{RuleInfo{RuleBinding, EntityScope, "every binding is the address of a column field of Describe's receiver",
+	{RuleInfo{RuleBinding, EntityScope, AllTargets, "every binding is the address of a column field of Describe's receiver",
 		""}, (*builder).checkBindings, nil},
-	{RuleInfo{RuleConflict, EntityScope, "no field or table takes contradicting options; Transient takes no other",
+	{RuleInfo{RuleConflict, EntityScope, AllTargets, "no field or table takes contradicting options; Transient takes no other",
 		""}, (*builder).checkConflicts, nil},
-	{RuleInfo{RuleNoPartitionKey, EntityScope, "at least one field is a partition key",
+	{RuleInfo{RuleNoPartitionKey, EntityScope, AllTargets, "at least one field is a partition key",
 		`"No PRIMARY KEY specified"`}, (*builder).checkHasPartitionKey, nil},
-	{RuleInfo{RuleDuplicatePartitionIndex, EntityScope, "partition-key indexes are distinct",
+	{RuleInfo{RuleDuplicatePartitionIndex, EntityScope, AllTargets, "partition-key indexes are distinct",
 		""}, (*builder).checkPartitionIndexes, nil},
-	{RuleInfo{RuleDuplicateLookupTable, EntityScope, "lookup table names are distinct",
+	{RuleInfo{RuleDuplicateLookupTable, EntityScope, AllTargets, "lookup table names are distinct",
 		"the second CREATE TABLE IF NOT EXISTS is a silent no-op"}, (*builder).checkLookupNames, nil},
-	{RuleInfo{RuleCounterMix, EntityScope, "counter and non-counter columns are not mixed",
+	{RuleInfo{RuleCounterMix, EntityScope, AllTargets, "counter and non-counter columns are not mixed",
 		`"Cannot mix counter and non counter columns in the same table"`}, (*builder).checkCounterMix, nil},
-	{RuleInfo{RuleDuplicateTimestamp, EntityScope, "at most one CreatedAt and one UpdatedAt",
+	{RuleInfo{RuleDuplicateTimestamp, EntityScope, AllTargets, "at most one CreatedAt and one UpdatedAt",
 		""}, (*builder).checkTimestamps, nil},
-	{RuleInfo{RuleDuplicateVersion, EntityScope, "at most one Version",
+	{RuleInfo{RuleDuplicateVersion, EntityScope, AllTargets, "at most one Version",
 		""}, (*builder).checkVersion, nil},
-	{RuleInfo{RuleSoftDeleteMarker, EntityScope, "the soft-delete marker is a non-key bool column",
+	{RuleInfo{RuleSoftDeleteMarker, EntityScope, AllTargets, "the soft-delete marker is a non-key bool column",
 		""}, (*builder).checkSoftDeleteMarker, nil},
-	{RuleInfo{RuleKeyConflict, EntityScope, "no field is both a partition and a clustering key",
+	{RuleInfo{RuleKeyConflict, EntityScope, AllTargets, "no field is both a partition and a clustering key",
 		`"Duplicate column 'x' in PRIMARY KEY clause"`}, (*builder).checkKeyConflict, nil},
-	{RuleInfo{RuleInvalidName, EntityScope, "table, lookup and index names are 1-48 of [A-Za-z0-9_]; column names are UTF-8",
-		`both reject names outside \w+ even quoted; ScyllaDB up to 2025.1 rejects names over 48 characters`}, (*builder).checkNames, nil},
-	{RuleInfo{RuleDuplicateColumn, EntityScope, "column names are distinct after snake-casing and overrides",
+	{RuleInfo{RuleInvalidName, EntityScope, AllTargets, "table, lookup and index names are 1-222 of [A-Za-z0-9_]; column names are UTF-8, at most 1024 bytes, not [applied]",
+		`both reject names outside \w+ even quoted; a 65,536-byte column name breaks the native protocol; [applied] is the LWT result column`}, (*builder).checkNames, nil},
+	{RuleInfo{RuleDuplicateColumn, EntityScope, AllTargets, "column names are distinct after snake-casing and overrides",
 		`"Duplicate column 'x' declaration" (Cassandra), "Multiple definition of identifier x" (ScyllaDB)`}, (*builder).checkDuplicateColumns, nil},
-	{RuleInfo{RuleDuplicateClusteringIndex, EntityScope, "clustering indexes are distinct",
+	{RuleInfo{RuleDuplicateClusteringIndex, EntityScope, AllTargets, "clustering indexes are distinct",
 		""}, (*builder).checkClusteringIndexes, nil},
-	{RuleInfo{RuleUnsupportedType, EntityScope, "every column's Go type has a CQL type servers accept",
+	{RuleInfo{RuleUnsupportedType, EntityScope, AllTargets, "every column's Go type has a CQL type servers accept",
 		`"Durations are not allowed inside sets" / "as map keys"`}, (*builder).checkTypes, nil},
-	{RuleInfo{RuleKeyType, EntityScope, "no counter or duration in a primary key or lookup key",
+	{RuleInfo{RuleKeyType, EntityScope, AllTargets, "no counter or duration in a primary key or lookup key",
 		`"counter type is not supported for PRIMARY KEY column", "duration type is not supported for PRIMARY KEY column"`}, (*builder).checkKeyTypes, nil},
-	{RuleInfo{RuleCounterTable, EntityScope, "a counter table has no TTL, soft delete, version, timestamp, lookup or index",
+	{RuleInfo{RuleCounterTable, EntityScope, AllTargets, "a counter table has no TTL, soft delete, version, timestamp, lookup or index",
 		`"Cannot set default_time_to_live on a table with counters", "Secondary indexes on counter tables aren't supported"`}, (*builder).checkCounterTable, nil},
-	{RuleInfo{RuleLookup, EntityScope, "lookups are on non-key columns",
-		"the lookup table would declare the column twice, which both refuse"}, (*builder).checkLookupColumns, nil},
-	{RuleInfo{RuleSecondaryIndex, EntityScope, "no index on the only partition-key column or on a duration",
+	{RuleInfo{RuleLookup, EntityScope, AllTargets, "no lookup on the only partition-key column",
+		""}, (*builder).checkLookupColumns, nil},
+	{RuleInfo{RuleSecondaryIndex, EntityScope, AllTargets, "no index on the only partition-key column or on a duration",
 		`"Cannot create secondary index on the only partition key column", "Secondary indexes are not supported on duration columns"`}, (*builder).checkIndexes, nil},
-	{RuleInfo{RuleOptionRange, EntityScope, "TTLs, gc grace, cache settings and every enum value are in range",
+	{RuleInfo{RuleOptionRange, EntityScope, AllTargets, "TTLs, gc grace, cache settings and every enum value are in range",
 		`"default_time_to_live must be less than or equal to 630720000", "gc_grace_seconds must be greater than or equal to 0"`}, (*builder).checkOptionValues, nil},
-	{RuleInfo{RuleKeyspaceName, KeyspaceScope, "the keyspace name is 1-48 of [A-Za-z0-9_]",
+	{RuleInfo{RuleKeyspaceName, KeyspaceScope, AllTargets, "the keyspace name is 1-48 of [A-Za-z0-9_] (192 on ScyllaDB 2026.x only), not system or system_*",
 		`"Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters"`}, nil, (*keyspaceBuilder).checkName},
-	{RuleInfo{RuleReplication, KeyspaceScope, "replication factors are in range; datacenter names are printable UTF-8",
-		"a negative factor is refused; a keyspace with no replica accepts no write"}, nil, (*keyspaceBuilder).checkReplication},
-	{RuleInfo{RuleNameTaken, KeyspaceScope, "table and index names are used once per keyspace, ScyllaDB's index views included",
+	{RuleInfo{RuleTargets, KeyspaceScope, AllTargets, "Targets names known servers; Tablets needs ScyllaDB-only targets and leaves one",
+		""}, nil, (*keyspaceBuilder).checkTargets},
+	{RuleInfo{RuleReplication, KeyspaceScope, AllTargets, "factors are 1-64 (SimpleStrategy) or 0-64 with one replica (per datacenter); datacenter names are printable, not class or replication_factor",
+		`a factor of 2147483647 ends the node with an OutOfMemoryError; "Multiple definition for property class"; replication_factor is read as every datacenter's factor`}, nil, (*keyspaceBuilder).checkReplication},
+	{RuleInfo{RuleNameTaken, KeyspaceScope, AllTargets, "table and index names are used once per keyspace, ScyllaDB's index views included",
 		`IF NOT EXISTS makes a taken index name a silent no-op on Cassandra, "already exists" on ScyllaDB; "Index X cannot be created, because table X_index already exists" (ScyllaDB)`}, nil, (*keyspaceBuilder).checkNamesTaken},
+	{RuleInfo{RuleNameLength, KeyspaceScope, AllTargets, "table, lookup and index names fit each target's limit (48, 192 or 222)",
+		`"... must not be empty, more than 48 characters long ..." (ScyllaDB 2025.1); file-system failures past 222 (Cassandra)`}, nil, (*keyspaceBuilder).checkNameLengths},
+	{RuleInfo{RuleTTLCap, KeyspaceScope, Cassandra5, "a TTL's writes succeed for TTLHorizon: now + TTL before 2038-01-19",
+		`every write fails: "Request on table ... with default ttl of N seconds exceeds maximum supported expiration date of 2038-01-19T03:14:06+00:00"`}, nil, (*keyspaceBuilder).checkTTLCap},
+	{RuleInfo{RuleTablets, KeyspaceScope, tabletTargets, "a tablets keyspace uses NetworkTopologyStrategy; on 2025.x it has no counters, Version or index",
+		`"Counters are not yet supported with tablets", "LWT is not yet supported with tablets"`}, nil, (*keyspaceBuilder).checkTablets},
+	{RuleInfo{RuleSAIIndex, KeyspaceScope, Cassandra5Latest, "no index on a blob where CREATE INDEX makes a storage-attached index",
+		`"Unsupported type: blob"`}, nil, (*keyspaceBuilder).checkSAIIndexes},
 }
 
 // Rules returns every rule in the order it is checked: the entity rules

@@ -8,8 +8,12 @@ package kandra
 //   - TestRulesAccept: schemas at the edge of a rule that register.
 //   - TestFirstRuleWins: an entity breaking several rules reports the first.
 //   - TestOptionPairs: every pair of field options on one field.
+//   - TestNativeOverrides, TestAsTypePairs: the table of allowed AsType
+//     pairs, and every native Go type with every native CQL type.
 //   - TestKeyspaceRules: the keyspace rows, through NewKeyspace and
-//     CreateKeyspace.
+//     CreateKeyspace, with the TTL cap rule's clock fixed (fixClock);
+//     TestKeyspaceAccepts: their edges, and the rules a keyspace's targets
+//     leave out.
 //   - TestBadInputNeverPanics, TestRecursiveTypeDoesNotCrash.
 //
 // The end-to-end Register cases (value receivers, a panicking Describe,
@@ -17,8 +21,13 @@ package kandra
 
 import (
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"maps"
 	"math"
+	"math/big"
+	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"reflect"
@@ -161,6 +170,13 @@ type rulesValueInt int
 
 func (rulesValueInt) Describe(*Schema[rulesValueInt]) {}
 
+// rulesUserID and rulesAt are named types of the special types: they map
+// as uuid.UUID and time.Time do.
+type (
+	rulesUserID uuid.UUID
+	rulesAt     time.Time
+)
+
 // rulesUT is an entity with a partition key ID and a field X of type V.
 type rulesUT[V any] struct {
 	ID string
@@ -214,9 +230,13 @@ type ruleCase struct {
 }
 
 var (
-	name40 = strings.Repeat("n", 40)
-	name48 = strings.Repeat("m", 48)
-	name49 = strings.Repeat("o", 49)
+	name48  = strings.Repeat("m", 48)
+	name49  = strings.Repeat("o", 49)
+	name192 = strings.Repeat("q", 192)
+	name193 = strings.Repeat("r", 193)
+	name214 = strings.Repeat("n", 214)
+	name222 = strings.Repeat("w", 222)
+	name223 = strings.Repeat("z", 223)
 )
 
 // ruleCases is one failing case per branch of every entity rule's check.
@@ -391,6 +411,12 @@ func ruleCases() []ruleCase {
 		{"UpdatedAt on a clustering key", RuleConflict, "X", "stamp a regular column", onX(func(s *utTime, x *time.Time) { UpdatedAt(s, x, ClusteringKey(0, ClusteringAsc)) })},
 		{"Version on a partition key", RuleConflict, "X", "use a regular column", onX(func(s *utInt, x *int64) { Version(s, x, PartitionKey(1)) })},
 		{"Counter with AsType", RuleConflict, "X", "AsType cannot change it", onX(func(s *utInt, x *int64) { Counter(s, x, AsType(CQLBigint)) })},
+		{"Version int64 with AsType(VARINT)", RuleConflict, "X", "Version column must keep its exact type|AsType(VARINT) cannot change it", onX(func(s *utInt, x *int64) { Version(s, x, AsType(CQLVarint)) })},
+		{"Version int64 with AsType of its own type", RuleConflict, "X", "AsType(BIGINT) cannot change it", onX(func(s *utInt, x *int64) { Version(s, x); Bind(s, x, AsType(CQLBigint)) })},
+		{"Version time.Time with AsType(DATE)", RuleConflict, "X", "two versions could compare equal|AsType(DATE)", onX(func(s *utTime, x *time.Time) { Version(s, x, AsType(CQLDate)) })},
+		{"CreatedAt with AsType(TEXT)", RuleConflict, "X", "TIMESTAMP or DATE; AsType(TEXT) cannot hold it", onX(func(s *utTime, x *time.Time) { CreatedAt(s, x, AsType(CQLText)) })},
+		{"UpdatedAt with AsType(BIGINT)", RuleConflict, "X", "AsType(BIGINT) cannot hold it", onX(func(s *utTime, x *time.Time) { Bind(s, x, AsType(CQLBigint)); UpdatedAt(s, x) })},
+		{"CreatedAt with AsType(LIST<TIMESTAMP>)", RuleConflict, "X", "AsType(LIST<TIMESTAMP>) cannot hold it", onX(func(s *utTime, x *time.Time) { CreatedAt(s, x, AsType(ListOf(CQLTimestamp))) })},
 		{"AsType twice with different types", RuleConflict, "X", "AsType is given twice, with ASCII and TEXT", withX[string](AsType(CQLAscii), AsType(CQLText))},
 		{"GeneratedUUID with two strategies", RuleConflict, "X", "bound twice, with UUIDTimeOrdered and UUIDRandom", onX(func(s *utUUID, x *uuid.UUID) {
 			GeneratedUUID(s, x, UUIDTimeOrdered)
@@ -398,6 +424,9 @@ func ruleCases() []ruleCase {
 		})},
 		{"GeneratedUUID as TIMEUUID", RuleConflict, "X", "AsType(TIMEUUID) cannot hold them", onX(func(s *utUUID, x *uuid.UUID) {
 			GeneratedUUID(s, x, UUIDTimeOrdered, AsType(CQLTimeUUID))
+		})},
+		{"GeneratedUUID as TEXT", RuleConflict, "X", "AsType(TEXT) cannot hold them", onX(func(s *utUUID, x *uuid.UUID) {
+			GeneratedUUID(s, x, UUIDRandom, AsType(CQLText))
 		})},
 
 		// no-partition-key
@@ -470,33 +499,50 @@ func ruleCases() []ruleCase {
 		{"marker is a clustering key", RuleSoftDeleteMarker, "Deleted", "is a clustering key|can never be updated", marker(func(e *marked, s *Schema[marked]) {
 			Bind(s, &e.Deleted, ClusteringKey(0, ClusteringAsc))
 		})},
+		{"marker with AsType(TEXT) (was unsupported-type)", RuleSoftDeleteMarker, "Deleted", "the soft-delete marker is a BOOLEAN|AsType(TEXT) cannot change it", marker(func(e *marked, s *Schema[marked]) {
+			Bind(s, &e.Deleted, AsType(CQLText))
+		})},
+		{"marker with AsType(TINYINT)", RuleSoftDeleteMarker, "Deleted", "AsType(TINYINT)", marker(func(e *marked, s *Schema[marked]) {
+			Bind(s, &e.Deleted, AsType(CQLTinyint))
+		})},
 
 		// key-conflict
 		{"partition and clustering key", RuleKeyConflict, "X", "both a partition key and a clustering key", withX[time.Time](PartitionKey(1), ClusteringKey(0, ClusteringDesc))},
 
 		// invalid-name
-		{"table name of 49 characters", RuleInvalidName, "", `"` + name49 + `" is 49 characters long; the limit is 48`, tableNamed(name49)},
+		{"table name of 223 characters", RuleInvalidName, "", `"` + name223 + `" is 223 characters long; the limit is 222`, tableNamed(name223)},
 		{`table name "t-dash"`, RuleInvalidName, "", `contains '-'; only ASCII letters, digits and _ are allowed`, tableNamed("t-dash")},
 		{`table name "t space"`, RuleInvalidName, "", `contains ' '`, tableNamed("t space")},
 		{`table name "naïve"`, RuleInvalidName, "", `contains 'ï'`, tableNamed("naïve")},
 		{`table name "ks.t"`, RuleInvalidName, "", `contains '.'`, tableNamed("ks.t")},
 		{`table name "t$"`, RuleInvalidName, "", `contains '$'`, tableNamed("t$")},
 		{`table name "t\"q"`, RuleInvalidName, "", `contains '"'`, tableNamed(`t"q`)},
-		{"lookup table name too long", RuleInvalidName, "X", `"` + name40 + `_by_xyzab" is 49 characters`, of(func(e *rulesUT[string], s *utStr) {
-			s.Table(name40)
+		{"lookup table name too long", RuleInvalidName, "X", `"` + name214 + `_by_xyzab" is 223 characters`, of(func(e *rulesUT[string], s *utStr) {
+			s.Table(name214)
 			Bind(s, &e.ID, PartitionKey(0))
 			Bind(s, &e.X, Lookup("by_xyzab", LookupBatch))
 		})},
 		{"blank lookup suffix", RuleInvalidName, "X", "suffix is blank", withX[string](Lookup("  ", LookupBatch))},
 		{"empty lookup suffix", RuleInvalidName, "X", "suffix is blank", withX[string](Lookup("", LookupBatch))},
 		{"lookup suffix with a dash", RuleInvalidName, "X", `"t_by-x" contains '-'`, withX[string](Lookup("by-x", LookupBatch))},
-		{"index name too long", RuleInvalidName, "Email", `"` + name40 + `_email_idx" is 50 characters|shorten the table or column name`, of(func(e *two, s *Schema[two]) {
-			s.Table(name40)
+		{"index name too long", RuleInvalidName, "Email", `"` + name214 + `_email_idx" is 224 characters|shorten the table or column name`, of(func(e *two, s *Schema[two]) {
+			s.Table(name214)
 			Bind(s, &e.ID, PartitionKey(0))
 			Bind(s, &e.Email, SecondaryIndex())
 		})},
-		{"index name with a space", RuleInvalidName, "X", `"t_e x_idx" contains ' '`, withX[string](Column("e x"), SecondaryIndex())},
+		{"composed index name too long", RuleInvalidName, "X", `"` + name214 + `_e_x_` + "|" + `_idx" is 231 characters`, of(func(e *rulesUT[string], s *utStr) {
+			s.Table(name214)
+			Bind(s, &e.ID, PartitionKey(0))
+			Bind(s, &e.X, Column("e x"), SecondaryIndex()) // {table}_e_x_{8 hex}_idx
+		})},
 		{"column name not UTF-8", RuleInvalidName, "X", "not valid UTF-8", withX[string](Column("na\xffme"))},
+		{"column name of 1025 bytes", RuleInvalidName, "X", "column name is 1025 bytes long; the limit is 1024 (MaxColumnNameBytes)", withX[string](Column(strings.Repeat("c", MaxColumnNameBytes+1)))},
+		{"column name of 1025 bytes, multi-byte", RuleInvalidName, "X", "1025 bytes long", withX[string](Column("x" + strings.Repeat("é", MaxColumnNameBytes/2)))},
+		{"column name [applied]", RuleInvalidName, "X", `"[applied]" is the column servers add to the result of a lightweight transaction|rename it with kandra.Column`, withX[string](Column("[applied]"))},
+		{"key column named [applied]", RuleInvalidName, "ID", `"[applied]"`, of(func(e *two, s *Schema[two]) {
+			s.Table("t")
+			Bind(s, &e.ID, PartitionKey(0), Column("[applied]"))
+		})},
 
 		// duplicate-column
 		{"same name after snake-casing", RuleDuplicateColumn, "UserId", `"user_id" is also the column name of UserID; rename one with kandra.Column`, of(func(e *dupColumn, s *Schema[dupColumn]) {
@@ -537,6 +583,20 @@ func ruleCases() []ruleCase {
 		{"list of sets of durations", RuleUnsupportedType, "X", "time.Duration|set element|Transient|AsType", withX[[]map[time.Duration]struct{}]()},
 		{"AsType of the zero CQLType", RuleUnsupportedType, "X", "zero CQLType", withX[string](AsType(CQLType{}))},
 		{"AsType of a set of durations", RuleUnsupportedType, "X", "AsType(SET<DURATION>)|set element", withX[[]time.Duration](AsType(SetOf(CQLDuration)))},
+		// unsupported-type: AsType pairs NativeOverrides does not list
+		{"string as DECIMAL", RuleUnsupportedType, "X", "AsType(DECIMAL): a string cannot be stored as DECIMAL: the driver marshals it to TEXT or VARCHAR, ASCII; change the field's Go type, or drop AsType", withX[string](AsType(CQLDecimal))},
+		{"int64 as INT", RuleUnsupportedType, "X", "a int64 cannot be stored as INT: the driver marshals it to BIGINT or VARINT", withX[int64](AsType(CQLInt))},
+		{"bool as TEXT", RuleUnsupportedType, "X", "a bool cannot be stored as TEXT: the driver marshals it to BOOLEAN only", withX[bool](AsType(CQLText))},
+		{"uuid.UUID as TEXT", RuleUnsupportedType, "X", "a uuid.UUID cannot be stored as TEXT|UUID or TIMEUUID", withX[uuid.UUID](AsType(CQLText))},
+		{"time.Time as TIME", RuleUnsupportedType, "X", "a time.Time cannot be stored as TIME|TIMESTAMP or DATE", withX[time.Time](AsType(CQLTime))},
+		{"*int32 as SMALLINT", RuleUnsupportedType, "X", "a *int32 cannot be stored as SMALLINT|INT or BIGINT, VARINT", withX[*int32](AsType(CQLSmallint))},
+		{"list as set", RuleUnsupportedType, "X", "a []string cannot be stored as SET<TEXT>", withX[[]string](AsType(SetOf(CQLText)))},
+		{"list of BIGINT as list of INT", RuleUnsupportedType, "X", "LIST<INT>", withX[[]int64](AsType(ListOf(CQLInt)))},
+		{"native as a collection", RuleUnsupportedType, "X", "a string cannot be stored as LIST<TEXT>", withX[string](AsType(ListOf(CQLText)))},
+		{"collection as a native", RuleUnsupportedType, "X", "cannot be stored as BLOB", withX[[]string](AsType(CQLBlob))},
+		{"map with a refused key", RuleUnsupportedType, "X", "MAP<BLOB, BIGINT>", withX[map[string]int64](AsType(MapOf(CQLBlob, CQLBigint)))},
+		{"map with a refused value", RuleUnsupportedType, "X", "MAP<TEXT, FLOAT>", withX[map[string]float64](AsType(MapOf(CQLText, CQLFloat)))},
+		{"named uuid as TEXT", RuleUnsupportedType, "X", "a kandra.rulesUserID cannot be stored as TEXT", withX[rulesUserID](AsType(CQLText))},
 
 		// key-type
 		{"duration partition key", RuleKeyType, "ID", "partition key cannot hold a duration|PRIMARY KEY", of(func(e *durationKey, s *Schema[durationKey]) {
@@ -573,11 +633,15 @@ func ruleCases() []ruleCase {
 		{"index on the counter", RuleCounterTable, "X", "cannot have secondary indexes", onX(func(s *utInt, x *int64) { Counter(s, x, SecondaryIndex()) })},
 
 		// lookup
-		{"lookup on the partition key", RuleLookup, "ID", `partition key cannot have a lookup table|declare "id" twice`, of(func(e *two, s *Schema[two]) {
+		{"lookup on the only partition key", RuleLookup, "ID", `the only partition-key column cannot have a lookup table|a read of its partition; query by the key instead`, of(func(e *two, s *Schema[two]) {
 			s.Table("t")
 			Bind(s, &e.ID, PartitionKey(0), Lookup("by_id", LookupBatch))
 		})},
-		{"lookup on a clustering key", RuleLookup, "X", "clustering key cannot have a lookup table", withX[time.Time](ClusteringKey(0, ClusteringAsc), Lookup("by_x", LookupEventual))},
+		{"lookup on the only partition key, with clustering keys", RuleLookup, "ID", "the only partition-key column", of(func(e *three, s *Schema[three]) {
+			s.Table("t")
+			Bind(s, &e.ID, Lookup("by_id", LookupEventual), PartitionKey(0))
+			Bind(s, &e.A, ClusteringKey(0, ClusteringAsc), Lookup("by_a", LookupBatch))
+		})},
 
 		// secondary-index
 		{"index on the only partition key", RuleSecondaryIndex, "ID", "only partition-key column|query by the key instead", of(func(e *two, s *Schema[two]) {
@@ -665,7 +729,14 @@ func TestRulesOrder(t *testing.T) {
 		RuleDuplicateTimestamp, RuleDuplicateVersion, RuleSoftDeleteMarker, RuleKeyConflict,
 		RuleInvalidName, RuleDuplicateColumn, RuleDuplicateClusteringIndex, RuleUnsupportedType,
 		RuleKeyType, RuleCounterTable, RuleLookup, RuleSecondaryIndex, RuleOptionRange,
-		RuleKeyspaceName, RuleReplication, RuleNameTaken,
+		RuleKeyspaceName, RuleTargets, RuleReplication, RuleNameTaken, RuleNameLength, RuleTTLCap, RuleTablets, RuleSAIIndex,
+	}
+	// The servers each rule serves: the keyspace rules of one server's
+	// refusals name it; every other rule serves all.
+	wantTargets := map[Rule]Target{
+		RuleTTLCap:   Cassandra5,
+		RuleTablets:  Scylla2025Tablets | Scylla2026Tablets,
+		RuleSAIIndex: Cassandra5Latest,
 	}
 	infos := Rules()
 	var got []Rule
@@ -677,6 +748,13 @@ func TestRulesOrder(t *testing.T) {
 		}
 		if ri.Scope != scope || ri.Summary == "" {
 			t.Errorf("rule %q: scope %s, summary %q; want scope %s and a summary", ri.Rule, ri.Scope, ri.Summary, scope)
+		}
+		targets, ok := wantTargets[ri.Rule]
+		if !ok {
+			targets = AllTargets
+		}
+		if ri.Targets != targets || !ri.Targets.IsValid() {
+			t.Errorf("rule %q serves %v, want %v", ri.Rule, ri.Targets, targets)
 		}
 	}
 	if !slices.Equal(got, want) {
@@ -782,11 +860,206 @@ func TestRulesAccept(t *testing.T) {
 			t.Errorf("SoftDelete() = %+v, want TTL 60 with marker Deleted", sd)
 		}
 	})
-	t.Run("invalid-name: a table name of 48 characters", func(t *testing.T) {
-		ts := accept(t, func(e *rulesUT[string], s *Schema[rulesUT[string]]) { s.Table(name48); Bind(s, &e.ID, PartitionKey(0)) })
-		if ts.Name() != name48 {
+	t.Run("invalid-name: names of 222 characters", func(t *testing.T) {
+		ts := accept(t, func(e *rulesUT[string], s *Schema[rulesUT[string]]) {
+			s.Table(name222)
+			Bind(s, &e.ID, PartitionKey(0))
+		})
+		if ts.Name() != name222 {
 			t.Errorf("table name = %q", ts.Name())
 		}
+		table212 := strings.Repeat("t", 212)
+		ts = accept(t, func(e *rulesUT[string], s *Schema[rulesUT[string]]) {
+			s.Table(table212)
+			Bind(s, &e.ID, PartitionKey(0), Column("id"))
+			Bind(s, &e.X, Column("email"), Lookup("by_emails", LookupBatch), SecondaryIndex())
+		})
+		if l := ts.LookupTables()[0].Name(); len(l) != 222 {
+			t.Errorf("lookup table %q has %d characters, want 222", l, len(l))
+		}
+		if n := ts.IndexName(ts.ColumnByName("email")); n != table212+"_email_idx" || len(n) != 222 {
+			t.Errorf("index name %q, want %d characters", n, 222)
+		}
+	})
+	t.Run("invalid-name: column names of MaxColumnNameBytes", func(t *testing.T) {
+		ascii := strings.Repeat("c", MaxColumnNameBytes)
+		multi := strings.Repeat("日", MaxColumnNameBytes/3) + "x" // 1023 + 1 bytes
+		ts := accept(t, func(e *rulesUT[string], s *Schema[rulesUT[string]]) {
+			s.Table("t")
+			Bind(s, &e.ID, PartitionKey(0), Column(ascii))
+			Bind(s, &e.X, Column(multi))
+		})
+		wantColumns(t, ts, "ID="+ascii, "X="+multi)
+		type near struct{ A, B, C string }
+		ts = accept(t, func(e *near, s *Schema[near]) {
+			s.Table("t")
+			Bind(s, &e.A, PartitionKey(0), Column("applied"))
+			Bind(s, &e.B, Column("[applied] "))
+			Bind(s, &e.C, Column("[Applied]"))
+		})
+		wantColumns(t, ts, "A=applied", "B=[applied] ", "C=[Applied]")
+	})
+	t.Run("invalid-name: index names of columns that are not all word characters", func(t *testing.T) {
+		type odd struct{ ID, A, B, C, D, E, F string }
+		ts := accept(t, func(e *odd, s *Schema[odd]) {
+			s.Table("t")
+			Bind(s, &e.ID, PartitionKey(0))
+			Bind(s, &e.A, Column("Größe"), SecondaryIndex())
+			Bind(s, &e.B, Column("Gr__e"), SecondaryIndex()) // all word characters: the plain name
+			Bind(s, &e.C, Column("Mixed Case"), SecondaryIndex())
+			Bind(s, &e.D, Column("a b"), SecondaryIndex())
+			Bind(s, &e.E, Column("a-b"), SecondaryIndex()) // sanitizes as "a b" does
+			Bind(s, &e.F, Column(`say "hi"`), SecondaryIndex())
+		})
+		fnv32a := func(s string) string {
+			h := fnv.New32a()
+			h.Write([]byte(s))
+			return fmt.Sprintf("%08x", h.Sum32())
+		}
+		want := map[string]string{
+			"Größe":      "t_Gr__e_" + fnv32a("Größe") + "_idx",
+			"Gr__e":      "t_Gr__e_idx",
+			"Mixed Case": "t_Mixed_Case_" + fnv32a("Mixed Case") + "_idx",
+			"a b":        "t_a_b_" + fnv32a("a b") + "_idx",
+			"a-b":        "t_a_b_" + fnv32a("a-b") + "_idx",
+			`say "hi"`:   "t_say__hi__" + fnv32a(`say "hi"`) + "_idx",
+		}
+		seen := map[string]string{}
+		ks := MustNewKeyspace(on(Cassandra5|Scylla2026), ts) // indexes: no ScyllaDB 2025.x with tablets
+		for col, name := range want {
+			c := ts.ColumnByName(col)
+			if got := ts.IndexName(c); got != name {
+				t.Errorf("IndexName(%q) = %q, want %q", col, got, name)
+			}
+			if p := nameCharsProblem(name); p != "" {
+				t.Errorf("index name %q %s", name, p)
+			}
+			if prev, dup := seen[name]; dup {
+				t.Errorf("columns %q and %q have one index name %q", prev, col, name)
+			}
+			seen[name] = col
+			stmt, err := ks.CreateIndex(ts, c)
+			if want := "CREATE INDEX IF NOT EXISTS " + QuoteIdent(name) + " ON ks.t (" + c.CQLName() + ");"; err != nil || stmt != want {
+				t.Errorf("CreateIndex(%q) = %q, %v; want %q", col, stmt, err, want)
+			}
+		}
+		if fnv32a("a b") == fnv32a("a-b") {
+			t.Errorf("the hashes of %q and %q are equal", "a b", "a-b")
+		}
+	})
+	t.Run("lookup: on a clustering column and on a partition-key component", func(t *testing.T) {
+		type keyed struct {
+			A, B string
+			At   time.Time
+			Seq  int64
+			Note string
+		}
+		ts := accept(t, func(e *keyed, s *Schema[keyed]) {
+			s.Table("t")
+			Bind(s, &e.A, PartitionKey(0), Lookup("by_a", LookupBatch))
+			Bind(s, &e.B, PartitionKey(1))
+			Bind(s, &e.At, ClusteringKey(0, ClusteringDesc), Lookup("by_at", LookupEventual))
+			Bind(s, &e.Seq, ClusteringKey(1, ClusteringAsc))
+			Bind(s, &e.Note, Lookup("by_note", LookupBatch))
+		})
+		lookups := ts.LookupTables()
+		if len(lookups) != 3 {
+			t.Fatalf("%d lookup tables, want 3", len(lookups))
+		}
+		ks := MustNewKeyspace(on(0), ts) // lookups alone: every target
+		want := []struct {
+			name, index string
+			columns     []string
+			ddl         string
+		}{
+			{"t_by_a", "a", []string{"a", "b", "at", "seq"}, "CREATE TABLE IF NOT EXISTS ks.t_by_a (\n    a TEXT,\n    b TEXT,\n    at TIMESTAMP,\n    seq BIGINT,\n    PRIMARY KEY (a)\n);"},
+			{"t_by_at", "at", []string{"at", "a", "b", "seq"}, "CREATE TABLE IF NOT EXISTS ks.t_by_at (\n    at TIMESTAMP,\n    a TEXT,\n    b TEXT,\n    seq BIGINT,\n    PRIMARY KEY (at)\n);"},
+			{"t_by_note", "note", []string{"note", "a", "b", "at", "seq"}, "CREATE TABLE IF NOT EXISTS ks.t_by_note (\n    note TEXT,\n    a TEXT,\n    b TEXT,\n    at TIMESTAMP,\n    seq BIGINT,\n    PRIMARY KEY (note)\n);"},
+		}
+		colNames := func(cs []*ColumnSchema) []string {
+			var out []string
+			for _, c := range cs {
+				out = append(out, c.Name())
+			}
+			return out
+		}
+		for i, w := range want {
+			l := lookups[i]
+			if l.Name() != w.name || l.IndexColumn().Name() != w.index || l.IndexColumn().Lookup() != l || l.Table() != ts {
+				t.Errorf("lookup %d: %q on %q", i, l.Name(), l.IndexColumn().Name())
+			}
+			if got := colNames(l.Columns()); !slices.Equal(got, w.columns) {
+				t.Errorf("%s: Columns() = %q, want %q", w.name, got, w.columns)
+			}
+			if got := colNames(l.PartitionKeys()); !slices.Equal(got, []string{"a", "b"}) {
+				t.Errorf("%s: PartitionKeys() = %q, want the full partition key", w.name, got)
+			}
+			if got := colNames(l.ClusteringKeys()); !slices.Equal(got, []string{"at", "seq"}) {
+				t.Errorf("%s: ClusteringKeys() = %q, want the full clustering key", w.name, got)
+			}
+			if got, err := ks.CreateLookupTable(l); err != nil || got != w.ddl {
+				t.Errorf("%s: CreateLookupTable =\n%s\n%v; want\n%s", w.name, got, err, w.ddl)
+			}
+		}
+	})
+	t.Run("unsupported-type: named types of the special types", func(t *testing.T) {
+		type peer netip.Addr
+		type special struct {
+			ID     rulesUserID
+			At     rulesAt
+			Peer   peer
+			Raw    [16]byte
+			MaybeA *rulesAt
+			IDs    []rulesUserID
+			Seen   map[rulesUserID]rulesAt
+			Day    rulesAt
+			Run    rulesUserID
+		}
+		ts := accept(t, func(e *special, s *Schema[special]) {
+			s.Table("t")
+			Bind(s, &e.ID, PartitionKey(0))
+			Bind(s, &e.At, ClusteringKey(0, ClusteringAsc))
+			Bind(s, &e.Day, AsType(CQLDate))
+			Bind(s, &e.Run, AsType(CQLTimeUUID))
+		})
+		want := map[string]string{
+			"id": "UUID", "at": "TIMESTAMP", "peer": "INET", "raw": "UUID", "maybe_a": "TIMESTAMP",
+			"ids": "LIST<UUID>", "seen": "MAP<UUID, TIMESTAMP>", "day": "DATE", "run": "TIMEUUID",
+		}
+		for _, c := range ts.Columns() {
+			if w, ok := want[c.Name()]; !ok || c.Decl() != w {
+				t.Errorf("column %s (%v) is %s, want %s", c.Name(), c.GoType(), c.Decl(), w)
+			}
+		}
+		if len(ts.Columns()) != len(want) {
+			t.Errorf("%d columns, want %d", len(ts.Columns()), len(want))
+		}
+	})
+	t.Run("binding: two struct{} fields at one offset, bound Transient once", func(t *testing.T) {
+		type twins struct {
+			ID   string
+			A, B struct{}
+		}
+		if a, b := reflect.TypeFor[twins]().Field(1).Offset, reflect.TypeFor[twins]().Field(2).Offset; a != b {
+			t.Fatalf("A and B lie at %d and %d", a, b)
+		}
+		for name, bind := range map[string]func(e *twins, s *Schema[twins]){
+			"A":    func(e *twins, s *Schema[twins]) { Bind(s, &e.A, Transient()) },
+			"B":    func(e *twins, s *Schema[twins]) { Bind(s, &e.B, Transient()) },
+			"both": func(e *twins, s *Schema[twins]) { Bind(s, &e.A, Transient()); Bind(s, &e.B, Transient()) },
+		} {
+			ts := accept(t, func(e *twins, s *Schema[twins]) {
+				s.Table("t")
+				Bind(s, &e.ID, PartitionKey(0))
+				bind(e, s)
+			})
+			if ts.NumColumns() != 1 {
+				t.Errorf("Transient on %s: columns %v, want id only", name, ts.Columns())
+			}
+		}
+		// Unbound, the first struct{} field has no CQL type.
+		o := of(func(e *twins, s *Schema[twins]) { s.Table("t"); Bind(s, &e.ID, PartitionKey(0)) }).run(t)
+		wantSchemaError(t, o.err, RuleUnsupportedType, "A", "type struct {}", o.entity)
 	})
 	t.Run("counter-table: TTL 0 and a timestamp clustering key", func(t *testing.T) {
 		type counters struct {
@@ -804,7 +1077,12 @@ func TestRulesAccept(t *testing.T) {
 		if !ts.IsCounterTable() {
 			t.Errorf("IsCounterTable() = false")
 		}
-		ddl := CreateTable(ts)
+		// A counter table: Cassandra 5.0 takes it (ScyllaDB 2025.x with
+		// tablets would not).
+		ddl, err := MustNewKeyspace(on(Cassandra5), ts).CreateTable(ts)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, want := range []string{"    hits COUNTER,\n", "    bytes COUNTER,\n", "default_time_to_live = 0", "CLUSTERING ORDER BY (day DESC)"} {
 			if !strings.Contains(ddl, want) {
 				t.Errorf("DDL %q lacks %q", ddl, want)
@@ -825,12 +1103,14 @@ func TestRulesAccept(t *testing.T) {
 			Bind(s, &e.Tags, SecondaryIndex())
 		})
 		want := []string{
-			"CREATE INDEX IF NOT EXISTS t_a_idx ON t (a);",
-			"CREATE INDEX IF NOT EXISTS t_at_idx ON t (at);",
-			"CREATE INDEX IF NOT EXISTS t_tags_idx ON t (tags);",
+			"CREATE INDEX IF NOT EXISTS t_a_idx ON ks.t (a);",
+			"CREATE INDEX IF NOT EXISTS t_at_idx ON ks.t (at);",
+			"CREATE INDEX IF NOT EXISTS t_tags_idx ON ks.t (tags);",
 		}
-		if stmts := Statements(ts); len(stmts) != 4 || !slices.Equal(stmts[1:], want) {
-			t.Errorf("statements = %q, want the table then %q", stmts, want)
+		// Indexes on non-blob columns: every target but ScyllaDB 2025.x
+		// with tablets.
+		if stmts := MustNewKeyspace(on(AllTargets&^Scylla2025Tablets), ts).Statements(); len(stmts) != 5 || !slices.Equal(stmts[2:], want) {
+			t.Errorf("statements = %q, want the keyspace, the table, then %q", stmts, want)
 		}
 	})
 	t.Run("option-range: the edges of every range", func(t *testing.T) {
@@ -1004,6 +1284,21 @@ func TestFirstRuleWins(t *testing.T) {
 		})},
 		{"AsType twice, the last a duration in a key", []Rule{RuleConflict, RuleKeyType}, withX[time.Duration](PartitionKey(1), AsType(ListOf(CQLDuration)), AsType(CQLDuration))},
 		{"invalid ClusteringOrder on a duration clustering key", []Rule{RuleKeyType, RuleOptionRange}, withX[time.Duration](ClusteringKey(0, ClusteringOrder(5)))},
+		{"a refused AsType pair and a lookup on the only key", []Rule{RuleUnsupportedType, RuleLookup}, of(func(e *rulesUT[string], s *utStr) {
+			s.Table("t")
+			Bind(s, &e.ID, PartitionKey(0), Lookup("by_id", LookupBatch), AsType(CQLInt))
+		})},
+		{"Version with a refused AsType pair", []Rule{RuleConflict, RuleUnsupportedType}, onX(func(s *utInt, x *int64) { Version(s, x, AsType(CQLInt)) })},
+		{"CreatedAt with AsType(TEXT), also a refused pair", []Rule{RuleConflict, RuleUnsupportedType}, onX(func(s *utTime, x *time.Time) { CreatedAt(s, x, AsType(CQLText)) })},
+		{"the marker as TEXT, also a refused pair", []Rule{RuleSoftDeleteMarker, RuleUnsupportedType}, of(func(e *marked, s *Schema[marked]) {
+			s.Table("t", SoftDelete(60, &e.Deleted))
+			Bind(s, &e.ID, PartitionKey(0))
+			Bind(s, &e.Deleted, AsType(CQLText))
+		})},
+		{"a 223-character name and a lookup on the only key", []Rule{RuleInvalidName, RuleLookup}, of(func(e *rulesUT[string], s *utStr) {
+			s.Table(name223)
+			Bind(s, &e.ID, PartitionKey(0), Lookup("by_id", LookupBatch))
+		})},
 		{"invalid LookupConsistency on a key", []Rule{RuleLookup, RuleOptionRange}, of(func(e *rulesUT[string], s *utStr) {
 			s.Table("t")
 			Bind(s, &e.ID, PartitionKey(0), Lookup("by_id", LookupConsistency(9)))
@@ -1020,6 +1315,197 @@ func TestFirstRuleWins(t *testing.T) {
 				t.Errorf("error = %v; want rule %q, the first of %q in Rules() order", o.err, c.broken[0], c.broken)
 			}
 		})
+	}
+}
+
+// asTypeOn builds rulesUT[V] with AsType(ct) on X.
+func asTypeOn[V any](ct CQLType) (*TableSchema, error) {
+	ts, _, err := buildSchema(func(e *rulesUT[V], s *Schema[rulesUT[V]]) {
+		s.Table("t")
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.X, AsType(ct))
+	})
+	return ts, err
+}
+
+// nativeTypes are the native CQL types (COUNTER aside: only Counter gives it).
+var nativeTypes = []CQLType{
+	CQLAscii, CQLBigint, CQLBlob, CQLBoolean, CQLDate, CQLDecimal, CQLDouble, CQLDuration, CQLFloat, CQLInet,
+	CQLInt, CQLSmallint, CQLText, CQLTime, CQLTimestamp, CQLTimeUUID, CQLTinyint, CQLUUID, CQLVarchar, CQLVarint,
+}
+
+// TestNativeOverrides: the table of allowed AsType pairs is the one the
+// documentation gives, the derived type first.
+func TestNativeOverrides(t *testing.T) {
+	want := map[string][]string{
+		"TEXT":      {"TEXT", "VARCHAR", "ASCII"},
+		"TINYINT":   {"TINYINT", "SMALLINT", "INT", "BIGINT", "VARINT"},
+		"SMALLINT":  {"SMALLINT", "INT", "BIGINT", "VARINT"},
+		"INT":       {"INT", "BIGINT", "VARINT"},
+		"BIGINT":    {"BIGINT", "VARINT"},
+		"TIMESTAMP": {"TIMESTAMP", "DATE"},
+		"DURATION":  {"DURATION", "TIME"},
+		"UUID":      {"UUID", "TIMEUUID"},
+		// The other derived types take only themselves.
+		"BOOLEAN": {"BOOLEAN"}, "FLOAT": {"FLOAT"}, "DOUBLE": {"DOUBLE"}, "BLOB": {"BLOB"}, "INET": {"INET"}, "VARINT": {"VARINT"},
+	}
+	for _, n := range nativeTypes {
+		var got []string
+		for _, o := range NativeOverrides(n) {
+			got = append(got, o.String())
+		}
+		// No Go type derives ASCII, DATE, DECIMAL, TIME, TIMEUUID or
+		// VARCHAR: they have no row.
+		if !slices.Equal(got, want[n.String()]) {
+			t.Errorf("NativeOverrides(%v) = %q, want %q", n, got, want[n.String()])
+		}
+	}
+	for _, c := range []CQLType{{}, ListOf(CQLText), SetOf(CQLInt), MapOf(CQLText, CQLText), cqlCounter} {
+		if got := NativeOverrides(c); len(got) != 0 {
+			t.Errorf("NativeOverrides(%v) = %v, want none", c, got)
+		}
+	}
+	got := NativeOverrides(CQLText)
+	got[0] = CQLBlob
+	if NativeOverrides(CQLText)[0] != CQLText {
+		t.Errorf("NativeOverrides returns the table itself, not a copy")
+	}
+}
+
+// rulesOpaque has no CQL type kandra derives (a struct kind), and
+// rulesTyperDecimal names its own: both take any override.
+type (
+	rulesOpaque       struct{ _ int64 }
+	rulesTyperDecimal struct{ _ int64 }
+	rulesCode         string
+)
+
+func (rulesTyperDecimal) CQLType() CQLType { return CQLDecimal }
+
+// TestAsTypePairs goes through every native Go type kandra maps and every
+// native CQL type: AsType is accepted exactly when NativeOverrides lists
+// the pair, and refused under unsupported-type otherwise.
+func TestAsTypePairs(t *testing.T) {
+	goTypes := []struct {
+		goType reflect.Type
+		try    func(CQLType) (*TableSchema, error)
+	}{
+		{reflect.TypeFor[string](), asTypeOn[string]},
+		{reflect.TypeFor[rulesCode](), asTypeOn[rulesCode]},
+		{reflect.TypeFor[*string](), asTypeOn[*string]},
+		{reflect.TypeFor[bool](), asTypeOn[bool]},
+		{reflect.TypeFor[int8](), asTypeOn[int8]},
+		{reflect.TypeFor[int16](), asTypeOn[int16]},
+		{reflect.TypeFor[int32](), asTypeOn[int32]},
+		{reflect.TypeFor[int](), asTypeOn[int]},
+		{reflect.TypeFor[int64](), asTypeOn[int64]},
+		{reflect.TypeFor[*int64](), asTypeOn[*int64]},
+		{reflect.TypeFor[float32](), asTypeOn[float32]},
+		{reflect.TypeFor[float64](), asTypeOn[float64]},
+		{reflect.TypeFor[[]byte](), asTypeOn[[]byte]},
+		{typeTime, asTypeOn[time.Time]},
+		{reflect.TypeFor[rulesAt](), asTypeOn[rulesAt]},
+		{typeDuration, asTypeOn[time.Duration]},
+		{typeUUID, asTypeOn[uuid.UUID]},
+		{reflect.TypeFor[rulesUserID](), asTypeOn[rulesUserID]},
+		{reflect.TypeFor[[16]byte](), asTypeOn[[16]byte]},
+		{typeNetIP, asTypeOn[net.IP]},
+		{typeNetipAdd, asTypeOn[netip.Addr]},
+		{typeBigInt, asTypeOn[*big.Int]},
+	}
+	accepted := 0
+	for _, g := range goTypes {
+		derived, p := goToCQL(g.goType)
+		if p != "" || derived.Kind() != KindNative {
+			t.Fatalf("%v: derived %v, %q", g.goType, derived, p)
+		}
+		allowed := NativeOverrides(derived)
+		if len(allowed) == 0 || !allowed[0].Equal(derived) {
+			t.Errorf("%v: NativeOverrides(%v) = %v, want it first", g.goType, derived, allowed)
+		}
+		for _, ct := range nativeTypes {
+			var ts *TableSchema
+			err := noPanic(t, func() (err error) { ts, err = g.try(ct); return err })
+			if slices.ContainsFunc(allowed, ct.Equal) {
+				accepted++
+				if err != nil {
+					t.Errorf("%v as %v: %v; NativeOverrides allows it", g.goType, ct, err)
+				} else if got := ts.ColumnByName("x").Type(); !got.Equal(ct) {
+					t.Errorf("%v as %v: the column is %v", g.goType, ct, got)
+				}
+				continue
+			}
+			var se *SchemaError
+			if !errors.As(err, &se) || se.Rule != RuleUnsupportedType || se.Field != "X" ||
+				!strings.Contains(se.Detail, "a "+g.goType.String()+" cannot be stored as "+ct.String()+": the driver marshals it to "+derived.String()) {
+				t.Errorf("%v as %v: error %v; want unsupported-type on X naming the pair", g.goType, ct, err)
+			}
+		}
+	}
+	if want := 46; accepted != want { // 22 Go types take their own type; 24 pairs more
+		t.Errorf("%d pairs accepted, want %d", accepted, want)
+	}
+
+	// Collections: the same kind, and every element (and key) allowed for
+	// its Go element type.
+	collections := []struct {
+		name string
+		try  func(CQLType) (*TableSchema, error)
+		as   CQLType
+		ok   bool
+	}{
+		{"[]string as LIST<ASCII>", asTypeOn[[]string], ListOf(CQLAscii), true},
+		{"[]string as LIST<TEXT>", asTypeOn[[]string], ListOf(CQLText), true},
+		{"[]string as SET<TEXT>", asTypeOn[[]string], SetOf(CQLText), false},
+		{"[]string as LIST<INT>", asTypeOn[[]string], ListOf(CQLInt), false},
+		{"[]string as TEXT", asTypeOn[[]string], CQLText, false},
+		{"[]time.Time as LIST<DATE>", asTypeOn[[]time.Time], ListOf(CQLDate), true},
+		{"[]*big.Int as LIST<VARINT>: no pointer in a collection, no derived type", asTypeOn[[]*big.Int], ListOf(CQLVarint), true},
+		{"[][]int8 as LIST<LIST<VARINT>>", asTypeOn[[][]int8], ListOf(ListOf(CQLVarint)), true},
+		{"[][]int8 as LIST<SET<INT>>", asTypeOn[[][]int8], ListOf(SetOf(CQLInt)), false},
+		{"[][]int32 as LIST<LIST<SMALLINT>>", asTypeOn[[][]int32], ListOf(ListOf(CQLSmallint)), false},
+		{"map[int16]struct{} as SET<VARINT>", asTypeOn[map[int16]struct{}], SetOf(CQLVarint), true},
+		{"map[int16]struct{} as SET<TINYINT>", asTypeOn[map[int16]struct{}], SetOf(CQLTinyint), false},
+		{"map[int16]struct{} as LIST<SMALLINT>", asTypeOn[map[int16]struct{}], ListOf(CQLSmallint), false},
+		{"map[string]int32 as MAP<VARCHAR, BIGINT>", asTypeOn[map[string]int32], MapOf(CQLVarchar, CQLBigint), true},
+		{"map[string]int32 as MAP<TEXT, SMALLINT>", asTypeOn[map[string]int32], MapOf(CQLText, CQLSmallint), false},
+		{"map[string]int32 as MAP<INT, INT>", asTypeOn[map[string]int32], MapOf(CQLInt, CQLInt), false},
+		{"map[uuid.UUID]time.Duration as MAP<TIMEUUID, TIME>", asTypeOn[map[uuid.UUID]time.Duration], MapOf(CQLTimeUUID, CQLTime), true},
+		{"map[uuid.UUID][]time.Time as MAP<UUID, LIST<DATE>>", asTypeOn[map[uuid.UUID][]time.Time], MapOf(CQLUUID, ListOf(CQLDate)), true},
+		{"map[uuid.UUID][]time.Time as MAP<UUID, SET<DATE>>", asTypeOn[map[uuid.UUID][]time.Time], MapOf(CQLUUID, SetOf(CQLDate)), false},
+		{"map[rulesUserID]rulesAt as MAP<TIMEUUID, DATE>", asTypeOn[map[rulesUserID]rulesAt], MapOf(CQLTimeUUID, CQLDate), true},
+		{"*[]string as LIST<VARCHAR>", asTypeOn[*[]string], ListOf(CQLVarchar), true},
+		// A Go type with no derived CQL type (a duration map key) is the
+		// user's declaration.
+		{"map[time.Duration]string as MAP<TIME, TEXT>", asTypeOn[map[time.Duration]string], MapOf(CQLTime, CQLText), true},
+	}
+	for _, c := range collections {
+		ts, err := c.try(c.as)
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.ok && !ts.ColumnByName("x").Type().Equal(c.as):
+			t.Errorf("%s: the column is %v", c.name, ts.ColumnByName("x").Type())
+		case !c.ok:
+			var se *SchemaError
+			if !errors.As(err, &se) || se.Rule != RuleUnsupportedType || !strings.Contains(se.Detail, "cannot be stored as "+c.as.String()) {
+				t.Errorf("%s: error %v; want unsupported-type", c.name, err)
+			}
+		}
+	}
+
+	// A type kandra derives no CQL type for, or one that names its own,
+	// takes any override, native or collection.
+	for _, ct := range append(slices.Clone(nativeTypes), ListOf(CQLText), SetOf(CQLBlob), MapOf(CQLAscii, ListOf(CQLDecimal))) {
+		if _, err := asTypeOn[rulesOpaque](ct); err != nil {
+			t.Errorf("rulesOpaque as %v: %v", ct, err)
+		}
+		if _, err := asTypeOn[rulesTyperDecimal](ct); err != nil {
+			t.Errorf("rulesTyperDecimal as %v: %v", ct, err)
+		}
+	}
+	if _, err := asTypeOn[rulesOpaque](SetOf(CQLDuration)); err == nil {
+		t.Errorf("rulesOpaque as SET<DURATION>: accepted a type servers refuse")
 	}
 }
 
@@ -1150,16 +1636,56 @@ func TestRecursiveTypeDoesNotCrash(t *testing.T) {
 // The keyspace rules.
 
 type keyspaceCase struct {
-	name     string
-	rule     Rule
-	detail   string // "|"-separated parts of the Detail
-	keyspace string
-	r        Replication
-	tables   []SchemaSource
+	name   string
+	rule   Rule
+	detail string // "|"-separated parts of the Detail
+	spec   KeyspaceSpec
+	tables []SchemaSource
+	// create is what CreateKeyspace(spec), which checks no table, reports:
+	// same (the same error), "" (it accepts the spec: the tables break the
+	// rule) or another rule.
+	create Rule
 }
 
-// keyspaceCases is one failing case per branch of every keyspace rule.
-func keyspaceCases(t *testing.T) []keyspaceCase {
+// same says that CreateKeyspace reports the same error as NewKeyspace.
+const same Rule = "(same)"
+
+// ttlNow is the clock of the TTL cap cases, and ttlLatest the longest TTL
+// Cassandra5 accepts at ttlNow: writes with it still succeed TTLHorizon
+// later, on the last second before 2038-01-19T03:14:06Z.
+var (
+	ttlNow    = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	ttlLatest = int(time.Date(2038, 1, 19, 3, 14, 6, 0, time.UTC).Sub(ttlNow.Add(365*24*time.Hour)) / time.Second)
+)
+
+// fixClock sets the clock of the TTL cap rule to ttlNow for the test.
+func fixClock(t *testing.T) {
+	t.Helper()
+	saved := timeNow
+	timeNow = func() time.Time { return ttlNow }
+	t.Cleanup(func() { timeNow = saved })
+}
+
+// nts1 is NetworkTopologyStrategy with one replica: every target takes it.
+var nts1 = NetworkTopologyStrategy(map[string]int{"dc1": 1})
+
+// on is a keyspace spec named ks with replication nts1 for targets.
+func on(targets Target) KeyspaceSpec {
+	return KeyspaceSpec{Name: "ks", Replication: nts1, Targets: targets}
+}
+
+// named is a keyspace spec for every target with replication r.
+func named(name string, r Replication) KeyspaceSpec { return KeyspaceSpec{Name: name, Replication: r} }
+
+// keyspaceTables are the tables of the keyspace cases.
+type keyspaceTables struct {
+	usersA, usersB, owner, victim, idxA, idxB, viewIdx, viewTable, own      *TableSchema
+	long48, long49, long192, long193, long222, lookup197, lookup49, index49 *TableSchema
+	counter, versioned, indexed, blobIdx, blobListIdx, blobMapIdx           *TableSchema
+	ttlLatest, ttlOver, softOver, ttlMax                                    *TableSchema
+}
+
+func newKeyspaceTables(t *testing.T) keyspaceTables {
 	type usersA struct{ ID string }
 	type usersB struct{ ID string }
 	type lookupOwner struct{ ID, Email string }
@@ -1169,98 +1695,354 @@ func keyspaceCases(t *testing.T) []keyspaceCase {
 	type viewIdx struct{ ID, V string }
 	type viewTable struct{ ID string }
 	type own struct{ ID, X, Y string }
-	a := accept(t, func(e *usersA, s *Schema[usersA]) { s.Table("users"); Bind(s, &e.ID, PartitionKey(0)) })
-	b := accept(t, func(e *usersB, s *Schema[usersB]) { s.Table("users"); Bind(s, &e.ID, PartitionKey(0)) })
-	owner := accept(t, func(e *lookupOwner, s *Schema[lookupOwner]) {
+	type long struct{ ID, X string }
+	type counted struct {
+		ID   string
+		Hits int64
+	}
+	type versioned struct {
+		ID  string
+		Rev int64
+	}
+	type indexed struct{ ID, Note string }
+	type blobs struct {
+		ID   string
+		Data []byte
+	}
+	type blobList struct {
+		ID    string
+		Parts [][]byte
+	}
+	type blobMap struct {
+		ID   string
+		Docs map[string][]byte
+	}
+	type ttlTable struct {
+		ID      string
+		Deleted bool
+	}
+	plain := func(name string) func(e *long, s *Schema[long]) {
+		return func(e *long, s *Schema[long]) { s.Table(name); Bind(s, &e.ID, PartitionKey(0)) }
+	}
+	ttl := func(opt TableOption) func(e *ttlTable, s *Schema[ttlTable]) {
+		return func(e *ttlTable, s *Schema[ttlTable]) { s.Table("ttl", opt); Bind(s, &e.ID, PartitionKey(0)) }
+	}
+	var k keyspaceTables
+	k.usersA = accept(t, func(e *usersA, s *Schema[usersA]) { s.Table("users"); Bind(s, &e.ID, PartitionKey(0)) })
+	k.usersB = accept(t, func(e *usersB, s *Schema[usersB]) { s.Table("users"); Bind(s, &e.ID, PartitionKey(0)) })
+	k.owner = accept(t, func(e *lookupOwner, s *Schema[lookupOwner]) {
 		s.Table("people")
 		Bind(s, &e.ID, PartitionKey(0))
 		Bind(s, &e.Email, Lookup("by_email", LookupBatch))
 	})
-	victim := accept(t, func(e *lookupVictim, s *Schema[lookupVictim]) {
+	k.victim = accept(t, func(e *lookupVictim, s *Schema[lookupVictim]) {
 		s.Table("people_by_email")
 		Bind(s, &e.ID, PartitionKey(0))
 	})
-	ia := accept(t, func(e *idxA, s *Schema[idxA]) {
+	k.idxA = accept(t, func(e *idxA, s *Schema[idxA]) {
 		s.Table("ti_a")
 		Bind(s, &e.ID, PartitionKey(0))
 		Bind(s, &e.BC, Column("b_c"), SecondaryIndex()) // ti_a_b_c_idx
 	})
-	ib := accept(t, func(e *idxB, s *Schema[idxB]) {
+	k.idxB = accept(t, func(e *idxB, s *Schema[idxB]) {
 		s.Table("ti_a_b")
 		Bind(s, &e.ID, PartitionKey(0))
 		Bind(s, &e.C, SecondaryIndex()) // ti_a_b_c_idx
 	})
-	vi := accept(t, func(e *viewIdx, s *Schema[viewIdx]) {
+	k.viewIdx = accept(t, func(e *viewIdx, s *Schema[viewIdx]) {
 		s.Table("tv")
 		Bind(s, &e.ID, PartitionKey(0))
 		Bind(s, &e.V, SecondaryIndex()) // tv_v_idx, viewed by ScyllaDB as tv_v_idx_index
 	})
-	vt := accept(t, func(e *viewTable, s *Schema[viewTable]) { s.Table("tv_v_idx_index"); Bind(s, &e.ID, PartitionKey(0)) })
-	ow := accept(t, func(e *own, s *Schema[own]) {
+	k.viewTable = accept(t, func(e *viewTable, s *Schema[viewTable]) { s.Table("tv_v_idx_index"); Bind(s, &e.ID, PartitionKey(0)) })
+	k.own = accept(t, func(e *own, s *Schema[own]) {
 		s.Table("to")
 		Bind(s, &e.ID, PartitionKey(0))
 		Bind(s, &e.X, SecondaryIndex())                   // to_x_idx
 		Bind(s, &e.Y, Lookup("x_idx_index", LookupBatch)) // to_x_idx_index
 	})
-	one := SimpleStrategy(1)
+	k.long48 = accept(t, plain(name48))
+	k.long49 = accept(t, plain(name49))
+	k.long192 = accept(t, plain(name192))
+	k.long193 = accept(t, plain(name193))
+	k.long222 = accept(t, plain(name222))
+	k.lookup197 = accept(t, func(e *long, s *Schema[long]) {
+		s.Table(name192)
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.X, Lookup("by_x", LookupBatch)) // 197 characters
+	})
+	k.lookup49 = accept(t, func(e *long, s *Schema[long]) {
+		s.Table("t")
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.X, Lookup(strings.Repeat("l", 47), LookupBatch)) // t_lll...: 49 characters
+	})
+	k.index49 = accept(t, func(e *long, s *Schema[long]) {
+		s.Table("u")
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.X, Column(strings.Repeat("c", 43)), SecondaryIndex()) // u_ccc..._idx: 49 characters
+	})
+	k.counter = accept(t, func(e *counted, s *Schema[counted]) {
+		s.Table("hits")
+		Bind(s, &e.ID, PartitionKey(0))
+		Counter(s, &e.Hits)
+	})
+	k.versioned = accept(t, func(e *versioned, s *Schema[versioned]) {
+		s.Table("docs")
+		Bind(s, &e.ID, PartitionKey(0))
+		Version(s, &e.Rev)
+	})
+	k.indexed = accept(t, func(e *indexed, s *Schema[indexed]) {
+		s.Table("notes")
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.Note, SecondaryIndex())
+	})
+	k.blobIdx = accept(t, func(e *blobs, s *Schema[blobs]) {
+		s.Table("blobs")
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.Data, SecondaryIndex())
+	})
+	k.blobListIdx = accept(t, func(e *blobList, s *Schema[blobList]) {
+		s.Table("blob_lists")
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.Parts, SecondaryIndex())
+	})
+	k.blobMapIdx = accept(t, func(e *blobMap, s *Schema[blobMap]) {
+		s.Table("blob_maps")
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.Docs, SecondaryIndex())
+	})
+	k.ttlLatest = accept(t, ttl(DefaultTTL(ttlLatest)))
+	k.ttlOver = accept(t, ttl(DefaultTTL(ttlLatest+1)))
+	k.softOver = accept(t, func(e *ttlTable, s *Schema[ttlTable]) {
+		s.Table("soft", SoftDelete(ttlLatest+1, &e.Deleted))
+		Bind(s, &e.ID, PartitionKey(0))
+	})
+	k.ttlMax = accept(t, ttl(DefaultTTL(MaxTTL)))
+	return k
+}
+
+// keyspaceCases is one failing case per branch of every keyspace rule. It
+// fixes the TTL cap rule's clock at ttlNow for the test.
+func keyspaceCases(t *testing.T) []keyspaceCase {
+	fixClock(t)
+	k := newKeyspaceTables(t)
+	tables := func(ts ...*TableSchema) []SchemaSource {
+		out := make([]SchemaSource, len(ts))
+		for i, x := range ts {
+			out[i] = x
+		}
+		return out
+	}
+	noIndexTablets := AllTargets &^ Scylla2025Tablets
+	const cassandraCap = "Cassandra 5.0 (storage_compatibility_mode CASSANDRA_4, its default) refuses every write whose expiry lies past 2038-01-19T03:14:06Z"
 	return []keyspaceCase{
 		// keyspace-name (also checked by CreateKeyspace)
-		{"empty name", RuleKeyspaceName, "the keyspace name is empty", "", one, nil},
-		{"name with a dash", RuleKeyspaceName, "contains '-'; only ASCII letters, digits and _", "my-app", one, nil},
-		{"qualified name", RuleKeyspaceName, "contains '.'", "ks.app", one, nil},
-		{"name of 49 characters", RuleKeyspaceName, "is 49 characters long; the limit is 48", name49, one, []SchemaSource{a}},
+		{"empty name", RuleKeyspaceName, "the keyspace name is empty", named("", nts1), nil, same},
+		{"name with a dash", RuleKeyspaceName, "contains '-'; only ASCII letters, digits and _", named("my-app", nts1), nil, same},
+		{"qualified name", RuleKeyspaceName, "contains '.'", named("ks.app", nts1), nil, same},
+		{"name of 49 characters", RuleKeyspaceName, "the keyspace name is 49 characters long; Cassandra 5.0 accepts at most 48", named(name49, nts1), tables(k.usersA), same},
+		{"name of 49 characters on ScyllaDB 2025.x", RuleKeyspaceName, "49 characters long; ScyllaDB 2025.x accepts at most 48", KeyspaceSpec{Name: name49, Replication: nts1, Targets: Scylla2025 | Scylla2026}, nil, same},
+		{"name of 193 characters on ScyllaDB 2026.x", RuleKeyspaceName, "193 characters long; ScyllaDB 2026.x accepts at most 192", KeyspaceSpec{Name: name193, Replication: nts1, Targets: Scylla2026}, nil, same},
+		{"name of 223 characters", RuleKeyspaceName, "is 223 characters long; the limit is 222", KeyspaceSpec{Name: name223, Replication: nts1, Targets: Scylla2026}, nil, same},
+		{"system", RuleKeyspaceName, `"system" is a system keyspace's (system or system_*, compared without case)|pick another name`, named("system", nts1), nil, same},
+		{"System, in another case", RuleKeyspaceName, `"System" is a system keyspace's`, named("System", nts1), nil, same},
+		{"system_auth", RuleKeyspaceName, `"system_auth" is a system keyspace's`, named("system_auth", nts1), nil, same},
+		{"SYSTEM_SCHEMA", RuleKeyspaceName, `"SYSTEM_SCHEMA" is a system keyspace's`, on(Scylla2026).withName("SYSTEM_SCHEMA"), nil, same},
+		{"system_ with anything after it", RuleKeyspaceName, "system keyspace", named("system_mine", nts1), nil, same},
+		// targets (also checked by CreateKeyspace)
+		{"a target bit that names no server", RuleTargets, "Targets holds Target(64), which names no known server", on(Target(1 << 6)), nil, same},
+		{"a known target and an unknown bit", RuleTargets, "Targets holds Cassandra 5.0, Target(32768), which names no known server", on(Cassandra5 | 1<<15), nil, same},
+		{"an unknown Tablets value", RuleTargets, "Tablets is Tablets(3); use kandra.TabletsUnset, TabletsDisabled or TabletsEnabled", KeyspaceSpec{Name: "ks", Replication: nts1, Targets: Scylla2026, Tablets: 3}, nil, same},
+		{"Tablets with the default targets", RuleTargets, "Tablets disabled renders the tablets option, which Cassandra refuses as an unknown property; set Targets to ScyllaDB targets only", KeyspaceSpec{Name: "ks", Replication: nts1, Tablets: TabletsDisabled}, nil, same},
+		{"Tablets with a Cassandra target", RuleTargets, "Tablets enabled renders the tablets option, which Cassandra refuses", KeyspaceSpec{Name: "ks", Replication: nts1, Targets: Cassandra5Latest | Scylla2026Tablets, Tablets: TabletsEnabled}, nil, same},
+		{"TabletsDisabled on tablets targets only", RuleTargets, "Tablets disabled leaves none of the targets ScyllaDB 2025.x with tablets, ScyllaDB 2026.x with tablets", KeyspaceSpec{Name: "ks", Replication: nts1, Targets: Scylla2025Tablets | Scylla2026Tablets, Tablets: TabletsDisabled}, nil, same},
+		{"TabletsEnabled on vnodes targets only", RuleTargets, "Tablets enabled leaves none of the targets ScyllaDB 2026.x", KeyspaceSpec{Name: "ks", Replication: nts1, Targets: Scylla2026, Tablets: TabletsEnabled}, nil, same},
 		// replication (also checked by CreateKeyspace)
-		{"SimpleStrategy(0)", RuleReplication, "at least 1, not 0", "app", SimpleStrategy(0), nil},
-		{"SimpleStrategy(-1)", RuleReplication, "at least 1, not -1", "app", SimpleStrategy(-1), nil},
-		{"no datacenter", RuleReplication, "at least one datacenter with a replica", "app", NetworkTopologyStrategy(nil), nil},
-		{"no replica", RuleReplication, "at least one datacenter with a replica", "app", NetworkTopologyStrategy(map[string]int{"dc1": 0, "dc2": 0}), nil},
-		{"negative factor", RuleReplication, `datacenter "dc2" has a negative replication factor -1`, "app", NetworkTopologyStrategy(map[string]int{"dc1": 3, "dc2": -1}), nil},
-		{"empty datacenter name", RuleReplication, "a datacenter name is empty", "app", NetworkTopologyStrategy(map[string]int{"": 1}), nil},
-		{"datacenter name with a newline", RuleReplication, `"dc\n" contains a control character`, "app", NetworkTopologyStrategy(map[string]int{"dc\n": 1}), nil},
-		{"datacenter name not UTF-8", RuleReplication, `"dc\xff" is not valid UTF-8`, "app", NetworkTopologyStrategy(map[string]int{"dc\xff": 1}), nil},
+		{"SimpleStrategy(0)", RuleReplication, "SimpleStrategy needs a replication factor from 1 to 64 (MaxReplicationFactor), not 0", named("app", SimpleStrategy(0)), nil, same},
+		{"SimpleStrategy(-1)", RuleReplication, "from 1 to 64 (MaxReplicationFactor), not -1", KeyspaceSpec{Name: "app", Replication: SimpleStrategy(-1), Targets: Cassandra5}, nil, same},
+		{"SimpleStrategy(65)", RuleReplication, "not 65; servers run out of memory on huge factors", KeyspaceSpec{Name: "app", Replication: SimpleStrategy(MaxReplicationFactor + 1), Targets: Cassandra5}, nil, same},
+		{"SimpleStrategy(MaxInt32)", RuleReplication, "not 2147483647", KeyspaceSpec{Name: "app", Replication: SimpleStrategy(math.MaxInt32), Targets: Cassandra5}, nil, same},
+		{"no datacenter", RuleReplication, "at least one datacenter with a replica", named("app", NetworkTopologyStrategy(nil)), nil, same},
+		{"no replica", RuleReplication, "at least one datacenter with a replica", named("app", NetworkTopologyStrategy(map[string]int{"dc1": 0, "dc2": 0})), nil, same},
+		{"negative factor", RuleReplication, `datacenter "dc2" has replication factor -1; it must be from 0 to 64 (MaxReplicationFactor)`, named("app", NetworkTopologyStrategy(map[string]int{"dc1": 3, "dc2": -1})), nil, same},
+		{"factor of 65", RuleReplication, `datacenter "dc1" has replication factor 65`, named("app", NetworkTopologyStrategy(map[string]int{"dc1": 65})), nil, same},
+		{"empty datacenter name", RuleReplication, "a datacenter name is empty", named("app", NetworkTopologyStrategy(map[string]int{"": 1})), nil, same},
+		{"datacenter name with a newline", RuleReplication, `"dc\n" contains a control character`, named("app", NetworkTopologyStrategy(map[string]int{"dc\n": 1})), nil, same},
+		{"datacenter name not UTF-8", RuleReplication, `"dc\xff" is not valid UTF-8`, named("app", NetworkTopologyStrategy(map[string]int{"dc\xff": 1})), nil, same},
+		{`datacenter "class"`, RuleReplication, `a datacenter cannot be named "class": it is the replication map's strategy key`, named("app", NetworkTopologyStrategy(map[string]int{"class": 1, "dc1": 1})), nil, same},
+		{`datacenter "Class"`, RuleReplication, `cannot be named "Class"`, named("app", NetworkTopologyStrategy(map[string]int{"Class": 1})), nil, same},
+		{`datacenter "replication_factor"`, RuleReplication, `a datacenter cannot be named "replication_factor": servers read it as the factor of every datacenter`, named("app", NetworkTopologyStrategy(map[string]int{"dc1": 1, "replication_factor": 3})), nil, same},
+		{`datacenter "REPLICATION_FACTOR"`, RuleReplication, `cannot be named "REPLICATION_FACTOR"`, named("app", NetworkTopologyStrategy(map[string]int{"REPLICATION_FACTOR": 1})), nil, same},
 		// name-taken
-		{"two types, one table name", RuleNameTaken, `table name "users" of kandra.usersB is already the table name of kandra.usersA; names are unique per keyspace`, "app", one, []SchemaSource{a, b}},
-		{"a table given twice", RuleNameTaken, `table "users" of kandra.usersA is given twice`, "app", one, []SchemaSource{a, owner, a}},
-		{"a lookup table named like another type's table", RuleNameTaken, `lookup table name "people_by_email" of kandra.lookupOwner.Email is already the table name of kandra.lookupVictim`, "app", one, []SchemaSource{victim, owner}},
-		{"a table named like another type's lookup table", RuleNameTaken, `table name "people_by_email" of kandra.lookupVictim is already the lookup table name of kandra.lookupOwner`, "app", one, []SchemaSource{owner, victim}},
-		{"an index name used twice", RuleNameTaken, `index name "ti_a_b_c_idx" of kandra.idxB.C is already the index name of kandra.idxA`, "app", one, []SchemaSource{ia, ib}},
-		{`a table named "{index}_index", after the index`, RuleNameTaken, `ScyllaDB view of index name "tv_v_idx_index" of kandra.viewIdx.V is already the table name of kandra.viewTable`, "app", one, []SchemaSource{vi, vt}},
-		{`a table named "{index}_index", before the index`, RuleNameTaken, `"tv_v_idx_index" of kandra.viewIdx.V is already the table name of kandra.viewTable`, "app", one, []SchemaSource{vt, vi}},
-		{`an own lookup named "{own index}_index"`, RuleNameTaken, `"to_x_idx_index" of kandra.own.X is already the lookup table name of kandra.own`, "app", one, []SchemaSource{ow}},
+		{"two types, one table name", RuleNameTaken, `table name "users" of kandra.usersB is already the table name of kandra.usersA; names are unique per keyspace`, named("app", nts1), tables(k.usersA, k.usersB), ""},
+		{"a table given twice", RuleNameTaken, `table "users" of kandra.usersA is given twice`, named("app", nts1), tables(k.usersA, k.owner, k.usersA), ""},
+		{"a lookup table named like another type's table", RuleNameTaken, `lookup table name "people_by_email" of kandra.lookupOwner.Email is already the table name of kandra.lookupVictim`, named("app", nts1), tables(k.victim, k.owner), ""},
+		{"a table named like another type's lookup table", RuleNameTaken, `table name "people_by_email" of kandra.lookupVictim is already the lookup table name of kandra.lookupOwner`, named("app", nts1), tables(k.owner, k.victim), ""},
+		{"an index name used twice", RuleNameTaken, `index name "ti_a_b_c_idx" of kandra.idxB.C is already the index name of kandra.idxA`, on(noIndexTablets), tables(k.idxA, k.idxB), ""},
+		{`a table named "{index}_index", after the index`, RuleNameTaken, `ScyllaDB view of index name "tv_v_idx_index" of kandra.viewIdx.V is already the table name of kandra.viewTable`, on(noIndexTablets), tables(k.viewIdx, k.viewTable), ""},
+		{`a table named "{index}_index", before the index`, RuleNameTaken, `"tv_v_idx_index" of kandra.viewIdx.V is already the table name of kandra.viewTable`, on(noIndexTablets), tables(k.viewTable, k.viewIdx), ""},
+		{`an own lookup named "{own index}_index"`, RuleNameTaken, `"to_x_idx_index" of kandra.own.X is already the lookup table name of kandra.own`, on(noIndexTablets), tables(k.own), ""},
+		// name-length
+		{"table name of 49 characters", RuleNameLength, `table name "` + name49 + `" of kandra.long is 49 characters long; ScyllaDB 2025.x accepts at most 48 (set Targets to servers that accept it, or shorten it)`, named("ks", nts1), tables(k.long49), ""},
+		{"table name of 49 characters, tablets", RuleNameLength, "is 49 characters long; ScyllaDB 2025.x with tablets accepts at most 48", on(Scylla2025Tablets), tables(k.usersA, k.long49), ""},
+		{"table name of 193 characters", RuleNameLength, "is 193 characters long; ScyllaDB 2026.x accepts at most 192", on(Cassandra5 | Scylla2026), tables(k.long193), ""},
+		{"table name of 193 characters, tablets", RuleNameLength, "ScyllaDB 2026.x with tablets accepts at most 192", on(Scylla2026Tablets), tables(k.long193), ""},
+		{"lookup table name of 197 characters", RuleNameLength, `lookup table name "` + name192 + `_by_x" of kandra.long is 197 characters long; ScyllaDB 2026.x accepts at most 192`, on(Cassandra5 | Scylla2026), tables(k.lookup197), ""},
+		{"lookup table name of 49 characters", RuleNameLength, `lookup table name "t_lllllllll`, on(Scylla2025), tables(k.lookup49), ""},
+		{"index name of 49 characters", RuleNameLength, `index name "u_ccccccccc|is 49 characters long; ScyllaDB 2025.x accepts at most 48`, on(Scylla2025), tables(k.index49), ""},
+		// ttl-cap (Cassandra5 only), at the fixed clock ttlNow
+		{"DefaultTTL one second past the cap", RuleTTLCap, "DefaultTTL of kandra.ttlTable is " + strconv.Itoa(ttlLatest+1) + " s: " + cassandraCap + "|writes with it fail from 2027-11-30|365 days from now|Use a TTL of at most " + strconv.Itoa(ttlLatest) + " s|Targets: kandra.Cassandra5Latest", on(Cassandra5), tables(k.ttlOver), ""},
+		{"the SoftDelete TTL one second past the cap", RuleTTLCap, "the SoftDelete TTL of kandra.ttlTable is " + strconv.Itoa(ttlLatest+1) + " s", on(Cassandra5 | Scylla2026), tables(k.softOver), ""},
+		{"MaxTTL under the default targets", RuleTTLCap, "DefaultTTL of kandra.ttlTable is 630720000 s|writes with it fail from 2018-01-24", named("ks", nts1), tables(k.ttlMax), ""},
+		// tablets (tablet targets only)
+		{"SimpleStrategy under the default targets", RuleTablets, "ScyllaDB 2025.x with tablets supports only NetworkTopologyStrategy in a keyspace with tablets; use kandra.NetworkTopologyStrategy, or a vnodes keyspace (Tablets: kandra.TabletsDisabled with ScyllaDB-only Targets)", named("ks", SimpleStrategy(1)), nil, same},
+		{"SimpleStrategy on ScyllaDB 2026.x with tablets", RuleTablets, "ScyllaDB 2026.x with tablets supports only NetworkTopologyStrategy", KeyspaceSpec{Name: "ks", Replication: SimpleStrategy(3), Targets: Cassandra5 | Scylla2026Tablets}, nil, same},
+		{"SimpleStrategy with TabletsEnabled", RuleTablets, "ScyllaDB 2026.x with tablets supports only NetworkTopologyStrategy", KeyspaceSpec{Name: "ks", Replication: SimpleStrategy(1), Targets: Scylla2026 | Scylla2026Tablets, Tablets: TabletsEnabled}, nil, same},
+		{"a counter table on ScyllaDB 2025.x with tablets", RuleTablets, `kandra.counted is a counter table; ScyllaDB 2025.x with tablets refuses counters ("Counters are not yet supported with tablets"); target ScyllaDB 2026.x, or use a vnodes keyspace`, on(Scylla2025Tablets), tables(k.usersA, k.counter), ""},
+		{"a Version column on ScyllaDB 2025.x with tablets", RuleTablets, `kandra.versioned has a Version column, which the runtime updates with a lightweight transaction; ScyllaDB 2025.x with tablets refuses them ("LWT is not yet supported with tablets")`, on(Scylla2025Tablets | Scylla2026Tablets), tables(k.versioned), ""},
+		{"an index on ScyllaDB 2025.x with tablets", RuleTablets, "kandra.indexed has a secondary index on note; ScyllaDB 2025.x with tablets builds them on tablets only as an experimental feature", named("ks", nts1), tables(k.indexed), ""},
+		// sai-index (Cassandra5Latest only)
+		{"an index on a blob", RuleSAIIndex, `the index on kandra.blobs.Data (BLOB) would be a storage-attached index on Cassandra 5.0 (cassandra_latest.yaml) (default_secondary_index: sai), and SAI refuses blob values ("Unsupported type: blob"); target Cassandra5 only, or drop the index`, on(Cassandra5Latest), tables(k.blobIdx), ""},
+		{"an index on a list of blobs", RuleSAIIndex, "kandra.blobList.Parts (LIST<BLOB>)", on(noIndexTablets), tables(k.blobListIdx), ""},
+		{"an index on a map to blobs", RuleSAIIndex, "kandra.blobMap.Docs (MAP<TEXT, BLOB>)", on(Cassandra5 | Cassandra5Latest), tables(k.blobMapIdx), ""},
 		// the first rule wins
-		{"bad name, bad replication, a taken name", RuleKeyspaceName, "contains ' '", "my app", SimpleStrategy(0), []SchemaSource{a, b}},
-		{"bad replication, a taken name", RuleReplication, "at least 1", "app", SimpleStrategy(0), []SchemaSource{a, b}},
+		{"bad name, bad replication, a taken name", RuleKeyspaceName, "contains ' '", named("my app", SimpleStrategy(0)), tables(k.usersA, k.usersB), same},
+		{"bad targets, bad replication", RuleTargets, "Target(64)", KeyspaceSpec{Name: "app", Replication: SimpleStrategy(0), Targets: 1 << 6}, nil, same},
+		{"bad replication, a taken name", RuleReplication, "from 1 to 64", named("app", SimpleStrategy(0)), tables(k.usersA, k.usersB), same},
+		{"a taken name, a long name", RuleNameTaken, `"users"`, named("app", nts1), tables(k.long49, k.usersA, k.usersB), ""},
+		{"a long name, a TTL past the cap, SimpleStrategy", RuleNameLength, "ScyllaDB 2025.x accepts at most 48", named("app", SimpleStrategy(1)), tables(k.ttlMax, k.long49), RuleTablets},
+		{"a TTL past the cap, SimpleStrategy, a counter", RuleTTLCap, "DefaultTTL", named("app", SimpleStrategy(1)), tables(k.counter, k.ttlMax), RuleTablets},
+		{"SimpleStrategy and a blob index", RuleTablets, "supports only NetworkTopologyStrategy", named("app", SimpleStrategy(1)), tables(k.blobIdx), same},
+		{"a counter and a blob index", RuleTablets, "counter table", named("app", nts1), tables(k.counter, k.blobIdx), ""},
 	}
 }
+
+// withName is the spec with another keyspace name.
+func (s KeyspaceSpec) withName(name string) KeyspaceSpec { s.Name = name; return s }
 
 func TestKeyspaceRules(t *testing.T) {
 	for _, c := range keyspaceCases(t) {
 		t.Run(string(c.rule)+"/"+c.name, func(t *testing.T) {
-			entity := "keyspace " + strconv.Quote(c.keyspace)
+			entity := "keyspace " + strconv.Quote(c.spec.Name)
 			var k *Keyspace
-			err := noPanic(t, func() (err error) { k, err = NewKeyspace(c.keyspace, c.r, c.tables...); return err })
+			err := noPanic(t, func() (err error) { k, err = NewKeyspace(c.spec, c.tables...); return err })
 			if k != nil {
 				t.Errorf("NewKeyspace returned a keyspace with the error")
 			}
 			wantSchemaError(t, err, c.rule, "", c.detail, entity)
-			stmt, cerr := CreateKeyspace(c.keyspace, c.r)
-			if c.rule == RuleNameTaken {
+			stmt, cerr := CreateKeyspace(c.spec)
+			switch c.create {
+			case "":
 				if cerr != nil || stmt == "" {
 					t.Errorf("CreateKeyspace = %q, %v; it checks no table", stmt, cerr)
 				}
 				return
+			case same:
+				wantSchemaError(t, cerr, c.rule, "", c.detail, entity)
+			default:
+				wantSchemaError(t, cerr, c.create, "", "", entity)
 			}
-			wantSchemaError(t, cerr, c.rule, "", c.detail, entity)
 			if stmt != "" {
 				t.Errorf("CreateKeyspace returned %q with the error", stmt)
 			}
+			func() {
+				defer func() {
+					if err, _ := recover().(error); !errors.Is(err, kerrors.ErrSchema) {
+						t.Errorf("MustCreateKeyspace panicked with %v, want the schema error", err)
+					}
+				}()
+				MustCreateKeyspace(c.spec)
+			}()
 		})
 	}
 }
 
-// TestKeyspaceAccepts: two types with one table name register, and live
-// in two keyspaces (one keyspace refuses them: TestKeyspaceRules).
+// TestKeyspaceAccepts: the edges of the keyspace rules that keyspaces
+// accept, rules that the keyspace's targets leave out, and the statements
+// such keyspaces write.
 func TestKeyspaceAccepts(t *testing.T) {
+	fixClock(t)
+	k := newKeyspaceTables(t)
+	tables := func(ts ...*TableSchema) []SchemaSource {
+		out := make([]SchemaSource, len(ts))
+		for i, x := range ts {
+			out[i] = x
+		}
+		return out
+	}
+	vnodes := KeyspaceSpec{Name: "ks", Replication: SimpleStrategy(1), Targets: Scylla2025 | Scylla2025Tablets | Scylla2026 | Scylla2026Tablets, Tablets: TabletsDisabled}
+	tabletsOn := KeyspaceSpec{Name: "ks", Replication: nts1, Targets: Scylla2026 | Scylla2026Tablets, Tablets: TabletsEnabled}
+	cases := []struct {
+		name   string
+		spec   KeyspaceSpec
+		tables []SchemaSource
+		create string // the CREATE KEYSPACE, when the case shows it
+	}{
+		{"a name of 48 characters", named(name48, nts1), tables(k.usersA), ""},
+		{"a name of 192 characters on ScyllaDB 2026.x", KeyspaceSpec{Name: name192, Replication: nts1, Targets: Scylla2026 | Scylla2026Tablets}, nil, ""},
+		{"names that start like system", named("systems", nts1), nil, ""},
+		{"a name that ends in system", named("my_system", nts1), nil, ""},
+		{"SimpleStrategy(64) on Cassandra 5.0", KeyspaceSpec{Name: "ks", Replication: SimpleStrategy(MaxReplicationFactor), Targets: Cassandra5}, nil,
+			"CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 64};"},
+		{"factors 64 and 0", named("ks", NetworkTopologyStrategy(map[string]int{"dc1": MaxReplicationFactor, "dc2": 0})), nil,
+			"CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 64, 'dc2': 0};"},
+		{"datacenter names close to the strategy keys", named("ks", NetworkTopologyStrategy(map[string]int{"classic": 1, "replication_factor_2": 1, "DC 1": 1, "zürich": 1})), nil,
+			"CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'NetworkTopologyStrategy', 'DC 1': 1, 'classic': 1, 'replication_factor_2': 1, 'zürich': 1};"},
+		{"a table name of 48 characters everywhere", named("ks", nts1), tables(k.long48), ""},
+		{"a table name of 192 characters on ScyllaDB 2026.x", on(Scylla2026 | Scylla2026Tablets | Cassandra5), tables(k.long192), ""},
+		{"a table name of 222 characters on Cassandra", on(Cassandra5 | Cassandra5Latest), tables(k.long222, k.lookup197), ""},
+		{"lookup and index names of 49 on ScyllaDB 2026.x", on(Scylla2026), tables(k.lookup49, k.index49), ""},
+		{"the longest TTL at the cap, on Cassandra 5.0", on(Cassandra5), tables(k.ttlLatest), ""},
+		{"TTLs past the 2038 cap without Cassandra5", on(Cassandra5Latest | Scylla2025 | Scylla2026Tablets), tables(k.ttlMax, k.softOver), ""},
+		{"counters, Version and indexes in a vnodes keyspace, with SimpleStrategy", vnodes, tables(k.counter, k.versioned, k.indexed),
+			"CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1} AND tablets = {'enabled': false};"},
+		{"counters, Version and indexes on ScyllaDB 2026.x with tablets", tabletsOn, tables(k.counter, k.versioned, k.indexed),
+			"CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 1} AND tablets = {'enabled': true};"},
+		{"blob indexes without Cassandra5Latest", on(Cassandra5 | Scylla2025 | Scylla2026 | Scylla2026Tablets), tables(k.blobIdx, k.blobListIdx, k.blobMapIdx), ""},
+		{"ScyllaDB-only targets, no tablets option", KeyspaceSpec{Name: "ks", Replication: nts1, Targets: Scylla2025 | Scylla2026}, nil,
+			"CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 1};"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var ks *Keyspace
+			err := noPanic(t, func() (err error) { ks, err = NewKeyspace(c.spec, c.tables...); return err })
+			if err != nil {
+				t.Fatalf("NewKeyspace: %v", err)
+			}
+			stmt, err := CreateKeyspace(c.spec)
+			if err != nil {
+				t.Fatalf("CreateKeyspace: %v", err)
+			}
+			all := ks.Statements()
+			if all[0] != stmt || ks.CreateKeyspace() != stmt || MustCreateKeyspace(c.spec) != stmt {
+				t.Errorf("CREATE KEYSPACE: Statements %q, CreateKeyspace %q, Keyspace.CreateKeyspace %q", all[0], stmt, ks.CreateKeyspace())
+			}
+			if c.create != "" && stmt != c.create {
+				t.Errorf("CREATE KEYSPACE = %q, want %q", stmt, c.create)
+			}
+			n := 1
+			for _, src := range c.tables {
+				ts := src.Schema()
+				n += 1 + len(ts.LookupTables()) + len(ts.SecondaryIndexes())
+				if ks.Table(ts.Name()) != ts {
+					t.Errorf("Table(%q) is not the table given", ts.Name())
+				}
+			}
+			if len(all) != n {
+				t.Errorf("%d statements, want %d: %q", len(all), n, all)
+			}
+			want := c.spec
+			if want.Targets == 0 {
+				want.Targets = AllTargets
+			}
+			if got := ks.Spec(); !reflect.DeepEqual(got, want) {
+				t.Errorf("Spec() = %+v, want %+v", got, want)
+			}
+		})
+	}
+
+	// Two types with one table name register, and live in two keyspaces
+	// (one keyspace refuses them: TestKeyspaceRules).
 	type usersA struct{ ID, Email string }
 	type usersB struct{ ID string }
 	a := accept(t, func(e *usersA, s *Schema[usersA]) {
@@ -1269,25 +2051,29 @@ func TestKeyspaceAccepts(t *testing.T) {
 		Bind(s, &e.Email, Lookup("by_email", LookupBatch), SecondaryIndex())
 	})
 	b := accept(t, func(e *usersB, s *Schema[usersB]) { s.Table("users"); Bind(s, &e.ID, PartitionKey(0)) })
-	ka, err := NewKeyspace("a", SimpleStrategy(1), a)
+	// a has an index: not for ScyllaDB 2025.x with tablets.
+	ka, err := NewKeyspace(KeyspaceSpec{Name: "a", Replication: SimpleStrategy(1), Targets: Cassandra5 | Scylla2025}, a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kb, err := NewKeyspace("b", NetworkTopologyStrategy(map[string]int{"dc1": 3, "dc2": 0}), b)
+	kb, err := NewKeyspace(KeyspaceSpec{Name: "b", Replication: NetworkTopologyStrategy(map[string]int{"dc1": 3, "dc2": 0})}, b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ka.Table("users") != a || kb.Table("users") != b {
 		t.Errorf("Table(users) = %p, %p; want %p, %p", ka.Table("users"), kb.Table("users"), a, b)
 	}
-	if got := kb.Statements(); len(got) != 2 || got[1] != CreateTable(b, MustInKeyspace("b")) {
-		t.Errorf("b.Statements() = %q", got)
+	if got, want := kb.Statements(), []string{kb.CreateKeyspace(), "CREATE TABLE IF NOT EXISTS b.users (\n    id TEXT,\n    PRIMARY KEY (id)\n);"}; !slices.Equal(got, want) {
+		t.Errorf("b.Statements() = %q, want %q", got, want)
+	}
+	if got := ka.Statements(); len(got) != 4 || got[3] != "CREATE INDEX IF NOT EXISTS users_email_idx ON a.users (email);" {
+		t.Errorf("a.Statements() = %q", got)
 	}
 	defer func() {
 		err, _ := recover().(error)
 		wantSchemaError(t, err, RuleNameTaken, "", `"users"|kandra.usersA|kandra.usersB`, `keyspace "app"`)
 	}()
-	MustNewKeyspace("app", SimpleStrategy(1), a, b)
+	MustNewKeyspace(KeyspaceSpec{Name: "app", Replication: nts1, Targets: Cassandra5}, a, b)
 	t.Errorf("MustNewKeyspace did not panic")
 }
 
@@ -1308,10 +2094,19 @@ type pairOption struct {
 	has func(ts *TableSchema, x *ColumnSchema, goType string) bool
 }
 
-// pairAsType is the AsType each Go type of X takes: one the builder keeps
-// and that differs from the derived type where there is such a type.
+// pairAsType is the AsType each Go type of X takes: a type NativeOverrides
+// allows, other than the derived one where there is such a type (a bool
+// keeps BOOLEAN); on a uuid.UUID it is TIMEUUID, which GeneratedUUID
+// refuses.
 var pairAsType = map[string]CQLType{
 	"string": CQLAscii, "time.Time": CQLDate, "int64": CQLVarint, "uuid.UUID": CQLTimeUUID, "bool": CQLBoolean,
+}
+
+// pairBadAsType is an AsType each Go type of X is refused: a pair
+// NativeOverrides does not allow (unsupported-type), unless a role refuses
+// it first.
+var pairBadAsType = map[string]CQLType{
+	"string": CQLInt, "time.Time": CQLText, "int64": CQLInt, "uuid.UUID": CQLText, "bool": CQLText,
 }
 
 const (
@@ -1325,6 +2120,7 @@ const (
 	pIndex   = "SecondaryIndex"
 	pSens    = "Sensitive"
 	pAsType  = "AsType"
+	pAsBad   = "AsType of a refused pair"
 	pCreated = "CreatedAt"
 	pUpdated = "UpdatedAt"
 	pVerTime = "Version time.Time"
@@ -1374,6 +2170,9 @@ func pairOptions() []pairOption {
 		{name: pAsType, opt: func(goType string) FieldOption { return AsType(pairAsType[goType]) }, has: func(_ *TableSchema, x *ColumnSchema, goType string) bool {
 			return x != nil && x.Type().Equal(pairAsType[goType])
 		}},
+		{name: pAsBad, opt: func(goType string) FieldOption { return AsType(pairBadAsType[goType]) }, has: func(_ *TableSchema, x *ColumnSchema, goType string) bool {
+			return x != nil && x.Type().Equal(pairBadAsType[goType])
+		}},
 		{name: pCreated, goType: "time.Time", role: func(s, x any, o []FieldOption) { CreatedAt(s.(*utTime), x.(*time.Time), o...) },
 			has: func(ts *TableSchema, x *ColumnSchema, _ string) bool {
 				return x != nil && x.IsCreatedAt() && ts.CreatedAtColumn() == x
@@ -1417,12 +2216,14 @@ var pairExpectations = []struct {
 	{pPK, pCreated, ""}, {pPK, pUpdated, RuleConflict}, {pPK, pVerTime, RuleConflict}, {pPK, pVerInt, RuleConflict},
 	{pPK, pCounter, RuleKeyType}, {pPK, pUUIDv7, ""}, {pPK, pUUIDv4, ""}, {pPK, pMarker, RuleSoftDeleteMarker},
 
-	{pCKAsc, pCKAsc, ""}, {pCKAsc, pCKDesc, RuleConflict}, {pCKAsc, pBatch, RuleLookup}, {pCKAsc, pEvent, RuleLookup},
+	// A lookup on a clustering column is accepted; on the only partition
+	// key it is not (a lookup by it is a read of its partition).
+	{pCKAsc, pCKAsc, ""}, {pCKAsc, pCKDesc, RuleConflict}, {pCKAsc, pBatch, ""}, {pCKAsc, pEvent, ""},
 	{pCKAsc, pColumn, ""}, {pCKAsc, pTrans, RuleConflict}, {pCKAsc, pIndex, ""}, {pCKAsc, pSens, ""}, {pCKAsc, pAsType, ""},
 	{pCKAsc, pCreated, ""}, {pCKAsc, pUpdated, RuleConflict}, {pCKAsc, pVerTime, RuleConflict}, {pCKAsc, pVerInt, RuleConflict},
 	{pCKAsc, pCounter, RuleKeyType}, {pCKAsc, pUUIDv7, ""}, {pCKAsc, pUUIDv4, ""}, {pCKAsc, pMarker, RuleSoftDeleteMarker},
 
-	{pCKDesc, pCKDesc, ""}, {pCKDesc, pBatch, RuleLookup}, {pCKDesc, pEvent, RuleLookup},
+	{pCKDesc, pCKDesc, ""}, {pCKDesc, pBatch, ""}, {pCKDesc, pEvent, ""},
 	{pCKDesc, pColumn, ""}, {pCKDesc, pTrans, RuleConflict}, {pCKDesc, pIndex, ""}, {pCKDesc, pSens, ""}, {pCKDesc, pAsType, ""},
 	{pCKDesc, pCreated, ""}, {pCKDesc, pUpdated, RuleConflict}, {pCKDesc, pVerTime, RuleConflict}, {pCKDesc, pVerInt, RuleConflict},
 	{pCKDesc, pCounter, RuleKeyType}, {pCKDesc, pUUIDv7, ""}, {pCKDesc, pUUIDv4, ""}, {pCKDesc, pMarker, RuleSoftDeleteMarker},
@@ -1452,10 +2253,23 @@ var pairExpectations = []struct {
 	{pSens, pCounter, ""}, {pSens, pUUIDv7, ""}, {pSens, pUUIDv4, ""}, {pSens, pMarker, ""},
 
 	// AsType: DATE on a time.Time, VARINT on an int64, TIMEUUID on a
-	// uuid.UUID, BOOLEAN on a bool (see pairAsType).
+	// uuid.UUID, BOOLEAN on a bool (see pairAsType). A timestamp may be a
+	// DATE; a Version keeps its exact type (a DATE version could not tell
+	// two writes of one day apart); COUNTER and generated UUIDs are fixed.
 	{pAsType, pAsType, ""},
-	{pAsType, pCreated, ""}, {pAsType, pUpdated, ""}, {pAsType, pVerTime, ""}, {pAsType, pVerInt, ""},
+	{pAsType, pCreated, ""}, {pAsType, pUpdated, ""}, {pAsType, pVerInt, RuleConflict}, {pAsType, pVerTime, RuleConflict},
 	{pAsType, pCounter, RuleConflict}, {pAsType, pUUIDv7, RuleConflict}, {pAsType, pUUIDv4, RuleConflict}, {pAsType, pMarker, ""},
+
+	// AsType of a pair NativeOverrides refuses (pairBadAsType: INT on a
+	// string or int64, TEXT on the rest): unsupported-type, unless a role
+	// refuses the override first (conflicting-options; soft-delete-marker
+	// for the marker, which must stay BOOLEAN), or X is Transient.
+	{pAsBad, pPK, RuleUnsupportedType}, {pAsBad, pCKAsc, RuleUnsupportedType}, {pAsBad, pCKDesc, RuleUnsupportedType},
+	{pAsBad, pBatch, RuleUnsupportedType}, {pAsBad, pEvent, RuleUnsupportedType}, {pAsBad, pColumn, RuleUnsupportedType},
+	{pAsBad, pTrans, RuleConflict}, {pAsBad, pIndex, RuleUnsupportedType}, {pAsBad, pSens, RuleUnsupportedType},
+	{pAsBad, pAsType, RuleConflict}, {pAsBad, pAsBad, RuleUnsupportedType},
+	{pAsBad, pCreated, RuleConflict}, {pAsBad, pUpdated, RuleConflict}, {pAsBad, pVerTime, RuleConflict}, {pAsBad, pVerInt, RuleConflict},
+	{pAsBad, pCounter, RuleConflict}, {pAsBad, pUUIDv7, RuleConflict}, {pAsBad, pUUIDv4, RuleConflict}, {pAsBad, pMarker, RuleSoftDeleteMarker},
 
 	// Transient excludes the field: nothing else goes with it.
 	{pTrans, pTrans, ""}, {pTrans, pIndex, RuleConflict}, {pTrans, pSens, RuleConflict}, {pTrans, pAsType, RuleConflict},

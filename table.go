@@ -37,9 +37,6 @@ func (t *Table[T]) Schema() *TableSchema { return t.schema }
 // Name is the table's name.
 func (t *Table[T]) Name() string { return t.schema.name }
 
-// Statements is Statements(t.Schema(), opts...).
-func (t *Table[T]) Statements(opts ...DDLOption) []string { return Statements(t.schema, opts...) }
-
 // Pointers appends to dst the addresses of e's fields for every column, in
 // column order (TableSchema.Columns): the values an INSERT of every column
 // binds (drivers such as gocql dereference them) and the targets a SELECT

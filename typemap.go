@@ -6,6 +6,8 @@ package kandra
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"math/big"
 	"net"
 	"net/netip"
@@ -191,6 +193,18 @@ func mapGoType(t reflect.Type, nested bool, path []reflect.Type) (CQLType, strin
 		}
 		return ct, ""
 	}
+	// Named types of the special types (type UserID uuid.UUID, type At
+	// time.Time) share their underlying type, and map as they do; a
+	// driver adapter converts them. A [16]byte is a UUID's underlying type,
+	// so every [16]byte array maps to UUID.
+	switch {
+	case t.Kind() == reflect.Array && t.ConvertibleTo(typeUUID):
+		return CQLUUID, ""
+	case t.Kind() == reflect.Struct && t.ConvertibleTo(typeTime):
+		return CQLTimestamp, ""
+	case t.Kind() == reflect.Struct && t.ConvertibleTo(typeNetipAdd):
+		return CQLInet, ""
+	}
 	if len(path) > MaxTypeDepth {
 		return CQLType{}, "collections nest more than " + strconv.Itoa(MaxTypeDepth) + " levels deep (MaxTypeDepth); servers overflow their stack on deep types"
 	}
@@ -260,4 +274,84 @@ func (t CQLType) brief() string {
 		return "a type too large to print"
 	}
 	return t.String()
+}
+
+// nativeOverrides lists, for each CQL type kandra derives from a Go type,
+// the CQL types AsType may give the column instead: the types the drivers
+// marshal that Go type to without loss. A Go type kandra derives no CQL
+// type for (a user decimal type, say) may take any override; the type
+// must then be one the driver can marshal (for gocql, a gocql.Marshaler).
+var nativeOverrides = map[string][]CQLType{
+	"TEXT":      {CQLText, CQLVarchar, CQLAscii},
+	"BOOLEAN":   {CQLBoolean},
+	"TINYINT":   {CQLTinyint, CQLSmallint, CQLInt, CQLBigint, CQLVarint},
+	"SMALLINT":  {CQLSmallint, CQLInt, CQLBigint, CQLVarint},
+	"INT":       {CQLInt, CQLBigint, CQLVarint},
+	"BIGINT":    {CQLBigint, CQLVarint},
+	"FLOAT":     {CQLFloat},
+	"DOUBLE":    {CQLDouble},
+	"BLOB":      {CQLBlob},
+	"TIMESTAMP": {CQLTimestamp, CQLDate},
+	"DURATION":  {CQLDuration, CQLTime},
+	"UUID":      {CQLUUID, CQLTimeUUID},
+	"INET":      {CQLInet},
+	"VARINT":    {CQLVarint},
+}
+
+// NativeOverrides returns the CQL types AsType may give a column whose Go
+// type kandra maps to the native type derived (CQLText, say), the type
+// itself first: the table of allowed pairs. A collection takes an override
+// of the same kind whose element (and key) types are allowed for the Go
+// element types.
+func NativeOverrides(derived CQLType) []CQLType {
+	return slices.Clone(nativeOverrides[derived.Name()])
+}
+
+// overridePairProblem says why a column of Go type t cannot be given the
+// CQL type ct with AsType, or "".
+func overridePairProblem(t reflect.Type, ct CQLType) string {
+	derived, p := goToCQL(t)
+	if p != "" {
+		return "" // no derived type: the override is the user's declaration
+	}
+	if _, _, ok := userType(t); ok {
+		return "" // the type names its own CQL type and marshals itself
+	}
+	if !pairOK(t, derived, ct) {
+		return "a " + t.String() + " cannot be stored as " + ct.brief() + ": the driver marshals it to " + derived.String() + describeOverrides(derived) + "; change the field's Go type, or drop AsType"
+	}
+	return ""
+}
+
+func describeOverrides(derived CQLType) string {
+	alts := nativeOverrides[derived.Name()]
+	if len(alts) < 2 {
+		return " only"
+	}
+	names := make([]string, 0, len(alts)-1)
+	for _, a := range alts[1:] {
+		names = append(names, a.String())
+	}
+	return " or " + strings.Join(names, ", ")
+}
+
+// pairOK walks the Go type and the override together.
+func pairOK(t reflect.Type, derived, ct CQLType) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if derived.Kind() != ct.Kind() {
+		return false
+	}
+	switch derived.Kind() {
+	case KindNative:
+		return slices.ContainsFunc(nativeOverrides[derived.Name()], ct.Equal)
+	case KindList:
+		return pairOK(t.Elem(), derived.Elem(), ct.Elem())
+	case KindSet:
+		return pairOK(t.Key(), derived.Elem(), ct.Elem())
+	case KindMap:
+		return pairOK(t.Key(), derived.Key(), ct.Key()) && pairOK(t.Elem(), derived.Elem(), ct.Elem())
+	}
+	return false
 }

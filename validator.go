@@ -5,7 +5,7 @@ import kerrors "github.com/kandra-go/kandra/errors"
 // FieldError is one validation failure: a field and what is wrong with it.
 type FieldError = kerrors.FieldError
 
-// Validator checks an entity before a runtime writes it. An empty result
+// Validator checks an entity before the runtime writes it. An empty result
 // means valid; there is no separate boolean.
 type Validator[T any] interface {
 	Validate(e *T) []FieldError

@@ -111,9 +111,9 @@ func registerSchema(tb testing.TB, sp dynamic.Spec) *kandra.TableSchema {
 // registration grows with the number of types registered: ns/type at 4000
 // should stay within 1.5x of ns/type at 250. Making the types
 // (reflect.StructOf) is outside the timer; allocs/type and B/type count
-// only the registrations. The registry keeps every type of every
+// only the registrations. kandra's cache keeps every type of every
 // iteration (there is nothing to reset), so later runs also register into
-// a larger registry.
+// a larger cache.
 func BenchmarkRegisterMany(b *testing.B) {
 	for _, n := range []int{250, 1000, 4000} {
 		b.Run("types="+strconv.Itoa(n), func(b *testing.B) {

@@ -46,6 +46,12 @@ import (
 //     converted back (months and days are never set by a Go value; a
 //     server value that has them cannot be a time.Duration and is an error).
 //     time.Duration in a TIME column needs nothing.
+//   - a named type of one of these special types (type UserID uuid.UUID:
+//     any 16-byte array type; type At time.Time; a struct type convertible
+//     to netip.Addr), which kandra maps as the special type: gocql's type
+//     switches see only the special types (and [16]byte), so binding one
+//     fails ("can not marshal integration.At into timestamp"). Converted to
+//     the special type, then as that type is converted.
 //
 // A column whose Go type needs none of this is passed through untouched:
 // the address kandra gave is what gocql reads and writes.
@@ -128,6 +134,7 @@ type conv struct {
 
 var (
 	typeUUID         = reflect.TypeFor[uuid.UUID]()
+	typeByte16       = reflect.TypeFor[[16]byte]()
 	typeGocqlUUID    = reflect.TypeFor[gocql.UUID]()
 	typeGocqlUUIDPtr = reflect.TypeFor[*gocql.UUID]()
 	typeAddr         = reflect.TypeFor[netip.Addr]()
@@ -139,8 +146,52 @@ var (
 	typeGocqlDur     = reflect.TypeFor[gocql.Duration]()
 )
 
+// specialBase is the special type a named type of one converts to:
+// kandra maps every 16-byte array type (type UserID uuid.UUID) to UUID,
+// a struct type convertible to time.Time (type At time.Time) to
+// TIMESTAMP and one convertible to netip.Addr to INET, as it maps the
+// special type. gocql v1.7.0 matches only the special types themselves
+// (and [16]byte), so a named one must be converted to its base first.
+// ok is false for every other type, and for the special types.
+func specialBase(t reflect.Type) (base reflect.Type, ok bool) {
+	switch {
+	case t.Kind() == reflect.Array && t.Len() == 16 && t.Elem().Kind() == reflect.Uint8:
+		if t == typeUUID || t == typeGocqlUUID || t == typeByte16 {
+			return nil, false
+		}
+		return typeUUID, true
+	case t.Kind() == reflect.Struct && t != typeTime && t.ConvertibleTo(typeTime):
+		return typeTime, true
+	case t.Kind() == reflect.Struct && t != typeAddr && t.ConvertibleTo(typeAddr):
+		return typeAddr, true
+	}
+	return nil, false
+}
+
 // planConv returns nil when gocql handles t (as CQL type n) directly.
 func planConv(t reflect.Type, n cqlNode, top bool) *conv {
+	if base, ok := specialBase(t); ok {
+		// Convert to the special type, then as it is converted (if at all).
+		inner := planConv(base, n, top)
+		if inner == nil {
+			return &conv{
+				wire:     base,
+				toWire:   func(v reflect.Value) reflect.Value { return v.Convert(base) },
+				fromWire: func(v reflect.Value) (reflect.Value, error) { return v.Convert(t), nil },
+			}
+		}
+		return &conv{
+			wire:   inner.wire,
+			toWire: func(v reflect.Value) reflect.Value { return inner.toWire(v.Convert(base)) },
+			fromWire: func(v reflect.Value) (reflect.Value, error) {
+				x, err := inner.fromWire(v)
+				if err != nil {
+					return reflect.Value{}, err
+				}
+				return x.Convert(t), nil
+			},
+		}
+	}
 	switch {
 	case t == typeUUID && n.name == "timeuuid" && top:
 		// The zero UUID is version 0, which Cassandra refuses in a

@@ -22,6 +22,10 @@ type (
 	Status string // named string: TEXT
 	Level  int16  // named int16: SMALLINT
 	Flag   bool   // named bool: BOOLEAN
+	// Named types of the special types map as them (issue 10, finding 15).
+	UserID uuid.UUID  // UUID
+	At     time.Time  // TIMESTAMP
+	IPAddr netip.Addr // INET
 )
 
 // Money names its own CQL type (kandra.CQLTyper) and marshals itself for
@@ -263,7 +267,10 @@ func (m *Message) Describe(s *kandra.Schema[Message]) {
 	kandra.Version(s, &m.Edited)
 }
 
-// Limits uses the largest TTL and gc grace servers accept.
+// Limits uses the largest TTL and gc grace servers accept. Its TTL
+// (20 years) lies past 2038: kandra refuses it for Cassandra5 (ttl-cap;
+// TestRules shows every write to it failing on a default node), so it is
+// in the catalogue of the cassandra_latest.yaml run only.
 type Limits struct {
 	K string
 	V string
@@ -272,6 +279,30 @@ type Limits struct {
 func (l *Limits) Describe(s *kandra.Schema[Limits]) {
 	s.Table("limits", kandra.DefaultTTL(kandra.MaxTTL), kandra.GCGraceSeconds(1<<31-1))
 	kandra.Bind(s, &l.K, kandra.PartitionKey(0))
+}
+
+// CappedLimits has the largest default TTL kandra accepts for Cassandra5
+// today (see cappedTTL), and the largest gc grace: in both runs.
+type CappedLimits struct {
+	K string
+	V string
+}
+
+func (l *CappedLimits) Describe(s *kandra.Schema[CappedLimits]) {
+	s.Table("capped_limits", kandra.DefaultTTL(cappedTTL()), kandra.GCGraceSeconds(1<<31-1))
+	kandra.Bind(s, &l.K, kandra.PartitionKey(0))
+}
+
+// expirationCap2038 is the latest expiration a default Cassandra 5.0 node
+// (storage_compatibility_mode CASSANDRA_4) accepts; with NONE it is
+// 2106-02-07T06:28:13Z.
+var expirationCap2038 = time.Date(2038, 1, 19, 3, 14, 6, 0, time.UTC)
+
+// cappedTTL is the largest TTL (an hour to spare) that kandra's ttl-cap
+// rule accepts now: writes with it must still succeed kandra.TTLHorizon
+// from now.
+func cappedTTL() int {
+	return int((time.Until(expirationCap2038) - kandra.TTLHorizon - time.Hour) / time.Second)
 }
 
 // KeyOnly has nothing but primary-key columns.

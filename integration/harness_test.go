@@ -26,7 +26,10 @@ import (
 //	KANDRA_REQUIRE_CASSANDRA  1 = a missing or unusable node fails the tests instead of skipping them
 //	KANDRA_CASSANDRA_AUTH     1 = the node runs PasswordAuthenticator (scripts/cassandra.sh start --auth):
 //	                          only the Auth tests run, every other test skips
-const startHint = "start one with: scripts/cassandra.sh start (or start --auth and set KANDRA_CASSANDRA_AUTH=1 for the Auth tests)"
+//	KANDRA_CASSANDRA_LATEST   1 = the node runs the settings of cassandra_latest.yaml
+//	                          (scripts/cassandra.sh start --latest): keyspaces target
+//	                          kandra.Cassandra5Latest, and the latest-only demonstrations run
+const startHint = "start one with: scripts/cassandra.sh start (start --latest with KANDRA_CASSANDRA_LATEST=1 for the cassandra_latest.yaml run; start --auth with KANDRA_CASSANDRA_AUTH=1 for the Auth tests)"
 
 func envOr(name, def string) string {
 	if v := os.Getenv(name); v != "" {
@@ -52,6 +55,40 @@ func serverPort() int {
 
 func requireServer() bool { return envTrue("KANDRA_REQUIRE_CASSANDRA") }
 func authMode() bool      { return envTrue("KANDRA_CASSANDRA_AUTH") }
+func latestMode() bool    { return envTrue("KANDRA_CASSANDRA_LATEST") }
+
+// serverTarget is the kandra target the node is: Cassandra 5.0 with its
+// default cassandra.yaml, or with the settings of cassandra_latest.yaml.
+// Every keyspace of the suite targets exactly the node it runs on.
+func serverTarget() kandra.Target {
+	if latestMode() {
+		return kandra.Cassandra5Latest
+	}
+	return kandra.Cassandra5
+}
+
+// otherTarget is the Cassandra configuration the node is not.
+func otherTarget() kandra.Target {
+	if latestMode() {
+		return kandra.Cassandra5
+	}
+	return kandra.Cassandra5Latest
+}
+
+// nodeDC is the datacenter of a node started by scripts/cassandra.sh
+// (SimpleSnitch); session checks it. Test keyspaces replicate once there
+// with NetworkTopologyStrategy, which every target accepts.
+const nodeDC = "datacenter1"
+
+func testReplication() kandra.Replication {
+	return kandra.NetworkTopologyStrategy(map[string]int{nodeDC: 1})
+}
+
+// keyspaceSpec is the spec of every keyspace the suite creates: one
+// replica in the node's datacenter, the node's target.
+func keyspaceSpec(name string) kandra.KeyspaceSpec {
+	return kandra.KeyspaceSpec{Name: name, Replication: testReplication(), Targets: serverTarget()}
+}
 
 // The superuser scripts/cassandra.sh creates in auth mode.
 const (
@@ -134,8 +171,19 @@ func session(t testing.TB) *gocql.Session {
 			serverErrUsable = true
 			return
 		}
-		if err := serverSession.Query("SELECT release_version FROM system.local").Scan(&serverVersion); err != nil {
+		var dc string
+		if err := serverSession.Query("SELECT release_version, data_center FROM system.local").Scan(&serverVersion, &dc); err != nil {
 			serverErr = fmt.Errorf("node on %s does not answer SELECT release_version: %w", addr, err)
+			serverErrUsable = true
+			return
+		}
+		if dc != nodeDC {
+			serverErr = fmt.Errorf("node on %s is in datacenter %q; the suite's keyspaces replicate to %q (a node started by scripts/cassandra.sh)", addr, dc, nodeDC)
+			serverErrUsable = true
+			return
+		}
+		if err := checkConfig(serverSession); err != nil {
+			serverErr = fmt.Errorf("node on %s: %w", addr, err)
 			serverErrUsable = true
 		}
 	})
@@ -162,7 +210,7 @@ var (
 	summaryLines = map[string]string{}
 )
 
-var summaryOrder = []string{"catalogue", "random", "rules", "values", "ordering", "names", "auth"}
+var summaryOrder = []string{"config", "catalogue", "random", "rules", "values", "overrides", "ordering", "names", "accepted", "todos", "auth"}
 
 func summary(part, line string) {
 	summaryMu.Lock()
@@ -244,7 +292,7 @@ func trackKeyspace(ks string) {
 func newKeyspace(t testing.TB, s *gocql.Session, part string) string {
 	t.Helper()
 	ks := keyspaceName(part)
-	stmt, err := kandra.CreateKeyspace(ks, kandra.SimpleStrategy(1))
+	stmt, err := kandra.CreateKeyspace(keyspaceSpec(ks))
 	if err != nil {
 		t.Fatalf("CreateKeyspace(%q): %v", ks, err)
 	}
@@ -256,10 +304,11 @@ func newKeyspace(t testing.TB, s *gocql.Session, part string) string {
 }
 
 // buildKeyspace puts tables into the part's keyspace with
-// kandra.NewKeyspace, which checks the keyspace rules (a name used once).
+// kandra.NewKeyspace, which checks the keyspace rules (a name used once,
+// what the node's target refuses).
 func buildKeyspace(t testing.TB, part string, tables ...kandra.SchemaSource) *kandra.Keyspace {
 	t.Helper()
-	k, err := kandra.NewKeyspace(keyspaceName(part), kandra.SimpleStrategy(1), tables...)
+	k, err := kandra.NewKeyspace(keyspaceSpec(keyspaceName(part)), tables...)
 	if err != nil {
 		t.Fatalf("NewKeyspace(%s): %v", part, err)
 	}
@@ -274,10 +323,9 @@ func buildKeyspace(t testing.TB, part string, tables ...kandra.SchemaSource) *ka
 // before what Statements says it depends on. It returns the first error
 // per table of k.Tables() (nil: all of its statements were accepted) and
 // fails t when CREATE KEYSPACE is rejected or Statements is not that
-// order of what the single-statement writers render.
+// order of what the keyspace's single-statement writers render.
 func createKeyspace(t testing.TB, s *gocql.Session, k *kandra.Keyspace, workers int) []error {
 	t.Helper()
-	in := kandra.MustInKeyspace(k.Name())
 	tables := k.Tables()
 	// Per group, each statement Statements must return there and the
 	// table (index in tables) it belongs to.
@@ -287,22 +335,18 @@ func createKeyspace(t testing.TB, s *gocql.Session, k *kandra.Keyspace, workers 
 	}
 	groups := make([]group, 3)
 	for i, ts := range tables {
-		groups[0].want = append(groups[0].want, kandra.CreateTable(ts, in))
+		groups[0].want = append(groups[0].want, mustStmt(t, "CreateTable", ts.Name())(k.CreateTable(ts)))
 		groups[0].owners = append(groups[0].owners, i)
 		for _, l := range ts.LookupTables() {
-			groups[1].want = append(groups[1].want, kandra.CreateLookupTable(l, in))
+			groups[1].want = append(groups[1].want, mustStmt(t, "CreateLookupTable", l.Name())(k.CreateLookupTable(l)))
 			groups[1].owners = append(groups[1].owners, i)
 		}
 		for _, c := range ts.SecondaryIndexes() {
-			stmt, err := kandra.CreateIndex(ts, c, in)
-			if err != nil {
-				t.Fatalf("CreateIndex(%s, %s): %v", ts.Name(), c.Name(), err)
-			}
-			groups[2].want = append(groups[2].want, stmt)
+			groups[2].want = append(groups[2].want, mustStmt(t, "CreateIndex", ts.Name()+"."+c.Name())(k.CreateIndex(ts, c)))
 			groups[2].owners = append(groups[2].owners, i)
 		}
 	}
-	want := []string{kandra.MustCreateKeyspace(k.Name(), k.Replication())}
+	want := []string{k.CreateKeyspace()}
 	for _, g := range groups {
 		want = append(want, g.want...)
 	}
@@ -368,6 +412,18 @@ func isTimeout(err error) bool {
 	}
 	msg := err.Error()
 	return strings.Contains(msg, "timeout") || strings.Contains(msg, "Timeout") || strings.Contains(msg, "timed out")
+}
+
+// mustStmt unwraps a keyspace DDL writer's result, failing t on an error:
+// mustStmt(t, "CreateTable", name)(k.CreateTable(ts)).
+func mustStmt(t testing.TB, writer, what string) func(string, error) string {
+	return func(stmt string, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("Keyspace.%s(%s): %v", writer, what, err)
+		}
+		return stmt
+	}
 }
 
 // qualified is keyspace.table as written in CQL.
@@ -464,10 +520,17 @@ func primaryExpectation(ts *kandra.TableSchema) map[string]sysColumn {
 	return want
 }
 
+// lookupExpectation: the indexed column is the lookup table's partition
+// key (frozen if a collection); the primary key's other columns are
+// regular columns (a lookup on a key column lists it once, as the key).
 func lookupExpectation(l *kandra.LookupTableSchema) map[string]sysColumn {
 	want := map[string]sysColumn{}
-	want[l.IndexColumn().Name()] = expectedColumn("partition_key", 0, "none", l.IndexColumn().Type().Frozen())
-	for _, c := range append(l.PartitionKeys(), l.ClusteringKeys()...) {
+	cols := l.Columns()
+	if cols[0] != l.IndexColumn() {
+		want["(Columns()[0] is not the index column)"] = sysColumn{}
+	}
+	want[cols[0].Name()] = expectedColumn("partition_key", 0, "none", cols[0].Type().Frozen())
+	for _, c := range cols[1:] {
 		want[c.Name()] = expectedColumn("regular", -1, "none", c.Decl())
 	}
 	return want

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -51,6 +52,7 @@ func TestRandomSchemas(t *testing.T) {
 	models := make([][]schematest.Model, parts)
 	tables := make([][]kandra.SchemaSource, parts)
 	features := map[string]int{}
+	targetRedrawn := map[kandra.Rule]int{}
 	built, redrawn := 0, 0
 	for i := 0; built < n; i++ {
 		m := gen.Example(int(seed) + i)
@@ -64,11 +66,26 @@ func TestRandomSchemas(t *testing.T) {
 			continue
 		}
 		v, err := dynamic.Build(m.Spec)
-		built++
 		if err != nil {
+			built++
 			t.Errorf("schema %d (seed %d): kandra rejects a schema schematest says is valid: %v", built-1, int(seed)+i, err)
 			continue
 		}
+		// The entity rules accept every draw; the node's target may still
+		// refuse one (a TTL past 2038 on Cassandra5, a blob index on
+		// Cassandra5Latest). Such a draw is redrawn, once NewKeyspace is
+		// seen to refuse it under the rule the test's own reading of the
+		// target predicts, and no other.
+		if rule, why := targetRefuses(v.(*kandra.TableSchema)); rule != "" {
+			_, err := kandra.NewKeyspace(keyspaceSpec(keyspaceName("randcheck")), v.(*kandra.TableSchema))
+			var se *kandra.SchemaError
+			if !errors.As(err, &se) || se.Rule != rule {
+				t.Errorf("schema (seed %d) %s, so %s must refuse it under %s; NewKeyspace: %v", int(seed)+i, why, serverTarget(), rule, err)
+			}
+			targetRedrawn[rule]++
+			continue
+		}
+		built++
 		models[p] = append(models[p], m)
 		tables[p] = append(tables[p], v.(*kandra.TableSchema))
 		for _, f := range m.Features {
@@ -81,10 +98,10 @@ func TestRandomSchemas(t *testing.T) {
 	start := time.Now()
 	var schemas []*kandra.TableSchema
 	var errs []error
-	var kss []string
+	var kss []*kandra.Keyspace
 	statements := 0
 	for p := range tables {
-		k, err := kandra.NewKeyspace(keyspaceName(fmt.Sprintf("rand%d", p)), kandra.SimpleStrategy(1), tables[p]...)
+		k, err := kandra.NewKeyspace(keyspaceSpec(keyspaceName(fmt.Sprintf("rand%d", p))), tables[p]...)
 		if err != nil {
 			t.Fatalf("NewKeyspace refuses tables whose names schematest says do not collide: %v", err)
 		}
@@ -92,11 +109,12 @@ func TestRandomSchemas(t *testing.T) {
 		errs = append(errs, createKeyspace(t, s, k, 4)...)
 		for _, ts := range k.Tables() {
 			schemas = append(schemas, ts)
-			kss = append(kss, k.Name())
+			kss = append(kss, k)
 		}
 	}
 	type result struct {
 		diffs []string
+		write *writeResult
 		err   error
 	}
 	results := make([]result, len(schemas))
@@ -111,10 +129,13 @@ func TestRandomSchemas(t *testing.T) {
 					results[i].err = errs[i]
 					continue
 				}
-				results[i].diffs, results[i].err = compareSchema(s, kss[i], schemas[i])
+				results[i].diffs, results[i].err = compareSchema(s, kss[i].Name(), schemas[i])
 				if results[i].err != nil {
 					results[i].err = fmt.Errorf("reading system_schema: %w", results[i].err)
+					continue
 				}
+				// Accepted means writable: a row with every column set.
+				results[i].write = checkWritable(s, kss[i].Name(), schemas[i], int(seed)+i)
 			}
 		}()
 	}
@@ -125,16 +146,22 @@ func TestRandomSchemas(t *testing.T) {
 	wg.Wait()
 	elapsed := time.Since(start)
 
-	accepted := 0
+	accepted, written := 0, 0
 	for i, r := range results {
 		ts := schemas[i]
 		switch {
 		case r.err != nil:
-			t.Errorf("random schema %s: %v\nits statements:\n%s", ts.Name(), r.err, strings.Join(kandra.Statements(ts), "\n"))
+			t.Errorf("random schema %s: %v\nits statements:\n%s", ts.Name(), r.err, strings.Join(tableStatements(t, kss[i], ts), "\n"))
 		case len(r.diffs) > 0:
-			t.Errorf("random schema %s: system_schema differs:\n  %s\nits statements:\n%s", ts.Name(), strings.Join(r.diffs, "\n  "), strings.Join(kandra.Statements(ts), "\n"))
+			t.Errorf("random schema %s: system_schema differs:\n  %s\nits statements:\n%s", ts.Name(), strings.Join(r.diffs, "\n  "), strings.Join(tableStatements(t, kss[i], ts), "\n"))
+		case len(r.write.problems) > 0:
+			for _, p := range r.write.problems {
+				t.Errorf("random schema %s: accepted but not writable: %s", ts.Name(), p)
+			}
+			t.Logf("its statements:\n%s", strings.Join(tableStatements(t, kss[i], ts), "\n"))
 		default:
 			accepted++
+			written++
 		}
 	}
 	var fs []string
@@ -142,11 +169,50 @@ func TestRandomSchemas(t *testing.T) {
 		fs = append(fs, fmt.Sprintf("%s=%d", f, c))
 	}
 	sort.Strings(fs)
-	t.Logf("%d schemas (%d draws redrawn for clashing names), %d statements sent in %v; features drawn: %s", len(schemas), redrawn, statements, elapsed.Round(time.Millisecond), strings.Join(fs, ", "))
-	summary("random", fmt.Sprintf("real-server: random schemas=%d accepted=%d", n, accepted))
+	t.Logf("%d schemas (%d draws redrawn for clashing names, %v refused by %s and redrawn), %d statements sent and a row written to each table in %v; features drawn: %s",
+		len(schemas), redrawn, targetRedrawn, serverTarget(), statements, elapsed.Round(time.Millisecond), strings.Join(fs, ", "))
+	summary("random", fmt.Sprintf("real-server: random schemas=%d accepted=%d written=%d", n, accepted, written))
 	if accepted != n {
-		t.Errorf("only %d of %d random schemas accepted and matching", accepted, n)
+		t.Errorf("only %d of %d random schemas accepted, matching and writable", accepted, n)
 	}
+}
+
+// tableStatements is what keyspace k writes for table ts: its table,
+// lookup tables and indexes.
+func tableStatements(t *testing.T, k *kandra.Keyspace, ts *kandra.TableSchema) []string {
+	out := []string{mustStmt(t, "CreateTable", ts.Name())(k.CreateTable(ts))}
+	for _, l := range ts.LookupTables() {
+		out = append(out, mustStmt(t, "CreateLookupTable", l.Name())(k.CreateLookupTable(l)))
+	}
+	for _, c := range ts.SecondaryIndexes() {
+		out = append(out, mustStmt(t, "CreateIndex", c.Name())(k.CreateIndex(ts, c)))
+	}
+	return out
+}
+
+// targetRefuses is the test's own reading of what the node's target
+// refuses in a table the entity rules accept: on Cassandra5 a default or
+// soft-delete TTL whose writes fail within kandra.TTLHorizon (the 2038
+// cap); on Cassandra5Latest an index on a column holding a blob (SAI).
+// It returns the keyspace rule and why, or "".
+func targetRefuses(ts *kandra.TableSchema) (kandra.Rule, string) {
+	if serverTarget() == kandra.Cassandra5 {
+		latest := time.Until(expirationCap2038) - kandra.TTLHorizon
+		if ttl, ok := ts.DefaultTTL(); ok && time.Duration(ttl)*time.Second > latest {
+			return kandra.RuleTTLCap, fmt.Sprintf("has DefaultTTL(%d), past 2038 within a year", ttl)
+		}
+		if sd := ts.SoftDelete(); sd != nil && time.Duration(sd.TTLSeconds)*time.Second > latest {
+			return kandra.RuleTTLCap, fmt.Sprintf("has a soft-delete TTL of %d, past 2038 within a year", sd.TTLSeconds)
+		}
+	}
+	if serverTarget() == kandra.Cassandra5Latest {
+		for _, c := range ts.SecondaryIndexes() {
+			if strings.Contains(c.Type().String(), "BLOB") {
+				return kandra.RuleSAIIndex, fmt.Sprintf("has an index on %s (%s)", c.Name(), c.Type())
+			}
+		}
+	}
+	return "", ""
 }
 
 // tableNamer hands out unique table names of a requested length (at most

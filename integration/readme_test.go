@@ -38,7 +38,10 @@ func (u *User) Describe(s *kandra.Schema[User]) {
 // write its users_by_email row) and reads the row back by its key.
 func saveAndLoad(session *gocql.Session, keyspace string, u User) (User, error) {
 	users := kandra.MustRegister[User]()
-	app, err := kandra.NewKeyspace(keyspace, kandra.SimpleStrategy(1), users)
+	app, err := kandra.NewKeyspace(kandra.KeyspaceSpec{
+		Name:        keyspace,
+		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}), // every target
+	}, users)
 	if err != nil {
 		return User{}, err
 	}

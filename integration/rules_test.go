@@ -124,6 +124,8 @@ func indexDDL(ks, name, table, target string, ifNotExists bool) string {
 
 func ip(n int) *int { return &n }
 
+func ptr[T any](v T) *T { return &v }
+
 // ---------------------------------------------------------------------------
 // Specs for the rule cases, built from run-time struct types through the
 // builder Register uses (internal/dynamic).
@@ -190,6 +192,9 @@ type ruleCase struct {
 	// (IF NOT EXISTS) without doing what kandra would have asked: it
 	// returns "" when the server visibly ignored the statement.
 	silent func(s *gocql.Session, ks string) string
+	// after, when set, runs once the statement is refused and returns ""
+	// when all is well (the node still answers, say).
+	after func(s *gocql.Session) string
 }
 
 const ksVar = "{ks}"
@@ -236,13 +241,6 @@ func ruleCases() []ruleCase {
 			setup: []string{tableDef{name: "r_lk", cols: []colDef{k, {"email", text}}, pk: []string{"k"}}.render(ks)},
 			stmt:  lookupDDL(ks, "r_lk_by-mail", colDef{"email", text}, k),
 			want:  "non-alphanumeric-underscore",
-		},
-		{
-			rule: kandra.RuleInvalidName, what: "index name with a space (from column \"a b\")",
-			spec:  specOf("r_ix", nil, f[string]("K", pk0), f[string]("AB", kandra.Column("a b"), kandra.SecondaryIndex())),
-			setup: []string{tableDef{name: "r_ix", cols: []colDef{k, {"a b", text}}, pk: []string{"k"}}.render(ks)},
-			stmt:  indexDDL(ks, "r_ix_a b_idx", "r_ix", kandra.QuoteIdent("a b"), true),
-			want:  "Illegal index name",
 		},
 		{
 			rule: kandra.RuleDuplicateColumn, what: "two fields, one column name",
@@ -362,13 +360,6 @@ func ruleCases() []ruleCase {
 			want:  "Duplicate column",
 		},
 		{
-			rule: kandra.RuleLookup, what: "lookup on a clustering key",
-			spec:  specOf("r_lkck", nil, f[string]("K", pk0), f[int32]("C", kandra.ClusteringKey(0, kandra.ClusteringAsc), kandra.Lookup("by_c", kandra.LookupBatch))),
-			setup: []string{tableDef{name: "r_lkck", cols: []colDef{k, {"c", "INT"}}, pk: []string{"k"}, ck: []string{"c"}, asc: []bool{true}}.render(ks)},
-			stmt:  lookupDDL(ks, "r_lkck_by_c", colDef{"c", "INT"}, k, colDef{"c", "INT"}),
-			want:  "Duplicate column",
-		},
-		{
 			rule: kandra.RuleSecondaryIndex, what: "index on the only partition-key column",
 			spec:  specOf("r_idxpk", nil, f[string]("K", pk0, kandra.SecondaryIndex()), f[string]("V")),
 			setup: []string{tableDef{name: "r_idxpk", cols: []colDef{k, {"v", text}}, pk: []string{"k"}}.render(ks)},
@@ -388,6 +379,16 @@ func ruleCases() []ruleCase {
 			setup: []string{tableDef{name: "r_idxdurl", cols: []colDef{k, {"d", "LIST<DURATION>"}}, pk: []string{"k"}}.render(ks)},
 			stmt:  indexDDL(ks, "r_idxdurl_d_idx", "r_idxdurl", "d", true),
 			want:  "collections containing durations",
+		},
+		{
+			// Issue 10, finding 7: a 2,000-level type overflows the server's
+			// stack (from about 240 levels on a cold node); kandra bounds
+			// types at kandra.MaxTypeDepth levels. The node stays up.
+			rule: kandra.RuleUnsupportedType, what: "2,000 nested lists (past MaxTypeDepth)",
+			spec:  specOf("r_deep", nil, f[string]("K", pk0), fld{name: "V", typ: nestedSlices(2000)}),
+			stmt:  tableDef{name: "r_deep", cols: []colDef{k, {"v", nestedListDecl(2000)}}, pk: []string{"k"}}.render(ks),
+			want:  "StackOverflowError",
+			after: nodeAnswers,
 		},
 		{
 			rule: kandra.RuleOptionRange, what: "default TTL above 630720000",
@@ -501,31 +502,76 @@ func ruleCases() []ruleCase {
 	return cases
 }
 
-// keyspaceCases: CreateKeyspace, InKeyspace and NewKeyspace refuse these
-// names; the server refuses them too.
-var keyspaceCases = []struct{ what, name, want string }{
-	{"keyspace name of 49 characters", strings.Repeat("k", 49), "48 characters"},
-	{"keyspace name with '-' (quoted)", "kandra-it", "alphanumeric or underscore"},
+// keyspaceCase is a keyspace name CreateKeyspace and NewKeyspace refuse.
+// stmt, when set, is what the server is sent instead of CREATE KEYSPACE
+// (for a keyspace that exists: kandra's CREATE TABLE in it).
+type keyspaceCase struct {
+	what, name, want string
+	stmt             func(name string) string
+}
+
+// keyspaceCases: CreateKeyspace and NewKeyspace refuse these names; the
+// server refuses them too.
+var keyspaceCases = []keyspaceCase{
+	{what: "keyspace name of 49 characters", name: strings.Repeat("k", 49), want: "48 characters"},
+	{what: "keyspace name with '-' (quoted)", name: "kandra-it", want: "alphanumeric or underscore"},
+	// Issue 10, finding 4: system keyspaces, compared without case.
+	{what: "System (a system keyspace in another case)", name: "System", want: "System keyspace 'System' is not user-modifiable"},
+	{what: "system_schema", name: "system_schema", want: "is not user-modifiable"},
+	{what: "system_auth (exists: kandra's CREATE TABLE in it)", name: "system_auth", want: "Cannot CREATE <all tables in system_auth>",
+		stmt: func(name string) string {
+			return tableDef{name: "r_sys", cols: []colDef{{"k", "TEXT"}}, pk: []string{"k"}}.render(name)
+		}},
+	{what: "system_traces (exists: kandra's CREATE TABLE in it)", name: "system_traces", want: "Cannot CREATE <all tables in system_traces>",
+		stmt: func(name string) string {
+			return tableDef{name: "r_sys", cols: []colDef{{"k", "TEXT"}}, pk: []string{"k"}}.render(name)
+		}},
 }
 
 // replicationCase is a replication CreateKeyspace and NewKeyspace refuse.
 // want is the server's reason for refusing the statement kandra would
-// have written; "" marks a setting Cassandra accepts, where kandra is
-// stricter because such a keyspace has no replica to write to.
+// have written. For a statement Cassandra accepts: misread, when set,
+// checks that the server stored something other than what kandra would
+// have asked for ("" = it did); otherwise the case is one where kandra is
+// stricter (no replica to write to, or a factor no cluster needs). A case
+// with notSent is never sent: it says why.
 type replicationCase struct {
-	what string
-	r    kandra.Replication
-	want string
+	what    string
+	r       kandra.Replication
+	want    string
+	misread func(s *gocql.Session, ks string) string
+	notSent string
 }
 
 func replicationCases(dc string) []replicationCase {
 	nts := func(f int) kandra.Replication { return kandra.NetworkTopologyStrategy(map[string]int{dc: f}) }
 	return []replicationCase{
-		{"SimpleStrategy with a negative factor", kandra.SimpleStrategy(-1), "Replication factor must be non-negative"},
-		{"NetworkTopologyStrategy with a negative factor", nts(-1), "Replication factor must be non-negative"},
-		{"NetworkTopologyStrategy whose only datacenter has factor 0", nts(0), "at least one datacenter must be present"},
-		{"SimpleStrategy with factor 0", kandra.SimpleStrategy(0), ""},
-		{"NetworkTopologyStrategy without datacenters", kandra.NetworkTopologyStrategy(nil), ""},
+		{what: "SimpleStrategy with a negative factor", r: kandra.SimpleStrategy(-1), want: "Replication factor must be non-negative"},
+		{what: "NetworkTopologyStrategy with a negative factor", r: nts(-1), want: "Replication factor must be non-negative"},
+		{what: "NetworkTopologyStrategy whose only datacenter has factor 0", r: nts(0), want: "at least one datacenter must be present"},
+		// Issue 10, finding 2. 2^31 does not parse; 2^31-1 parses, and the
+		// first CREATE TABLE in that keyspace ends the node
+		// (OutOfMemoryError): never sent.
+		{what: "SimpleStrategy with factor 2^31", r: kandra.SimpleStrategy(1 << 31), want: `For input string: "2147483648"`},
+		{what: "SimpleStrategy with factor 2^31-1", r: kandra.SimpleStrategy(1<<31 - 1),
+			notSent: "accepted with a warning, and the first CREATE TABLE in the keyspace ends the node with OutOfMemoryError (issue 10, finding 2)"},
+		// Issue 10, finding 5.
+		{what: "NetworkTopologyStrategy with a datacenter named class", r: kandra.NetworkTopologyStrategy(map[string]int{"class": 1}), want: "Multiple definition for property class"},
+		{what: "NetworkTopologyStrategy with a datacenter named replication_factor", r: kandra.NetworkTopologyStrategy(map[string]int{"replication_factor": 1}),
+			misread: func(s *gocql.Session, ks string) string {
+				var repl map[string]string
+				if err := s.Query("SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = ?", ks).Scan(&repl); err != nil {
+					return err.Error()
+				}
+				if _, ok := repl["replication_factor"]; ok || repl[dc] != "1" {
+					return fmt.Sprintf("the server stored %v", repl)
+				}
+				return ""
+			}},
+		{what: "SimpleStrategy with factor 0", r: kandra.SimpleStrategy(0)},
+		{what: "NetworkTopologyStrategy without datacenters", r: kandra.NetworkTopologyStrategy(nil)},
+		{what: "SimpleStrategy with factor 65 (over MaxReplicationFactor)", r: kandra.SimpleStrategy(kandra.MaxReplicationFactor + 1)},
+		{what: "NetworkTopologyStrategy with factor 65 (over MaxReplicationFactor)", r: nts(kandra.MaxReplicationFactor + 1)},
 	}
 }
 
@@ -548,28 +594,68 @@ func keyspaceDDL(name string, r kandra.Replication) string {
 	return "CREATE KEYSPACE IF NOT EXISTS " + kandra.QuoteIdent(name) + " WITH replication = {'class': " + repl + "};"
 }
 
-// scyllaOnly are rules kandra enforces for ScyllaDB that Cassandra 5.0 does
-// not: each statement is sent, and Cassandra accepting it is logged (were it
-// rejected, it would count as demonstrated).
-func scyllaOnly(ks string) []struct{ what, why, stmt string } {
+// scyllaCase is a rule (or part of one) that serves ScyllaDB targets
+// only: kandra refuses the schema for every target (the default) and
+// takes it for the node's own target, and Cassandra accepts the statement.
+type scyllaCase struct {
+	rule     kandra.Rule
+	what     string
+	why      string
+	tables   []dynamic.Spec
+	repl     *kandra.Replication // nil: testReplication()
+	stmts    []string            // sent, in order; all must be accepted
+	stricter bool                // kandra refuses it for the node's target too
+}
+
+func scyllaCases(ks string) []scyllaCase {
 	long := "r_" + strings.Repeat("l", 47) // 49 characters
-	return []struct{ what, why, stmt string }{
-		{"table name longer than 48 characters",
-			"ScyllaDB up to 2025.1 limits table, view and index names to 48 characters (192 from 2025.2); Cassandra 5.0 has no table-name length limit (CASSANDRA-20389 later adds 222)",
-			tableDef{name: long, cols: []colDef{{"k", "TEXT"}}, pk: []string{"k"}}.render(ks)},
-		{"index name longer than 48 characters",
-			"same ScyllaDB limit; Cassandra checks index names only against \\w+",
-			indexDDL(ks, long+"_v_idx", "r_idxlong", "v", true)},
-		{"index name whose name+\"_index\" is a table",
-			"ScyllaDB backs a global index with a view named <index>_index; Cassandra has no such view",
-			indexDDL(ks, "r_view", "r_idxlong", "w", true)},
+	return []scyllaCase{
+		{rule: kandra.RuleNameLength, what: "table name longer than 48 characters",
+			why:    "ScyllaDB up to 2025.1 limits table, view and index names to 48 characters (192 from 2025.2); Cassandra 5.0 takes up to 222",
+			tables: []dynamic.Spec{specOf(long, nil, f[string]("K", pk0))},
+			stmts:  []string{tableDef{name: long, cols: []colDef{{"k", "TEXT"}}, pk: []string{"k"}}.render(ks)}},
+		{rule: kandra.RuleNameLength, what: "index name longer than 48 characters",
+			why:    "the same ScyllaDB limit; Cassandra checks index names only against \\w+",
+			tables: []dynamic.Spec{specOf("r_idxlong_"+strings.Repeat("x", 35), nil, f[string]("K", pk0), f[string]("V", kandra.SecondaryIndex()))},
+			stmts: []string{
+				tableDef{name: "r_idxlong_" + strings.Repeat("x", 35), cols: []colDef{{"k", "TEXT"}, {"v", "TEXT"}}, pk: []string{"k"}}.render(ks),
+				indexDDL(ks, "r_idxlong_"+strings.Repeat("x", 35)+"_v_idx", "r_idxlong_"+strings.Repeat("x", 35), "v", true),
+			}},
+		{rule: kandra.RuleTablets, what: "SimpleStrategy",
+			why:   "a ScyllaDB keyspace with tablets (the default for new keyspaces) supports only NetworkTopologyStrategy",
+			repl:  ptr(kandra.SimpleStrategy(1)),
+			stmts: []string{keyspaceDDL(ks+"_simple", kandra.SimpleStrategy(1))}},
+		{rule: kandra.RuleTablets, what: "a counter table",
+			why:    "ScyllaDB 2025.x refuses counters with tablets (\"Counters are not yet supported with tablets\")",
+			tables: []dynamic.Spec{specOf("r_tabctr", nil, f[string]("K", pk0), f[int64]("N").as(dynamic.Counter))},
+			stmts:  []string{tableDef{name: "r_tabctr", cols: []colDef{{"k", "TEXT"}, {"n", "COUNTER"}}, pk: []string{"k"}}.render(ks)}},
+		{rule: kandra.RuleTablets, what: "a Version column (its lightweight transaction)",
+			why:    "ScyllaDB 2025.x refuses LWT with tablets (\"LWT is not yet supported with tablets\")",
+			tables: []dynamic.Spec{specOf("r_tabver", nil, f[string]("K", pk0), f[int64]("Rev").as(dynamic.Version))},
+			stmts: []string{
+				tableDef{name: "r_tabver", cols: []colDef{{"k", "TEXT"}, {"rev", "BIGINT"}}, pk: []string{"k"}}.render(ks),
+				"INSERT INTO " + qualified(ks, "r_tabver") + " (k, rev) VALUES ('a', 1)",
+				"UPDATE " + qualified(ks, "r_tabver") + " SET rev = 2 WHERE k = 'a' IF rev = 1",
+			}},
+		{rule: kandra.RuleNameTaken, what: "an index whose name + \"_index\" is a table", stricter: true,
+			why: "ScyllaDB backs a global index with a view named <index>_index; Cassandra has no such view, yet kandra claims the name on every target",
+			tables: []dynamic.Spec{
+				specOf("r_view_index", nil, f[string]("K", pk0)),
+				specOf("r_idxview", nil, f[string]("K", pk0), f[string]("W", kandra.SecondaryIndex())),
+			},
+			stmts: []string{
+				tableDef{name: "r_view_index", cols: []colDef{{"k", "TEXT"}}, pk: []string{"k"}}.render(ks),
+				tableDef{name: "r_idxview", cols: []colDef{{"k", "TEXT"}, {"w", "TEXT"}}, pk: []string{"k"}}.render(ks),
+				indexDDL(ks, "r_view", "r_idxview", "w", true),
+			}},
 	}
 }
 
 // goSideRules are the rules, or the parts of rules, that no server
 // enforces: they keep the Go API unambiguous (or are the Kotlin library's),
 // so there is no DDL for a server to reject. Every rule of kandra.Rules()
-// is demonstrated by TestRules or listed here.
+// is demonstrated by TestRules, serves only other targets, or is listed
+// here.
 var goSideRules = map[kandra.Rule]string{
 	kandra.RuleNotStruct:                "Go-level misuse, no DDL",
 	kandra.RuleDescribe:                 "a value-receiver Describe or a panic while registering: Go-level, no DDL",
@@ -581,17 +667,20 @@ var goSideRules = map[kandra.Rule]string{
 	kandra.RuleDuplicateTimestamp:       "a runtime needs one of each",
 	kandra.RuleDuplicateVersion:         "a runtime needs one",
 	kandra.RuleKeyConflict:              "a field both partition and clustering key; kandra would write it once, which servers accept",
-	kandra.RuleUnsupportedType:          "for Go kinds (unsigned, chan, func, pointer in a collection): no CQL type to send",
+	kandra.RuleUnsupportedType:          "for Go kinds (unsigned, chan, func, pointer in a collection), AsType pairs the driver cannot marshal and CQLTypers that panic: no CQL type to send",
 	kandra.RuleOptionRange:              "for cache settings, consistency levels and out-of-range enum values (ClusteringOrder(5), ...): recorded only or never rendered",
-	kandra.RuleInvalidName:              "for a blank lookup suffix or a non-UTF-8 column name: client-side sanity",
-	kandra.RuleReplication:              "for a keyspace without a replica (SimpleStrategy(0), NetworkTopologyStrategy without datacenters), which Cassandra accepts",
+	kandra.RuleInvalidName:              "for a blank lookup suffix or a non-UTF-8 column name: client-side sanity; column names of 1,025 to 65,535 bytes, which the server takes (kandra's MaxColumnNameBytes is a margin)",
+	kandra.RuleReplication:              "for a keyspace without a replica (SimpleStrategy(0), NetworkTopologyStrategy without datacenters) and factors 65 to 2^31-2, which Cassandra accepts",
+	kandra.RuleTargets:                  "for Targets bits that name no server and Tablets values out of range: Go-level misuse (the tablets option on a Cassandra target is demonstrated)",
+	kandra.RuleNameLength:               "Cassandra's own limit (222): longer names fail on the file system and can hang the node (CASSANDRA-20389, CASSANDRA-20425), so they are not sent; the 48 and 192 limits are ScyllaDB's (sent above: Cassandra accepts)",
+	kandra.RuleTablets:                  "ScyllaDB tablets only (sent above: Cassandra accepts)",
 }
 
 // TestRules: for each server-grounded rule kandra enforces, Register (or,
 // for a keyspace rule, NewKeyspace) refuses the schema, and the statement
 // kandra would have sent without the rule is refused by Cassandra (or, for
 // IF NOT EXISTS statements, visibly ignored, and refused without IF NOT
-// EXISTS).
+// EXISTS; or, for a write, answered wrongly).
 func TestRules(t *testing.T) {
 	s := session(t)
 
@@ -600,34 +689,35 @@ func TestRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sources := make([]kandra.SchemaSource, len(schemas))
+	for i, ts := range schemas {
+		sources[i] = ts
+	}
+	mk := kandra.MustNewKeyspace(keyspaceSpec("ks"), sources...)
 	for _, ts := range schemas {
-		if got, want := mirrorOf(ts).render("ks"), kandra.CreateTable(ts, kandra.MustInKeyspace("ks")); got != want {
+		if got, want := mirrorOf(ts).render("ks"), mustStmt(t, "CreateTable", ts.Name())(mk.CreateTable(ts)); got != want {
 			t.Fatalf("the test's DDL mirror differs from kandra for %s:\n%s\nvs kandra:\n%s", ts.Name(), got, want)
 		}
 		for _, l := range ts.LookupTables() {
-			key := colDef{l.IndexColumn().Name(), l.IndexColumn().Type().Frozen()}
-			var rest []colDef
-			for _, c := range append(l.PartitionKeys(), l.ClusteringKeys()...) {
-				rest = append(rest, colDef{c.Name(), c.Decl()})
-			}
-			if got, want := lookupDDL("ks", l.Name(), key, rest...), kandra.CreateLookupTable(l, kandra.MustInKeyspace("ks")); got != want {
+			if got, want := mirrorLookup("ks", l), mustStmt(t, "CreateLookupTable", l.Name())(mk.CreateLookupTable(l)); got != want {
 				t.Fatalf("the test's lookup DDL mirror differs from kandra:\n%s\nvs kandra:\n%s", got, want)
 			}
 		}
 	}
-	var dc string
-	if err := s.Query("SELECT data_center FROM system.local").Scan(&dc); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range []kandra.Replication{kandra.SimpleStrategy(1), kandra.NetworkTopologyStrategy(map[string]int{dc: 1, "dc'2": 3})} {
-		if got, want := keyspaceDDL("ks", r), kandra.MustCreateKeyspace("ks", r); got != want {
+	for _, r := range []kandra.Replication{kandra.SimpleStrategy(1), kandra.NetworkTopologyStrategy(map[string]int{nodeDC: 1, "dc'2": 3})} {
+		if got, want := keyspaceDDL("ks", r), kandra.MustCreateKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: r, Targets: serverTarget()}); got != want {
 			t.Fatalf("the test's keyspace DDL mirror differs from kandra:\n%s\nvs kandra:\n%s", got, want)
 		}
+	}
+	if got, want := nestedListDecl(3), fmt.Sprint(mustBuild(t, specOf("r_n3", nil, f[string]("K", pk0), fld{name: "V", typ: nestedSlices(3)})).Columns()[1].Decl()); got != want {
+		t.Fatalf("the test's nested-type mirror renders %s, kandra %s", got, want)
 	}
 
 	ks := newKeyspace(t, s, "rules")
 	demonstrated := 0
 	shown := map[kandra.Rule]bool{}
+	var stricter []string // what kandra refuses and the node accepts
+	var accepted []string // what a rule of the other target refuses, accepted and written here
 	sub := func(s string) string { return inKeyspace(s, ks) }
 	for _, c := range ruleCases() {
 		c := c
@@ -653,18 +743,23 @@ func TestRules(t *testing.T) {
 			stmt := sub(c.stmt)
 			err = s.Query(stmt).Exec()
 			if err == nil {
-				t.Fatalf("Cassandra ACCEPTED what rule %s forbids (the rule rejects what the server accepts):\n%s", c.rule, stmt)
+				t.Fatalf("Cassandra ACCEPTED what rule %s forbids (the rule rejects what the server accepts):\n%s", c.rule, short(stmt))
 			}
 			if !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("rejected for another reason than the rule's:\n%s\n-> %v\n(want %q in the message)", stmt, err, c.want)
+				t.Fatalf("rejected for another reason than the rule's:\n%s\n-> %v\n(want %q in the message)", short(stmt), err, c.want)
 			}
 			t.Logf("refused by kandra: %v", se)
-			t.Logf("server rejects:\n%s\n-> %v", stmt, err)
+			t.Logf("server rejects:\n%s\n-> %v", short(stmt), err)
 			if c.silent != nil {
 				if why := c.silent(s, ks); why != "" {
 					t.Fatalf("with IF NOT EXISTS (what kandra writes): %s", why)
 				}
 				t.Logf("and kandra's IF NOT EXISTS form is accepted but silently does nothing, leaving the second entity without its table/index")
+			}
+			if c.after != nil {
+				if why := c.after(s); why != "" {
+					t.Fatal(why)
+				}
 			}
 		})
 		if ok {
@@ -676,24 +771,27 @@ func TestRules(t *testing.T) {
 		c := c
 		ok := t.Run("keyspace-name/"+c.what, func(t *testing.T) {
 			var se *kandra.SchemaError
-			if _, err := kandra.CreateKeyspace(c.name, kandra.SimpleStrategy(1)); !errors.As(err, &se) || se.Rule != kandra.RuleKeyspaceName {
+			if _, err := kandra.CreateKeyspace(keyspaceSpec(c.name)); !errors.As(err, &se) || se.Rule != kandra.RuleKeyspaceName {
 				t.Fatalf("kandra.CreateKeyspace(%q): got %v, want a %s error", c.name, err, kandra.RuleKeyspaceName)
 			}
-			if _, err := kandra.NewKeyspace(c.name, kandra.SimpleStrategy(1)); !errors.As(err, &se) || se.Rule != kandra.RuleKeyspaceName {
+			if _, err := kandra.NewKeyspace(keyspaceSpec(c.name)); !errors.As(err, &se) || se.Rule != kandra.RuleKeyspaceName {
 				t.Fatalf("kandra.NewKeyspace(%q): got %v, want a %s error", c.name, err, kandra.RuleKeyspaceName)
 			}
-			if _, err := kandra.InKeyspace(c.name); err == nil {
-				t.Fatalf("kandra.InKeyspace accepts %q", c.name)
+			stmt := keyspaceDDL(c.name, testReplication())
+			if c.stmt != nil {
+				stmt = c.stmt(c.name)
 			}
-			stmt := keyspaceDDL(c.name, kandra.SimpleStrategy(1))
 			err := s.Query(stmt).Exec()
 			if err == nil {
-				_ = execDDL(s, "DROP KEYSPACE IF EXISTS "+kandra.QuoteIdent(c.name))
+				if c.stmt == nil {
+					_ = execDDL(s, "DROP KEYSPACE IF EXISTS "+kandra.QuoteIdent(c.name))
+				}
 				t.Fatalf("Cassandra ACCEPTED %s", stmt)
 			}
 			if !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("rejected for another reason:\n%s\n-> %v", stmt, err)
 			}
+			t.Logf("refused by kandra: %v", se)
 			t.Logf("server rejects:\n%s\n-> %v", stmt, err)
 		})
 		if ok {
@@ -701,25 +799,39 @@ func TestRules(t *testing.T) {
 			shown[kandra.RuleKeyspaceName] = true
 		}
 	}
-	var stricter []string
-	for i, c := range replicationCases(dc) {
+	var notSent []string
+	for i, c := range replicationCases(nodeDC) {
 		c := c
 		name := keyspaceName(fmt.Sprintf("repl%d", i))
-		ok := t.Run("replication/"+c.what, func(t *testing.T) {
+		counted := false
+		t.Run("replication/"+c.what, func(t *testing.T) {
 			var se *kandra.SchemaError
-			if _, err := kandra.CreateKeyspace(name, c.r); !errors.As(err, &se) || se.Rule != kandra.RuleReplication {
+			if _, err := kandra.CreateKeyspace(kandra.KeyspaceSpec{Name: name, Replication: c.r, Targets: serverTarget()}); !errors.As(err, &se) || se.Rule != kandra.RuleReplication {
 				t.Fatalf("kandra.CreateKeyspace: got %v, want a %s error", err, kandra.RuleReplication)
 			}
-			if _, err := kandra.NewKeyspace(name, c.r); !errors.As(err, &se) || se.Rule != kandra.RuleReplication {
+			if _, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: name, Replication: c.r, Targets: serverTarget()}); !errors.As(err, &se) || se.Rule != kandra.RuleReplication {
 				t.Fatalf("kandra.NewKeyspace: got %v, want a %s error", err, kandra.RuleReplication)
 			}
+			t.Logf("refused by kandra: %v", se)
 			stmt := keyspaceDDL(name, c.r)
+			if c.notSent != "" {
+				notSent = append(notSent, c.what+": "+c.notSent)
+				t.Logf("not sent: %s\n%s", c.notSent, stmt)
+				return
+			}
 			trackKeyspace(name) // dropped at the end should the server create it
 			err := s.Query(stmt).Exec()
 			switch {
+			case err == nil && c.misread != nil:
+				if why := c.misread(s, name); why != "" {
+					t.Fatalf("Cassandra accepts %s and %s: the rule would be unfounded", stmt, why)
+				}
+				t.Logf("Cassandra accepts it and stores something else than asked (replication_factor is read as every datacenter's factor, not as a datacenter):\n%s", stmt)
+				counted = true
+				return
 			case err == nil && c.want == "":
-				stricter = append(stricter, c.what)
-				t.Logf("Cassandra accepts it; kandra is stricter (no replica to write to):\n%s", stmt)
+				stricter = append(stricter, "replication: "+c.what)
+				t.Logf("Cassandra accepts it; kandra is stricter:\n%s", stmt)
 				return
 			case err == nil:
 				t.Fatalf("Cassandra ACCEPTED %s", stmt)
@@ -728,39 +840,93 @@ func TestRules(t *testing.T) {
 			case !strings.Contains(err.Error(), c.want):
 				t.Fatalf("rejected for another reason:\n%s\n-> %v", stmt, err)
 			}
-			t.Logf("refused by kandra: %v", se)
 			t.Logf("server rejects:\n%s\n-> %v", stmt, err)
+			counted = true
 		})
-		if ok && !slices.Contains(stricter, c.what) {
+		if counted {
 			demonstrated++
 			shown[kandra.RuleReplication] = true
 		}
 	}
 
-	// ScyllaDB-only rules: sent to show Cassandra accepts them.
-	if err := execDDL(s, sub(tableDef{name: "r_idxlong", cols: []colDef{{"k", "TEXT"}, {"v", "TEXT"}, {"w", "TEXT"}}, pk: []string{"k"}}.render(ksVar))); err != nil {
-		t.Fatal(err)
-	}
-	if err := execDDL(s, sub(tableDef{name: "r_view_index", cols: []colDef{{"k", "TEXT"}}, pk: []string{"k"}}.render(ksVar))); err != nil {
-		t.Fatal(err)
-	}
-	var scylla []string
-	for _, c := range scyllaOnly(ksVar) {
-		stmt := sub(c.stmt)
-		if err := s.Query(stmt).Exec(); err != nil {
-			t.Logf("ScyllaDB rule %q: Cassandra rejects it too (-> %v), counted as demonstrated", c.what, err)
-			demonstrated++
+	// The findings that need more than one statement (findings_test.go).
+	for _, d := range findings() {
+		d := d
+		if !d.targets.Has(serverTarget()) {
 			continue
 		}
-		scylla = append(scylla, c.what)
-		t.Logf("ScyllaDB-only rule, not demonstrable on Cassandra 5.0: %s: Cassandra accepts\n%s\n(%s)", c.what, stmt, c.why)
+		passed := t.Run(string(d.rule)+"/"+d.what, func(t *testing.T) {
+			if note := d.run(t, s, ks); note != "" {
+				t.Log(note)
+				switch d.kind {
+				case stricterHere:
+					stricter = append(stricter, string(d.rule)+": "+note)
+				case acceptedHere:
+					accepted = append(accepted, string(d.rule)+": "+d.what+": "+note)
+				}
+			}
+		})
+		if passed && d.kind == demonstration {
+			demonstrated++
+			shown[d.rule] = true
+		}
 	}
 
-	// Every rule is accounted for: demonstrated above, or Go-side.
-	var goSide []string
+	// Rules that serve ScyllaDB targets only: refused by default, taken
+	// for the node's target, and accepted by the node.
+	var scylla []string
+	for _, c := range scyllaCases(ksVar) {
+		c := c
+		t.Run("scylla-only/"+string(c.rule)+"/"+c.what, func(t *testing.T) {
+			tables := make([]kandra.SchemaSource, len(c.tables))
+			for i, sp := range c.tables {
+				tables[i] = mustBuild(t, sp)
+			}
+			spec := kandra.KeyspaceSpec{Name: ks, Replication: testReplication()}
+			if c.repl != nil {
+				spec.Replication = *c.repl
+			}
+			var se *kandra.SchemaError
+			if _, err := kandra.NewKeyspace(spec, tables...); !errors.As(err, &se) || se.Rule != c.rule {
+				t.Fatalf("NewKeyspace for every target: got %v, want a %s error", err, c.rule)
+			}
+			spec.Targets = serverTarget()
+			_, err := kandra.NewKeyspace(spec, tables...)
+			switch {
+			case c.stricter && err == nil:
+				t.Fatalf("kandra now takes it for %s: move the case", serverTarget())
+			case !c.stricter && err != nil:
+				t.Fatalf("NewKeyspace for %s: %v", serverTarget(), err)
+			}
+			for _, st := range c.stmts {
+				stmt := sub(st)
+				if strings.HasPrefix(stmt, "CREATE KEYSPACE") {
+					trackKeyspace(ks + "_simple")
+				}
+				if err := s.Query(stmt).Exec(); err != nil {
+					t.Fatalf("Cassandra refuses it too (a rule for Cassandra then, not ScyllaDB only):\n%s\n-> %v", stmt, err)
+				}
+			}
+			if c.stricter {
+				stricter = append(stricter, string(c.rule)+": "+c.what+" on a "+serverTarget().String()+" keyspace ("+c.why+")")
+			} else {
+				scylla = append(scylla, string(c.rule)+": "+c.what)
+			}
+			t.Logf("refused for every target: %v\nCassandra accepts (%s)", se, c.why)
+		})
+	}
+
+	// Every rule is accounted for: demonstrated above, serving only other
+	// targets, or Go-side.
+	var goSide, otherTargets []string
 	for _, r := range kandra.Rules() {
 		why, listed := goSideRules[r.Rule]
-		if !shown[r.Rule] && !listed {
+		switch {
+		case shown[r.Rule]:
+		case r.Targets&serverTarget() == 0:
+			otherTargets = append(otherTargets, fmt.Sprintf("%s (%s)", r.Rule, r.Targets))
+			continue
+		case !listed:
 			t.Errorf("rule %s (%s) is neither demonstrated on the server nor listed in goSideRules", r.Rule, r.Summary)
 		}
 		if listed {
@@ -772,10 +938,73 @@ func TestRules(t *testing.T) {
 			t.Errorf("goSideRules lists %q, which kandra.Rules() does not have", r)
 		}
 	}
-	t.Logf("rules (or parts of rules) kandra enforces that no server enforces (nothing to demonstrate): %s", strings.Join(goSide, "; "))
-	t.Logf("ScyllaDB-only rules (accepted by Cassandra 5.0, kept for ScyllaDB portability): %s", strings.Join(scylla, "; "))
-	t.Logf("replications kandra refuses and Cassandra accepts (a keyspace without a replica): %s", strings.Join(stricter, "; "))
+	t.Logf("rules (or parts of rules) kandra enforces that no server enforces, or that are not sent (nothing to demonstrate): %s", strings.Join(goSide, "; "))
+	t.Logf("rules serving only other targets than %s: %s", serverTarget(), strings.Join(otherTargets, "; "))
+	t.Logf("ScyllaDB-only rules (refused for every target, taken for %s, accepted by Cassandra): %s", serverTarget(), strings.Join(scylla, "; "))
+	t.Logf("what kandra refuses for %s and the node accepts (kandra is stricter): %s", serverTarget(), strings.Join(stricter, "; "))
+	t.Logf("not sent: %s", strings.Join(notSent, "; "))
+	t.Logf("refused for %s only, and accepted and written on this node: %s", otherTarget(), strings.Join(accepted, "; "))
 	summary("rules", fmt.Sprintf("real-server: rules demonstrated=%d", demonstrated))
+}
+
+// short cuts a statement for the log (a 2,000-level type, a 64 KiB name).
+func short(stmt string) string {
+	if len(stmt) > 400 {
+		return stmt[:400] + fmt.Sprintf("... (%d bytes)", len(stmt))
+	}
+	return stmt
+}
+
+// mirrorLookup is the mirror of kandra's lookup table l.
+func mirrorLookup(ks string, l *kandra.LookupTableSchema) string {
+	cols := l.Columns()
+	key := colDef{cols[0].Name(), cols[0].Type().Frozen()}
+	var rest []colDef
+	for _, c := range cols[1:] {
+		rest = append(rest, colDef{c.Name(), c.Decl()})
+	}
+	return lookupDDL(ks, l.Name(), key, rest...)
+}
+
+func mustBuild(t testing.TB, sp dynamic.Spec) *kandra.TableSchema {
+	t.Helper()
+	v, err := dynamic.Build(sp)
+	if err != nil {
+		t.Fatalf("building %s: %v", sp.Table, err)
+	}
+	return v.(*kandra.TableSchema)
+}
+
+// nestedSlices is []...[]int32, depth levels deep.
+func nestedSlices(depth int) reflect.Type {
+	typ := reflect.TypeFor[int32]()
+	for i := 0; i < depth; i++ {
+		typ = reflect.SliceOf(typ)
+	}
+	return typ
+}
+
+// nestedListDecl is kandra's rendering of nestedSlices(depth) as a
+// regular column: LIST<FROZEN<LIST<...INT...>>>.
+func nestedListDecl(depth int) string {
+	d := "INT"
+	for i := 0; i < depth; i++ {
+		if i < depth-1 {
+			d = "FROZEN<LIST<" + d + ">>"
+		} else {
+			d = "LIST<" + d + ">"
+		}
+	}
+	return d
+}
+
+// nodeAnswers checks that the node still answers a query.
+func nodeAnswers(s *gocql.Session) string {
+	var v string
+	if err := s.Query("SELECT release_version FROM system.local").Scan(&v); err != nil {
+		return "the node no longer answers: " + err.Error()
+	}
+	return ""
 }
 
 // keyspaceRefusal builds each spec (a keyspace rule is no concern of
@@ -788,13 +1017,10 @@ func keyspaceRefusal(t *testing.T, ks string, specs []dynamic.Spec, sent []strin
 	tables := make([]kandra.SchemaSource, len(specs))
 	var own []string
 	for i, sp := range specs {
-		v, err := dynamic.Build(sp)
-		if err != nil {
-			t.Fatalf("table %s of the keyspace: %v", sp.Table, err)
-		}
-		ts := v.(*kandra.TableSchema)
+		ts := mustBuild(t, sp)
 		tables[i] = ts
-		own = append(own, kandra.Statements(ts, kandra.MustInKeyspace(ks))...)
+		// Each table alone in the keyspace: what kandra writes for it.
+		own = append(own, kandra.MustNewKeyspace(keyspaceSpec(ks), ts).Statements()[1:]...)
 	}
 	for _, st := range sent {
 		st = inKeyspace(st, ks)
@@ -808,7 +1034,7 @@ func keyspaceRefusal(t *testing.T, ks string, specs []dynamic.Spec, sent []strin
 			t.Fatalf("the case sends a statement kandra would not write for these tables:\n%s\nkandra writes:\n%s", st, strings.Join(own, "\n"))
 		}
 	}
-	_, err := kandra.NewKeyspace(ks, kandra.SimpleStrategy(1), tables...)
+	_, err := kandra.NewKeyspace(keyspaceSpec(ks), tables...)
 	if err != nil {
 		for _, ts := range tables {
 			if typ := ts.Schema().EntityType().String(); !strings.Contains(err.Error(), typ) {

@@ -3,7 +3,8 @@
 # cassandra-all jars on Maven Central, on the machine's OpenJDK 17 (or 11).
 # No Docker, no tarball download.
 #
-#   scripts/cassandra.sh start [--auth]   start (no-op if already running and ready)
+#   scripts/cassandra.sh start [--auth] [--latest]
+#                                         start (no-op if already running and ready in that mode)
 #   scripts/cassandra.sh stop             stop the node started by this script
 #   scripts/cassandra.sh status           exit 0 if running and answering CQL, else 1
 #
@@ -13,6 +14,7 @@
 #   KANDRA_CASSANDRA_PORT     CQL port                 (default: 9042)
 #   KANDRA_CASSANDRA_STORAGE_PORT  inter-node port     (default: 7000)
 #   KANDRA_CASSANDRA_AUTH     1 = same as --auth       (default: 0)
+#   KANDRA_CASSANDRA_LATEST   1 = same as --latest     (default: 0)
 #   KANDRA_CASSANDRA_TIMEOUT  seconds to wait for CQL  (default: 240)
 #   KANDRA_CASSANDRA_HEAP     -Xms/-Xmx                (default: 1g)
 #   KANDRA_CASSANDRA_JAVA     java binary (must be 11 or 17)
@@ -20,6 +22,11 @@
 #   KANDRA_M2_REPO            Maven local repo         (default: Maven's own default)
 #
 # Auth mode: PasswordAuthenticator + CassandraAuthorizer, superuser cassandra/cassandra.
+# Latest mode: the settings of Cassandra 5.0's conf/cassandra_latest.yaml that
+# change what schemas and writes the node accepts (see latest_yaml below).
+# To run a second node beside one that is already running (say, a latest node
+# beside a default one), give it its own KANDRA_CASSANDRA_HOME,
+# KANDRA_CASSANDRA_PORT and KANDRA_CASSANDRA_STORAGE_PORT.
 # Readiness = log line "Starting listening for CQL clients", then a real CQL
 # handshake on the port (STARTUP, login when auth is on, SELECT from system.local),
 # spoken in plain bash over /dev/tcp because cqlsh is not available.
@@ -34,13 +41,14 @@ STORAGE_PORT="${KANDRA_CASSANDRA_STORAGE_PORT:-7000}"
 TIMEOUT="${KANDRA_CASSANDRA_TIMEOUT:-240}"
 HEAP="${KANDRA_CASSANDRA_HEAP:-1g}"
 AUTH="${KANDRA_CASSANDRA_AUTH:-0}"
+LATEST="${KANDRA_CASSANDRA_LATEST:-0}"
 VERSIONS="${KANDRA_CASSANDRA_VERSION:-5.0.8 5.0.7 5.0.6}"
 SUPERUSER=cassandra
 SUPERPASS=cassandra
 
 RUN="$KH/run"                 # wiped on every start: config, data, logs
 PIDFILE="$KH/cassandra.pid"
-STATEFILE="$KH/cassandra.state" # "port auth version" of the running node
+STATEFILE="$KH/cassandra.state" # "port auth version config" of the running node
 LOG="$RUN/logs/cassandra.log"
 
 die() { echo "cassandra: ERROR: $*" >&2; exit 1; }
@@ -190,8 +198,51 @@ fetch_jars() {
 }
 
 # ---------------------------------------------------------------------------
+# The settings of Cassandra 5.0's conf/cassandra_latest.yaml that change what
+# schemas and writes the node accepts, copied from that file (cassandra-5.0
+# branch, commit af140beee577147726aa8f26b89ffa936d36ed4b, 5.0.3-dev; the
+# file has not changed on the branch since 2024-11-06). The base config above
+# already matches the rest where it matters here; cassandra_latest.yaml's
+# other differences from cassandra.yaml are operational and left out on
+# purpose: key_cache_size 0MiB, commitlog_disk_access_mode auto,
+# memtable_allocation_type offheap_objects, trickle_fsync true,
+# concurrent_compactors 8, batchlog_endpoint_strategy dynamic_remote,
+# stream_entire_sstables true, uuid_sstable_identifiers_enabled true, and the
+# class_name form of the auth settings.
+latest_yaml() {
+  cat <<'EOF'
+# --- from cassandra_latest.yaml (Cassandra 5.0): --latest ---
+# Expirations capped at 2106-02-07 instead of 2038-01-19 (TTLs past 2038 write).
+storage_compatibility_mode: NONE
+# CREATE INDEX without USING makes a storage-attached index (SAI refuses blobs).
+default_secondary_index: sai
+default_secondary_index_enabled: true
+# The storage engine every write and every new table goes through.
+memtable:
+  configurations:
+    skiplist:
+      class_name: SkipListMemtable
+    trie:
+      class_name: TrieMemtable
+    default:
+      inherits: trie
+sstable:
+  selected_format: bti
+column_index_size: 4KiB
+default_compaction:
+  class_name: UnifiedCompactionStrategy
+  parameters:
+    scaling_parameters: T4
+    max_sstables_to_compact: 64
+    target_sstable_size: 1GiB
+    sstable_growth: 0.3333333333333333
+    min_sstable_size: 100MiB
+# --- end of cassandra_latest.yaml settings ---
+EOF
+}
+
 write_config() {
-  local auth=$1
+  local auth=$1 latest=$2
   rm -rf "$RUN"   # fresh node every start: no leftover data, schema or roles
   mkdir -p "$RUN"/{conf,data,commitlog,saved_caches,hints,cdc_raw,logs,triggers,tmp}
   local authn=AllowAllAuthenticator authz=AllowAllAuthorizer
@@ -225,10 +276,15 @@ role_manager: CassandraRoleManager
 auto_snapshot: false
 incremental_backups: false
 snapshot_before_compaction: false
-memtable_allocation_type: heap_buffers
+# unslabbed: each written table's memtable would otherwise claim 1 MiB slab regions
+# on the heap; the suite writes to ~1,000 tables and a 1 GiB heap ran out.
+memtable_allocation_type: unslabbed_heap_buffers
 concurrent_compactors: 1
-${KANDRA_CASSANDRA_EXTRA_YAML:-}
 EOF
+  if [[ "$latest" == 1 ]]; then latest_yaml >>"$RUN/conf/cassandra.yaml"; fi
+  if [[ -n "${KANDRA_CASSANDRA_EXTRA_YAML:-}" ]]; then
+    printf '%s\n' "$KANDRA_CASSANDRA_EXTRA_YAML" >>"$RUN/conf/cassandra.yaml"
+  fi
   cat >"$RUN/conf/logback.xml" <<'EOF'
 <configuration scan="false">
   <appender name="STDOUT" class="ch.qos.logback.core.ConsoleAppender">
@@ -320,14 +376,20 @@ wait_ready() {
   done
 }
 
+config_name() { if [[ "$1" == 1 ]]; then echo latest; else echo default; fi; }
+
 cmd_start() {
-  local auth=$AUTH
-  case "${1:-}" in
-    --auth) auth=1 ;;
-    "") ;;
-    *) die "unknown start option '$1' (usage: $0 start [--auth])" ;;
-  esac
+  local auth=$AUTH latest=$LATEST opt
+  for opt in "$@"; do
+    case "$opt" in
+      --auth) auth=1 ;;
+      --latest) latest=1 ;;
+      *) die "unknown start option '$opt' (usage: $0 start [--auth] [--latest])" ;;
+    esac
+  done
   if [[ "$auth" == 1 || "$auth" == true ]]; then auth=1; else auth=0; fi
+  if [[ "$latest" == 1 || "$latest" == true ]]; then latest=1; else latest=0; fi
+  local config; config=$(config_name "$latest")
   [[ "$KH" == /* && "$KH" != / ]] || die "KANDRA_CASSANDRA_HOME must be an absolute path, got '$KH'"
   mkdir -p "$KH"
 
@@ -337,13 +399,14 @@ cmd_start() {
 
   local pid; pid=$(read_pid)
   if [[ -n "$pid" ]] && is_our_node "$pid"; then
-    local rport rauth
-    read -r rport rauth _ <"$STATEFILE" 2>/dev/null || true
-    if [[ "$rauth" != "$auth" || "$rport" != "$PORT" ]]; then
-      die "a node is already running (pid $pid, port $rport, auth=$([[ $rauth == 1 ]] && echo on || echo off)); run '$0 stop' first"
+    local rport rauth rconfig
+    read -r rport rauth _ rconfig <"$STATEFILE" 2>/dev/null || true
+    rconfig=${rconfig:-default}
+    if [[ "$rauth" != "$auth" || "$rport" != "$PORT" || "$rconfig" != "$config" ]]; then
+      die "a node is already running (pid $pid, port $rport, auth=$([[ $rauth == 1 ]] && echo on || echo off), config=$rconfig); run '$0 stop' first if you started it, or start this one with its own KANDRA_CASSANDRA_HOME, KANDRA_CASSANDRA_PORT and KANDRA_CASSANDRA_STORAGE_PORT"
     fi
     wait_ready "$pid"   # no-op if ready; waits if still starting
-    echo "cassandra: already running, ready on 127.0.0.1:$PORT (pid $pid)"
+    echo "cassandra: already running, ready on 127.0.0.1:$PORT (pid $pid, config=$config)"
     return 0
   fi
   rm -f "$PIDFILE" "$STATEFILE"
@@ -355,7 +418,7 @@ cmd_start() {
 
   pick_java
   fetch_jars
-  write_config "$auth"
+  write_config "$auth" "$latest"
   jvm_args
 
   # Cassandra calls mlockall() unconditionally; as root it succeeds and pins the whole
@@ -372,10 +435,10 @@ cmd_start() {
     exec setsid "${nolock[@]}" "$JAVA" "${JVM_ARGS[@]}" ) </dev/null >"$LOG" 2>&1 9>&- &
   pid=$!
   echo "$pid" >"$PIDFILE"
-  echo "$PORT $auth $CASSANDRA_VERSION" >"$STATEFILE"
+  echo "$PORT $auth $CASSANDRA_VERSION $config" >"$STATEFILE"
   wait_ready "$pid"
   local ms=$(( $(now_ms) - t0 ))
-  echo "cassandra: $CASSANDRA_VERSION ready on 127.0.0.1:$PORT in $((ms / 1000)).$((ms % 1000 / 100))s (pid $pid, auth=$([[ $auth == 1 ]] && echo "on, $SUPERUSER/$SUPERPASS" || echo off), heap $HEAP)"
+  echo "cassandra: $CASSANDRA_VERSION ready on 127.0.0.1:$PORT in $((ms / 1000)).$((ms % 1000 / 100))s (pid $pid, auth=$([[ $auth == 1 ]] && echo "on, $SUPERUSER/$SUPERPASS" || echo off), config=$config, heap $HEAP)"
 }
 
 # TERM (Cassandra drains in a few seconds), up to 30 s, then KILL. Only this PID.
@@ -407,10 +470,10 @@ cmd_stop() {
 cmd_status() {
   local pid; pid=$(read_pid)
   if [[ -z "$pid" ]] || ! is_our_node "$pid"; then echo "cassandra: not running"; return 1; fi
-  local port auth version why
-  read -r port auth version <"$STATEFILE" 2>/dev/null || true
+  local port auth version config why
+  read -r port auth version config <"$STATEFILE" 2>/dev/null || true
   if why=$(probe_node 2>&1); then
-    echo "cassandra: $version running and ready on 127.0.0.1:$port (pid $pid, auth=$([[ $auth == 1 ]] && echo on || echo off))"
+    echo "cassandra: $version running and ready on 127.0.0.1:$port (pid $pid, auth=$([[ $auth == 1 ]] && echo on || echo off), config=${config:-default})"
     return 0
   fi
   echo "cassandra: pid $pid running but not answering CQL on 127.0.0.1:$port: $why"
@@ -421,5 +484,5 @@ case "${1:-}" in
   start) shift; cmd_start "$@" ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
-  *) echo "usage: $0 start [--auth] | stop | status" >&2; exit 2 ;;
+  *) echo "usage: $0 start [--auth] [--latest] | stop | status" >&2; exit 2 ;;
 esac

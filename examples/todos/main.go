@@ -15,6 +15,10 @@ import (
 	"github.com/kandra-go/kandra/examples/todos/recipe"
 )
 
+// local is the replication of a single-node cluster: NetworkTopologyStrategy
+// works on every target (ScyllaDB's tablets keyspaces refuse SimpleStrategy).
+var local = kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1})
+
 func main() {
 	users, err := kandra.Register[model.User]()
 	check(err)
@@ -22,7 +26,7 @@ func main() {
 	check(err)
 	safeTodos, err := kandra.Register[model.SafeTodo]()
 	check(err)
-	app, err := kandra.NewKeyspace("todos", kandra.SimpleStrategy(1), users, todos, safeTodos)
+	app, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "todos", Replication: local}, users, todos, safeTodos)
 	check(err)
 	fmt.Println("-- Tutorial: users and todos (safe_todos is Todo with a key that never collides)")
 	printKeyspace(app)
@@ -31,7 +35,7 @@ func main() {
 	// because it lives in a keyspace of its own.
 	recipeUsers, err := kandra.Register[recipe.User]()
 	check(err)
-	recipes, err := kandra.NewKeyspace("recipes", kandra.SimpleStrategy(1), recipeUsers)
+	recipes, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "recipes", Replication: local}, recipeUsers)
 	check(err)
 	fmt.Println("-- Recipe: lookup tables, BATCH and EVENTUAL")
 	printKeyspace(recipes)

@@ -2,6 +2,9 @@ package schematest
 
 import (
 	"reflect"
+	"slices"
+
+	"pgregory.net/rapid"
 
 	"github.com/kandra-go/kandra"
 )
@@ -82,6 +85,99 @@ func (c *CQL) rejected() bool {
 	return c.Elem.Contains("COUNTER") || c.Elem.rejected()
 }
 
+// nativeOverrides is the table of allowed AsType pairs (rules.go,
+// kandra.NativeOverrides' documentation): for each native type a Go type
+// maps to, the types AsType may give it instead. A type with no row takes
+// only itself.
+var nativeOverrides = map[string][]string{
+	"TEXT":      {"TEXT", "VARCHAR", "ASCII"},
+	"TINYINT":   {"TINYINT", "SMALLINT", "INT", "BIGINT", "VARINT"},
+	"SMALLINT":  {"SMALLINT", "INT", "BIGINT", "VARINT"},
+	"INT":       {"INT", "BIGINT", "VARINT"},
+	"BIGINT":    {"BIGINT", "VARINT"},
+	"TIMESTAMP": {"TIMESTAMP", "DATE"},
+	"DURATION":  {"DURATION", "TIME"},
+	"UUID":      {"UUID", "TIMEUUID"},
+}
+
+func overridesOf(native string) []string {
+	if o, ok := nativeOverrides[native]; ok {
+		return o
+	}
+	return []string{native}
+}
+
+// overrideAllowed reports whether AsType(as) may be given to a column whose
+// type the mapping table derives as derived: the same shape, and every
+// native part allowed for the derived one. A Go type with no derived type
+// (nil, or one servers reject) takes any override.
+func overrideAllowed(derived, as *CQL) bool {
+	if derived == nil || derived.rejected() {
+		return true
+	}
+	return pairAllowed(derived, as)
+}
+
+func pairAllowed(derived, as *CQL) bool {
+	if as == nil || derived.Kind != as.Kind {
+		return false
+	}
+	switch derived.Kind {
+	case Native:
+		return slices.Contains(overridesOf(derived.Name), as.Name)
+	case Map:
+		return pairAllowed(derived.Key, as.Key) && pairAllowed(derived.Elem, as.Elem)
+	}
+	return pairAllowed(derived.Elem, as.Elem)
+}
+
+// drawOverride draws an override allowed for the derived type, often
+// another type than it.
+func drawOverride(t *rapid.T, derived *CQL, label string) *CQL {
+	switch derived.Kind {
+	case Native:
+		return nat(rapid.SampledFrom(overridesOf(derived.Name)).Draw(t, label))
+	case Map:
+		return &CQL{Kind: Map, Key: drawOverride(t, derived.Key, label+" key"), Elem: drawOverride(t, derived.Elem, label+" value")}
+	}
+	return &CQL{Kind: derived.Kind, Elem: drawOverride(t, derived.Elem, label+" elem")}
+}
+
+// drawRefused draws an override that is not allowed for derived (which is
+// not nil), or nil when it found none.
+func drawRefused(t *rapid.T, derived *CQL, label string) *CQL {
+	var cands []*CQL
+	for _, n := range nativeNames {
+		if c := nat(n); !pairAllowed(derived, c) {
+			cands = append(cands, c)
+		}
+	}
+	if derived.Kind != Native {
+		// Another shape, or the same shape with a refused part.
+		other := &CQL{Kind: List, Elem: derived.Elem}
+		if derived.Kind == List {
+			other.Kind = Set
+		}
+		if derived.Kind == Map {
+			other.Elem = derived.Key
+		}
+		cands = append(cands, other)
+		if inner := drawRefused(t, derived.Elem, label+" elem"); inner != nil {
+			c := *derived
+			c.Elem = inner
+			cands = append(cands, &c)
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	return rapid.SampledFrom(cands).Draw(t, label)
+}
+
+// nativeNames are the native CQL types AsType may name, in a fixed order.
+var nativeNames = []string{"ASCII", "BIGINT", "BLOB", "BOOLEAN", "DATE", "DECIMAL", "DOUBLE", "DURATION", "FLOAT", "INET",
+	"INT", "SMALLINT", "TEXT", "TIME", "TIMESTAMP", "TIMEUUID", "TINYINT", "UUID", "VARCHAR", "VARINT"}
+
 // same reports whether two AsType arguments are the same type; nil (the
 // zero CQLType) is only the same as nil.
 func same(a, b *CQL) bool {
@@ -132,6 +228,17 @@ func cqlOf(t reflect.Type, nested bool) *CQL {
 		return nat("INET")
 	case tBigInt:
 		return nat("VARINT")
+	}
+	// Named types of the special types map like them: every [16]byte
+	// array (a UUID's underlying type), a struct type with time.Time's or
+	// netip.Addr's underlying type.
+	switch {
+	case t.Kind() == reflect.Array && t.Len() == 16 && t.Elem().Kind() == reflect.Uint8:
+		return nat("UUID")
+	case t.Kind() == reflect.Struct && t.ConvertibleTo(tTime):
+		return nat("TIMESTAMP")
+	case t.Kind() == reflect.Struct && t.ConvertibleTo(tAddr):
+		return nat("INET")
 	}
 	switch t.Kind() {
 	case reflect.String:

@@ -12,21 +12,30 @@
 //     Mutate applies one named mutation; both say which rules are broken and
 //     which one the builder must report.
 //   - NamesCollide says whether tables put in one keyspace break the
-//     keyspace rule name-taken.
+//     keyspace rule name-taken, and KeyspaceRule which keyspace rule a
+//     keyspace of given targets refuses them under (name-taken,
+//     name-length, ttl-cap, tablets, sai-index); Targets is the targets
+//     that accept them.
 //
 // Which rules a spec breaks is decided by an oracle written here from the
-// documented rules (rules.go, DESIGN.md, notes/cql-server-rules.md), never
-// by the builder's code: an independent second reading is what lets the
-// property tests catch a wrong check. Only facts that are not decisions are
-// taken from kandra: the rule order (kandra.Rules), kandra.MaxTTL and
-// kandra.MaxNameLength.
+// documented rules (rules.go, target.go, DESIGN.md,
+// notes/cql-server-rules.md), never by the builder's code: an independent
+// second reading is what lets the property tests catch a wrong check. Only
+// facts that are not decisions are taken from kandra: the rule order
+// (kandra.Rules), kandra.MaxTTL, kandra.MaxColumnNameBytes and
+// kandra.TTLHorizon.
 //
 // The package was called schemagen. In the Cassandra world that name means
 // gocqlx's keyspace-to-Go code generator, which this is not.
 //
 // It is not a _test package so that the integration module can send random
-// valid schemas to a real server. Every generated table name has at most 16
-// characters and the lookup-table and index names leave room for any such
-// name, so Model.WithTable can rename a table (to keep names unique in a
-// keyspace) without breaking the 48-character limit.
+// valid schemas to a real server. Valid models use what the entity rules
+// allow: table, lookup-table and index names of up to 222 characters,
+// counters, Version columns, indexes on blobs, TTLs past 2038. No one
+// target accepts them all, so a keyspace of valid models must be built
+// for the targets that accept them (Targets), with NetworkTopologyStrategy;
+// each valid model is accepted by ScyllaDB 2026.x or Cassandra5Latest at
+// least. A table name of up to 16 characters leaves room for any other of
+// up to 16 (and a longer one for any as long), so Model.WithTable can
+// rename a table to keep names unique in a keyspace.
 package schematest

@@ -163,22 +163,43 @@ func (c *column) name() string {
 	return c.snake
 }
 
-// cql is the column's type: COUNTER for a counter, the AsType type, or the
-// mapping table's; nil when there is none.
+// cql is the column's type: COUNTER for a counter, the (last) AsType
+// type, or the mapping table's; nil when there is none.
 func (c *column) cql() *CQL {
 	switch {
 	case c.counter:
 		return nat("COUNTER")
 	case len(c.as) > 0:
-		return c.as[0].as
+		return c.lastAs()
 	}
 	return CQLOf(c.goType)
+}
+
+// lastAs is the type of the last AsType given: the one that stays.
+func (c *column) lastAs() *CQL { return c.as[len(c.as)-1].as }
+
+// twins returns the fields of st whose bindings apply to field i: i itself and,
+// when it is zero-size, every field of its type at its offset (a binding
+// of one cannot tell them apart, so it binds them all).
+func twins(st reflect.Type, i int) []int {
+	f := st.Field(i)
+	if f.Type.Size() != 0 {
+		return []int{i}
+	}
+	var out []int
+	for j := 0; j < st.NumField(); j++ {
+		if g := st.Field(j); g.Offset == f.Offset && g.Type == f.Type {
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // columns returns every column candidate in struct order, Transient ones
 // included.
 func (d *draft) columns() []*column {
 	var cols []*column
+	st := d.fieldsType()
 	for i, f := range d.fields {
 		if f.embedded {
 			for _, a := range auditColumns {
@@ -190,7 +211,11 @@ func (d *draft) columns() []*column {
 			continue
 		}
 		c := &column{field: i, goName: f.name, goType: f.typ, snake: f.snake}
-		for _, b := range f.binds {
+		var binds []bind
+		for _, j := range twins(st, i) {
+			binds = append(binds, d.fields[j].binds...)
+		}
+		for _, b := range binds {
 			for _, o := range b.opts {
 				if o.kind != oTransient {
 					c.others++
@@ -285,6 +310,11 @@ func (d *draft) structType() reflect.Type {
 	if d.notStruct {
 		return reflect.TypeFor[map[string]int]()
 	}
+	return d.fieldsType()
+}
+
+// fieldsType is the struct type of the draft's fields.
+func (d *draft) fieldsType() reflect.Type {
 	sfs := make([]reflect.StructField, len(d.fields))
 	for i, f := range d.fields {
 		sf := reflect.StructField{Name: f.name, Type: f.typ}

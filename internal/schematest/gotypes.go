@@ -22,6 +22,16 @@ type (
 	// Flag is a named bool type (BOOLEAN); it is not a valid soft-delete
 	// marker, which must be exactly bool.
 	Flag bool
+	// Ref is a named uuid.UUID (any [16]byte array type maps to UUID).
+	Ref uuid.UUID
+	// Stamp is a named time.Time (a struct convertible to time.Time maps
+	// to TIMESTAMP).
+	Stamp time.Time
+	// Peer is a named netip.Addr (INET).
+	Peer netip.Addr
+	// Opaque has no CQL type (a struct kind): it takes any AsType, the
+	// user's declaration of what the driver marshals it to.
+	Opaque struct{ units int64 }
 )
 
 // Audit is embedded in some generated structs; its fields are flattened
@@ -54,6 +64,10 @@ var (
 	tBigInt   = reflect.TypeFor[*big.Int]()
 	tEmpty    = reflect.TypeFor[struct{}]()
 	tAudit    = reflect.TypeFor[Audit]()
+	tRef      = reflect.TypeFor[Ref]()
+	tStamp    = reflect.TypeFor[Stamp]()
+	tPeer     = reflect.TypeFor[Peer]()
+	tOpaque   = reflect.TypeFor[Opaque]()
 )
 
 var (
@@ -63,18 +77,20 @@ var (
 		reflect.TypeFor[int](), tInt64, reflect.TypeFor[float32](), reflect.TypeFor[float64](),
 		reflect.TypeFor[[]byte](), tTime, tDuration, tUUID, tNetIP, tAddr, tBigInt,
 		reflect.TypeFor[Status](), reflect.TypeFor[Level](), reflect.TypeFor[Flag](),
+		tRef, tStamp, tPeer, reflect.TypeFor[[16]byte](),
 	}
 	// pointers are nullable top-level columns.
 	pointers = []reflect.Type{
 		reflect.TypeFor[*string](), reflect.TypeFor[*int64](), reflect.TypeFor[*bool](), reflect.TypeFor[*time.Time](),
 		reflect.TypeFor[*float64](), reflect.TypeFor[*uuid.UUID](), reflect.TypeFor[*time.Duration](),
 		reflect.TypeFor[*Status](), reflect.TypeFor[*int32](), reflect.TypeFor[*netip.Addr](),
+		reflect.TypeFor[*Stamp](), reflect.TypeFor[*Ref](),
 	}
 	// comparables can be set elements and map keys (no duration).
 	comparables = []reflect.Type{
 		tString, tBool, reflect.TypeFor[int8](), reflect.TypeFor[int16](), reflect.TypeFor[int32](),
 		reflect.TypeFor[int](), tInt64, reflect.TypeFor[float32](), reflect.TypeFor[float64](),
-		tTime, tUUID, tAddr, reflect.TypeFor[Status](), reflect.TypeFor[Level](),
+		tTime, tUUID, tAddr, reflect.TypeFor[Status](), reflect.TypeFor[Level](), tRef, tStamp,
 	}
 	// unsupported have no CQL type (or one servers reject).
 	unsupported = []reflect.Type{
@@ -84,7 +100,7 @@ var (
 		reflect.TypeFor[**string](), reflect.TypeFor[[]uint](), reflect.TypeFor[map[uint]string](),
 		reflect.TypeFor[map[time.Duration]struct{}](), reflect.TypeFor[map[time.Duration]string](),
 		reflect.TypeFor[[]map[time.Duration]struct{}](), reflect.TypeFor[map[string]map[time.Duration]int32](),
-		reflect.TypeFor[big.Int](),
+		reflect.TypeFor[big.Int](), tOpaque,
 	}
 )
 

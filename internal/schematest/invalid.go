@@ -260,6 +260,21 @@ var mutations = []mutation{
 		g.d.fields[i].setRole(dynamic.UpdatedAt)
 		return true
 	}},
+	{"role with an AsType it refuses", kandra.RuleConflict, func(g *gen) bool {
+		switch rapid.IntRange(0, 2).Draw(g.t, "role") {
+		case 0:
+			// A Version keeps its exact type, even when AsType names it.
+			i := g.roleField(dynamic.Version)
+			as := rapid.SampledFrom([]*CQL{nat("BIGINT"), nat("VARINT"), nat("TIMESTAMP"), nat("DATE"), nat("TEXT"), nil}).Draw(g.t, "as type")
+			g.d.fields[i].add(fieldOpt{kind: oAsType, as: as})
+		default:
+			// A timestamp is a TIMESTAMP or a DATE.
+			i := g.roleField(rapid.SampledFrom([]dynamic.Role{dynamic.CreatedAt, dynamic.UpdatedAt}).Draw(g.t, "timestamp"))
+			as := rapid.SampledFrom([]*CQL{nat("TEXT"), nat("BIGINT"), nat("TIME"), {Kind: List, Elem: nat("TIMESTAMP")}, nil}).Draw(g.t, "as type")
+			g.d.fields[i].add(fieldOpt{kind: oAsType, as: as})
+		}
+		return true
+	}},
 	{"Version with another role", kandra.RuleConflict, func(g *gen) bool {
 		switch rapid.IntRange(0, 2).Draw(g.t, "other role") {
 		case 0:
@@ -335,13 +350,17 @@ var mutations = []mutation{
 	}},
 	{"bad soft-delete marker", kandra.RuleSoftDeleteMarker, func(g *gen) bool {
 		i := g.addField(tBool)
-		switch rapid.IntRange(0, 2).Draw(g.t, "marker kind") {
+		switch rapid.IntRange(0, 3).Draw(g.t, "marker kind") {
 		case 0:
 			g.d.fields[i].add(fieldOpt{kind: oTransient})
 		case 1:
 			g.d.fields[i].add(fieldOpt{kind: oPK, index: g.freshIndex(false)})
-		default:
+		case 2:
 			g.d.fields[i].add(fieldOpt{kind: oCK, index: g.freshIndex(true)})
+		default:
+			// The runtime sets the marker to true: it stays a BOOLEAN.
+			as := rapid.SampledFrom([]*CQL{nat("TEXT"), nat("TINYINT"), {Kind: List, Elem: nat("BOOLEAN")}, nil}).Draw(g.t, "as type")
+			g.d.fields[i].add(fieldOpt{kind: oAsType, as: as})
 		}
 		g.d.softDelete, g.d.marker = true, i
 		return true
@@ -359,7 +378,7 @@ var mutations = []mutation{
 		return true
 	}},
 	{"invalid table name", kandra.RuleInvalidName, func(g *gen) bool {
-		g.d.table = rapid.SampledFrom([]string{"bad name", "bad-name", "a.b", strings.Repeat("t", kandra.MaxNameLength+1), "tàble", "x;drop", `"quoted"`, " users"}).Draw(g.t, "bad table")
+		g.d.table = rapid.SampledFrom([]string{"bad name", "bad-name", "a.b", strings.Repeat("t", maxName+1), "tàble", "x;drop", `"quoted"`, " users"}).Draw(g.t, "bad table")
 		return true
 	}},
 	{"invalid lookup suffix", kandra.RuleInvalidName, func(g *gen) bool {
@@ -367,7 +386,7 @@ var mutations = []mutation{
 		if c == nil {
 			return false
 		}
-		s := rapid.SampledFrom([]string{"", "  ", "by email", "by-email", strings.Repeat("s", kandra.MaxNameLength), "ü"}).Draw(g.t, "bad suffix")
+		s := rapid.SampledFrom([]string{"", "  ", "by email", "by-email", strings.Repeat("s", maxName), "ü"}).Draw(g.t, "bad suffix")
 		g.d.fields[c.field].add(fieldOpt{kind: oLookup, suffix: s})
 		return true
 	}},
@@ -377,11 +396,12 @@ var mutations = []mutation{
 			return false
 		}
 		g.d.fields[c.field].add(fieldOpt{kind: oIndex})
-		if rapid.Bool().Draw(g.t, "long") {
-			// "_" + 44 + "_idx" leaves no room for a table name.
-			g.d.fields[c.field].add(fieldOpt{kind: oColumn, name: strings.Repeat("c", kandra.MaxNameLength-4)})
+		if rapid.Bool().Draw(g.t, "plain") {
+			// "_" + 218 + "_idx" leaves no room for a table name.
+			g.d.fields[c.field].add(fieldOpt{kind: oColumn, name: strings.Repeat("c", maxName-4)})
 		} else {
-			g.d.fields[c.field].add(fieldOpt{kind: oColumn, name: rapid.SampledFrom([]string{"first name", "a-b", "naïve", `q"uote`}).Draw(g.t, "name")})
+			// Sanitized and hashed, the name is still too long.
+			g.d.fields[c.field].add(fieldOpt{kind: oColumn, name: rapid.SampledFrom([]string{"first name ", "a-b", "naïve", `q"uote`}).Draw(g.t, "name") + strings.Repeat("x", maxName-14)})
 		}
 		return true
 	}},
@@ -391,6 +411,15 @@ var mutations = []mutation{
 			return false
 		}
 		g.d.fields[c.field].add(fieldOpt{kind: oColumn, name: "bad\xff"})
+		return true
+	}},
+	{"column name [applied] or too long", kandra.RuleInvalidName, func(g *gen) bool {
+		c := g.pickColumn("column", notRenamed)
+		if c == nil {
+			return false
+		}
+		n := rapid.SampledFrom([]string{"[applied]", strings.Repeat("c", kandra.MaxColumnNameBytes+1), "x" + strings.Repeat("é", kandra.MaxColumnNameBytes/2)}).Draw(g.t, "name")
+		g.d.fields[c.field].add(fieldOpt{kind: oColumn, name: n})
 		return true
 	}},
 	{"duplicate column", kandra.RuleDuplicateColumn, func(g *gen) bool {
@@ -425,8 +454,20 @@ var mutations = []mutation{
 		g.d.fields[g.addField(tString)].add(fieldOpt{kind: oCK, index: i, order: kandra.ClusteringDesc})
 		return true
 	}},
+	{"refused AsType pair", kandra.RuleUnsupportedType, func(g *gen) bool {
+		typ := drawType(g.t, false, "refused")
+		as := drawRefused(g.t, CQLOf(typ), "refused override")
+		if as == nil {
+			return false
+		}
+		g.d.fields[g.addField(typ)].add(fieldOpt{kind: oAsType, as: as})
+		return true
+	}},
 	{"unsupported type", kandra.RuleUnsupportedType, func(g *gen) bool {
-		switch rapid.IntRange(0, 3).Draw(g.t, "how") {
+		switch rapid.IntRange(0, 4).Draw(g.t, "how") {
+		case 4:
+			// A zero-size field, not bound Transient.
+			g.addField(tEmpty)
 		case 0, 1:
 			g.addField(rapid.SampledFrom(unsupported).Draw(g.t, "type"))
 		case 2:
@@ -451,9 +492,10 @@ var mutations = []mutation{
 		case 2:
 			g.d.fields[g.addField(tDuration)].add(fieldOpt{kind: oLookup, suffix: "by_duration"})
 		case 3:
-			i := g.addField(tTime)
+			// A type without a mapping takes any AsType, a duration too.
+			i := g.addField(tOpaque)
 			g.d.fields[i].add(fieldOpt{kind: oCK, index: g.freshIndex(true)})
-			g.d.fields[i].add(fieldOpt{kind: oAsType, as: nat("DURATION")})
+			g.d.fields[i].add(fieldOpt{kind: oAsType, as: rapid.SampledFrom([]*CQL{nat("DURATION"), {Kind: List, Elem: nat("DURATION")}}).Draw(g.t, "as type")})
 		default:
 			i := g.roleField(dynamic.Counter)
 			g.d.fields[i].add(fieldOpt{kind: oCK, index: g.freshIndex(true)})
@@ -488,11 +530,11 @@ var mutations = []mutation{
 		}
 		return true
 	}},
-	{"lookup on a key", kandra.RuleLookup, func(g *gen) bool {
-		c := g.pickColumn("key", (*column).isKey)
-		if c == nil {
+	{"lookup on the only partition key", kandra.RuleLookup, func(g *gen) bool {
+		if g.pkCount() != 1 {
 			return false
 		}
+		c := g.pickColumn("key", (*column).isPK)
 		g.d.fields[c.field].add(fieldOpt{kind: oLookup, suffix: "by_key"})
 		return true
 	}},

@@ -24,7 +24,11 @@ type Model struct {
 	Indexes []string
 	TTL     *int
 	GCGrace *int
-	Counter bool
+	// SoftDeleteTTL is the SoftDelete TTL, nil without SoftDelete.
+	SoftDeleteTTL *int
+	Counter       bool
+	// Version reports a Version column.
+	Version bool
 	// Features are coverage labels: the types and options drawn.
 	Features []string
 }
@@ -66,6 +70,7 @@ func (d *draft) model(sp dynamic.Spec) Model {
 			regular = append(regular, cm)
 		}
 		m.Counter = m.Counter || c.counter
+		m.Version = m.Version || c.version
 		for _, l := range uniqueLookups(c.lookups) {
 			m.Lookups = append(m.Lookups, LookupModel{Table: d.table + "_" + l.suffix, Column: c.name()})
 		}
@@ -89,15 +94,23 @@ func (d *draft) model(sp dynamic.Spec) Model {
 		n := o.n
 		m.GCGrace = &n
 	}
+	if d.softDelete {
+		n := d.softTTL
+		m.SoftDeleteTTL = &n
+	}
 	return m
 }
 
-// WithTable returns m with the table renamed to table, which must match
-// ^[A-Za-z0-9_]{1,16}$ so that every lookup-table and index name stays
-// within 48 characters (for sending many schemas to one keyspace).
+// WithTable returns m with the table renamed to table (for sending many
+// schemas to one keyspace). The name must be 1 to Room() ASCII letters,
+// digits or underscores: every lookup-table and index name then stays
+// within the 222 characters of the entity rule invalid-name. Names of up
+// to 16 characters always fit, and so does any name no longer than m's
+// table name. The targets that accept m (Targets) may change with the
+// lengths of the names.
 func (m Model) WithTable(table string) Model {
-	if len(table) > maxTable || !nameOK(table) {
-		panic("schematest: table name " + strconv.Quote(table) + " is not 1 to 16 letters, digits or underscores")
+	if len(table) > m.Room() || !nameOK(table) {
+		panic("schematest: table name " + strconv.Quote(table) + " is not 1 to " + strconv.Itoa(m.Room()) + " letters, digits or underscores")
 	}
 	out := m
 	out.Spec.Table, out.Table = table, table
@@ -107,3 +120,7 @@ func (m Model) WithTable(table string) Model {
 	}
 	return out
 }
+
+// Room is the longest table name WithTable takes: the longer of 16 and the
+// model's table name.
+func (m Model) Room() int { return max(maxTable, len(m.Table)) }

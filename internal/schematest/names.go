@@ -57,18 +57,27 @@ func drawGoName(t *rapid.T) (string, string) {
 var tableNames = []string{"users", "orders", "order", "select", "Events", "UserProfiles", "_hidden", "9lives",
 	"ttl", "key", "T", "x_1", "token", "Table", "from"}
 
-// maxTable is the longest table name drawn: lookup suffixes and index
-// column names leave room for any table name of this length.
+// maxTable is the longest short table name drawn: the lookup suffixes and
+// index column names of a table of up to 16 characters leave room for any
+// table name of 16 characters (Model.WithTable). A longer table name
+// leaves room for its own length.
 const maxTable = 16
 
+// longTables are lengths of long table names around the targets' limits
+// (48, 192, 222).
+var longTables = []int{17, 47, 48, 49, 100, 191, 192, 193, 205, 221, 222}
+
 func drawTable(t *rapid.T) string {
-	switch rapid.IntRange(0, 3).Draw(t, "table from list") {
-	case 0:
+	switch p := percent.Draw(t, "table kind"); {
+	case p < 25:
 		return rapid.SampledFrom(tableNames).Draw(t, "table")
-	case 1:
+	case p < 45:
 		return rapid.StringMatching(`[a-z][a-z0-9_]{15}`).Draw(t, "table")
+	case p < 90:
+		return rapid.StringMatching(`[a-z][a-z0-9_]{1,15}`).Draw(t, "table")
 	}
-	return rapid.StringMatching(`[a-z][a-z0-9_]{1,15}`).Draw(t, "table")
+	n := rapid.SampledFrom(longTables).Draw(t, "long table length")
+	return "l" + rapid.StringOfN(rapid.RuneFrom([]rune("abcxyz0129_")), n-1, n-1, -1).Draw(t, "long table")
 }
 
 // fancyNames need quoting: mixed case, spaces, quotes, reserved words,
@@ -76,4 +85,5 @@ func drawTable(t *rapid.T) string {
 var fancyNames = []string{"UserName", "eMail", "ID", "first name", " lead", "trail ", `say "hi"`, `"`, `""x""`,
 	"select", "from", "token", "order", "table", "primary", "key", "true", "false", "NULL", "naïve", "日本語",
 	"a,b", "x(y)", "a-b", "a.b", "semi;colon", "<lt>", "1st", "_private", "PRIMARY KEY", "WITH", "AND x",
-	"tab\there", "line\nbreak", "ttl", "writetime", "P1D", "PT", "Order", "Key", "in", "KEY"}
+	"tab\there", "line\nbreak", "ttl", "writetime", "P1D", "PT", "Order", "Key", "in", "KEY",
+	"applied", "[Applied]", "[applied] ", "Größe", "Mixed Case"}

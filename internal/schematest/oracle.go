@@ -1,6 +1,8 @@
 package schematest
 
 import (
+	"fmt"
+	"hash/fnv"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -12,10 +14,18 @@ import (
 // documentation. It repeats no code of build.go on purpose; where the two
 // disagree, the property tests fail and one of them is wrong.
 
-// nameOK is the rule for keyspace, table, lookup-table and index names:
-// ^[A-Za-z0-9_]{1,MaxNameLength}$.
-func nameOK(s string) bool {
-	if len(s) == 0 || len(s) > kandra.MaxNameLength {
+// maxName is the longest table, lookup-table or index name the entity rule
+// invalid-name accepts: 222 characters, Cassandra 5.0's limit; each
+// target's own limit is the keyspace rule name-length (targets.go).
+const maxName = 222
+
+// nameOK is the entity rule for table, lookup-table and index names:
+// ^[A-Za-z0-9_]{1,222}$.
+func nameOK(s string) bool { return len(s) <= maxName && wordChars(s) }
+
+// wordChars reports a non-empty name of ASCII letters, digits and _ only.
+func wordChars(s string) bool {
+	if s == "" {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -25,6 +35,13 @@ func nameOK(s string) bool {
 		}
 	}
 	return true
+}
+
+// columnNameOK is the entity rule for column names: valid UTF-8, at most
+// MaxColumnNameBytes bytes, and not "[applied]" (the column a lightweight
+// transaction's result adds).
+func columnNameOK(s string) bool {
+	return utf8.ValidString(s) && len(s) <= kandra.MaxColumnNameBytes && s != "[applied]"
 }
 
 // countDistinct counts the distinct values of xs by eq.
@@ -210,17 +227,18 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 	if versions > 1 {
 		b[kandra.RuleDuplicateVersion] = true
 	}
-	// soft-delete-marker: the marker is not a non-key bool column of the
-	// entity. (An unexported, embedded or non-bool marker breaks it too,
-	// but cannot be generated: SoftDelete takes a *bool, and
-	// internal/dynamic cannot take the address of an unexported field.)
+	// soft-delete-marker: the marker is not a non-key BOOLEAN column of
+	// the entity: Transient, a key, or given AsType of another type. (An
+	// unexported, embedded or non-bool marker breaks it too, but cannot be
+	// generated: SoftDelete takes a *bool, and internal/dynamic cannot take
+	// the address of an unexported field.)
 	if d.softDelete && d.marker >= 0 {
 		f := d.fields[d.marker]
 		if !f.exported || f.embedded || f.typ != tBool {
 			b[kandra.RuleSoftDeleteMarker] = true
 		}
 		for _, c := range cols {
-			if c.field == d.marker && !c.embedded && (c.transient || c.isKey()) {
+			if c.field == d.marker && !c.embedded && (c.transient || c.isKey() || len(c.as) > 0 && !same(c.lastAs(), nat("BOOLEAN"))) {
 				b[kandra.RuleSoftDeleteMarker] = true
 			}
 		}
@@ -232,12 +250,12 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 		}
 	}
 	// invalid-name: table, lookup-table and index names; blank lookup
-	// suffixes; column names that are not UTF-8.
+	// suffixes; column names.
 	if !nameOK(d.table) {
 		b[kandra.RuleInvalidName] = true
 	}
 	for _, c := range live {
-		if !utf8.ValidString(c.name()) {
+		if !columnNameOK(c.name()) {
 			b[kandra.RuleInvalidName] = true
 		}
 		for _, l := range c.lookups {
@@ -245,7 +263,7 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 				b[kandra.RuleInvalidName] = true
 			}
 		}
-		if c.index && !nameOK(indexName(d.table, c.name())) {
+		if c.index && !nameOK(IndexName(d.table, c.name())) {
 			b[kandra.RuleInvalidName] = true
 		}
 	}
@@ -265,12 +283,13 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 		}
 		ckIdx[c.ck[0].index] = true
 	}
-	// unsupported-type: no CQL type, the zero AsType, or a type servers
-	// reject (a duration as a set element or map key).
+	// unsupported-type: no CQL type, the zero AsType, a type servers
+	// reject (a duration as a set element or map key), or an AsType pair
+	// the table of allowed overrides does not list.
 	types := map[*column]*CQL{}
 	for _, c := range live {
 		t := c.cql()
-		if t == nil || t.rejected() {
+		if t == nil || t.rejected() || !c.counter && len(c.as) > 0 && !overrideAllowed(CQLOf(c.goType), t) {
 			b[kandra.RuleUnsupportedType] = true
 			continue
 		}
@@ -306,9 +325,11 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 			}
 		}
 	}
-	// lookup: a lookup on a key column.
+	// lookup: a lookup on the only partition-key column (a lookup by it is
+	// a read of its partition). A lookup on a clustering column or on one
+	// component of a composite partition key is a lookup like any other.
 	for _, c := range live {
-		if len(c.lookups) > 0 && c.isKey() {
+		if len(c.lookups) > 0 && c.isPK() && len(pks) == 1 {
 			b[kandra.RuleLookup] = true
 		}
 	}
@@ -372,17 +393,40 @@ func fieldConflict(c *column) bool {
 	// A key column is never updated, so it cannot be stamped on update or
 	// hold a lock value.
 	case key && (c.updated || c.version):
-	// The type is fixed by the role: COUNTER, or UUID for generated ids.
+	// The type is fixed by the role: COUNTER, UUID for generated ids, the
+	// Go type's own for a Version (BIGINT or TIMESTAMP: two versions must
+	// never compare equal), a point in time for the timestamps.
 	case c.counter && len(c.as) > 0:
-	case uuidRole && len(c.as) > 0 && !same(c.as[len(c.as)-1].as, nat("UUID")):
+	case uuidRole && len(c.as) > 0 && !same(c.lastAs(), nat("UUID")):
+	case c.version && len(c.as) > 0:
+	case (c.created || c.updated) && len(c.as) > 0 && !same(c.lastAs(), nat("TIMESTAMP")) && !same(c.lastAs(), nat("DATE")):
 	default:
 		return false
 	}
 	return true
 }
 
-// indexName is the name of the secondary index on column col of table.
-func indexName(table, col string) string { return table + "_" + col + "_idx" }
+// IndexName is the name of the secondary index on column col of table, as
+// TableSchema.IndexName documents it: "{table}_{col}_idx" when col is all
+// ASCII letters, digits and _; otherwise every other rune of col becomes _
+// and the FNV-32a hash of col, in 8 hex digits, keeps two such names apart:
+// "{table}_{sanitized}_{hash}_idx".
+func IndexName(table, col string) string {
+	if wordChars(col) {
+		return table + "_" + col + "_idx"
+	}
+	var b strings.Builder
+	for _, r := range col {
+		if r < utf8.RuneSelf && wordChars(string(r)) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	h := fnv.New32a()
+	h.Write([]byte(col))
+	return fmt.Sprintf("%s_%s_%08x_idx", table, b.String(), h.Sum32())
+}
 
 // TakenNames are the names m's table claims in its keyspace: the table,
 // its lookup tables, its indexes, and for each index the view ScyllaDB
@@ -393,7 +437,7 @@ func (m Model) TakenNames() []string {
 		out = append(out, l.Table)
 	}
 	for _, c := range m.Indexes {
-		n := indexName(m.Table, c)
+		n := IndexName(m.Table, c)
 		out = append(out, n, n+"_index")
 	}
 	return out

@@ -3,6 +3,7 @@ package schematest
 import (
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +23,24 @@ type gen struct {
 	goNames map[string]bool
 	snakes  map[string]bool
 	budget  int // top-level fields still allowed (at most 12 in all)
+	// room is the table-name length every composed name leaves room for:
+	// 16, or the table name's length when it is longer (Model.Room).
+	room int
+	// blobIndex: an index on a column holding a BLOB, which
+	// Cassandra5Latest refuses; no name may then pass 192 characters, so
+	// that ScyllaDB 2026.x still accepts the table.
+	blobIndex bool
+}
+
+// fits reports whether a name composed from the table name and rest
+// ("_" + suffix, say) stays within limit with a table name of g.room
+// characters.
+func (g *gen) fits(rest string, limit int) bool { return g.room+len(rest) <= limit }
+
+// indexFits reports whether the index name of column col stays within
+// limit with a table name of g.room characters.
+func (g *gen) indexFits(col string, limit int) bool {
+	return len(IndexName(strings.Repeat("t", g.room), col)) <= limit
 }
 
 // percent draws 0..99 uniformly: rapid's integers lean towards small
@@ -108,6 +127,13 @@ func newValid(t *rapid.T, counter int) *gen {
 	g := &gen{t: t, d: &draft{marker: -1}, goNames: map[string]bool{"Audit": true}, snakes: map[string]bool{"audit_note": true, "audit_rev": true}, budget: 12}
 	d := g.d
 	d.table = drawTable(t)
+	g.room = max(maxTable, len(d.table))
+	switch n := len(d.table); {
+	case n > 192:
+		g.feature("table name over 192")
+	case n > 48:
+		g.feature("table name over 48")
+	}
 	isCounter := counter == 1 || (counter < 0 && chance(t, 15, "counter table"))
 	if isCounter {
 		g.feature("counter table")
@@ -140,6 +166,13 @@ func newValid(t *rapid.T, counter int) *gen {
 			role := rapid.SampledFrom([]dynamic.Role{dynamic.UUIDTimeOrdered, dynamic.UUIDRandom}).Draw(t, "uuid strategy")
 			d.fields[i].setRole(role)
 			g.feature("GeneratedUUID on a key")
+		case k == 5:
+			// An override the table of allowed pairs lists for the key's
+			// type (never a duration: key types hold none).
+			i = g.addField(drawType(t, true, label))
+			as := drawOverride(t, CQLOf(d.fields[i].typ), label+" override")
+			d.fields[i].add(fieldOpt{kind: oAsType, as: as})
+			g.feature("AsType on a key")
 		default:
 			i = g.addField(drawType(t, true, label))
 		}
@@ -198,7 +231,21 @@ func newValid(t *rapid.T, counter int) *gen {
 			case typ == tUUID && chance(t, 30, "generated uuid"):
 				d.fields[i].setRole(rapid.SampledFrom([]dynamic.Role{dynamic.UUIDTimeOrdered, dynamic.UUIDRandom}).Draw(t, "uuid strategy"))
 				g.feature("GeneratedUUID")
+			case chance(t, 10, "AsType allowed pair"):
+				as := drawOverride(t, CQLOf(typ), "override")
+				d.fields[i].add(fieldOpt{kind: oAsType, as: as})
+				if as.Render(false) != CQLOf(typ).Render(false) {
+					g.feature("AsType to another allowed type")
+				} else {
+					g.feature("AsType of the derived type")
+				}
 			}
+		}
+		if g.budget > 0 && chance(t, 8, "opaque") {
+			// A Go type kandra derives no CQL type for takes any AsType.
+			i := g.addField(tOpaque)
+			d.fields[i].add(fieldOpt{kind: oAsType, as: rapid.SampledFrom(opaqueTypes).Draw(t, "opaque type")})
+			g.feature("AsType on a type without a mapping")
 		}
 		if !haveCreated && g.budget > 0 && chance(t, 25, "created at") {
 			d.fields[g.addField(tTime)].setRole(dynamic.CreatedAt)
@@ -243,41 +290,60 @@ func newValid(t *rapid.T, counter int) *gen {
 	}
 
 	cols := d.live()
-	// Lookups on regular columns whose type can be a key.
+	// Lookups on columns whose type can be a key, but not on the only
+	// partition-key column.
 	indexed := map[int]bool{}
+	longestLookup := 0
 	if !isCounter {
 		var cands []*column
 		for _, c := range cols {
-			if !c.isKey() && !c.embedded {
+			if !c.embedded && !(c.isPK() && nPK == 1) {
 				if ty := c.cql(); ty != nil && !ty.Contains("DURATION") {
 					cands = append(cands, c)
 				}
 			}
 		}
 		n := rapid.IntRange(0, min(2, len(cands))).Draw(t, "lookups")
+		if g.room > maxName-22 {
+			n = 0 // no room for a suffix
+		}
 		if n > 0 {
 			cands = rapid.Permutation(cands).Draw(t, "lookup columns")
 		}
 		suffixes := map[string]bool{}
 		for _, c := range cands[:n] {
-			s := drawSuffix(t, d.table, suffixes)
+			s := g.drawSuffix(suffixes)
 			suffixes[s] = true
+			longestLookup = max(longestLookup, g.room+1+len(s))
 			consistency := kandra.LookupBatch
 			if rapid.Bool().Draw(t, "eventual") {
 				consistency = kandra.LookupEventual
 			}
 			d.fields[c.field].add(fieldOpt{kind: oLookup, suffix: s, consistency: consistency})
 			g.feature("Lookup " + typeFeature(c.goType))
-			if len(d.table)+1+len(s) == kandra.MaxNameLength {
-				g.feature("lookup name of 48")
+			switch {
+			case c.isPK():
+				g.feature("lookup on a partition-key component")
+			case c.isCK():
+				g.feature("lookup on a clustering key")
+			}
+			for _, limit := range nameLimits {
+				if len(d.table)+1+len(s) == limit {
+					g.feature("lookup name of " + strconv.Itoa(limit))
+				}
 			}
 		}
 		// Secondary indexes: not the only partition key, no duration, and
-		// a column name short and simple enough for {table}_{col}_idx.
+		// an index name within the limit. An index on a blob only while
+		// every name stays within 192 characters, so that ScyllaDB 2026.x
+		// takes what Cassandra5Latest refuses.
 		cands = nil
 		for _, c := range cols {
 			ty := c.cql()
-			if c.embedded || ty == nil || ty.Contains("DURATION") || (c.isPK() && nPK == 1) || !nameOK(d.table+"_"+c.snake+"_idx") {
+			if c.embedded || ty == nil || ty.Contains("DURATION") || (c.isPK() && nPK == 1) || !g.indexFits(c.snake, maxName) {
+				continue
+			}
+			if ty.Contains("BLOB") && (g.room > 192 || longestLookup > 192 || !g.indexFits(c.snake, 192)) {
 				continue
 			}
 			cands = append(cands, c)
@@ -286,9 +352,22 @@ func newValid(t *rapid.T, counter int) *gen {
 		if n > 0 {
 			cands = rapid.Permutation(cands).Draw(t, "index columns")
 		}
-		for _, c := range cands[:n] {
+		chosen := cands[:n]
+		if slices.ContainsFunc(chosen, func(c *column) bool { return c.cql().Contains("BLOB") }) &&
+			slices.ContainsFunc(chosen, func(c *column) bool { return !g.indexFits(c.snake, 192) }) {
+			// A blob index, and an index name over 192: keep the long name.
+			chosen = slices.DeleteFunc(slices.Clone(chosen), func(c *column) bool { return c.cql().Contains("BLOB") })
+		}
+		for _, c := range chosen {
 			d.fields[c.field].add(fieldOpt{kind: oIndex})
 			indexed[c.field] = true
+			if c.cql().Contains("BLOB") {
+				g.blobIndex = true
+				g.feature("index on a blob")
+			}
+			if !wordChars(c.snake) {
+				g.feature("index on a column name that is not all word characters")
+			}
 			switch {
 			case c.isKey() && c.cql().IsCollection():
 				g.feature("index FULL on a key collection")
@@ -307,19 +386,39 @@ func newValid(t *rapid.T, counter int) *gen {
 		names[c.name()] = true
 	}
 	for _, c := range cols {
-		if c.embedded || !chance(t, 25, "override") {
+		if c.embedded || !chance(t, map[bool]int{false: 25, true: 50}[indexed[c.field]], "override") {
 			continue
 		}
 		var n string
 		switch {
 		case indexed[c.field]:
 			n = rapid.StringMatching(`[a-z][a-z0-9_]{0,9}`).Draw(t, "simple override")
-			if chance(t, 20, "longest index name") {
+			switch {
+			case chance(t, 50, "longest index name"):
 				// As long as {table}_{col}_idx may be with a table name of
-				// 16 characters: 48 characters.
-				n = "i" + strings.Repeat("x", kandra.MaxNameLength-maxTable-6)
-				if len(d.table) == maxTable {
-					g.feature("index name of 48")
+				// g.room characters: 48, 192 or 222 characters.
+				var limits []int
+				for _, l := range nameLimits {
+					if l-g.room-6 >= 0 && (l <= 192 || !g.blobIndex) {
+						limits = append(limits, l)
+					}
+				}
+				if len(limits) == 0 {
+					break
+				}
+				limit := rapid.SampledFrom(limits).Draw(t, "index name limit")
+				n = "i" + strings.Repeat("x", limit-g.room-6)
+				if len(d.table) == g.room {
+					g.feature("index name of " + strconv.Itoa(limit))
+				}
+			case chance(t, 30, "fancy index override"):
+				// Not all word characters: the index name is sanitized and
+				// hashed.
+				if f := rapid.SampledFrom(fancyNames).Draw(t, "fancy index override"); g.indexFits(f, 192) {
+					n = f
+					if !wordChars(f) {
+						g.feature("index on an override that is not all word characters")
+					}
 				}
 			}
 		case chance(t, 15, "blank override"):
@@ -327,6 +426,9 @@ func newValid(t *rapid.T, counter int) *gen {
 			d.fields[c.field].add(fieldOpt{kind: oColumn, name: n})
 			g.feature("blank override")
 			continue
+		case chance(t, 5, "column name of MaxColumnNameBytes"):
+			n = rapid.SampledFrom(longColumnNames).Draw(t, "long override")
+			g.feature("column name of 1024 bytes")
 		case chance(t, 70, "fancy"):
 			n = rapid.SampledFrom(fancyNames).Draw(t, "fancy override")
 		default:
@@ -334,6 +436,9 @@ func newValid(t *rapid.T, counter int) *gen {
 		}
 		if names[n] {
 			continue
+		}
+		if limit := map[bool]int{false: maxName, true: 192}[g.blobIndex]; indexed[c.field] && !g.indexFits(n, limit) {
+			continue // the override would make the index name too long
 		}
 		delete(names, c.snake)
 		names[n] = true
@@ -379,7 +484,39 @@ func newValid(t *rapid.T, counter int) *gen {
 		g.feature("table option repeated with the same value")
 	}
 	g.shuffleAndSplit()
+	if g.budget > 0 && chance(t, 10, "zero-size twins") {
+		// Two struct{} fields at the end share an offset: binding one
+		// Transient binds both (neither has a CQL type).
+		a, b := g.addField(tEmpty), g.addField(tEmpty)
+		switch rapid.IntRange(0, 2).Draw(t, "which twin") {
+		case 0:
+			d.fields[a].add(fieldOpt{kind: oTransient})
+		case 1:
+			d.fields[b].add(fieldOpt{kind: oTransient})
+		default:
+			d.fields[a].add(fieldOpt{kind: oTransient})
+			d.fields[b].add(fieldOpt{kind: oTransient})
+		}
+		g.feature("zero-size twins")
+	}
 	return g
+}
+
+// nameLimits are the targets' name limits (name-length): ScyllaDB 2025.x,
+// ScyllaDB 2026.x, Cassandra 5.0.
+var nameLimits = []int{48, 192, maxName}
+
+// longColumnNames are column names of MaxColumnNameBytes bytes.
+var longColumnNames = []string{
+	strings.Repeat("c", kandra.MaxColumnNameBytes),
+	strings.Repeat("é", kandra.MaxColumnNameBytes/2),
+	strings.Repeat("日", kandra.MaxColumnNameBytes/3) + "x",
+}
+
+// opaqueTypes are the AsType types drawn for Opaque fields, which take any.
+var opaqueTypes = []*CQL{
+	nat("DECIMAL"), nat("TEXT"), nat("BLOB"), nat("VARINT"), nat("TIME"), nat("DATE"), nat("INET"),
+	{Kind: List, Elem: nat("DECIMAL")}, {Kind: Set, Elem: nat("ASCII")}, {Kind: Map, Key: nat("TEXT"), Elem: nat("DECIMAL")},
 }
 
 // shuffleAndSplit permutes the fields (so that keys are not always first),
@@ -476,7 +613,8 @@ func drawRange(t *rapid.T, lo, hi int, label string) int {
 	return rapid.IntRange(lo, hi).Draw(t, label)
 }
 
-func drawSuffix(t *rapid.T, table string, used map[string]bool) string {
+func (g *gen) drawSuffix(used map[string]bool) string {
+	t := g.t
 	for i := 0; ; i++ {
 		var s string
 		switch k := rapid.IntRange(0, 5).Draw(t, "suffix kind"); {
@@ -485,16 +623,18 @@ func drawSuffix(t *rapid.T, table string, used map[string]bool) string {
 		case k == 0:
 			s = "By" + rapid.SampledFrom(nameWords).Draw(t, "suffix word")
 		case k == 1:
-			// As long as the 48-character limit allows with a table name
-			// of 16 characters (exactly 48 when the table has 16).
-			s = "s" + strings.Repeat("x", kandra.MaxNameLength-maxTable-2)
+			// As long as a target's limit allows with a table name of
+			// g.room characters (exactly the limit when the table has as
+			// many).
+			limit := rapid.SampledFrom(nameLimits).Draw(t, "suffix limit")
+			s = "s" + strings.Repeat("x", max(limit-g.room-2, 0))
 		default:
 			s = rapid.StringMatching(`[a-z][a-z0-9_]{0,10}`).Draw(t, "suffix")
 		}
 		// A suffix ending in _idx or _index could make the lookup table's
 		// name that of an index of the table, or of its ScyllaDB view
 		// (name-taken in any keyspace).
-		if !used[s] && !strings.HasSuffix(s, "_idx") && !strings.HasSuffix(s, "_index") && nameOK(table+"_"+s) {
+		if !used[s] && !strings.HasSuffix(s, "_idx") && !strings.HasSuffix(s, "_index") && wordChars(s) && g.fits("_"+s, maxName) {
 			return s
 		}
 		used[s] = true // do not draw it again
@@ -502,7 +642,11 @@ func drawSuffix(t *rapid.T, table string, used map[string]bool) string {
 }
 
 // ValidModel draws a valid spec and what kandra must make of it. The spec
-// breaks no entity rule, and its table can be put in a keyspace alone.
+// breaks no entity rule, and its table can be put in a keyspace alone for
+// the targets that accept it (Model.Targets): always ScyllaDB 2026.x or
+// Cassandra5Latest, often more. Names of up to 222 characters, counters,
+// Version columns, indexes on blobs and TTLs past 2038 are drawn, so no
+// one target takes every valid model.
 func ValidModel(t *rapid.T) Model {
 	g := newValid(t, -1)
 	if r := g.d.broken(); len(r) > 0 {
@@ -511,6 +655,10 @@ func ValidModel(t *rapid.T) Model {
 	m := g.d.model(g.d.spec(t))
 	if NamesCollide(m) {
 		panic("schematest: generated a table whose own names collide: " + strings.Join(m.TakenNames(), ", "))
+	}
+	// Neither target's verdict reads the clock.
+	if Targets(time.Time{}, m)&(kandra.Scylla2026|kandra.Cassandra5Latest) == 0 {
+		panic("schematest: generated a table that neither ScyllaDB 2026.x nor Cassandra5Latest accepts: " + strings.Join(m.names(), ", "))
 	}
 	return m
 }

@@ -1,0 +1,178 @@
+package schematest
+
+import (
+	"strings"
+	"time"
+
+	"github.com/kandra-go/kandra"
+)
+
+// The keyspace oracle: which keyspace rules the tables of valid models
+// break when they are put in one keyspace, for the keyspace's targets.
+// Like the entity oracle it is written from the rules' documentation
+// (rules.go, target.go, the API notes), not from keyspace.go; only the rule
+// order is taken from kandra.Rules().
+//
+// It judges keyspaces whose own settings every rule accepts: a keyspace
+// name such as "ks", NetworkTopologyStrategy with a replica, no Tablets
+// option. The tables' rules are then name-taken, name-length, ttl-cap,
+// tablets and sai-index.
+
+// targetList is every target, in a fixed order.
+var targetList = []kandra.Target{
+	kandra.Cassandra5, kandra.Cassandra5Latest, kandra.Scylla2025, kandra.Scylla2025Tablets,
+	kandra.Scylla2026, kandra.Scylla2026Tablets,
+}
+
+// nameLimit is the longest table, lookup-table or index name target
+// accepts: 222 on Cassandra 5.0, 48 on ScyllaDB 2025.x, 192 on 2026.x.
+func nameLimit(target kandra.Target) int {
+	switch target {
+	case kandra.Cassandra5, kandra.Cassandra5Latest:
+		return maxName
+	case kandra.Scylla2025, kandra.Scylla2025Tablets:
+		return 48
+	}
+	return 192
+}
+
+// TTLMargin is how close to the ttl-cap boundary a TTL may lie before the
+// oracle is unsure of Cassandra5's verdict: kandra reads its own clock, a
+// little later than the caller's now.
+const TTLMargin = time.Hour
+
+// cap2038 is the latest expiration Cassandra 5.0 accepts under its default
+// storage_compatibility_mode CASSANDRA_4.
+var cap2038 = time.Date(2038, 1, 19, 3, 14, 6, 0, time.UTC)
+
+// ttlCapped says whether Cassandra5 refuses a TTL of ttl seconds at now:
+// writes with it must keep working kandra.TTLHorizon from now. sure is
+// false within TTLMargin of the boundary.
+func ttlCapped(ttl int, now time.Time) (refused, sure bool) {
+	expiry := now.Add(kandra.TTLHorizon + time.Duration(ttl)*time.Second)
+	d := expiry.Sub(cap2038)
+	return d > 0, d > TTLMargin || d < -TTLMargin
+}
+
+// names are every table, lookup-table and index name of m.
+func (m Model) names() []string {
+	out := []string{m.Table}
+	for _, l := range m.Lookups {
+		out = append(out, l.Table)
+	}
+	for _, c := range m.Indexes {
+		out = append(out, IndexName(m.Table, c))
+	}
+	return out
+}
+
+// LongestName is the length of the longest table, lookup-table or index
+// name of m.
+func (m Model) LongestName() int {
+	n := 0
+	for _, s := range m.names() {
+		n = max(n, len(s))
+	}
+	return n
+}
+
+// blobIndex reports an index on a column whose type is or holds a BLOB.
+func (m Model) blobIndex() bool {
+	for _, c := range m.Columns {
+		if c.Indexed && strings.Contains(c.Type, "BLOB") {
+			return true
+		}
+	}
+	return false
+}
+
+// refuses says whether the rule refuses m on target: false for a rule that
+// does not serve target.
+func (m Model) refuses(rule kandra.Rule, target kandra.Target, now time.Time) (refused, sure bool) {
+	switch rule {
+	case kandra.RuleNameLength:
+		return m.LongestName() > nameLimit(target), true
+	case kandra.RuleTTLCap:
+		if target != kandra.Cassandra5 {
+			return false, true
+		}
+		sure = true
+		for _, ttl := range []*int{m.TTL, m.SoftDeleteTTL} {
+			if ttl == nil {
+				continue
+			}
+			r, s := ttlCapped(*ttl, now)
+			if r && s {
+				return true, true
+			}
+			refused, sure = refused || r, sure && s
+		}
+		return refused, sure
+	case kandra.RuleTablets:
+		// With NetworkTopologyStrategy, only ScyllaDB 2025.x with tablets
+		// refuses anything: counters, lightweight transactions (a Version
+		// column) and secondary indexes.
+		return target == kandra.Scylla2025Tablets && (m.Counter || m.Version || len(m.Indexes) > 0), true
+	case kandra.RuleSAIIndex:
+		return target == kandra.Cassandra5Latest && m.blobIndex(), true
+	}
+	return false, true
+}
+
+// KeyspaceRule is the rule NewKeyspace must report for the tables of ms,
+// in that order, in a keyspace for targets (which must be valid) at clock
+// now: the first keyspace rule in kandra.Rules() order that one of the
+// targets refuses, or "" when the keyspace is accepted. sure is false when
+// the answer hangs on a TTL within TTLMargin of Cassandra5's cap.
+func KeyspaceRule(targets kandra.Target, now time.Time, ms ...Model) (rule kandra.Rule, sure bool) {
+	if !targets.IsValid() {
+		panic("schematest: KeyspaceRule needs valid targets, not " + targets.String())
+	}
+	sure = true
+	for _, r := range kandra.Rules() {
+		if r.Scope != kandra.KeyspaceScope {
+			continue
+		}
+		if r.Rule == kandra.RuleNameTaken {
+			if NamesCollide(ms...) {
+				return r.Rule, sure
+			}
+			continue
+		}
+		for _, t := range targetList {
+			if targets&t == 0 {
+				continue
+			}
+			for _, m := range ms {
+				refused, s := m.refuses(r.Rule, t, now)
+				if !s {
+					sure = false // this rule, or a later one
+					continue
+				}
+				if refused {
+					return r.Rule, sure
+				}
+			}
+		}
+	}
+	return "", sure
+}
+
+// Targets is every target that accepts the tables of ms in one keyspace at
+// clock now (KeyspaceRule is ""), leaving out those the oracle is unsure
+// of. It is 0 when no target accepts them. A keyspace with these targets
+// (and NetworkTopologyStrategy) must accept the tables: the keyspaces of
+// valid models should be built with it. ValidModel draws models that at
+// least Scylla2026 or Cassandra5Latest accepts.
+func Targets(now time.Time, ms ...Model) kandra.Target {
+	var out kandra.Target
+	for _, t := range targetList {
+		if r, sure := KeyspaceRule(t, now, ms...); r == "" && sure {
+			out |= t
+		}
+	}
+	return out
+}
+
+// Targets is Targets(now, m).
+func (m Model) Targets(now time.Time) kandra.Target { return Targets(now, m) }

@@ -1,0 +1,1052 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
+)
+
+// Repo reads and writes the entities of one table. Make one per table with
+// NewRepo and share it; it is safe for concurrent use.
+type Repo[T any] struct {
+	rt       *Runtime
+	t        *kandra.Table[T]
+	ts       *kandra.TableSchema
+	st       *kandra.TableStatements
+	typeName string
+	gen      []*kandra.ColumnSchema
+	key      []*kandra.ColumnSchema
+	batch    []int // indices of BATCH lookups
+	eventual []int // indices of EVENTUAL lookups
+	lookups  []*kandra.LookupTableSchema
+}
+
+// NewRepo builds the statements of t (once) and returns its repository.
+func NewRepo[T any](rt *Runtime, t *kandra.Table[T]) (*Repo[T], error) {
+	if rt == nil || t == nil {
+		panic("kandra/runtime: NewRepo: nil Runtime or Table")
+	}
+	st, err := kandra.BuildStatements(t.Schema(), rt.keyspace)
+	if err != nil {
+		return nil, err
+	}
+	ts := t.Schema()
+	r := &Repo[T]{rt: rt, t: t, ts: ts, st: st, typeName: ts.EntityType().String(), key: ts.PrimaryKey(), lookups: ts.LookupTables()}
+	for _, c := range ts.Columns() {
+		if _, ok := c.GeneratedUUID(); ok {
+			r.gen = append(r.gen, c)
+		}
+	}
+	for i, l := range ts.LookupTables() {
+		if l.Consistency() == kandra.LookupBatch {
+			r.batch = append(r.batch, i)
+		} else {
+			r.eventual = append(r.eventual, i)
+		}
+	}
+	return r, nil
+}
+
+// MustNewRepo is NewRepo that panics on error.
+func MustNewRepo[T any](rt *Runtime, t *kandra.Table[T]) *Repo[T] {
+	r, err := NewRepo(rt, t)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// Table is the repository's table.
+func (r *Repo[T]) Table() *kandra.Table[T] { return r.t }
+
+// Statements are the repository's statements.
+func (r *Repo[T]) Statements() *kandra.TableStatements { return r.st }
+
+// ---------------------------------------------------------------------------
+// Consistency and execution.
+
+func (r *Repo[T]) writeCons(c *call) (kandra.Consistency, error) {
+	if c.hasCons {
+		if !c.cons.IsValid() {
+			return 0, queryErr("invalid consistency "+c.cons.String(), nil)
+		}
+		return c.cons, nil
+	}
+	if v, ok := r.ts.WriteConsistency(); ok {
+		return v, nil
+	}
+	return r.rt.cfg.consistency, nil
+}
+
+func (r *Repo[T]) readCons(c *call) (kandra.Consistency, error) {
+	if c.hasCons {
+		if !c.cons.IsValid() {
+			return 0, queryErr("invalid consistency "+c.cons.String(), nil)
+		}
+		return c.cons, nil
+	}
+	if v, ok := r.ts.ReadConsistency(); ok {
+		return v, nil
+	}
+	return r.rt.cfg.consistency, nil
+}
+
+func (r *Repo[T]) serialCons(c *call) (kandra.Consistency, error) {
+	s := r.rt.cfg.serial
+	if c.hasSerial {
+		s = c.serial
+	}
+	if !s.IsSerial() {
+		return 0, queryErr("serial consistency "+s.String()+" is not SERIAL or LOCAL_SERIAL", nil)
+	}
+	return s, nil
+}
+
+func (r *Repo[T]) begin(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return queryErr(r.ts.Name()+": context done", err)
+	}
+	if r.rt.isClosed() {
+		return queryErr(r.ts.Name(), ErrClosed)
+	}
+	return nil
+}
+
+func (r *Repo[T]) exec(ctx context.Context, op string, q *Query) (bool, error) {
+	start := time.Now()
+	applied, err := r.rt.d.Exec(ctx, q)
+	r.rt.record(q.Statement.TableName(), op, start)
+	if err != nil {
+		return false, queryErr(op+" on "+q.Statement.TableName()+" failed ("+q.Statement.CQL()+")", err)
+	}
+	return applied, nil
+}
+
+func (r *Repo[T]) batchExec(ctx context.Context, op string, cons kandra.Consistency, entries []*Query) error {
+	if len(entries) == 1 {
+		entries[0].Consistency = cons
+		_, err := r.exec(ctx, op, entries[0])
+		return err
+	}
+	if max := r.rt.cfg.maxBatch; max >= 0 {
+		size := 0
+		for _, e := range entries {
+			size += estimateSize(e.Values)
+		}
+		if size > max {
+			return queryErr(fmt.Sprintf("%s on %s: the LOGGED BATCH of the row and its BATCH lookup rows holds about %d bytes, over the %d-byte batch limit; nothing was written (make the large lookups EVENTUAL, shrink the row, or raise WithMaxBatchBytes with the server's batch_size_fail_threshold)",
+				op, r.ts.Name(), size, max), ErrBatchTooLarge)
+		}
+	}
+	start := time.Now()
+	err := r.rt.d.Batch(ctx, &Batch{Entries: entries, Consistency: cons})
+	r.rt.record(r.ts.Name(), op, start)
+	if err != nil {
+		return queryErr(op+" on "+r.ts.Name()+": LOGGED BATCH of "+fmt.Sprint(len(entries))+" statements failed", err)
+	}
+	return nil
+}
+
+// estimateSize is a lower bound of the bytes the bound values take on the
+// wire: strings and blobs by length, other values by a fixed 8 bytes.
+func estimateSize(values []any) int {
+	n := 0
+	for _, v := range values {
+		switch x := v.(type) {
+		case *string:
+			n += len(*x)
+		case string:
+			n += len(x)
+		case *[]byte:
+			n += len(*x)
+		case []byte:
+			n += len(x)
+		case *[]string:
+			for _, s := range *x {
+				n += len(s) + 4
+			}
+		case *map[string]string:
+			for k, s := range *x {
+				n += len(k) + len(s) + 8
+			}
+		case *map[string]struct{}:
+			for k := range *x {
+				n += len(k) + 4
+			}
+		default:
+			n += 8
+		}
+	}
+	return n
+}
+
+// ---------------------------------------------------------------------------
+// Stamping.
+
+func (r *Repo[T]) now() time.Time { return r.rt.cfg.now() }
+
+// truncate gives t the precision the column stores, in UTC, as a read
+// returns it (TIMESTAMP: milliseconds; DATE: days).
+func truncate(c *kandra.ColumnSchema, t time.Time) time.Time {
+	t = t.UTC()
+	switch c.Type().Name() {
+	case "DATE":
+		return t.Truncate(24 * time.Hour)
+	default:
+		return t.Truncate(time.Millisecond)
+	}
+}
+
+func (r *Repo[T]) timeField(c *kandra.ColumnSchema, e *T) *time.Time {
+	p, _ := c.Pointer(e)
+	return p.(*time.Time)
+}
+
+// stampInsert fills generated ids, CreatedAt (when zero), UpdatedAt and the
+// initial version (when zero).
+func (r *Repo[T]) stampInsert(e *T) {
+	for _, c := range r.gen {
+		p, _ := c.Pointer(e)
+		id := p.(*uuid.UUID)
+		if *id == (uuid.UUID{}) {
+			s, _ := c.GeneratedUUID()
+			*id = s.New()
+		}
+	}
+	now := r.now()
+	if c := r.ts.CreatedAtColumn(); c != nil {
+		if p := r.timeField(c, e); p.IsZero() {
+			*p = truncate(c, now)
+		}
+	}
+	if c := r.ts.UpdatedAtColumn(); c != nil {
+		*r.timeField(c, e) = truncate(c, now)
+	}
+	if c := r.ts.VersionColumn(); c != nil {
+		p, _ := c.Pointer(e)
+		switch v := p.(type) {
+		case *int64:
+			if *v == 0 {
+				*v = 1
+			}
+		case *time.Time:
+			if v.IsZero() {
+				*v = truncate(c, now)
+			}
+		}
+	}
+}
+
+// nextVersion sets new's version to the one after old's.
+func (r *Repo[T]) nextVersion(old, nw *T) {
+	c := r.ts.VersionColumn()
+	po, _ := c.Pointer(old)
+	pn, _ := c.Pointer(nw)
+	switch v := po.(type) {
+	case *int64:
+		*pn.(*int64) = *v + 1
+	case *time.Time:
+		next := truncate(c, r.now())
+		if !next.After(*v) {
+			next = v.Add(time.Millisecond)
+		}
+		*pn.(*time.Time) = next
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Building queries.
+
+func using(c *call) kandra.Using {
+	var u kandra.Using
+	if c.hasTTL {
+		u |= kandra.UsingTTL
+	}
+	if c.hasTS {
+		u |= kandra.UsingTimestamp
+	}
+	return u
+}
+
+// bindWrite binds a statement whose markers are [ttl] [timestamp]
+// columns... [expected...] from e (and old for the expected values).
+func (r *Repo[T]) bindWrite(s *kandra.Statement, c *call, e, old *T) []any {
+	vals := make([]any, 0, s.NumParams())
+	for i := 0; i < s.ColumnsOffset(); i++ {
+		vals = appendParam(vals, s.Param(i), c)
+	}
+	vals = kandra.AppendColumns(r.t, s, e, vals)
+	n := len(vals)
+	for i := n; i < s.NumParams(); i++ {
+		p := s.Param(i)
+		if p.Kind == kandra.ParamExpected {
+			vals = kandra.AppendExpected(r.t, s, old, vals)
+			break
+		}
+		vals = appendParam(vals, p, c)
+	}
+	return vals
+}
+
+func appendParam(vals []any, p kandra.Param, c *call) []any {
+	switch p.Kind {
+	case kandra.ParamTTL:
+		return append(vals, c.ttl)
+	case kandra.ParamTimestamp:
+		return append(vals, c.ts)
+	case kandra.ParamLowerBound:
+		return append(vals, c.lower)
+	case kandra.ParamUpperBound:
+		return append(vals, c.upper)
+	case kandra.ParamLimit:
+		return append(vals, c.pageSize)
+	}
+	panic("kandra/runtime: internal error: unexpected marker " + p.String())
+}
+
+func (r *Repo[T]) lookupValue(i int, e *T) any {
+	p, _ := r.lookups[i].IndexColumn().Pointer(e)
+	return p
+}
+
+func (r *Repo[T]) lookupInsert(i int, e *T) *Query {
+	s := r.st.Lookup(i).Insert()
+	return &Query{Statement: s, Values: kandra.AppendColumns(r.t, s, e, make([]any, 0, s.NumParams()))}
+}
+
+// ownedDelete reads the row of lookup i for e's value and, when it points
+// to e, returns the DELETE of that row at the row's own write time (see the
+// package documentation: a row another entity wrote since survives it). It
+// returns nil when there is no row or it points to another entity.
+func (r *Repo[T]) ownedDelete(ctx context.Context, op string, i int, e *T, cons kandra.Consistency) (*Query, error) {
+	ls := r.st.Lookup(i)
+	sel := ls.SelectOwner()
+	owner := new(T)
+	var wt int64
+	q := &Query{Statement: sel, Values: kandra.AppendColumns(r.t, sel, e, make([]any, 0, 1)), Consistency: cons}
+	found, err := r.one(ctx, op, q, func(dst []any) []any { return append(kandra.AppendResult(r.t, sel, owner, dst), &wt) })
+	if err != nil || !found {
+		return nil, err
+	}
+	for k := 0; k < sel.NumResult(); k++ {
+		c := sel.Result(k)
+		po, _ := c.Pointer(owner)
+		pe, _ := c.Pointer(e)
+		if !equalPtr(po, pe) {
+			return nil, nil // taken by another entity: leave it
+		}
+	}
+	del := ls.DeleteAt()
+	vals := append(make([]any, 0, del.NumParams()), wt)
+	return &Query{Statement: del, Values: kandra.AppendColumns(r.t, del, e, vals), Consistency: cons}, nil
+}
+
+// isEmpty reports a lookup value that the servers refuse as a key: ""
+// or an empty blob, or null.
+func isEmpty(p any) bool {
+	switch x := p.(type) {
+	case *string:
+		return *x == ""
+	case *[]byte:
+		return len(*x) == 0
+	case *int, *int64, *int32, *int16, *int8, *bool, *uuid.UUID, *time.Time, *float64, *float32:
+		return false
+	}
+	v := reflect.ValueOf(p).Elem()
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Map:
+		return v.IsNil()
+	case reflect.String:
+		return v.Len() == 0
+	}
+	return false
+}
+
+func equalPtr(a, b any) bool {
+	switch x := a.(type) {
+	case *string:
+		return *x == *b.(*string)
+	case *[]byte:
+		return bytes.Equal(*x, *b.(*[]byte))
+	case *uuid.UUID:
+		return *x == *b.(*uuid.UUID)
+	case *int64:
+		return *x == *b.(*int64)
+	case *int:
+		return *x == *b.(*int)
+	case *time.Time:
+		return x.Equal(*b.(*time.Time))
+	}
+	return reflect.DeepEqual(reflect.ValueOf(a).Elem().Interface(), reflect.ValueOf(b).Elem().Interface())
+}
+
+// keyOf is the entity's primary key for error messages: the value of a
+// single key column, or a slice of the values.
+func (r *Repo[T]) keyOf(e *T) any {
+	vals := make([]any, 0, len(r.key))
+	for _, c := range r.key {
+		p, _ := c.Pointer(e)
+		vals = append(vals, reflect.ValueOf(p).Elem().Interface())
+	}
+	if len(vals) == 1 {
+		return vals[0]
+	}
+	return vals
+}
+
+// ---------------------------------------------------------------------------
+// Writes.
+
+// Save validates e, stamps it (generated ids that are zero, CreatedAt when
+// zero, UpdatedAt, the initial version when zero; times truncated to the
+// column's precision) and upserts it with its BATCH lookup rows in one
+// LOGGED BATCH, then writes its EVENTUAL lookup rows asynchronously. A
+// validation failure is a *errors.ValidationError and nothing is written.
+// Options: TTL, Timestamp, Consistency. Save on a counter table is a
+// *errors.QueryError.
+func (r *Repo[T]) Save(ctx context.Context, e *T, opts ...CallOption) error {
+	if err := r.begin(ctx); err != nil {
+		return err
+	}
+	if r.ts.IsCounterTable() {
+		return queryErr(r.ts.Name()+" is a counter table: use a Counter's Increment and Decrement, not Save", nil)
+	}
+	if err := r.t.Validate(e); err != nil {
+		return err
+	}
+	c := applyCall(opts)
+	cons, err := r.writeCons(&c)
+	if err != nil {
+		return err
+	}
+	r.stampInsert(e)
+	ins := r.st.Insert(using(&c))
+	entries := []*Query{{Statement: ins, Values: r.bindWrite(ins, &c, e, nil)}}
+	for _, i := range r.batch {
+		if !isEmpty(r.lookupValue(i, e)) {
+			entries = append(entries, r.lookupInsert(i, e))
+		}
+	}
+	if err := r.batchExec(ctx, OpSave, cons, entries); err != nil {
+		return err
+	}
+	r.eventualInserts(ctx, OpSave, cons, e)
+	return nil
+}
+
+// eventualInserts writes the EVENTUAL lookup rows of a copy of e.
+func (r *Repo[T]) eventualInserts(ctx context.Context, op string, cons kandra.Consistency, e *T) {
+	if len(r.eventual) == 0 {
+		return
+	}
+	cp := new(T)
+	*cp = *e
+	for _, i := range r.eventual {
+		if isEmpty(r.lookupValue(i, cp)) {
+			continue
+		}
+		q := r.lookupInsert(i, cp)
+		q.Consistency = cons
+		r.rt.async(ctx, r.lookups[i].Name(), cp, func(ctx context.Context) error {
+			_, err := r.exec(ctx, op, q)
+			return err
+		})
+	}
+}
+
+// SaveIfNotExists is Save as a lightweight transaction (INSERT ... IF NOT
+// EXISTS). It reports whether the row was written; when it was not, nothing
+// else is written. Its BATCH lookup rows are written after it, in one
+// LOGGED BATCH (a conditional statement cannot join a multi-table batch).
+// Options: TTL, Consistency, SerialConsistency; Timestamp is refused.
+func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption) (bool, error) {
+	if err := r.begin(ctx); err != nil {
+		return false, err
+	}
+	if r.ts.IsCounterTable() {
+		return false, queryErr(r.ts.Name()+" is a counter table: SaveIfNotExists is not possible", nil)
+	}
+	c := applyCall(opts)
+	if c.hasTS {
+		return false, queryErr("SaveIfNotExists on "+r.ts.Name()+": a conditional write cannot carry a client timestamp", nil)
+	}
+	if err := r.t.Validate(e); err != nil {
+		return false, err
+	}
+	cons, err := r.writeCons(&c)
+	if err != nil {
+		return false, err
+	}
+	serial, err := r.serialCons(&c)
+	if err != nil {
+		return false, err
+	}
+	r.stampInsert(e)
+	ins := r.st.InsertIfNotExists(using(&c))
+	applied, err := r.exec(ctx, OpSaveIfNotExists, &Query{Statement: ins, Values: r.bindWrite(ins, &c, e, nil), Consistency: cons, SerialConsistency: serial})
+	if err != nil || !applied {
+		return false, err
+	}
+	var entries []*Query
+	for _, i := range r.batch {
+		if !isEmpty(r.lookupValue(i, e)) {
+			entries = append(entries, r.lookupInsert(i, e))
+		}
+	}
+	if len(entries) > 0 {
+		if err := r.batchExec(ctx, OpSaveIfNotExists, cons, entries); err != nil {
+			return true, queryErr("SaveIfNotExists on "+r.ts.Name()+": the row was written but its BATCH lookup rows were not; Save it again to write them", err)
+		}
+	}
+	r.eventualInserts(ctx, OpSaveIfNotExists, cons, e)
+	return true, nil
+}
+
+// Update writes new over old (same primary key; the key of new is used).
+// It validates new, stamps UpdatedAt, and for each lookup whose value
+// changed, inserts the new row and removes the old one only if it still
+// points to this entity (read first, deleted at its own write time);
+// unchanged values are not rewritten. BATCH inserts share the primary row's LOGGED BATCH; EVENTUAL
+// ones run asynchronously. On a versioned table the UPDATE carries IF
+// version = old's version and sets new's version to the next one; a
+// conflict is a *errors.OptimisticLockError and nothing is written (see the
+// package documentation for the order of the writes).
+func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) error {
+	if err := r.begin(ctx); err != nil {
+		return err
+	}
+	if r.ts.IsCounterTable() {
+		return queryErr(r.ts.Name()+" is a counter table: use a Counter's Increment and Decrement, not Update", nil)
+	}
+	if err := r.t.Validate(nw); err != nil {
+		return err
+	}
+	c := applyCall(opts)
+	cons, err := r.writeCons(&c)
+	if err != nil {
+		return err
+	}
+	versioned := r.ts.VersionColumn() != nil
+	var serial kandra.Consistency
+	if versioned {
+		if c.hasTS {
+			return queryErr("Update on "+r.ts.Name()+": a versioned (conditional) update cannot carry a client timestamp", nil)
+		}
+		if serial, err = r.serialCons(&c); err != nil {
+			return err
+		}
+	}
+	if col := r.ts.UpdatedAtColumn(); col != nil {
+		*r.timeField(col, nw) = truncate(col, r.now())
+	}
+	if versioned {
+		r.nextVersion(old, nw)
+	}
+	// Lookup diff.
+	var batchIns []*Query
+	var batchMoves []int
+	var eventualMoves []int
+	for i, l := range r.lookups {
+		ov, nv := r.lookupValue(i, old), r.lookupValue(i, nw)
+		if equalPtr(ov, nv) {
+			continue
+		}
+		if l.Consistency() == kandra.LookupEventual {
+			eventualMoves = append(eventualMoves, i)
+			continue
+		}
+		if !isEmpty(nv) {
+			batchIns = append(batchIns, r.lookupInsert(i, nw))
+		}
+		if !isEmpty(ov) {
+			batchMoves = append(batchMoves, i)
+		}
+	}
+	// ownedDeletes reads the old BATCH rows and returns the deletes of
+	// those that still point to this entity.
+	ownedDeletes := func() ([]*Query, error) {
+		var dels []*Query
+		for _, i := range batchMoves {
+			q, err := r.ownedDelete(ctx, OpUpdate, i, old, cons)
+			if err != nil {
+				return nil, err
+			}
+			if q != nil {
+				dels = append(dels, q)
+			}
+		}
+		return dels, nil
+	}
+	st := r.st.Update(using(&c))
+	if st == nil { // every column is in the key
+		st = r.st.Insert(using(&c))
+	}
+	primary := &Query{Statement: st, Values: r.bindWrite(st, &c, nw, old)}
+	if versioned {
+		primary.Consistency, primary.SerialConsistency = cons, serial
+		applied, err := r.exec(ctx, OpUpdate, primary)
+		if err != nil {
+			return err
+		}
+		if !applied {
+			vc := r.ts.VersionColumn()
+			p, _ := vc.Pointer(old)
+			return &kerrors.OptimisticLockError{EntityType: r.typeName, Key: r.keyOf(nw),
+				Message: fmt.Sprintf("%s = %v expected, the row has another version", vc.Name(), reflect.ValueOf(p).Elem().Interface())}
+		}
+		dels, err := ownedDeletes()
+		if err == nil && len(batchIns)+len(dels) > 0 {
+			err = r.batchExec(ctx, OpUpdate, cons, append(batchIns, dels...))
+		}
+		if err != nil {
+			return queryErr("Update on "+r.ts.Name()+": the row is updated (new version) but its BATCH lookup rows are not; Save it to write them", err)
+		}
+	} else {
+		dels, err := ownedDeletes()
+		if err != nil {
+			return err
+		}
+		entries := append(append([]*Query{primary}, batchIns...), dels...)
+		if err := r.batchExec(ctx, OpUpdate, cons, entries); err != nil {
+			return err
+		}
+	}
+	if len(eventualMoves) > 0 {
+		oldCopy, newCopy := new(T), new(T)
+		*oldCopy, *newCopy = *old, *nw
+		for _, i := range eventualMoves {
+			i := i
+			r.rt.async(ctx, r.lookups[i].Name(), newCopy, func(ctx context.Context) error {
+				if !isEmpty(r.lookupValue(i, newCopy)) {
+					q := r.lookupInsert(i, newCopy)
+					q.Consistency = cons
+					if _, err := r.exec(ctx, OpUpdate, q); err != nil {
+						return err
+					}
+				}
+				if isEmpty(r.lookupValue(i, oldCopy)) {
+					return nil
+				}
+				q, err := r.ownedDelete(ctx, OpUpdate, i, oldCopy, cons)
+				if err != nil || q == nil {
+					return err
+				}
+				_, err = r.exec(ctx, OpUpdate, q)
+				return err
+			})
+		}
+	}
+	return nil
+}
+
+// Delete removes e: a soft delete on a table with SoftDelete, a hard delete
+// otherwise (see HardDelete and SoftDelete).
+func (r *Repo[T]) Delete(ctx context.Context, e *T, opts ...CallOption) error {
+	if r.ts.SoftDelete() != nil {
+		return r.SoftDelete(ctx, e, opts...)
+	}
+	return r.HardDelete(ctx, e, opts...)
+}
+
+// HardDelete deletes the row of e's primary key and, in the same LOGGED
+// BATCH, every lookup row (BATCH and EVENTUAL) of e's values that still
+// points to e: it reads each lookup row first and deletes it at its own
+// write time, so a value another entity has taken is left alone (see the
+// package documentation). A failed read fails the call and nothing is
+// deleted. Options: Timestamp (of the primary row's delete), Consistency.
+func (r *Repo[T]) HardDelete(ctx context.Context, e *T, opts ...CallOption) error {
+	if err := r.begin(ctx); err != nil {
+		return err
+	}
+	c := applyCall(opts)
+	cons, err := r.writeCons(&c)
+	if err != nil {
+		return err
+	}
+	st := r.st.Delete(using(&c) & kandra.UsingTimestamp)
+	entries := []*Query{{Statement: st, Values: r.bindWrite(st, &c, e, nil)}}
+	for i := 0; i < r.st.NumLookups(); i++ {
+		if isEmpty(r.lookupValue(i, e)) {
+			continue
+		}
+		q, err := r.ownedDelete(ctx, OpDelete, i, e, cons)
+		if err != nil {
+			return err
+		}
+		if q != nil {
+			entries = append(entries, q)
+		}
+	}
+	return r.batchExec(ctx, OpDelete, cons, entries)
+}
+
+// SoftDelete sets e's marker (if the table has one) to true, stamps
+// UpdatedAt, and rewrites the row with the table's soft-delete TTL. The
+// lookup rows are left alone. It is an error on a table without SoftDelete.
+func (r *Repo[T]) SoftDelete(ctx context.Context, e *T, opts ...CallOption) error {
+	if err := r.begin(ctx); err != nil {
+		return err
+	}
+	sd := r.ts.SoftDelete()
+	if sd == nil {
+		return queryErr(r.ts.Name()+" has no SoftDelete", nil)
+	}
+	c := applyCall(opts)
+	cons, err := r.writeCons(&c)
+	if err != nil {
+		return err
+	}
+	if sd.Marker != nil {
+		p, _ := sd.Marker.Pointer(e)
+		*p.(*bool) = true
+	}
+	if col := r.ts.UpdatedAtColumn(); col != nil {
+		*r.timeField(col, e) = truncate(col, r.now())
+	}
+	st := r.st.SoftDelete()
+	_, err = r.exec(ctx, OpSoftDelete, &Query{Statement: st, Values: r.bindWrite(st, &c, e, nil), Consistency: cons})
+	return err
+}
+
+// ---------------------------------------------------------------------------
+// Reads.
+
+// Get reads the row with key's primary key (the other fields of key are
+// ignored) into a new entity; ErrNotFound when there is none.
+func (r *Repo[T]) Get(ctx context.Context, key *T, opts ...CallOption) (*T, error) {
+	if err := r.begin(ctx); err != nil {
+		return nil, err
+	}
+	c := applyCall(opts)
+	return r.get(ctx, OpGet, &c, key)
+}
+
+func (r *Repo[T]) get(ctx context.Context, op string, c *call, key *T) (*T, error) {
+	cons, err := r.readCons(c)
+	if err != nil {
+		return nil, err
+	}
+	st := r.st.SelectByKey()
+	q := &Query{Statement: st, Values: kandra.AppendColumns(r.t, st, key, make([]any, 0, st.NumParams())), Consistency: cons}
+	e := new(T)
+	found, err := r.one(ctx, op, q, func(dst []any) []any { return kandra.AppendResult(r.t, st, e, dst) })
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, ErrNotFound
+	}
+	return e, nil
+}
+
+// one reads at most one row into the targets targets(dst) gives.
+func (r *Repo[T]) one(ctx context.Context, op string, q *Query, targets func([]any) []any) (bool, error) {
+	start := time.Now()
+	rows, err := r.rt.d.Query(ctx, q)
+	if err != nil {
+		r.rt.record(q.Statement.TableName(), op, start)
+		return false, queryErr(op+" on "+q.Statement.TableName()+" failed ("+q.Statement.CQL()+")", err)
+	}
+	found := rows.Next(targets(make([]any, 0, q.Statement.NumResult())))
+	err = rows.Close()
+	r.rt.record(q.Statement.TableName(), op, start)
+	if err != nil {
+		return false, queryErr(op+" on "+q.Statement.TableName()+" failed ("+q.Statement.CQL()+")", err)
+	}
+	return found, nil
+}
+
+// FindActive is Get that treats a soft-deleted row (marker true) as not
+// found. A row whose marker is null counts as live.
+func (r *Repo[T]) FindActive(ctx context.Context, key *T, opts ...CallOption) (*T, error) {
+	e, err := r.Get(ctx, key, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if r.deleted(e) {
+		return nil, ErrNotFound
+	}
+	return e, nil
+}
+
+func (r *Repo[T]) deleted(e *T) bool {
+	sd := r.ts.SoftDelete()
+	if sd == nil || sd.Marker == nil {
+		return false
+	}
+	p, _ := sd.Marker.Pointer(e)
+	return *p.(*bool)
+}
+
+// Cursor is an opaque position in a partition, where the next page of a
+// List starts. The zero Cursor means the partition has no more rows.
+type Cursor struct{ state []byte }
+
+// IsZero reports the end of the partition.
+func (c Cursor) IsZero() bool { return len(c.state) == 0 }
+
+// String encodes the cursor for a URL or a JSON field ("" for the zero
+// Cursor); ParseCursor reads it back.
+func (c Cursor) String() string { return base64.RawURLEncoding.EncodeToString(c.state) }
+
+// ParseCursor decodes a Cursor.String.
+func ParseCursor(s string) (Cursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return Cursor{}, queryErr("invalid cursor", err)
+	}
+	return Cursor{state: b}, nil
+}
+
+// Iter is one page of a List: Next/Value over the rows, then Err and
+// Cursor.
+type Iter[T any] struct {
+	rows   []*T
+	i      int
+	err    error
+	cursor Cursor
+}
+
+// Next advances to the next row and reports whether there is one.
+func (it *Iter[T]) Next() bool {
+	if it.err != nil || it.i >= len(it.rows) {
+		return false
+	}
+	it.i++
+	return true
+}
+
+// Value is the current row.
+func (it *Iter[T]) Value() *T { return it.rows[it.i-1] }
+
+// Err is the error that ended the page, or nil.
+func (it *Iter[T]) Err() error { return it.err }
+
+// Cursor is where the next page starts (the zero Cursor at the end of the
+// partition); pass it back with After.
+func (it *Iter[T]) Cursor() Cursor { return it.cursor }
+
+// All returns the page's rows.
+func (it *Iter[T]) All() ([]*T, error) { return it.rows, it.err }
+
+const defaultPageSize = 100
+
+// List reads one page of the partition of partition's partition key (its
+// other fields are ignored), in the table's clustering order or Reversed,
+// optionally bounded by From and To on the first clustering column.
+// Options: PageSize (default 100), After, From, To, Reversed, Consistency.
+func (r *Repo[T]) List(ctx context.Context, partition *T, opts ...CallOption) *Iter[T] {
+	return r.list(ctx, partition, false, opts)
+}
+
+// ListActive is List without soft-deleted rows (marker true; a null marker
+// counts as live). It filters within the partition and keeps fetching until
+// the page is full or the partition ends.
+func (r *Repo[T]) ListActive(ctx context.Context, partition *T, opts ...CallOption) *Iter[T] {
+	return r.list(ctx, partition, true, opts)
+}
+
+func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []CallOption) *Iter[T] {
+	it := &Iter[T]{}
+	if err := r.begin(ctx); err != nil {
+		it.err = err
+		return it
+	}
+	c := applyCall(opts)
+	if c.pageSize <= 0 {
+		c.pageSize = defaultPageSize
+	}
+	cons, err := r.readCons(&c)
+	if err != nil {
+		it.err = err
+		return it
+	}
+	rng := kandra.Range{Reversed: c.reversed}
+	if c.lower != nil {
+		rng.Lower = c.lowerB
+	}
+	if c.upper != nil {
+		rng.Upper = c.upperB
+	}
+	st := r.st.SelectPartition(rng)
+	vals := make([]any, 0, st.NumParams())
+	vals = kandra.AppendColumns(r.t, st, partition, vals)
+	for i := len(vals); i < st.NumParams(); i++ {
+		vals = appendParam(vals, st.Param(i), &c)
+	}
+	state := c.cursor.state
+	want := c.pageSize
+	for {
+		fetch := want - len(it.rows)
+		q := &Query{Statement: st, Values: vals, Consistency: cons, PageSize: fetch, PageState: state}
+		start := time.Now()
+		rows, err := r.rt.d.Query(ctx, q)
+		if err != nil {
+			r.rt.record(r.ts.Name(), OpList, start)
+			it.err = queryErr("list on "+r.ts.Name()+" failed", err)
+			return it
+		}
+		dst := make([]any, 0, st.NumResult())
+		for {
+			e := new(T)
+			if !rows.Next(kandra.AppendResult(r.t, st, e, dst[:0])) {
+				break
+			}
+			if active && r.deleted(e) {
+				continue
+			}
+			it.rows = append(it.rows, e)
+		}
+		err = rows.Close()
+		r.rt.record(r.ts.Name(), OpList, start)
+		if err != nil {
+			it.err = queryErr("list on "+r.ts.Name()+" failed", err)
+			return it
+		}
+		state = rows.PageState()
+		if len(state) == 0 || len(it.rows) >= want || !active {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			it.err = queryErr("list on "+r.ts.Name()+": context done", err)
+			return it
+		}
+	}
+	it.cursor = Cursor{state: append([]byte(nil), state...)}
+	return it
+}
+
+// ---------------------------------------------------------------------------
+// Lookups and counters.
+
+// Lookup is a typed handle on one lookup column, for Find.
+type Lookup[T, V any] struct {
+	repo *Repo[T]
+	f    kandra.Field[T, V]
+	idx  int
+}
+
+// LookupOf returns the handle of the lookup on field f; it fails when f's
+// column has no lookup table.
+func LookupOf[T, V any](r *Repo[T], f kandra.Field[T, V]) (*Lookup[T, V], error) {
+	for i, l := range r.lookups {
+		if l.IndexColumn() == f.Column() {
+			return &Lookup[T, V]{repo: r, f: f, idx: i}, nil
+		}
+	}
+	return nil, &kandra.SchemaError{Entity: r.typeName, Field: f.Column().GoName(), Rule: kandra.RuleLookup,
+		Detail: "column " + f.Name() + " has no lookup table"}
+}
+
+// MustLookupOf is LookupOf that panics on error.
+func MustLookupOf[T, V any](r *Repo[T], f kandra.Field[T, V]) *Lookup[T, V] {
+	l, err := LookupOf(r, f)
+	if err != nil {
+		panic(err)
+	}
+	return l
+}
+
+// Find returns the entity whose lookup column has value v: it reads the
+// lookup row, then the primary row by its full key, and checks that the row
+// still carries v. A missing or stale lookup row, and an empty v, are
+// ErrNotFound, never another entity. Options: Consistency.
+func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...CallOption) (*T, error) {
+	return l.find(ctx, v, false, opts)
+}
+
+// FindActive is Find that also treats a soft-deleted row as not found.
+func (l *Lookup[T, V]) FindActive(ctx context.Context, v V, opts ...CallOption) (*T, error) {
+	return l.find(ctx, v, true, opts)
+}
+
+func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []CallOption) (*T, error) {
+	r := l.repo
+	if err := r.begin(ctx); err != nil {
+		return nil, err
+	}
+	if isEmpty(&v) {
+		return nil, ErrNotFound
+	}
+	c := applyCall(opts)
+	cons, err := r.readCons(&c)
+	if err != nil {
+		return nil, err
+	}
+	st := r.st.Lookup(l.idx).Select()
+	key := new(T)
+	l.f.Set(key, v)
+	q := &Query{Statement: st, Values: kandra.AppendColumns(r.t, st, key, make([]any, 0, 1)), Consistency: cons}
+	found, err := r.one(ctx, OpFind, q, func(dst []any) []any { return kandra.AppendResult(r.t, st, key, dst) })
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, ErrNotFound
+	}
+	e, err := r.get(ctx, OpFind, &c, key)
+	if err != nil {
+		return nil, err
+	}
+	if !equalPtr(any(l.f.Pointer(e)), any(&v)) || (active && r.deleted(e)) {
+		return nil, ErrNotFound
+	}
+	return e, nil
+}
+
+// Counter is a typed handle on one counter column.
+type Counter[T any] struct {
+	repo *Repo[T]
+	st   *kandra.Statement
+}
+
+// CounterOf returns the handle of counter column f; it fails when f is not
+// a counter.
+func CounterOf[T any](r *Repo[T], f kandra.Field[T, int64]) (*Counter[T], error) {
+	st := r.st.Counter(f.Column())
+	if st == nil {
+		return nil, &kandra.SchemaError{Entity: r.typeName, Field: f.Column().GoName(), Rule: kandra.RuleCounterTable,
+			Detail: "column " + f.Name() + " is not a counter"}
+	}
+	return &Counter[T]{repo: r, st: st}, nil
+}
+
+// MustCounterOf is CounterOf that panics on error.
+func MustCounterOf[T any](r *Repo[T], f kandra.Field[T, int64]) *Counter[T] {
+	c, err := CounterOf(r, f)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// Increment adds delta to the counter of key's primary key. Options:
+// Consistency.
+func (c *Counter[T]) Increment(ctx context.Context, key *T, delta int64, opts ...CallOption) error {
+	r := c.repo
+	if err := r.begin(ctx); err != nil {
+		return err
+	}
+	cl := applyCall(opts)
+	cons, err := r.writeCons(&cl)
+	if err != nil {
+		return err
+	}
+	vals := make([]any, 0, c.st.NumParams())
+	vals = append(vals, delta)
+	vals = kandra.AppendColumns(r.t, c.st, key, vals)
+	_, err = r.exec(ctx, OpIncrement, &Query{Statement: c.st, Values: vals, Consistency: cons})
+	return err
+}
+
+// Decrement subtracts delta from the counter of key's primary key.
+func (c *Counter[T]) Decrement(ctx context.Context, key *T, delta int64, opts ...CallOption) error {
+	return c.Increment(ctx, key, -delta, opts...)
+}

@@ -1,0 +1,324 @@
+// Package runtime saves, finds, updates, deletes and lists kandra entities
+// through a CQL driver, doing everything the schema records: validation,
+// generated ids, CreatedAt/UpdatedAt stamps, versions, lookup tables (BATCH
+// and EVENTUAL), soft delete, counters, consistency and metrics.
+//
+// The logic is written once against the small [Driver] interface; an
+// adapter module implements it for one driver
+// (github.com/kandra-go/kandra/driver/gocql for gocql v1.7.0). This package
+// has no driver dependency.
+//
+// # Defined behaviour
+//
+//   - Empty lookup values. The servers refuse an empty partition key, so a
+//     lookup whose value is empty ("" or an empty []byte) or nil gets no
+//     lookup row: Save and Update write none (and an Update away from an
+//     empty value deletes none), and Lookup.Find of an empty value is
+//     ErrNotFound without a query.
+//   - Batch too large. A LOGGED BATCH whose bound values add up to more than
+//     the batch limit (WithMaxBatchBytes, default 50 KiB, Cassandra 5.0's
+//     batch_size_fail_threshold) fails before anything is sent, with a
+//     *errors.QueryError matching ErrBatchTooLarge: nothing is written.
+//     There is no fallback to separate writes, which would lose the
+//     atomicity a BATCH lookup promises. A write with no BATCH lookup row
+//     is a single statement and has no such limit.
+//   - Versioned entities and lookups. `IF version = ?` cannot share a batch
+//     with other tables, so Update of a versioned entity runs the
+//     conditional UPDATE alone first. When it does not apply, the result is
+//     an *errors.OptimisticLockError and nothing else is written. When it
+//     applies, the new BATCH lookup rows follow in one LOGGED BATCH; if that
+//     batch fails, Update returns a *errors.QueryError saying the primary
+//     row is updated (at the new version) and the lookup rows are not: the
+//     entity is not findable by its new values until it is saved again
+//     (Save rewrites every lookup row). SaveIfNotExists works the same way
+//     (the LWT insert, then the BATCH lookup rows).
+//   - Hijacked values and moved values. A lookup row is removed (by a
+//     move in Update, or by HardDelete) only if it still points to the
+//     entity: the runtime reads it first (LookupStatements.SelectOwner, with
+//     the row's WRITETIME) and deletes it USING TIMESTAMP of that write
+//     time (LookupStatements.DeleteAt). When user B took A's email, A moving
+//     away from it (or being deleted) reads B's row and leaves it alone, so
+//     B stays findable. If B takes the value between the read and the
+//     delete, B's row carries a later write timestamp than the one deleted,
+//     and a delete at timestamp t removes only what was written at or
+//     before t: B's row survives. The window that remains is clock skew:
+//     B's write must carry a timestamp after A's (client timestamps, as the
+//     gocql drivers send by default, from clocks closer than the time
+//     between A's write and B's). No lightweight transaction is used, so
+//     lookup rows are never written by both Paxos and plain writes (which
+//     Cassandra does not support on the same data), and the deletes can
+//     join a LOGGED BATCH: a hard delete removes every lookup row, BATCH
+//     and EVENTUAL, in the primary row's batch; an Update's BATCH moves
+//     share the primary row's batch (after it, for a versioned entity);
+//     EVENTUAL moves run asynchronously (insert the new row, then the read
+//     and delete of the old one). A failed read fails the call before
+//     anything is written (in a versioned Update, after the conditional
+//     UPDATE: the error says the row is updated and the lookup rows are
+//     not). Update does not rewrite a lookup row whose value did not
+//     change, so it never takes a value back from another entity either.
+//   - Reads through a lookup never return the wrong entity: Find reads the
+//     lookup row, then the primary row by the full key, and checks that the
+//     row still carries the value. A stale row (EVENTUAL lag, a moved or
+//     hijacked value, a deleted entity) is ErrNotFound.
+//   - EVENTUAL lookups run after the primary write succeeded, on goroutines
+//     the runtime owns, at most WithEventualConcurrency at a time (a caller
+//     waits for a free slot: backpressure, not an unbounded queue). They
+//     work on a copy of the entity taken when the call returns, and use a
+//     context detached from the caller's cancellation. Failures go to
+//     EventListener.OnEventualWriteFailed and to metrics
+//     (OpEventualWriteFailed), never to the caller. Close waits for them.
+package runtime
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
+)
+
+// ErrNotFound is returned by Get, Find and FindActive when there is no
+// (live, matching) row.
+var ErrNotFound = errors.New("kandra: not found")
+
+// ErrBatchTooLarge is matched (errors.Is) by the *errors.QueryError of a
+// batch refused before sending because it exceeds the batch limit.
+var ErrBatchTooLarge = errors.New("kandra: batch too large")
+
+// ErrClosed is matched by the *errors.QueryError of a call made after
+// Close.
+var ErrClosed = errors.New("kandra: runtime closed")
+
+// DefaultMaxBatchBytes is Cassandra 5.0's default batch_size_fail_threshold.
+const DefaultMaxBatchBytes = 50 << 10
+
+// Runtime holds a driver and the defaults shared by every table's Repo. It
+// is safe for concurrent use.
+type Runtime struct {
+	d          Driver
+	keyspace   string
+	cfg        config
+	sem        chan struct{}
+	mu         sync.Mutex
+	closed     bool
+	wg         sync.WaitGroup
+	background context.Context
+}
+
+type config struct {
+	consistency kandra.Consistency
+	serial      kandra.Consistency
+	metrics     kandra.Metrics
+	listener    kandra.EventListener
+	concurrency int
+	maxBatch    int
+	now         func() time.Time
+}
+
+// Option configures a Runtime.
+type Option func(*config)
+
+// WithConsistency sets the default consistency, used when neither the call
+// nor the table gives one (default LOCAL_QUORUM).
+func WithConsistency(c kandra.Consistency) Option { return func(o *config) { o.consistency = c } }
+
+// WithSerialConsistency sets the default serial consistency of
+// lightweight transactions (default SERIAL). It must be a serial level.
+func WithSerialConsistency(c kandra.Consistency) Option { return func(o *config) { o.serial = c } }
+
+// WithMetrics sets the recorder called after every statement.
+func WithMetrics(m kandra.Metrics) Option { return func(o *config) { o.metrics = m } }
+
+// WithEventListener sets the listener of asynchronous failures.
+func WithEventListener(l kandra.EventListener) Option { return func(o *config) { o.listener = l } }
+
+// WithEventualConcurrency bounds the EVENTUAL lookup writes in flight
+// (default 16).
+func WithEventualConcurrency(n int) Option { return func(o *config) { o.concurrency = n } }
+
+// WithMaxBatchBytes sets the batch limit (default DefaultMaxBatchBytes);
+// a negative value turns the check off.
+func WithMaxBatchBytes(n int) Option { return func(o *config) { o.maxBatch = n } }
+
+// WithClock sets the clock used for CreatedAt, UpdatedAt and time versions
+// (default time.Now), for tests.
+func WithClock(now func() time.Time) Option { return func(o *config) { o.now = now } }
+
+// New returns a runtime on d. keyspace, if not empty, qualifies every table
+// name in the statements.
+func New(d Driver, keyspace string, opts ...Option) (*Runtime, error) {
+	if d == nil {
+		panic("kandra/runtime: New: nil Driver")
+	}
+	cfg := config{consistency: kandra.ConsistencyLocalQuorum, serial: kandra.ConsistencySerial,
+		concurrency: 16, maxBatch: DefaultMaxBatchBytes, now: time.Now}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if !cfg.consistency.IsValid() {
+		return nil, &kerrors.QueryError{Message: "invalid default consistency " + cfg.consistency.String()}
+	}
+	if !cfg.serial.IsSerial() {
+		return nil, &kerrors.QueryError{Message: "default serial consistency " + cfg.serial.String() + " is not SERIAL or LOCAL_SERIAL"}
+	}
+	if cfg.concurrency < 1 {
+		cfg.concurrency = 1
+	}
+	if keyspace != "" {
+		if err := kandra.ValidateName(keyspace); err != nil {
+			return nil, err
+		}
+	}
+	return &Runtime{d: d, keyspace: keyspace, cfg: cfg, sem: make(chan struct{}, cfg.concurrency),
+		background: context.Background()}, nil
+}
+
+// Keyspace is the qualifier given to New.
+func (r *Runtime) Keyspace() string { return r.keyspace }
+
+// Close stops accepting calls and waits, until ctx is done, for the EVENTUAL
+// lookup writes in flight. It returns ctx's error if they did not finish.
+// It does not close the driver's session.
+func (r *Runtime) Close(ctx context.Context) error {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (r *Runtime) isClosed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closed
+}
+
+// record calls the metrics recorder, if any.
+func (r *Runtime) record(table, op string, start time.Time) {
+	if r.cfg.metrics != nil {
+		r.cfg.metrics.Record(table, op, time.Since(start))
+	}
+}
+
+// eventualFailed reports an asynchronous failure.
+func (r *Runtime) eventualFailed(lookupTable string, entity any, err error, d time.Duration) {
+	if r.cfg.metrics != nil {
+		r.cfg.metrics.Record(lookupTable, OpEventualWriteFailed, d)
+	}
+	if r.cfg.listener != nil {
+		r.cfg.listener.OnEventualWriteFailed(lookupTable, entity, err)
+	}
+}
+
+// async runs fn on a runtime-owned goroutine, at most concurrency at once.
+// It waits for a slot; if ctx ends first, the write is reported as failed.
+func (r *Runtime) async(ctx context.Context, lookupTable string, entity any, fn func(ctx context.Context) error) {
+	r.wg.Add(1)
+	select {
+	case r.sem <- struct{}{}:
+	case <-ctx.Done():
+		r.wg.Done()
+		r.eventualFailed(lookupTable, entity, &kerrors.QueryError{Message: "eventual write to " + lookupTable + " not started", Cause: ctx.Err()}, 0)
+		return
+	}
+	bg := context.WithoutCancel(ctx)
+	go func() {
+		defer func() { <-r.sem; r.wg.Done() }()
+		start := time.Now()
+		if err := fn(bg); err != nil {
+			r.eventualFailed(lookupTable, entity, err, time.Since(start))
+		}
+	}()
+}
+
+// CallOption sets a per-call option.
+type CallOption func(*call)
+
+type call struct {
+	cons      kandra.Consistency
+	hasCons   bool
+	serial    kandra.Consistency
+	hasSerial bool
+	ttl       int
+	hasTTL    bool
+	ts        int64
+	hasTS     bool
+
+	pageSize int
+	cursor   Cursor
+	lower    any
+	lowerB   kandra.Bound
+	upper    any
+	upperB   kandra.Bound
+	reversed bool
+}
+
+// Consistency sets the consistency of the call; it wins over the table's
+// and the runtime's.
+func Consistency(c kandra.Consistency) CallOption {
+	return func(o *call) { o.cons, o.hasCons = c, true }
+}
+
+// SerialConsistency sets the serial consistency of a conditional write
+// (SaveIfNotExists, a versioned Update). A level that is
+// not SERIAL or LOCAL_SERIAL makes the call fail with a *errors.QueryError
+// before anything is sent.
+func SerialConsistency(c kandra.Consistency) CallOption {
+	return func(o *call) { o.serial, o.hasSerial = c, true }
+}
+
+// TTL writes the row with a time to live, in seconds (USING TTL).
+func TTL(seconds int) CallOption { return func(o *call) { o.ttl, o.hasTTL = seconds, true } }
+
+// Timestamp writes with a client timestamp in microseconds (USING
+// TIMESTAMP), such as kandra.TimestampOf returns. Conditional writes
+// cannot carry one: they fail with a *errors.QueryError.
+func Timestamp(micros int64) CallOption { return func(o *call) { o.ts, o.hasTS = micros, true } }
+
+// PageSize sets the rows per page of List and ListActive (default 100).
+func PageSize(n int) CallOption { return func(o *call) { o.pageSize = n } }
+
+// After resumes List or ListActive at a cursor returned by Iter.Cursor.
+func After(c Cursor) CallOption { return func(o *call) { o.cursor = c } }
+
+// From bounds List to rows whose first clustering column is >= v
+// (inclusive) or > v. v has the column's Go type.
+func From(v any, inclusive bool) CallOption {
+	return func(o *call) { o.lower, o.lowerB = v, bound(inclusive) }
+}
+
+// To bounds List to rows whose first clustering column is <= v
+// (inclusive) or < v.
+func To(v any, inclusive bool) CallOption {
+	return func(o *call) { o.upper, o.upperB = v, bound(inclusive) }
+}
+
+// Reversed lists in the reverse of the table's clustering order.
+func Reversed() CallOption { return func(o *call) { o.reversed = true } }
+
+func bound(inclusive bool) kandra.Bound {
+	if inclusive {
+		return kandra.Inclusive
+	}
+	return kandra.Exclusive
+}
+
+func applyCall(opts []CallOption) call {
+	var c call
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+func queryErr(msg string, cause error) error {
+	return &kerrors.QueryError{Message: msg, Cause: cause}
+}

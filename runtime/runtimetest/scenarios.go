@@ -1,0 +1,659 @@
+package runtimetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/runtime"
+)
+
+func testSaveStampsAndGet(t *testing.T, h *harness) {
+	e := h.env(t)
+	u := &User{Email: uniq("a") + "@x.io", DisplayName: "Ann"}
+	if err := e.users.Save(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	if u.UserID == (uuid.UUID{}) || u.CreatedAt.IsZero() || u.UpdatedAt.IsZero() {
+		t.Fatalf("not stamped: %+v", u)
+	}
+	got, err := e.users.Get(ctx, &User{UserID: u.UserID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *got != *u {
+		t.Fatalf("read back %+v, wrote %+v", got, u)
+	}
+	// A caller's id is kept, and CreatedAt is not restamped.
+	id := uuid.New()
+	at := time.Date(2020, 1, 2, 3, 4, 5, 6e6, time.UTC)
+	u2 := &User{UserID: id, Email: uniq("b") + "@x.io", CreatedAt: at}
+	if err := e.users.Save(ctx, u2); err != nil {
+		t.Fatal(err)
+	}
+	if u2.UserID != id || !u2.CreatedAt.Equal(at) {
+		t.Fatalf("overwrote caller's values: %+v", u2)
+	}
+	if _, err := e.users.Get(ctx, &User{UserID: uuid.New()}); !errors.Is(err, runtime.ErrNotFound) {
+		t.Fatalf("Get of a missing key: %v", err)
+	}
+	if e.count("users/save") < 2 || e.count("users/get") < 2 {
+		t.Errorf("metrics: save %d get %d", e.count("users/save"), e.count("users/get"))
+	}
+}
+
+func testSaveValidation(t *testing.T, h *harness) {
+	e := h.env(t)
+	email := uniq("v") + "@x.io"
+	err := e.users.Save(ctx, &User{Email: email, DisplayName: " bad"})
+	var ve *kerrors.ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("err = %v", err)
+	}
+	if n := h.rows(t, "users_by_email", "email = ?", email); n != 0 {
+		t.Fatalf("a lookup row was written")
+	}
+}
+
+func testSaveTTLAndTimestamp(t *testing.T, h *harness) {
+	e := h.env(t)
+	u := &User{Email: uniq("ttl") + "@x.io"}
+	ts := kandra.TimestampOf(time.Now().Add(-time.Hour))
+	if err := e.users.Save(ctx, u, runtime.TTL(600), runtime.Timestamp(ts)); err != nil {
+		t.Fatal(err)
+	}
+	var ttl, wt int64
+	if err := h.n.Scan(ctx, "SELECT TTL(display_name), WRITETIME(display_name) FROM "+h.ks+".users WHERE user_id = ?", []any{u.UserID.String()}, &ttl, &wt); err != nil {
+		t.Fatal(err)
+	}
+	if ttl <= 0 || ttl > 600 || wt != ts {
+		t.Fatalf("ttl %d writetime %d (want <=600, %d)", ttl, wt, ts)
+	}
+}
+
+func testSaveIfNotExists(t *testing.T, h *harness) {
+	e := h.env(t)
+	u := &User{Email: uniq("ine") + "@x.io"}
+	ok, err := e.users.SaveIfNotExists(ctx, u)
+	if err != nil || !ok {
+		t.Fatalf("first: %v %v", ok, err)
+	}
+	again := &User{UserID: u.UserID, Email: uniq("other") + "@x.io"}
+	if ok, err = e.users.SaveIfNotExists(ctx, again); err != nil || ok {
+		t.Fatalf("second: %v %v", ok, err)
+	}
+	if n := h.rows(t, "users_by_email", "email = ?", again.Email); n != 0 {
+		t.Fatalf("the refused insert wrote its lookup row")
+	}
+	if f, err := runtime.MustLookupOf(e.users, userEmail).Find(ctx, u.Email); err != nil || f.UserID != u.UserID {
+		t.Fatalf("lookup of the LWT insert: %v %v", f, err)
+	}
+	_, err = e.users.SaveIfNotExists(ctx, &User{}, runtime.SerialConsistency(kandra.ConsistencyQuorum))
+	var qe *kerrors.QueryError
+	if !errors.As(err, &qe) {
+		t.Fatalf("non-serial serial consistency: %v", err)
+	}
+}
+
+func testLookupsBatchAndEventual(t *testing.T, h *harness) {
+	e := h.env(t)
+	byEmail, byTicket := runtime.MustLookupOf(e.users, userEmail), runtime.MustLookupOf(e.users, userTicket)
+	u := &User{Email: uniq("l") + "@x.io", TicketRef: uniq("T")}
+	if err := e.users.Save(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	// BATCH: findable as soon as Save returns.
+	if f, err := byEmail.Find(ctx, u.Email); err != nil || f.UserID != u.UserID {
+		t.Fatalf("find by email: %v %v", f, err)
+	}
+	if err := e.rt.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := byTicket.Find(ctx, u.TicketRef); !errors.Is(err, runtime.ErrClosed) {
+		t.Fatalf("Find after Close: %v %v", f, err)
+	}
+	// EVENTUAL: written once Close returned.
+	e2 := h.env(t)
+	if f, err := runtime.MustLookupOf(e2.users, userTicket).Find(ctx, u.TicketRef); err != nil || f.UserID != u.UserID {
+		t.Fatalf("find by ticket after Close: %v %v", f, err)
+	}
+	if e2.count("users_by_ticket_ref/find") != 1 || e2.count("users/find") != 1 {
+		t.Errorf("find metrics: lookup %d primary %d", e2.count("users_by_ticket_ref/find"), e2.count("users/find"))
+	}
+}
+
+func testEmptyLookupValue(t *testing.T, h *harness) {
+	e := h.env(t)
+	u := &User{DisplayName: "no email"}
+	if err := e.users.Save(ctx, u); err != nil {
+		t.Fatalf("Save with empty lookup values: %v", err)
+	}
+	nu := *u
+	nu.Email = uniq("late") + "@x.io"
+	if err := e.users.Update(ctx, u, &nu); err != nil {
+		t.Fatalf("Update away from an empty value: %v", err)
+	}
+	if err := e.rt.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if fs := e.fails.list(); len(fs) != 0 {
+		t.Fatalf("eventual failures: %v", fs)
+	}
+	e2 := h.env(t)
+	if _, err := runtime.MustLookupOf(e2.users, userEmail).Find(ctx, ""); !errors.Is(err, runtime.ErrNotFound) {
+		t.Fatalf("Find(\"\"): %v", err)
+	}
+	if f, err := runtime.MustLookupOf(e2.users, userEmail).Find(ctx, nu.Email); err != nil || f.UserID != u.UserID {
+		t.Fatalf("Find after the update: %v %v", f, err)
+	}
+}
+
+func testBatchTooLarge(t *testing.T, h *harness) {
+	e := h.env(t)
+	big := strings.Repeat("x", 60_000)
+	u := &User{Email: uniq("big") + "@x.io", Bio: big}
+	err := e.users.Save(ctx, u)
+	var qe *kerrors.QueryError
+	if !errors.As(err, &qe) || !errors.Is(err, runtime.ErrBatchTooLarge) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := e.users.Get(ctx, u); !errors.Is(err, runtime.ErrNotFound) {
+		t.Fatalf("row was written: %v", err)
+	}
+	// Without the check the server refuses it too ("Batch too large").
+	e2 := h.env(t, runtime.WithMaxBatchBytes(-1))
+	err = e2.users.Save(ctx, &User{Email: uniq("big2") + "@x.io", Bio: big})
+	if !errors.As(err, &qe) || !strings.Contains(strings.ToLower(err.Error()), "batch too large") {
+		t.Fatalf("server: %v", err)
+	}
+	// No BATCH lookup row (empty email): a single INSERT, no limit.
+	if err := e.users.Save(ctx, &User{Bio: big}); err != nil {
+		t.Fatalf("single insert of a 60 KB row: %v", err)
+	}
+}
+
+func testUpdateMovesAndHijack(t *testing.T, h *harness) {
+	e := h.env(t)
+	byEmail := runtime.MustLookupOf(e.users, userEmail)
+	x, y := uniq("x")+"@x.io", uniq("y")+"@x.io"
+	a := &User{Email: x, DisplayName: "A"}
+	if err := e.users.Save(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	// B takes A's email.
+	b := &User{Email: x, DisplayName: "B"}
+	if err := e.users.Save(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	// A moves to y: B's lookup row must survive.
+	na := *a
+	na.Email = y
+	before := a.UpdatedAt
+	time.Sleep(2 * time.Millisecond)
+	if err := e.users.Update(ctx, a, &na); err != nil {
+		t.Fatal(err)
+	}
+	if !na.UpdatedAt.After(before) {
+		t.Errorf("UpdatedAt not stamped")
+	}
+	if f, err := byEmail.Find(ctx, x); err != nil || f.UserID != b.UserID {
+		t.Fatalf("B by x: %v %v", f, err)
+	}
+	if f, err := byEmail.Find(ctx, y); err != nil || f.UserID != a.UserID {
+		t.Fatalf("A by y: %v %v", f, err)
+	}
+	// B moves away from x: its own row goes.
+	nb := *b
+	nb.Email = uniq("z") + "@x.io"
+	if err := e.users.Update(ctx, b, &nb); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.rows(t, "users_by_email", "email = ?", x); n != 0 {
+		t.Fatalf("B's old row survives the move")
+	}
+	// A stale lookup row is not found, never the wrong entity: point x's
+	// row at A by hand while A's row carries y.
+	if err := h.n.Exec(ctx, "INSERT INTO "+h.ks+".users_by_email (email, user_id) VALUES (?, ?)", x, a.UserID.String()); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := byEmail.Find(ctx, x); !errors.Is(err, runtime.ErrNotFound) {
+		t.Fatalf("stale row returned %v %v", f, err)
+	}
+}
+
+func testVersionedConflict(t *testing.T, h *harness) {
+	e := h.env(t)
+	w := &Wallet{WalletID: uniq("w"), Owner: uniq("o"), Balance: 10}
+	if err := e.wallets.Save(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	if w.Version != 1 {
+		t.Fatalf("initial version %d", w.Version)
+	}
+	var applied, conflicts atomic.Int64
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			nw := *w
+			nw.Balance = int64(100 + i)
+			nw.Owner = uniq("o")
+			err := e.wallets.Update(ctx, w, &nw)
+			var ol *kerrors.OptimisticLockError
+			switch {
+			case err == nil:
+				applied.Add(1)
+			case errors.As(err, &ol):
+				if ol.EntityType != "runtimetest.Wallet" || ol.Key != w.WalletID {
+					t.Errorf("conflict error fields: %+v", ol)
+				}
+				conflicts.Add(1)
+			default:
+				t.Errorf("update: %v", err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if applied.Load() != 1 || conflicts.Load() != 7 {
+		t.Fatalf("applied %d conflicts %d", applied.Load(), conflicts.Load())
+	}
+	got, err := e.wallets.Get(ctx, w)
+	if err != nil || got.Version != 2 {
+		t.Fatalf("after: %+v %v", got, err)
+	}
+	// The winner's new owner is findable, the old one is not.
+	byOwner := runtime.MustLookupOf(e.wallets, walletOwn)
+	if f, err := byOwner.Find(ctx, got.Owner); err != nil || f.WalletID != w.WalletID {
+		t.Fatalf("by new owner: %v %v", f, err)
+	}
+	if _, err := byOwner.Find(ctx, w.Owner); !errors.Is(err, runtime.ErrNotFound) {
+		t.Fatalf("by old owner: %v", err)
+	}
+	if n := h.rows(t, "wallets_by_owner", "owner = ?", w.Owner); n != 0 {
+		t.Fatalf("old owner row survives")
+	}
+}
+
+func testHardDelete(t *testing.T, h *harness) {
+	e := h.env(t)
+	u := &User{Email: uniq("d") + "@x.io", TicketRef: uniq("TD")}
+	if err := e.users.Save(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.rt.Close(ctx); err != nil { // the eventual row is written
+		t.Fatal(err)
+	}
+	e = h.env(t)
+	if err := e.users.Delete(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.rows(t, "users_by_email", "email = ?", u.Email); n != 0 {
+		t.Fatalf("email row survives")
+	}
+	if n := h.rows(t, "users_by_ticket_ref", "ticket_ref = ?", u.TicketRef); n != 0 {
+		t.Fatalf("ticket row survives")
+	}
+	if _, err := e.users.Get(ctx, u); !errors.Is(err, runtime.ErrNotFound) {
+		t.Fatalf("row survives: %v", err)
+	}
+	// One LOGGED BATCH: the primary delete and both lookup deletes.
+	if e.count("users/delete") != 1 || e.count("users_by_email/delete") != 1 || e.count("users_by_ticket_ref/delete") != 1 {
+		t.Errorf("metrics: batch %d, reads %d %d", e.count("users/delete"), e.count("users_by_email/delete"), e.count("users_by_ticket_ref/delete"))
+	}
+}
+
+func testHardDeleteHijacked(t *testing.T, h *harness) {
+	e := h.env(t)
+	byEmail := runtime.MustLookupOf(e.users, userEmail)
+	x := uniq("h") + "@x.io"
+	a := &User{Email: x}
+	b := &User{Email: x}
+	if err := e.users.Save(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.users.Save(ctx, b); err != nil { // B takes x
+		t.Fatal(err)
+	}
+	if err := e.users.HardDelete(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := byEmail.Find(ctx, x); err != nil || f.UserID != b.UserID {
+		t.Fatalf("B after A's delete: %v %v", f, err)
+	}
+	// The delete is at the row's own write time: a row rewritten later
+	// survives a delete computed from an older read.
+	c := &User{Email: uniq("r") + "@x.io"}
+	if err := e.users.Save(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	var wt int64
+	if err := h.n.Scan(ctx, "SELECT WRITETIME(user_id) FROM "+h.ks+".users_by_email WHERE email = ?", []any{c.Email}, &wt); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.n.Exec(ctx, "INSERT INTO "+h.ks+".users_by_email (email, user_id) VALUES (?, ?) USING TIMESTAMP ?", c.Email, b.UserID.String(), wt+1); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.n.Exec(ctx, "DELETE FROM "+h.ks+".users_by_email USING TIMESTAMP ? WHERE email = ?", wt, c.Email); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.rows(t, "users_by_email", "email = ?", c.Email); n != 1 {
+		t.Fatalf("a later write did not survive the timestamped delete")
+	}
+}
+
+func testListAndSoftDelete(t *testing.T, h *harness) {
+	e := h.env(t)
+	owner := uuid.New()
+	var ids []uuid.UUID
+	for i := 0; i < 25; i++ {
+		td := &Todo{OwnerID: owner, Title: fmt.Sprint(i)}
+		if err := e.todos.Save(ctx, td); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, td.TodoID)
+	}
+	// Pages of 10, newest first, resumed through the cursor's string form.
+	var got []uuid.UUID
+	var cur runtime.Cursor
+	for pages := 0; ; pages++ {
+		it := e.todos.List(ctx, &Todo{OwnerID: owner}, runtime.PageSize(10), runtime.After(cur))
+		n := 0
+		for it.Next() {
+			got = append(got, it.Value().TodoID)
+			n++
+		}
+		if it.Err() != nil {
+			t.Fatal(it.Err())
+		}
+		if n > 10 {
+			t.Fatalf("page of %d rows", n)
+		}
+		if it.Cursor().IsZero() || pages > 5 {
+			break
+		}
+		var err error
+		if cur, err = runtime.ParseCursor(it.Cursor().String()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != 25 {
+		t.Fatalf("%d rows", len(got))
+	}
+	for i := range got {
+		if got[i] != ids[24-i] {
+			t.Fatalf("row %d out of order", i)
+		}
+	}
+	// Range and reversed order.
+	rows, err := e.todos.List(ctx, &Todo{OwnerID: owner}, runtime.From(ids[5], true), runtime.To(ids[9], false), runtime.Reversed()).All()
+	if err != nil || len(rows) != 4 || rows[0].TodoID != ids[5] {
+		t.Fatalf("range: %d rows %v", len(rows), err)
+	}
+	// Soft-delete 15 of them; ListActive fills pages anyway.
+	for i := 0; i < 15; i++ {
+		td, err := e.todos.Get(ctx, &Todo{OwnerID: owner, TodoID: ids[24-i]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.todos.Delete(ctx, td); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ttl int64
+	if err := h.n.Scan(ctx, "SELECT TTL(title) FROM "+h.ks+".todos WHERE owner_id = ? AND todo_id = ?", []any{owner.String(), ids[24].String()}, &ttl); err != nil || ttl <= 0 || ttl > 3600 {
+		t.Fatalf("soft-delete TTL %d %v", ttl, err)
+	}
+	// A row whose marker is null counts as live.
+	if err := h.n.Exec(ctx, "UPDATE "+h.ks+".todos SET deleted = null WHERE owner_id = ? AND todo_id = ?", owner.String(), ids[0].String()); err != nil {
+		t.Fatal(err)
+	}
+	page, err := e.todos.ListActive(ctx, &Todo{OwnerID: owner}, runtime.PageSize(4)).All()
+	if err != nil || len(page) != 4 || page[0].TodoID != ids[9] {
+		t.Fatalf("ListActive: %d %v", len(page), err)
+	}
+	if _, err := e.todos.FindActive(ctx, &Todo{OwnerID: owner, TodoID: ids[24]}); !errors.Is(err, runtime.ErrNotFound) {
+		t.Fatalf("FindActive of a soft-deleted row: %v", err)
+	}
+	if _, err := e.todos.FindActive(ctx, &Todo{OwnerID: owner, TodoID: ids[0]}); err != nil {
+		t.Fatalf("FindActive of a null-marker row: %v", err)
+	}
+	all, _ := e.todos.ListActive(ctx, &Todo{OwnerID: owner}, runtime.PageSize(100)).All()
+	if len(all) != 10 {
+		t.Fatalf("ListActive all: %d", len(all))
+	}
+}
+
+func testCounters(t *testing.T, h *harness) {
+	e := h.env(t)
+	c := runtime.MustCounterOf(e.hits, hitsField)
+	key := &PageHits{Page: uniq("/p")}
+	if err := c.Increment(ctx, key, 5); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Decrement(ctx, key, 2); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.hits.Get(ctx, key)
+	if err != nil || got.Hits != 3 {
+		t.Fatalf("%+v %v", got, err)
+	}
+	if err := e.hits.Save(ctx, key); err == nil {
+		t.Fatal("Save on a counter table succeeded")
+	}
+}
+
+func testDriverErrors(t *testing.T, h *harness) {
+	e := h.env(t)
+	// ANY is not a read level: the server refuses it.
+	_, err := e.users.Get(ctx, &User{UserID: uuid.New()}, runtime.Consistency(kandra.ConsistencyAny))
+	var qe *kerrors.QueryError
+	if !errors.As(err, &qe) || qe.Cause == nil {
+		t.Fatalf("err = %v", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := e.users.Save(cctx, &User{}); !errors.Is(err, context.Canceled) || !errors.As(err, &qe) {
+		t.Fatalf("cancelled: %v", err)
+	}
+}
+
+// testEventualDroppedTable: an EVENTUAL write to a dropped lookup table
+// reaches the listener (and metrics) without failing the save.
+func testEventualDroppedTable(t *testing.T, h *harness) {
+	if err := h.n.Exec(ctx, "DROP TABLE "+h.ks+".devices_by_serial"); err != nil {
+		t.Fatal(err)
+	}
+	e := h.env(t)
+	d := &Device{DeviceID: uniq("dev"), Serial: uniq("SN")}
+	if err := e.devices.Save(ctx, d); err != nil {
+		t.Fatalf("save failed: %v", err)
+	}
+	if err := e.rt.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fs := e.fails.list()
+	if len(fs) != 1 || !strings.HasPrefix(fs[0], "devices_by_serial: ") {
+		t.Fatalf("failures %v", fs)
+	}
+	if got, ok := e.fails.entities[0].(*Device); !ok || got.DeviceID != d.DeviceID {
+		t.Fatalf("listener entity %#v", e.fails.entities[0])
+	}
+	if e.count("devices_by_serial/"+runtime.OpEventualWriteFailed) != 1 {
+		t.Errorf("no eventualWriteFailed metric")
+	}
+	if _, err := h.env(t).devices.Get(ctx, d); err != nil {
+		t.Fatalf("primary row: %v", err)
+	}
+	_ = runtime.MustLookupOf(e.devices, deviceSerial)
+	t.Logf("listener got: %s", fs[0])
+}
+
+// testEventualConcurrent: 16 writers save (and half of them then move) users
+// with EVENTUAL ticket lookups; after Close every current value is found,
+// and no old value finds anyone.
+func testEventualConcurrent(t *testing.T, h *harness) {
+	const writers, each = 16, 20
+	e := h.env(t, runtime.WithEventualConcurrency(8))
+	var wg sync.WaitGroup
+	users := make([]*User, writers*each)
+	old := make([]string, writers*each)
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				u := &User{TicketRef: uniq(fmt.Sprintf("C%d", w))}
+				if err := e.users.Save(ctx, u); err != nil {
+					t.Error(err)
+					return
+				}
+				if i%2 == 1 {
+					nu := *u
+					nu.TicketRef = uniq(fmt.Sprintf("M%d", w))
+					if err := e.users.Update(ctx, u, &nu); err != nil {
+						t.Error(err)
+						return
+					}
+					old[w*each+i] = u.TicketRef
+					u = &nu
+				}
+				users[w*each+i] = u
+			}
+		}(w)
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	if err := e.rt.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if fs := e.fails.list(); len(fs) != 0 {
+		t.Fatalf("eventual failures: %v", fs[:min(len(fs), 3)])
+	}
+	e2 := h.env(t)
+	byTicket := runtime.MustLookupOf(e2.users, userTicket)
+	stale := 0
+	for i, u := range users {
+		if f, err := byTicket.Find(ctx, u.TicketRef); err != nil || f.UserID != u.UserID {
+			t.Fatalf("%s: %v %v", u.TicketRef, f, err)
+		}
+		if old[i] == "" {
+			continue
+		}
+		if f, err := byTicket.Find(ctx, old[i]); !errors.Is(err, runtime.ErrNotFound) {
+			t.Fatalf("old value %s found %v %v", old[i], f, err)
+		}
+		stale += h.rows(t, "users_by_ticket_ref", "ticket_ref = ?", old[i])
+	}
+	// The Save's asynchronous insert of a value and the Update's
+	// asynchronous removal of it are not ordered: when the removal runs
+	// first, the old row stays (stale, never found).
+	t.Logf("%d users, %d moved; %d stale old rows", len(users), len(users)/2, stale)
+}
+
+// limited holds every Exec until gate of them have arrived (so that the
+// saves are all stamped before any statement is sent), then bounds the
+// statements in flight.
+type limited struct {
+	runtime.Driver
+	gate    int64
+	arrived *atomic.Int64
+	open    chan struct{}
+	sem     chan struct{}
+}
+
+func (l limited) Exec(ctx context.Context, q *runtime.Query) (bool, error) {
+	if l.arrived.Add(1) == l.gate {
+		close(l.open)
+	}
+	<-l.open
+	l.sem <- struct{}{}
+	defer func() { <-l.sem }()
+	return l.Driver.Exec(ctx, q)
+}
+
+func v7Millis(id uuid.UUID) int64 {
+	var ms int64
+	for _, b := range id[:6] {
+		ms = ms<<8 | int64(b)
+	}
+	return ms
+}
+
+// testScaleOnePartition: 10,000 saves into one partition, their
+// time-ordered ids generated within a few milliseconds (all the saves are
+// started at once and stamped before any is sent; then 64 statements in
+// flight), read back as 10,000 rows in
+// generation order. NewTimeOrderedUUID hands out strictly increasing ids
+// in call order, also across goroutines within one millisecond, so
+// generation order is the ids' order; Seq, given in the order the saves
+// were started, shows the server returns exactly the saved rows.
+func testScaleOnePartition(t *testing.T, h *harness) {
+	const n = 10_000
+	e := h.envOn(t, limited{Driver: h.n.Driver, gate: n, arrived: new(atomic.Int64), open: make(chan struct{}), sem: make(chan struct{}, 64)})
+	stream := uniq("s")
+	evs := make([]*Event, n)
+	errs := make(chan error, n)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range evs {
+		evs[i] = &Event{Stream: stream, Seq: i}
+		wg.Add(1)
+		go func(ev *Event) {
+			defer wg.Done()
+			if err := e.events.Save(ctx, ev); err != nil {
+				errs <- err
+			}
+		}(evs[i])
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	lo, hi := v7Millis(evs[0].EventID), v7Millis(evs[0].EventID)
+	want := make(map[uuid.UUID]int, n)
+	for _, ev := range evs {
+		lo, hi = min(lo, v7Millis(ev.EventID)), max(hi, v7Millis(ev.EventID))
+		want[ev.EventID] = ev.Seq
+	}
+	if len(want) != n {
+		t.Fatalf("%d distinct ids for %d saves", len(want), n)
+	}
+	var got []*Event
+	var cur runtime.Cursor
+	for {
+		it := e.events.List(ctx, &Event{Stream: stream}, runtime.PageSize(2000), runtime.After(cur))
+		page, err := it.All()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, page...)
+		if cur = it.Cursor(); cur.IsZero() {
+			break
+		}
+	}
+	if len(got) != n {
+		t.Fatalf("%d rows, want %d", len(got), n)
+	}
+	for i, ev := range got {
+		if seq, ok := want[ev.EventID]; !ok || seq != ev.Seq {
+			t.Fatalf("row %d: %v seq %d is not a saved row", i, ev.EventID, ev.Seq)
+		}
+		if i > 0 && strings.Compare(string(got[i-1].EventID[:]), string(ev.EventID[:])) >= 0 {
+			t.Fatalf("row %d out of generation order", i)
+		}
+	}
+	t.Logf("%d saves in %v; ids generated within %d ms", n, took.Round(time.Millisecond), hi-lo)
+}

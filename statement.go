@@ -1,0 +1,683 @@
+package kandra
+
+import (
+	"strconv"
+	"strings"
+)
+
+// ParamKind says where the value of one bind marker (?) of a [Statement]
+// comes from.
+type ParamKind uint8
+
+const (
+	// ParamColumn is the value of Param.Column in the entity being written
+	// (or, in a WHERE clause, the entity that names the row).
+	ParamColumn ParamKind = iota
+	// ParamTTL is a time to live in seconds (USING TTL ?), an int.
+	ParamTTL
+	// ParamTimestamp is a write timestamp in microseconds (USING TIMESTAMP
+	// ?), an int64 such as TimestampOf returns.
+	ParamTimestamp
+	// ParamExpected is the value a condition expects Param.Column to have
+	// (IF version = ?, IF user_id = ?), taken from the entity as it was
+	// read, not from the new one.
+	ParamExpected
+	// ParamDelta is a counter increment (SET c = c + ?), an int64.
+	ParamDelta
+	// ParamLowerBound is a lower bound of the clustering column Param.Column.
+	ParamLowerBound
+	// ParamUpperBound is an upper bound of the clustering column Param.Column.
+	ParamUpperBound
+	// ParamLimit is a row limit (LIMIT ?), an int.
+	ParamLimit
+)
+
+var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit"}
+
+// String returns a short name: "col", "ttl", "timestamp", "expected",
+// "delta", "lower", "upper" or "limit".
+func (k ParamKind) String() string {
+	if int(k) < len(paramKindNames) {
+		return paramKindNames[k]
+	}
+	return invalidEnum("ParamKind", uint64(k))
+}
+
+// Param is one bind marker of a Statement: where its value comes from and,
+// for column-typed values, the column (whose CQL and Go types a driver
+// adapter converts by).
+type Param struct {
+	Kind   ParamKind
+	Column *ColumnSchema // nil for ParamTTL, ParamTimestamp, ParamDelta, ParamLimit
+}
+
+// String renders "col:email", "ttl", "expected:version".
+func (p Param) String() string {
+	if p.Column == nil {
+		return p.Kind.String()
+	}
+	return p.Kind.String() + ":" + p.Column.name
+}
+
+// Statement is one prepared-statement text with its bind plan: the kind and
+// column of every bind marker, in order, and the columns a SELECT returns.
+// It is immutable and safe for concurrent use.
+//
+// The ParamColumn markers of a statement are contiguous; [AppendColumns]
+// appends their values (field addresses) for an entity without reflection.
+type Statement struct {
+	cql         string
+	params      []Param
+	cols        []*ColumnSchema // the contiguous ParamColumn markers
+	firstCol    int             // index in params of cols[0]
+	expected    []*ColumnSchema // the ParamExpected markers, in order
+	result      []*ColumnSchema // selected columns
+	conditional bool
+	writeTime   bool   // the row ends with one BIGINT WRITETIME(...) after result
+	table       string // raw name of the table written or read, for metrics
+}
+
+// CQL is the statement text.
+func (s *Statement) CQL() string { return s.cql }
+
+// String is CQL.
+func (s *Statement) String() string { return s.cql }
+
+// Params returns the bind plan: one Param per marker, in order (a fresh
+// slice).
+func (s *Statement) Params() []Param { return clone(s.params) }
+
+// NumParams is the number of bind markers.
+func (s *Statement) NumParams() int { return len(s.params) }
+
+// Param returns the i-th marker's Param, without a copy of the plan.
+func (s *Statement) Param(i int) Param { return s.params[i] }
+
+// NumResult is the number of columns a SELECT returns (0 for a write).
+func (s *Statement) NumResult() int { return len(s.result) }
+
+// Result returns the i-th returned column, in the order the row is
+// scanned.
+func (s *Statement) Result(i int) *ColumnSchema { return s.result[i] }
+
+// HasWriteTime reports a SELECT whose rows end, after the NumResult
+// columns, with one more value: a WRITETIME in microseconds, scanned into
+// an *int64 (LookupStatements.SelectOwner).
+func (s *Statement) HasWriteTime() bool { return s.writeTime }
+
+// IsConditional reports a lightweight transaction (IF NOT EXISTS, IF
+// col = ?): the server answers whether it applied.
+func (s *Statement) IsConditional() bool { return s.conditional }
+
+// TableName is the raw name of the table the statement reads or writes
+// (a lookup table's name for lookup statements).
+func (s *Statement) TableName() string { return s.table }
+
+// ColumnsOffset is the index of the first ParamColumn marker; the values
+// AppendColumns appends go there.
+func (s *Statement) ColumnsOffset() int { return s.firstCol }
+
+// AppendColumns appends to dst the addresses in e of the statement's
+// ParamColumn markers, in order, through Table.ColumnPointers: no
+// reflection, no allocation when dst has room. The statement must have been
+// built for t's schema.
+func AppendColumns[T any](t *Table[T], s *Statement, e *T, dst []any) []any {
+	return t.ColumnPointers(e, s.cols, dst)
+}
+
+// AppendExpected appends to dst the addresses in old of the statement's
+// ParamExpected markers (the values a condition expects), in order.
+func AppendExpected[T any](t *Table[T], s *Statement, old *T, dst []any) []any {
+	return t.ColumnPointers(old, s.expected, dst)
+}
+
+// AppendResult appends to dst the addresses in e of the columns the SELECT
+// returns, in order: the scan targets of one row.
+func AppendResult[T any](t *Table[T], s *Statement, e *T, dst []any) []any {
+	return t.ColumnPointers(e, s.result, dst)
+}
+
+// Using says which USING clauses a write statement carries. Each is bound
+// (USING TTL ? AND TIMESTAMP ?), so one statement text serves every value.
+type Using uint8
+
+const (
+	// UsingTTL adds USING TTL ?: a ParamTTL marker.
+	UsingTTL Using = 1 << iota
+	// UsingTimestamp adds USING TIMESTAMP ?: a ParamTimestamp marker.
+	UsingTimestamp
+)
+
+// Bound is the kind of a clustering-range bound of a partition SELECT.
+type Bound uint8
+
+const (
+	// Unbounded means no bound on that side.
+	Unbounded Bound = iota
+	// Inclusive is >= (lower) or <= (upper).
+	Inclusive
+	// Exclusive is > (lower) or < (upper).
+	Exclusive
+)
+
+// Range selects the clustering bounds, order and limit of a partition
+// SELECT. The bounds apply to the first clustering column.
+type Range struct {
+	Lower, Upper Bound
+	// Reversed reads the partition in the reverse of its clustering order.
+	Reversed bool
+	// Limit adds LIMIT ? (a ParamLimit marker).
+	Limit bool
+}
+
+// LookupStatements are the statements of one lookup table. Every column
+// they bind is a column of the primary table (the index column and the
+// primary key), so the values come from the primary entity.
+type LookupStatements struct {
+	lookup *LookupTableSchema
+	// Insert writes the lookup row: INSERT INTO lk (index, pk..., ck...)
+	// VALUES (...).
+	insert *Statement
+	// Select reads the primary key by the index value.
+	sel *Statement
+	// Delete removes the row of an index value unconditionally.
+	del *Statement
+	// DeleteIfOwner removes the row of an index value only if it still
+	// points to the given primary key (an LWT).
+	delIfOwner *Statement
+	// SelectOwner reads the primary key and the row's write time.
+	selOwner *Statement
+	// DeleteAt removes the row of an index value at a given timestamp.
+	delAt *Statement
+}
+
+// Lookup is the lookup table the statements are for.
+func (l *LookupStatements) Lookup() *LookupTableSchema { return l.lookup }
+
+// Insert is INSERT INTO lk (index, pk..., ck...) VALUES (?, ...): every
+// marker a ParamColumn of the primary entity.
+func (l *LookupStatements) Insert() *Statement { return l.insert }
+
+// Select is SELECT pk..., ck... FROM lk WHERE index = ?: one ParamColumn
+// marker (the index value); the result is the primary key.
+func (l *LookupStatements) Select() *Statement { return l.sel }
+
+// Delete is DELETE FROM lk WHERE index = ?.
+func (l *LookupStatements) Delete() *Statement { return l.del }
+
+// DeleteIfOwner is DELETE FROM lk WHERE index = ? IF pk = ? AND ck = ...:
+// a ParamColumn (the index value) then a ParamExpected per primary-key
+// column. It removes the row only while it still points to that entity, so
+// moving a value away never removes the row of another entity that has
+// taken the value since.
+func (l *LookupStatements) DeleteIfOwner() *Statement { return l.delIfOwner }
+
+// SelectOwner is SELECT pk..., ck..., WRITETIME(c) FROM lk WHERE index = ?,
+// where c is the first primary-key column of the entity that is a regular
+// column of the lookup table: the entity the row points to, and the write
+// timestamp of the row (HasWriteTime). With DeleteAt it removes a lookup
+// row only if it still points to an entity, without a lightweight
+// transaction.
+func (l *LookupStatements) SelectOwner() *Statement { return l.selOwner }
+
+// DeleteAt is DELETE FROM lk USING TIMESTAMP ? WHERE index = ?: a
+// ParamTimestamp then a ParamColumn (the index value). Given the write
+// time SelectOwner returned, it removes that row and nothing written after
+// it: a row another entity wrote since (at a later timestamp) survives.
+func (l *LookupStatements) DeleteAt() *Statement { return l.delAt }
+
+// TableStatements are the runtime statements of one table, rendered once
+// (BuildStatements) and then only read, concurrently.
+type TableStatements struct {
+	schema     *TableSchema
+	keyspace   string
+	insert     [4]*Statement // by Using
+	insertINE  [2]*Statement // by UsingTTL
+	selectKey  *Statement
+	partition  [3][3][2][2]*Statement // lower, upper, reversed, limit
+	update     [4]*Statement          // by Using; nil when no non-key column
+	del        [2]*Statement          // by UsingTimestamp
+	softDelete *Statement
+	counters   map[*ColumnSchema]*Statement
+	lookups    []*LookupStatements
+}
+
+// BuildStatements renders the runtime statements of t. keyspace, if not
+// empty, qualifies every table name (keyspace.table), written through
+// QuoteIdent; an invalid keyspace name is a *NameError.
+func BuildStatements(t *TableSchema, keyspace string) (*TableStatements, error) {
+	if t == nil {
+		panic("kandra: BuildStatements: nil *TableSchema")
+	}
+	if keyspace != "" {
+		if err := ValidateName(keyspace); err != nil {
+			return nil, err
+		}
+	}
+	b := &stmtBuilder{t: t, ks: keyspace}
+	ts := &TableStatements{schema: t, keyspace: keyspace}
+	if !t.counter {
+		for u := Using(0); u < 4; u++ {
+			ts.insert[u] = b.insert(u, false)
+		}
+		ts.insertINE[0] = b.insert(0, true)
+		ts.insertINE[1] = b.insert(UsingTTL, true)
+		for u := Using(0); u < 4; u++ {
+			ts.update[u] = b.update(u)
+		}
+		if sd := t.softDelete; sd != nil {
+			ts.softDelete = b.softDelete(sd.TTLSeconds)
+		}
+	}
+	ts.selectKey = b.selectKey()
+	for lo := Unbounded; lo <= Exclusive; lo++ {
+		for up := Unbounded; up <= Exclusive; up++ {
+			for rev := 0; rev < 2; rev++ {
+				for lim := 0; lim < 2; lim++ {
+					ts.partition[lo][up][rev][lim] = b.partition(Range{Lower: lo, Upper: up, Reversed: rev == 1, Limit: lim == 1})
+				}
+			}
+		}
+	}
+	ts.del[0] = b.delete(0)
+	ts.del[1] = b.delete(UsingTimestamp)
+	if t.counter {
+		ts.counters = make(map[*ColumnSchema]*Statement)
+		for _, c := range t.columns {
+			if c.counter {
+				ts.counters[c] = b.counter(c)
+			}
+		}
+	}
+	for _, l := range t.lookups {
+		ts.lookups = append(ts.lookups, b.lookup(l))
+	}
+	return ts, nil
+}
+
+// Schema is the table the statements are for.
+func (s *TableStatements) Schema() *TableSchema { return s.schema }
+
+// Keyspace is the qualifier given to BuildStatements ("" for none).
+func (s *TableStatements) Keyspace() string { return s.keyspace }
+
+// Insert is INSERT INTO t (every column) VALUES (...), with USING TTL ? AND
+// TIMESTAMP ? as u asks: every column as a ParamColumn, then ParamTTL, then
+// ParamTimestamp. Nil for a counter table (counters cannot be inserted).
+func (s *TableStatements) Insert(u Using) *Statement { return s.insert[u&3] }
+
+// InsertIfNotExists is Insert with IF NOT EXISTS (a lightweight
+// transaction), optionally USING TTL ?. A conditional statement cannot
+// carry a client timestamp, so UsingTimestamp is ignored. Nil for a counter
+// table.
+func (s *TableStatements) InsertIfNotExists(u Using) *Statement { return s.insertINE[u&UsingTTL] }
+
+// SelectByKey is SELECT every column FROM t WHERE every primary-key column
+// = ?: the key as ParamColumn markers; the result is every column.
+func (s *TableStatements) SelectByKey() *Statement { return s.selectKey }
+
+// SelectPartition is SELECT every column FROM t WHERE the partition key =
+// ?, with the bounds, order and limit of r: the partition key as
+// ParamColumn markers, then ParamLowerBound, ParamUpperBound (on the first
+// clustering column) and ParamLimit. A table without clustering columns
+// ignores the bounds and the order.
+func (s *TableStatements) SelectPartition(r Range) *Statement {
+	if r.Lower > Exclusive || r.Upper > Exclusive {
+		panic("kandra: SelectPartition: invalid Bound")
+	}
+	rev, lim := 0, 0
+	if r.Reversed {
+		rev = 1
+	}
+	if r.Limit {
+		lim = 1
+	}
+	return s.partition[r.Lower][r.Upper][rev][lim]
+}
+
+// Update is UPDATE t [USING TTL ? AND TIMESTAMP ?] SET every non-key column
+// = ? WHERE the primary key = ?, and IF version = ? on a versioned table:
+// ParamTTL and ParamTimestamp as u asks, the non-key columns then the key
+// as ParamColumn markers, then a ParamExpected of the version column. A
+// versioned (conditional) update cannot carry a timestamp: UsingTimestamp
+// gives nil there. Nil for a counter table and for a table whose every
+// column is in the key (use Insert).
+func (s *TableStatements) Update(u Using) *Statement { return s.update[u&3] }
+
+// Delete is DELETE FROM t [USING TIMESTAMP ?] WHERE the primary key = ?:
+// the ParamTimestamp if asked, then the key as ParamColumn markers.
+func (s *TableStatements) Delete(u Using) *Statement {
+	if u&UsingTimestamp != 0 {
+		return s.del[1]
+	}
+	return s.del[0]
+}
+
+// SoftDelete is the soft-delete rewrite: Insert of every column USING TTL
+// n, with n the table's soft-delete TTL written as a literal. The caller
+// sets the marker (if any) to true in the entity it binds. Nil for a table
+// without SoftDelete.
+func (s *TableStatements) SoftDelete() *Statement { return s.softDelete }
+
+// Counter is UPDATE t SET c = c + ? WHERE the primary key = ?, for the
+// counter column c: a ParamDelta, then the key as ParamColumn markers. Nil
+// for a column that is not a counter of this table.
+func (s *TableStatements) Counter(c *ColumnSchema) *Statement { return s.counters[c] }
+
+// Lookups returns the statements of every lookup table, in the order of
+// TableSchema.LookupTables (a fresh slice).
+func (s *TableStatements) Lookups() []*LookupStatements { return clone(s.lookups) }
+
+// NumLookups is len(Lookups()) without the copy.
+func (s *TableStatements) NumLookups() int { return len(s.lookups) }
+
+// Lookup returns the statements of the i-th lookup table.
+func (s *TableStatements) Lookup(i int) *LookupStatements { return s.lookups[i] }
+
+// stmtBuilder renders the statements of one table.
+type stmtBuilder struct {
+	t  *TableSchema
+	ks string
+}
+
+func (b *stmtBuilder) qualify(cqlName string) string {
+	if b.ks == "" {
+		return cqlName
+	}
+	return QuoteIdent(b.ks) + "." + cqlName
+}
+
+// sb collects the text and plan of one statement.
+type sb struct {
+	strings.Builder
+	s *Statement
+}
+
+func newSB(table string) *sb { return &sb{s: &Statement{table: table}} }
+
+func (w *sb) mark(k ParamKind, c *ColumnSchema) {
+	if k == ParamColumn {
+		if len(w.s.cols) == 0 {
+			w.s.firstCol = len(w.s.params)
+		} else if w.s.params[len(w.s.params)-1].Kind != ParamColumn {
+			panic("kandra: internal error: ParamColumn markers not contiguous in " + w.String())
+		}
+		w.s.cols = append(w.s.cols, c)
+	}
+	if k == ParamExpected {
+		w.s.expected = append(w.s.expected, c)
+	}
+	w.s.params = append(w.s.params, Param{Kind: k, Column: c})
+}
+
+func (w *sb) done() *Statement {
+	w.s.cql = w.String()
+	return w.s
+}
+
+func (w *sb) names(cols []*ColumnSchema) {
+	for i, c := range cols {
+		if i > 0 {
+			w.WriteString(", ")
+		}
+		w.WriteString(c.cqlName)
+	}
+}
+
+// where writes "col = ? AND col = ?" with ParamColumn markers.
+func (w *sb) where(cols []*ColumnSchema) {
+	for i, c := range cols {
+		if i > 0 {
+			w.WriteString(" AND ")
+		}
+		w.WriteString(c.cqlName)
+		w.WriteString(" = ?")
+		w.mark(ParamColumn, c)
+	}
+}
+
+func (w *sb) using(u Using) {
+	switch {
+	case u&UsingTTL != 0 && u&UsingTimestamp != 0:
+		w.WriteString(" USING TTL ? AND TIMESTAMP ?")
+		w.mark(ParamTTL, nil)
+		w.mark(ParamTimestamp, nil)
+	case u&UsingTTL != 0:
+		w.WriteString(" USING TTL ?")
+		w.mark(ParamTTL, nil)
+	case u&UsingTimestamp != 0:
+		w.WriteString(" USING TIMESTAMP ?")
+		w.mark(ParamTimestamp, nil)
+	}
+}
+
+func (b *stmtBuilder) insertInto(w *sb, table string, cols []*ColumnSchema) {
+	w.WriteString("INSERT INTO ")
+	w.WriteString(b.qualify(table))
+	w.WriteString(" (")
+	w.names(cols)
+	w.WriteString(") VALUES (")
+	for i, c := range cols {
+		if i > 0 {
+			w.WriteString(", ")
+		}
+		w.WriteByte('?')
+		w.mark(ParamColumn, c)
+	}
+	w.WriteByte(')')
+}
+
+func (b *stmtBuilder) insert(u Using, ifNotExists bool) *Statement {
+	w := newSB(b.t.name)
+	b.insertInto(w, b.t.cqlName, b.t.columns)
+	if ifNotExists {
+		w.WriteString(" IF NOT EXISTS")
+		w.s.conditional = true
+		u &= UsingTTL
+	}
+	w.using(u)
+	return w.done()
+}
+
+func (b *stmtBuilder) softDelete(ttl int) *Statement {
+	w := newSB(b.t.name)
+	b.insertInto(w, b.t.cqlName, b.t.columns)
+	w.WriteString(" USING TTL ")
+	w.WriteString(strconv.Itoa(ttl))
+	return w.done()
+}
+
+func (b *stmtBuilder) selectFrom(w *sb, table string, result []*ColumnSchema) {
+	w.WriteString("SELECT ")
+	w.names(result)
+	w.WriteString(" FROM ")
+	w.WriteString(b.qualify(table))
+	w.WriteString(" WHERE ")
+	w.s.result = result
+}
+
+func (b *stmtBuilder) selectKey() *Statement {
+	w := newSB(b.t.name)
+	b.selectFrom(w, b.t.cqlName, b.t.columns)
+	w.where(b.t.PrimaryKey())
+	return w.done()
+}
+
+func (b *stmtBuilder) partition(r Range) *Statement {
+	w := newSB(b.t.name)
+	b.selectFrom(w, b.t.cqlName, b.t.columns)
+	w.where(b.t.partition)
+	if len(b.t.clustering) > 0 {
+		ck := b.t.clustering[0]
+		if r.Lower != Unbounded {
+			w.WriteString(" AND ")
+			w.WriteString(ck.cqlName)
+			if r.Lower == Inclusive {
+				w.WriteString(" >= ?")
+			} else {
+				w.WriteString(" > ?")
+			}
+			w.mark(ParamLowerBound, ck)
+		}
+		if r.Upper != Unbounded {
+			w.WriteString(" AND ")
+			w.WriteString(ck.cqlName)
+			if r.Upper == Inclusive {
+				w.WriteString(" <= ?")
+			} else {
+				w.WriteString(" < ?")
+			}
+			w.mark(ParamUpperBound, ck)
+		}
+		if r.Reversed {
+			w.WriteString(" ORDER BY ")
+			for i, c := range b.t.clustering {
+				if i > 0 {
+					w.WriteString(", ")
+				}
+				w.WriteString(c.cqlName)
+				if c.order == ClusteringDesc {
+					w.WriteString(" ASC")
+				} else {
+					w.WriteString(" DESC")
+				}
+			}
+		}
+	}
+	if r.Limit {
+		w.WriteString(" LIMIT ?")
+		w.mark(ParamLimit, nil)
+	}
+	return w.done()
+}
+
+func (b *stmtBuilder) update(u Using) *Statement {
+	var set []*ColumnSchema
+	for _, c := range b.t.columns {
+		if c.role == RegularColumn {
+			set = append(set, c)
+		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	versioned := b.t.version != nil
+	if versioned && u&UsingTimestamp != 0 {
+		return nil
+	}
+	w := newSB(b.t.name)
+	w.WriteString("UPDATE ")
+	w.WriteString(b.qualify(b.t.cqlName))
+	w.using(u)
+	w.WriteString(" SET ")
+	for i, c := range set {
+		if i > 0 {
+			w.WriteString(", ")
+		}
+		w.WriteString(c.cqlName)
+		w.WriteString(" = ?")
+		w.mark(ParamColumn, c)
+	}
+	w.WriteString(" WHERE ")
+	w.where(b.t.PrimaryKey())
+	if versioned {
+		w.WriteString(" IF ")
+		w.WriteString(b.t.version.cqlName)
+		w.WriteString(" = ?")
+		w.mark(ParamExpected, b.t.version)
+		w.s.conditional = true
+	}
+	return w.done()
+}
+
+func (b *stmtBuilder) delete(u Using) *Statement {
+	w := newSB(b.t.name)
+	w.WriteString("DELETE FROM ")
+	w.WriteString(b.qualify(b.t.cqlName))
+	w.using(u)
+	w.WriteString(" WHERE ")
+	w.where(b.t.PrimaryKey())
+	return w.done()
+}
+
+func (b *stmtBuilder) counter(c *ColumnSchema) *Statement {
+	w := newSB(b.t.name)
+	w.WriteString("UPDATE ")
+	w.WriteString(b.qualify(b.t.cqlName))
+	w.WriteString(" SET ")
+	w.WriteString(c.cqlName)
+	w.WriteString(" = ")
+	w.WriteString(c.cqlName)
+	w.WriteString(" + ?")
+	w.mark(ParamDelta, nil)
+	w.WriteString(" WHERE ")
+	w.where(b.t.PrimaryKey())
+	return w.done()
+}
+
+func (b *stmtBuilder) lookup(l *LookupTableSchema) *LookupStatements {
+	key := append(clone(l.partition), l.clustering...)
+	ls := &LookupStatements{lookup: l}
+
+	w := newSB(l.name)
+	b.insertInto(w, l.cqlName, l.Columns())
+	ls.insert = w.done()
+
+	w = newSB(l.name)
+	b.selectFrom(w, l.cqlName, key)
+	w.where([]*ColumnSchema{l.index})
+	ls.sel = w.done()
+
+	w = newSB(l.name)
+	w.WriteString("DELETE FROM ")
+	w.WriteString(b.qualify(l.cqlName))
+	w.WriteString(" WHERE ")
+	w.where([]*ColumnSchema{l.index})
+	ls.del = w.done()
+
+	w = newSB(l.name)
+	w.WriteString("DELETE FROM ")
+	w.WriteString(b.qualify(l.cqlName))
+	w.WriteString(" WHERE ")
+	w.where([]*ColumnSchema{l.index})
+	w.WriteString(" IF ")
+	for i, c := range key {
+		if i > 0 {
+			w.WriteString(" AND ")
+		}
+		w.WriteString(c.cqlName)
+		w.WriteString(" = ?")
+		w.mark(ParamExpected, c)
+	}
+	w.s.conditional = true
+	ls.delIfOwner = w.done()
+
+	var stamp *ColumnSchema
+	for _, c := range key {
+		if c != l.index {
+			stamp = c
+			break
+		}
+	}
+	w = newSB(l.name)
+	w.WriteString("SELECT ")
+	w.names(key)
+	w.WriteString(", WRITETIME(")
+	w.WriteString(stamp.cqlName)
+	w.WriteString(") FROM ")
+	w.WriteString(b.qualify(l.cqlName))
+	w.WriteString(" WHERE ")
+	w.s.result = key
+	w.s.writeTime = true
+	w.where([]*ColumnSchema{l.index})
+	ls.selOwner = w.done()
+
+	w = newSB(l.name)
+	w.WriteString("DELETE FROM ")
+	w.WriteString(b.qualify(l.cqlName))
+	w.using(UsingTimestamp)
+	w.WriteString(" WHERE ")
+	w.where([]*ColumnSchema{l.index})
+	ls.delAt = w.done()
+	return ls
+}

@@ -1,0 +1,199 @@
+package kandra_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+)
+
+var updateGolden = flag.Bool("update-statements", false, "rewrite testdata/statements.golden")
+
+type stmtUser struct {
+	UserID    uuid.UUID
+	Email     string
+	TicketRef string
+	Name      string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+func (u *stmtUser) Describe(s *kandra.Schema[stmtUser]) {
+	s.Table("users")
+	kandra.GeneratedUUID(s, &u.UserID, kandra.UUIDRandom, kandra.PartitionKey(0))
+	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupBatch))
+	kandra.Bind(s, &u.TicketRef, kandra.Lookup("by_ticket_ref", kandra.LookupEventual))
+	kandra.CreatedAt(s, &u.CreatedAt)
+	kandra.UpdatedAt(s, &u.UpdatedAt)
+}
+
+type stmtTodo struct {
+	OwnerID uuid.UUID
+	Day     string
+	TodoID  uuid.UUID
+	Title   string
+	Order   int
+	Deleted bool
+}
+
+func (t *stmtTodo) Describe(s *kandra.Schema[stmtTodo]) {
+	s.Table("Todos", kandra.SoftDelete(3600, &t.Deleted))
+	kandra.Bind(s, &t.OwnerID, kandra.PartitionKey(0))
+	kandra.Bind(s, &t.Day, kandra.PartitionKey(1))
+	kandra.GeneratedUUID(s, &t.TodoID, kandra.UUIDTimeOrdered, kandra.ClusteringKey(0, kandra.ClusteringDesc))
+	kandra.Bind(s, &t.Title, kandra.Lookup("by_title", kandra.LookupBatch))
+}
+
+type stmtWallet struct {
+	WalletID string
+	Balance  int64
+	Version  int64
+}
+
+func (w *stmtWallet) Describe(s *kandra.Schema[stmtWallet]) {
+	s.Table("wallets")
+	kandra.Bind(s, &w.WalletID, kandra.PartitionKey(0))
+	kandra.Version(s, &w.Version)
+}
+
+type stmtHits struct {
+	Page  string
+	Hits  int64
+	Views int64
+}
+
+func (h *stmtHits) Describe(s *kandra.Schema[stmtHits]) {
+	s.Table("hits")
+	kandra.Bind(s, &h.Page, kandra.PartitionKey(0))
+	kandra.Counter(s, &h.Hits)
+	kandra.Counter(s, &h.Views)
+}
+
+func renderStmt(b *strings.Builder, name string, s *kandra.Statement) {
+	b.WriteString("-- ")
+	b.WriteString(name)
+	b.WriteString("\n")
+	if s == nil {
+		b.WriteString("(none)\n\n")
+		return
+	}
+	b.WriteString(s.CQL())
+	b.WriteString("\n   bind:")
+	for _, p := range s.Params() {
+		b.WriteString(" ")
+		b.WriteString(p.String())
+	}
+	if s.NumResult() > 0 {
+		b.WriteString("\n   result:")
+		for i := 0; i < s.NumResult(); i++ {
+			b.WriteString(" ")
+			b.WriteString(s.Result(i).Name())
+		}
+	}
+	if s.HasWriteTime() {
+		b.WriteString("\n   + writetime")
+	}
+	if s.IsConditional() {
+		b.WriteString("\n   conditional")
+	}
+	b.WriteString("\n\n")
+}
+
+func renderTable(t *testing.T, b *strings.Builder, ts *kandra.TableSchema, ks string) {
+	t.Helper()
+	st, err := kandra.BuildStatements(ts, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString("==== " + ts.Name() + " (keyspace " + ks + ")\n\n")
+	usings := []struct {
+		n string
+		u kandra.Using
+	}{{"", 0}, {" ttl", kandra.UsingTTL}, {" timestamp", kandra.UsingTimestamp}, {" ttl+timestamp", kandra.UsingTTL | kandra.UsingTimestamp}}
+	for _, u := range usings {
+		renderStmt(b, "insert"+u.n, st.Insert(u.u))
+	}
+	renderStmt(b, "insert if not exists", st.InsertIfNotExists(0))
+	renderStmt(b, "insert if not exists ttl", st.InsertIfNotExists(kandra.UsingTTL))
+	renderStmt(b, "select by key", st.SelectByKey())
+	renderStmt(b, "select partition", st.SelectPartition(kandra.Range{}))
+	renderStmt(b, "select partition > <= reversed limit", st.SelectPartition(kandra.Range{Lower: kandra.Exclusive, Upper: kandra.Inclusive, Reversed: true, Limit: true}))
+	renderStmt(b, "select partition >= < limit", st.SelectPartition(kandra.Range{Lower: kandra.Inclusive, Upper: kandra.Exclusive, Limit: true}))
+	for _, u := range usings {
+		renderStmt(b, "update"+u.n, st.Update(u.u))
+	}
+	renderStmt(b, "delete", st.Delete(0))
+	renderStmt(b, "delete timestamp", st.Delete(kandra.UsingTimestamp))
+	renderStmt(b, "soft delete", st.SoftDelete())
+	for _, c := range ts.Columns() {
+		if c.IsCounter() {
+			renderStmt(b, "counter "+c.Name(), st.Counter(c))
+		}
+	}
+	for _, l := range st.Lookups() {
+		n := "lookup " + l.Lookup().Name() + " "
+		renderStmt(b, n+"insert", l.Insert())
+		renderStmt(b, n+"select", l.Select())
+		renderStmt(b, n+"delete", l.Delete())
+		renderStmt(b, n+"delete if owner", l.DeleteIfOwner())
+		renderStmt(b, n+"select owner", l.SelectOwner())
+		renderStmt(b, n+"delete at", l.DeleteAt())
+	}
+}
+
+func TestStatementsGolden(t *testing.T) {
+	var b strings.Builder
+	renderTable(t, &b, kandra.MustRegister[stmtUser]().Schema(), "app")
+	renderTable(t, &b, kandra.MustRegister[stmtTodo]().Schema(), "TodoApp")
+	renderTable(t, &b, kandra.MustRegister[stmtWallet]().Schema(), "")
+	renderTable(t, &b, kandra.MustRegister[stmtHits]().Schema(), "app")
+	path := filepath.Join("testdata", "statements.golden")
+	if *updateGolden {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestStatementsGolden -update-statements)", err)
+	}
+	if got := b.String(); got != string(want) {
+		t.Errorf("statements differ from %s (rerun with -update-statements and review the diff):\n%s", path, got)
+	}
+}
+
+func TestBuildStatementsBadKeyspace(t *testing.T) {
+	if _, err := kandra.BuildStatements(kandra.MustRegister[stmtWallet]().Schema(), strings.Repeat("k", 60)); err == nil {
+		t.Fatal("a 60-character keyspace name was accepted")
+	}
+}
+
+func TestAppendColumnsNoAlloc(t *testing.T) {
+	users := kandra.MustRegister[stmtUser]()
+	st, err := kandra.BuildStatements(users.Schema(), "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &stmtUser{Email: "a@b.c"}
+	buf := make([]any, 0, 16)
+	ins := st.Insert(kandra.UsingTTL)
+	allocs := testing.AllocsPerRun(100, func() {
+		buf = kandra.AppendColumns(users, ins, u, buf[:0])
+	})
+	if allocs != 0 {
+		t.Errorf("AppendColumns allocates %v times", allocs)
+	}
+	if len(buf) != users.Schema().NumColumns() || buf[ins.ColumnsOffset()+1].(*string) != &u.Email {
+		t.Errorf("AppendColumns = %v", buf)
+	}
+	lk := st.Lookup(0).DeleteIfOwner()
+	got := kandra.AppendExpected(users, lk, u, nil)
+	if len(got) != 1 || got[0].(*uuid.UUID) != &u.UserID {
+		t.Errorf("AppendExpected = %v", got)
+	}
+}

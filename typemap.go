@@ -6,13 +6,13 @@ package kandra
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"math/big"
 	"net"
 	"net/netip"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"

@@ -376,7 +376,7 @@ func (e *cqltListAsSet) Describe(s *kandra.Schema[cqltListAsSet]) {
 
 func TestAsTypeRefusedPairs(t *testing.T) {
 	expectRuleError[cqltStringAsDecimal](t, kandra.RuleUnsupportedType, "Amount",
-		"AsType(DECIMAL): a string cannot be stored as DECIMAL: the driver marshals it to TEXT or VARCHAR, ASCII")
+		"AsType(DECIMAL): a field of type string cannot be stored as DECIMAL: the driver marshals it to TEXT or VARCHAR, ASCII")
 	expectRuleError[cqltWideAsNarrow](t, kandra.RuleUnsupportedType, "Count", "map[string]int64 cannot be stored as MAP<TEXT, INT>")
 	expectRuleError[cqltListAsSet](t, kandra.RuleUnsupportedType, "Tags", "[]string cannot be stored as SET<TEXT>")
 }

@@ -470,10 +470,16 @@ func (k *keyspaceBuilder) checkTTLCap() error {
 			}{"the SoftDelete TTL", sd.TTLSeconds})
 		}
 		for _, x := range ttls {
+			if x.ttl == 0 {
+				continue // no expiry at all
+			}
 			if d := time.Duration(x.ttl) * time.Second; d > latest {
-				fails := expirationCap2038.Add(-d)
-				return k.fail(RuleTTLCap, fmt.Sprintf("%s of %s is %d s: %s (storage_compatibility_mode CASSANDRA_4, its default) refuses every write whose expiry lies past %s, so writes with it fail from %s; kandra accepts TTLs that still work %d days from now. Use a TTL of at most %d s, or target Cassandra 5.0 with storage_compatibility_mode NONE (Targets: kandra.Cassandra5Latest ...)",
-					x.what, t.entity, x.ttl, Cassandra5, expirationCap2038.Format(time.RFC3339), fails.Format(time.DateOnly), int(TTLHorizon.Hours()/24), max(int(latest/time.Second), 0)))
+				when := "from " + expirationCap2038.Add(-d).Format(time.DateOnly)
+				if !expirationCap2038.Add(-d).After(now) {
+					when = "already"
+				}
+				return k.fail(RuleTTLCap, fmt.Sprintf("%s of %s is %d s: %s (storage_compatibility_mode CASSANDRA_4, its default) refuses every write whose expiry lies past %s, so writes with it fail %s; kandra accepts TTLs that still work %d days from now. Use a TTL of at most %d s, or target Cassandra 5.0 with storage_compatibility_mode NONE (Targets: kandra.Cassandra5Latest ...)",
+					x.what, t.entity, x.ttl, Cassandra5, expirationCap2038.Format(time.RFC3339), when, int(TTLHorizon.Hours()/24), max(int(latest/time.Second), 0)))
 			}
 		}
 	}

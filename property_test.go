@@ -985,9 +985,7 @@ func TestPropertyKeyspaceTargets(t *testing.T) {
 		ts := mustBuild(t, m)
 		now := time.Now()
 		sets := []kandra.Target{kandra.AllTargets, m.Targets(now), kandra.Target(rapid.IntRange(1, int(kandra.AllTargets)).Draw(t, "targets"))}
-		for _, one := range []kandra.Target{kandra.Cassandra5, kandra.Cassandra5Latest, kandra.Scylla2025, kandra.Scylla2025Tablets, kandra.Scylla2026, kandra.Scylla2026Tablets} {
-			sets = append(sets, one)
-		}
+		sets = append(sets, kandra.Cassandra5, kandra.Cassandra5Latest, kandra.Scylla2025, kandra.Scylla2025Tablets, kandra.Scylla2026, kandra.Scylla2026Tablets)
 		for _, targets := range sets {
 			if targets == 0 {
 				continue

@@ -273,10 +273,6 @@ func ruleCases() []ruleCase {
 		Rev, Hits int64
 		Made      time.Time
 	}
-	type counterKeys struct {
-		A, B string
-		Hits int64
-	}
 	type Audit struct{ Created, Updated time.Time }
 	type audited struct {
 		ID   string
@@ -584,19 +580,19 @@ func ruleCases() []ruleCase {
 		{"AsType of the zero CQLType", RuleUnsupportedType, "X", "zero CQLType", withX[string](AsType(CQLType{}))},
 		{"AsType of a set of durations", RuleUnsupportedType, "X", "AsType(SET<DURATION>)|set element", withX[[]time.Duration](AsType(SetOf(CQLDuration)))},
 		// unsupported-type: AsType pairs NativeOverrides does not list
-		{"string as DECIMAL", RuleUnsupportedType, "X", "AsType(DECIMAL): a string cannot be stored as DECIMAL: the driver marshals it to TEXT or VARCHAR, ASCII; change the field's Go type, or drop AsType", withX[string](AsType(CQLDecimal))},
-		{"int64 as INT", RuleUnsupportedType, "X", "a int64 cannot be stored as INT: the driver marshals it to BIGINT or VARINT", withX[int64](AsType(CQLInt))},
-		{"bool as TEXT", RuleUnsupportedType, "X", "a bool cannot be stored as TEXT: the driver marshals it to BOOLEAN only", withX[bool](AsType(CQLText))},
-		{"uuid.UUID as TEXT", RuleUnsupportedType, "X", "a uuid.UUID cannot be stored as TEXT|UUID or TIMEUUID", withX[uuid.UUID](AsType(CQLText))},
-		{"time.Time as TIME", RuleUnsupportedType, "X", "a time.Time cannot be stored as TIME|TIMESTAMP or DATE", withX[time.Time](AsType(CQLTime))},
-		{"*int32 as SMALLINT", RuleUnsupportedType, "X", "a *int32 cannot be stored as SMALLINT|INT or BIGINT, VARINT", withX[*int32](AsType(CQLSmallint))},
-		{"list as set", RuleUnsupportedType, "X", "a []string cannot be stored as SET<TEXT>", withX[[]string](AsType(SetOf(CQLText)))},
+		{"string as DECIMAL", RuleUnsupportedType, "X", "AsType(DECIMAL): a field of type string cannot be stored as DECIMAL: the driver marshals it to TEXT or VARCHAR, ASCII; change the field's Go type, or drop AsType", withX[string](AsType(CQLDecimal))},
+		{"int64 as INT", RuleUnsupportedType, "X", "a field of type int64 cannot be stored as INT: the driver marshals it to BIGINT or VARINT", withX[int64](AsType(CQLInt))},
+		{"bool as TEXT", RuleUnsupportedType, "X", "a field of type bool cannot be stored as TEXT: the driver marshals it to BOOLEAN only", withX[bool](AsType(CQLText))},
+		{"uuid.UUID as TEXT", RuleUnsupportedType, "X", "a field of type uuid.UUID cannot be stored as TEXT|UUID or TIMEUUID", withX[uuid.UUID](AsType(CQLText))},
+		{"time.Time as TIME", RuleUnsupportedType, "X", "a field of type time.Time cannot be stored as TIME|TIMESTAMP or DATE", withX[time.Time](AsType(CQLTime))},
+		{"*int32 as SMALLINT", RuleUnsupportedType, "X", "a field of type *int32 cannot be stored as SMALLINT|INT or BIGINT, VARINT", withX[*int32](AsType(CQLSmallint))},
+		{"list as set", RuleUnsupportedType, "X", "a field of type []string cannot be stored as SET<TEXT>", withX[[]string](AsType(SetOf(CQLText)))},
 		{"list of BIGINT as list of INT", RuleUnsupportedType, "X", "LIST<INT>", withX[[]int64](AsType(ListOf(CQLInt)))},
-		{"native as a collection", RuleUnsupportedType, "X", "a string cannot be stored as LIST<TEXT>", withX[string](AsType(ListOf(CQLText)))},
+		{"native as a collection", RuleUnsupportedType, "X", "a field of type string cannot be stored as LIST<TEXT>", withX[string](AsType(ListOf(CQLText)))},
 		{"collection as a native", RuleUnsupportedType, "X", "cannot be stored as BLOB", withX[[]string](AsType(CQLBlob))},
 		{"map with a refused key", RuleUnsupportedType, "X", "MAP<BLOB, BIGINT>", withX[map[string]int64](AsType(MapOf(CQLBlob, CQLBigint)))},
 		{"map with a refused value", RuleUnsupportedType, "X", "MAP<TEXT, FLOAT>", withX[map[string]float64](AsType(MapOf(CQLText, CQLFloat)))},
-		{"named uuid as TEXT", RuleUnsupportedType, "X", "a kandra.rulesUserID cannot be stored as TEXT", withX[rulesUserID](AsType(CQLText))},
+		{"named uuid as TEXT", RuleUnsupportedType, "X", "a field of type kandra.rulesUserID cannot be stored as TEXT", withX[rulesUserID](AsType(CQLText))},
 
 		// key-type
 		{"duration partition key", RuleKeyType, "ID", "partition key cannot hold a duration|PRIMARY KEY", of(func(e *durationKey, s *Schema[durationKey]) {
@@ -1437,7 +1433,7 @@ func TestAsTypePairs(t *testing.T) {
 			}
 			var se *SchemaError
 			if !errors.As(err, &se) || se.Rule != RuleUnsupportedType || se.Field != "X" ||
-				!strings.Contains(se.Detail, "a "+g.goType.String()+" cannot be stored as "+ct.String()+": the driver marshals it to "+derived.String()) {
+				!strings.Contains(se.Detail, "a field of type "+g.goType.String()+" cannot be stored as "+ct.String()+": the driver marshals it to "+derived.String()) {
 				t.Errorf("%v as %v: error %v; want unsupported-type on X naming the pair", g.goType, ct, err)
 			}
 		}
@@ -1893,7 +1889,7 @@ func keyspaceCases(t *testing.T) []keyspaceCase {
 		// ttl-cap (Cassandra5 only), at the fixed clock ttlNow
 		{"DefaultTTL one second past the cap", RuleTTLCap, "DefaultTTL of kandra.ttlTable is " + strconv.Itoa(ttlLatest+1) + " s: " + cassandraCap + "|writes with it fail from 2027-11-30|365 days from now|Use a TTL of at most " + strconv.Itoa(ttlLatest) + " s|Targets: kandra.Cassandra5Latest", on(Cassandra5), tables(k.ttlOver), ""},
 		{"the SoftDelete TTL one second past the cap", RuleTTLCap, "the SoftDelete TTL of kandra.ttlTable is " + strconv.Itoa(ttlLatest+1) + " s", on(Cassandra5 | Scylla2026), tables(k.softOver), ""},
-		{"MaxTTL under the default targets", RuleTTLCap, "DefaultTTL of kandra.ttlTable is 630720000 s|writes with it fail from 2018-01-24", named("ks", nts1), tables(k.ttlMax), ""},
+		{"MaxTTL under the default targets", RuleTTLCap, "DefaultTTL of kandra.ttlTable is 630720000 s|writes with it fail already", named("ks", nts1), tables(k.ttlMax), ""},
 		// tablets (tablet targets only)
 		{"SimpleStrategy under the default targets", RuleTablets, "ScyllaDB 2025.x with tablets supports only NetworkTopologyStrategy in a keyspace with tablets; use kandra.NetworkTopologyStrategy, or a vnodes keyspace (Tablets: kandra.TabletsDisabled with ScyllaDB-only Targets)", named("ks", SimpleStrategy(1)), nil, same},
 		{"SimpleStrategy on ScyllaDB 2026.x with tablets", RuleTablets, "ScyllaDB 2026.x with tablets supports only NetworkTopologyStrategy", KeyspaceSpec{Name: "ks", Replication: SimpleStrategy(3), Targets: Cassandra5 | Scylla2026Tablets}, nil, same},

@@ -121,8 +121,8 @@ var (
 	// under storage_compatibility_mode CASSANDRA_4 (its default): writes
 	// whose now + TTL lies past it fail, a table's default TTL included.
 	expirationCap2038 = time.Date(2038, 1, 19, 3, 14, 6, 0, time.UTC)
-	// expirationCap2106 is the cap under storage_compatibility_mode NONE.
-	expirationCap2106 = time.Date(2106, 2, 7, 6, 28, 13, 0, time.UTC)
+	// Under storage_compatibility_mode NONE the cap is 2106-02-07, which no
+	// TTL up to MaxTTL reaches before 2086: no rule needs it.
 )
 
 // TTLHorizon is how long a TTL accepted today must keep working on a

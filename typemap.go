@@ -318,7 +318,7 @@ func overridePairProblem(t reflect.Type, ct CQLType) string {
 		return "" // the type names its own CQL type and marshals itself
 	}
 	if !pairOK(t, derived, ct) {
-		return "a " + t.String() + " cannot be stored as " + ct.brief() + ": the driver marshals it to " + derived.String() + describeOverrides(derived) + "; change the field's Go type, or drop AsType"
+		return "a field of type " + t.String() + " cannot be stored as " + ct.brief() + ": the driver marshals it to " + derived.String() + describeOverrides(derived) + "; change the field's Go type, or drop AsType"
 	}
 	return ""
 }

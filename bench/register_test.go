@@ -97,15 +97,6 @@ func eventTwin() dynamic.Spec {
 	return dynamic.Spec{Type: t, Table: "events", MarkerField: -1, Binds: eventBinds}
 }
 
-// registerSchema registers sp and returns its schema.
-func registerSchema(tb testing.TB, sp dynamic.Spec) *kandra.TableSchema {
-	v, err := dynamic.Register(sp)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return v.(*kandra.TableSchema)
-}
-
 // BenchmarkRegisterMany registers N new 12-field types per iteration, as a
 // large program does at start-up, to show whether the cost of one
 // registration grows with the number of types registered: ns/type at 4000

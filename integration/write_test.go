@@ -3,6 +3,7 @@ package integration
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"reflect"
 	"strings"
 
@@ -83,7 +84,12 @@ func checkWritable(s *gocql.Session, ks string, ts *kandra.TableSchema, seed int
 		res.fail(table, "Pointers: %v", err)
 		return res
 	}
-	vals := codec.BindValues(ptrs)
+	opaque, err := opaqueValues(ts, seed)
+	if err != nil {
+		res.fail(table, "%v", err)
+		return res
+	}
+	vals := opaque.bind(codec.BindValues(ptrs))
 	exec := func(what string, stmt *kandra.Statement, extra func(p kandra.Param) any) bool {
 		args := bindArgs(stmt, vals, extra)
 		if err := s.Query(stmt.CQL(), args...).Exec(); err != nil {
@@ -107,7 +113,7 @@ func checkWritable(s *gocql.Session, ks string, ts *kandra.TableSchema, seed int
 		return res
 	}
 	ttl, _ := ts.DefaultTTL()
-	if !readBack(s, st, ts, codec, in, vals, res, "row", ttl) {
+	if !readBack(s, st, ts, codec, opaque, in, vals, res, "row", ttl) {
 		return res
 	}
 	if ttl, ok := ts.DefaultTTL(); ok && ttl >= shortTTL {
@@ -123,12 +129,12 @@ func checkWritable(s *gocql.Session, ks string, ts *kandra.TableSchema, seed int
 				return res
 			}
 			reflect.ValueOf(p).Elem().SetBool(true)
-			vals = codec.BindValues(ptrs)
+			vals = opaque.bind(codec.BindValues(ptrs))
 		}
 		if !exec("soft-delete write", st.SoftDelete(), nil) {
 			return res
 		}
-		if readBack(s, st, ts, codec, in, vals, res, "soft-deleted row", sd.TTLSeconds) && (sd.TTLSeconds < shortTTL || checkTTL(s, ks, ts, vals, sd.TTLSeconds, res, "soft-delete TTL")) {
+		if readBack(s, st, ts, codec, opaque, in, vals, res, "soft-deleted row", sd.TTLSeconds) && (sd.TTLSeconds < shortTTL || checkTTL(s, ks, ts, vals, sd.TTLSeconds, res, "soft-delete TTL")) {
 			res.done = append(res.done, fmt.Sprintf("SoftDelete(%d)", sd.TTLSeconds))
 		}
 	}
@@ -141,6 +147,7 @@ func checkWritable(s *gocql.Session, ks string, ts *kandra.TableSchema, seed int
 		out := reflect.New(ts.EntityType())
 		outPtrs, _ := ts.Pointers(out.Interface(), nil)
 		targets, finish := codec.ScanTargets(outPtrs)
+		targets, got := opaque.scan(targets)
 		scan := make([]any, sel.NumResult())
 		for i := range scan {
 			scan[i] = targets[sel.Result(i).Position()]
@@ -157,7 +164,11 @@ func checkWritable(s *gocql.Session, ks string, ts *kandra.TableSchema, seed int
 		for i := 0; i < sel.NumResult(); i++ {
 			c := sel.Result(i)
 			n, _ := nodeOf(c.Type())
-			if why := sameValue(fieldOf(failer{res, l.Name()}, c, in), fieldOf(failer{res, l.Name()}, c, out), n); why != "" {
+			want, have := fieldOf(failer{res, l.Name()}, c, in), fieldOf(failer{res, l.Name()}, c, out)
+			if w, ok := opaque.wrote[c.Position()]; ok {
+				want, have = w, got[c.Position()].Elem()
+			}
+			if why := sameValue(want, have, n); why != "" {
 				res.fail(l.Name(), "the lookup gives back %s different from the row's: %s", c.Name(), why)
 				same = false
 			}
@@ -199,11 +210,12 @@ const shortTTL = 10
 
 // readBack reads the row by its key (SelectByKey) and compares every
 // column with in. ttl is the row's TTL (0: none).
-func readBack(s *gocql.Session, st *kandra.TableStatements, ts *kandra.TableSchema, codec *Codec, in reflect.Value, vals []any, res *writeResult, what string, ttl int) bool {
+func readBack(s *gocql.Session, st *kandra.TableStatements, ts *kandra.TableSchema, codec *Codec, opaque *opaqueRow, in reflect.Value, vals []any, res *writeResult, what string, ttl int) bool {
 	sel := st.SelectByKey()
 	out := reflect.New(ts.EntityType())
 	outPtrs, _ := ts.Pointers(out.Interface(), nil)
 	targets, finish := codec.ScanTargets(outPtrs)
+	targets, got := opaque.scan(targets)
 	scan := make([]any, sel.NumResult())
 	for i := range scan {
 		scan[i] = targets[sel.Result(i).Position()]
@@ -224,8 +236,12 @@ func readBack(s *gocql.Session, st *kandra.TableStatements, ts *kandra.TableSche
 	for _, c := range ts.Columns() {
 		n, _ := nodeOf(c.Type())
 		f := failer{res, ts.Name()}
-		if why := sameValue(fieldOf(f, c, in), fieldOf(f, c, out), n); why != "" {
-			res.fail(ts.Name(), "%s column %s (%s as %s): wrote %#v, read %#v: %s", what, c.Name(), c.GoType(), c.Decl(), fieldOf(f, c, in).Interface(), fieldOf(f, c, out).Interface(), why)
+		want, have := fieldOf(f, c, in), fieldOf(f, c, out)
+		if w, isOpaque := opaque.wrote[c.Position()]; isOpaque {
+			want, have = w, got[c.Position()].Elem()
+		}
+		if why := sameValue(want, have, n); why != "" {
+			res.fail(ts.Name(), "%s column %s (%s as %s): wrote %#v, read %#v: %s", what, c.Name(), c.GoType(), c.Decl(), want.Interface(), have.Interface(), why)
 			ok = false
 		}
 	}
@@ -304,6 +320,9 @@ func fullEntity(ts *kandra.TableSchema, seed int) (reflect.Value, error) {
 			f.SetInt(int64(seed%1000 + 1))
 			continue
 		}
+		if opaqueWire(c) != nil {
+			continue // written by opaqueValues
+		}
 		v, err := fullValue(c, seed)
 		if err != nil {
 			return e, err
@@ -332,6 +351,8 @@ func fullValue(c *kandra.ColumnSchema, seed int) (reflect.Value, error) {
 // one: booleans and numbers always are.
 func isSet(v reflect.Value) bool {
 	switch v.Kind() {
+	case reflect.Invalid:
+		return false
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
 		return true
@@ -341,4 +362,134 @@ func isSet(v reflect.Value) bool {
 		return v.Len() > 0
 	}
 	return !v.IsZero()
+}
+
+// Opaque columns: a Go type kandra derives no CQL type for (a struct
+// that is none of the special types, say) takes any AsType, the
+// application's word for what its driver marshals the type to. gocql
+// cannot marshal such a type by itself, so the suite writes in its place
+// a value of the declared CQL type, as the application's marshaller would,
+// and reads that back.
+
+var unmarshalerType = reflect.TypeFor[gocql.Unmarshaler]()
+
+// opaqueWire is the Go type the suite writes for an opaque column c (one
+// gocql marshals for c's CQL type), or nil when c is not opaque.
+func opaqueWire(c *kandra.ColumnSchema) reflect.Type {
+	if !isOpaque(c.GoType()) {
+		return nil
+	}
+	n, err := nodeOf(c.Type())
+	if err != nil {
+		return nil
+	}
+	return wireFor(n)
+}
+
+// isOpaque reports a struct type that is none of the special types, and
+// does not marshal itself for gocql.
+func isOpaque(t reflect.Type) bool {
+	if t.Kind() != reflect.Struct || t == typeTime || t == typeAddr || reflect.PointerTo(t).Implements(unmarshalerType) {
+		return false
+	}
+	_, special := drawBase(t)
+	return !special
+}
+
+// wireFor is a Go type gocql marshals and unmarshals for CQL type n (a
+// set as a slice), or nil.
+func wireFor(n cqlNode) reflect.Type {
+	switch n.name {
+	case "ascii", "text", "varchar":
+		return reflect.TypeFor[string]()
+	case "blob":
+		return reflect.TypeFor[[]byte]()
+	case "varint":
+		return reflect.TypeFor[*big.Int]()
+	case "decimal":
+		return reflect.TypeFor[Money]()
+	case "time":
+		return typeDuration
+	case "date", "timestamp":
+		return typeTime
+	case "inet":
+		return typeNetIP
+	case "boolean":
+		return reflect.TypeFor[bool]()
+	case "tinyint":
+		return reflect.TypeFor[int8]()
+	case "smallint":
+		return reflect.TypeFor[int16]()
+	case "int":
+		return reflect.TypeFor[int32]()
+	case "bigint":
+		return reflect.TypeFor[int64]()
+	case "float":
+		return reflect.TypeFor[float32]()
+	case "double":
+		return reflect.TypeFor[float64]()
+	case "uuid", "timeuuid":
+		return typeGocqlUUID
+	case "list", "set":
+		if e := wireFor(n.args[0]); e != nil {
+			return reflect.SliceOf(e)
+		}
+	case "map":
+		k, v := wireFor(n.args[0]), wireFor(n.args[1])
+		if k != nil && v != nil {
+			return reflect.MapOf(k, v)
+		}
+	}
+	return nil
+}
+
+// opaqueRow holds the values written for a row's opaque columns, by
+// column position.
+type opaqueRow struct {
+	wrote map[int]reflect.Value
+	wire  map[int]reflect.Type
+}
+
+func opaqueValues(ts *kandra.TableSchema, seed int) (*opaqueRow, error) {
+	o := &opaqueRow{wrote: map[int]reflect.Value{}, wire: map[int]reflect.Type{}}
+	for _, c := range ts.Columns() {
+		if !isOpaque(c.GoType()) {
+			continue
+		}
+		w := opaqueWire(c)
+		if w == nil {
+			return nil, fmt.Errorf("column %s (%s): no Go type to write a %s with", c.Name(), c.GoType(), c.Type())
+		}
+		n, _ := nodeOf(c.Type())
+		g := rapid.Custom(func(t *rapid.T) reflect.Value { return genValue(t, w, n, true) })
+		var v reflect.Value
+		for i := 0; i < 200 && !isSet(v); i++ {
+			v = g.Example(seed*1000 + i)
+		}
+		if !isSet(v) {
+			return nil, fmt.Errorf("column %s: no %s value with every part set drawn", c.Name(), c.Type())
+		}
+		o.wrote[c.Position()], o.wire[c.Position()] = v, w
+	}
+	return o, nil
+}
+
+// bind puts the opaque columns' values into vals (by column position).
+func (o *opaqueRow) bind(vals []any) []any {
+	for pos, v := range o.wrote {
+		vals[pos] = v.Interface()
+	}
+	return vals
+}
+
+// scan replaces the opaque columns' scan targets by fresh values of
+// their wire types, returned by position.
+func (o *opaqueRow) scan(targets []any) ([]any, map[int]reflect.Value) {
+	got := map[int]reflect.Value{}
+	for pos, w := range o.wire {
+		p := reflect.New(w)
+		targets[pos] = p.Interface()
+		got[pos] = p
+	}
+	return targets, got
 }

@@ -31,7 +31,7 @@ type (
 	Peer netip.Addr
 	// Opaque has no CQL type (a struct kind): it takes any AsType, the
 	// user's declaration of what the driver marshals it to.
-	Opaque struct{ units int64 }
+	Opaque struct{ _ int64 }
 )
 
 // Audit is embedded in some generated structs; its fields are flattened

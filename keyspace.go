@@ -515,6 +515,9 @@ func (k *keyspaceBuilder) checkTablets() error {
 func (k *keyspaceBuilder) checkSAIIndexes() error {
 	for _, t := range k.tables {
 		for _, c := range t.indexes {
+			if p := nameProblem(c.name); p != "" {
+				return k.fail(RuleSAIIndex, fmt.Sprintf("the index on %s.%s would be a storage-attached index on %s (default_secondary_index: sai), and SAI refuses a column whose name %s (\"contains non-alphanumeric-underscore characters\"); rename the column with kandra.Column, or target Cassandra5 only", t.entity, c.goName, Cassandra5Latest, p))
+			}
 			if c.typ.contains(CQLBlob) {
 				return k.fail(RuleSAIIndex, fmt.Sprintf("the index on %s.%s (%s) would be a storage-attached index on %s (default_secondary_index: sai), and SAI refuses blob values (\"Unsupported type: blob\"); target Cassandra5 only, or drop the index", t.entity, c.goName, c.typ.brief(), Cassandra5Latest))
 			}

@@ -101,7 +101,8 @@ const (
 	// (a Version column) and secondary indexes.
 	RuleTablets Rule = "tablets"
 	// RuleSAIIndex: an index a storage-attached index cannot be, on a
-	// target where CREATE INDEX makes one (a blob column).
+	// target where CREATE INDEX makes one: on a blob, or on a column whose
+	// name is not 1 to 48 ASCII letters, digits or underscores.
 	RuleSAIIndex Rule = "sai-index"
 )
 
@@ -223,8 +224,8 @@ var ruleTable = []ruleRow{
 		`every write fails: "Request on table ... with default ttl of N seconds exceeds maximum supported expiration date of 2038-01-19T03:14:06+00:00"`}, nil, (*keyspaceBuilder).checkTTLCap},
 	{RuleInfo{RuleTablets, KeyspaceScope, tabletTargets, "a tablets keyspace uses NetworkTopologyStrategy; on 2025.x it has no counters, Version or index",
 		`"Counters are not yet supported with tablets", "LWT is not yet supported with tablets"`}, nil, (*keyspaceBuilder).checkTablets},
-	{RuleInfo{RuleSAIIndex, KeyspaceScope, Cassandra5Latest, "no index on a blob where CREATE INDEX makes a storage-attached index",
-		`"Unsupported type: blob"`}, nil, (*keyspaceBuilder).checkSAIIndexes},
+	{RuleInfo{RuleSAIIndex, KeyspaceScope, Cassandra5Latest, "where CREATE INDEX makes a storage-attached index, none on a blob or a column not named 1-48 of [A-Za-z0-9_]",
+		`"Unsupported type: blob"; "... contains non-alphanumeric-underscore characters"`}, nil, (*keyspaceBuilder).checkSAIIndexes},
 }
 
 // Rules returns every rule in the order it is checked: the entity rules

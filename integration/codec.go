@@ -1,10 +1,14 @@
 package integration
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"net"
 	"net/netip"
 	"reflect"
+	"sort"
 	"strings"
 	"time"
 
@@ -53,24 +57,43 @@ import (
 //     fails ("can not marshal integration.At into timestamp"). Converted to
 //     the special type, then as that type is converted.
 //
+// A value that holds a set or a map is bound through ordered, which sends
+// its elements in a fixed order (gocql v1.7.0 sends a Go map in random
+// order, and Cassandra 5.0 keeps that order in a descending frozen
+// clustering column: see ordered).
+//
 // A column whose Go type needs none of this is passed through untouched:
 // the address kandra gave is what gocql reads and writes.
 type Codec struct {
-	convs []*conv // per column; nil = pass through
+	convs   []*conv // per column; nil = pass through
+	ordered []bool  // per column: its type holds a set or a map (see ordered)
 }
 
 // NewCodec plans the conversions for cols (in the order the pointers will
 // come in, normally TableSchema.Columns()).
 func NewCodec(cols []*kandra.ColumnSchema) (*Codec, error) {
-	c := &Codec{convs: make([]*conv, len(cols))}
+	c := &Codec{convs: make([]*conv, len(cols)), ordered: make([]bool, len(cols))}
 	for i, col := range cols {
 		node, err := nodeOf(col.Type())
 		if err != nil {
 			return nil, fmt.Errorf("column %s: %w", col.Name(), err)
 		}
 		c.convs[i] = planConv(col.GoType(), node, true)
+		c.ordered[i] = node.holdsSetOrMap()
 	}
 	return c, nil
+}
+
+func (n cqlNode) holdsSetOrMap() bool {
+	if n.name == "set" || n.name == "map" {
+		return true
+	}
+	for _, a := range n.args {
+		if a.holdsSetOrMap() {
+			return true
+		}
+	}
+	return false
 }
 
 // Converted reports whether column i needs a conversion.
@@ -82,13 +105,111 @@ func (c *Codec) BindValues(ptrs []any) []any {
 	out := make([]any, len(ptrs))
 	for i, p := range ptrs {
 		cv := c.convs[i]
-		if cv == nil {
+		switch {
+		case cv == nil && !c.ordered[i]:
 			out[i] = p
-			continue
+		case cv == nil:
+			out[i] = ordered{reflect.ValueOf(p).Elem()}
+		case c.ordered[i]:
+			out[i] = ordered{cv.toWire(reflect.ValueOf(p).Elem())}
+		default:
+			out[i] = cv.toWire(reflect.ValueOf(p).Elem()).Interface()
 		}
-		out[i] = cv.toWire(reflect.ValueOf(p).Elem()).Interface()
 	}
 	return out
+}
+
+// ordered marshals a collection value (a list or set as a slice, a set
+// as a map[K]struct{}, a map), through a pointer or not, with the
+// elements of every set and the entries of every map in it sorted by
+// their serialized bytes, nested collections likewise. gocql v1.7.0
+// marshals a Go map in its random iteration order, and Cassandra 5.0
+// keeps a frozen set or map in the order it was sent when the column is a
+// clustering column in descending order (it sorts it otherwise): the same
+// Go value would be a different key on every write (TestDescendingFrozen
+// shows it). Sorting by bytes makes the order deterministic; it is the
+// server's own order (the element type's comparator) for text, ascii,
+// blob and boolean elements, not for signed numbers or UUIDs, so a key
+// written by Codec can differ from the same key written as a CQL literal
+// by another client. A runtime must sort by the comparator.
+type ordered struct{ v reflect.Value }
+
+func (o ordered) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
+	v := o.v
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil, nil
+		}
+		v = v.Elem()
+	}
+	if (v.Kind() == reflect.Slice || v.Kind() == reflect.Map) && v.IsNil() {
+		return nil, nil
+	}
+	ci, ok := info.(gocql.CollectionType)
+	if !ok {
+		return gocql.Marshal(info, v.Interface())
+	}
+	item := func(info gocql.TypeInfo, x reflect.Value) ([]byte, error) {
+		if _, isColl := info.(gocql.CollectionType); isColl {
+			return ordered{x}.MarshalCQL(info)
+		}
+		return gocql.Marshal(info, x.Interface())
+	}
+	var elems [][]byte
+	n := 0
+	switch {
+	case info.Type() == gocql.TypeMap:
+		type entry struct{ k, v []byte }
+		var entries []entry
+		it := v.MapRange()
+		for it.Next() {
+			kb, err := item(ci.Key, it.Key())
+			if err != nil {
+				return nil, err
+			}
+			vb, err := item(ci.Elem, it.Value())
+			if err != nil {
+				return nil, err
+			}
+			entries = append(entries, entry{kb, vb})
+		}
+		sort.Slice(entries, func(i, j int) bool { return bytes.Compare(entries[i].k, entries[j].k) < 0 })
+		for _, e := range entries {
+			elems = append(elems, e.k, e.v)
+		}
+		n = len(entries)
+	case v.Kind() == reflect.Map: // a set as map[K]struct{}
+		for _, k := range v.MapKeys() {
+			b, err := item(ci.Elem, k)
+			if err != nil {
+				return nil, err
+			}
+			elems = append(elems, b)
+		}
+		n = len(elems)
+	default: // a list, or a set as a slice
+		for i := 0; i < v.Len(); i++ {
+			b, err := item(ci.Elem, v.Index(i))
+			if err != nil {
+				return nil, err
+			}
+			elems = append(elems, b)
+		}
+		n = len(elems)
+	}
+	if info.Type() == gocql.TypeSet {
+		sort.Slice(elems, func(i, j int) bool { return bytes.Compare(elems[i], elems[j]) < 0 })
+	}
+	out := binary.BigEndian.AppendUint32(nil, uint32(n))
+	for _, e := range elems {
+		if e == nil {
+			out = binary.BigEndian.AppendUint32(out, math.MaxUint32) // null (-1)
+			continue
+		}
+		out = binary.BigEndian.AppendUint32(out, uint32(len(e)))
+		out = append(out, e...)
+	}
+	return out, nil
 }
 
 // ScanTargets returns scan targets for a row whose fields are at ptrs:

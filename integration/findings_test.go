@@ -270,7 +270,11 @@ func writeAndFindByIndexes(t *testing.T, s *gocql.Session, ks string, ts *kandra
 		if c.Type().IsCollection() && c.Role() == kandra.RegularColumn {
 			// values(col): CONTAINS one element.
 			op = " CONTAINS ?"
-			arg = reflect.Indirect(reflect.ValueOf(arg)).Index(0).Interface()
+			v := reflect.ValueOf(arg)
+			if o, isOrdered := arg.(ordered); isOrdered {
+				v = o.v
+			}
+			arg = reflect.Indirect(v).Index(0).Interface()
 		}
 		q := "SELECT " + columnList(ts.Columns()) + " FROM " + qualified(ks, ts.CQLName()) + " WHERE " + c.CQLName() + op
 		out := reflect.New(ts.EntityType())

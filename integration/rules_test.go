@@ -605,6 +605,7 @@ type scyllaCase struct {
 	repl     *kandra.Replication // nil: testReplication()
 	stmts    []string            // sent, in order; all must be accepted
 	stricter bool                // kandra refuses it for the node's target too
+	among    kandra.Target       // the targets it is refused for (0: every target)
 }
 
 func scyllaCases(ks string) []scyllaCase {
@@ -638,15 +639,16 @@ func scyllaCases(ks string) []scyllaCase {
 				"UPDATE " + qualified(ks, "r_tabver") + " SET rev = 2 WHERE k = 'a' IF rev = 1",
 			}},
 		{rule: kandra.RuleNameTaken, what: "an index whose name + \"_index\" is a table", stricter: true,
-			why: "ScyllaDB backs a global index with a view named <index>_index; Cassandra has no such view, yet kandra claims the name on every target",
+			among: kandra.AllTargets &^ kandra.Scylla2025Tablets, // which refuses every index (tablets)
+			why:   "ScyllaDB backs a global index with a view named <index>_index; Cassandra has no such view, yet kandra claims the name on every target",
 			tables: []dynamic.Spec{
-				specOf("r_view_index", nil, f[string]("K", pk0)),
+				specOf("r_idxview_w_idx_index", nil, f[string]("K", pk0)),
 				specOf("r_idxview", nil, f[string]("K", pk0), f[string]("W", kandra.SecondaryIndex())),
 			},
 			stmts: []string{
-				tableDef{name: "r_view_index", cols: []colDef{{"k", "TEXT"}}, pk: []string{"k"}}.render(ks),
+				tableDef{name: "r_idxview_w_idx_index", cols: []colDef{{"k", "TEXT"}}, pk: []string{"k"}}.render(ks),
 				tableDef{name: "r_idxview", cols: []colDef{{"k", "TEXT"}, {"w", "TEXT"}}, pk: []string{"k"}}.render(ks),
-				indexDDL(ks, "r_view", "r_idxview", "w", true),
+				indexDDL(ks, "r_idxview_w_idx", "r_idxview", "w", true),
 			}},
 	}
 }
@@ -673,7 +675,6 @@ var goSideRules = map[kandra.Rule]string{
 	kandra.RuleReplication:              "for a keyspace without a replica (SimpleStrategy(0), NetworkTopologyStrategy without datacenters) and factors 65 to 2^31-2, which Cassandra accepts",
 	kandra.RuleTargets:                  "for Targets bits that name no server and Tablets values out of range: Go-level misuse (the tablets option on a Cassandra target is demonstrated)",
 	kandra.RuleNameLength:               "Cassandra's own limit (222): longer names fail on the file system and can hang the node (CASSANDRA-20389, CASSANDRA-20425), so they are not sent; the 48 and 192 limits are ScyllaDB's (sent above: Cassandra accepts)",
-	kandra.RuleTablets:                  "ScyllaDB tablets only (sent above: Cassandra accepts)",
 }
 
 // TestRules: for each server-grounded rule kandra enforces, Register (or,
@@ -882,13 +883,13 @@ func TestRules(t *testing.T) {
 			for i, sp := range c.tables {
 				tables[i] = mustBuild(t, sp)
 			}
-			spec := kandra.KeyspaceSpec{Name: ks, Replication: testReplication()}
+			spec := kandra.KeyspaceSpec{Name: ks, Replication: testReplication(), Targets: c.among}
 			if c.repl != nil {
 				spec.Replication = *c.repl
 			}
 			var se *kandra.SchemaError
 			if _, err := kandra.NewKeyspace(spec, tables...); !errors.As(err, &se) || se.Rule != c.rule {
-				t.Fatalf("NewKeyspace for every target: got %v, want a %s error", err, c.rule)
+				t.Fatalf("NewKeyspace for %s: got %v, want a %s error", spec.Targets, err, c.rule)
 			}
 			spec.Targets = serverTarget()
 			_, err := kandra.NewKeyspace(spec, tables...)

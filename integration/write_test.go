@@ -474,9 +474,14 @@ func opaqueValues(ts *kandra.TableSchema, seed int) (*opaqueRow, error) {
 	return o, nil
 }
 
-// bind puts the opaque columns' values into vals (by column position).
+// bind puts the opaque columns' values into vals (by column position),
+// sets and maps in a fixed order as Codec sends them.
 func (o *opaqueRow) bind(vals []any) []any {
 	for pos, v := range o.wrote {
+		if k := v.Kind(); k == reflect.Map || k == reflect.Slice && v.Type().Elem().Kind() != reflect.Uint8 {
+			vals[pos] = ordered{v}
+			continue
+		}
 		vals[pos] = v.Interface()
 	}
 	return vals

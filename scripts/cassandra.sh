@@ -199,16 +199,16 @@ fetch_jars() {
 
 # ---------------------------------------------------------------------------
 # The settings of Cassandra 5.0's conf/cassandra_latest.yaml that change what
-# schemas and writes the node accepts, copied from that file (cassandra-5.0
-# branch, commit af140beee577147726aa8f26b89ffa936d36ed4b, 5.0.3-dev; the
-# file has not changed on the branch since 2024-11-06). The base config above
-# already matches the rest where it matters here; cassandra_latest.yaml's
-# other differences from cassandra.yaml are operational and left out on
-# purpose: key_cache_size 0MiB, commitlog_disk_access_mode auto,
-# memtable_allocation_type offheap_objects, trickle_fsync true,
-# concurrent_compactors 8, batchlog_endpoint_strategy dynamic_remote,
-# stream_entire_sstables true, uuid_sstable_identifiers_enabled true, and the
-# class_name form of the auth settings.
+# schemas and writes the node accepts, copied from that file on the
+# cassandra-5.0 branch (commit af140beee577147726aa8f26b89ffa936d36ed4b,
+# 5.0.3-dev, whose last change to the file is of 2024-11-06; later 5.0.x
+# changes to it, if any, are unverified). The file's other differences from
+# cassandra.yaml are operational and left out on purpose: key_cache_size
+# 0MiB, commitlog_disk_access_mode auto, memtable_allocation_type
+# offheap_objects, trickle_fsync true, concurrent_compactors 8,
+# batchlog_endpoint_strategy dynamic_remote, stream_entire_sstables true,
+# uuid_sstable_identifiers_enabled true, and the class_name form of the auth
+# settings.
 latest_yaml() {
   cat <<'EOF'
 # --- from cassandra_latest.yaml (Cassandra 5.0): --latest ---

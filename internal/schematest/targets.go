@@ -76,14 +76,30 @@ func (m Model) LongestName() int {
 	return n
 }
 
-// blobIndex reports an index on a column whose type is or holds a BLOB.
-func (m Model) blobIndex() bool {
+// saiRefused reports an index a storage-attached index cannot be: on a
+// column whose type is or holds a BLOB, or whose name is not 1 to 48 ASCII
+// letters, digits or underscores.
+func (m Model) saiRefused() bool {
 	for _, c := range m.Columns {
-		if c.Indexed && strings.Contains(c.Type, "BLOB") {
+		if c.Indexed && (strings.Contains(c.Type, "BLOB") || !plainName(c.Name)) {
 			return true
 		}
 	}
 	return false
+}
+
+// plainName reports a name of 1 to 48 ASCII letters, digits or underscores.
+func plainName(s string) bool {
+	if s == "" || len(s) > 48 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // refuses says whether the rule refuses m on target: false for a rule that
@@ -114,7 +130,7 @@ func (m Model) refuses(rule kandra.Rule, target kandra.Target, now time.Time) (r
 		// column) and secondary indexes.
 		return target == kandra.Scylla2025Tablets && (m.Counter || m.Version || len(m.Indexes) > 0), true
 	case kandra.RuleSAIIndex:
-		return target == kandra.Cassandra5Latest && m.blobIndex(), true
+		return target == kandra.Cassandra5Latest && m.saiRefused(), true
 	}
 	return false, true
 }

@@ -648,19 +648,27 @@ func (g *gen) drawSuffix(used map[string]bool) string {
 // Version columns, indexes on blobs and TTLs past 2038 are drawn, so no
 // one target takes every valid model.
 func ValidModel(t *rapid.T) Model {
-	g := newValid(t, -1)
-	if r := g.d.broken(); len(r) > 0 {
-		panic("schematest: generated an invalid spec, breaking " + joinRules(r))
+	// A draw that neither target takes (an index on a column that SAI
+	// refuses, in a table with a name ScyllaDB refuses, say) is drawn
+	// again; such draws are rare, so a few attempts always suffice.
+	const attempts = 32
+	var names []string
+	for range attempts {
+		g := newValid(t, -1)
+		if r := g.d.broken(); len(r) > 0 {
+			panic("schematest: generated an invalid spec, breaking " + joinRules(r))
+		}
+		m := g.d.model(g.d.spec(t))
+		if NamesCollide(m) {
+			panic("schematest: generated a table whose own names collide: " + strings.Join(m.TakenNames(), ", "))
+		}
+		// Neither target's verdict reads the clock.
+		if Targets(time.Time{}, m)&(kandra.Scylla2026|kandra.Cassandra5Latest) != 0 {
+			return m
+		}
+		names = m.names()
 	}
-	m := g.d.model(g.d.spec(t))
-	if NamesCollide(m) {
-		panic("schematest: generated a table whose own names collide: " + strings.Join(m.TakenNames(), ", "))
-	}
-	// Neither target's verdict reads the clock.
-	if Targets(time.Time{}, m)&(kandra.Scylla2026|kandra.Cassandra5Latest) == 0 {
-		panic("schematest: generated a table that neither ScyllaDB 2026.x nor Cassandra5Latest accepts: " + strings.Join(m.names(), ", "))
-	}
-	return m
+	panic("schematest: " + strconv.Itoa(attempts) + " draws in a row made tables that neither ScyllaDB 2026.x nor Cassandra5Latest accepts, the last: " + strings.Join(names, ", "))
 }
 
 // ValidSpec draws a spec that every rule accepts.

@@ -287,7 +287,7 @@ func (k *keyspaceBuilder) checkName() error {
 	}
 	return k.each(AllTargets, func(t Target) error {
 		if n := keyspaceLimit(t); len(name) > n {
-			return k.fail(RuleKeyspaceName, "the keyspace name is "+strconv.Itoa(len(name))+" characters long; "+targetName(t)+" accepts at most "+strconv.Itoa(n))
+			return k.fail(RuleKeyspaceName, "the keyspace name is "+strconv.Itoa(len(name))+" characters long; "+t.String()+" accepts at most "+strconv.Itoa(n))
 		}
 		return nil
 	})
@@ -414,8 +414,6 @@ func datacenterProblem(dc string) string {
 // embedded single quote doubled.
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-func targetName(t Target) string { return t.String() }
-
 // checkNameLengths checks every table, lookup-table and index name of the
 // keyspace against the limit of each target.
 func (k *keyspaceBuilder) checkNameLengths() error {
@@ -453,21 +451,16 @@ func (k *keyspaceBuilder) checkTTLCap() error {
 	now := timeNow()
 	latest := expirationCap2038.Sub(now) - TTLHorizon
 	for _, t := range k.tables {
-		ttls := []struct {
+		type namedTTL struct {
 			what string
 			ttl  int
-		}{}
+		}
+		var ttls []namedTTL
 		if ttl, ok := t.DefaultTTL(); ok {
-			ttls = append(ttls, struct {
-				what string
-				ttl  int
-			}{"DefaultTTL", ttl})
+			ttls = append(ttls, namedTTL{"DefaultTTL", ttl})
 		}
 		if sd := t.softDelete; sd != nil {
-			ttls = append(ttls, struct {
-				what string
-				ttl  int
-			}{"the SoftDelete TTL", sd.TTLSeconds})
+			ttls = append(ttls, namedTTL{"the SoftDelete TTL", sd.TTLSeconds})
 		}
 		for _, x := range ttls {
 			if x.ttl == 0 {

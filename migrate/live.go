@@ -1,0 +1,133 @@
+package migrate
+
+import (
+	"time"
+
+	"github.com/kandra-go/kandra"
+)
+
+// Live is the schema one keyspace has on a cluster, as system_schema
+// records it. Types are parsed trees (kandra.CQLType), compared with
+// Equal, never as strings.
+type Live struct {
+	// Keyspace is nil when the keyspace does not exist.
+	Keyspace *LiveKeyspace
+}
+
+// LiveKeyspace is a row of system_schema.keyspaces and what it holds.
+type LiveKeyspace struct {
+	Name string
+	// Replication is the replication map as stored, for example
+	// {"class": "org.apache.cassandra.locator.SimpleStrategy",
+	// "replication_factor": "1"}.
+	Replication   map[string]string
+	DurableWrites bool
+	// Tables by name (the CQL name as stored: unquoted).
+	Tables map[string]*LiveTable
+	// Types are the user-defined types, by name.
+	Types map[string]*LiveType
+}
+
+// ColumnKind is the kind of a live column (system_schema.columns.kind).
+type ColumnKind string
+
+// The kinds of column.
+const (
+	PartitionKey ColumnKind = "partition_key"
+	Clustering   ColumnKind = "clustering"
+	Regular      ColumnKind = "regular"
+	Static       ColumnKind = "static"
+)
+
+// LiveTable is a row of system_schema.tables with its columns, indexes and
+// dropped columns.
+type LiveTable struct {
+	Name string
+	// ID is the table id (system_schema.tables.id), in canonical UUID form.
+	ID string
+	// Columns in key order: partition keys by position, clustering
+	// columns by position, then the rest by name.
+	Columns []*LiveColumn
+	Indexes []*LiveIndex
+	// Dropped are system_schema.dropped_columns rows, by name.
+	Dropped map[string]*LiveDropped
+	// DefaultTTL is default_time_to_live (0 = none).
+	DefaultTTL int
+	// GCGraceSeconds is gc_grace_seconds.
+	GCGraceSeconds int
+	// Flags are system_schema.tables.flags, for example "compound" or
+	// "counter".
+	Flags []string
+}
+
+// LiveColumn is a row of system_schema.columns.
+type LiveColumn struct {
+	Name string
+	Kind ColumnKind
+	// Position is the key position (-1 for regular and static columns).
+	Position int
+	// Order is "asc" or "desc" for a clustering column, "none" otherwise.
+	Order string
+	// Type is the parsed type; RawType the text system_schema holds.
+	Type    kandra.CQLType
+	RawType string
+}
+
+// LiveIndex is a row of system_schema.indexes.
+type LiveIndex struct {
+	Name string
+	// Kind is COMPOSITES, KEYS or CUSTOM.
+	Kind string
+	// Options are the index options; "target" names the indexed column,
+	// "class_name" a custom index's class.
+	Options map[string]string
+}
+
+// LiveDropped is a row of system_schema.dropped_columns.
+type LiveDropped struct {
+	Name      string
+	Type      kandra.CQLType
+	RawType   string
+	Kind      ColumnKind
+	DroppedAt time.Time
+}
+
+// LiveType is a row of system_schema.types.
+type LiveType struct {
+	Name       string
+	FieldNames []string
+	FieldTypes []string
+}
+
+// Table returns the live table named name, or nil.
+func (l *Live) Table(name string) *LiveTable {
+	if l == nil || l.Keyspace == nil {
+		return nil
+	}
+	return l.Keyspace.Tables[name]
+}
+
+// Column returns the live column named name, or nil.
+func (t *LiveTable) Column(name string) *LiveColumn {
+	for _, c := range t.Columns {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// SchemaRows are the system_schema rows of one keyspace as an adapter read
+// them, one map per row keyed by column name, with plain Go values: text
+// as string, uuid and timeuuid as a canonical string, int as int, boolean
+// as bool, timestamp as time.Time, map<text, text> as map[string]string,
+// list<text> and set<text> as []string; a null is absent or nil.
+// LiveFromRows turns them into a Live.
+type SchemaRows struct {
+	Keyspaces      []map[string]any // system_schema.keyspaces
+	Tables         []map[string]any // system_schema.tables
+	Columns        []map[string]any // system_schema.columns
+	Indexes        []map[string]any // system_schema.indexes
+	Types          []map[string]any // system_schema.types
+	DroppedColumns []map[string]any // system_schema.dropped_columns
+}

@@ -22,20 +22,41 @@ type MetricsFunc func(table, operation string, d time.Duration)
 // Record calls f(table, operation, d).
 func (f MetricsFunc) Record(table, operation string, d time.Duration) { f(table, operation, d) }
 
-// Operation names the runtime passes to [Metrics.Record]. They document what
-// the runtime emits; they are not a closed set, and a recorder should
-// accept other names too.
+// Operation names the runtime passes to [Metrics.Record]: the seed's write
+// operations, then the ones the Go runtime adds (its reads among them).
+// They document what the runtime emits; they are not a closed set, and a
+// recorder should accept other names too. Package runtime re-exports the
+// ones it emits.
 const (
-	// OpSave is a single-entity insert.
+	// OpSave is a single-entity insert: Save, and the lookup rows it writes.
 	OpSave = "save"
-	// OpUpdate is a single-entity update.
+	// OpUpdate is a single-entity update, and its lookup rows.
 	OpUpdate = "update"
-	// OpDelete is a single-entity delete.
+	// OpDelete is a single-entity hard delete, its lookup reads and deletes.
 	OpDelete = "delete"
-	// OpSaveAll is a multi-entity insert.
+	// OpSaveAll is a multi-entity insert (the seed's; the Go runtime has
+	// no SaveAll yet).
 	OpSaveAll = "saveAll"
-	// OpDeleteAll is a multi-entity delete.
+	// OpDeleteAll is a multi-entity delete (the seed's).
 	OpDeleteAll = "deleteAll"
-	// OpBatch is a user-assembled batch of statements.
+	// OpBatch is a user-assembled batch of statements (the seed's).
 	OpBatch = "batch"
+	// OpSaveIfNotExists is the lightweight-transaction insert.
+	OpSaveIfNotExists = "saveIfNotExists"
+	// OpSoftDelete is the soft-delete rewrite.
+	OpSoftDelete = "softDelete"
+	// OpGet is a read of one row by its full primary key.
+	OpGet = "get"
+	// OpFind is a read through a lookup table: the lookup row (recorded
+	// with the lookup table's name), then the primary row (with the
+	// primary table's name).
+	OpFind = "find"
+	// OpList is a read of one page of a partition.
+	OpList = "list"
+	// OpIncrement is a counter update (Increment and Decrement).
+	OpIncrement = "increment"
+	// OpEventualWriteFailed is recorded, with the lookup table's name and
+	// the failed statement's duration, when an asynchronous lookup write
+	// fails (the listener's OnEventualWriteFailed is called too).
+	OpEventualWriteFailed = "eventualWriteFailed"
 )

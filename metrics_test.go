@@ -42,6 +42,10 @@ func TestMetricsOperationNames(t *testing.T) {
 	for got, want := range map[string]string{
 		OpSave: "save", OpUpdate: "update", OpDelete: "delete",
 		OpSaveAll: "saveAll", OpDeleteAll: "deleteAll", OpBatch: "batch",
+		// The Go runtime's additions.
+		OpSaveIfNotExists: "saveIfNotExists", OpSoftDelete: "softDelete", OpGet: "get",
+		OpFind: "find", OpList: "list", OpIncrement: "increment",
+		OpEventualWriteFailed: "eventualWriteFailed",
 	} {
 		if got != want {
 			t.Errorf("operation %q, want %q", got, want)

@@ -107,11 +107,14 @@ func (s *Store) ByTicket(ctx context.Context, ref string) (*User, error) {
 	return s.byTicket.Find(ctx, ref)
 }
 
+// snippet: changeemail
 func (s *Store) ChangeEmail(ctx context.Context, u *User, email string) (*User, error) {
 	nu := *u
 	nu.Email = email
 	return &nu, s.users.Update(ctx, u, &nu)
 }
+
+// end snippet
 
 func (s *Store) AddTodo(ctx context.Context, owner uuid.UUID, title string) (*Todo, error) {
 	t := &Todo{OwnerID: owner, Title: title}

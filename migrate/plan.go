@@ -1,0 +1,610 @@
+package migrate
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kandra-go/kandra"
+)
+
+// Plan is the difference between a kandra.Keyspace and the live keyspace,
+// as ordered steps. Build it with NewPlan; render it with Script (a .cql
+// file for review) or String (a table); check it with Err.
+type Plan struct {
+	// Keyspace is the keyspace's name.
+	Keyspace string
+	// Steps are in dependency order: the keyspace, primary tables, lookup
+	// tables, added columns, indexes, table options, backfills (each after
+	// its lookup table exists), then the impossible steps.
+	Steps []Step
+	// Extra lists what the live keyspace has and the model does not
+	// ("table users_old", "column users.legacy", "index users_x_idx on
+	// users", "type address"): reported, never dropped. The migrator's own
+	// tables (kandra_*) are not listed.
+	Extra []string
+}
+
+// ownTablePrefix starts the names of the migrator's own tables (history,
+// lease, backfill progress), which live in the target keyspace.
+const ownTablePrefix = "kandra_"
+
+// The phases steps are ordered by.
+const (
+	phaseKeyspace = iota
+	phaseTable
+	phaseLookup
+	phaseColumn
+	phaseIndex
+	phaseOptions
+	phaseBackfill
+	phaseImpossible
+	phases
+)
+
+// planner collects the steps of one NewPlan by phase.
+type planner struct {
+	ks      *kandra.Keyspace
+	live    *Live
+	qks     string // the keyspace's name as written in CQL
+	targets kandra.Target
+	steps   [phases][]Step
+	extra   []string
+}
+
+// NewPlan compares the model ks with the live keyspace and returns the
+// steps that bring live to ks. It never plans a drop: what only live has
+// is listed in Plan.Extra. A nil Live.Keyspace (the keyspace does not
+// exist) plans the keyspace and everything in it; an existing keyspace
+// with no tables plans the same minus the keyspace.
+//
+// The error is only for input NewPlan cannot compare: a nil ks or live,
+// or a live keyspace of another name.
+func NewPlan(ks *kandra.Keyspace, live *Live) (*Plan, error) {
+	if ks == nil {
+		return nil, errors.New("migrate: NewPlan: nil *kandra.Keyspace; build the model with kandra.NewKeyspace")
+	}
+	if live == nil {
+		return nil, errors.New("migrate: NewPlan: nil *Live for keyspace " + strconv.Quote(ks.Name()) + "; read it with Read or LiveFromRows (a missing keyspace is a Live with a nil Keyspace)")
+	}
+	if live.Keyspace != nil && live.Keyspace.Name != ks.Name() {
+		return nil, fmt.Errorf("migrate: NewPlan: the live schema is of keyspace %q, the model of keyspace %q; read the model's keyspace", live.Keyspace.Name, ks.Name())
+	}
+	p := &planner{ks: ks, live: live, qks: kandra.QuoteIdent(ks.Name()), targets: ks.Spec().Targets}
+	p.keyspace()
+	for _, t := range ks.Tables() {
+		p.table(t)
+	}
+	p.extras()
+	plan := &Plan{Keyspace: ks.Name(), Extra: p.extra}
+	for _, s := range p.steps {
+		plan.Steps = append(plan.Steps, s...)
+	}
+	return plan, nil
+}
+
+func (p *planner) add(phase int, s Step) { p.steps[phase] = append(p.steps[phase], s) }
+
+// impossible adds an impossible step.
+func (p *planner) impossible(k StepKind, object, table, column, reason, manual string) {
+	p.add(phaseImpossible, Step{ID: stepID(k, object), Class: Impossible, Kind: k, Table: table, Column: column, Reason: reason, Manual: manual})
+}
+
+// qualified is a table's name qualified with the keyspace's, as in CQL.
+func (p *planner) qualified(cqlTable string) string { return p.qks + "." + cqlTable }
+
+// mustCQL is for the Keyspace DDL writers called with the keyspace's own
+// tables and columns: they fail only for a table or column of another
+// keyspace, which NewPlan never passes.
+func mustCQL(s string, err error) string {
+	if err != nil {
+		panic("migrate: a kandra DDL writer refused the keyspace's own table: " + err.Error())
+	}
+	return s
+}
+
+func (p *planner) keyspace() {
+	lks := p.live.Keyspace
+	name := p.ks.Name()
+	if lks == nil {
+		p.add(phaseKeyspace, Step{ID: stepID(CreateKeyspace, name), Class: Safe, Kind: CreateKeyspace, CQL: p.ks.CreateKeyspace(),
+			Reason: "keyspace " + strconv.Quote(name) + " does not exist"})
+		return
+	}
+	r := p.ks.Replication()
+	if got, want := describeReplication(lks.Replication), describeModelReplication(r); got != want {
+		p.impossible(ChangeReplication, name, "", "",
+			"keyspace "+strconv.Quote(name)+" is replicated "+got+", the model says "+want,
+			"changing replication moves data between nodes, which only a repair completes, so the migrator leaves it to you: "+
+				"run "+p.alterKeyspace(r)+" then a full repair (nodetool repair -full) on every node before relying on the new factors; "+
+				"or change the model's KeyspaceSpec.Replication to what the cluster has")
+	}
+}
+
+// alterKeyspace renders ALTER KEYSPACE ... WITH replication for r.
+func (p *planner) alterKeyspace(r kandra.Replication) string {
+	var b strings.Builder
+	b.WriteString("ALTER KEYSPACE " + p.qks + " WITH replication = {'class': ")
+	if !r.IsNetworkTopology() {
+		b.WriteString("'SimpleStrategy', 'replication_factor': " + strconv.Itoa(r.SimpleFactor()))
+	} else {
+		b.WriteString("'NetworkTopologyStrategy'")
+		dcs := r.Datacenters()
+		for _, dc := range slices.Sorted(maps.Keys(dcs)) {
+			b.WriteString(", " + quoteLiteral(dc) + ": " + strconv.Itoa(dcs[dc]))
+		}
+	}
+	b.WriteString("};")
+	return b.String()
+}
+
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// describeReplication renders a live replication map canonically: the
+// class without its package, then the other options sorted,
+// "SimpleStrategy replication_factor=3".
+func describeReplication(m map[string]string) string {
+	class := m["class"]
+	class = class[strings.LastIndexByte(class, '.')+1:]
+	parts := []string{class}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if k != "class" {
+			parts = append(parts, k+"="+m[k])
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// describeModelReplication renders r as describeReplication renders the
+// map a server stores for it.
+func describeModelReplication(r kandra.Replication) string {
+	m := map[string]string{}
+	if r.IsNetworkTopology() {
+		m["class"] = "NetworkTopologyStrategy"
+		for dc, n := range r.Datacenters() {
+			m[dc] = strconv.Itoa(n)
+		}
+	} else {
+		m["class"] = "SimpleStrategy"
+		m["replication_factor"] = strconv.Itoa(r.SimpleFactor())
+	}
+	return describeReplication(m)
+}
+
+func (p *planner) table(t *kandra.TableSchema) {
+	lt := p.live.Table(t.Name())
+	if lt == nil {
+		p.add(phaseTable, Step{ID: stepID(CreateTable, t.Name()), Class: Safe, Kind: CreateTable, Table: t.Name(),
+			CQL: mustCQL(p.ks.CreateTable(t)), Reason: "table " + strconv.Quote(t.Name()) + " does not exist"})
+	} else {
+		p.diffTable(t, lt)
+	}
+	for _, l := range t.LookupTables() {
+		p.lookup(l, lt != nil)
+	}
+	for _, c := range t.SecondaryIndexes() {
+		p.index(t, lt, c)
+	}
+}
+
+// wantColumn is a column as the model declares it, in a primary or a
+// lookup table.
+type wantColumn struct {
+	name   string
+	typ    kandra.CQLType
+	frozen bool // a collection declared FROZEN<...>
+	kind   ColumnKind
+	order  string // "asc" or "desc" for a clustering column, else "none"
+}
+
+func (w wantColumn) decl() string {
+	if w.frozen {
+		return w.typ.Frozen()
+	}
+	return w.typ.String()
+}
+
+func modelColumn(c *kandra.ColumnSchema) wantColumn {
+	w := wantColumn{name: c.Name(), typ: c.Type(), kind: Regular, order: "none"}
+	switch {
+	case c.IsPartitionKey():
+		w.kind = PartitionKey
+	case c.IsClusteringKey():
+		w.kind = Clustering
+		w.order = strings.ToLower(c.ClusteringOrder().String())
+	}
+	// kandra freezes a collection in a key position and nowhere else at
+	// the top level (nested collections are always frozen).
+	w.frozen = w.kind != Regular && c.Type().IsCollection()
+	return w
+}
+
+// typeMismatch says how live column lc differs in type from w, or "".
+func typeMismatch(w wantColumn, lc *LiveColumn) string {
+	if lc.Type.IsZero() {
+		return "kandra cannot read its live type " + strconv.Quote(lc.RawType) + " (a user-defined type, tuple or custom type), so it cannot be compared with the model's " + w.decl()
+	}
+	if !sameType(w.typ, lc.Type) || w.typ.IsCollection() && outerFrozen(lc.RawType) != w.frozen {
+		return "its type is " + lc.RawType + " in live, " + w.decl() + " in the model"
+	}
+	return ""
+}
+
+// sameType compares two type trees as a server does: VARCHAR is TEXT.
+// Freezing is not in the trees; typeMismatch compares the outer one.
+func sameType(a, b kandra.CQLType) bool {
+	if a.Kind() != b.Kind() {
+		return false
+	}
+	switch a.Kind() {
+	case kandra.KindInvalid:
+		return true
+	case kandra.KindNative:
+		return nativeName(a) == nativeName(b)
+	case kandra.KindMap:
+		return sameType(a.Key(), b.Key()) && sameType(a.Elem(), b.Elem())
+	}
+	return sameType(a.Elem(), b.Elem())
+}
+
+func nativeName(t kandra.CQLType) string {
+	if n := t.Name(); n != "VARCHAR" {
+		return n
+	}
+	return "TEXT"
+}
+
+// outerFrozen reports whether a live type is written frozen<...> at the
+// top. Servers write every nested collection frozen, so the top is the
+// only place freezing can differ for the same tree.
+func outerFrozen(raw string) bool {
+	s := strings.TrimSpace(raw)
+	return len(s) >= 7 && strings.EqualFold(s[:6], "frozen") && strings.HasPrefix(strings.TrimLeft(s[6:], " \t\r\n\f\v"), "<")
+}
+
+// keyColumns returns live's columns of kind k, by position.
+func keyColumns(lt *LiveTable, k ColumnKind) []*LiveColumn {
+	var out []*LiveColumn
+	for _, c := range lt.Columns {
+		if c.Kind == k {
+			out = append(out, c)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *LiveColumn) int { return a.Position - b.Position })
+	return out
+}
+
+func liveNames(cs []*LiveColumn) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name
+	}
+	return "(" + strings.Join(names, ", ") + ")"
+}
+
+func wantNames(ws []wantColumn) string {
+	names := make([]string, len(ws))
+	for i, w := range ws {
+		names[i] = w.name
+	}
+	return "(" + strings.Join(names, ", ") + ")"
+}
+
+// keyDiff compares one part of the primary key (the partition key or the
+// clustering columns): it returns how the columns or their types differ,
+// and separately how only the clustering order differs.
+func keyDiff(what string, want []wantColumn, live []*LiveColumn) (key, order string) {
+	if len(want) != len(live) {
+		return what + " is " + liveNames(live) + " in live, " + wantNames(want) + " in the model", ""
+	}
+	for i, w := range want {
+		if live[i].Name != w.name {
+			return what + " is " + liveNames(live) + " in live, " + wantNames(want) + " in the model", ""
+		}
+	}
+	for i, w := range want {
+		if m := typeMismatch(w, live[i]); m != "" {
+			return what + " column " + strconv.Quote(w.name) + " differs: " + m, ""
+		}
+	}
+	for i, w := range want {
+		if live[i].Order != w.order {
+			return "", "clustering column " + strconv.Quote(w.name) + " is sorted " + live[i].Order + " in live, " + w.order + " in the model"
+		}
+	}
+	return "", ""
+}
+
+func isCounterLive(lt *LiveTable) bool {
+	if slices.Contains(lt.Flags, "counter") {
+		return true
+	}
+	return slices.ContainsFunc(lt.Columns, func(c *LiveColumn) bool { return c.Type.Name() == "COUNTER" })
+}
+
+// newTableManual is the manual path for a change no ALTER can make to a
+// primary table.
+func (p *planner) newTableManual(t *kandra.TableSchema) string {
+	return "create a new table with the model's definition under another name, copy the rows from " + p.qualified(t.CQLName()) +
+		" (with a token-range scan or DSBulk), switch the application to it, then drop the old table; the table's lookup tables and indexes follow it"
+}
+
+func (p *planner) diffTable(t *kandra.TableSchema, lt *LiveTable) {
+	name := t.Name()
+	if model, live := t.IsCounterTable(), isCounterLive(lt); model != live {
+		kind := map[bool]string{true: "a counter table", false: "a table without counters"}
+		p.impossible(ChangeCounterKind, name, name, "", "table "+strconv.Quote(name)+" is "+kind[live]+" in live and "+kind[model]+" in the model",
+			"a table is a counter table or not for good: "+p.newTableManual(t)+" (counter values are copied by adding them to the new counters)")
+		p.extraColumns(name, lt, t.Columns())
+		return
+	}
+	var pk, ck []wantColumn
+	for _, c := range t.PartitionKeys() {
+		pk = append(pk, modelColumn(c))
+	}
+	for _, c := range t.ClusteringKeys() {
+		ck = append(ck, modelColumn(c))
+	}
+	keyChanged := false
+	if why, _ := keyDiff("the partition key", pk, keyColumns(lt, PartitionKey)); why != "" {
+		p.impossible(ChangeKey, name, name, "", "table "+strconv.Quote(name)+": "+why, "a primary key is fixed when a table is created: "+p.newTableManual(t))
+		keyChanged = true
+	} else if why, order := keyDiff("the clustering key", ck, keyColumns(lt, Clustering)); why != "" {
+		p.impossible(ChangeKey, name, name, "", "table "+strconv.Quote(name)+": "+why, "a primary key is fixed when a table is created: "+p.newTableManual(t))
+		keyChanged = true
+	} else if order != "" {
+		p.impossible(ChangeClusteringOrder, name, name, "", "table "+strconv.Quote(name)+": "+order,
+			"the clustering order is fixed when a table is created: "+p.newTableManual(t))
+	}
+	for _, c := range t.Columns() {
+		if c.IsPartitionKey() || c.IsClusteringKey() {
+			continue
+		}
+		p.column(t, lt, c, keyChanged)
+	}
+	p.extraColumns(name, lt, t.Columns())
+	p.options(t, lt)
+}
+
+func (p *planner) column(t *kandra.TableSchema, lt *LiveTable, c *kandra.ColumnSchema, keyChanged bool) {
+	tn, cn := t.Name(), c.Name()
+	object := tn + "." + cn
+	w := modelColumn(c)
+	lc := lt.Column(cn)
+	if lc == nil {
+		reason := "table " + strconv.Quote(tn) + " has no column " + strconv.Quote(cn)
+		if d := lt.Dropped[cn]; d != nil {
+			if refused := p.reAddRefused(d, w); refused != "" {
+				p.impossible(ReAddDropped, object, tn, cn, "column "+strconv.Quote(cn)+" of table "+strconv.Quote(tn)+" was dropped"+droppedWhen(d)+" as "+d.RawType+"; "+refused,
+					"give the field another column name (kandra.Column), or declare it with the dropped type "+d.RawType)
+				return
+			}
+			reason += "; it was dropped" + droppedWhen(d) + " with the same type, and rows written before the drop stay hidden"
+		}
+		p.add(phaseColumn, Step{ID: stepID(AddColumn, object), Class: Safe, Kind: AddColumn, Table: tn, Column: cn,
+			CQL: mustCQL(p.ks.AlterTableAdd(t, c)), Reason: reason})
+		return
+	}
+	switch lc.Kind {
+	case Regular:
+	case Static:
+		p.impossible(ChangeColumnKind, object, tn, cn, "column "+strconv.Quote(cn)+" of table "+strconv.Quote(tn)+" is static in live, regular in the model",
+			"a column's kind cannot be altered: "+p.newTableManual(t))
+		return
+	default:
+		if !keyChanged { // a key column the model has as a regular one: keyDiff said so
+			panic("migrate: key column " + object + " passed the key comparison")
+		}
+		return
+	}
+	if m := typeMismatch(w, lc); m != "" {
+		p.impossible(ChangeType, object, tn, cn, "column "+strconv.Quote(cn)+" of table "+strconv.Quote(tn)+": "+m,
+			"servers no longer alter column types: add a column under a new name with the new type (kandra.Column), copy the values over, then stop using the old one; or "+p.newTableManual(t))
+	}
+}
+
+func droppedWhen(d *LiveDropped) string {
+	if d.DroppedAt.IsZero() {
+		return ""
+	}
+	return " at " + d.DroppedAt.UTC().Format("2006-01-02T15:04:05Z")
+}
+
+// reAddRefused says why the keyspace's targets refuse to add column w
+// back after d was dropped, or "".
+func (p *planner) reAddRefused(d *LiveDropped, w wantColumn) string {
+	if d.Type.IsZero() {
+		return "kandra cannot read the dropped type, so it cannot tell whether the server takes the column back as " + w.decl()
+	}
+	same := sameType(d.Type, w.typ) && (d.Kind == Regular || d.Kind == "")
+	if same {
+		return ""
+	}
+	if d.Type.Name() == "COUNTER" {
+		return "a dropped counter column cannot be added back"
+	}
+	const cassandra = kandra.Cassandra5 | kandra.Cassandra5Latest
+	if p.targets&cassandra != 0 {
+		return "Cassandra refuses to add it back with another type or kind (" + w.decl() + ", regular)"
+	}
+	if d.Type.IsCollection() || w.typ.IsCollection() {
+		return "ScyllaDB refuses to add a collection back with another type (" + w.decl() + ")"
+	}
+	if d.Kind != Regular && d.Kind != "" {
+		return "it was a " + string(d.Kind) + " column, and the model's is regular"
+	}
+	return ""
+}
+
+// extraColumns reports live regular and static columns the model lacks;
+// key columns it lacks are in a ChangeKey step already.
+func (p *planner) extraColumns(table string, lt *LiveTable, model []*kandra.ColumnSchema) {
+	have := map[string]bool{}
+	for _, c := range model {
+		have[c.Name()] = true
+	}
+	for _, c := range lt.Columns {
+		if (c.Kind == Regular || c.Kind == Static) && !have[c.Name] {
+			p.extra = append(p.extra, "column "+table+"."+c.Name)
+		}
+	}
+}
+
+func (p *planner) options(t *kandra.TableSchema, lt *LiveTable) {
+	var set, why []string
+	// No default TTL in the model means none (0), as the runtime writes
+	// expect; gc_grace_seconds unset leaves whatever the cluster has.
+	ttl, _ := t.DefaultTTL()
+	if lt.DefaultTTL != ttl {
+		set = append(set, "default_time_to_live = "+strconv.Itoa(ttl))
+		why = append(why, "default_time_to_live is "+strconv.Itoa(lt.DefaultTTL)+" in live, "+strconv.Itoa(ttl)+" in the model")
+	}
+	if gc, ok := t.GCGraceSeconds(); ok && lt.GCGraceSeconds != gc {
+		set = append(set, "gc_grace_seconds = "+strconv.Itoa(gc))
+		why = append(why, "gc_grace_seconds is "+strconv.Itoa(lt.GCGraceSeconds)+" in live, "+strconv.Itoa(gc)+" in the model")
+	}
+	if len(set) == 0 {
+		return
+	}
+	p.add(phaseOptions, Step{ID: stepID(AlterOptions, t.Name()), Class: NeedsApproval, Kind: AlterOptions, Table: t.Name(),
+		CQL:    "ALTER TABLE " + p.qualified(t.CQLName()) + " WITH " + strings.Join(set, " AND ") + ";",
+		Reason: "table " + strconv.Quote(t.Name()) + ": " + strings.Join(why, "; ") + " (it changes how existing and new rows expire)"})
+}
+
+// lookup plans lookup table l of a primary table that exists in live or
+// is created by the plan.
+func (p *planner) lookup(l *kandra.LookupTableSchema, primaryExists bool) {
+	name := l.Name()
+	lt := p.live.Table(name)
+	if lt != nil {
+		p.diffLookup(l, lt)
+		return
+	}
+	p.add(phaseLookup, Step{ID: stepID(CreateLookupTable, name), Class: Safe, Kind: CreateLookupTable, Table: name,
+		CQL: mustCQL(p.ks.CreateLookupTable(l)), Reason: "lookup table " + strconv.Quote(name) + " of table " + strconv.Quote(l.Table().Name()) + " does not exist"})
+	if primaryExists {
+		p.add(phaseBackfill, Step{ID: stepID(BackfillLookup, name), Class: NeedsApproval, Kind: BackfillLookup, Table: name, Lookup: l,
+			Reason: "table " + strconv.Quote(l.Table().Name()) + " already holds rows, which lookup table " + strconv.Quote(name) +
+				" must be filled with before lookups by " + strconv.Quote(l.IndexColumn().Name()) + " find them; it reads the whole table"})
+	}
+}
+
+// diffLookup compares an existing lookup table with the model's: its key
+// is the indexed column, frozen, and it carries the primary key's other
+// columns as regular ones, declared as in the primary table.
+func (p *planner) diffLookup(l *kandra.LookupTableSchema, lt *LiveTable) {
+	name := l.Name()
+	manual := "a lookup table holds only copies: drop it by hand (DROP TABLE " + p.qualified(l.CQLName()) +
+		";), then plan again: it is created anew, and its backfill is planned"
+	ix := l.IndexColumn()
+	key := wantColumn{name: ix.Name(), typ: ix.Type(), frozen: ix.Type().IsCollection(), kind: PartitionKey, order: "none"}
+	if why, _ := keyDiff("the key", []wantColumn{key}, keyColumns(lt, PartitionKey)); why != "" {
+		p.impossible(ChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+": "+why, manual)
+		return
+	}
+	if why, _ := keyDiff("the clustering key", nil, keyColumns(lt, Clustering)); why != "" {
+		p.impossible(ChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+": "+why, manual)
+		return
+	}
+	cols := l.Columns()
+	for _, c := range cols[1:] {
+		w := wantColumn{name: c.Name(), typ: c.Type(), frozen: c.Type().IsCollection(), kind: Regular, order: "none"}
+		lc := lt.Column(c.Name())
+		switch {
+		case lc == nil:
+			p.impossible(ChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+" lacks column "+strconv.Quote(c.Name())+" of its primary table's key", manual)
+			return
+		case lc.Kind != Regular:
+			p.impossible(ChangeColumnKind, name+"."+c.Name(), name, c.Name(), "column "+strconv.Quote(c.Name())+" of lookup table "+strconv.Quote(name)+" is "+string(lc.Kind)+" in live, regular in the model", manual)
+			return
+		}
+		if m := typeMismatch(w, lc); m != "" {
+			p.impossible(ChangeType, name+"."+c.Name(), name, c.Name(), "column "+strconv.Quote(c.Name())+" of lookup table "+strconv.Quote(name)+": "+m, manual)
+			return
+		}
+	}
+	p.extraColumns(name, lt, cols)
+}
+
+// indexTarget is the column a live index's target option names:
+// "email", "values(tags)", "full(k)", "\"Mixed\"".
+func indexTarget(target string) string {
+	t := strings.TrimSpace(target)
+	if i := strings.IndexByte(t, '('); i > 0 && strings.HasSuffix(t, ")") && !strings.HasPrefix(t, `"`) {
+		t = strings.TrimSpace(t[i+1 : len(t)-1])
+	}
+	if len(t) >= 2 && t[0] == '"' && t[len(t)-1] == '"' {
+		return strings.ReplaceAll(t[1:len(t)-1], `""`, `"`)
+	}
+	return t
+}
+
+// liveIndex finds the live index of a name anywhere in the keyspace, as
+// index names are per keyspace.
+func (p *planner) liveIndex(name string) (*LiveTable, *LiveIndex) {
+	if p.live.Keyspace == nil {
+		return nil, nil
+	}
+	for _, tn := range slices.Sorted(maps.Keys(p.live.Keyspace.Tables)) {
+		lt := p.live.Keyspace.Tables[tn]
+		for _, ix := range lt.Indexes {
+			if ix.Name == name {
+				return lt, ix
+			}
+		}
+	}
+	return nil, nil
+}
+
+func (p *planner) index(t *kandra.TableSchema, lt *LiveTable, c *kandra.ColumnSchema) {
+	name := t.IndexName(c)
+	on, ix := p.liveIndex(name)
+	if ix == nil {
+		p.add(phaseIndex, Step{ID: stepID(CreateIndex, name), Class: Safe, Kind: CreateIndex, Table: t.Name(), Column: c.Name(),
+			CQL: mustCQL(p.ks.CreateIndex(t, c)), Reason: "index " + strconv.Quote(name) + " on " + t.Name() + "." + c.Name() + " does not exist"})
+		return
+	}
+	if target := indexTarget(ix.Options["target"]); on != lt || target != c.Name() {
+		p.impossible(ChangeIndex, name, t.Name(), c.Name(),
+			"index "+strconv.Quote(name)+" is on "+on.Name+"."+target+" in live, on "+t.Name()+"."+c.Name()+" in the model",
+			"drop the live index by hand (DROP INDEX "+p.qks+"."+kandra.QuoteIdent(name)+";), then plan again: it is created on the model's column")
+	}
+}
+
+// extras lists the live tables, indexes and types the model does not have.
+func (p *planner) extras() {
+	lks := p.live.Keyspace
+	if lks == nil {
+		return
+	}
+	tables := map[string]bool{}
+	indexes := map[string]bool{}
+	for _, t := range p.ks.Tables() {
+		tables[t.Name()] = true
+		for _, l := range t.LookupTables() {
+			tables[l.Name()] = true
+		}
+		for _, c := range t.SecondaryIndexes() {
+			indexes[t.IndexName(c)] = true
+		}
+	}
+	for _, tn := range slices.Sorted(maps.Keys(lks.Tables)) {
+		if strings.HasPrefix(tn, ownTablePrefix) {
+			continue
+		}
+		if !tables[tn] {
+			p.extra = append(p.extra, "table "+tn)
+		}
+		for _, ix := range lks.Tables[tn].Indexes {
+			if !indexes[ix.Name] {
+				p.extra = append(p.extra, "index "+ix.Name+" on "+tn)
+			}
+		}
+	}
+	for _, tn := range slices.Sorted(maps.Keys(lks.Types)) {
+		p.extra = append(p.extra, "type "+tn)
+	}
+}

@@ -1,0 +1,147 @@
+package migrate
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	kerrors "github.com/kandra-go/kandra/errors"
+)
+
+// Hash identifies the plan: the hex SHA-256 (its first 16 bytes) of the
+// steps' IDs and CQL, in order. Two plans with the same steps have the
+// same hash, whatever their reasons say; the history records it.
+func (p *Plan) Hash() string {
+	h := sha256.New()
+	for _, s := range p.Steps {
+		// Lengths first, so that no two step lists hash the same input.
+		h.Write([]byte(strconv.Itoa(len(s.ID)) + ":" + s.ID + strconv.Itoa(len(s.CQL)) + ":" + s.CQL))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Empty reports whether the plan has no steps: the live keyspace is what
+// the model describes (Extra may still list what only live has).
+func (p *Plan) Empty() bool { return len(p.Steps) == 0 }
+
+// Select returns the steps of class c, in plan order.
+func (p *Plan) Select(c Class) []Step {
+	var out []Step
+	for _, s := range p.Steps {
+		if s.Class == c {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// counts renders "3 steps: 2 safe, 1 needs approval, 0 impossible".
+func (p *Plan) counts() string {
+	n := strconv.Itoa(len(p.Steps)) + " step"
+	if len(p.Steps) != 1 {
+		n += "s"
+	}
+	return n + ": " + strconv.Itoa(len(p.Select(Safe))) + " safe, " + strconv.Itoa(len(p.Select(NeedsApproval))) +
+		" needs approval, " + strconv.Itoa(len(p.Select(Impossible))) + " impossible"
+}
+
+// Err returns nil when the plan is empty, and otherwise a
+// *kerrors.MigrationError whose Message lists every step (ID, class,
+// reason, and the manual path of an impossible one) and what only live
+// has. Extra alone is not an error: the migrator never drops.
+func (p *Plan) Err() error {
+	if p.Empty() {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("keyspace " + strconv.Quote(p.Keyspace) + " differs from the model (" + p.counts() + ", plan " + p.Hash() + "); ")
+	switch {
+	case len(p.Select(Impossible)) > 0:
+		b.WriteString("the impossible steps need the manual paths below before the rest can be applied")
+	case len(p.Select(NeedsApproval)) > 0:
+		b.WriteString("apply the plan, approving the steps that need it by ID")
+	default:
+		b.WriteString("apply the plan")
+	}
+	b.WriteByte(':')
+	for _, s := range p.Steps {
+		b.WriteString("\n  " + s.ID + " [" + s.Class.String() + "]: " + s.Reason)
+		if s.Manual != "" {
+			b.WriteString("\n      manual path: " + s.Manual)
+		}
+	}
+	if len(p.Extra) > 0 {
+		b.WriteString("\n  only in live, kept: " + strings.Join(p.Extra, ", "))
+	}
+	return &kerrors.MigrationError{Message: b.String()}
+}
+
+// comment writes text as "-- " lines.
+func comment(b *strings.Builder, text string) {
+	for _, line := range strings.Split(text, "\n") {
+		b.WriteString(strings.TrimRight("-- "+line, " ") + "\n")
+	}
+}
+
+// Script renders the plan as a .cql file for review or for another
+// runner: a header with the keyspace and the hash, then each step as a
+// "-- [class] ID: reason" comment and its statement. Backfill steps are
+// comments that say how to run them, and impossible steps comments with
+// the manual path: neither has a statement to run. What only live has is
+// listed at the end, as comments.
+func (p *Plan) Script() string {
+	var b strings.Builder
+	comment(&b, "kandra migration plan for keyspace "+p.Keyspace)
+	comment(&b, "plan hash: "+p.Hash())
+	if p.Empty() {
+		comment(&b, "no steps: the keyspace is what the model describes")
+	} else {
+		comment(&b, p.counts())
+	}
+	for _, s := range p.Steps {
+		b.WriteByte('\n')
+		comment(&b, "["+s.Class.String()+"] "+s.ID+": "+s.Reason)
+		switch {
+		case s.Kind == BackfillLookup:
+			comment(&b, "not a statement: run the migrator's backfill of "+s.Table+" (schema backfill "+s.Table+", or apply --approve "+s.ID+")")
+		case s.Class == Impossible:
+			comment(&b, "not possible in place; manual path: "+s.Manual)
+		case s.CQL != "":
+			b.WriteString(s.CQL + "\n")
+		}
+	}
+	if len(p.Extra) > 0 {
+		b.WriteByte('\n')
+		comment(&b, "only in live, not in the model (kept; the migrator never drops):")
+		for _, e := range p.Extra {
+			comment(&b, "  "+e)
+		}
+	}
+	return b.String()
+}
+
+// String renders the plan as a table, one step a line: ID, class,
+// reason; then what only live has.
+func (p *Plan) String() string {
+	var b strings.Builder
+	b.WriteString("plan for keyspace " + p.Keyspace + " (" + p.Hash() + "): ")
+	if p.Empty() {
+		b.WriteString("no steps\n")
+	} else {
+		b.WriteString(p.counts() + "\n")
+		w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		w.Write([]byte("ID\tCLASS\tREASON\n"))
+		for _, s := range p.Steps {
+			// Tabs and newlines in a reason would break the columns.
+			reason := strings.NewReplacer("\t", " ", "\n", " ").Replace(s.Reason)
+			w.Write([]byte(s.ID + "\t" + s.Class.String() + "\t" + reason + "\n"))
+		}
+		w.Flush()
+	}
+	for _, e := range p.Extra {
+		b.WriteString("only in live (kept): " + e + "\n")
+	}
+	return b.String()
+}

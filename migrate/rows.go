@@ -1,0 +1,362 @@
+package migrate
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kandra-go/kandra"
+)
+
+// LiveFromRows builds the live model of keyspace from the system_schema
+// rows an adapter read (see SchemaRows for the value conventions). Rows
+// of other keyspaces are skipped, and so are columns of tables that
+// system_schema.tables does not list (a materialized view's). No
+// keyspaces row for keyspace means the keyspace does not exist: Live.Keyspace
+// is nil, and any other row of it is an error.
+//
+// Types are parsed with kandra.ParseCQLType (FROZEN<...> is dropped by
+// the parser; a descending clustering column comes with clustering_order
+// "desc" and its plain type). A type kandra cannot parse (a tuple, a
+// user-defined type) is kept as RawType with the zero Type, and a plan
+// that touches the column reports an impossible step rather than guess.
+//
+// A row whose values do not follow the conventions (a missing name, a
+// position that is not an integer, an unknown column kind) is an error
+// naming the table, the row and the column.
+func LiveFromRows(keyspace string, r *SchemaRows) (*Live, error) {
+	if r == nil {
+		return nil, errors.New("migrate: LiveFromRows: nil *SchemaRows for keyspace " + strconv.Quote(keyspace))
+	}
+	rd := rowReader{keyspace: keyspace}
+	ks := rd.keyspaceRow(r.Keyspaces)
+	if rd.err != nil {
+		return nil, rd.err
+	}
+	if ks == nil {
+		for _, rows := range [][]map[string]any{r.Tables, r.Columns, r.Indexes, r.Types, r.DroppedColumns} {
+			for i, row := range rows {
+				if rd.mine(row) {
+					return nil, fmt.Errorf("migrate: system_schema rows of keyspace %q: row %d of a table (%v) without a row in system_schema.keyspaces; read the schema again", keyspace, i, row["table_name"])
+				}
+			}
+		}
+		return &Live{}, nil
+	}
+	rd.tables(ks, r.Tables)
+	rd.columns(ks, r.Columns)
+	rd.indexes(ks, r.Indexes)
+	rd.types(ks, r.Types)
+	rd.dropped(ks, r.DroppedColumns)
+	if rd.err != nil {
+		return nil, rd.err
+	}
+	for _, t := range ks.Tables {
+		sortColumns(t.Columns)
+		slices.SortFunc(t.Indexes, func(a, b *LiveIndex) int { return strings.Compare(a.Name, b.Name) })
+	}
+	return &Live{Keyspace: ks}, nil
+}
+
+// sortColumns puts columns in key order: partition keys by position,
+// clustering columns by position, then the others by name.
+func sortColumns(cs []*LiveColumn) {
+	rank := func(k ColumnKind) int {
+		switch k {
+		case PartitionKey:
+			return 0
+		case Clustering:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(cs, func(a, b *LiveColumn) int {
+		if d := rank(a.Kind) - rank(b.Kind); d != 0 {
+			return d
+		}
+		if rank(a.Kind) < 2 && a.Position != b.Position {
+			return a.Position - b.Position
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+}
+
+// rowReader reads rows, keeping the first error.
+type rowReader struct {
+	keyspace string
+	err      error
+}
+
+// mine reports whether row belongs to the keyspace: a row without a
+// keyspace_name is taken as the keyspace's, as adapters filter by it.
+func (rd *rowReader) mine(row map[string]any) bool {
+	v, ok := row["keyspace_name"]
+	if !ok || v == nil {
+		return true
+	}
+	s, isString := v.(string)
+	return isString && s == rd.keyspace
+}
+
+func (rd *rowReader) fail(table string, i int, col, problem string) {
+	if rd.err == nil {
+		rd.err = fmt.Errorf("migrate: system_schema.%s of keyspace %q, row %d: column %s %s", table, rd.keyspace, i, col, problem)
+	}
+}
+
+// str reads a text column; required says whether null is an error.
+func (rd *rowReader) str(table string, i int, row map[string]any, col string, required bool) string {
+	v := row[col]
+	if v == nil {
+		if required {
+			rd.fail(table, i, col, "is missing or null")
+		}
+		return ""
+	}
+	s, ok := v.(string)
+	if !ok {
+		rd.fail(table, i, col, fmt.Sprintf("is a %T, want a string", v))
+		return ""
+	}
+	if required && s == "" {
+		rd.fail(table, i, col, "is empty")
+	}
+	return s
+}
+
+// num reads an int column; null reads as def.
+func (rd *rowReader) num(table string, i int, row map[string]any, col string, def int) int {
+	v := row[col]
+	switch n := v.(type) {
+	case nil:
+		return def
+	case int:
+		return n
+	case int8:
+		return int(n)
+	case int16:
+		return int(n)
+	case int32:
+		return int(n)
+	case int64:
+		if int64(int(n)) == n {
+			return int(n)
+		}
+	}
+	rd.fail(table, i, col, fmt.Sprintf("is %T %v, want an int", v, v))
+	return def
+}
+
+func (rd *rowReader) boolean(table string, i int, row map[string]any, col string) bool {
+	switch b := row[col].(type) {
+	case nil:
+		return false
+	case bool:
+		return b
+	}
+	rd.fail(table, i, col, fmt.Sprintf("is a %T, want a bool", row[col]))
+	return false
+}
+
+func (rd *rowReader) strMap(table string, i int, row map[string]any, col string) map[string]string {
+	switch m := row[col].(type) {
+	case nil:
+		return map[string]string{}
+	case map[string]string:
+		out := make(map[string]string, len(m))
+		for k, v := range m {
+			out[k] = v
+		}
+		return out
+	}
+	rd.fail(table, i, col, fmt.Sprintf("is a %T, want a map[string]string", row[col]))
+	return nil
+}
+
+func (rd *rowReader) strings(table string, i int, row map[string]any, col string) []string {
+	switch s := row[col].(type) {
+	case nil:
+		return nil
+	case []string:
+		return slices.Clone(s)
+	}
+	rd.fail(table, i, col, fmt.Sprintf("is a %T, want a []string", row[col]))
+	return nil
+}
+
+func (rd *rowReader) keyspaceRow(rows []map[string]any) *LiveKeyspace {
+	var ks *LiveKeyspace
+	for i, row := range rows {
+		if !rd.mine(row) {
+			continue
+		}
+		if ks != nil {
+			rd.fail("keyspaces", i, "keyspace_name", "repeats "+strconv.Quote(rd.keyspace))
+			return nil
+		}
+		ks = &LiveKeyspace{
+			Name:          rd.keyspace,
+			Replication:   rd.strMap("keyspaces", i, row, "replication"),
+			DurableWrites: rd.boolean("keyspaces", i, row, "durable_writes"),
+			Tables:        map[string]*LiveTable{},
+			Types:         map[string]*LiveType{},
+		}
+	}
+	return ks
+}
+
+func (rd *rowReader) tables(ks *LiveKeyspace, rows []map[string]any) {
+	const tab = "tables"
+	for i, row := range rows {
+		if !rd.mine(row) {
+			continue
+		}
+		name := rd.str(tab, i, row, "table_name", true)
+		if rd.err != nil {
+			return
+		}
+		if ks.Tables[name] != nil {
+			rd.fail(tab, i, "table_name", "repeats "+strconv.Quote(name))
+			return
+		}
+		ks.Tables[name] = &LiveTable{
+			Name:           name,
+			ID:             rd.str(tab, i, row, "id", false),
+			Dropped:        map[string]*LiveDropped{},
+			DefaultTTL:     rd.num(tab, i, row, "default_time_to_live", 0),
+			GCGraceSeconds: rd.num(tab, i, row, "gc_grace_seconds", 0),
+			Flags:          rd.strings(tab, i, row, "flags"),
+		}
+	}
+}
+
+// kind reads a column kind; required says whether null is an error.
+func (rd *rowReader) kind(table string, i int, row map[string]any) ColumnKind {
+	s := rd.str(table, i, row, "kind", false)
+	switch k := ColumnKind(strings.ToLower(s)); k {
+	case PartitionKey, Clustering, Regular, Static:
+		return k
+	case "":
+		return Regular
+	}
+	rd.fail(table, i, "kind", "is "+strconv.Quote(s)+", want partition_key, clustering, regular or static")
+	return ""
+}
+
+// parseType parses a live type; one kandra cannot read stays raw, with
+// the zero CQLType.
+func parseType(raw string) kandra.CQLType {
+	t, err := kandra.ParseCQLType(raw)
+	if err != nil {
+		return kandra.CQLType{}
+	}
+	return t
+}
+
+func (rd *rowReader) columns(ks *LiveKeyspace, rows []map[string]any) {
+	const tab = "columns"
+	for i, row := range rows {
+		if !rd.mine(row) {
+			continue
+		}
+		tname := rd.str(tab, i, row, "table_name", true)
+		name := rd.str(tab, i, row, "column_name", true)
+		raw := rd.str(tab, i, row, "type", true)
+		kind := rd.kind(tab, i, row)
+		order := strings.ToLower(rd.str(tab, i, row, "clustering_order", false))
+		pos := rd.num(tab, i, row, "position", -1)
+		if rd.err != nil {
+			return
+		}
+		t := ks.Tables[tname]
+		if t == nil {
+			continue // a view's column, or a table dropped meanwhile
+		}
+		if t.Column(name) != nil {
+			rd.fail(tab, i, "column_name", "repeats "+strconv.Quote(name)+" in table "+strconv.Quote(tname))
+			return
+		}
+		if order == "" {
+			order = "none"
+		}
+		switch kind {
+		case PartitionKey, Clustering:
+			if pos < 0 {
+				rd.fail(tab, i, "position", fmt.Sprintf("is %d for key column %q of table %q, want 0 or more", pos, name, tname))
+				return
+			}
+		default:
+			pos = -1
+		}
+		t.Columns = append(t.Columns, &LiveColumn{Name: name, Kind: kind, Position: pos, Order: order, Type: parseType(raw), RawType: raw})
+	}
+}
+
+func (rd *rowReader) indexes(ks *LiveKeyspace, rows []map[string]any) {
+	const tab = "indexes"
+	for i, row := range rows {
+		if !rd.mine(row) {
+			continue
+		}
+		tname := rd.str(tab, i, row, "table_name", true)
+		name := rd.str(tab, i, row, "index_name", true)
+		kind := rd.str(tab, i, row, "kind", false)
+		opts := rd.strMap(tab, i, row, "options")
+		if rd.err != nil {
+			return
+		}
+		if t := ks.Tables[tname]; t != nil {
+			t.Indexes = append(t.Indexes, &LiveIndex{Name: name, Kind: kind, Options: opts})
+		}
+	}
+}
+
+func (rd *rowReader) types(ks *LiveKeyspace, rows []map[string]any) {
+	const tab = "types"
+	for i, row := range rows {
+		if !rd.mine(row) {
+			continue
+		}
+		name := rd.str(tab, i, row, "type_name", true)
+		lt := &LiveType{Name: name, FieldNames: rd.strings(tab, i, row, "field_names"), FieldTypes: rd.strings(tab, i, row, "field_types")}
+		if rd.err != nil {
+			return
+		}
+		ks.Types[name] = lt
+	}
+}
+
+func (rd *rowReader) dropped(ks *LiveKeyspace, rows []map[string]any) {
+	const tab = "dropped_columns"
+	for i, row := range rows {
+		if !rd.mine(row) {
+			continue
+		}
+		tname := rd.str(tab, i, row, "table_name", true)
+		name := rd.str(tab, i, row, "column_name", true)
+		raw := rd.str(tab, i, row, "type", false)
+		kind := rd.kind(tab, i, row)
+		var at time.Time
+		switch v := row["dropped_time"].(type) {
+		case nil:
+		case time.Time:
+			at = v
+		default:
+			rd.fail(tab, i, "dropped_time", fmt.Sprintf("is a %T, want a time.Time", v))
+		}
+		if rd.err != nil {
+			return
+		}
+		t := ks.Tables[tname]
+		if t == nil {
+			continue
+		}
+		// A name dropped twice keeps its latest drop, as the server does.
+		if d := t.Dropped[name]; d == nil || at.After(d.DroppedAt) {
+			t.Dropped[name] = &LiveDropped{Name: name, Type: parseType(raw), RawType: raw, Kind: kind, DroppedAt: at}
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package migrate
+
+import (
+	"strconv"
+
+	"github.com/kandra-go/kandra"
+)
+
+// Class is how a step may be applied: at once, only when approved, or not
+// in place at all.
+type Class uint8
+
+// The classes of step.
+const (
+	// Safe steps are applied without asking: they only create or add.
+	Safe Class = iota
+	// NeedsApproval steps change what exists or take long (a backfill,
+	// table options); Apply runs them only when ApplyOptions.Approve
+	// names them.
+	NeedsApproval
+	// Impossible steps cannot be done in place by any statement the
+	// servers accept; Step.Manual says what to do instead.
+	Impossible
+)
+
+// String returns "safe", "needs approval" or "impossible", and Class(n)
+// for a value that is none of the constants.
+func (c Class) String() string {
+	switch c {
+	case Safe:
+		return "safe"
+	case NeedsApproval:
+		return "needs approval"
+	case Impossible:
+		return "impossible"
+	}
+	return "Class(" + strconv.Itoa(int(c)) + ")"
+}
+
+// StepKind is what a step does.
+type StepKind uint8
+
+// The kinds of step. The first seven are done by the migrator; the rest
+// are differences no statement can fix in place (class Impossible).
+const (
+	// CreateKeyspace creates the keyspace (CREATE KEYSPACE IF NOT EXISTS).
+	CreateKeyspace StepKind = iota
+	// CreateTable creates a primary table.
+	CreateTable
+	// CreateLookupTable creates a lookup table.
+	CreateLookupTable
+	// CreateIndex creates a secondary index.
+	CreateIndex
+	// AddColumn adds a regular column to an existing table (ALTER TABLE
+	// ... ADD).
+	AddColumn
+	// AlterOptions changes table options (ALTER TABLE ... WITH).
+	AlterOptions
+	// BackfillLookup fills a new lookup table from its existing primary
+	// table. (Not "Backfill": that is the function that does it.)
+	BackfillLookup
+	// ChangeType is a column whose live type is not the model's.
+	ChangeType
+	// ChangeKey is a partition key or clustering column set, order or
+	// type that differs.
+	ChangeKey
+	// ChangeClusteringOrder is a clustering column sorted the other way.
+	ChangeClusteringOrder
+	// ChangeCounterKind is a counter table that should be a plain one, or
+	// the reverse.
+	ChangeCounterKind
+	// ReAddDropped is a column the server dropped once, which the
+	// keyspace's targets refuse to add back with the model's type.
+	ReAddDropped
+	// ChangeReplication is an existing keyspace whose replication is not
+	// the model's.
+	ChangeReplication
+	// ChangeIndex is a live index, of the name kandra gives the model's
+	// index, on another column.
+	ChangeIndex
+	// ChangeColumnKind is a model column that is a static (or another
+	// kind of) column in live.
+	ChangeColumnKind
+)
+
+var stepKindNames = [...]string{
+	CreateKeyspace:        "create-keyspace",
+	CreateTable:           "create-table",
+	CreateLookupTable:     "create-lookup-table",
+	CreateIndex:           "create-index",
+	AddColumn:             "add-column",
+	AlterOptions:          "options",
+	BackfillLookup:        "backfill",
+	ChangeType:            "change-type",
+	ChangeKey:             "change-key",
+	ChangeClusteringOrder: "change-clustering-order",
+	ChangeCounterKind:     "change-counter-kind",
+	ReAddDropped:          "re-add-dropped",
+	ChangeReplication:     "change-replication",
+	ChangeIndex:           "change-index",
+	ChangeColumnKind:      "change-column-kind",
+}
+
+// String returns the kind as it starts a step ID ("create-table",
+// "add-column", "options", ...), and StepKind(n) for a value that is none
+// of the constants.
+func (k StepKind) String() string {
+	if int(k) < len(stepKindNames) {
+		return stepKindNames[k]
+	}
+	return "StepKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Step is one difference between the model and the live keyspace, and
+// what to do about it.
+type Step struct {
+	// ID is stable and readable: the kind, a colon and the object,
+	// "create-table:users", "add-column:users.nickname",
+	// "backfill:users_by_email", "options:users". ApplyOptions.Approve
+	// matches IDs.
+	ID    string
+	Class Class
+	Kind  StepKind
+	// Table is the table's name as stored ("" for keyspace steps).
+	Table string
+	// Column is the column's name as stored ("" unless a column step).
+	Column string
+	// CQL is the statement ("" for Backfill and Impossible steps).
+	CQL string
+	// Reason says why the step is there, in one sentence.
+	Reason string
+	// Manual is, for an Impossible step, the way to make the change by
+	// hand.
+	Manual string
+	// Lookup is the lookup table a Backfill step fills.
+	Lookup *kandra.LookupTableSchema
+}
+
+func stepID(k StepKind, object string) string { return k.String() + ":" + object }

@@ -30,12 +30,15 @@ const (
 	ParamUpperBound
 	// ParamLimit is a row limit (LIMIT ?), an int.
 	ParamLimit
+	// ParamToken is a partition token (token(pk...) > ?), an int64 of the
+	// Murmur3 partitioner's range.
+	ParamToken
 )
 
-var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit"}
+var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit", "token"}
 
 // String returns a short name: "col", "ttl", "timestamp", "expected",
-// "delta", "lower", "upper" or "limit".
+// "delta", "lower", "upper", "limit" or "token".
 func (k ParamKind) String() string {
 	if int(k) < len(paramKindNames) {
 		return paramKindNames[k]
@@ -48,7 +51,7 @@ func (k ParamKind) String() string {
 // adapter converts by).
 type Param struct {
 	Kind   ParamKind
-	Column *ColumnSchema // nil for ParamTTL, ParamTimestamp, ParamDelta, ParamLimit
+	Column *ColumnSchema // nil for ParamTTL, ParamTimestamp, ParamDelta, ParamLimit, ParamToken
 }
 
 // String renders "col:email", "ttl", "expected:version".
@@ -240,6 +243,7 @@ type TableStatements struct {
 	softDelete *Statement
 	counters   map[*ColumnSchema]*Statement
 	lookups    []*LookupStatements
+	tokenRange *Statement
 }
 
 // BuildStatements renders the runtime statements of t. keyspace, if not
@@ -292,6 +296,7 @@ func BuildStatements(t *TableSchema, keyspace string) (*TableStatements, error) 
 	for _, l := range t.lookups {
 		ts.lookups = append(ts.lookups, b.lookup(l))
 	}
+	ts.tokenRange = b.tokenRange()
 	return ts, nil
 }
 
@@ -363,6 +368,14 @@ func (s *TableStatements) SoftDelete() *Statement { return s.softDelete }
 // counter column c: a ParamDelta, then the key as ParamColumn markers. Nil
 // for a column that is not a counter of this table.
 func (s *TableStatements) Counter(c *ColumnSchema) *Statement { return s.counters[c] }
+
+// TokenRange is SELECT every column FROM t WHERE token(pk...) > ? AND
+// token(pk...) <= ?: two ParamToken markers (int64, the exclusive start
+// and the inclusive end of a range of the Murmur3 ring); the result is
+// every column. Run with a page size, it scans one token range of the
+// table page by page (a backfill, a full-table copy) without ALLOW
+// FILTERING: a token range is a range of partitions.
+func (s *TableStatements) TokenRange() *Statement { return s.tokenRange }
 
 // Lookups returns the statements of every lookup table, in the order of
 // TableSchema.LookupTables (a fresh slice).
@@ -548,6 +561,27 @@ func (b *stmtBuilder) partition(r Range) *Statement {
 		w.WriteString(" LIMIT ?")
 		w.mark(ParamLimit, nil)
 	}
+	return w.done()
+}
+
+func (b *stmtBuilder) tokenRange() *Statement {
+	w := newSB(b.t.name)
+	b.selectFrom(w, b.t.cqlName, b.t.columns)
+	var tok strings.Builder
+	tok.WriteString("token(")
+	for i, c := range b.t.partition {
+		if i > 0 {
+			tok.WriteString(", ")
+		}
+		tok.WriteString(c.cqlName)
+	}
+	tok.WriteString(")")
+	w.WriteString(tok.String())
+	w.WriteString(" > ? AND ")
+	w.mark(ParamToken, nil)
+	w.WriteString(tok.String())
+	w.WriteString(" <= ?")
+	w.mark(ParamToken, nil)
 	return w.done()
 }
 

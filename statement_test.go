@@ -130,6 +130,7 @@ func renderTable(t *testing.T, b *strings.Builder, ts *kandra.TableSchema, ks st
 	renderStmt(b, "delete", st.Delete(0))
 	renderStmt(b, "delete timestamp", st.Delete(kandra.UsingTimestamp))
 	renderStmt(b, "soft delete", st.SoftDelete())
+	renderStmt(b, "token range", st.TokenRange())
 	for _, c := range ts.Columns() {
 		if c.IsCounter() {
 			renderStmt(b, "counter "+c.Name(), st.Counter(c))

@@ -1,0 +1,271 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
+)
+
+// ApplyOptions tune Apply. The zero value applies the safe steps only.
+type ApplyOptions struct {
+	// Approve lists the IDs of the NeedsApproval steps to run; "all"
+	// approves every one.
+	Approve []string
+	// Owner names this applier in the lease and the history; default
+	// DefaultOwner().
+	Owner string
+	// LeaseTTL is how long the lease lives unless renewed (default 30s);
+	// it is renewed every LeaseTTL/3 while working.
+	LeaseTTL time.Duration
+	// LeaseWait is how long to wait for another applier's lease (default
+	// 10m).
+	LeaseWait time.Duration
+	// OnEvent, if set, is told of the lease, each step and the backfill
+	// progress. It is called from Apply's goroutine and from backfill
+	// workers: it must be safe for concurrent use.
+	OnEvent func(Event)
+	// Backfill tunes the backfill steps.
+	Backfill BackfillOptions
+}
+
+// EventKind says what an Event reports.
+type EventKind uint8
+
+// The kinds of event.
+const (
+	// EventLeaseWaiting: another applier holds the lease; Message names it.
+	EventLeaseWaiting EventKind = iota
+	// EventLeaseAcquired: this applier holds the lease.
+	EventLeaseAcquired
+	// EventLeaseReleased: this applier released the lease.
+	EventLeaseReleased
+	// EventStepStarted: Step is about to run.
+	EventStepStarted
+	// EventStepDone: Step ran (and the schema agreed).
+	EventStepDone
+	// EventStepSkipped: Step needs approval and was not approved.
+	EventStepSkipped
+	// EventBackfillProgress: Backfill reports the progress of a backfill.
+	EventBackfillProgress
+)
+
+var eventKindNames = [...]string{"lease-waiting", "lease-acquired", "lease-released", "step-started", "step-done", "step-skipped", "backfill-progress"}
+
+// String names the kind, "step-done".
+func (k EventKind) String() string {
+	if int(k) < len(eventKindNames) {
+		return eventKindNames[k]
+	}
+	return fmt.Sprintf("EventKind(%d)", uint8(k))
+}
+
+// Event is one progress report of Apply.
+type Event struct {
+	Kind     EventKind
+	Step     *Step
+	Message  string
+	Backfill *BackfillProgress
+}
+
+// Result is what Apply did.
+type Result struct {
+	// Plan is the plan made under the lease (or, when Apply refused, the
+	// plan it refused).
+	Plan *Plan
+	// Applied are the steps run, in order.
+	Applied []Step
+	// Unapproved are the NeedsApproval steps left out.
+	Unapproved []Step
+	// Record is the history record written; nil when nothing was applied.
+	Record *HistoryRecord
+}
+
+func (o *ApplyOptions) defaults() {
+	if o.Owner == "" {
+		o.Owner = DefaultOwner()
+	}
+	if o.LeaseTTL <= 0 {
+		o.LeaseTTL = 30 * time.Second
+	}
+	if o.LeaseWait <= 0 {
+		o.LeaseWait = 10 * time.Minute
+	}
+}
+
+func (o *ApplyOptions) approved(s Step) bool {
+	return slices.Contains(o.Approve, "all") || slices.Contains(o.Approve, s.ID)
+}
+
+// Apply brings ks's keyspace to ks on the cluster behind d:
+//
+//  1. It plans against the live schema and refuses, before changing
+//     anything, when the plan has an impossible step (a
+//     *errors.MigrationError naming each with its manual path). Approving
+//     a step that is not in the plan is no error: a re-run may find it
+//     done.
+//  2. It creates the keyspace if missing and the migrator's own tables,
+//     each with one deterministic statement (fixed table ids on
+//     Cassandra), so concurrent appliers converge, and waits for schema
+//     agreement.
+//  3. It takes the lease (kandra_schema_lease, an LWT row with a TTL),
+//     waiting up to LeaseWait for another applier, reads the live schema
+//     again and re-plans under the lease: what another applier did is not
+//     done twice.
+//  4. It runs the safe steps and the approved ones in order, waiting for
+//     schema agreement after each (a timeout is a *AgreementError),
+//     renewing the lease meanwhile; a lost lease stops the work with an
+//     error.
+//  5. It records what it applied in kandra_schema_history and releases
+//     the lease.
+//
+// Apply is idempotent: once the keyspace matches, it plans nothing and
+// writes no record. Interrupted (ctx cancelled, process killed), it can be
+// run again: it re-plans and does the rest. A backfill left unapproved is
+// recorded as pending in kandra_backfill, so a later Apply (or PlanFor,
+// Check) still shows it once its lookup table exists.
+func Apply(ctx context.Context, d Driver, ks *kandra.Keyspace, opts ApplyOptions) (*Result, error) {
+	opts.defaults()
+	emit := func(e Event) {
+		if opts.OnEvent != nil {
+			opts.OnEvent(e)
+		}
+	}
+	plan, err := PlanFor(ctx, d, ks)
+	if err != nil {
+		return nil, err
+	}
+	if err := refuse(plan); err != nil {
+		return &Result{Plan: plan}, err
+	}
+	if err := ensureInfra(ctx, d, ks); err != nil {
+		return &Result{Plan: plan}, err
+	}
+	l := newLease(d, ks.Name(), opts.Owner, opts.LeaseTTL)
+	if err := l.acquire(ctx, opts.LeaseWait, emit); err != nil {
+		return &Result{Plan: plan}, err
+	}
+	work, stop := l.keep(ctx)
+	res, err := applyLeased(work, d, ks, &opts, emit)
+	stop()
+	if cause := context.Cause(work); err != nil && errors.Is(cause, errLeaseLost) {
+		err = &kerrors.MigrationError{Message: "apply of keyspace " + ks.Name() + " stopped", Cause: cause}
+	}
+	// Release even when ctx is done, so the next applier need not wait
+	// for the TTL.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if rerr := l.release(rctx); rerr == nil {
+		emit(Event{Kind: EventLeaseReleased, Message: "lease released by " + opts.Owner})
+	} else if err == nil {
+		err = &kerrors.MigrationError{Message: "releasing the schema lease of " + ks.Name() + " failed (it expires by itself after " + opts.LeaseTTL.String() + ")", Cause: rerr}
+	}
+	return res, err
+}
+
+func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, opts *ApplyOptions, emit func(Event)) (*Result, error) {
+	plan, err := PlanFor(ctx, d, ks)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Plan: plan}
+	if err := refuse(plan); err != nil {
+		return res, err
+	}
+	// Record the unapproved backfills as pending first: once their lookup
+	// tables exist, the live schema no longer shows them.
+	for _, s := range plan.Steps {
+		if isBackfill(s) && !opts.approved(s) {
+			if err := markPending(ctx, d, ks.Name(), s.Table); err != nil {
+				return res, err
+			}
+		}
+	}
+	var failed error
+	for i := range plan.Steps {
+		s := plan.Steps[i]
+		if s.Class == NeedsApproval && !opts.approved(s) {
+			res.Unapproved = append(res.Unapproved, s)
+			emit(Event{Kind: EventStepSkipped, Step: &s, Message: s.ID + " needs approval (--approve " + s.ID + ")"})
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			failed = &kerrors.MigrationError{Message: fmt.Sprintf("apply of keyspace %s interrupted before step %s (%d of %d steps applied; run apply again to do the rest)", ks.Name(), s.ID, len(res.Applied), len(plan.Steps)), Cause: context.Cause(ctx)}
+			break
+		}
+		emit(Event{Kind: EventStepStarted, Step: &s, Message: s.ID})
+		if err := runStep(ctx, d, ks, s, opts, emit); err != nil {
+			failed = stepErr(ks, s, len(res.Applied), len(plan.Steps), err)
+			break
+		}
+		res.Applied = append(res.Applied, s)
+		emit(Event{Kind: EventStepDone, Step: &s, Message: s.ID})
+	}
+	if len(res.Applied) > 0 {
+		rec := &HistoryRecord{PlanHash: plan.Hash(), Owner: opts.Owner, AppliedAt: time.Now().UTC().Truncate(time.Millisecond)}
+		for _, s := range res.Applied {
+			rec.Steps = append(rec.Steps, s.ID)
+		}
+		// Record what was applied even when interrupted: the steps ran.
+		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		err := writeHistory(hctx, d, ks.Name(), rec)
+		cancel()
+		if err != nil && failed == nil {
+			failed = err
+		}
+		if err == nil {
+			res.Record = rec
+		}
+	}
+	return res, failed
+}
+
+func stepErr(ks *kandra.Keyspace, s Step, done, total int, err error) error {
+	var ae *AgreementError
+	if errors.As(err, &ae) {
+		return err
+	}
+	return &kerrors.MigrationError{Message: fmt.Sprintf("keyspace %s: step %s failed (%d of %d steps applied before it; fix the cause and run apply again to do the rest)", ks.Name(), s.ID, done, total), Cause: err}
+}
+
+func runStep(ctx context.Context, d Driver, ks *kandra.Keyspace, s Step, opts *ApplyOptions, emit func(Event)) error {
+	if isBackfill(s) {
+		bo := opts.Backfill
+		user := bo.OnProgress
+		bo.OnProgress = func(p BackfillProgress) {
+			emit(Event{Kind: EventBackfillProgress, Step: &s, Backfill: &p, Message: p.String()})
+			if user != nil {
+				user(p)
+			}
+		}
+		r, err := Backfill(ctx, d, ks, s.Table, bo)
+		if err != nil {
+			return err
+		}
+		if !r.Verified {
+			return &kerrors.MigrationError{Message: "backfill of " + s.Table + " wrote its rows but did not verify: " + r.Mismatch}
+		}
+		return nil
+	}
+	if strings.TrimSpace(s.CQL) == "" {
+		return &kerrors.MigrationError{Message: "step " + s.ID + " has no CQL to run"}
+	}
+	return d.ExecSchema(ctx, strings.TrimSuffix(strings.TrimSpace(s.CQL), ";"))
+}
+
+// refuse fails on a plan with impossible steps, with Plan.Err's message:
+// every step, the impossible ones with their manual paths.
+func refuse(p *Plan) error {
+	if len(p.Select(Impossible)) == 0 {
+		return nil
+	}
+	return &kerrors.MigrationError{Message: "nothing was changed: the plan cannot be applied in place", Cause: p.Err()}
+}
+
+// isBackfill reports a backfill step, by its ID ("backfill:<lookup>").
+func isBackfill(s Step) bool { return strings.HasPrefix(s.ID, "backfill:") }

@@ -1,0 +1,246 @@
+package migrate
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	mrand "math/rand/v2"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
+)
+
+// The migrator's own tables, in the target keyspace. The planner never
+// reports them as extra.
+const (
+	LeaseTable    = "kandra_schema_lease"
+	HistoryTable  = "kandra_schema_history"
+	BackfillTable = "kandra_backfill"
+)
+
+// leaseName is the key of the one lease row of a keyspace.
+const leaseName = "schema"
+
+// tableIDNamespace is the UUID namespace of the migrator's table ids.
+var tableIDNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://github.com/kandra-go/kandra/migrate"))
+
+// TableID is the id the migrator gives its own table in keyspace on
+// Cassandra: a version 5 UUID of "keyspace.table". Cassandra 5.0 mints a
+// time-based id per CREATE TABLE, so two coordinators creating the same
+// table at once would leave two ids (the "Column family ID mismatch" of
+// concurrent start-ups); with the id fixed, every concurrent create
+// converges on one.
+func TableID(keyspace, table string) uuid.UUID {
+	return uuid.NewSHA1(tableIDNamespace, []byte(keyspace+"."+table))
+}
+
+// ownTables are the CREATE TABLE statements of the migrator's tables,
+// with fixed ids when withID.
+func ownTables(keyspace string, withID bool) []string {
+	q := kandra.QuoteIdent(keyspace) + "."
+	defs := []struct{ name, body string }{
+		{LeaseTable, "(name text PRIMARY KEY, owner text, acquired_at timestamp)"},
+		{HistoryTable, "(plan_hash text, applied_at timestamp, steps list<text>, owner text, PRIMARY KEY (plan_hash, applied_at))"},
+		{BackfillTable, "(lookup text, range_start bigint, range_end bigint, rows bigint, done_at timestamp, status text static, ranges int static, PRIMARY KEY (lookup, range_start))"},
+	}
+	out := make([]string, len(defs))
+	for i, t := range defs {
+		s := "CREATE TABLE IF NOT EXISTS " + q + t.name + " " + t.body
+		if withID {
+			s += " WITH ID = " + TableID(keyspace, t.name).String()
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// fixedIDs reports whether the server takes WITH ID: Cassandra does;
+// ScyllaDB's Raft-based schema changes are serialised already and it
+// refuses the option. A keyspace meant for both asks the server.
+func fixedIDs(ctx context.Context, d Driver, ks *kandra.Keyspace) bool {
+	t := ks.Spec().Targets
+	if t == 0 {
+		t = kandra.AllTargets
+	}
+	const cassandra = kandra.Cassandra5 | kandra.Cassandra5Latest
+	switch {
+	case t&cassandra == 0:
+		return false
+	case t&^cassandra == 0:
+		return true
+	}
+	// system.scylla_local exists on ScyllaDB only.
+	_, err := d.QueryCQL(ctx, "SELECT key FROM system.scylla_local LIMIT 1", nil, kandra.ConsistencyOne)
+	return err != nil
+}
+
+// ensureInfra creates the keyspace (if missing) and the migrator's own
+// tables, each statement deterministic, so any number of appliers may run
+// them at once.
+func ensureInfra(ctx context.Context, d Driver, ks *kandra.Keyspace) error {
+	stmt, err := kandra.CreateKeyspace(ks.Spec())
+	if err != nil {
+		return &kerrors.MigrationError{Message: "keyspace " + ks.Name() + ": cannot render CREATE KEYSPACE", Cause: err}
+	}
+	if err := d.ExecSchema(ctx, strings.TrimSuffix(stmt, ";")); err != nil {
+		return schemaErr("creating keyspace "+ks.Name(), err)
+	}
+	for _, s := range ownTables(ks.Name(), fixedIDs(ctx, d, ks)) {
+		if err := d.ExecSchema(ctx, s); err != nil {
+			return schemaErr("creating the migrator's table ("+s+")", err)
+		}
+	}
+	return nil
+}
+
+func schemaErr(what string, err error) error {
+	var ae *AgreementError
+	if errors.As(err, &ae) {
+		return err
+	}
+	return &kerrors.MigrationError{Message: what + " failed", Cause: err}
+}
+
+// DefaultOwner is "<hostname>:<pid>:<random>", unique per process.
+func DefaultOwner() string {
+	h, _ := os.Hostname()
+	if h == "" {
+		h = "unknown-host"
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s:%d:%s", h, os.Getpid(), hex.EncodeToString(b))
+}
+
+// lease is the one schema lease of a keyspace: an LWT row with an owner,
+// expiring by TTL unless renewed.
+type lease struct {
+	d     Driver
+	table string // qualified lease table
+	owner string
+	ttl   time.Duration
+}
+
+func newLease(d Driver, keyspace, owner string, ttl time.Duration) *lease {
+	return &lease{d: d, table: kandra.QuoteIdent(keyspace) + "." + LeaseTable, owner: owner, ttl: ttl}
+}
+
+func (l *lease) ttlSeconds() int { return max(1, int(math.Ceil(l.ttl.Seconds()))) }
+
+func (l *lease) tryAcquire(ctx context.Context) (bool, error) {
+	return l.d.ExecCQL(ctx, "INSERT INTO "+l.table+" (name, owner, acquired_at) VALUES (?, ?, ?) IF NOT EXISTS USING TTL ?",
+		[]any{leaseName, l.owner, time.Now().UTC(), l.ttlSeconds()}, kandra.ConsistencyQuorum)
+}
+
+// renew pushes the expiry back; false means another owner holds it (ours
+// expired).
+func (l *lease) renew(ctx context.Context) (bool, error) {
+	return l.d.ExecCQL(ctx, "UPDATE "+l.table+" USING TTL ? SET owner = ? WHERE name = ? IF owner = ?",
+		[]any{l.ttlSeconds(), l.owner, leaseName, l.owner}, kandra.ConsistencyQuorum)
+}
+
+func (l *lease) release(ctx context.Context) error {
+	_, err := l.d.ExecCQL(ctx, "DELETE FROM "+l.table+" WHERE name = ? IF owner = ?", []any{leaseName, l.owner}, kandra.ConsistencyQuorum)
+	return err
+}
+
+// holder reads the current owner and its time left ("" when free).
+func (l *lease) holder(ctx context.Context) (string, time.Duration, error) {
+	rows, err := l.d.QueryCQL(ctx, "SELECT owner, TTL(owner) AS ttl FROM "+l.table+" WHERE name = ?", []any{leaseName}, kandra.ConsistencySerial)
+	if err != nil || len(rows) == 0 {
+		return "", 0, err
+	}
+	owner, _ := rows[0]["owner"].(string)
+	ttl, _ := rows[0]["ttl"].(int)
+	return owner, time.Duration(ttl) * time.Second, nil
+}
+
+// acquire takes the lease, polling with backoff while another owner holds
+// it, up to wait.
+func (l *lease) acquire(ctx context.Context, wait time.Duration, emit func(Event)) error {
+	deadline := time.Now().Add(wait)
+	backoff := 100 * time.Millisecond
+	lastHolder := ""
+	for {
+		ok, err := l.tryAcquire(ctx)
+		if err != nil {
+			return &kerrors.MigrationError{Message: "taking the schema lease in " + l.table + " failed", Cause: err}
+		}
+		if ok {
+			emit(Event{Kind: EventLeaseAcquired, Message: "lease acquired by " + l.owner})
+			return nil
+		}
+		holder, left, _ := l.holder(ctx)
+		if holder == l.owner {
+			// An earlier attempt of ours applied and the answer was lost.
+			emit(Event{Kind: EventLeaseAcquired, Message: "lease acquired by " + l.owner})
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return &kerrors.MigrationError{Message: fmt.Sprintf("the schema lease in %s is held by %s (expires in %s); gave up after waiting %s (raise ApplyOptions.LeaseWait, or wait for that applier to finish)", l.table, holder, left, wait)}
+		}
+		if holder != lastHolder {
+			emit(Event{Kind: EventLeaseWaiting, Message: fmt.Sprintf("waiting for the schema lease held by %s (expires in %s)", holder, left)})
+			lastHolder = holder
+		}
+		sleep := backoff + mrand.N(backoff) // jitter: appliers started together spread out
+		select {
+		case <-ctx.Done():
+			return &kerrors.MigrationError{Message: "waiting for the schema lease in " + l.table, Cause: context.Cause(ctx)}
+		case <-time.After(sleep):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+}
+
+// errLeaseLost is the cause of the work context's cancellation when a
+// renewal finds another owner (or keeps failing until the lease expired).
+var errLeaseLost = errors.New("the schema lease was lost")
+
+// keep renews the lease every ttl/3 until stop is called; when the lease
+// is lost, the returned context is cancelled with errLeaseLost.
+func (l *lease) keep(ctx context.Context) (context.Context, func()) {
+	work, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(l.ttl / 3)
+		defer t.Stop()
+		lastOK := time.Now()
+		for {
+			select {
+			case <-done:
+				return
+			case <-work.Done():
+				return
+			case <-t.C:
+			}
+			rctx, rcancel := context.WithTimeout(work, l.ttl/3)
+			ok, err := l.renew(rctx)
+			rcancel()
+			switch {
+			case err == nil && ok:
+				lastOK = time.Now()
+			case err == nil:
+				cancel(fmt.Errorf("%w: %s took it over after it expired (renew it more often: lower the load or raise ApplyOptions.LeaseTTL)", errLeaseLost, l.table))
+				return
+			case time.Since(lastOK) >= l.ttl:
+				cancel(fmt.Errorf("%w: renewing it failed for a whole TTL (%s): %v", errLeaseLost, l.ttl, err))
+				return
+			}
+		}
+	}()
+	return work, func() {
+		close(done)
+		<-stopped
+		cancel(nil)
+	}
+}

@@ -1,0 +1,124 @@
+package runtime
+
+import (
+	"context"
+	"reflect"
+
+	"github.com/kandra-go/kandra"
+)
+
+// LookupBackfill writes the rows of one lookup table from the rows of its
+// primary table, as Save would have written them: the lookup's own insert
+// statement, the adapter's conversions, no row for an empty value. It is
+// the untyped path a migrator needs (it holds a *kandra.TableSchema, not a
+// Go type): each row is scanned into a new entity of the table's type
+// (reflect.New of EntityType) through ColumnSchema.Pointer. It is safe for
+// concurrent use; run one token range per goroutine.
+type LookupBackfill struct {
+	d      Driver
+	ts     *kandra.TableSchema
+	scan   *kandra.Statement
+	insert *kandra.Statement
+	lookup *kandra.LookupTableSchema
+}
+
+// NewLookupBackfill prepares the backfill of the lookup table named
+// lookupTable of t in keyspace. A name that is not one of t's lookup
+// tables is a *kandra.SchemaError.
+func NewLookupBackfill(d Driver, keyspace string, t *kandra.TableSchema, lookupTable string) (*LookupBackfill, error) {
+	if d == nil || t == nil {
+		panic("kandra/runtime: NewLookupBackfill: nil Driver or TableSchema")
+	}
+	st, err := kandra.BuildStatements(t, keyspace)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < st.NumLookups(); i++ {
+		if l := st.Lookup(i); l.Lookup().Name() == lookupTable {
+			return &LookupBackfill{d: d, ts: t, scan: st.TokenRange(), insert: l.Insert(), lookup: l.Lookup()}, nil
+		}
+	}
+	return nil, &kandra.SchemaError{Entity: t.EntityType().String(), Rule: kandra.RuleLookup,
+		Detail: "table " + t.Name() + " has no lookup table " + lookupTable}
+}
+
+// Lookup is the lookup table being filled.
+func (b *LookupBackfill) Lookup() *kandra.LookupTableSchema { return b.lookup }
+
+// RangeStats counts what one token range held.
+type RangeStats struct {
+	// Rows is the number of primary rows scanned.
+	Rows int64
+	// Valued is the number of them with a non-empty lookup value: the
+	// lookup rows written (or, for Count, that should exist).
+	Valued int64
+}
+
+// Fill scans the token range (start, end] of the primary table, pageSize
+// rows a page at consistency cons, and writes the lookup row of every row
+// whose value is not empty. onPage, if set, is called after each page with
+// the rows scanned in it.
+func (b *LookupBackfill) Fill(ctx context.Context, start, end int64, pageSize int, cons kandra.Consistency, onPage func(rows int64)) (RangeStats, error) {
+	return b.run(ctx, start, end, pageSize, cons, true, onPage)
+}
+
+// Count scans the token range (start, end] like Fill and counts the rows
+// with a non-empty value, writing nothing: the other side of a
+// verification.
+func (b *LookupBackfill) Count(ctx context.Context, start, end int64, pageSize int, cons kandra.Consistency) (RangeStats, error) {
+	return b.run(ctx, start, end, pageSize, cons, false, nil)
+}
+
+func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int, cons kandra.Consistency, write bool, onPage func(int64)) (RangeStats, error) {
+	var st RangeStats
+	typ := b.ts.EntityType()
+	idx := b.lookup.IndexColumn()
+	dst := make([]any, 0, b.ts.NumColumns())
+	var state []byte
+	for {
+		if err := ctx.Err(); err != nil {
+			return st, queryErr("backfill of "+b.lookup.Name()+": context done", err)
+		}
+		q := &Query{Statement: b.scan, Values: []any{start, end}, Consistency: cons, PageSize: pageSize, PageState: state}
+		rows, err := b.d.Query(ctx, q)
+		if err != nil {
+			return st, queryErr("backfill of "+b.lookup.Name()+": scan of "+b.ts.Name()+" failed ("+b.scan.CQL()+")", err)
+		}
+		var page int64
+		for {
+			e := reflect.New(typ).Interface()
+			dst, _ = b.ts.Pointers(e, dst[:0])
+			if !rows.Next(dst) {
+				break
+			}
+			page++
+			v, _ := idx.Pointer(e)
+			if isEmpty(v) {
+				continue
+			}
+			st.Valued++
+			if !write {
+				continue
+			}
+			vals := make([]any, b.insert.NumParams())
+			for i := range vals {
+				vals[i], _ = b.insert.Param(i).Column.Pointer(e)
+			}
+			if _, err := b.d.Exec(ctx, &Query{Statement: b.insert, Values: vals, Consistency: cons}); err != nil {
+				_ = rows.Close()
+				return st, queryErr("backfill of "+b.lookup.Name()+": insert failed ("+b.insert.CQL()+")", err)
+			}
+		}
+		state = rows.PageState()
+		if err := rows.Close(); err != nil {
+			return st, queryErr("backfill of "+b.lookup.Name()+": scan of "+b.ts.Name()+" failed ("+b.scan.CQL()+")", err)
+		}
+		st.Rows += page
+		if onPage != nil {
+			onPage(page)
+		}
+		if len(state) == 0 {
+			return st, nil
+		}
+	}
+}

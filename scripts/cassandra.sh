@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Run a real single-node Apache Cassandra 5.0 on 127.0.0.1 for tests, from the
-# cassandra-all jars on Maven Central, on the machine's OpenJDK 17 (or 11).
-# No Docker, no tarball download.
+# Run a real single-node Apache Cassandra 5.0 on 127.0.0.1 for tests, or a
+# 3-node cluster on 127.0.0.1-3, from the cassandra-all jars on Maven Central,
+# on the machine's OpenJDK 17 (or 11). No Docker, no tarball download.
 #
 #   scripts/cassandra.sh start [--auth] [--latest]
 #                                         start (no-op if already running and ready in that mode)
-#   scripts/cassandra.sh stop             stop the node started by this script
+#   scripts/cassandra.sh start --cluster  start 3 nodes, 127.0.0.1-3 (no-op if already running)
+#   scripts/cassandra.sh stop             stop every node started by this script (single or cluster)
+#   scripts/cassandra.sh stop-node N      stop node N of the cluster (SIGTERM, then wait)
+#   scripts/cassandra.sh start-node N     start node N of the cluster again, with its data
 #   scripts/cassandra.sh status           exit 0 if running and answering CQL, else 1
+#                                         (cluster: every node)
 #
 # Environment (all optional):
 #   KANDRA_CASSANDRA_HOME     cache + state dir        (default: $HOME/.cache/kandra-cassandra)
@@ -30,6 +34,15 @@
 # Readiness = log line "Starting listening for CQL clients", then a real CQL
 # handshake on the port (STARTUP, login when auth is on, SELECT from system.local),
 # spoken in plain bash over /dev/tcp because cqlsh is not available.
+#
+# Cluster mode: node i listens on 127.0.0.i (Linux routes all of 127/8 to lo,
+# no alias needed) with the same CQL and storage ports, one JVM per node, each
+# with its own run dir, pid and log under $KANDRA_CASSANDRA_HOME/node<i>; seed
+# 127.0.0.1, SimpleSnitch (datacenter "datacenter1", rack "rack1", as the single
+# node), 16 tokens per node, no bootstrap streaming (the cluster is empty).
+# Nodes start one after another: each must answer CQL on its own address, and
+# be NORMAL in node 1's gossip, before the next starts. Heap is per node.
+# No auth, no --latest in cluster mode.
 set -euo pipefail
 
 readonly SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -45,11 +58,26 @@ LATEST="${KANDRA_CASSANDRA_LATEST:-0}"
 VERSIONS="${KANDRA_CASSANDRA_VERSION:-5.0.8 5.0.7 5.0.6}"
 SUPERUSER=cassandra
 SUPERPASS=cassandra
+readonly CLUSTER_NODES=3
 
+# The node the functions below act on; use_node switches them to a cluster node.
+ADDR=127.0.0.1                # listen, rpc and probe address
 RUN="$KH/run"                 # wiped on every start: config, data, logs
 PIDFILE="$KH/cassandra.pid"
 STATEFILE="$KH/cassandra.state" # "port auth version config" of the running node
 LOG="$RUN/logs/cassandra.log"
+CLUSTERFILE="$KH/cluster.state" # "nodes port version" while a cluster runs
+
+# use_node N: act on cluster node N (127.0.0.N, files under $KH/nodeN).
+use_node() {
+  [[ "$1" =~ ^[1-9]$ ]] && (( $1 <= CLUSTER_NODES )) || die "no cluster node '$1' (nodes are 1-$CLUSTER_NODES)"
+  NODE=$1
+  ADDR=127.0.0.$1
+  RUN="$KH/node$1/run"   # not wiped by start-node: the node keeps its data
+  PIDFILE="$KH/node$1/cassandra.pid"
+  STATEFILE="$KH/node$1/cassandra.state"
+  LOG="$RUN/logs/cassandra.log"
+}
 
 die() { echo "cassandra: ERROR: $*" >&2; exit 1; }
 note() { echo "cassandra: $*" >&2; }
@@ -83,16 +111,16 @@ is_our_node() {
 
 read_pid() { [[ -f "$PIDFILE" ]] && tr -dc '0-9' <"$PIDFILE" || true; }
 
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port_in_use() { (exec 3<>"/dev/tcp/$ADDR/$1") 2>/dev/null; }   # PORT, on $ADDR
 
 # ---------------------------------------------------------------------------
 # Minimal CQL native protocol v4 client in bash (no cqlsh here): STARTUP,
 # optional SASL PLAIN login, then SELECT release_version FROM system.local.
-# Prints the server's error text on failure. Usage: cql_probe PORT [USER PASS]
+# Prints the server's error text on failure. Usage: cql_probe HOST PORT [USER PASS]
 cql_probe() (
   export LC_ALL=C
-  local port=$1 user=${2:-} pass=${3:-} hdr op len body
-  { exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || { echo "connection refused"; return 1; }
+  local host=$1 port=$2 user=${3:-} pass=${4:-} hdr op len body
+  { exec 3<>"/dev/tcp/$host/$port"; } 2>/dev/null || { echo "connection refused"; return 1; }
 
   be32() { printf "\\x$(printf %02x $(($1 >> 24 & 255)))\\x$(printf %02x $(($1 >> 16 & 255)))\\x$(printf %02x $(($1 >> 8 & 255)))\\x$(printf %02x $(($1 & 255)))"; }
   # send_frame STREAM OPCODE BODY-FILE
@@ -138,7 +166,7 @@ cql_probe() (
 probe_node() {
   local port auth
   read -r port auth _ <"$STATEFILE" 2>/dev/null || return 1
-  if [[ "$auth" == 1 ]]; then cql_probe "$port" "$SUPERUSER" "$SUPERPASS"; else cql_probe "$port"; fi
+  if [[ "$auth" == 1 ]]; then cql_probe "$ADDR" "$port" "$SUPERUSER" "$SUPERPASS"; else cql_probe "$ADDR" "$port"; fi
 }
 
 # ---------------------------------------------------------------------------
@@ -241,25 +269,38 @@ default_compaction:
 EOF
 }
 
+# write_config AUTH LATEST [CLUSTER]: a fresh run dir for the current node
+# ($ADDR); CLUSTER=1 writes the cluster node's ring settings.
 write_config() {
-  local auth=$1 latest=$2
+  local auth=$1 latest=$2 cluster=${3:-0}
   rm -rf "$RUN"   # fresh node every start: no leftover data, schema or roles
   mkdir -p "$RUN"/{conf,data,commitlog,saved_caches,hints,cdc_raw,logs,triggers,tmp}
   local authn=AllowAllAuthenticator authz=AllowAllAuthorizer
   if [[ "$auth" == 1 ]]; then authn=PasswordAuthenticator; authz=CassandraAuthorizer; fi
+  local name=kandra-ci ring='num_tokens: 1
+initial_token: 0                  # deterministic ring, no "Picking random token" warning'
+  if [[ "$cluster" == 1 ]]; then
+    # A name of its own, so that a stray single node on the seed's address
+    # cannot join. 16 tokens: an even enough ring, fast to compute; tokens
+    # of nodes 2-3 allocated for RF 3 (the seed's are random). No bootstrap:
+    # on an empty cluster there is nothing to stream, and bootstrapping
+    # would sleep RING_DELAY (30 s) per node.
+    name=kandra-cluster ring='num_tokens: 16
+allocate_tokens_for_local_replication_factor: 3
+auto_bootstrap: false'
+  fi
   # Unknown keys are fatal ("Invalid yaml"), so keep to 5.0 names.
   cat >"$RUN/conf/cassandra.yaml" <<EOF
-cluster_name: kandra-ci
-num_tokens: 1
-initial_token: 0                  # deterministic ring, no "Picking random token" warning
+cluster_name: $name
+$ring
 partitioner: org.apache.cassandra.dht.Murmur3Partitioner
 endpoint_snitch: SimpleSnitch
 seed_provider:
   - class_name: org.apache.cassandra.locator.SimpleSeedProvider
     parameters:
       - seeds: "127.0.0.1:$STORAGE_PORT"
-listen_address: 127.0.0.1
-rpc_address: 127.0.0.1
+listen_address: $ADDR
+rpc_address: $ADDR
 storage_port: $STORAGE_PORT
 native_transport_port: $PORT
 start_native_transport: true
@@ -366,7 +407,7 @@ wait_ready() {
       if why=$(probe_node 2>&1); then return 0; fi
     fi
     if (( $(date +%s) >= deadline )); then
-      note "node (pid $pid) not ready on 127.0.0.1:$PORT after ${TIMEOUT}s${why:+ (last CQL probe: $why)}"
+      note "node (pid $pid) not ready on $ADDR:$PORT after ${TIMEOUT}s${why:+ (last CQL probe: $why)}"
       log_tail
       kill_node "$pid"; rm -f "$PIDFILE" "$STATEFILE"
       note "stopped the half-started node (pid $pid); its files stay in $RUN"
@@ -378,17 +419,49 @@ wait_ready() {
 
 config_name() { if [[ "$1" == 1 ]]; then echo latest; else echo default; fi; }
 
+# Start java for the current node ($RUN, $LOG, $JVM_ARGS) in the background;
+# sets pid. The log is truncated.
+launch() {
+  # Cassandra calls mlockall() unconditionally; as root it succeeds and pins the whole
+  # heap (RSS ~1.4 GB instead of ~0.4 GB with -Xmx1g). Drop CAP_IPC_LOCK and cap
+  # RLIMIT_MEMLOCK so it fails harmlessly (one WARN "Unable to lock JVM memory").
+  local nolock=()
+  if [[ $EUID == 0 ]] && setpriv --bounding-set=-ipc_lock true 2>/dev/null; then
+    nolock=(setpriv --bounding-set=-ipc_lock)
+  fi
+  # Detach: own session (no SIGHUP/Ctrl-C from the caller), no stdin, lock fd closed.
+  # setsid and setpriv exec in place, so $! is the java PID.
+  ( ulimit -l 64 2>/dev/null || true
+    exec setsid "${nolock[@]}" "$JAVA" "${JVM_ARGS[@]}" ) </dev/null >"$LOG" 2>&1 9>&- &
+  pid=$!
+  echo "$pid" >"$PIDFILE"
+}
+
+# A cluster node that runs (pid alive and ours), for the messages below.
+cluster_running_nodes() {
+  local i out=""
+  for ((i = 1; i <= CLUSTER_NODES; i++)); do
+    ( use_node "$i"; p=$(read_pid); [[ -n "$p" ]] && is_our_node "$p" ) && out+=" $i"
+  done
+  echo "${out# }"
+}
+
 cmd_start() {
-  local auth=$AUTH latest=$LATEST opt
+  local auth=$AUTH latest=$LATEST cluster=0 opt
   for opt in "$@"; do
     case "$opt" in
       --auth) auth=1 ;;
       --latest) latest=1 ;;
-      *) die "unknown start option '$opt' (usage: $0 start [--auth] [--latest])" ;;
+      --cluster) cluster=1 ;;
+      *) die "unknown start option '$opt' (usage: $0 start [--auth] [--latest] | start --cluster)" ;;
     esac
   done
   if [[ "$auth" == 1 || "$auth" == true ]]; then auth=1; else auth=0; fi
   if [[ "$latest" == 1 || "$latest" == true ]]; then latest=1; else latest=0; fi
+  if [[ "$cluster" == 1 ]]; then
+    [[ "$auth" == 0 && "$latest" == 0 ]] || die "start --cluster takes no --auth or --latest (and KANDRA_CASSANDRA_AUTH/LATEST must be unset): the cluster runs the default configuration without auth"
+    cmd_start_cluster; return
+  fi
   local config; config=$(config_name "$latest")
   [[ "$KH" == /* && "$KH" != / ]] || die "KANDRA_CASSANDRA_HOME must be an absolute path, got '$KH'"
   mkdir -p "$KH"
@@ -396,6 +469,9 @@ cmd_start() {
   # One start/stop at a time. fd 9 is closed for java below, else the node would hold the lock.
   exec 9>"$KH/.lock"
   flock -w "$TIMEOUT" 9 || die "another start/stop holds $KH/.lock"
+
+  local running; running=$(cluster_running_nodes)
+  [[ -z "$running" ]] || die "a cluster started by this script runs in $KH (nodes $running); run '$0 stop' first, or start the single node with its own KANDRA_CASSANDRA_HOME, KANDRA_CASSANDRA_PORT and KANDRA_CASSANDRA_STORAGE_PORT"
 
   local pid; pid=$(read_pid)
   if [[ -n "$pid" ]] && is_our_node "$pid"; then
@@ -421,24 +497,147 @@ cmd_start() {
   write_config "$auth" "$latest"
   jvm_args
 
-  # Cassandra calls mlockall() unconditionally; as root it succeeds and pins the whole
-  # heap (RSS ~1.4 GB instead of ~0.4 GB with -Xmx1g). Drop CAP_IPC_LOCK and cap
-  # RLIMIT_MEMLOCK so it fails harmlessly (one WARN "Unable to lock JVM memory").
-  local nolock=()
-  if [[ $EUID == 0 ]] && setpriv --bounding-set=-ipc_lock true 2>/dev/null; then
-    nolock=(setpriv --bounding-set=-ipc_lock)
-  fi
   local t0; t0=$(now_ms)
-  # Detach: own session (no SIGHUP/Ctrl-C from the caller), no stdin, lock fd closed.
-  # setsid and setpriv exec in place, so $! is the java PID.
-  ( ulimit -l 64 2>/dev/null || true
-    exec setsid "${nolock[@]}" "$JAVA" "${JVM_ARGS[@]}" ) </dev/null >"$LOG" 2>&1 9>&- &
-  pid=$!
-  echo "$pid" >"$PIDFILE"
+  launch
   echo "$PORT $auth $CASSANDRA_VERSION $config" >"$STATEFILE"
   wait_ready "$pid"
   local ms=$(( $(now_ms) - t0 ))
   echo "cassandra: $CASSANDRA_VERSION ready on 127.0.0.1:$PORT in $((ms / 1000)).$((ms % 1000 / 100))s (pid $pid, auth=$([[ $auth == 1 ]] && echo "on, $SUPERUSER/$SUPERPASS" || echo off), config=$config, heap $HEAP)"
+}
+
+# ---------------------------------------------------------------------------
+# Cluster mode.
+
+# up_count OBSERVER N: how often node OBSERVER's log has seen node N come up
+# (Gossiper: "InetAddress /127.0.0.N:PORT is now UP"), so that a restart can
+# wait for one more.
+up_count() {
+  local log="$KH/node$1/run/logs/cassandra.log"
+  [[ -f "$log" ]] || { echo 0; return; }
+  grep -c "InetAddress /127\.0\.0\.$2:$STORAGE_PORT is now UP" "$log" || true
+}
+
+# An observer for node N: another node of the cluster that runs, or "".
+observer_of() {
+  local i
+  for ((i = 1; i <= CLUSTER_NODES; i++)); do
+    [[ $i == "$1" ]] && continue
+    if ( use_node "$i"; p=$(read_pid); [[ -n "$p" ]] && is_our_node "$p" ); then echo "$i"; return; fi
+  done
+}
+
+# start_node_proc N: launch cluster node N from its existing run dir, wait for
+# CQL on its address, then until a running peer sees it UP (joined). Dies on
+# failure, stopping that node only.
+start_node_proc() {
+  use_node "$1"
+  local obs seen t0 ms deadline
+  obs=$(observer_of "$1")
+  seen=0; [[ -n "$obs" ]] && seen=$(up_count "$obs" "$1")
+  jvm_args
+  if [[ -f "$LOG" ]]; then mv -f "$LOG" "$LOG.previous"; fi   # keep the last run's log
+  t0=$(now_ms)
+  launch
+  echo "$PORT 0 $CASSANDRA_VERSION cluster" >"$STATEFILE"
+  wait_ready "$pid"
+  if [[ -n "$obs" ]]; then
+    deadline=$(( $(date +%s) + TIMEOUT ))
+    until (( $(up_count "$obs" "$1") > seen )); do
+      if (( $(date +%s) >= deadline )); then
+        note "node $1 answers CQL on $ADDR:$PORT but node $obs has not seen it UP after ${TIMEOUT}s"
+        kill_node "$pid"; rm -f "$PIDFILE" "$STATEFILE"; exit 1
+      fi
+      sleep 0.5
+    done
+  fi
+  ms=$(( $(now_ms) - t0 ))
+  echo "cassandra: node $1 ready on $ADDR:$PORT in $((ms / 1000)).$((ms % 1000 / 100))s (pid $pid${obs:+, seen UP by node $obs})"
+}
+
+cluster_lock() {
+  [[ "$KH" == /* && "$KH" != / ]] || die "KANDRA_CASSANDRA_HOME must be an absolute path, got '$KH'"
+  mkdir -p "$KH"
+  exec 9>"$KH/.lock"
+  flock -w "$TIMEOUT" 9 || die "another start/stop holds $KH/.lock"
+}
+
+cmd_start_cluster() {
+  cluster_lock
+  local spid; spid=$(read_pid)
+  if [[ -n "$spid" ]] && is_our_node "$spid"; then
+    die "a single node started by this script runs in $KH (pid $spid); run '$0 stop' first, or give the cluster its own KANDRA_CASSANDRA_HOME"
+  fi
+  local running; running=$(cluster_running_nodes)
+  if [[ -n "$running" ]]; then
+    [[ "$running" == "1 2 3" ]] || die "the cluster in $KH runs only nodes $running; '$0 start-node N' the others, or '$0 stop' and start again"
+    local i
+    for ((i = 1; i <= CLUSTER_NODES; i++)); do ( use_node "$i"; wait_ready "$(read_pid)" ); done
+    echo "cassandra: cluster already running, ready on 127.0.0.1-$CLUSTER_NODES:$PORT"
+    return 0
+  fi
+  local i p
+  for ((i = 1; i <= CLUSTER_NODES; i++)); do
+    use_node "$i"
+    for p in "$PORT" "$STORAGE_PORT"; do
+      if port_in_use "$p"; then die "port $ADDR:$p is already in use by another process (not a node started by this script)"; fi
+    done
+  done
+  pick_java
+  fetch_jars
+  for ((i = 1; i <= CLUSTER_NODES; i++)); do use_node "$i"; rm -f "$PIDFILE" "$STATEFILE"; write_config 0 0 1; done
+  echo "$CLUSTER_NODES $PORT $CASSANDRA_VERSION" >"$CLUSTERFILE"
+  local t0; t0=$(now_ms)
+  # One after another: a node joining while another joins can pick clashing
+  # tokens, and node 2's token allocation needs the seed's ring.
+  for ((i = 1; i <= CLUSTER_NODES; i++)); do start_node_proc "$i"; done
+  local ms=$(( $(now_ms) - t0 ))
+  echo "cassandra: $CASSANDRA_VERSION cluster of $CLUSTER_NODES ready on 127.0.0.1-$CLUSTER_NODES:$PORT in $((ms / 1000)).$((ms % 1000 / 100))s (datacenter1, heap $HEAP per node)"
+}
+
+# The cluster's version, for start-node: the jars it was started with.
+load_cluster() {
+  local n port
+  read -r n port CASSANDRA_VERSION <"$CLUSTERFILE" 2>/dev/null || die "no cluster was started in $KH ('$0 start --cluster' first)"
+  [[ "$port" == "$PORT" ]] || die "the cluster in $KH uses CQL port $port; set KANDRA_CASSANDRA_PORT=$port"
+  LIB="$KH/lib-$CASSANDRA_VERSION"
+  [[ -f "$LIB/.complete" ]] || die "the jars of cassandra-all $CASSANDRA_VERSION are gone from $LIB; '$0 stop' and start the cluster again"
+}
+
+cmd_start_node() {
+  [[ $# == 1 ]] || die "usage: $0 start-node N"
+  use_node "$1"
+  cluster_lock
+  load_cluster
+  [[ -f "$RUN/conf/cassandra.yaml" ]] || die "node $1 has no run dir in $RUN; '$0 start --cluster' first"
+  local pid; pid=$(read_pid)
+  if [[ -n "$pid" ]] && is_our_node "$pid"; then
+    wait_ready "$pid"
+    echo "cassandra: node $1 already running, ready on $ADDR:$PORT (pid $pid)"
+    return 0
+  fi
+  rm -f "$PIDFILE" "$STATEFILE"
+  local p
+  for p in "$PORT" "$STORAGE_PORT"; do
+    if port_in_use "$p"; then die "port $ADDR:$p is already in use by another process (not a node started by this script)"; fi
+  done
+  pick_java
+  start_node_proc "$1"
+}
+
+cmd_stop_node() {
+  [[ $# == 1 ]] || die "usage: $0 stop-node N"
+  use_node "$1"
+  cluster_lock
+  local pid; pid=$(read_pid)
+  if [[ -z "$pid" ]] || ! is_our_node "$pid"; then
+    rm -f "$PIDFILE" "$STATEFILE"
+    echo "cassandra: node $1 not running"; return 0
+  fi
+  local t0; t0=$(now_ms)
+  kill_node "$pid"
+  rm -f "$PIDFILE" "$STATEFILE"
+  local ms=$(( $(now_ms) - t0 ))
+  echo "cassandra: node $1 stopped (pid $pid) in $((ms / 1000)).$((ms % 1000 / 100))s; its data stays in $RUN"
 }
 
 # TERM (Cassandra drains in a few seconds), up to 30 s, then KILL. Only this PID.
@@ -456,8 +655,26 @@ cmd_stop() {
   mkdir -p "$KH"
   exec 9>"$KH/.lock"
   flock -w 60 9 || die "another start/stop holds $KH/.lock"
+  # Cluster nodes first: TERM them all, so that they drain at the same time,
+  # then wait for each.
+  local i pids=() stopped=""
+  for ((i = 1; i <= CLUSTER_NODES; i++)); do
+    local npid; npid=$(use_node "$i"; read_pid)
+    if [[ -n "$npid" ]] && ( use_node "$i"; is_our_node "$npid" ); then
+      kill -TERM "$npid" 2>/dev/null || true
+      pids[i]=$npid
+    fi
+  done
+  for i in "${!pids[@]}"; do
+    kill_node "${pids[i]}"
+    stopped+=" node$i(pid ${pids[i]})"
+  done
+  for ((i = 1; i <= CLUSTER_NODES; i++)); do rm -f "$KH/node$i/cassandra.pid" "$KH/node$i/cassandra.state"; done
+  rm -f "$CLUSTERFILE"
+  if [[ -n "$stopped" ]]; then echo "cassandra: cluster stopped:$stopped"; fi
+
   local pid; pid=$(read_pid)
-  if [[ -z "$pid" ]]; then echo "cassandra: not running"; return 0; fi
+  if [[ -z "$pid" ]]; then [[ -n "$stopped" ]] || echo "cassandra: not running"; return 0; fi
   if ! is_our_node "$pid"; then
     rm -f "$PIDFILE" "$STATEFILE"
     echo "cassandra: not running (removed stale pid file for $pid)"; return 0
@@ -468,6 +685,7 @@ cmd_stop() {
 }
 
 cmd_status() {
+  if [[ -f "$CLUSTERFILE" ]]; then cmd_status_cluster; return; fi
   local pid; pid=$(read_pid)
   if [[ -z "$pid" ]] || ! is_our_node "$pid"; then echo "cassandra: not running"; return 1; fi
   local port auth version config why
@@ -480,9 +698,30 @@ cmd_status() {
   return 1
 }
 
+# One line per node; exit 0 only if every node answers CQL.
+cmd_status_cluster() {
+  local i pid why rc=0 version
+  read -r _ _ version <"$CLUSTERFILE" 2>/dev/null || true
+  for ((i = 1; i <= CLUSTER_NODES; i++)); do
+    use_node "$i"
+    pid=$(read_pid)
+    if [[ -z "$pid" ]] || ! is_our_node "$pid"; then
+      echo "cassandra: node $i not running ($ADDR)"; rc=1; continue
+    fi
+    if why=$(probe_node 2>&1); then
+      echo "cassandra: node $i $version running and ready on $ADDR:$PORT (pid $pid)"
+    else
+      echo "cassandra: node $i pid $pid running but not answering CQL on $ADDR:$PORT: $why"; rc=1
+    fi
+  done
+  return $rc
+}
+
 case "${1:-}" in
   start) shift; cmd_start "$@" ;;
   stop) cmd_stop ;;
+  stop-node) shift; cmd_stop_node "$@" ;;
+  start-node) shift; cmd_start_node "$@" ;;
   status) cmd_status ;;
-  *) echo "usage: $0 start [--auth] [--latest] | stop | status" >&2; exit 2 ;;
+  *) echo "usage: $0 start [--auth] [--latest] | start --cluster | stop | stop-node N | start-node N | status" >&2; exit 2 ;;
 esac

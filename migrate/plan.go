@@ -419,12 +419,11 @@ func (p *planner) reAddRefused(d *LiveDropped, w wantColumn) string {
 	if d.Type.IsZero() {
 		return "kandra cannot read the dropped type, so it cannot tell whether the server takes the column back as " + w.decl()
 	}
-	same := sameType(d.Type, w.typ) && (d.Kind == Regular || d.Kind == "")
-	if same {
-		return ""
+	if d.Type.Name() == "COUNTER" || w.typ.Name() == "COUNTER" {
+		return "servers refuse to add a counter column back in place of a dropped column"
 	}
-	if d.Type.Name() == "COUNTER" {
-		return "a dropped counter column cannot be added back"
+	if sameType(d.Type, w.typ) && (d.Kind == Regular || d.Kind == "") {
+		return ""
 	}
 	const cassandra = kandra.Cassandra5 | kandra.Cassandra5Latest
 	if p.targets&cassandra != 0 {

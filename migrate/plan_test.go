@@ -144,6 +144,12 @@ func drawKeyspace(t *rapid.T) (*kandra.Keyspace, *kandra.TableSchema) {
 	}
 	ts := v.(*kandra.TableSchema)
 	targets := m.Targets(time.Now())
+	// Most draws take Cassandra too; a ScyllaDB-only keyspace has rules of
+	// its own (re-adding a dropped column), so narrow to it half the time.
+	const scylla = kandra.Scylla2025 | kandra.Scylla2025Tablets | kandra.Scylla2026 | kandra.Scylla2026Tablets
+	if targets&scylla != 0 && rapid.Bool().Draw(t, "scylla only") {
+		targets &= scylla
+	}
 	repl := kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3})
 	if targets&(kandra.Cassandra5|kandra.Cassandra5Latest) == targets && rapid.Bool().Draw(t, "simple") {
 		repl = kandra.SimpleStrategy(rapid.IntRange(1, 3).Draw(t, "rf"))
@@ -223,6 +229,237 @@ func cqlOf(steps []Step) []string {
 		out[i] = s.CQL
 	}
 	return out
+}
+
+// rowsWhere returns the indexes of the rows of table tn (all tables when
+// tn is "") for which keep holds.
+func rowsWhere(rows []map[string]any, tn string, keep func(map[string]any) bool) []int {
+	var out []int
+	for i, r := range rows {
+		if (tn == "" || r["table_name"] == tn) && keep(r) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func without(rows []map[string]any, drop func(map[string]any) bool) []map[string]any {
+	return slices.DeleteFunc(slices.Clone(rows), drop)
+}
+
+// otherType returns a live type text whose tree differs from raw's.
+func otherType(raw string) string {
+	if strings.Contains(raw, "blob") {
+		return "int"
+	}
+	return "blob"
+}
+
+// stepOf returns the step with the given ID, or fails.
+func stepOf(t tb, p *Plan, id string) Step {
+	t.Helper()
+	for _, s := range p.Steps {
+		if s.ID == id {
+			return s
+		}
+	}
+	t.Fatalf("no step %s in the plan:\n%s", id, p)
+	return Step{}
+}
+
+// TestPropertyMutations changes the live rows of a random keyspace in one
+// way and checks the plan's verdict on it.
+func TestPropertyMutations(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ks, ts := drawKeyspace(t)
+		r := rowsOf(ks)
+		tn := ts.Name()
+		isColumn := func(cn string) func(map[string]any) bool {
+			return func(m map[string]any) bool { return m["table_name"] == tn && m["column_name"] == cn }
+		}
+		var regular, clustering []*kandra.ColumnSchema
+		for _, c := range ts.Columns() {
+			switch {
+			case c.IsClusteringKey():
+				clustering = append(clustering, c)
+			case !c.IsPartitionKey():
+				regular = append(regular, c)
+			}
+		}
+		mutations := []string{"drop-table", "change-key-type", "extra", "replication"}
+		if len(regular) > 0 {
+			mutations = append(mutations, "drop-column", "change-type", "re-add-dropped", "frozen")
+		}
+		if len(clustering) > 0 {
+			mutations = append(mutations, "flip-order")
+		}
+		if len(ts.LookupTables()) > 0 {
+			mutations = append(mutations, "drop-lookup", "lookup-type")
+		}
+		if !ts.IsCounterTable() {
+			mutations = append(mutations, "ttl", "counter-kind")
+		}
+		if len(ts.SecondaryIndexes()) > 0 {
+			mutations = append(mutations, "index-target")
+		}
+		mutation := rapid.SampledFrom(mutations).Draw(t, "mutation")
+		check := func(id string, class Class) Step {
+			p := mustPlan(t, ks, mustLive(t, r))
+			s := stepOf(t, p, id)
+			if s.Class != class {
+				t.Fatalf("step %s is %v, want %v: %s", id, s.Class, class, s.Reason)
+			}
+			if (class == Impossible) != (s.Manual != "") || (class == Impossible || s.Kind == BackfillLookup) != (s.CQL == "") {
+				t.Fatalf("step %s (%v): CQL %q, manual %q", id, class, s.CQL, s.Manual)
+			}
+			if err := p.Err(); err == nil || !strings.Contains(err.Error(), id) {
+				t.Fatalf("Err does not list %s: %v", id, err)
+			}
+			return s
+		}
+		switch mutation {
+		case "drop-column":
+			c := rapid.SampledFrom(regular).Draw(t, "column")
+			r.Columns = without(r.Columns, isColumn(c.Name()))
+			r.Indexes = without(r.Indexes, func(m map[string]any) bool { return m["index_name"] == ts.IndexName(c) })
+			p := mustPlan(t, ks, mustLive(t, r))
+			s := stepOf(t, p, "add-column:"+tn+"."+c.Name())
+			want, _ := ks.AlterTableAdd(ts, c)
+			if s.Class != Safe || s.CQL != want || s.Kind != AddColumn || s.Column != c.Name() {
+				t.Fatalf("step %+v, want a safe %q", s, want)
+			}
+			for _, s := range p.Steps {
+				if s.Class != Safe {
+					t.Fatalf("a dropped column plans %s (%v)", s.ID, s.Class)
+				}
+			}
+		case "change-type":
+			c := rapid.SampledFrom(regular).Draw(t, "column")
+			i := rowsWhere(r.Columns, tn, isColumn(c.Name()))[0]
+			r.Columns[i]["type"] = otherType(r.Columns[i]["type"].(string))
+			check("change-type:"+tn+"."+c.Name(), Impossible)
+		case "frozen":
+			c := rapid.SampledFrom(regular).Draw(t, "column")
+			i := rowsWhere(r.Columns, tn, isColumn(c.Name()))[0]
+			if !c.Type().IsCollection() {
+				// A native's frozen spelling is no type: the live text
+				// stays readable and equal.
+				if p := mustPlan(t, ks, mustLive(t, r)); !p.Empty() {
+					t.Fatalf("unchanged rows plan %q", ids(p.Steps))
+				}
+				return
+			}
+			r.Columns[i]["type"] = "frozen<" + r.Columns[i]["type"].(string) + ">"
+			check("change-type:"+tn+"."+c.Name(), Impossible)
+		case "change-key-type":
+			c := rapid.SampledFrom(ts.PrimaryKey()).Draw(t, "key column")
+			i := rowsWhere(r.Columns, tn, isColumn(c.Name()))[0]
+			r.Columns[i]["type"] = otherType(r.Columns[i]["type"].(string))
+			check("change-key:"+tn, Impossible)
+		case "flip-order":
+			c := rapid.SampledFrom(clustering).Draw(t, "clustering column")
+			i := rowsWhere(r.Columns, tn, isColumn(c.Name()))[0]
+			r.Columns[i]["clustering_order"] = map[string]string{"asc": "desc", "desc": "asc"}[r.Columns[i]["clustering_order"].(string)]
+			check("change-clustering-order:"+tn, Impossible)
+		case "re-add-dropped":
+			c := rapid.SampledFrom(regular).Draw(t, "column")
+			i := rowsWhere(r.Columns, tn, isColumn(c.Name()))[0]
+			raw := r.Columns[i]["type"].(string)
+			r.Columns = without(r.Columns, isColumn(c.Name()))
+			r.Indexes = without(r.Indexes, func(m map[string]any) bool { return m["index_name"] == ts.IndexName(c) })
+			same := rapid.Bool().Draw(t, "same type")
+			if !same {
+				raw = otherType(raw)
+			}
+			r.DroppedColumns = append(r.DroppedColumns, map[string]any{"keyspace_name": "ks", "table_name": tn, "column_name": c.Name(),
+				"kind": "regular", "type": raw, "dropped_time": time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
+			cassandra := ks.Spec().Targets&(kandra.Cassandra5|kandra.Cassandra5Latest) != 0
+			refused := c.IsCounter() || !same && (cassandra || c.Type().IsCollection())
+			if refused {
+				check("re-add-dropped:"+tn+"."+c.Name(), Impossible)
+			} else if s := check("add-column:"+tn+"."+c.Name(), Safe); !strings.Contains(s.Reason, "2026-01-02T03:04:05Z") {
+				t.Fatalf("the reason does not say when the column was dropped: %s", s.Reason)
+			}
+		case "drop-lookup":
+			l := rapid.SampledFrom(ts.LookupTables()).Draw(t, "lookup")
+			gone := func(m map[string]any) bool { return m["table_name"] == l.Name() }
+			r.Tables, r.Columns = without(r.Tables, gone), without(r.Columns, gone)
+			p := mustPlan(t, ks, mustLive(t, r))
+			create := stepOf(t, p, "create-lookup-table:"+l.Name())
+			fill := stepOf(t, p, "backfill:"+l.Name())
+			if create.Class != Safe || fill.Class != NeedsApproval || fill.Lookup != l || fill.CQL != "" {
+				t.Fatalf("steps %+v, %+v", create, fill)
+			}
+			if slices.Index(p.Steps, create) > slices.Index(p.Steps, fill) {
+				t.Fatalf("the backfill comes before its table: %q", ids(p.Steps))
+			}
+		case "lookup-type":
+			l := rapid.SampledFrom(ts.LookupTables()).Draw(t, "lookup")
+			i := rowsWhere(r.Columns, l.Name(), func(m map[string]any) bool { return m["kind"] == "partition_key" })[0]
+			r.Columns[i]["type"] = otherType(r.Columns[i]["type"].(string))
+			if s := check("change-key:"+l.Name(), Impossible); !strings.Contains(s.Manual, "DROP TABLE ks."+l.CQLName()) {
+				t.Fatalf("the manual path does not drop the lookup table: %s", s.Manual)
+			}
+		case "drop-table":
+			gone := func(m map[string]any) bool { return m["table_name"] == tn }
+			r.Tables, r.Columns, r.Indexes = without(r.Tables, gone), without(r.Columns, gone), without(r.Indexes, gone)
+			want, _ := ks.CreateTable(ts)
+			if s := check("create-table:"+tn, Safe); s.CQL != want {
+				t.Fatalf("CQL %q, want %q", s.CQL, want)
+			}
+			p := mustPlan(t, ks, mustLive(t, r))
+			if len(p.Select(NeedsApproval)) > 0 || len(p.Select(Impossible)) > 0 {
+				t.Fatalf("a missing primary table with existing lookup tables plans %q", ids(p.Steps))
+			}
+		case "ttl":
+			i := rowsWhere(r.Tables, tn, func(map[string]any) bool { return true })[0]
+			r.Tables[i]["default_time_to_live"] = r.Tables[i]["default_time_to_live"].(int) + 1
+			if s := check("options:"+tn, NeedsApproval); !strings.HasPrefix(s.CQL, "ALTER TABLE ks."+ts.CQLName()+" WITH default_time_to_live = ") {
+				t.Fatalf("CQL %q", s.CQL)
+			}
+		case "counter-kind":
+			i := rowsWhere(r.Tables, tn, func(map[string]any) bool { return true })[0]
+			r.Tables[i]["flags"] = []string{"compound", "counter"}
+			check("change-counter-kind:"+tn, Impossible)
+		case "index-target":
+			c := rapid.SampledFrom(ts.SecondaryIndexes()).Draw(t, "indexed column")
+			i := rowsWhere(r.Indexes, tn, func(m map[string]any) bool { return m["index_name"] == ts.IndexName(c) })[0]
+			r.Indexes[i]["options"] = map[string]string{"target": "values(\"Other Column\")"}
+			check("change-index:"+ts.IndexName(c), Impossible)
+		case "replication":
+			r.Keyspaces[0]["replication"] = map[string]string{"class": "org.apache.cassandra.locator.NetworkTopologyStrategy", "dc9": "2"}
+			if s := check("change-replication:ks", Impossible); !strings.Contains(s.Manual, "ALTER KEYSPACE ks WITH replication = ") {
+				t.Fatalf("manual %q", s.Manual)
+			}
+		case "extra":
+			r.Tables = append(r.Tables, map[string]any{"keyspace_name": "ks", "table_name": "zz_old"},
+				map[string]any{"keyspace_name": "ks", "table_name": "kandra_schema_history"})
+			r.Columns = append(r.Columns, map[string]any{"keyspace_name": "ks", "table_name": tn, "column_name": "zz_legacy", "kind": "regular", "type": "tuple<int, text>"},
+				map[string]any{"keyspace_name": "ks", "table_name": "zz_old", "column_name": "id", "kind": "partition_key", "position": 0, "type": "uuid"})
+			r.Indexes = append(r.Indexes, map[string]any{"keyspace_name": "ks", "table_name": tn, "index_name": "zz_idx", "options": map[string]string{"target": "zz_legacy"}})
+			p := mustPlan(t, ks, mustLive(t, r))
+			want := []string{"column " + tn + ".zz_legacy", "table zz_old", "index zz_idx on " + tn}
+			if !p.Empty() || !sameSet(p.Extra, want) {
+				t.Fatalf("steps %q, extra %q, want no steps and extra %q", ids(p.Steps), p.Extra, want)
+			}
+			if p.Err() != nil {
+				t.Fatalf("extra alone is an error: %v", p.Err())
+			}
+		}
+	})
+}
+
+func sameSet(a, b []string) bool {
+	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+}
+
+func mustLive(t tb, r *SchemaRows) *Live {
+	t.Helper()
+	live, err := LiveFromRows("ks", r)
+	if err != nil {
+		t.Fatalf("LiveFromRows: %v", err)
+	}
+	return live
 }
 
 var _ = fmt.Sprint

@@ -200,11 +200,13 @@ type wantColumn struct {
 	order  string // "asc" or "desc" for a clustering column, else "none"
 }
 
+// decl renders the model's type as servers spell types in
+// system_schema (lower case), so that it reads beside the live one.
 func (w wantColumn) decl() string {
 	if w.frozen {
-		return w.typ.Frozen()
+		return strings.ToLower(w.typ.Frozen())
 	}
-	return w.typ.String()
+	return strings.ToLower(w.typ.String())
 }
 
 func modelColumn(c *kandra.ColumnSchema) wantColumn {
@@ -486,8 +488,8 @@ func (p *planner) lookup(l *kandra.LookupTableSchema, primaryExists bool) {
 		CQL: mustCQL(p.ks.CreateLookupTable(l)), Reason: "lookup table " + strconv.Quote(name) + " of table " + strconv.Quote(l.Table().Name()) + " does not exist"})
 	if primaryExists {
 		p.add(phaseBackfill, Step{ID: stepID(BackfillLookup, name), Class: NeedsApproval, Kind: BackfillLookup, Table: name, Lookup: l,
-			Reason: "table " + strconv.Quote(l.Table().Name()) + " already holds rows, which lookup table " + strconv.Quote(name) +
-				" must be filled with before lookups by " + strconv.Quote(l.IndexColumn().Name()) + " find them; it reads the whole table"})
+			Reason: "table " + strconv.Quote(l.Table().Name()) + " exists, so new lookup table " + strconv.Quote(name) +
+				" must be filled from its rows before lookups by " + strconv.Quote(l.IndexColumn().Name()) + " find the rows written earlier; it reads the whole table"})
 	}
 }
 

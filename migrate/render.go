@@ -78,10 +78,23 @@ func (p *Plan) Err() error {
 	return &kerrors.MigrationError{Message: b.String()}
 }
 
-// comment writes text as "-- " lines.
-func comment(b *strings.Builder, text string) {
+// scriptWidth is where Script wraps its comments, so that a reviewer
+// reads them without scrolling.
+const scriptWidth = 100
+
+// comment writes text as "-- " lines, wrapped at spaces to scriptWidth;
+// continuation lines are indented by indent.
+func comment(b *strings.Builder, text, indent string) {
 	for _, line := range strings.Split(text, "\n") {
-		b.WriteString(strings.TrimRight("-- "+line, " ") + "\n")
+		out := "--"
+		for i, word := range strings.Fields(line) {
+			if i > 0 && len(out)+1+len(word) > scriptWidth {
+				b.WriteString(out + "\n")
+				out = "--" + indent
+			}
+			out += " " + word
+		}
+		b.WriteString(out + "\n")
 	}
 }
 
@@ -93,30 +106,30 @@ func comment(b *strings.Builder, text string) {
 // listed at the end, as comments.
 func (p *Plan) Script() string {
 	var b strings.Builder
-	comment(&b, "kandra migration plan for keyspace "+p.Keyspace)
-	comment(&b, "plan hash: "+p.Hash())
+	comment(&b, "kandra migration plan for keyspace "+p.Keyspace, "")
+	comment(&b, "plan hash: "+p.Hash(), "")
 	if p.Empty() {
-		comment(&b, "no steps: the keyspace is what the model describes")
+		comment(&b, "no steps: the keyspace is what the model describes", "")
 	} else {
-		comment(&b, p.counts())
+		comment(&b, p.counts(), "")
 	}
 	for _, s := range p.Steps {
 		b.WriteByte('\n')
-		comment(&b, "["+s.Class.String()+"] "+s.ID+": "+s.Reason)
+		comment(&b, "["+s.Class.String()+"] "+s.ID+": "+s.Reason, "   ")
 		switch {
 		case s.Kind == BackfillLookup:
-			comment(&b, "not a statement: run the migrator's backfill of "+s.Table+" (schema backfill "+s.Table+", or apply --approve "+s.ID+")")
+			comment(&b, "not a statement: run the migrator's backfill of "+s.Table+" (schema backfill "+s.Table+", or apply --approve "+s.ID+")", "   ")
 		case s.Class == Impossible:
-			comment(&b, "not possible in place; manual path: "+s.Manual)
+			comment(&b, "manual path: "+s.Manual, "   ")
 		case s.CQL != "":
 			b.WriteString(s.CQL + "\n")
 		}
 	}
 	if len(p.Extra) > 0 {
 		b.WriteByte('\n')
-		comment(&b, "only in live, not in the model (kept; the migrator never drops):")
+		comment(&b, "only in live, not in the model (kept; the migrator never drops):", "")
 		for _, e := range p.Extra {
-			comment(&b, "  "+e)
+			b.WriteString("--   " + e + "\n")
 		}
 	}
 	return b.String()

@@ -1,0 +1,110 @@
+package migrate_test
+
+import (
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/migrate"
+)
+
+// User is version 2 of an app's user: it adds Nickname and a lookup by
+// email to what the cluster has, and its Age is now an int.
+type User struct {
+	ID       uuid.UUID
+	Email    string
+	Name     string
+	Nickname string
+	Age      int32
+}
+
+func (u *User) Describe(s *kandra.Schema[User]) {
+	s.Table("users")
+	kandra.Bind(s, &u.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupEventual))
+}
+
+// planV2 plans version 2 of the app against the cluster's version 1. The
+// rows are what an adapter reads from system_schema.
+func planV2() *migrate.Plan {
+	users := kandra.MustRegister[User]()
+	app := kandra.MustNewKeyspace(kandra.KeyspaceSpec{
+		Name:        "app",
+		Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3}),
+	}, users)
+
+	col := func(name, kind, typ string, pos int) map[string]any {
+		return map[string]any{"table_name": "users", "column_name": name, "kind": kind, "position": pos, "type": typ}
+	}
+	live, err := migrate.LiveFromRows("app", &migrate.SchemaRows{
+		Keyspaces: []map[string]any{{"keyspace_name": "app", "durable_writes": true, "replication": map[string]string{
+			"class": "org.apache.cassandra.locator.NetworkTopologyStrategy", "dc1": "3"}}},
+		Tables: []map[string]any{{"table_name": "users", "gc_grace_seconds": 864000}},
+		Columns: []map[string]any{
+			col("id", "partition_key", "uuid", 0),
+			col("email", "regular", "text", -1),
+			col("name", "regular", "text", -1),
+			col("age", "regular", "text", -1),
+			col("legacy", "regular", "frozen<list<int>>", -1),
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	plan, err := migrate.NewPlan(app, live)
+	if err != nil {
+		panic(err)
+	}
+	return plan
+}
+
+// The plan of version 2 against the cluster's version 1, as a script for
+// review.
+func Example_plan() {
+	fmt.Print(planV2().Script())
+	// Output:
+	// -- kandra migration plan for keyspace app
+	// -- plan hash: fc17b3e49c3527fcd55d8645fc9643f6
+	// -- 4 steps: 2 safe, 1 needs approval, 1 impossible
+	//
+	// -- [safe] create-lookup-table:users_by_email: lookup table "users_by_email" of table "users" does
+	// --    not exist
+	// CREATE TABLE IF NOT EXISTS app.users_by_email (
+	//     email TEXT,
+	//     id UUID,
+	//     PRIMARY KEY (email)
+	// );
+	//
+	// -- [safe] add-column:users.nickname: table "users" has no column "nickname"
+	// ALTER TABLE app.users ADD nickname TEXT;
+	//
+	// -- [needs approval] backfill:users_by_email: table "users" exists, so new lookup table
+	// --    "users_by_email" must be filled from its rows before lookups by "email" find the rows written
+	// --    earlier; it reads the whole table
+	// -- not a statement: run the migrator's backfill of users_by_email (schema backfill users_by_email,
+	// --    or apply --approve backfill:users_by_email)
+	//
+	// -- [impossible] change-type:users.age: column "age" of table "users": its type is text in live, int
+	// --    in the model
+	// -- manual path: servers no longer alter column types: add a column under a new name with the new
+	// --    type (kandra.Column), copy the values over, then stop using the old one; or create a new table
+	// --    with the model's definition under another name, copy the rows from app.users (with a
+	// --    token-range scan or DSBulk), switch the application to it, then drop the old table; the
+	// --    table's lookup tables and indexes follow it
+	//
+	// -- only in live, not in the model (kept; the migrator never drops):
+	// --   column users.legacy
+}
+
+// The same plan as a table, for a terminal.
+func ExamplePlan_String() {
+	fmt.Print(planV2())
+	// Output:
+	// plan for keyspace app (fc17b3e49c3527fcd55d8645fc9643f6): 4 steps: 2 safe, 1 needs approval, 1 impossible
+	// ID                                  CLASS           REASON
+	// create-lookup-table:users_by_email  safe            lookup table "users_by_email" of table "users" does not exist
+	// add-column:users.nickname           safe            table "users" has no column "nickname"
+	// backfill:users_by_email             needs approval  table "users" exists, so new lookup table "users_by_email" must be filled from its rows before lookups by "email" find the rows written earlier; it reads the whole table
+	// change-type:users.age               impossible      column "age" of table "users": its type is text in live, int in the model
+	// only in live (kept): column users.legacy
+}

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/migrate"
+	"github.com/kandra-go/kandra/runtime"
+)
+
+// Account is the test keyspace's one entity, with a lookup to backfill.
+type Account struct {
+	ID    uuid.UUID
+	Email string
+	Name  string
+}
+
+func (a *Account) Describe(s *kandra.Schema[Account]) {
+	s.Table("accounts")
+	kandra.Bind(s, &a.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &a.Email, kandra.Lookup("by_email", kandra.LookupBatch))
+}
+
+var testKeyspace = kandra.MustNewKeyspace(kandra.KeyspaceSpec{
+	Name: "shop", Targets: kandra.Cassandra5,
+	Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
+}, kandra.MustRegister[Account]())
+
+// fakeDriver is a migrate.Driver with no server behind it: an empty
+// system_schema (a fresh cluster) unless rows is set, and err, if set,
+// from every call.
+type fakeDriver struct {
+	rows *migrate.SchemaRows
+	err  error
+}
+
+func (f *fakeDriver) Exec(context.Context, *runtime.Query) (bool, error) { return f.err == nil, f.err }
+func (f *fakeDriver) Query(context.Context, *runtime.Query) (runtime.Rows, error) {
+	return nil, errors.New("fakeDriver: no rows")
+}
+func (f *fakeDriver) Batch(context.Context, *runtime.Batch) error { return f.err }
+func (f *fakeDriver) SchemaRows(context.Context, string) (*migrate.SchemaRows, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	if f.rows != nil {
+		return f.rows, nil
+	}
+	return &migrate.SchemaRows{}, nil
+}
+func (f *fakeDriver) ExecSchema(context.Context, string) error   { return f.err }
+func (f *fakeDriver) AwaitSchemaAgreement(context.Context) error { return f.err }
+func (f *fakeDriver) SchemaVersions(context.Context) (map[string]string, error) {
+	return map[string]string{"127.0.0.1": "v1"}, f.err
+}
+func (f *fakeDriver) ExecCQL(context.Context, string, []any, kandra.Consistency) (bool, error) {
+	return f.err == nil, f.err
+}
+func (f *fakeDriver) QueryCQL(context.Context, string, []any, kandra.Consistency) ([]map[string]any, error) {
+	return nil, f.err
+}
+
+// result is one Run's outcome.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// fakeClock advances by step on every reading.
+type fakeClock struct {
+	t    time.Time
+	step time.Duration
+}
+
+func (c *fakeClock) now() time.Time { c.t = c.t.Add(c.step); return c.t }
+
+// runWith runs args through be (nil fields: package migrate's) on d.
+func runWith(t *testing.T, d migrate.Driver, be backend, term bool, args ...string) result {
+	t.Helper()
+	if be.planFor == nil {
+		be.planFor = migrateBackend.planFor
+	}
+	if be.apply == nil {
+		be.apply = migrateBackend.apply
+	}
+	if be.backfill == nil {
+		be.backfill = migrateBackend.backfill
+	}
+	if be.history == nil {
+		be.history = migrateBackend.history
+	}
+	var out, errb bytes.Buffer
+	clk := &fakeClock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), step: 300 * time.Millisecond}
+	c := &command{ctx: context.Background(), d: d, ks: testKeyspace, be: be,
+		stdout: &out, stderr: &errb, prog: "app schema", term: term, width: 60, now: clk.now}
+	code := c.run(args)
+	return result{code, out.String(), errb.String()}
+}
+
+// planBackend returns p (or err) from planFor.
+func planBackend(p *migrate.Plan, err error) backend {
+	return backend{planFor: func(context.Context, migrate.Driver, *kandra.Keyspace) (*migrate.Plan, error) { return p, err }}
+}
+
+// steps of every class, for plans made by hand.
+var (
+	stepTable    = migrate.Step{ID: "create-table:accounts", Class: migrate.Safe, Kind: migrate.CreateTable, Table: "accounts", CQL: "CREATE TABLE IF NOT EXISTS shop.accounts (id UUID PRIMARY KEY)", Reason: "the table does not exist"}
+	stepBackfill = migrate.Step{ID: "backfill:accounts_by_email", Class: migrate.NeedsApproval, Table: "accounts_by_email", Reason: "the lookup table is new on a table that has rows"}
+	stepType     = migrate.Step{ID: "change-type:accounts.name", Class: migrate.Impossible, Kind: migrate.ChangeType, Table: "accounts", Column: "name", Reason: "name is int live, text in the model", Manual: "create a new table, copy, switch"}
+)
+
+// liveRows are the system_schema rows of testKeyspace as a server holds
+// them after applying it, with accounts.name of type nameType ("" leaves
+// the column out).
+func liveRows(nameType string) *migrate.SchemaRows {
+	r := &migrate.SchemaRows{Keyspaces: []map[string]any{{"keyspace_name": "shop", "durable_writes": true,
+		"replication": map[string]string{"class": "org.apache.cassandra.locator.NetworkTopologyStrategy", "datacenter1": "1"}}}}
+	for _, tn := range []string{"accounts", "accounts_by_email"} {
+		r.Tables = append(r.Tables, map[string]any{"keyspace_name": "shop", "table_name": tn, "id": uuid.NewString(),
+			"default_time_to_live": 0, "gc_grace_seconds": 864000, "flags": []string{"compound"}})
+	}
+	col := func(tn, cn, kind string, pos int, typ string) {
+		r.Columns = append(r.Columns, map[string]any{"keyspace_name": "shop", "table_name": tn, "column_name": cn,
+			"kind": kind, "position": pos, "clustering_order": "none", "type": typ})
+	}
+	col("accounts", "id", "partition_key", 0, "uuid")
+	col("accounts", "email", "regular", -1, "text")
+	if nameType != "" {
+		col("accounts", "name", "regular", -1, nameType)
+	}
+	col("accounts_by_email", "email", "partition_key", 0, "text")
+	col("accounts_by_email", "id", "regular", -1, "uuid")
+	return r
+}

@@ -12,7 +12,17 @@ require (
 )
 
 require (
+	github.com/golang/snappy v0.0.3 // indirect
+	github.com/hailocab/go-hostpool v0.0.0-20160125115350-e80d13ce29ed // indirect
+	gopkg.in/inf.v0 v0.9.1 // indirect
+)
+
+require (
+	github.com/gocql/gocql v1.7.0
 	github.com/jinzhu/inflection v1.0.0 // indirect
 	github.com/jinzhu/now v1.1.5 // indirect
+	github.com/kandra-go/kandra/driver/gocql v0.0.0-00010101000000-000000000000
 	golang.org/x/text v0.20.0 // indirect
 )
+
+replace github.com/kandra-go/kandra/driver/gocql => ../driver/gocql

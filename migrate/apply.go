@@ -84,6 +84,8 @@ type Result struct {
 	Unapproved []Step
 	// Record is the history record written; nil when nothing was applied.
 	Record *HistoryRecord
+	// Backfills are the results of the backfill steps run, in order.
+	Backfills []*BackfillResult
 }
 
 func (o *ApplyOptions) defaults() {
@@ -177,19 +179,32 @@ func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, opts *Apply
 	if err := refuse(plan); err != nil {
 		return res, err
 	}
-	// Record the unapproved backfills as pending first: once their lookup
-	// tables exist, the live schema no longer shows them.
+	// A backfill of an empty primary table reads nothing: it needs no
+	// approval (an Apply interrupted right after creating the table
+	// leaves exactly that). The others are recorded as pending first:
+	// once their lookup tables exist, the live schema no longer shows
+	// them.
+	trivial := map[string]bool{}
 	for _, s := range plan.Steps {
-		if isBackfill(s) && !opts.approved(s) {
-			if err := markPending(ctx, d, ks.Name(), s.Table); err != nil {
-				return res, err
-			}
+		if !isBackfill(s) || opts.approved(s) {
+			continue
+		}
+		empty, err := primaryEmpty(ctx, d, ks, s.Table)
+		if err != nil {
+			return res, err
+		}
+		if empty {
+			trivial[s.ID] = true
+			continue
+		}
+		if err := markPending(ctx, d, ks.Name(), s.Table); err != nil {
+			return res, err
 		}
 	}
 	var failed error
 	for i := range plan.Steps {
 		s := plan.Steps[i]
-		if s.Class == NeedsApproval && !opts.approved(s) {
+		if s.Class == NeedsApproval && !opts.approved(s) && !trivial[s.ID] {
 			res.Unapproved = append(res.Unapproved, s)
 			emit(Event{Kind: EventStepSkipped, Step: &s, Message: s.ID + " needs approval (--approve " + s.ID + ")"})
 			continue
@@ -199,7 +214,7 @@ func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, opts *Apply
 			break
 		}
 		emit(Event{Kind: EventStepStarted, Step: &s, Message: s.ID})
-		if err := runStep(ctx, d, ks, s, opts, emit); err != nil {
+		if err := runStep(ctx, d, ks, s, opts, emit, res); err != nil {
 			failed = stepErr(ks, s, len(res.Applied), len(plan.Steps), err)
 			break
 		}
@@ -233,7 +248,7 @@ func stepErr(ks *kandra.Keyspace, s Step, done, total int, err error) error {
 	return &kerrors.MigrationError{Message: fmt.Sprintf("keyspace %s: step %s failed (%d of %d steps applied before it; fix the cause and run apply again to do the rest)", ks.Name(), s.ID, done, total), Cause: err}
 }
 
-func runStep(ctx context.Context, d Driver, ks *kandra.Keyspace, s Step, opts *ApplyOptions, emit func(Event)) error {
+func runStep(ctx context.Context, d Driver, ks *kandra.Keyspace, s Step, opts *ApplyOptions, emit func(Event), res *Result) error {
 	if isBackfill(s) {
 		bo := opts.Backfill
 		user := bo.OnProgress
@@ -244,6 +259,9 @@ func runStep(ctx context.Context, d Driver, ks *kandra.Keyspace, s Step, opts *A
 			}
 		}
 		r, err := Backfill(ctx, d, ks, s.Table, bo)
+		if r != nil {
+			res.Backfills = append(res.Backfills, r)
+		}
 		if err != nil {
 			return err
 		}
@@ -269,3 +287,26 @@ func refuse(p *Plan) error {
 
 // isBackfill reports a backfill step, by its ID ("backfill:<lookup>").
 func isBackfill(s Step) bool { return strings.HasPrefix(s.ID, "backfill:") }
+
+// primaryEmpty reports whether the primary table of lookup table
+// lookupTable exists and holds no row (false when it does not exist yet:
+// the lookup's backfill then runs after it is created, in the same plan).
+func primaryEmpty(ctx context.Context, d Driver, ks *kandra.Keyspace, lookupTable string) (bool, error) {
+	l := lookupByName(ks, lookupTable)
+	if l == nil {
+		return false, nil
+	}
+	t := l.Table()
+	live, err := Read(ctx, d, ks.Name())
+	if err != nil {
+		return false, err
+	}
+	if live.Table(t.Name()) == nil {
+		return false, nil
+	}
+	rows, err := d.QueryCQL(ctx, "SELECT "+t.PartitionKeys()[0].CQLName()+" FROM "+qualified(ks.Name(), t.CQLName())+" LIMIT 1", nil, kandra.ConsistencyQuorum)
+	if err != nil {
+		return false, &kerrors.MigrationError{Message: "checking whether table " + t.Name() + " holds rows failed", Cause: err}
+	}
+	return len(rows) == 0, nil
+}

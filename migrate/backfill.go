@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -231,11 +230,9 @@ func Backfill(ctx context.Context, d Driver, ks *kandra.Keyspace, lookupTable st
 
 	// Verify.
 	var valued, lookupRows atomic.Int64
-	key := make([]string, 0, 2)
-	for _, c := range l.PartitionKeys() {
-		key = append(key, c.CQLName())
-	}
-	count := "SELECT COUNT(*) AS n FROM " + qualified(ks.Name(), l.CQLName()) + " WHERE token(" + strings.Join(key, ", ") + ") > ? AND token(" + strings.Join(key, ", ") + ") <= ?"
+	// A lookup table's partition key is the indexed column alone.
+	tok := "token(" + l.IndexColumn().CQLName() + ")"
+	count := "SELECT COUNT(*) AS n FROM " + qualified(ks.Name(), l.CQLName()) + " WHERE " + tok + " > ? AND " + tok + " <= ?"
 	err = forRanges(ctx, ranges, opts.Concurrency, func(ctx context.Context, r tokenRange) error {
 		st, err := lb.Count(ctx, r.Start, r.End, opts.PageSize, kandra.ConsistencyQuorum)
 		if err != nil {

@@ -84,17 +84,23 @@ const scriptWidth = 100
 
 // comment writes text as "-- " lines, wrapped at spaces to scriptWidth;
 // continuation lines are indented by indent.
-func comment(b *strings.Builder, text, indent string) {
+func comment(b *strings.Builder, text, indent string) { commentAfter(b, "--", text, indent) }
+
+// commentAfter is comment with the first line starting with head, kept
+// whole ("-- [needs approval] backfill:users_by_email:").
+func commentAfter(b *strings.Builder, head, text, indent string) {
 	for _, line := range strings.Split(text, "\n") {
-		out := "--"
-		for i, word := range strings.Fields(line) {
-			if i > 0 && len(out)+1+len(word) > scriptWidth {
+		out, words := head, 0 // words on out
+		for _, word := range strings.Fields(line) {
+			if words > 0 && len(out)+1+len(word) > scriptWidth {
 				b.WriteString(out + "\n")
-				out = "--" + indent
+				out, words = "--"+indent, 0
 			}
 			out += " " + word
+			words++
 		}
 		b.WriteString(out + "\n")
+		head = "--"
 	}
 }
 
@@ -115,7 +121,8 @@ func (p *Plan) Script() string {
 	}
 	for _, s := range p.Steps {
 		b.WriteByte('\n')
-		comment(&b, "["+s.Class.String()+"] "+s.ID+": "+s.Reason, "   ")
+		// A newline in a quoted name must not end the comment.
+		commentAfter(&b, "-- ["+s.Class.String()+"] "+strings.Join(strings.Fields(s.ID), " ")+":", s.Reason, "   ")
 		switch {
 		case s.Kind == BackfillLookup:
 			comment(&b, "not a statement: run the migrator's backfill of "+s.Table+" (schema backfill "+s.Table+", or apply --approve "+s.ID+")", "   ")
@@ -146,10 +153,11 @@ func (p *Plan) String() string {
 		b.WriteString(p.counts() + "\n")
 		w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 		w.Write([]byte("ID\tCLASS\tREASON\n"))
+		// Tabs and newlines (in a reason, or a quoted name in an ID)
+		// would break the columns.
+		flat := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ", "\v", " ", "\f", " ")
 		for _, s := range p.Steps {
-			// Tabs and newlines in a reason would break the columns.
-			reason := strings.NewReplacer("\t", " ", "\n", " ").Replace(s.Reason)
-			w.Write([]byte(s.ID + "\t" + s.Class.String() + "\t" + reason + "\n"))
+			w.Write([]byte(flat.Replace(s.ID) + "\t" + s.Class.String() + "\t" + flat.Replace(s.Reason) + "\n"))
 		}
 		w.Flush()
 	}

@@ -1,0 +1,190 @@
+package migrate
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kandra-go/kandra"
+)
+
+func ksRow() map[string]any {
+	return map[string]any{"keyspace_name": "ks", "durable_writes": true,
+		"replication": map[string]string{"class": "org.apache.cassandra.locator.SimpleStrategy", "replication_factor": "1"}}
+}
+
+func TestLiveFromRowsMissingKeyspace(t *testing.T) {
+	if _, err := LiveFromRows("ks", nil); err == nil || !strings.Contains(err.Error(), `"ks"`) {
+		t.Fatalf("nil rows: %v, want an error naming the keyspace", err)
+	}
+	live, err := LiveFromRows("ks", &SchemaRows{})
+	if err != nil || live.Keyspace != nil {
+		t.Fatalf("no rows: %+v, %v; want a Live with a nil Keyspace", live, err)
+	}
+	// Another keyspace's rows are not this one's.
+	other := &SchemaRows{Keyspaces: []map[string]any{{"keyspace_name": "other"}},
+		Tables: []map[string]any{{"keyspace_name": "other", "table_name": "t"}}}
+	if live, err := LiveFromRows("ks", other); err != nil || live.Keyspace != nil {
+		t.Fatalf("another keyspace's rows: %+v, %v", live, err)
+	}
+	orphan := &SchemaRows{Tables: []map[string]any{{"keyspace_name": "ks", "table_name": "t"}}}
+	if _, err := LiveFromRows("ks", orphan); err == nil || !strings.Contains(err.Error(), "system_schema.keyspaces") {
+		t.Fatalf("a table without its keyspace row: %v", err)
+	}
+}
+
+func TestLiveFromRows(t *testing.T) {
+	dropped := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	r := &SchemaRows{
+		Keyspaces: []map[string]any{ksRow()},
+		Tables: []map[string]any{
+			{"keyspace_name": "ks", "table_name": "t", "id": "5a1c0bb8-8f6a-11ee-b9d1-0242ac120002", "default_time_to_live": int32(60),
+				"gc_grace_seconds": int64(3600), "flags": []string{"compound"}},
+		},
+		Columns: []map[string]any{
+			{"table_name": "t", "column_name": "v", "kind": "regular", "position": -1, "clustering_order": "none", "type": "map<text, frozen<list<int>>>"},
+			{"table_name": "t", "column_name": "c2", "kind": "clustering", "position": 1, "clustering_order": "desc", "type": "timeuuid"},
+			{"table_name": "t", "column_name": "a", "kind": "static", "position": -1, "clustering_order": "none", "type": "int"},
+			{"table_name": "t", "column_name": "c1", "kind": "clustering", "position": 0, "clustering_order": "asc", "type": "frozen<set<text>>"},
+			{"table_name": "t", "column_name": "p", "kind": "partition_key", "position": 0, "clustering_order": "none", "type": "uuid"},
+			{"table_name": "t", "column_name": "u", "kind": "regular", "position": -1, "clustering_order": "none", "type": "frozen<address>"},
+			{"table_name": "a_view", "column_name": "x", "kind": "regular", "type": "int"},
+		},
+		Indexes: []map[string]any{{"table_name": "t", "index_name": "t_v_idx", "kind": "COMPOSITES", "options": map[string]string{"target": "values(v)"}}},
+		Types:   []map[string]any{{"type_name": "address", "field_names": []string{"street"}, "field_types": []string{"text"}}},
+		DroppedColumns: []map[string]any{
+			{"table_name": "t", "column_name": "old", "kind": "regular", "type": "int", "dropped_time": dropped.Add(-time.Hour)},
+			{"table_name": "t", "column_name": "old", "kind": "regular", "type": "text", "dropped_time": dropped},
+		},
+	}
+	live, err := LiveFromRows("ks", r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt := live.Table("t")
+	if lt == nil || live.Table("a_view") != nil {
+		t.Fatalf("tables %v: want t only (a view's columns are skipped)", live.Keyspace.Tables)
+	}
+	var order []string
+	for _, c := range lt.Columns {
+		order = append(order, c.Name)
+	}
+	if got := strings.Join(order, " "); got != "p c1 c2 a u v" {
+		t.Fatalf("columns in order %q, want partition key, clustering by position, then by name", got)
+	}
+	if lt.DefaultTTL != 60 || lt.GCGraceSeconds != 3600 || lt.ID != "5a1c0bb8-8f6a-11ee-b9d1-0242ac120002" {
+		t.Fatalf("table %+v", lt)
+	}
+	want := kandra.MapOf(kandra.CQLText, kandra.ListOf(kandra.CQLInt))
+	if v := lt.Column("v"); !v.Type.Equal(want) || v.Position != -1 || v.Kind != Regular {
+		t.Fatalf("column v: %+v", v)
+	}
+	if c1 := lt.Column("c1"); !c1.Type.Equal(kandra.SetOf(kandra.CQLText)) || c1.Order != "asc" || c1.Position != 0 {
+		t.Fatalf("column c1: %+v", c1)
+	}
+	if u := lt.Column("u"); !u.Type.IsZero() || u.RawType != "frozen<address>" {
+		t.Fatalf("a user-defined type must stay raw with the zero Type: %+v", u)
+	}
+	if d := lt.Dropped["old"]; d == nil || !d.DroppedAt.Equal(dropped) || !d.Type.Equal(kandra.CQLText) {
+		t.Fatalf("dropped: %+v, want the latest drop", d)
+	}
+	if len(lt.Indexes) != 1 || lt.Indexes[0].Options["target"] != "values(v)" {
+		t.Fatalf("indexes %+v", lt.Indexes)
+	}
+	if ty := live.Keyspace.Types["address"]; ty == nil || ty.FieldNames[0] != "street" {
+		t.Fatalf("types %+v", live.Keyspace.Types)
+	}
+	if rf := live.Keyspace.Replication["replication_factor"]; rf != "1" || !live.Keyspace.DurableWrites {
+		t.Fatalf("keyspace %+v", live.Keyspace)
+	}
+}
+
+func TestLiveFromRowsErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		rows SchemaRows
+		want string // in the error
+	}{
+		{"two keyspace rows", SchemaRows{Keyspaces: []map[string]any{ksRow(), ksRow()}}, "keyspaces of keyspace \"ks\", row 1: column keyspace_name repeats"},
+		{"replication not a map", SchemaRows{Keyspaces: []map[string]any{{"keyspace_name": "ks", "replication": "x"}}}, "column replication is a string"},
+		{"table without a name", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"id": "x"}}}, "tables of keyspace \"ks\", row 0: column table_name is missing"},
+		{"ttl as text", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t", "default_time_to_live": "60"}}}, "column default_time_to_live is string"},
+		{"two tables", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}, {"table_name": "t"}}}, "repeats \"t\""},
+		{"unknown kind", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
+			Columns: []map[string]any{{"table_name": "t", "column_name": "c", "type": "int", "kind": "weird"}}}, "column kind is \"weird\""},
+		{"key without a position", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
+			Columns: []map[string]any{{"table_name": "t", "column_name": "c", "type": "int", "kind": "partition_key"}}}, "column position is -1"},
+		{"column twice", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
+			Columns: []map[string]any{{"table_name": "t", "column_name": "c", "type": "int"}, {"table_name": "t", "column_name": "c", "type": "int"}}}, "repeats \"c\""},
+		{"column without a type", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
+			Columns: []map[string]any{{"table_name": "t", "column_name": "c"}}}, "column type is missing"},
+		{"dropped time as text", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
+			DroppedColumns: []map[string]any{{"table_name": "t", "column_name": "c", "dropped_time": "yesterday"}}}, "column dropped_time is a string"},
+		{"flags as text", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t", "flags": "compound"}}}, "column flags is a string"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := LiveFromRows("ks", &c.rows)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+// FuzzLiveFromRows reads one table with fuzzed column rows and plans a
+// fixed model against it: neither may panic, and what LiveFromRows
+// accepts is well formed.
+func FuzzLiveFromRows(f *testing.F) {
+	f.Add("id", "partition_key", 0, "none", "uuid", "email", "regular", -1, "none", "frozen<map<text, frozen<list<int>>>>")
+	f.Add("id", "partition_key", 0, "none", "text", "at", "clustering", 0, "desc", "timestamp")
+	f.Add("id", "static", 3, "ASC", "tuple<int, text>", "id", "regular", -1, "", "org.apache.cassandra.db.marshal.ReversedType(Int32Type)")
+	f.Add("name", "partition_key", -5, "none", "frozen <set<blob>>", "x", "", 1<<40, "none", "counter")
+	users := kandra.MustRegister[fuzzUser]()
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 1})}, users)
+	f.Fuzz(func(t *testing.T, n1, k1 string, p1 int, o1, t1, n2, k2 string, p2 int, o2, t2 string) {
+		r := &SchemaRows{Keyspaces: []map[string]any{ksRow()},
+			Tables: []map[string]any{{"table_name": "users", "flags": []string{"compound"}}},
+			Columns: []map[string]any{
+				{"table_name": "users", "column_name": n1, "kind": k1, "position": p1, "clustering_order": o1, "type": t1},
+				{"table_name": "users", "column_name": n2, "kind": k2, "position": p2, "clustering_order": o2, "type": t2},
+			},
+			DroppedColumns: []map[string]any{{"table_name": "users", "column_name": n2, "kind": k1, "type": t2}},
+		}
+		live, err := LiveFromRows("ks", r)
+		if err != nil {
+			return
+		}
+		for _, c := range live.Table("users").Columns {
+			if parsed, perr := kandra.ParseCQLType(c.RawType); (perr == nil) != !c.Type.IsZero() || perr == nil && !parsed.Equal(c.Type) {
+				t.Fatalf("column %q: Type %v for raw %q (parse: %v)", c.Name, c.Type, c.RawType, perr)
+			}
+			if (c.Kind == PartitionKey || c.Kind == Clustering) != (c.Position >= 0) {
+				t.Fatalf("column %+v: a position only for key columns", c)
+			}
+		}
+		p, err := NewPlan(ks, live)
+		if err != nil {
+			t.Fatalf("NewPlan: %v", err)
+		}
+		for _, s := range p.Steps {
+			if s.Class == Impossible && s.Manual == "" || s.ID == "" || s.Reason == "" {
+				t.Fatalf("step %+v", s)
+			}
+		}
+		_ = p.Script()
+		_ = p.String()
+	})
+}
+
+type fuzzUser struct {
+	ID    string
+	Email string
+	Tags  []string
+}
+
+func (u *fuzzUser) Describe(s *kandra.Schema[fuzzUser]) {
+	s.Table("users")
+	kandra.Bind(s, &u.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupEventual))
+}

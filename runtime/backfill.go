@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"reflect"
+	"sync"
 
 	"github.com/kandra-go/kandra"
 )
@@ -85,6 +86,7 @@ func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int
 			return st, queryErr("backfill of "+b.lookup.Name()+": scan of "+b.ts.Name()+" failed ("+b.scan.CQL()+")", err)
 		}
 		var page int64
+		w := newWriter(ctx)
 		for {
 			e := reflect.New(typ).Interface()
 			dst, _ = b.ts.Pointers(e, dst[:0])
@@ -104,10 +106,14 @@ func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int
 			for i := range vals {
 				vals[i], _ = b.insert.Param(i).Column.Pointer(e)
 			}
-			if _, err := b.d.Exec(ctx, &Query{Statement: b.insert, Values: vals, Consistency: cons}); err != nil {
-				_ = rows.Close()
-				return st, queryErr("backfill of "+b.lookup.Name()+": insert failed ("+b.insert.CQL()+")", err)
-			}
+			w.do(func(ctx context.Context) error {
+				_, err := b.d.Exec(ctx, &Query{Statement: b.insert, Values: vals, Consistency: cons})
+				return err
+			})
+		}
+		if err := w.wait(); err != nil {
+			_ = rows.Close()
+			return st, queryErr("backfill of "+b.lookup.Name()+": insert failed ("+b.insert.CQL()+")", err)
 		}
 		state = rows.PageState()
 		if err := rows.Close(); err != nil {
@@ -121,4 +127,50 @@ func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int
 			return st, nil
 		}
 	}
+}
+
+// backfillInflight bounds the lookup inserts in flight per scanned range:
+// one at a time would leave the range waiting on every round trip.
+const backfillInflight = 16
+
+// writer runs writes at most backfillInflight at a time and keeps the
+// first error; after one, the rest are skipped.
+type writer struct {
+	parent context.Context
+	ctx    context.Context
+	cancel context.CancelFunc
+	sem    chan struct{}
+	wg     sync.WaitGroup
+	once   sync.Once
+	err    error
+}
+
+func newWriter(ctx context.Context) *writer {
+	wctx, cancel := context.WithCancel(ctx)
+	return &writer{parent: ctx, ctx: wctx, cancel: cancel, sem: make(chan struct{}, backfillInflight)}
+}
+
+func (w *writer) do(fn func(context.Context) error) {
+	select {
+	case w.sem <- struct{}{}:
+	case <-w.ctx.Done():
+		return
+	}
+	w.wg.Add(1)
+	go func() {
+		defer func() { <-w.sem; w.wg.Done() }()
+		if err := fn(w.ctx); err != nil {
+			w.once.Do(func() { w.err = err; w.cancel() })
+		}
+	}()
+}
+
+func (w *writer) wait() error {
+	w.wg.Wait()
+	defer w.cancel()
+	if w.err != nil {
+		return w.err
+	}
+	// A write skipped because the caller's context ended is a failure.
+	return w.parent.Err()
 }

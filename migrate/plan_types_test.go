@@ -83,7 +83,9 @@ func FuzzTypeCompare(f *testing.F) {
 		}
 		// outerFrozen agrees with the first word of a readable type.
 		if !ta.IsZero() && ta.IsCollection() {
-			first := strings.FieldsFunc(a, func(r rune) bool { return r == '<' || r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v' })
+			first := strings.FieldsFunc(a, func(r rune) bool {
+				return r == '<' || r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v'
+			})
 			if want := len(first) > 0 && strings.EqualFold(first[0], "frozen"); outerFrozen(a) != want {
 				t.Fatalf("outerFrozen(%q) = %v, want %v", a, outerFrozen(a), want)
 			}

@@ -8,15 +8,47 @@
 // (from the repository root; the example is its own module, so from
 // examples/todoapp it is go run .). KANDRA_CASSANDRA_HOST and
 // KANDRA_CASSANDRA_PORT choose the node (default 127.0.0.1:9042).
+//
+// # Its schema
+//
+// The service's tables are its entities (Keyspace); the app mounts the
+// migrator's command line (package migrate/cli) as its schema subcommand,
+// so the model it checks is the one compiled into it:
+//
+//	todoapp [-keyspace K] [-rf N] schema plan [--cql]
+//	todoapp [-keyspace K] [-rf N] schema validate
+//	todoapp [-keyspace K] [-rf N] schema apply [--approve ID,...|all]
+//	todoapp [-keyspace K] [-rf N] schema backfill LOOKUP_TABLE
+//	todoapp [-keyspace K] [-rf N] schema history
+//
+// -keyspace (or KANDRA_KEYSPACE) names the keyspace, default todoapp; -rf
+// (or KANDRA_RF) is its replication, NetworkTopologyStrategy with that
+// many replicas in datacenter1, default 1. The app's flags come before
+// schema; the command's own flags after it.
+//
+// At start-up (without schema) the app does not run CREATE ... IF NOT
+// EXISTS, which keeps an old table as it is and fails later on a missing
+// column. It brings the keyspace to its model with migrate.Apply, safe
+// steps only: creating what is missing and adding columns, under a lease,
+// so that instances starting together do it once. It refuses to start,
+// listing them, when steps remain: ones that need approval (a backfill, an
+// option change: run todoapp schema apply --approve ... after review) or
+// that are impossible in place (each with its manual path). With
+// -startup check (or KANDRA_STARTUP=check), for deployments where CI
+// applies the schema, it changes nothing and refuses to start on any
+// difference that migrate.Check reports.
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	gocql "github.com/gocql/gocql"
@@ -24,13 +56,18 @@ import (
 	"github.com/kandra-go/kandra"
 	kgocql "github.com/kandra-go/kandra/driver/gocql"
 	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/migrate"
+	"github.com/kandra-go/kandra/migrate/cli"
 	"github.com/kandra-go/kandra/runtime"
 )
 
-// Keyspace is the service's schema; its Statements create it.
-func Keyspace(name string) (*kandra.Keyspace, error) {
+// Keyspace is the service's schema, replicated once in datacenter1.
+func Keyspace(name string) (*kandra.Keyspace, error) { return keyspaceRF(name, 1) }
+
+// keyspaceRF is the service's schema with rf replicas in datacenter1.
+func keyspaceRF(name string, rf int) (*kandra.Keyspace, error) {
 	return kandra.NewKeyspace(kandra.KeyspaceSpec{Name: name, Targets: kandra.Cassandra5,
-		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1})},
+		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": rf})},
 		Users, Todos, Stats, Preferences)
 }
 
@@ -41,50 +78,149 @@ func envOr(k, d string) string {
 	return d
 }
 
-// connect opens a session and creates keyspace ks with every table.
-func connect(ks string) (*gocql.Session, error) {
+// session opens a session on the node KANDRA_CASSANDRA_HOST/PORT name,
+// changing nothing.
+func session() (*gocql.Session, error) {
 	cl := gocql.NewCluster(envOr("KANDRA_CASSANDRA_HOST", "127.0.0.1"))
 	port, err := strconv.Atoi(envOr("KANDRA_CASSANDRA_PORT", "9042"))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("KANDRA_CASSANDRA_PORT: %w", err)
 	}
 	cl.Port, cl.ProtoVersion, cl.DisableInitialHostLookup = port, 4, true
 	cl.Consistency = gocql.LocalQuorum
 	cl.Timeout, cl.ConnectTimeout = 15*time.Second, 10*time.Second
 	s, err := cl.CreateSession()
 	if err != nil {
-		return nil, fmt.Errorf("no node (start one with scripts/cassandra.sh start): %w", err)
-	}
-	k, err := Keyspace(ks)
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	for _, st := range k.Statements() {
-		if err := s.Query(st).Exec(); err != nil {
-			s.Close()
-			return nil, fmt.Errorf("%s: %w", st, err)
-		}
+		return nil, fmt.Errorf("no node on %s:%d (start one with scripts/cassandra.sh start): %w", cl.Hosts[0], port, err)
 	}
 	return s, nil
 }
 
-func main() {
-	ctx := context.Background()
-	s, err := connect("todoapp")
+// connect opens a session and brings keyspace ks (one replica) to the
+// model, as the app's start-up does.
+func connect(ks string) (*gocql.Session, error) {
+	k, err := Keyspace(ks)
 	if err != nil {
-		log.Fatal(err)
+		return nil, err
+	}
+	s, err := session()
+	if err != nil {
+		return nil, err
+	}
+	if err := startSchema(context.Background(), kgocql.New(s), k, "apply", io.Discard); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// startSchema is the start-up policy of the doc comment: mode "apply"
+// runs the safe steps and refuses to go on while others remain; "check"
+// changes nothing and refuses on any difference. Applied steps are
+// reported to logw.
+func startSchema(ctx context.Context, d migrate.Driver, ks *kandra.Keyspace, mode string, logw io.Writer) error {
+	switch mode {
+	case "check":
+		if err := migrate.Check(ctx, d, ks); err != nil {
+			return fmt.Errorf("not starting: %w\n(see the steps with todoapp schema plan; apply them with todoapp schema apply)", err)
+		}
+		return nil
+	case "apply":
+	default:
+		return fmt.Errorf("-startup %q: want apply (run the safe schema steps, then start) or check (change nothing, refuse on a difference)", mode)
+	}
+	res, err := migrate.Apply(ctx, d, ks, migrate.ApplyOptions{})
+	if err != nil {
+		return fmt.Errorf("not starting: %w", err)
+	}
+	for _, s := range res.Applied {
+		_, _ = fmt.Fprintf(logw, "schema: applied %s\n", s.ID)
+	}
+	if len(res.Unapproved) > 0 {
+		var b strings.Builder
+		ids := make([]string, len(res.Unapproved))
+		for i, s := range res.Unapproved {
+			ids[i] = s.ID
+			fmt.Fprintf(&b, "\n  %s: %s", s.ID, s.Reason)
+		}
+		return fmt.Errorf("not starting: keyspace %s has %d schema step(s) that need approval:%s\n"+
+			"review them with todoapp schema plan, then run todoapp schema apply --approve %s",
+			ks.Name(), len(ids), b.String(), strings.Join(ids, ","))
+	}
+	return nil
+}
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the whole program: the schema subcommand, or the tutorial.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("todoapp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	keyspace := fs.String("keyspace", envOr("KANDRA_KEYSPACE", "todoapp"), "the keyspace (env KANDRA_KEYSPACE)")
+	rfDefault, err := strconv.Atoi(envOr("KANDRA_RF", "1"))
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "todoapp: KANDRA_RF=%q: want a number of replicas\n", os.Getenv("KANDRA_RF"))
+		return cli.ExitUsage
+	}
+	rf := fs.Int("rf", rfDefault, "replicas in datacenter1, NetworkTopologyStrategy (env KANDRA_RF)")
+	startup := fs.String("startup", envOr("KANDRA_STARTUP", "apply"), "schema at start-up: apply (safe steps) or check (env KANDRA_STARTUP)")
+	fs.Usage = func() {
+		_, _ = fmt.Fprintf(stderr, "Usage: todoapp [flags]              run the tutorial\n"+
+			"       todoapp [flags] schema ...   the schema commands (todoapp schema --help)\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cli.ExitOK
+		}
+		return cli.ExitUsage
+	}
+	schema := fs.NArg() > 0 && fs.Arg(0) == "schema"
+	if fs.NArg() > 0 && !schema {
+		_, _ = fmt.Fprintf(stderr, "todoapp: unknown command %q\n", fs.Arg(0))
+		fs.Usage()
+		return cli.ExitUsage
+	}
+	ks, err := keyspaceRF(*keyspace, *rf)
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "todoapp: %v\n", err)
+		return cli.ExitUsage
+	}
+	if schema && (fs.NArg() == 1 || isHelp(fs.Arg(1))) {
+		// Help needs no node.
+		return cli.Run(ctx, nil, ks, fs.Args()[1:], stdout, stderr)
+	}
+	s, err := session()
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "todoapp: %v\n", err)
+		return cli.ExitError
 	}
 	defer s.Close()
-	rt, err := runtime.New(kgocql.New(s), "todoapp")
+	d := kgocql.New(s)
+	if schema {
+		return cli.Run(ctx, d, ks, fs.Args()[1:], stdout, stderr)
+	}
+	logger := log.New(stderr, "todoapp: ", 0)
+	if err := startSchema(ctx, d, ks, *startup, stderr); err != nil {
+		logger.Print(err)
+		return 1
+	}
+	rt, err := runtime.New(d, ks.Name())
 	if err != nil {
-		log.Fatal(err)
+		logger.Print(err)
+		return 1
 	}
 	defer func() { _ = rt.Close(ctx) }()
-	if err := demo(ctx, NewStore(rt), os.Stdout.WriteString); err != nil {
-		log.Fatal(err)
+	if err := demo(ctx, NewStore(rt), func(s string) (int, error) { return io.WriteString(stdout, s) }); err != nil {
+		logger.Print(err)
+		return 1
 	}
+	return 0
 }
+
+func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "help" }
 
 // demo walks through the service once.
 func demo(ctx context.Context, st *Store, out func(string) (int, error)) error {

@@ -1,0 +1,293 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
+)
+
+type applyUserV1 struct {
+	ID    string
+	Email string
+	Name  string
+}
+
+func (u *applyUserV1) Describe(s *kandra.Schema[applyUserV1]) {
+	s.Table("users")
+	kandra.Bind(s, &u.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &u.Name)
+}
+
+type applyUserV2 struct {
+	ID    string
+	Email string
+	Name  string
+}
+
+func (u *applyUserV2) Describe(s *kandra.Schema[applyUserV2]) {
+	s.Table("users")
+	kandra.Bind(s, &u.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupBatch))
+}
+
+type applyUserBad struct {
+	ID   string
+	Name int64
+}
+
+func (u *applyUserBad) Describe(s *kandra.Schema[applyUserBad]) {
+	s.Table("users")
+	kandra.Bind(s, &u.ID, kandra.PartitionKey(0))
+}
+
+type applyTodo struct {
+	Owner, ID uuid.UUID
+	Title     string
+}
+
+func (t *applyTodo) Describe(s *kandra.Schema[applyTodo]) {
+	s.Table("todos")
+	kandra.Bind(s, &t.Owner, kandra.PartitionKey(0))
+	kandra.Bind(s, &t.ID, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+}
+
+var (
+	applyUsersV1  = kandra.MustRegister[applyUserV1]()
+	applyUsersV2  = kandra.MustRegister[applyUserV2]()
+	applyUsersBad = kandra.MustRegister[applyUserBad]()
+	applyTodos    = kandra.MustRegister[applyTodo]()
+)
+
+func applyKS(t testing.TB, users kandra.SchemaSource) *kandra.Keyspace {
+	t.Helper()
+	ks, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "app", Targets: kandra.Cassandra5, Replication: kandra.SimpleStrategy(1)}, users, applyTodos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ks
+}
+
+func ids2(steps []Step) string {
+	out := make([]string, len(steps))
+	for i, s := range steps {
+		out[i] = s.ID
+	}
+	return strings.Join(out, ",")
+}
+
+func TestApplyFreshThenIdempotent(t *testing.T) {
+	ks := applyKS(t, applyUsersV1)
+	f := newFake(nil, ks)
+	ctx := context.Background()
+	var events []EventKind
+	var mu sync.Mutex
+	res, err := Apply(ctx, f, ks, ApplyOptions{Owner: "me", OnEvent: func(e Event) { mu.Lock(); events = append(events, e.Kind); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids2(res.Applied); got != "create-table:users,create-table:todos" {
+		t.Fatalf("applied %s", got)
+	}
+	if res.Record == nil || res.Record.Owner != "me" || res.Record.PlanHash != res.Plan.Hash() || strings.Join(res.Record.Steps, ",") != ids2(res.Applied) {
+		t.Fatalf("record %+v", res.Record)
+	}
+	// The keyspace and the migrator's tables come first, each with a
+	// fixed id on Cassandra.
+	if !strings.HasPrefix(f.schema[0], "CREATE KEYSPACE IF NOT EXISTS app") {
+		t.Fatalf("first statement %q", f.schema[0])
+	}
+	for i, n := range []string{LeaseTable, HistoryTable, BackfillTable} {
+		if s := f.schema[1+i]; !strings.Contains(s, "app."+n+" ") || !strings.HasSuffix(s, "WITH ID = "+TableID("app", n).String()) {
+			t.Fatalf("statement %d: %q", 1+i, s)
+		}
+	}
+	want := []EventKind{EventLeaseAcquired, EventStepStarted, EventStepDone, EventStepStarted, EventStepDone, EventLeaseReleased}
+	if !slices.Equal(events, want) {
+		t.Fatalf("events %v, want %v", events, want)
+	}
+	if f.leaseOwner != "" {
+		t.Fatalf("lease still held by %q", f.leaseOwner)
+	}
+	if err := Check(ctx, f, ks); err != nil {
+		t.Fatal(err)
+	}
+
+	n := len(f.schema)
+	res, err = Apply(ctx, f, ks, ApplyOptions{Approve: []string{"all"}})
+	if err != nil || !res.Plan.Empty() || len(res.Applied) != 0 || res.Record != nil {
+		t.Fatalf("second apply: %+v, %v", res, err)
+	}
+	for _, s := range f.schema[n:] {
+		if !strings.Contains(s, "IF NOT EXISTS") {
+			t.Fatalf("second apply ran %q", s)
+		}
+	}
+	h, err := History(ctx, f, "app")
+	if err != nil || len(h) != 1 {
+		t.Fatalf("history %+v, %v", h, err)
+	}
+}
+
+func TestApplyRefusesImpossibleBeforeChanging(t *testing.T) {
+	v1 := applyKS(t, applyUsersV1)
+	bad := applyKS(t, applyUsersBad)
+	f := newFake(v1, bad)
+	res, err := Apply(context.Background(), f, bad, ApplyOptions{Approve: []string{"all"}})
+	var me *kerrors.MigrationError
+	if !errors.As(err, &me) || !errors.Is(err, kerrors.ErrMigration) || !strings.Contains(err.Error(), "change-type:users.name") ||
+		!strings.Contains(err.Error(), "manual path") || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("err = %v", err)
+	}
+	if res == nil || res.Plan == nil || len(res.Applied) != 0 {
+		t.Fatalf("res = %+v", res)
+	}
+	if len(f.schema) != 0 || f.writes != 0 {
+		t.Fatalf("a refused apply ran %d schema statements and %d writes: %v", len(f.schema), f.writes, f.schema)
+	}
+}
+
+func TestApplyWaitsForAnotherLease(t *testing.T) {
+	ks := applyKS(t, applyUsersV1)
+	f := newFake(nil, ks)
+	f.leaseOwner, f.leaseExpiry = "other", time.Now().Add(400*time.Millisecond)
+	var waited []string
+	res, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me", LeaseWait: 5 * time.Second,
+		OnEvent: func(e Event) {
+			if e.Kind == EventLeaseWaiting {
+				waited = append(waited, e.Message)
+			}
+		}})
+	if err != nil || len(res.Applied) != 2 {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if len(waited) != 1 || !strings.Contains(waited[0], "held by other") {
+		t.Fatalf("waiting events %q", waited)
+	}
+}
+
+func TestApplyGivesUpOnAHeldLease(t *testing.T) {
+	ks := applyKS(t, applyUsersV1)
+	f := newFake(nil, ks)
+	f.leaseOwner, f.leaseExpiry = "other", time.Now().Add(time.Hour)
+	_, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me", LeaseWait: 300 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "held by other") || !strings.Contains(err.Error(), "LeaseWait") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(f.tables) != 0 {
+		t.Fatalf("tables created without the lease: %v", f.tables)
+	}
+}
+
+func TestApplyStopsWhenTheLeaseIsLost(t *testing.T) {
+	ks := applyKS(t, applyUsersV1)
+	f := newFake(nil, ks)
+	f.onSchema = func(ctx context.Context, stmt string) error {
+		if !strings.Contains(stmt, "todos") {
+			return nil
+		}
+		// Another applier takes the lease over while this step hangs.
+		f.mu.Lock()
+		f.leaseOwner, f.leaseExpiry = "thief", time.Now().Add(time.Hour)
+		f.mu.Unlock()
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	start := time.Now()
+	res, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me", LeaseTTL: 300 * time.Millisecond})
+	if err == nil || !errors.Is(err, errLeaseLost) || !strings.Contains(err.Error(), "took it over") {
+		t.Fatalf("err = %v", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("took %s to notice", time.Since(start))
+	}
+	if ids2(res.Applied) != "create-table:users" || res.Record == nil {
+		t.Fatalf("res = %+v", res)
+	}
+	if f.leaseOwner != "thief" {
+		t.Fatalf("the release removed another owner's lease: %q", f.leaseOwner)
+	}
+}
+
+func TestApplyResumesAfterInterruption(t *testing.T) {
+	ks := applyKS(t, applyUsersV2)
+	f := newFake(nil, ks)
+	ctx, cancel := context.WithCancel(context.Background())
+	res, err := Apply(ctx, f, ks, ApplyOptions{OnEvent: func(e Event) {
+		if e.Kind == EventStepDone {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) || ids2(res.Applied) != "create-table:users" || res.Record == nil {
+		t.Fatalf("interrupted: %+v, %v", res, err)
+	}
+	if f.leaseOwner != "" {
+		t.Fatal("an interrupted apply kept the lease")
+	}
+	// The table now exists (and is empty): its lookup's backfill runs
+	// without approval.
+	res, err = Apply(context.Background(), f, ks, ApplyOptions{})
+	if err != nil || ids2(res.Applied) != "create-table:todos,create-lookup-table:users_by_email,backfill:users_by_email" || len(res.Unapproved) != 0 {
+		t.Fatalf("resumed: %+v, %v", res, err)
+	}
+	if len(res.Backfills) != 1 || !res.Backfills[0].Verified {
+		t.Fatalf("backfills %+v", res.Backfills)
+	}
+	if err := Check(context.Background(), f, ks); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := History(context.Background(), f, "app")
+	if len(h) != 2 {
+		t.Fatalf("history %+v", h)
+	}
+}
+
+func TestApplyUnapprovedBackfillStaysPlanned(t *testing.T) {
+	v1, v2 := applyKS(t, applyUsersV1), applyKS(t, applyUsersV2)
+	f := newFake(v1, v2)
+	f.own[LeaseTable], f.own[HistoryTable], f.own[BackfillTable] = true, true, true
+	for i := 0; i < 50; i++ {
+		email := fmt.Sprintf("u%d@x", i)
+		if i%5 == 0 {
+			email = ""
+		}
+		f.rows["users"] = append(f.rows["users"], []any{fmt.Sprint(i), email})
+	}
+	ctx := context.Background()
+	res, err := Apply(ctx, f, v2, ApplyOptions{})
+	const bf = "backfill:users_by_email"
+	if err != nil || !strings.Contains(ids2(res.Applied), "create-lookup-table:users_by_email") || ids2(res.Unapproved) != bf {
+		t.Fatalf("unapproved: %+v, %v", res, err)
+	}
+	if f.bfStatus["users_by_email"] != "pending" {
+		t.Fatalf("status %q", f.bfStatus["users_by_email"])
+	}
+	if err := Check(ctx, f, v2); err == nil || !strings.Contains(err.Error(), "users_by_email is not backfilled") {
+		t.Fatalf("Check = %v", err)
+	}
+	p, err := PlanFor(ctx, f, v2)
+	if err != nil || ids2(p.Steps) != bf || p.Steps[0].Class != NeedsApproval || p.Steps[0].Lookup == nil {
+		t.Fatalf("plan %+v, %v", p, err)
+	}
+	res, err = Apply(ctx, f, v2, ApplyOptions{Approve: []string{bf}})
+	if err != nil || ids2(res.Applied) != bf || len(res.Backfills) != 1 {
+		t.Fatalf("approved: %+v, %v", res, err)
+	}
+	if r := res.Backfills[0]; !r.Verified || r.Valued != 40 || r.LookupRows != 40 || r.Rows != 50 || r.Written != 40 || r.Resumed {
+		t.Fatalf("backfill %+v", r)
+	}
+	if err := Check(ctx, f, v2); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := PlanFor(ctx, f, v2); !p.Empty() {
+		t.Fatalf("plan after the backfill: %s", ids2(p.Steps))
+	}
+}

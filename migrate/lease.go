@@ -168,10 +168,20 @@ func (l *lease) acquire(ctx context.Context, wait time.Duration, emit func(Event
 	deadline := time.Now().Add(wait)
 	backoff := 100 * time.Millisecond
 	lastHolder := ""
+	failures := 0
 	for {
 		ok, err := l.tryAcquire(ctx)
 		if err != nil {
-			return &kerrors.MigrationError{Message: "taking the schema lease in " + l.table + " failed", Cause: err}
+			// A conditional write that times out may or may not have
+			// applied: appliers started together contend for the one Paxos
+			// row ("Operation timed out - received only 1 responses" on a
+			// 3-node cluster). Look at the holder and retry a few times;
+			// keep failing and it is a real error.
+			if failures++; failures >= 8 || time.Now().After(deadline) {
+				return &kerrors.MigrationError{Message: fmt.Sprintf("taking the schema lease in %s failed (%d attempts)", l.table, failures), Cause: err}
+			}
+		} else {
+			failures = 0
 		}
 		if ok {
 			emit(Event{Kind: EventLeaseAcquired, Message: "lease acquired by " + l.owner})

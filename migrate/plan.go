@@ -387,7 +387,7 @@ func (p *planner) column(t *kandra.TableSchema, lt *LiveTable, c *kandra.ColumnS
 			reason += "; it was dropped" + droppedWhen(d) + " with the same type, and rows written before the drop stay hidden"
 		}
 		p.add(phaseColumn, Step{ID: stepID(AddColumn, object), Class: Safe, Kind: AddColumn, Table: tn, Column: cn,
-			CQL: mustCQL(p.ks.AlterTableAdd(t, c)), Reason: reason})
+			CQL: p.alterTableAdd(t, c), Reason: reason})
 		return
 	}
 	switch lc.Kind {
@@ -406,6 +406,24 @@ func (p *planner) column(t *kandra.TableSchema, lt *LiveTable, c *kandra.ColumnS
 		p.impossible(ChangeType, object, tn, cn, "column "+strconv.Quote(cn)+" of table "+strconv.Quote(tn)+": "+m,
 			"servers no longer alter column types: add a column under a new name with the new type (kandra.Column), copy the values over, then stop using the old one; or "+p.newTableManual(t))
 	}
+}
+
+// scyllaTargets are the ScyllaDB targets, whose grammar has no ALTER
+// TABLE ... ADD IF NOT EXISTS.
+const scyllaTargets = kandra.Scylla2025 | kandra.Scylla2025Tablets | kandra.Scylla2026 | kandra.Scylla2026Tablets
+
+// alterTableAdd renders the ADD of column c: Keyspace.AlterTableAdd, with
+// IF NOT EXISTS when every target is Cassandra (4.1 and later take it),
+// so that a statement run twice, by a retry or another runner of the
+// script, is a no-op there too.
+func (p *planner) alterTableAdd(t *kandra.TableSchema, c *kandra.ColumnSchema) string {
+	stmt := mustCQL(p.ks.AlterTableAdd(t, c))
+	if p.targets&scyllaTargets == 0 {
+		// Keyspace and table names are \w+, so the first " ADD " is the
+		// keyword.
+		stmt = strings.Replace(stmt, " ADD ", " ADD IF NOT EXISTS ", 1)
+	}
+	return stmt
 }
 
 func droppedWhen(d *LiveDropped) string {

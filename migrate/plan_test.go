@@ -325,6 +325,12 @@ func TestPropertyMutations(t *testing.T) {
 			p := mustPlan(t, ks, mustLive(t, r))
 			s := stepOf(t, p, "add-column:"+tn+"."+c.Name())
 			want, _ := ks.AlterTableAdd(ts, c)
+			if !strings.Contains(want, " ADD ") {
+				t.Fatalf("AlterTableAdd wrote %q", want)
+			}
+			if ks.Spec().Targets&scyllaTargets == 0 { // Cassandra only: 4.1+ takes IF NOT EXISTS
+				want = "ALTER TABLE ks." + ts.CQLName() + " ADD IF NOT EXISTS " + c.CQLName() + " " + c.Decl() + ";"
+			}
 			if s.Class != Safe || s.CQL != want || s.Kind != AddColumn || s.Column != c.Name() {
 				t.Fatalf("step %+v, want a safe %q", s, want)
 			}

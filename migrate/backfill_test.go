@@ -1,0 +1,204 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/uuid"
+	"pgregory.net/rapid"
+)
+
+// splitRing covers the whole ring, (MinInt64, MaxInt64], with contiguous
+// ranges whose widths differ by at most n (the remainder of the split).
+func TestPropertySplitRing(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(-2, 5000).Draw(t, "n")
+		rs := splitRing(n)
+		if want := max(n, 1); len(rs) != want {
+			t.Fatalf("%d ranges, want %d", len(rs), want)
+		}
+		if rs[0].Start != math.MinInt64 || rs[len(rs)-1].End != math.MaxInt64 {
+			t.Fatalf("ring not covered: first %+v, last %+v", rs[0], rs[len(rs)-1])
+		}
+		var lo, hi *big.Int
+		for i, r := range rs {
+			if i > 0 && r.Start != rs[i-1].End {
+				t.Fatalf("range %d starts at %d, range %d ended at %d", i, r.Start, i-1, rs[i-1].End)
+			}
+			w := new(big.Int).Sub(big.NewInt(r.End), big.NewInt(r.Start))
+			if w.Sign() <= 0 {
+				t.Fatalf("range %d is empty or reversed: %+v", i, r)
+			}
+			if lo == nil || w.Cmp(lo) < 0 {
+				lo = w
+			}
+			if hi == nil || w.Cmp(hi) > 0 {
+				hi = w
+			}
+		}
+		if d := new(big.Int).Sub(hi, lo); d.Cmp(big.NewInt(int64(len(rs)))) > 0 {
+			t.Fatalf("widths differ by %s over %d ranges", d, len(rs))
+		}
+		// A drawn token falls in exactly one range.
+		tok := rapid.Int64().Draw(t, "token")
+		if tok == math.MinInt64 {
+			tok = math.MaxInt64
+		}
+		in := 0
+		for _, r := range rs {
+			if tok > r.Start && tok <= r.End {
+				in++
+			}
+		}
+		if in != 1 {
+			t.Fatalf("token %d is in %d ranges", tok, in)
+		}
+	})
+}
+
+// TableID is deterministic per keyspace and table, distinct otherwise,
+// and what the CREATE TABLE statements carry.
+func TestPropertyTableID(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ks := rapid.StringMatching(`[a-z][a-z0-9_]{0,20}`).Draw(t, "ks")
+		other := rapid.StringMatching(`[a-z][a-z0-9_]{0,20}`).Draw(t, "other")
+		if TableID(ks, LeaseTable) != TableID(ks, LeaseTable) {
+			t.Fatal("not deterministic")
+		}
+		if ks != other && TableID(ks, LeaseTable) == TableID(other, LeaseTable) {
+			t.Fatalf("keyspaces %q and %q share an id", ks, other)
+		}
+		if TableID(ks, LeaseTable) == TableID(ks, HistoryTable) {
+			t.Fatal("two tables share an id")
+		}
+		if v := TableID(ks, BackfillTable).Version(); v != 5 {
+			t.Fatalf("version %d", v)
+		}
+		with, without := ownTables(ks, true), ownTables(ks, false)
+		for i, n := range []string{LeaseTable, HistoryTable, BackfillTable} {
+			if !strings.HasSuffix(with[i], " WITH ID = "+TableID(ks, n).String()) || strings.Contains(without[i], "WITH ID") ||
+				!strings.HasPrefix(without[i], "CREATE TABLE IF NOT EXISTS ") {
+				t.Fatalf("statements %q / %q", with[i], without[i])
+			}
+			if _, err := uuid.Parse(strings.TrimPrefix(with[i][strings.LastIndex(with[i], " ")+1:], "")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+func backfillFake(t *testing.T, rows int) *fakeDriver {
+	t.Helper()
+	v2 := applyKS(t, applyUsersV2)
+	f := newFake(v2, v2)
+	f.own[LeaseTable], f.own[HistoryTable], f.own[BackfillTable] = true, true, true
+	for i := 0; i < rows; i++ {
+		email := fmt.Sprintf("u%d@x", i)
+		if i%4 == 0 {
+			email = ""
+		}
+		f.rows["users"] = append(f.rows["users"], []any{fmt.Sprint(i), email})
+	}
+	return f
+}
+
+func TestBackfillResumes(t *testing.T) {
+	f := backfillFake(t, 2000)
+	ks := applyKS(t, applyUsersV2)
+	ctx, cancel := context.WithCancel(context.Background())
+	var calls atomic.Int64
+	opts := BackfillOptions{Concurrency: 2, Ranges: 10, PageSize: 37, OnProgress: func(p BackfillProgress) {
+		calls.Add(1)
+		if p.RangesDone >= 4 {
+			cancel()
+		}
+	}}
+	r, err := Backfill(ctx, f, ks, "users_by_email", opts)
+	if err == nil || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "run it again to resume") {
+		t.Fatalf("interrupted: %+v, %v", r, err)
+	}
+	done := len(f.bfDone["users_by_email"])
+	if done < 4 || done >= 10 {
+		t.Fatalf("%d ranges recorded", done)
+	}
+	var first BackfillProgress
+	opts.OnProgress = func(p BackfillProgress) {
+		if calls.Add(1); first.Ranges == 0 {
+			first = p
+		}
+	}
+	opts.Ranges = 3 // ignored: the run resumes with its own split
+	r, err = Backfill(context.Background(), f, ks, "users_by_email", opts)
+	if err != nil || !r.Resumed || !r.Verified || r.Valued != 1500 || r.LookupRows != 1500 || r.Rows >= 2000 || r.Rows == 0 {
+		t.Fatalf("resumed: %+v, %v", r, err)
+	}
+	if first.Ranges != 10 || first.RangesDone < done || first.Lookup != "users_by_email" {
+		t.Fatalf("first progress of the resumed run: %+v", first)
+	}
+	if f.bfStatus["users_by_email"] != "done" || len(f.bfDone["users_by_email"]) != 10 {
+		t.Fatalf("status %q, %d ranges", f.bfStatus["users_by_email"], len(f.bfDone["users_by_email"]))
+	}
+	// A backfill that finished starts over when asked again.
+	r, err = Backfill(context.Background(), f, ks, "users_by_email", BackfillOptions{Ranges: 5})
+	if err != nil || r.Resumed || r.Rows != 2000 || r.Written != 1500 || !r.Verified || f.bfRanges["users_by_email"] != 5 {
+		t.Fatalf("again: %+v, %v", r, err)
+	}
+}
+
+func TestBackfillReportsAMismatch(t *testing.T) {
+	f := backfillFake(t, 100)
+	ks := applyKS(t, applyUsersV2)
+	f.lookupRows["users_by_email"] = map[string]bool{"stale@x": true}
+	r, err := Backfill(context.Background(), f, ks, "users_by_email", BackfillOptions{})
+	if err != nil || r.Verified || r.Valued != 75 || r.LookupRows != 76 || !strings.Contains(r.Mismatch, "users has 75 rows with a non-empty email, users_by_email has 76 rows (more:") {
+		t.Fatalf("%+v, %v", r, err)
+	}
+	if f.bfStatus["users_by_email"] == "done" {
+		t.Fatal("an unverified backfill is recorded as done")
+	}
+	// Through Apply, the step fails and stays planned.
+	f.bfStatus["users_by_email"] = "pending"
+	res, err := Apply(context.Background(), f, ks, ApplyOptions{Approve: []string{"all"}})
+	if err == nil || !strings.Contains(err.Error(), "did not verify") || len(res.Applied) != 0 {
+		t.Fatalf("apply: %+v, %v", res, err)
+	}
+}
+
+func TestBackfillUnknownLookup(t *testing.T) {
+	f := backfillFake(t, 0)
+	ks := applyKS(t, applyUsersV2)
+	if _, err := Backfill(context.Background(), f, ks, "users_by_nope", BackfillOptions{}); err == nil || !strings.Contains(err.Error(), "has no lookup table users_by_nope") {
+		t.Fatalf("err = %v", err)
+	}
+	f.lookups = nil
+	if _, err := Backfill(context.Background(), f, ks, "users_by_email", BackfillOptions{}); err == nil || !strings.Contains(err.Error(), "does not exist; run apply first") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestForRangesStopsAtTheFirstError(t *testing.T) {
+	boom := errors.New("boom")
+	var ran atomic.Int64
+	err := forRanges(context.Background(), splitRing(100), 3, func(ctx context.Context, r tokenRange) error {
+		if ran.Add(1) == 5 {
+			return boom
+		}
+		return nil
+	})
+	if !errors.Is(err, boom) || ran.Load() >= 100 {
+		t.Fatalf("err %v after %d ranges", err, ran.Load())
+	}
+}
+
+func TestBackfillProgressString(t *testing.T) {
+	p := BackfillProgress{Lookup: "users_by_email", Rows: 5000, RangesDone: 3, Ranges: 16, RowsPerSecond: 2500, Remaining: 4200e6}
+	if got := p.String(); got != "users_by_email: 5000 rows, 3/16 ranges, 2500 rows/s, 4s left" {
+		t.Fatal(got)
+	}
+}

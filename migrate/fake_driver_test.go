@@ -26,7 +26,7 @@ import (
 type fakeDriver struct {
 	mu      sync.Mutex
 	target  *kandra.Keyspace
-	exists  bool                         // the keyspace
+	exists  bool                           // the keyspace
 	tables  map[string]*kandra.TableSchema // table name -> the model it was created from
 	lookups map[string]*kandra.LookupTableSchema
 	added   map[string]bool // "table.column" added by ALTER

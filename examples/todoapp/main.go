@@ -47,8 +47,10 @@ import (
 	"io"
 	"log"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	gocql "github.com/gocql/gocql"
@@ -151,7 +153,13 @@ func startSchema(ctx context.Context, d migrate.Driver, ks *kandra.Keyspace, mod
 }
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	// Ctrl-C or SIGTERM cancels the context rather than killing the
+	// process, so that an apply in progress releases its lease and records
+	// the steps it ran (the next apply does the rest).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // run is the whole program: the schema subcommand, or the tutorial.

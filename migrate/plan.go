@@ -350,13 +350,10 @@ func (p *planner) diffTable(t *kandra.TableSchema, lt *LiveTable) {
 	for _, c := range t.ClusteringKeys() {
 		ck = append(ck, modelColumn(c))
 	}
-	keyChanged := false
 	if why, _ := keyDiff("the partition key", pk, keyColumns(lt, PartitionKey)); why != "" {
 		p.impossible(ChangeKey, name, name, "", "table "+strconv.Quote(name)+": "+why, "a primary key is fixed when a table is created: "+p.newTableManual(t))
-		keyChanged = true
 	} else if why, order := keyDiff("the clustering key", ck, keyColumns(lt, Clustering)); why != "" {
 		p.impossible(ChangeKey, name, name, "", "table "+strconv.Quote(name)+": "+why, "a primary key is fixed when a table is created: "+p.newTableManual(t))
-		keyChanged = true
 	} else if order != "" {
 		p.impossible(ChangeClusteringOrder, name, name, "", "table "+strconv.Quote(name)+": "+order,
 			"the clustering order is fixed when a table is created: "+p.newTableManual(t))
@@ -365,13 +362,13 @@ func (p *planner) diffTable(t *kandra.TableSchema, lt *LiveTable) {
 		if c.IsPartitionKey() || c.IsClusteringKey() {
 			continue
 		}
-		p.column(t, lt, c, keyChanged)
+		p.column(t, lt, c)
 	}
 	p.extraColumns(name, lt, t.Columns())
 	p.options(t, lt)
 }
 
-func (p *planner) column(t *kandra.TableSchema, lt *LiveTable, c *kandra.ColumnSchema, keyChanged bool) {
+func (p *planner) column(t *kandra.TableSchema, lt *LiveTable, c *kandra.ColumnSchema) {
 	tn, cn := t.Name(), c.Name()
 	object := tn + "." + cn
 	w := modelColumn(c)
@@ -397,9 +394,8 @@ func (p *planner) column(t *kandra.TableSchema, lt *LiveTable, c *kandra.ColumnS
 			"a column's kind cannot be altered: "+p.newTableManual(t))
 		return
 	default:
-		if !keyChanged { // a key column the model has as a regular one: keyDiff said so
-			panic("migrate: key column " + object + " passed the key comparison")
-		}
+		// A key column in live that the model has as a regular one: the
+		// key sets differ, so a ChangeKey step says so already.
 		return
 	}
 	if m := typeMismatch(w, lc); m != "" {

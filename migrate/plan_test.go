@@ -1,8 +1,6 @@
 package migrate
 
 import (
-	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -468,5 +466,110 @@ func mustLive(t tb, r *SchemaRows) *Live {
 	return live
 }
 
-var _ = fmt.Sprint
-var _ = maps.Keys[map[string]int]
+// TestPlanRules checks the rules a random draw seldom reaches, on a fixed
+// table: users (id text, email text with lookup users_by_email, tags
+// list<text>).
+func TestPlanRules(t *testing.T) {
+	users := kandra.MustRegister[fuzzUser]()
+	spec := kandra.KeyspaceSpec{Name: "ks", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 1})}
+	ks := kandra.MustNewKeyspace(spec, users)
+	scyllaSpec := spec
+	scyllaSpec.Targets = kandra.Scylla2026
+	scylla := kandra.MustNewKeyspace(scyllaSpec, users)
+	col := func(r *SchemaRows, table, name string) map[string]any {
+		i := rowsWhere(r.Columns, table, func(m map[string]any) bool { return m["column_name"] == name })
+		if len(i) != 1 {
+			t.Fatalf("no column %s.%s in the rows", table, name)
+		}
+		return r.Columns[i[0]]
+	}
+	drop := func(r *SchemaRows, table, name, typ string) {
+		r.Columns = without(r.Columns, func(m map[string]any) bool { return m["table_name"] == table && m["column_name"] == name })
+		r.DroppedColumns = append(r.DroppedColumns, map[string]any{"table_name": table, "column_name": name, "kind": "regular", "type": typ})
+	}
+	cases := []struct {
+		name   string
+		ks     *kandra.Keyspace
+		edit   func(r *SchemaRows)
+		id     string
+		class  Class
+		reason string // in the step's reason
+	}{
+		{"static column", ks, func(r *SchemaRows) { col(r, "users", "email")["kind"] = "static" }, "change-column-kind:users.email", Impossible, "static in live"},
+		{"unreadable type", ks, func(r *SchemaRows) { col(r, "users", "email")["type"] = "frozen<address>" }, "change-type:users.email", Impossible, "cannot read its live type \"frozen<address>\""},
+		{"frozen collection", ks, func(r *SchemaRows) { col(r, "users", "tags")["type"] = "frozen<list<text>>" }, "change-type:users.tags", Impossible, "frozen<list<text>> in live, list<text> in the model"},
+		{"varchar", ks, func(r *SchemaRows) { col(r, "users", "email")["type"] = "varchar" }, "", Safe, ""},
+		{"dropped, other type, Cassandra", ks, func(r *SchemaRows) { drop(r, "users", "email", "int") }, "re-add-dropped:users.email", Impossible, "Cassandra refuses"},
+		{"dropped, other type, ScyllaDB", scylla, func(r *SchemaRows) { drop(r, "users", "email", "int") }, "add-column:users.email", Safe, "dropped"},
+		{"dropped collection, ScyllaDB", scylla, func(r *SchemaRows) { drop(r, "users", "tags", "set<text>") }, "re-add-dropped:users.tags", Impossible, "collection"},
+		{"dropped, same type", ks, func(r *SchemaRows) { drop(r, "users", "tags", "list<text>") }, "add-column:users.tags", Safe, "same type"},
+		{"dropped, unreadable type", ks, func(r *SchemaRows) { drop(r, "users", "tags", "tuple<int>") }, "re-add-dropped:users.tags", Impossible, "cannot read the dropped type"},
+		{"lookup lacks a key column", ks, func(r *SchemaRows) {
+			r.Columns = without(r.Columns, func(m map[string]any) bool { return m["table_name"] == "users_by_email" && m["column_name"] == "id" })
+		}, "change-key:users_by_email", Impossible, "lacks column \"id\""},
+		{"lookup column type", ks, func(r *SchemaRows) { col(r, "users_by_email", "id")["type"] = "uuid" }, "change-type:users_by_email.id", Impossible, "uuid in live, text in the model"},
+		{"simple strategy", ks, func(r *SchemaRows) {
+			r.Keyspaces[0]["replication"] = map[string]string{"class": "SimpleStrategy", "replication_factor": "1"}
+		}, "change-replication:ks", Impossible, "replicated SimpleStrategy replication_factor=1, the model says NetworkTopologyStrategy dc1=1"},
+		{"short class name", ks, func(r *SchemaRows) {
+			r.Keyspaces[0]["replication"] = map[string]string{"class": "NetworkTopologyStrategy", "dc1": "1"}
+		}, "", Safe, ""},
+		{"gc grace the model leaves unset", ks, func(r *SchemaRows) { r.Tables[0]["gc_grace_seconds"] = 60 }, "", Safe, ""},
+		{"missing primary table", ks, func(r *SchemaRows) {
+			r.Tables = without(r.Tables, func(m map[string]any) bool { return m["table_name"] == "users" })
+		}, "create-table:users", Safe, "does not exist"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := rowsOf(c.ks)
+			c.edit(r)
+			p := mustPlan(t, c.ks, mustLive(t, r))
+			if c.id == "" {
+				if !p.Empty() {
+					t.Fatalf("want no steps:\n%s", p)
+				}
+				return
+			}
+			s := stepOf(t, p, c.id)
+			if s.Class != c.class || !strings.Contains(s.Reason, c.reason) {
+				t.Fatalf("step %s: %v, %q; want %v, a reason with %q", s.ID, s.Class, s.Reason, c.class, c.reason)
+			}
+		})
+	}
+}
+
+// TestIndexRules: an index is created when missing, refused when its name
+// is on another column, and a live index the model lacks is extra.
+func TestIndexRules(t *testing.T) {
+	ts := kandra.MustRegister[indexed]()
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 1}), Targets: kandra.Cassandra5}, ts)
+	r := rowsOf(ks)
+	r.Indexes[0]["options"] = map[string]string{"target": `"Other"`}
+	p := mustPlan(t, ks, mustLive(t, r))
+	if s := stepOf(t, p, "change-index:docs_tag_idx"); s.Class != Impossible || !strings.Contains(s.Manual, "DROP INDEX ks.docs_tag_idx;") ||
+		!strings.Contains(s.Reason, "docs.Other in live") {
+		t.Fatalf("step %+v", s)
+	}
+	r = rowsOf(ks)
+	r.Indexes = nil
+	if s := stepOf(t, mustPlan(t, ks, mustLive(t, r)), "create-index:docs_tag_idx"); s.Class != Safe || s.CQL != "CREATE INDEX IF NOT EXISTS docs_tag_idx ON ks.docs (tag);" {
+		t.Fatalf("step %+v", s)
+	}
+	r = rowsOf(ks)
+	r.Indexes[0]["index_name"] = "docs_old_idx"
+	p = mustPlan(t, ks, mustLive(t, r))
+	if stepOf(t, p, "create-index:docs_tag_idx"); !slices.Contains(p.Extra, "index docs_old_idx on docs") {
+		t.Fatalf("extra %q", p.Extra)
+	}
+}
+
+type indexed struct {
+	ID  string
+	Tag string
+}
+
+func (d *indexed) Describe(s *kandra.Schema[indexed]) {
+	s.Table("docs")
+	kandra.Bind(s, &d.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &d.Tag, kandra.SecondaryIndex())
+}

@@ -1,11 +1,21 @@
 package gocql
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
+	"math"
+	"math/big"
+	"net"
+	"net/netip"
+	"reflect"
 	"testing"
+	"time"
 
 	gocql "github.com/gocql/gocql"
+	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/auth"
 	kerrors "github.com/kandra-go/kandra/errors"
@@ -46,4 +56,200 @@ func TestAuthenticatorRotationAndFailure(t *testing.T) {
 	if !errors.As(err, &ae) || len(l.failed) != 1 {
 		t.Fatalf("%v %v", err, l.failed)
 	}
+}
+
+type (
+	userID uuid.UUID
+	at     time.Time
+	ipAddr netip.Addr
+)
+
+func planOf(t *testing.T, typ reflect.Type, cql string) *conv {
+	t.Helper()
+	ct, err := kandra.ParseCQLType(cql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := nodeOf(ct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return planConv(typ, n, true)
+}
+
+func TestCodecPlan(t *testing.T) {
+	// Converted: what gocql v1.7.0 cannot take as kandra hands it over.
+	for _, c := range []struct {
+		typ reflect.Type
+		cql string
+	}{
+		{reflect.TypeFor[userID](), "TIMEUUID"},
+		{reflect.TypeFor[[]map[string]struct{}](), "LIST<FROZEN<SET<TEXT>>>"},
+	} {
+		if cv := planOf(t, c.typ, c.cql); cv == nil || cv.sortOnly {
+			t.Errorf("%s as %s is not converted", c.typ, c.cql)
+		}
+	}
+	for typ, cql := range map[reflect.Type]string{
+		reflect.TypeFor[uuid.UUID]():                "UUID",
+		reflect.TypeFor[*uuid.UUID]():               "UUID",
+		reflect.TypeFor[[]uuid.UUID]():              "LIST<UUID>",
+		reflect.TypeFor[map[uuid.UUID]string]():     "MAP<UUID, TEXT>",
+		reflect.TypeFor[netip.Addr]():               "INET",
+		reflect.TypeFor[net.IP]():                   "INET",
+		reflect.TypeFor[map[string]struct{}]():      "SET<TEXT>",
+		reflect.TypeFor[time.Duration]():            "DURATION",
+		reflect.TypeFor[time.Time]():                "DATE",
+		reflect.TypeFor[[]time.Duration]():          "LIST<DURATION>",
+		reflect.TypeFor[map[string]time.Duration](): "MAP<TEXT, DURATION>",
+		reflect.TypeFor[userID]():                   "UUID",
+		reflect.TypeFor[at]():                       "TIMESTAMP",
+		reflect.TypeFor[ipAddr]():                   "INET",
+		reflect.TypeFor[*userID]():                  "UUID",
+		reflect.TypeFor[map[userID]at]():            "MAP<UUID, TIMESTAMP>",
+	} {
+		if cv := planOf(t, typ, cql); cv == nil || cv.sortOnly {
+			t.Errorf("%s as %s is not converted", typ, cql)
+		}
+	}
+	// Passed through, or only sorted.
+	for typ, cql := range map[reflect.Type]string{
+		reflect.TypeFor[string]():              "TEXT",
+		reflect.TypeFor[time.Duration]():       "TIME",
+		reflect.TypeFor[time.Time]():           "TIMESTAMP",
+		reflect.TypeFor[*big.Int]():            "VARINT",
+		reflect.TypeFor[[16]byte]():            "UUID",
+		reflect.TypeFor[[]net.IP]():            "LIST<INET>",
+		reflect.TypeFor[[][]int32]():           "LIST<FROZEN<LIST<INT>>>",
+		reflect.TypeFor[map[string][]string](): "MAP<TEXT, FROZEN<LIST<TEXT>>>",
+		reflect.TypeFor[map[string]int32]():    "MAP<TEXT, INT>",
+	} {
+		cv := planOf(t, typ, cql)
+		holds := bytes.Contains([]byte(cql), []byte("SET")) || bytes.Contains([]byte(cql), []byte("MAP"))
+		if holds != (cv != nil) || cv != nil && !cv.sortOnly {
+			t.Errorf("%s as %s: plan %+v, want %s", typ, cql, cv, map[bool]string{true: "sorted only", false: "none"}[holds])
+		}
+	}
+}
+
+func TestCodecRoundTripInMemory(t *testing.T) {
+	// Through gocql's own Marshal/Unmarshal, as a session would.
+	info := gocql.NewNativeType(4, gocql.TypeUUID, "")
+	for _, v := range []any{uuid.New(), userID(uuid.New())} {
+		c := planOf(t, reflect.TypeOf(v), "UUID")
+		b, err := gocql.Marshal(info, c.toWire(reflect.ValueOf(v)).Interface())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmp := reflect.New(c.wire)
+		if err := gocql.Unmarshal(info, b, tmp.Interface()); err != nil {
+			t.Fatal(err)
+		}
+		back, err := c.fromWire(tmp.Elem())
+		if err != nil || back.Interface() != v {
+			t.Fatalf("%T: read back %v (%v)", v, back, err)
+		}
+		if _, err := gocql.Marshal(info, v); err == nil {
+			t.Errorf("gocql v1.7.0 marshals %T unconverted: Codec's documentation is out of date", v)
+		}
+	}
+}
+
+func setOf(elem gocql.Type) gocql.TypeInfo {
+	return gocql.CollectionType{NativeType: gocql.NewNativeType(4, gocql.TypeSet, ""), Elem: gocql.NewNativeType(4, elem, "")}
+}
+
+func TestSortedValueOrdersAndRepeats(t *testing.T) {
+	set := map[int32]struct{}{}
+	for i := int32(-40); i < 40; i += 7 {
+		set[i*1000003] = struct{}{}
+	}
+	c := planOf(t, reflect.TypeFor[map[int32]struct{}](), "FROZEN<SET<INT>>")
+	info := setOf(gocql.TypeInt)
+	first, err := gocql.Marshal(info, c.toWire(reflect.ValueOf(set)).Interface())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		b, _ := gocql.Marshal(info, c.toWire(reflect.ValueOf(set)).Interface())
+		if !bytes.Equal(b, first) {
+			t.Fatal("one set marshals to different bytes")
+		}
+	}
+	var got []int32
+	if err := gocql.Unmarshal(info, first, &got); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i-1] >= got[i] {
+			t.Fatalf("not in ascending order: %v", got)
+		}
+	}
+	if len(got) != len(set) {
+		t.Fatalf("%d elements, want %d", len(got), len(set))
+	}
+	var nilSet map[int32]struct{}
+	if b, err := gocql.Marshal(info, c.toWire(reflect.ValueOf(nilSet)).Interface()); err != nil || b != nil {
+		t.Fatalf("a nil set: %v %v, want null", b, err)
+	}
+}
+
+func sign(x int) int { return cmp.Compare(x, 0) }
+
+func be64(x int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(x)) }
+
+// FuzzCompareValues: the comparator agrees with Go's order of the values
+// for every numeric type, and is antisymmetric for UUIDs.
+func FuzzCompareValues(f *testing.F) {
+	f.Add(int64(-1), int64(1), int8(0), int8(2), 1.5, -0.0, []byte("0123456789abcdef"), []byte("fedcba9876543210"))
+	f.Add(int64(math.MinInt64), int64(math.MaxInt64), int8(-3), int8(3), math.Inf(1), math.NaN(), make([]byte, 16), make([]byte, 16))
+	f.Fuzz(func(t *testing.T, a, b int64, sa, sb int8, x, y float64, u, v []byte) {
+		node := func(name string) cqlNode { return cqlNode{name: name} }
+		if got, want := sign(compareValues(node("bigint"), be64(a), be64(b))), cmp.Compare(a, b); got != want {
+			t.Errorf("bigint %d vs %d: %d, want %d", a, b, got, want)
+		}
+		ia, ib := binary.BigEndian.AppendUint32(nil, uint32(int32(a))), binary.BigEndian.AppendUint32(nil, uint32(int32(b)))
+		if got, want := sign(compareValues(node("int"), ia, ib)), cmp.Compare(int32(a), int32(b)); got != want {
+			t.Errorf("int %d vs %d: %d, want %d", int32(a), int32(b), got, want)
+		}
+		varint := gocql.NewNativeType(4, gocql.TypeVarint, "")
+		va, _ := gocql.Marshal(varint, big.NewInt(a))
+		vb, _ := gocql.Marshal(varint, new(big.Int).Mul(big.NewInt(b), big.NewInt(int64(sb))))
+		if got, want := sign(compareValues(node("varint"), va, vb)), big.NewInt(a).Cmp(new(big.Int).Mul(big.NewInt(b), big.NewInt(int64(sb)))); got != want {
+			t.Errorf("varint %x vs %x: %d, want %d", va, vb, got, want)
+		}
+		// decimal: a × 10^-sa against b × 10^-sb.
+		dec := func(unscaled int64, scale int8) ([]byte, *big.Rat) {
+			raw, _ := gocql.Marshal(varint, big.NewInt(unscaled))
+			r := new(big.Rat).SetInt64(unscaled)
+			p := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(max(scale, -scale))), nil))
+			if scale >= 0 {
+				r.Quo(r, p)
+			} else {
+				r.Mul(r, p)
+			}
+			return append(binary.BigEndian.AppendUint32(nil, uint32(int32(scale))), raw...), r
+		}
+		da, ra := dec(a, sa)
+		db, rb := dec(b, sb)
+		if got, want := sign(compareValues(node("decimal"), da, db)), ra.Cmp(rb); got != want {
+			t.Errorf("decimal %s vs %s: %d, want %d", ra.FloatString(20), rb.FloatString(20), got, want)
+		}
+		fa, fb := binary.BigEndian.AppendUint64(nil, math.Float64bits(x)), binary.BigEndian.AppendUint64(nil, math.Float64bits(y))
+		got := sign(compareValues(node("double"), fa, fb))
+		if !math.IsNaN(x) && !math.IsNaN(y) && (x < y && got != -1 || x > y && got != 1) {
+			t.Errorf("double %g vs %g: %d", x, y, got)
+		}
+		if back := sign(compareValues(node("double"), fb, fa)); back != -got {
+			t.Errorf("double %g vs %g: %d one way, %d the other", x, y, got, back)
+		}
+		if len(u) >= 16 && len(v) >= 16 {
+			for _, name := range []string{"uuid", "timeuuid"} {
+				ab, ba := compareValues(node(name), u[:16], v[:16]), compareValues(node(name), v[:16], u[:16])
+				if sign(ab) != -sign(ba) || (sign(ab) == 0) != bytes.Equal(u[:16], v[:16]) {
+					t.Errorf("%s %x vs %x: %d one way, %d the other", name, u[:16], v[:16], ab, ba)
+				}
+			}
+		}
+	})
 }

@@ -1,10 +1,12 @@
 package migrate_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/migrate"
 )
 
@@ -24,9 +26,9 @@ func (u *User) Describe(s *kandra.Schema[User]) {
 	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupEventual))
 }
 
-// planV2 plans version 2 of the app against the cluster's version 1. The
-// rows are what an adapter reads from system_schema.
-func planV2() *migrate.Plan {
+// v2 is version 2 of the app and the live schema of version 1. The rows
+// are what an adapter reads from system_schema.
+func v2() (*kandra.Keyspace, *migrate.Live) {
 	users := kandra.MustRegister[User]()
 	app := kandra.MustNewKeyspace(kandra.KeyspaceSpec{
 		Name:        "app",
@@ -51,7 +53,11 @@ func planV2() *migrate.Plan {
 	if err != nil {
 		panic(err)
 	}
-	plan, err := migrate.NewPlan(app, live)
+	return app, live
+}
+
+func planV2() *migrate.Plan {
+	plan, err := migrate.NewPlan(v2())
 	if err != nil {
 		panic(err)
 	}
@@ -107,4 +113,20 @@ func ExamplePlan_String() {
 	// backfill:users_by_email             needs approval  table "users" exists, so new lookup table "users_by_email" must be filled from its rows before lookups by "email" find the rows written earlier; it reads the whole table
 	// change-type:users.age               impossible      column "age" of table "users": its type is text in live, int in the model
 	// only in live (kept): column users.legacy
+}
+
+// Validate, at start-up or in CI, fails with every difference.
+func ExampleValidate() {
+	err := migrate.Validate(v2())
+	fmt.Println(errors.Is(err, kerrors.ErrMigration))
+	fmt.Println(err)
+	// Output:
+	// true
+	// kandra: migration: keyspace "app" differs from the model (4 steps: 2 safe, 1 needs approval, 1 impossible, plan fc17b3e49c3527fcd55d8645fc9643f6); the impossible steps need the manual paths below before the rest can be applied:
+	//   create-lookup-table:users_by_email [safe]: lookup table "users_by_email" of table "users" does not exist
+	//   add-column:users.nickname [safe]: table "users" has no column "nickname"
+	//   backfill:users_by_email [needs approval]: table "users" exists, so new lookup table "users_by_email" must be filled from its rows before lookups by "email" find the rows written earlier; it reads the whole table
+	//   change-type:users.age [impossible]: column "age" of table "users": its type is text in live, int in the model
+	//       manual path: servers no longer alter column types: add a column under a new name with the new type (kandra.Column), copy the values over, then stop using the old one; or create a new table with the model's definition under another name, copy the rows from app.users (with a token-range scan or DSBulk), switch the application to it, then drop the old table; the table's lookup tables and indexes follow it
+	//   only in live, kept: column users.legacy
 }

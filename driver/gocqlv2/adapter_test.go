@@ -1,10 +1,12 @@
 package gocqlv2
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/netip"
 	"reflect"
+	"sort"
 	"testing"
 	"time"
 
@@ -83,5 +85,41 @@ func TestCodecNamedTypes(t *testing.T) {
 	}
 	if planConv(reflect.TypeFor[[16]byte](), cqlNode{name: "uuid"}, true) != nil {
 		t.Error("[16]byte converted")
+	}
+}
+
+func TestSortedValueOrdersAndRepeats(t *testing.T) {
+	//lint:ignore SA1019 without a session, the only way to a set's TypeInfo
+	info := gocql.NewNativeType(5, gocql.TypeSet, "int")
+	set := map[int32]struct{}{}
+	for i := int32(-40); i < 40; i += 7 {
+		set[i*1000003] = struct{}{}
+	}
+	c := planConv(reflect.TypeFor[map[int32]struct{}](), cqlNode{name: "set", args: []cqlNode{{name: "int"}}}, true)
+	if c == nil {
+		t.Fatal("a set<int> of int32 is bound unsorted")
+	}
+	if m := planConv(reflect.TypeFor[map[string]int32](), cqlNode{name: "map", args: []cqlNode{{name: "text"}, {name: "int"}}}, true); m == nil || !m.sortOnly {
+		t.Fatalf("a map<text, int> of map[string]int32: plan %+v, want sorted only", m)
+	}
+	first, err := gocql.Marshal(info, c.toWire(reflect.ValueOf(set)).Interface())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		if b, _ := gocql.Marshal(info, c.toWire(reflect.ValueOf(set)).Interface()); !bytes.Equal(b, first) {
+			t.Fatal("one set marshals to different bytes")
+		}
+	}
+	var got []int32
+	if err := gocql.Unmarshal(info, first, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(set) || !sort.SliceIsSorted(got, func(i, j int) bool { return got[i] < got[j] }) {
+		t.Fatalf("read back %v: not the %d elements in ascending order", got, len(set))
+	}
+	var nilSet map[int32]struct{}
+	if b, err := gocql.Marshal(info, c.toWire(reflect.ValueOf(nilSet)).Interface()); err != nil || b != nil {
+		t.Fatalf("a nil set: %v %v, want null", b, err)
 	}
 }

@@ -89,7 +89,6 @@ func TestCodecNamedTypes(t *testing.T) {
 }
 
 func TestSortedValueOrdersAndRepeats(t *testing.T) {
-	//lint:ignore SA1019 without a session, the only way to a set's TypeInfo
 	info := gocql.NewNativeType(5, gocql.TypeSet, "int")
 	set := map[int32]struct{}{}
 	for i := int32(-40); i < 40; i += 7 {

@@ -5,9 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -135,7 +137,11 @@ func (h *handSaver) save(ctx context.Context, e *Event) error {
 	h.wg.Add(1)
 	go func() {
 		defer func() { <-h.sem; h.wg.Done() }()
-		if err := h.s.Query(h.byEmail, email, tid, day, at).WithContext(ctx).Consistency(gocql.LocalQuorum).Exec(); err != nil {
+		err := h.s.Query(h.byEmail, email, tid, day, at).WithContext(ctx).Consistency(gocql.LocalQuorum).Exec()
+		for try := 0; try < 3 && err != nil && serverTimeout(err); try++ {
+			err = h.s.Query(h.byEmail, email, tid, day, at).WithContext(ctx).Consistency(gocql.LocalQuorum).Exec()
+		}
+		if err != nil {
 			h.mu.Lock()
 			if h.err == nil {
 				h.err = err
@@ -154,9 +160,20 @@ func (h *handSaver) wait() error {
 	return h.err
 }
 
+// serverTimeout reports the node's own timeouts (a write or read that the
+// node gave up on, or no answer within the client's timeout): on a busy
+// shared machine they happen to either contender, and are retried rather
+// than failing the measurement.
+func serverTimeout(err error) bool {
+	var wt *gocql.RequestErrWriteTimeout
+	var rt *gocql.RequestErrReadTimeout
+	return errors.As(err, &wt) || errors.As(err, &rt) || errors.Is(err, gocql.ErrTimeoutNoResponse)
+}
+
 // round runs op on nodeWorkers goroutines for d and returns the operations
 // per second; finish runs inside the timing (the writes still in flight).
-func round(t *testing.T, d time.Duration, op func(w, n int) error, finish func() error) float64 {
+// An operation that meets a server timeout is retried, up to 3 times.
+func round(t *testing.T, d time.Duration, timeouts *atomic.Int64, op func(w, n int) error, finish func() error) float64 {
 	t.Helper()
 	var ops atomic.Int64
 	var first atomic.Value
@@ -168,7 +185,12 @@ func round(t *testing.T, d time.Duration, op func(w, n int) error, finish func()
 		go func() {
 			defer wg.Done()
 			for n := 0; time.Now().Before(deadline); n++ {
-				if err := op(w, n); err != nil {
+				err := op(w, n)
+				for try := 0; try < 3 && err != nil && serverTimeout(err); try++ {
+					timeouts.Add(1)
+					err = op(w, n)
+				}
+				if err != nil {
 					first.CompareAndSwap(nil, err)
 					return
 				}
@@ -189,23 +211,27 @@ func round(t *testing.T, d time.Duration, op func(w, n int) error, finish func()
 
 // TestRealServerThroughput measures Save and Get throughput with 16
 // goroutines, kandra against hand-written gocql with the same CQL, in
-// interleaved rounds (24 per operation, in the order kandra, hand-written,
-// hand-written, kandra, repeated; 500ms each by default), after a warm-up
+// interleaved rounds (24 per operation, 500ms each by default, in pairs:
+// kandra then hand-written, hand-written then kandra, ...), after a warm-up
 // round of each. It prints
 //
 //	real-server: throughput save=<ratio> get=<ratio> ok=<bool>
 //
-// with the ratios kandra/hand-written of the operations per second summed
-// over the rounds; ok says whether both meet issue 11's target of 0.95.
-// A ratio under the target does not fail the test: on a shared 2-core CI
-// machine one run's ratio moves by several percent with whatever else runs.
-// Only a gross miss fails it: a ratio under 0.8 (grossMiss) in the
-// measurement and again in a second one taken at once, which no noise
-// explains.
+// with the ratios kandra/hand-written of the operations per second, the
+// median over the pairs of rounds; ok says whether both meet issue 11's
+// target of 0.95. A ratio under the target does not fail the test: on a
+// shared 2-core machine one round's throughput can differ from the next by
+// several times, and one run's median moves by several percent. Only a
+// gross miss fails it: kandra under 0.8x (grossMiss) in three pairs of
+// rounds in four, in the measurement and again in a second one taken at
+// once (skipped when the test has run 30 s, to stay under a minute), which
+// no noise explains. Server timeouts are retried for both contenders and
+// counted in the log.
 func TestRealServerThroughput(t *testing.T) {
 	s := nodeSession(t)
 	ctx := context.Background()
 	d := roundTime(t)
+	began := time.Now()
 	var rb [4]byte
 	_, _ = rand.Read(rb[:])
 	run := binary.BigEndian.Uint32(rb[:])
@@ -220,6 +246,7 @@ func TestRealServerThroughput(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
+	t.Logf("keyspace %s created in %v", ks, time.Since(began).Round(time.Millisecond))
 
 	st, err := kandra.BuildStatements(events(t).Schema(), ks)
 	if err != nil {
@@ -240,25 +267,40 @@ func TestRealServerThroughput(t *testing.T) {
 	// that its EVENTUAL writes count, as the hand-written ones are waited
 	// for.
 	driver := kgocql.New(s)
-	newRepo := func() (*krt.Runtime, *krt.Repo[Event]) {
-		rt, err := krt.New(driver, ks, krt.WithConsistency(kandra.ConsistencyLocalQuorum))
+	// The runtime does not retry an EVENTUAL write: one that failed (other
+	// than by a server timeout, which the hand-written side retries) fails
+	// the round.
+	var eventualErr atomic.Value
+	listener := kandra.EventListenerFunc(func(table string, _ any, err error) {
+		if !serverTimeout(err) {
+			eventualErr.CompareAndSwap(nil, fmt.Errorf("EVENTUAL write to %s: %w", table, err))
+		}
+	})
+	newRepo := func() (*krt.Runtime, *krt.Repo[Event], func() error) {
+		rt, err := krt.New(driver, ks, krt.WithConsistency(kandra.ConsistencyLocalQuorum), krt.WithEventListener(listener))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return rt, krt.MustNewRepo(rt, events(t))
+		return rt, krt.MustNewRepo(rt, events(t)), func() error {
+			if err := rt.Close(ctx); err != nil {
+				return err
+			}
+			err, _ := eventualErr.Load().(error)
+			return err
+		}
 	}
+	var timeouts atomic.Int64
 	// Each round writes new rows: the round number goes into the clustering
 	// key's offset.
 	var roundNo atomic.Int64
 	kandraSave := func(d time.Duration) float64 {
-		rt, repo := newRepo()
+		_, repo, closeRT := newRepo()
 		base := int(roundNo.Add(1)) << 20
-		return round(t, d, func(w, n int) error { return repo.Save(ctx, nodeEvent(run, w, base+n)) },
-			func() error { return rt.Close(ctx) })
+		return round(t, d, &timeouts, func(w, n int) error { return repo.Save(ctx, nodeEvent(run, w, base+n)) }, closeRT)
 	}
 	handSave := func(d time.Duration) float64 {
 		base := int(roundNo.Add(1)) << 20
-		return round(t, d, func(w, n int) error { return hs.save(ctx, nodeEvent(run, w, base+n)) }, hs.wait)
+		return round(t, d, &timeouts, func(w, n int) error { return hs.save(ctx, nodeEvent(run, w, base+n)) }, hs.wait)
 	}
 
 	// The rows Get reads: 32 per worker, written before the Get rounds.
@@ -274,7 +316,11 @@ func TestRealServerThroughput(t *testing.T) {
 		go func() {
 			defer setup.Done()
 			for _, e := range keys[w] {
-				if err := hs.save(ctx, e); err != nil {
+				err := hs.save(ctx, e)
+				for try := 0; try < 3 && err != nil && serverTimeout(err); try++ {
+					err = hs.save(ctx, e)
+				}
+				if err != nil {
 					setupErr.CompareAndSwap(nil, err)
 					return
 				}
@@ -288,6 +334,7 @@ func TestRealServerThroughput(t *testing.T) {
 	if err := hs.wait(); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("set up in %v", time.Since(began).Round(time.Millisecond))
 	check := func(got, want *Event) error {
 		if got.Title != want.Title || got.EventID != want.EventID || got.Email != want.Email {
 			return fmt.Errorf("read %+v, want %+v", got, want)
@@ -295,18 +342,18 @@ func TestRealServerThroughput(t *testing.T) {
 		return nil
 	}
 	kandraGet := func(d time.Duration) float64 {
-		rt, repo := newRepo()
-		return round(t, d, func(w, n int) error {
+		_, repo, closeRT := newRepo()
+		return round(t, d, &timeouts, func(w, n int) error {
 			want := keys[w][n%perWorker]
 			e, err := repo.Get(ctx, want)
 			if err != nil {
 				return err
 			}
 			return check(e, want)
-		}, func() error { return rt.Close(ctx) })
+		}, closeRT)
 	}
 	handGet := func(d time.Duration) float64 {
-		return round(t, d, func(w, n int) error {
+		return round(t, d, &timeouts, func(w, n int) error {
 			want := keys[w][n%perWorker]
 			e := new(Event)
 			var tid, eid gocql.UUID
@@ -320,44 +367,75 @@ func TestRealServerThroughput(t *testing.T) {
 		}, func() error { return nil })
 	}
 
-	// measure runs nodeRounds short rounds in the order k h h k, k h h k,
-	// ..., so that a load that drifts during the test weighs on both alike
-	// (on a shared machine, one 2-second round can differ from the next by
-	// 30%; many short rounds average that out), and returns kandra's
-	// operations per second over hand-written's, summed over the rounds.
-	measure := func(name string, k, h func(time.Duration) float64) float64 {
+	// measure runs nodeRounds short rounds in pairs, in the order k h, h k,
+	// k h, ..., and returns the median over the pairs of kandra's
+	// operations per second over hand-written's. Each pair runs back to
+	// back, so a load that drifts during the test weighs on both alike; the
+	// median keeps a round that met a stall (a flush or a GC pause on the
+	// node, a burst of other work on a shared machine: one round can differ
+	// from the next by several times) from deciding the result.
+	measure := func(name string, k, h func(time.Duration) float64) pairRatios {
+		ratios := make([]float64, 0, nodeRounds/2)
 		var kSum, hSum float64
-		kv, hv := make([]string, 0, nodeRounds/2), make([]string, 0, nodeRounds/2)
-		for r := 0; r < nodeRounds; r++ {
-			if r%4 == 0 || r%4 == 3 {
-				v := k(d)
-				kSum += v
-				kv = append(kv, strconv.FormatFloat(v, 'f', 0, 64))
+		for p := 0; p < nodeRounds/2; p++ {
+			var kv, hv float64
+			if p%2 == 0 {
+				kv = k(d)
+				hv = h(d)
 			} else {
-				v := h(d)
-				hSum += v
-				hv = append(hv, strconv.FormatFloat(v, 'f', 0, 64))
+				hv = h(d)
+				kv = k(d)
 			}
+			kSum, hSum = kSum+kv, hSum+hv
+			ratios = append(ratios, kv/hv)
 		}
-		t.Logf("%s ops/s per round: kandra %v, hand-written %v: ratio %.3f", name, kv, hv, kSum/hSum)
-		return kSum / hSum
+		slices.Sort(ratios)
+		r := pairRatios{median: quantile(ratios, 0.5), upper: quantile(ratios, 0.75)}
+		t.Logf("%s: kandra %.0f ops/s, hand-written %.0f ops/s (means over %d rounds each); per-pair ratios %.2f: median %.3f, upper quartile %.3f",
+			name, kSum/float64(len(ratios)), hSum/float64(len(ratios)), len(ratios), ratios, r.median, r.upper)
+		return r
 	}
-	ratio := func(name string, k, h func(time.Duration) float64) float64 {
+	ratio := func(name string, k, h func(time.Duration) float64) pairRatios {
 		k(d / 2) // warm-up: prepared statements, connections, the node's JIT
 		h(d / 2)
-		v := measure(name, k, h)
-		if v < grossMiss {
+		r := measure(name, k, h)
+		if r.gross() && time.Since(began) < 30*time.Second {
 			// One more measurement before calling it a gross miss: a
 			// burst of load on a shared machine can sink one series.
-			t.Logf("%s: ratio %.3f under %.1f; measuring once more", name, v, grossMiss)
-			v = max(v, measure(name, k, h))
+			t.Logf("%s: a gross miss? measuring once more", name)
+			if again := measure(name, k, h); !again.gross() {
+				r = again
+			}
 		}
-		return v
+		return r
 	}
 	save := ratio("save", kandraSave, handSave)
 	getR := ratio("get", kandraGet, handGet)
-	fmt.Printf("real-server: throughput save=%.3f get=%.3f ok=%v\n", save, getR, save >= 0.95 && getR >= 0.95)
-	if save < grossMiss || getR < grossMiss {
-		t.Errorf("kandra's throughput is a gross miss against hand-written gocql (under %.1fx in two measurements): save=%.3f get=%.3f", grossMiss, save, getR)
+	if n := timeouts.Load(); n > 0 {
+		t.Logf("%d operations met a server timeout and were retried", n)
 	}
+	fmt.Printf("real-server: throughput save=%.3f get=%.3f ok=%v\n", save.median, getR.median, save.median >= 0.95 && getR.median >= 0.95)
+	if save.gross() || getR.gross() {
+		t.Errorf("kandra's throughput is a gross miss against hand-written gocql: three pairs of rounds in four under %.1fx, twice (upper quartiles: save %.3f, get %.3f)",
+			grossMiss, save.upper, getR.upper)
+	}
+}
+
+// pairRatios sums up the per-pair throughput ratios of one measurement.
+type pairRatios struct{ median, upper float64 }
+
+// gross reports a gross miss: kandra under grossMiss in at least three
+// pairs of rounds in four. Noise that moves single rounds by several times
+// either way rarely does that; a kandra that is really that slow always
+// does.
+func (r pairRatios) gross() bool { return r.upper < grossMiss }
+
+// quantile is the q-quantile of sorted xs, interpolated between ranks.
+func quantile(xs []float64, q float64) float64 {
+	pos := q * float64(len(xs)-1)
+	i := int(pos)
+	if i+1 >= len(xs) {
+		return xs[len(xs)-1]
+	}
+	return xs[i] + (pos-float64(i))*(xs[i+1]-xs[i])
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kandra-go/kandra"
+	kgocql "github.com/kandra-go/kandra/driver/gocql"
 	"github.com/kandra-go/kandra/examples/todos/model"
 	"github.com/kandra-go/kandra/internal/dynamic"
 )
@@ -339,7 +340,7 @@ func insertRows[T any](t *testing.T, s *gocql.Session, ks string, table *kandra.
 	if err != nil {
 		t.Fatal(err)
 	}
-	codec, err := NewCodec(table.Schema().Columns())
+	codec, err := kgocql.NewCodec(table.Schema().Columns())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +425,7 @@ func TestDescendingFrozen(t *testing.T) {
 		f[map[int32]struct{}]("C", kandra.ClusteringKey(0, kandra.ClusteringDesc)),
 		f[map[string]int64]("D", kandra.ClusteringKey(1, kandra.ClusteringDesc))))
 	createFor(t, s, ks, serverTarget(), ts)
-	codec, err := NewCodec(ts.Columns())
+	codec, err := kgocql.NewCodec(ts.Columns())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/kandra-go/kandra"
+	kgocql "github.com/kandra-go/kandra/driver/gocql"
 	"github.com/kandra-go/kandra/internal/dynamic"
 )
 
@@ -201,7 +202,7 @@ func ttlCapRefused(t *testing.T, s *gocql.Session, ks string, sp dynamic.Spec, w
 	if err != nil {
 		t.Fatal(err)
 	}
-	codec, err := NewCodec(ts.Columns())
+	codec, err := kgocql.NewCodec(ts.Columns())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +256,7 @@ func writeAndFindByIndexes(t *testing.T, s *gocql.Session, ks string, ts *kandra
 	for _, p := range w.problems {
 		t.Errorf("not writable: %s", p)
 	}
-	codec, _ := NewCodec(ts.Columns())
+	codec, _ := kgocql.NewCodec(ts.Columns())
 	e, err := fullEntity(ts, 4)
 	if err != nil {
 		t.Fatal(err)
@@ -271,8 +272,8 @@ func writeAndFindByIndexes(t *testing.T, s *gocql.Session, ks string, ts *kandra
 			// values(col): CONTAINS one element.
 			op = " CONTAINS ?"
 			v := reflect.ValueOf(arg)
-			if o, isOrdered := arg.(ordered); isOrdered {
-				v = o.v
+			if o, isSorted := arg.(kgocql.SortedValue); isSorted {
+				v = reflect.ValueOf(o.Value)
 			}
 			arg = reflect.Indirect(v).Index(0).Interface()
 		}

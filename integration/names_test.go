@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kandra-go/kandra"
+	kgocql "github.com/kandra-go/kandra/driver/gocql"
 )
 
 // HostileFields has Go fields whose derived column names are reserved or
@@ -127,7 +128,7 @@ func hostileRow[T any](t *testing.T, ks string, table *kandra.Table[T], row *T) 
 	t.Helper()
 	s := session(t)
 	ts := table.Schema()
-	codec, err := NewCodec(ts.Columns())
+	codec, err := kgocql.NewCodec(ts.Columns())
 	if err != nil {
 		t.Fatal(err)
 	}

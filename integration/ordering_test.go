@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kandra-go/kandra"
+	kgocql "github.com/kandra-go/kandra/driver/gocql"
 )
 
 // Tick is one entry of a stream: the clustering key is a time-ordered id
@@ -46,7 +47,7 @@ func TestOrdering(t *testing.T) {
 	if err := createKeyspace(t, s, k, 1)[0]; err != nil {
 		t.Fatal(err)
 	}
-	codec, err := NewCodec(ts.Columns())
+	codec, err := kgocql.NewCodec(ts.Columns())
 	if err != nil {
 		t.Fatal(err)
 	}

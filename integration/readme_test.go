@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kandra-go/kandra"
+	kgocql "github.com/kandra-go/kandra/driver/gocql"
 )
 
 // User is the README's User (examples/todos/model.User), declared here so
@@ -62,7 +63,7 @@ func saveAndLoad(session *gocql.Session, keyspace string, u User) (User, error) 
 
 	// gocql v1.7.0 cannot marshal uuid.UUID, so the values go through the
 	// integration suite's Codec; the kandra runtime will do this instead.
-	codec, err := NewCodec(cols)
+	codec, err := kgocql.NewCodec(cols)
 	if err != nil {
 		return User{}, err
 	}

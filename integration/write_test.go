@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/kandra-go/kandra"
+	kgocql "github.com/kandra-go/kandra/driver/gocql"
 )
 
 // "Accepted means writable" (issue 10, finding 18): a CREATE alone proves
@@ -69,7 +70,7 @@ func checkWritable(s *gocql.Session, ks string, ts *kandra.TableSchema, seed int
 		res.fail(table, "BuildStatements: %v", err)
 		return res
 	}
-	codec, err := NewCodec(ts.Columns())
+	codec, err := kgocql.NewCodec(ts.Columns())
 	if err != nil {
 		res.fail(table, "%v", err)
 		return res
@@ -210,7 +211,7 @@ const shortTTL = 10
 
 // readBack reads the row by its key (SelectByKey) and compares every
 // column with in. ttl is the row's TTL (0: none).
-func readBack(s *gocql.Session, st *kandra.TableStatements, ts *kandra.TableSchema, codec *Codec, opaque *opaqueRow, in reflect.Value, vals []any, res *writeResult, what string, ttl int) bool {
+func readBack(s *gocql.Session, st *kandra.TableStatements, ts *kandra.TableSchema, codec *kgocql.Codec, opaque *opaqueRow, in reflect.Value, vals []any, res *writeResult, what string, ttl int) bool {
 	sel := st.SelectByKey()
 	out := reflect.New(ts.EntityType())
 	outPtrs, _ := ts.Pointers(out.Interface(), nil)
@@ -448,10 +449,11 @@ func wireFor(n cqlNode) reflect.Type {
 type opaqueRow struct {
 	wrote map[int]reflect.Value
 	wire  map[int]reflect.Type
+	types map[int]kandra.CQLType
 }
 
 func opaqueValues(ts *kandra.TableSchema, seed int) (*opaqueRow, error) {
-	o := &opaqueRow{wrote: map[int]reflect.Value{}, wire: map[int]reflect.Type{}}
+	o := &opaqueRow{wrote: map[int]reflect.Value{}, wire: map[int]reflect.Type{}, types: map[int]kandra.CQLType{}}
 	for _, c := range ts.Columns() {
 		if !isOpaque(c.GoType()) {
 			continue
@@ -469,17 +471,17 @@ func opaqueValues(ts *kandra.TableSchema, seed int) (*opaqueRow, error) {
 		if !isSet(v) {
 			return nil, fmt.Errorf("column %s: no %s value with every part set drawn", c.Name(), c.Type())
 		}
-		o.wrote[c.Position()], o.wire[c.Position()] = v, w
+		o.wrote[c.Position()], o.wire[c.Position()], o.types[c.Position()] = v, w, c.Type()
 	}
 	return o, nil
 }
 
 // bind puts the opaque columns' values into vals (by column position),
-// sets and maps in a fixed order as Codec sends them.
+// sets and maps in the server's order as Codec sends them.
 func (o *opaqueRow) bind(vals []any) []any {
 	for pos, v := range o.wrote {
-		if k := v.Kind(); k == reflect.Map || k == reflect.Slice && v.Type().Elem().Kind() != reflect.Uint8 {
-			vals[pos] = ordered{v}
+		if sv, err := kgocql.Sorted(o.types[pos], v.Interface()); err == nil && o.types[pos].IsCollection() {
+			vals[pos] = sv
 			continue
 		}
 		vals[pos] = v.Interface()

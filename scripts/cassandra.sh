@@ -285,9 +285,18 @@ initial_token: 0                  # deterministic ring, no "Picking random token
     # of nodes 2-3 allocated for RF 3 (the seed's are random). No bootstrap:
     # on an empty cluster there is nothing to stream, and bootstrapping
     # would sleep RING_DELAY (30 s) per node.
+    # Timeouts 5x the defaults: three JVMs share the machine's cores, and a
+    # replica in a GC pause or a Paxos round among racing appliers would
+    # otherwise time a test's write out ("received only 1 responses").
     name=kandra-cluster ring='num_tokens: 16
 allocate_tokens_for_local_replication_factor: 3
-auto_bootstrap: false'
+auto_bootstrap: false
+read_request_timeout: 25000ms
+range_request_timeout: 50000ms
+write_request_timeout: 10000ms
+counter_write_request_timeout: 25000ms
+cas_contention_timeout: 5000ms
+request_timeout: 50000ms'
   fi
   # Unknown keys are fatal ("Invalid yaml"), so keep to 5.0 names.
   cat >"$RUN/conf/cassandra.yaml" <<EOF

@@ -547,8 +547,8 @@ type SortedValue struct {
 	typ   cqlNode
 }
 
-// Sorted returns v, a value gocql marshals for a column of CQL type t, as
-// a SortedValue. It fails only for a CQL type the adapter does not know.
+// Sorted returns v, a value the driver marshals for a column of CQL type
+// t, as a SortedValue. It fails only for a CQL type the adapter does not know.
 func Sorted(t kandra.CQLType, v any) (SortedValue, error) {
 	n, err := nodeOf(t)
 	if err != nil {

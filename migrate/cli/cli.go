@@ -67,7 +67,8 @@ var migrateBackend = backend{
 // writes results to stdout, progress and errors to stderr, and returns
 // the exit status (ExitOK, ExitDifferences, ExitUsage or ExitError).
 // Backfill progress is a redrawn bar when stderr is a terminal, plain
-// lines otherwise.
+// lines otherwise. The usage text calls the command "PROGRAM schema",
+// after os.Args[0], the name the issue gives the mount point.
 func Run(ctx context.Context, d migrate.Driver, ks *kandra.Keyspace, args []string, stdout, stderr io.Writer) int {
 	c := &command{
 		ctx: ctx, d: d, ks: ks, be: migrateBackend,

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -148,6 +150,40 @@ func TestTerminalProgress(t *testing.T) {
 	for i, done := range []string{"1/4", "3/4", "4/4"} {
 		if line := strings.TrimSuffix(got[i+1], "\n"); utf8.RuneCountInString(line) != 39 || !strings.Contains(line, done+" ranges") {
 			t.Fatalf("redraw %d: %q", i, line)
+		}
+	}
+}
+
+func TestIsTerminal(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if isTerminal(w) || isTerminal(f) || isTerminal(&strings.Builder{}) {
+		t.Fatal("a pipe, a file or a buffer taken for a terminal")
+	}
+	// A character device is what the check looks for (/dev/null is one:
+	// a bar drawn there costs nothing).
+	if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
+		defer null.Close()
+		if !isTerminal(null) {
+			t.Fatal("a character device not taken for a terminal")
+		}
+	}
+}
+
+func TestTermWidth(t *testing.T) {
+	for v, want := range map[string]int{"": 80, "132": 132, "abc": 80, "5": 80} {
+		t.Setenv("COLUMNS", v)
+		if got := termWidth(); got != want {
+			t.Errorf("COLUMNS=%q: width %d, want %d", v, got, want)
 		}
 	}
 }

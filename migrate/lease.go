@@ -146,9 +146,22 @@ func (l *lease) renew(ctx context.Context) (bool, error) {
 		[]any{l.ttlSeconds(), l.owner, leaseName, l.owner}, kandra.ConsistencyQuorum)
 }
 
+// release deletes the lease if this owner holds it. A timed-out attempt
+// (Paxos contention with the waiters' polling) is tried again while ctx
+// allows: one that did apply makes the next a no-op.
 func (l *lease) release(ctx context.Context) error {
-	_, err := l.d.ExecCQL(ctx, "DELETE FROM "+l.table+" WHERE name = ? IF owner = ?", []any{leaseName, l.owner}, kandra.ConsistencyQuorum)
-	return err
+	var err error
+	for attempt := 1; ; attempt++ {
+		_, err = l.d.ExecCQL(ctx, "DELETE FROM "+l.table+" WHERE name = ? IF owner = ?", []any{leaseName, l.owner}, kandra.ConsistencyQuorum)
+		if err == nil || attempt == 3 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt) * 200 * time.Millisecond):
+		}
+	}
 }
 
 // holder reads the current owner and its time left ("" when free).

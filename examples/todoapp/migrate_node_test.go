@@ -99,7 +99,8 @@ const migRows = 10000
 
 func migKeyspace(t *testing.T, name string, users kandra.SchemaSource) *kandra.Keyspace {
 	t.Helper()
-	ks, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: name, Targets: kandra.Cassandra5, Replication: kandra.SimpleStrategy(1)},
+	ks, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: name, Targets: kandra.Cassandra5,
+		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1})},
 		users, Todos, Stats, Preferences)
 	if err != nil {
 		t.Fatal(err)
@@ -194,6 +195,15 @@ func TestMigrationHistory(t *testing.T) {
 	}
 	check(v1, "v1")
 	again(v1, "v1")
+	live, err := migrate.Read(ctx, d, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, own := range []string{migrate.LeaseTable, migrate.HistoryTable, migrate.BackfillTable} {
+		if lt := live.Table(own); lt == nil || lt.ID != migrate.TableID(name, own).String() {
+			t.Fatalf("the migrator's table %s: %+v, want id %s", own, lt, migrate.TableID(name, own))
+		}
+	}
 	if h, err := migrate.History(ctx, d, name); err != nil || len(h) != 2 || h[0].Steps[0] != firstStep || h[1].Owner != "migrate-node-test" {
 		t.Fatalf("v1 history: %+v, %v", h, err)
 	}

@@ -291,3 +291,71 @@ func TestApplyUnapprovedBackfillStaysPlanned(t *testing.T) {
 		t.Fatalf("plan after the backfill: %s", ids2(p.Steps))
 	}
 }
+
+func TestApplyRenewsTheLeaseDuringALongStep(t *testing.T) {
+	ks := applyKS(t, applyUsersV1)
+	f := newFake(nil, ks)
+	other := make(chan error, 1)
+	f.onSchema = func(ctx context.Context, stmt string) error {
+		if !strings.Contains(stmt, "todos") {
+			return nil
+		}
+		// The step outlives the lease's TTL (1s): only renewals keep it.
+		time.Sleep(1500 * time.Millisecond)
+		_, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "other", LeaseWait: 50 * time.Millisecond})
+		other <- err
+		return nil
+	}
+	res, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me", LeaseTTL: 600 * time.Millisecond})
+	if err != nil || len(res.Applied) != 2 {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if err := <-other; err == nil || !strings.Contains(err.Error(), "held by me") {
+		t.Fatalf("a second applier during the long step: %v", err)
+	}
+}
+
+// Many appliers at once: each step runs once, one history record.
+func TestApplyConcurrentAppliers(t *testing.T) {
+	ks := applyKS(t, applyUsersV2)
+	f := newFake(nil, ks)
+	var wg sync.WaitGroup
+	results := make([]*Result, 8)
+	errs := make([]error, 8)
+	for i := range results {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			results[i], errs[i] = Apply(context.Background(), f, ks, ApplyOptions{Owner: fmt.Sprint("applier-", i), LeaseWait: 10 * time.Second})
+		}(i)
+	}
+	wg.Wait()
+	applied := 0
+	for i, r := range results {
+		if errs[i] != nil {
+			t.Fatalf("applier %d: %v", i, errs[i])
+		}
+		if len(r.Applied) > 0 {
+			applied++
+		}
+	}
+	if applied != 1 || len(f.history) != 1 {
+		t.Fatalf("%d appliers applied steps, %d history records", applied, len(f.history))
+	}
+	seen := map[string]int{}
+	for _, s := range f.schema {
+		if strings.HasPrefix(s, "CREATE KEYSPACE") || strings.Contains(s, ".kandra_") {
+			continue // every applier runs these, converging
+		}
+		if seen[s]++; seen[s] > 1 {
+			t.Fatalf("a step ran twice: %q", s)
+		}
+	}
+	planned := 0
+	for _, r := range results {
+		planned += len(r.Plan.Steps)
+	}
+	if len(seen) != planned || planned != 3 {
+		t.Fatalf("%d steps ran, %d planned under the lease in all", len(seen), planned)
+	}
+}

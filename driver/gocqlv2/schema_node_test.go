@@ -2,6 +2,7 @@ package gocqlv2_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	kgocql "github.com/kandra-go/kandra/driver/gocqlv2"
+	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/migrate"
 )
 
@@ -107,5 +109,23 @@ func TestSchemaNode(t *testing.T) {
 	}
 	if err := d.ExecSchema(ctx, "DROP KEYSPACE "+ks); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A failed wait for agreement is a typed error, never only a log line.
+func TestAgreementErrorNode(t *testing.T) {
+	s := session(t)
+	d := kgocql.New(s)
+	s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := d.AwaitSchemaAgreement(ctx)
+	var ae *migrate.AgreementError
+	if !errors.As(err, &ae) || ae.Cause == nil || !errors.Is(err, kerrors.ErrMigration) {
+		t.Fatalf("err = %v (%T)", err, err)
+	}
+	err = d.ExecSchema(ctx, "CREATE KEYSPACE IF NOT EXISTS kandra_never WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	if err == nil {
+		t.Fatal("ExecSchema on a closed session succeeded")
 	}
 }

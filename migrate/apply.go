@@ -73,10 +73,11 @@ type Event struct {
 	Backfill *BackfillProgress
 }
 
-// Result is what Apply did.
+// Result is what Apply did. Apply returns one even with an error: what
+// it applied before the error is in it.
 type Result struct {
 	// Plan is the plan made under the lease (or, when Apply refused, the
-	// plan it refused).
+	// plan it refused; nil when the live schema could not be read).
 	Plan *Plan
 	// Applied are the steps run, in order.
 	Applied []Step
@@ -140,7 +141,7 @@ func Apply(ctx context.Context, d Driver, ks *kandra.Keyspace, opts ApplyOptions
 	}
 	plan, err := PlanFor(ctx, d, ks)
 	if err != nil {
-		return nil, err
+		return &Result{}, err
 	}
 	if err := refuse(plan); err != nil {
 		return &Result{Plan: plan}, err
@@ -173,7 +174,7 @@ func Apply(ctx context.Context, d Driver, ks *kandra.Keyspace, opts ApplyOptions
 func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, opts *ApplyOptions, emit func(Event)) (*Result, error) {
 	plan, err := PlanFor(ctx, d, ks)
 	if err != nil {
-		return nil, err
+		return &Result{}, err
 	}
 	res := &Result{Plan: plan}
 	if err := refuse(plan); err != nil {

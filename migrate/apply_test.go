@@ -203,7 +203,7 @@ func TestApplyStopsWhenTheLeaseIsLost(t *testing.T) {
 	}
 	start := time.Now()
 	res, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me", LeaseTTL: 300 * time.Millisecond})
-	if err == nil || !errors.Is(err, errLeaseLost) || !strings.Contains(err.Error(), "took it over") {
+	if err == nil || !errors.Is(err, errLeaseLost) || !strings.Contains(err.Error(), "thief holds it now") {
 		t.Fatalf("err = %v", err)
 	}
 	if time.Since(start) > 5*time.Second {

@@ -257,9 +257,9 @@ func Backfill(ctx context.Context, d Driver, ks *kandra.Keyspace, lookupTable st
 		idx := l.IndexColumn().Name()
 		res.Mismatch = fmt.Sprintf("%s has %d rows with a non-empty %s, %s has %d rows", l.Table().Name(), res.Valued, idx, lookupTable, res.LookupRows)
 		if res.LookupRows < res.Valued {
-			res.Mismatch += " (fewer: rows sharing one value keep one lookup row, or rows were written while verifying)"
+			res.Mismatch += " (fewer: rows that share one value have one lookup row between them, which no backfill can change: make the values unique or drop the lookup; or rows were written while verifying: run it again)"
 		} else {
-			res.Mismatch += " (more: lookup rows of values that moved or were deleted, or rows were deleted while verifying)"
+			res.Mismatch += " (more: lookup rows of values that moved or were deleted before the backfill, which Find skips as stale; or rows were deleted while verifying: run it again)"
 		}
 		return res, nil
 	}

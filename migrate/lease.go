@@ -253,7 +253,11 @@ func (l *lease) keep(ctx context.Context) (context.Context, func()) {
 			case err == nil && ok:
 				lastOK = time.Now()
 			case err == nil:
-				cancel(fmt.Errorf("%w: %s took it over after it expired (renew it more often: lower the load or raise ApplyOptions.LeaseTTL)", errLeaseLost, l.table))
+				holder, _, _ := l.holder(work)
+				if holder == "" {
+					holder = "no one"
+				}
+				cancel(fmt.Errorf("%w: it expired before a renewal and %s holds it now in %s (raise ApplyOptions.LeaseTTL, or lighten the cluster's load)", errLeaseLost, holder, l.table))
 				return
 			case time.Since(lastOK) >= l.ttl:
 				cancel(fmt.Errorf("%w: renewing it failed for a whole TTL (%s): %v", errLeaseLost, l.ttl, err))

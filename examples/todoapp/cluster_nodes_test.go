@@ -65,16 +65,20 @@ func (quietLogger) Print(...any)          {}
 func (quietLogger) Printf(string, ...any) {}
 func (quietLogger) Println(...any)        {}
 
-// hostSession opens a session whose every statement goes to host: no
-// discovery of the other nodes, and a filter in case the driver learns of
-// them anyway. The driver waits up to agreement for schema agreement after
-// each schema statement (and fails the statement when it times out).
+// hostSession opens a session whose every statement goes to host: the
+// driver learns the ring, and a filter keeps the other nodes out of its
+// pool. Node status and topology events are off: the session has no use
+// for them, and with DisableInitialHostLookup instead of the filter, the
+// ring refresh that node 3's return triggers left a session to node 1
+// with "no hosts available in the pool" for minutes. The driver waits up
+// to agreement for schema agreement after each schema statement (and
+// fails the statement when it times out).
 func hostSession(host string, agreement time.Duration) (*gocql.Session, error) {
 	cl := gocql.NewCluster(host)
 	cl.Port = clusterPort()
 	cl.ProtoVersion = 4
-	cl.DisableInitialHostLookup = true
 	cl.HostFilter = gocql.WhiteListHostFilter(host)
+	cl.Events.DisableNodeStatusEvents, cl.Events.DisableTopologyEvents = true, true
 	cl.Consistency = gocql.LocalQuorum
 	cl.Timeout, cl.ConnectTimeout, cl.WriteTimeout = 60*time.Second, 10*time.Second, 60*time.Second
 	cl.MaxWaitSchemaAgreement = agreement

@@ -138,6 +138,16 @@ func firstWords(st string) string {
 // scaffolding does (the race itself is up to the scheduler). It leaves
 // the cluster's schema as it finds it only if the keyspace can be dropped,
 // so it runs only on request: KANDRA_CLUSTER_PLAIN_DDL=1.
+//
+// Seen on Cassandra 5.0.8 (3 nodes, 2 cores): every statement succeeded
+// and the schema agreed within 0.2 s, yet 3 of the 6 tables had been
+// created twice or three times: system_schema converged on one id (the
+// last write wins), and the nodes that had made the table under a losing
+// id dropped it and made it again under the winner's ("tables=Diff{
+// created=[ks.todo_stats], dropped=[ks.todo_stats]}" in node 1's log),
+// leaving the loser's data directory behind (writes that reached a
+// losing table in between would be in that directory, not in the table
+// the cluster kept; the test writes none).
 func TestClusterPlainDDL(t *testing.T) {
 	if os.Getenv("KANDRA_CLUSTER_PLAIN_DDL") != "1" {
 		t.Skip("the plain-DDL race on the cluster runs with KANDRA_CLUSTER_PLAIN_DDL=1 (and KANDRA_CASSANDRA_CLUSTER=1)")
@@ -214,7 +224,13 @@ func TestCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := sessions[h1].Query("DROP KEYSPACE IF EXISTS " + name).Exec(); err != nil {
+		// A session of its own: the test's are closed by now.
+		s, err := hostSession(h1, 30*time.Second)
+		if err == nil {
+			defer s.Close()
+			err = s.Query("DROP KEYSPACE IF EXISTS " + name).Exec()
+		}
+		if err != nil {
 			t.Errorf("DROP KEYSPACE %s: %v", name, err)
 		}
 	})
@@ -288,8 +304,8 @@ func TestCluster(t *testing.T) {
 	if applyErr != nil {
 		t.Logf("Apply with node 3 down refused after %s: %v", time.Since(start).Round(time.Millisecond), applyErr)
 		var ae *migrate.AgreementError
-		if !errors.As(applyErr, &ae) || ae.Versions[h3] == "" || ae.Versions[h3] == ae.Versions[h1] || ae.Versions[h1] != ae.Versions[h2] {
-			t.Errorf("Apply with node 3 down: want an AgreementError with the live nodes on one version and node 3 behind, got %v", applyErr)
+		if !errors.As(applyErr, &ae) || ae.Versions[h3] == "" || ae.Versions[h3] == ae.Versions[h1] {
+			t.Errorf("Apply with node 3 down: want an AgreementError that shows node 3 behind the coordinator, got %v", applyErr)
 		}
 	} else {
 		t.Logf("Apply with node 3 down completed in %s: %d steps", time.Since(start).Round(time.Millisecond), len(res.Applied))

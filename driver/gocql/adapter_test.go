@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"net"
@@ -252,4 +253,30 @@ func FuzzCompareValues(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestSortedValueKeepsEachElementOnce(t *testing.T) {
+	ct, err := kandra.ParseCQLType("SET<FROZEN<LIST<INT>>>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv, err := Sorted(ct, [][]int32{{2}, {1, 5}, {2}, {}, {1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := gocql.CollectionType{NativeType: gocql.NewNativeType(4, gocql.TypeList, ""), Elem: gocql.NewNativeType(4, gocql.TypeInt, "")}
+	info := gocql.CollectionType{NativeType: gocql.NewNativeType(4, gocql.TypeSet, ""), Elem: list}
+	b, err := gocql.Marshal(info, sv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]int32
+	if err := gocql.Unmarshal(info, b, &got); err != nil {
+		t.Fatal(err)
+	}
+	// The server's order of frozen lists: element by element, then the
+	// shorter first; the repeated [2] once.
+	if g, want := fmt.Sprint(got), "[[] [1] [1 5] [2]]"; g != want {
+		t.Fatalf("got %s, want %s", g, want)
+	}
 }

@@ -640,10 +640,13 @@ func marshalSorted(info gocql.TypeInfo, n cqlNode, v reflect.Value) ([]byte, err
 			entries = append(entries, entry{kb, vb})
 		}
 		sort.SliceStable(entries, func(i, j int) bool { return compareValues(n.args[0], entries[i].k, entries[j].k) < 0 })
-		for _, e := range entries {
+		for i, e := range entries {
+			if i > 0 && compareValues(n.args[0], entries[i-1].k, e.k) == 0 {
+				continue // keys the server holds equal (NaN, 1.0 and 1.00): the first is kept, as in a literal
+			}
 			elems = append(elems, e.k, e.v)
+			count++
 		}
-		count = len(entries)
 	case info.Type() == gocql.TypeSet && v.Kind() == reflect.Map && len(n.args) == 1: // map[K]struct{}
 		for _, k := range v.MapKeys() {
 			b, err := marshalSorted(ci.Elem, n.args[0], k)
@@ -667,6 +670,15 @@ func marshalSorted(info gocql.TypeInfo, n cqlNode, v reflect.Value) ([]byte, err
 	}
 	if info.Type() == gocql.TypeSet {
 		sort.SliceStable(elems, func(i, j int) bool { return compareValues(n.args[0], elems[i], elems[j]) < 0 })
+		// A set holds each element once: a slice can repeat one, and the
+		// server keeps repeats in a descending clustering column.
+		uniq := elems[:0]
+		for i, e := range elems {
+			if i == 0 || compareValues(n.args[0], elems[i-1], e) != 0 {
+				uniq = append(uniq, e)
+			}
+		}
+		elems, count = uniq, len(uniq)
 	}
 	return appendCollection(nil, count, elems), nil
 }

@@ -111,14 +111,15 @@ func (r *Sorted[E]) Describe(s *kandra.Schema[Sorted[E]]) {
 	kandra.Bind(s, &r.RMap, mapOpt...)
 }
 
-// extraKeyspace creates tables in the suite's keyspace.
-func (h *harness) extraKeyspace(t *testing.T, tables ...kandra.SchemaSource) {
+// extraRepo creates table in the suite's keyspace and returns its
+// repository on a runtime of its own, closed when t ends.
+func extraRepo[T any](t *testing.T, h *harness, table *kandra.Table[T]) *runtime.Repo[T] {
 	t.Helper()
 	k, err := kandra.NewKeyspace(kandra.KeyspaceSpec{
 		Name:        h.ks,
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 		Targets:     kandra.Cassandra5,
-	}, tables...)
+	}, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,17 +128,16 @@ func (h *harness) extraKeyspace(t *testing.T, tables ...kandra.SchemaSource) {
 			t.Fatalf("%s: %v", st, err)
 		}
 	}
-}
-
-func testNamedSpecialTypes(t *testing.T, h *harness) {
-	named := kandra.MustRegister[Named]()
-	h.extraKeyspace(t, named)
 	rt, err := runtime.New(h.n.Driver, h.ks)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = rt.Close(ctx) })
-	repo := runtime.MustNewRepo(rt, named)
+	return runtime.MustNewRepo(rt, table)
+}
+
+func testNamedSpecialTypes(t *testing.T, h *harness) {
+	repo := extraRepo(t, h, kandra.MustRegister[Named]())
 
 	v1, _ := uuid.NewUUID()
 	other := UserID(uuid.New())
@@ -269,13 +269,7 @@ func testSortedCollections(t *testing.T, h *harness) {
 func sortedCase[E comparable](gen func() E) func(*testing.T, *harness) string {
 	return func(t *testing.T, h *harness) string {
 		table := kandra.MustRegister[Sorted[E]]()
-		h.extraKeyspace(t, table)
-		rt, err := runtime.New(h.n.Driver, h.ks)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = rt.Close(ctx) })
-		repo := runtime.MustNewRepo(rt, table)
+		repo := extraRepo(t, h, table)
 		name := table.Schema().CQLName()
 		for round := 0; round < 5; round++ {
 			row := &Sorted[E]{K: uniq("k"), CSet: map[E]struct{}{}, CMap: map[E]int32{}, RSet: map[E]struct{}{}, RMap: map[E]int32{}}

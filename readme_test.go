@@ -11,7 +11,7 @@ import (
 )
 
 // The files whose "// snippet: NAME" blocks the README may show.
-var snippetFiles = []string{"readme_snippets_test.go", "integration/readme_test.go", "examples/todoapp/store.go"}
+var snippetFiles = []string{"readme_snippets_test.go", "integration/readme_test.go", "examples/todoapp/store.go", "examples/todoapp/main.go"}
 
 var markerRE = regexp.MustCompile(`^<!-- (.+) -->$`)
 

@@ -206,10 +206,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cli.ExitError
 	}
 	defer s.Close()
+	// snippet: schemacmd
 	d := kgocql.New(s)
-	if schema {
+	if schema { // todoapp schema plan | validate | apply | backfill | history
 		return cli.Run(ctx, d, ks, fs.Args()[1:], stdout, stderr)
 	}
+	// end snippet
 	logger := log.New(stderr, "todoapp: ", 0)
 	if err := startSchema(ctx, d, ks, *startup, stderr); err != nil {
 		logger.Print(err)

@@ -2,12 +2,9 @@ package gocql
 
 import (
 	"bytes"
-	"cmp"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"math/big"
 	"net"
 	"net/netip"
@@ -193,66 +190,6 @@ func TestSortedValueOrdersAndRepeats(t *testing.T) {
 	if b, err := gocql.Marshal(info, c.toWire(reflect.ValueOf(nilSet)).Interface()); err != nil || b != nil {
 		t.Fatalf("a nil set: %v %v, want null", b, err)
 	}
-}
-
-func sign(x int) int { return cmp.Compare(x, 0) }
-
-func be64(x int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(x)) }
-
-// FuzzCompareValues: the comparator agrees with Go's order of the values
-// for every numeric type, and is antisymmetric for UUIDs.
-func FuzzCompareValues(f *testing.F) {
-	f.Add(int64(-1), int64(1), int8(0), int8(2), 1.5, math.Copysign(0, -1), []byte("0123456789abcdef"), []byte("fedcba9876543210"))
-	f.Add(int64(math.MinInt64), int64(math.MaxInt64), int8(-3), int8(3), math.Inf(1), math.NaN(), make([]byte, 16), make([]byte, 16))
-	f.Fuzz(func(t *testing.T, a, b int64, sa, sb int8, x, y float64, u, v []byte) {
-		node := func(name string) cqlNode { return cqlNode{name: name} }
-		if got, want := sign(compareValues(node("bigint"), be64(a), be64(b))), cmp.Compare(a, b); got != want {
-			t.Errorf("bigint %d vs %d: %d, want %d", a, b, got, want)
-		}
-		ia, ib := binary.BigEndian.AppendUint32(nil, uint32(int32(a))), binary.BigEndian.AppendUint32(nil, uint32(int32(b)))
-		if got, want := sign(compareValues(node("int"), ia, ib)), cmp.Compare(int32(a), int32(b)); got != want {
-			t.Errorf("int %d vs %d: %d, want %d", int32(a), int32(b), got, want)
-		}
-		varint := gocql.NewNativeType(4, gocql.TypeVarint, "")
-		va, _ := gocql.Marshal(varint, big.NewInt(a))
-		vb, _ := gocql.Marshal(varint, new(big.Int).Mul(big.NewInt(b), big.NewInt(int64(sb))))
-		if got, want := sign(compareValues(node("varint"), va, vb)), big.NewInt(a).Cmp(new(big.Int).Mul(big.NewInt(b), big.NewInt(int64(sb)))); got != want {
-			t.Errorf("varint %x vs %x: %d, want %d", va, vb, got, want)
-		}
-		// decimal: a × 10^-sa against b × 10^-sb.
-		dec := func(unscaled int64, scale int8) ([]byte, *big.Rat) {
-			raw, _ := gocql.Marshal(varint, big.NewInt(unscaled))
-			r := new(big.Rat).SetInt64(unscaled)
-			p := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(max(scale, -scale))), nil))
-			if scale >= 0 {
-				r.Quo(r, p)
-			} else {
-				r.Mul(r, p)
-			}
-			return append(binary.BigEndian.AppendUint32(nil, uint32(int32(scale))), raw...), r
-		}
-		da, ra := dec(a, sa)
-		db, rb := dec(b, sb)
-		if got, want := sign(compareValues(node("decimal"), da, db)), ra.Cmp(rb); got != want {
-			t.Errorf("decimal %s vs %s: %d, want %d", ra.FloatString(20), rb.FloatString(20), got, want)
-		}
-		fa, fb := binary.BigEndian.AppendUint64(nil, math.Float64bits(x)), binary.BigEndian.AppendUint64(nil, math.Float64bits(y))
-		got := sign(compareValues(node("double"), fa, fb))
-		if !math.IsNaN(x) && !math.IsNaN(y) && (x < y && got != -1 || x > y && got != 1) {
-			t.Errorf("double %g vs %g: %d", x, y, got)
-		}
-		if back := sign(compareValues(node("double"), fb, fa)); back != -got {
-			t.Errorf("double %g vs %g: %d one way, %d the other", x, y, got, back)
-		}
-		if len(u) >= 16 && len(v) >= 16 {
-			for _, name := range []string{"uuid", "timeuuid"} {
-				ab, ba := compareValues(node(name), u[:16], v[:16]), compareValues(node(name), v[:16], u[:16])
-				if sign(ab) != -sign(ba) || (sign(ab) == 0) != bytes.Equal(u[:16], v[:16]) {
-					t.Errorf("%s %x vs %x: %d one way, %d the other", name, u[:16], v[:16], ab, ba)
-				}
-			}
-		}
-	})
 }
 
 func TestSortedValueKeepsEachElementOnce(t *testing.T) {

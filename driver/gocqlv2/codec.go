@@ -1,21 +1,15 @@
 package gocqlv2
 
 import (
-	"bytes"
-	"cmp"
-	"encoding/binary"
 	"fmt"
-	"math"
-	"math/big"
 	"net"
 	"net/netip"
 	"reflect"
-	"sort"
-	"strings"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/internal/cqlorder"
 )
 
 // Codec adapts kandra's per-row accessors (Table.Pointers,
@@ -174,7 +168,7 @@ func timeLike(t reflect.Type) bool {
 // bound as a SortedValue.
 func planConv(t reflect.Type, n cqlNode, top bool) *conv {
 	cv := planValue(t, n, top)
-	if !top || !n.holdsSetOrMap() {
+	if !top || !n.HoldsSetOrMap() {
 		return cv
 	}
 	out := &conv{wire: t, sortOnly: true, toWire: func(v reflect.Value) reflect.Value { return v },
@@ -214,7 +208,7 @@ func planValue(t reflect.Type, n cqlNode, top bool) *conv {
 				return x.Convert(t), nil
 			},
 		}
-	case uuidLike(t) && n.name == "timeuuid" && top:
+	case uuidLike(t) && n.Name == "timeuuid" && top:
 		// The zero UUID is version 0, which Cassandra refuses in a
 		// TIMEUUID ("Invalid version for TimeUUID type"): it is sent as
 		// null, through *gocql.UUID, and null reads back as the zero UUID.
@@ -268,7 +262,7 @@ func planValue(t reflect.Type, n cqlNode, top bool) *conv {
 				return reflect.ValueOf(a).Convert(t), nil
 			},
 		}
-	case t == typeTime && n.name == "date" && top:
+	case t == typeTime && n.Name == "date" && top:
 		// the driver writes the zero time.Time as an empty value, which
 		// Cassandra refuses in a DATE ("Expected 4 byte long for date
 		// (0)"); a TIMESTAMP takes it. Sent through *time.Time, the zero
@@ -291,7 +285,7 @@ func planValue(t reflect.Type, n cqlNode, top bool) *conv {
 				return v.Elem(), nil
 			},
 		}
-	case t.Kind() == reflect.Int64 && n.name == "duration":
+	case t.Kind() == reflect.Int64 && n.Name == "duration":
 		return &conv{
 			wire: typeGocqlDur,
 			toWire: func(v reflect.Value) reflect.Value {
@@ -336,8 +330,8 @@ func planValue(t reflect.Type, n cqlNode, top bool) *conv {
 				return p, nil
 			},
 		}
-	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8 && len(n.args) == 1:
-		inner := planValue(t.Elem(), n.args[0], false)
+	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8 && len(n.Args) == 1:
+		inner := planValue(t.Elem(), n.Args[0], false)
 		if inner == nil {
 			return nil
 		}
@@ -369,9 +363,9 @@ func planValue(t reflect.Type, n cqlNode, top bool) *conv {
 				return out, nil
 			},
 		}
-	case t.Kind() == reflect.Map && isSetElem(t.Elem()) && len(n.args) == 1:
+	case t.Kind() == reflect.Map && isSetElem(t.Elem()) && len(n.Args) == 1:
 		// A set: always scanned through a slice.
-		key := planValue(t.Key(), n.args[0], false)
+		key := planValue(t.Key(), n.Args[0], false)
 		keyWire := t.Key()
 		if key != nil {
 			keyWire = key.wire
@@ -412,8 +406,8 @@ func planValue(t reflect.Type, n cqlNode, top bool) *conv {
 				return out, nil
 			},
 		}
-	case t.Kind() == reflect.Map && len(n.args) == 2:
-		key, val := planValue(t.Key(), n.args[0], false), planValue(t.Elem(), n.args[1], false)
+	case t.Kind() == reflect.Map && len(n.Args) == 2:
+		key, val := planValue(t.Key(), n.Args[0], false), planValue(t.Elem(), n.Args[1], false)
 		if key == nil && val == nil {
 			return nil
 		}
@@ -475,71 +469,18 @@ func planValue(t reflect.Type, n cqlNode, top bool) *conv {
 
 func isSetElem(t reflect.Type) bool { return t.Kind() == reflect.Struct && t.NumField() == 0 }
 
-// cqlNode is a parsed CQL type: a lower-case native name, or list/set/map
-// with arguments. FROZEN<> is dropped: it does not change the values.
-type cqlNode struct {
-	name string
-	args []cqlNode
-}
-
-// holdsSetOrMap reports whether n is, or holds at any depth, a set or a map.
-func (n cqlNode) holdsSetOrMap() bool {
-	if n.name == "set" || n.name == "map" {
-		return true
-	}
-	for _, a := range n.args {
-		if a.holdsSetOrMap() {
-			return true
-		}
-	}
-	return false
-}
-
-func (n cqlNode) String() string {
-	if len(n.args) == 0 {
-		return n.name
-	}
-	parts := make([]string, len(n.args))
-	for i, a := range n.args {
-		parts[i] = a.String()
-	}
-	return n.name + "<" + strings.Join(parts, ", ") + ">"
-}
+// cqlNode is the CQL type the codec plans for (see internal/cqlorder).
+type cqlNode = cqlorder.Type
 
 // nodeOf walks a kandra.CQLType into a cqlNode.
-func nodeOf(t kandra.CQLType) (cqlNode, error) {
-	var children []kandra.CQLType
-	switch t.Kind() {
-	case kandra.KindNative:
-		return cqlNode{name: strings.ToLower(t.Name())}, nil
-	case kandra.KindList, kandra.KindSet:
-		children = []kandra.CQLType{t.Elem()}
-	case kandra.KindMap:
-		children = []kandra.CQLType{t.Key(), t.Elem()}
-	default:
-		return cqlNode{}, fmt.Errorf("CQL type %s has kind %s", t, t.Kind())
-	}
-	n := cqlNode{name: t.Kind().String(), args: make([]cqlNode, len(children))}
-	for i, c := range children {
-		var err error
-		if n.args[i], err = nodeOf(c); err != nil {
-			return cqlNode{}, err
-		}
-	}
-	return n, nil
-}
+var nodeOf = cqlorder.Of
 
 // SortedValue is a value bound for a column whose CQL type holds a set or
 // a map (see Codec). It marshals like Value, with the elements of every
 // set and the entries of every map in it, at any depth, in the order
-// Cassandra's comparator for the element (or key) type gives, the order
-// in which the server stores them in any other column and in which it
-// reads a CQL literal: text, ascii, blob, inet, boolean and date by their
-// bytes; the integer types, timestamp and time as signed numbers; float
-// and double as Java's Float.compare and Double.compare; varint and
-// decimal by value; uuid by version, then by time for version 1, then by
-// unsigned bytes; timeuuid by time, then by signed bytes; a frozen
-// collection element by element, then by size.
+// Cassandra's comparator for the element (or key) type gives (see
+// cqlorder.Compare), the order in which the server stores them in any
+// other column and in which it reads a CQL literal.
 type SortedValue struct {
 	// Value is what the driver would be given unsorted: a slice (list or
 	// set), a map[K]struct{} (set) or a map, or a pointer to one.
@@ -548,7 +489,8 @@ type SortedValue struct {
 }
 
 // Sorted returns v, a value the driver marshals for a column of CQL type
-// t, as a SortedValue. It fails only for a CQL type the adapter does not know.
+// t, as a SortedValue. It fails only for a CQL type the adapter does not
+// know.
 func Sorted(t kandra.CQLType, v any) (SortedValue, error) {
 	n, err := nodeOf(t)
 	if err != nil {
@@ -559,272 +501,26 @@ func Sorted(t kandra.CQLType, v any) (SortedValue, error) {
 
 // MarshalCQL implements gocql.Marshaler.
 func (s SortedValue) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
-	return marshalSorted(info, s.typ, reflect.ValueOf(s.Value))
+	return cqlorder.Marshal[gocql.TypeInfo](orderDriver{}, info, s.typ, reflect.ValueOf(s.Value))
 }
 
-// marshalSorted marshals v as the driver would, sorting every set and map.
-func marshalSorted(info gocql.TypeInfo, n cqlNode, v reflect.Value) ([]byte, error) {
-	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
-		if v.IsNil() {
-			return nil, nil
-		}
-		v = v.Elem()
+// orderDriver is the Apache driver v2 as cqlorder.Marshal sees it.
+type orderDriver struct{}
+
+func (orderDriver) Collection(info gocql.TypeInfo) (cqlorder.Kind, gocql.TypeInfo, gocql.TypeInfo, error) {
+	ci, ok := info.(gocql.CollectionType)
+	if !ok {
+		return cqlorder.NotCollection, nil, nil, nil
 	}
-	if !v.IsValid() {
-		return nil, nil
+	switch info.Type() {
+	case gocql.TypeList:
+		return cqlorder.List, ci.Key, ci.Elem, nil
+	case gocql.TypeSet:
+		return cqlorder.Set, ci.Key, ci.Elem, nil
+	case gocql.TypeMap:
+		return cqlorder.Map, ci.Key, ci.Elem, nil
 	}
-	ci, isColl := info.(gocql.CollectionType)
-	if !isColl || !n.holdsSetOrMap() {
-		return gocql.Marshal(info, v.Interface())
-	}
-	if (v.Kind() == reflect.Slice || v.Kind() == reflect.Map) && v.IsNil() {
-		return nil, nil
-	}
-	var elems [][]byte // a map's keys and values, interleaved
-	count := 0
-	switch {
-	case info.Type() == gocql.TypeMap && v.Kind() == reflect.Map && len(n.args) == 2:
-		type entry struct{ k, v []byte }
-		entries := make([]entry, 0, v.Len())
-		for it := v.MapRange(); it.Next(); {
-			kb, err := marshalSorted(ci.Key, n.args[0], it.Key())
-			if err != nil {
-				return nil, err
-			}
-			vb, err := marshalSorted(ci.Elem, n.args[1], it.Value())
-			if err != nil {
-				return nil, err
-			}
-			entries = append(entries, entry{kb, vb})
-		}
-		sort.SliceStable(entries, func(i, j int) bool { return compareValues(n.args[0], entries[i].k, entries[j].k) < 0 })
-		for i, e := range entries {
-			if i > 0 && compareValues(n.args[0], entries[i-1].k, e.k) == 0 {
-				continue // keys the server holds equal (NaN, 1.0 and 1.00): the first is kept, as in a literal
-			}
-			elems = append(elems, e.k, e.v)
-			count++
-		}
-	case info.Type() == gocql.TypeSet && v.Kind() == reflect.Map && len(n.args) == 1: // map[K]struct{}
-		for _, k := range v.MapKeys() {
-			b, err := marshalSorted(ci.Elem, n.args[0], k)
-			if err != nil {
-				return nil, err
-			}
-			elems = append(elems, b)
-		}
-		count = len(elems)
-	case (info.Type() == gocql.TypeSet || info.Type() == gocql.TypeList) && (v.Kind() == reflect.Slice || v.Kind() == reflect.Array) && len(n.args) == 1:
-		for i := 0; i < v.Len(); i++ {
-			b, err := marshalSorted(ci.Elem, n.args[0], v.Index(i))
-			if err != nil {
-				return nil, err
-			}
-			elems = append(elems, b)
-		}
-		count = len(elems)
-	default:
-		return gocql.Marshal(info, v.Interface())
-	}
-	if info.Type() == gocql.TypeSet {
-		sort.SliceStable(elems, func(i, j int) bool { return compareValues(n.args[0], elems[i], elems[j]) < 0 })
-		// A set holds each element once: a slice can repeat one, and the
-		// server keeps repeats in a descending clustering column.
-		uniq := elems[:0]
-		for i, e := range elems {
-			if i == 0 || compareValues(n.args[0], elems[i-1], e) != 0 {
-				uniq = append(uniq, e)
-			}
-		}
-		elems, count = uniq, len(uniq)
-	}
-	return appendCollection(nil, count, elems), nil
+	return cqlorder.NotCollection, nil, nil, nil
 }
 
-// appendCollection writes a collection (protocol 3 and later, all the
-// driver speaks): the
-// count, then each value with its length (a nil value is null, -1).
-func appendCollection(out []byte, count int, elems [][]byte) []byte {
-	out = binary.BigEndian.AppendUint32(out, uint32(count))
-	for _, e := range elems {
-		if e == nil {
-			out = binary.BigEndian.AppendUint32(out, math.MaxUint32)
-			continue
-		}
-		out = binary.BigEndian.AppendUint32(out, uint32(len(e)))
-		out = append(out, e...)
-	}
-	return out
-}
-
-// compareValues orders two serialized values of CQL type n as Cassandra
-// 5.0's comparator for n does (see SortedValue): negative when a sorts
-// first. A value that is not well formed for n falls back to byte order.
-func compareValues(n cqlNode, a, b []byte) int {
-	if len(a) == 0 || len(b) == 0 {
-		return cmp.Compare(len(a), len(b)) // the empty value sorts first in every type
-	}
-	switch n.name {
-	case "tinyint", "smallint", "int", "bigint", "counter", "timestamp", "time":
-		if len(a) == len(b) {
-			if c := cmp.Compare(int8(a[0]), int8(b[0])); c != 0 {
-				return c
-			}
-			return bytes.Compare(a[1:], b[1:])
-		}
-		return varint(a).Cmp(varint(b))
-	case "float":
-		if len(a) == 4 && len(b) == 4 {
-			return compareFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(a))), float64(math.Float32frombits(binary.BigEndian.Uint32(b))))
-		}
-	case "double":
-		if len(a) == 8 && len(b) == 8 {
-			return compareFloat(math.Float64frombits(binary.BigEndian.Uint64(a)), math.Float64frombits(binary.BigEndian.Uint64(b)))
-		}
-	case "varint":
-		return varint(a).Cmp(varint(b))
-	case "decimal":
-		if len(a) > 4 && len(b) > 4 {
-			return compareDecimal(int32(binary.BigEndian.Uint32(a)), varint(a[4:]), int32(binary.BigEndian.Uint32(b)), varint(b[4:]))
-		}
-	case "uuid", "timeuuid":
-		if len(a) == 16 && len(b) == 16 {
-			return compareUUID(n.name == "timeuuid", a, b)
-		}
-	case "list", "set", "map":
-		if c, ok := compareCollections(n, a, b); ok {
-			return c
-		}
-	}
-	return bytes.Compare(a, b) // ascii, text, varchar, blob, boolean, inet, date
-}
-
-// compareFloat is Java's Double.compare (Float.compare agrees on every
-// float32): -0 before +0, NaN after +Inf, all NaNs equal.
-func compareFloat(x, y float64) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	bits := func(f float64) int64 {
-		if math.IsNaN(f) {
-			return 0x7ff8000000000000
-		}
-		return int64(math.Float64bits(f))
-	}
-	return cmp.Compare(bits(x), bits(y))
-}
-
-// varint decodes a big-endian two's complement integer.
-func varint(b []byte) *big.Int {
-	x := new(big.Int).SetBytes(b)
-	if len(b) > 0 && b[0]&0x80 != 0 {
-		x.Sub(x, new(big.Int).Lsh(big.NewInt(1), uint(len(b))*8))
-	}
-	return x
-}
-
-// compareDecimal compares unscaledA × 10^-scaleA with unscaledB ×
-// 10^-scaleB by value, as Java's BigDecimal.compareTo (1.0 equals 1.00).
-func compareDecimal(scaleA int32, a *big.Int, scaleB int32, b *big.Int) int {
-	if c := cmp.Compare(a.Sign(), b.Sign()); c != 0 || a.Sign() == 0 {
-		return c
-	}
-	// Different magnitudes (digits before the point) decide without
-	// scaling, which keeps a far-off scale from building a huge power.
-	mag := func(x *big.Int, scale int32) int64 { return int64(len(new(big.Int).Abs(x).String())) - int64(scale) }
-	if c := cmp.Compare(mag(a, scaleA), mag(b, scaleB)); c != 0 {
-		return c * a.Sign()
-	}
-	ten := big.NewInt(10)
-	x, y := new(big.Int).Set(a), new(big.Int).Set(b)
-	if scaleA < scaleB {
-		x.Mul(x, new(big.Int).Exp(ten, big.NewInt(int64(scaleB)-int64(scaleA)), nil))
-	} else {
-		y.Mul(y, new(big.Int).Exp(ten, big.NewInt(int64(scaleA)-int64(scaleB)), nil))
-	}
-	return x.Cmp(y)
-}
-
-// compareUUID is Cassandra's UUIDType (timeuuid false) or TimeUUIDType
-// comparator on two 16-byte values.
-func compareUUID(timeuuid bool, a, b []byte) int {
-	va, vb := a[6]>>4, b[6]>>4
-	if !timeuuid && va != vb {
-		return cmp.Compare(va, vb)
-	}
-	if timeuuid || va == 1 {
-		// The 60-bit timestamp: time_hi, time_mid, time_low.
-		ts := func(u []byte) uint64 {
-			msb := binary.BigEndian.Uint64(u)
-			return msb<<48 | msb<<16&0xffff00000000 | msb>>32
-		}
-		if c := cmp.Compare(ts(a), ts(b)); c != 0 {
-			return c
-		}
-	} else if c := bytes.Compare(a[:8], b[:8]); c != 0 {
-		return c
-	}
-	if !timeuuid {
-		return bytes.Compare(a[8:], b[8:])
-	}
-	for i := 8; i < 16; i++ { // TimeUUIDType: signed bytes, kept for compatibility
-		if c := cmp.Compare(int8(a[i]), int8(b[i])); c != 0 {
-			return c
-		}
-	}
-	return 0
-}
-
-// compareCollections orders two frozen collections of type n: value by
-// value (a map's key, then its value), then the shorter first. ok is
-// false when either is not a well-formed collection.
-func compareCollections(n cqlNode, a, b []byte) (c int, ok bool) {
-	ea, okA := splitCollection(a, n.name == "map")
-	eb, okB := splitCollection(b, n.name == "map")
-	if !okA || !okB || len(n.args) == 0 {
-		return 0, false
-	}
-	for i := 0; i < len(ea) && i < len(eb); i++ {
-		if c := compareValues(n.args[i%len(n.args)], ea[i], eb[i]); c != 0 {
-			return c, true
-		}
-	}
-	return cmp.Compare(len(ea), len(eb)), true
-}
-
-// splitCollection reads a serialized collection's values (a map's keys
-// and values interleaved).
-func splitCollection(b []byte, isMap bool) ([][]byte, bool) {
-	if len(b) < 4 {
-		return nil, false
-	}
-	n := int(int32(binary.BigEndian.Uint32(b)))
-	if isMap {
-		n *= 2
-	}
-	if n < 0 || n > len(b) {
-		return nil, false
-	}
-	b = b[4:]
-	out := make([][]byte, 0, n)
-	for i := 0; i < n; i++ {
-		if len(b) < 4 {
-			return nil, false
-		}
-		l := int(int32(binary.BigEndian.Uint32(b)))
-		b = b[4:]
-		if l < 0 {
-			out = append(out, nil)
-			continue
-		}
-		if l > len(b) {
-			return nil, false
-		}
-		out = append(out, b[:l])
-		b = b[l:]
-	}
-	return out, len(b) == 0
-}
+func (orderDriver) Marshal(info gocql.TypeInfo, v any) ([]byte, error) { return gocql.Marshal(info, v) }

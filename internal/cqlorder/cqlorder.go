@@ -1,0 +1,79 @@
+// Package cqlorder orders the elements of CQL sets and the keys of CQL
+// maps as Cassandra 5.0's comparators do, and marshals Go values with
+// every set and map in that order. It is shared by the driver adapters
+// (driver/gocql, driver/gocqlv2) and is not for users: it knows no
+// driver, and works on kandra.CQLType and the protocol's serialized bytes;
+// a driver supplies its own marshalling through Driver.
+//
+// Why the order matters: a driver sends a Go map in Go's random iteration
+// order, and Cassandra 5.0 keeps a frozen set or map in the order it was
+// sent when it is a clustering column in descending order (it sorts it
+// everywhere else). Unsorted, the same Go value would be a different key
+// on every write, and differ from the key another client writes.
+package cqlorder
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kandra-go/kandra"
+)
+
+// Type is a CQL type as the comparators see it: a lower-case native name
+// ("int", "text", "timeuuid", ...) with no Args, or "list" or "set" with
+// one Arg (the element type) or "map" with two (key, value). FROZEN<> is
+// dropped: it does not change the values or their order.
+type Type struct {
+	Name string
+	Args []Type
+}
+
+// Of walks a kandra.CQLType into a Type. It fails for a kind the
+// comparators do not know (a tuple or a user-defined type).
+func Of(t kandra.CQLType) (Type, error) {
+	var children []kandra.CQLType
+	switch t.Kind() {
+	case kandra.KindNative:
+		return Type{Name: strings.ToLower(t.Name())}, nil
+	case kandra.KindList, kandra.KindSet:
+		children = []kandra.CQLType{t.Elem()}
+	case kandra.KindMap:
+		children = []kandra.CQLType{t.Key(), t.Elem()}
+	default:
+		return Type{}, fmt.Errorf("CQL type %s has kind %s, which set and map ordering does not support: use a native type or a list, set or map of them", t, t.Kind())
+	}
+	n := Type{Name: t.Kind().String(), Args: make([]Type, len(children))}
+	for i, c := range children {
+		var err error
+		if n.Args[i], err = Of(c); err != nil {
+			return Type{}, err
+		}
+	}
+	return n, nil
+}
+
+// HoldsSetOrMap reports whether t is, or holds at any depth, a set or a
+// map: whether a value of t needs sorting before it is sent.
+func (t Type) HoldsSetOrMap() bool {
+	if t.Name == "set" || t.Name == "map" {
+		return true
+	}
+	for _, a := range t.Args {
+		if a.HoldsSetOrMap() {
+			return true
+		}
+	}
+	return false
+}
+
+// String returns t in CQL syntax, lower case, without FROZEN.
+func (t Type) String() string {
+	if len(t.Args) == 0 {
+		return t.Name
+	}
+	parts := make([]string, len(t.Args))
+	for i, a := range t.Args {
+		parts[i] = a.String()
+	}
+	return t.Name + "<" + strings.Join(parts, ", ") + ">"
+}

@@ -11,6 +11,8 @@ import (
 
 func sign(x int) int { return cmp.Compare(x, 0) }
 
+func bigInt(x int64) *big.Int { return big.NewInt(x) }
+
 func be64(x int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(x)) }
 
 // encodeVarint is the protocol's varint: big-endian two's complement in

@@ -61,7 +61,9 @@
 //     row still carries the value. A stale row (EVENTUAL lag, a moved or
 //     hijacked value, a deleted entity) is ErrNotFound.
 //   - EVENTUAL lookups run after the primary write succeeded, on goroutines
-//     the runtime owns, at most WithEventualConcurrency at a time (a caller
+//     the runtime owns and keeps for the next writes (they end when idle
+//     for a while, or after Close), at most WithEventualConcurrency at a
+//     time (a caller
 //     waits for a free slot: backpressure, not an unbounded queue). They
 //     work on a copy of the entity taken when the call returns, and use a
 //     context detached from the caller's cancellation. Failures go to
@@ -100,7 +102,10 @@ type Runtime struct {
 	d          Driver
 	keyspace   string
 	cfg        config
-	sem        chan struct{}
+	sem        chan struct{} // one slot per EVENTUAL worker
+	jobs       chan job      // EVENTUAL writes, to an idle worker
+	quit       chan struct{} // closed when Close has seen every write finish
+	quitOnce   sync.Once
 	mu         sync.Mutex
 	closed     bool
 	wg         sync.WaitGroup
@@ -172,7 +177,7 @@ func New(d Driver, keyspace string, opts ...Option) (*Runtime, error) {
 		}
 	}
 	return &Runtime{d: d, keyspace: keyspace, cfg: cfg, sem: make(chan struct{}, cfg.concurrency),
-		background: context.Background()}, nil
+		jobs: make(chan job), quit: make(chan struct{}), background: context.Background()}, nil
 }
 
 // Keyspace is the qualifier given to New.
@@ -186,7 +191,11 @@ func (r *Runtime) Close(ctx context.Context) error {
 	r.closed = true
 	r.mu.Unlock()
 	done := make(chan struct{})
-	go func() { r.wg.Wait(); close(done) }()
+	go func() {
+		r.wg.Wait()
+		r.quitOnce.Do(func() { close(r.quit) }) // let the idle workers end
+		close(done)
+	}()
 	select {
 	case <-done:
 		return nil
@@ -218,25 +227,96 @@ func (r *Runtime) eventualFailed(lookupTable string, entity any, err error, d ti
 	}
 }
 
-// async runs fn on a runtime-owned goroutine, at most concurrency at once.
-// It waits for a slot; if ctx ends first, the write is reported as failed.
+// workerIdle is how long an EVENTUAL worker waits for the next write
+// before it ends: long enough that a steady stream of writes reuses the
+// same goroutines (and their grown stacks), short enough that an idle
+// runtime that is never closed holds no goroutines for long.
+const workerIdle = 2 * time.Second
+
+// job is one EVENTUAL write handed to a worker: fn, or w's write of
+// lookup i.
+type job struct {
+	ctx    context.Context
+	table  string
+	entity any
+	fn     func(ctx context.Context) error
+	w      eventualWriter
+	i      int
+}
+
+// eventualWriter writes lookup i's row of one entity. A Repo's EVENTUAL
+// inserts implement it on the struct that holds the entity's copy, so
+// that they need no closure of their own.
+type eventualWriter interface {
+	write(ctx context.Context, i int) error
+}
+
+// async runs fn on a runtime-owned goroutine. The runtime keeps up to
+// concurrency worker goroutines, each holding a slot of sem for its whole
+// life, fed by the unbuffered jobs channel: a write goes to an idle
+// worker, or to a new one while a slot is free, or else the caller waits
+// until a worker is free (backpressure, not an unbounded queue). Reusing
+// workers spares each write a goroutine start and its stack growth. If ctx
+// ends before the write is taken, it is reported as failed.
 func (r *Runtime) async(ctx context.Context, lookupTable string, entity any, fn func(ctx context.Context) error) {
+	r.enqueue(ctx, job{table: lookupTable, entity: entity, fn: fn})
+}
+
+// asyncWrite is async of w's write of lookup i.
+func (r *Runtime) asyncWrite(ctx context.Context, lookupTable string, entity any, w eventualWriter, i int) {
+	r.enqueue(ctx, job{table: lookupTable, entity: entity, w: w, i: i})
+}
+
+func (r *Runtime) enqueue(ctx context.Context, j job) {
 	r.wg.Add(1)
+	j.ctx = context.WithoutCancel(ctx)
 	select {
+	case r.jobs <- j:
+		return
+	default:
+	}
+	select {
+	case r.jobs <- j:
 	case r.sem <- struct{}{}:
+		go r.work(j)
 	case <-ctx.Done():
 		r.wg.Done()
-		r.eventualFailed(lookupTable, entity, &kerrors.QueryError{Message: "eventual write to " + lookupTable + " not started", Cause: ctx.Err()}, 0)
-		return
+		r.eventualFailed(j.table, j.entity, &kerrors.QueryError{Message: "eventual write to " + j.table + " not started", Cause: ctx.Err()}, 0)
 	}
-	bg := context.WithoutCancel(ctx)
-	go func() {
-		defer func() { <-r.sem; r.wg.Done() }()
-		start := time.Now()
-		if err := fn(bg); err != nil {
-			r.eventualFailed(lookupTable, entity, err, time.Since(start))
+}
+
+// work runs j, then the jobs that come, until it has been idle for
+// workerIdle or the runtime is closed and drained; then it gives its slot
+// back.
+func (r *Runtime) work(j job) {
+	defer func() { <-r.sem }()
+	idle := time.NewTimer(workerIdle)
+	defer idle.Stop()
+	for {
+		r.run(j)
+		idle.Reset(workerIdle)
+		select {
+		case j = <-r.jobs:
+		case <-idle.C:
+			return
+		case <-r.quit:
+			return
 		}
-	}()
+	}
+}
+
+func (r *Runtime) run(j job) {
+	defer r.wg.Done()
+	start := time.Now()
+	var err error
+	if j.w != nil {
+		err = j.w.write(j.ctx, j.i)
+	} else {
+		err = j.fn(j.ctx)
+	}
+	if err != nil {
+		r.eventualFailed(j.table, j.entity, err, time.Since(start))
+	}
 }
 
 // CallOption sets a per-call option.

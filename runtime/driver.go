@@ -16,6 +16,15 @@ import (
 // ParamTimestamp and ParamDelta, a V or *V for a bound). The adapter
 // converts column-typed values by Param.Column, as its driver needs.
 //
+// A Query, a Batch, their Values and the dst of Rows.Next are valid only
+// during the call they are passed to: the runtime reuses their memory for
+// its next calls (that is how a Save or a Get allocates almost nothing). A
+// Driver must copy what it keeps after returning (a Rows may keep the
+// Query's values until its Close, which the runtime calls before reusing
+// them). Converting the values into a slice of the driver's own is enough:
+// the field addresses point into the caller's entity, not into the
+// runtime's memory.
+//
 // A Driver must be safe for concurrent use. Its errors are returned to the
 // runtime as they are; the runtime wraps them in *errors.QueryError.
 type Driver interface {

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -129,7 +130,9 @@ func (r *Repo[T]) exec(ctx context.Context, op string, q *Query) (bool, error) {
 	return applied, nil
 }
 
-func (r *Repo[T]) batchExec(ctx context.Context, op string, cons kandra.Consistency, entries []*Query) error {
+// batchExec runs entries as one LOGGED BATCH (a single entry alone). b,
+// if not nil, is the Batch to fill (a call's scratch).
+func (r *Repo[T]) batchExec(ctx context.Context, op string, cons kandra.Consistency, entries []*Query, b *Batch) error {
 	if len(entries) == 1 {
 		entries[0].Consistency = cons
 		_, err := r.exec(ctx, op, entries[0])
@@ -145,8 +148,12 @@ func (r *Repo[T]) batchExec(ctx context.Context, op string, cons kandra.Consiste
 				op, r.ts.Name(), size, max), ErrBatchTooLarge)
 		}
 	}
+	if b == nil {
+		b = new(Batch)
+	}
+	b.Entries, b.Consistency = entries, cons
 	start := time.Now()
-	err := r.rt.d.Batch(ctx, &Batch{Entries: entries, Consistency: cons})
+	err := r.rt.d.Batch(ctx, b)
 	r.rt.record(r.ts.Name(), op, start)
 	if err != nil {
 		return queryErr(op+" on "+r.ts.Name()+": LOGGED BATCH of "+fmt.Sprint(len(entries))+" statements failed", err)
@@ -278,7 +285,11 @@ func using(c *call) kandra.Using {
 // bindWrite binds a statement whose markers are [ttl] [timestamp]
 // columns... [expected...] from e (and old for the expected values).
 func (r *Repo[T]) bindWrite(s *kandra.Statement, c *call, e, old *T) []any {
-	vals := make([]any, 0, s.NumParams())
+	return r.appendWrite(make([]any, 0, s.NumParams()), s, c, e, old)
+}
+
+// appendWrite is bindWrite appending to vals.
+func (r *Repo[T]) appendWrite(vals []any, s *kandra.Statement, c *call, e, old *T) []any {
 	for i := 0; i < s.ColumnsOffset(); i++ {
 		vals = appendParam(vals, s.Param(i), c)
 	}
@@ -319,6 +330,14 @@ func (r *Repo[T]) lookupValue(i int, e *T) any {
 func (r *Repo[T]) lookupInsert(i int, e *T) *Query {
 	s := r.st.Lookup(i).Insert()
 	return &Query{Statement: s, Values: kandra.AppendColumns(r.t, s, e, make([]any, 0, s.NumParams()))}
+}
+
+// lookupInsertIn is lookupInsert in a call's scratch.
+func (r *Repo[T]) lookupInsertIn(sc *scratch, i int, e *T) *Query {
+	s := r.st.Lookup(i).Insert()
+	q := sc.query(s)
+	q.Values = kandra.AppendColumns(r.t, s, e, sc.values(s.NumParams()))
+	return q
 }
 
 // ownedDelete reads the row of lookup i for e's value and, when it points
@@ -421,20 +440,23 @@ func (r *Repo[T]) Save(ctx context.Context, e *T, opts ...CallOption) error {
 	if err := r.t.Validate(e); err != nil {
 		return err
 	}
-	c := applyCall(opts)
-	cons, err := r.writeCons(&c)
+	sc := getScratch(opts)
+	defer sc.release()
+	c := &sc.c
+	cons, err := r.writeCons(c)
 	if err != nil {
 		return err
 	}
 	r.stampInsert(e)
-	ins := r.st.Insert(using(&c))
-	entries := []*Query{{Statement: ins, Values: r.bindWrite(ins, &c, e, nil)}}
+	ins := r.st.Insert(using(c))
+	row := sc.query(ins)
+	row.Values = r.appendWrite(sc.values(ins.NumParams()), ins, c, e, nil)
 	for _, i := range r.batch {
 		if !isEmpty(r.lookupValue(i, e)) {
-			entries = append(entries, r.lookupInsert(i, e))
+			r.lookupInsertIn(sc, i, e)
 		}
 	}
-	if err := r.batchExec(ctx, OpSave, cons, entries); err != nil {
+	if err := r.batchExec(ctx, OpSave, cons, sc.entries, &sc.batch); err != nil {
 		return err
 	}
 	r.eventualInserts(ctx, OpSave, cons, e)
@@ -446,19 +468,106 @@ func (r *Repo[T]) eventualInserts(ctx context.Context, op string, cons kandra.Co
 	if len(r.eventual) == 0 {
 		return
 	}
-	cp := new(T)
-	*cp = *e
+	var w *eventualInsert[T]
 	for _, i := range r.eventual {
-		if isEmpty(r.lookupValue(i, cp)) {
+		if isEmpty(r.lookupValue(i, e)) {
 			continue
 		}
-		q := r.lookupInsert(i, cp)
-		q.Consistency = cons
-		r.rt.async(ctx, r.lookups[i].Name(), cp, func(ctx context.Context) error {
-			_, err := r.exec(ctx, op, q)
-			return err
-		})
+		if w == nil {
+			w = &eventualInsert[T]{r: r, op: op, cons: cons, e: *e}
+		}
+		r.rt.asyncWrite(ctx, r.lookups[i].Name(), &w.e, w, i)
 	}
+}
+
+// eventualInsert is the EVENTUAL lookup rows of one write: a copy of the
+// entity as it was when the call returned, shared by its lookups, in the
+// one allocation an EVENTUAL write costs the caller.
+type eventualInsert[T any] struct {
+	r    *Repo[T]
+	op   string
+	cons kandra.Consistency
+	e    T
+}
+
+// write inserts lookup i's row, on a worker.
+func (w *eventualInsert[T]) write(ctx context.Context, i int) error {
+	sc := getScratch(nil)
+	defer sc.release()
+	q := w.r.lookupInsertIn(sc, i, &w.e)
+	q.Consistency = w.cons
+	_, err := w.r.exec(ctx, w.op, q)
+	return err
+}
+
+// scratch is the memory of one call's statements: the Query structs, one
+// backing array for their values, the entries of a batch and the Batch,
+// and the call's options. A Driver keeps nothing of a Query or a Batch
+// after it returns (see Driver), so the call gives the scratch back to
+// scratchPool when it returns and the next call reuses it.
+type scratch struct {
+	c       call
+	qs      [4]Query
+	nq      int
+	more    []*Query // past len(qs)
+	entries []*Query
+	vals    []any
+	batch   Batch
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{entries: make([]*Query, 0, 4), vals: make([]any, 0, 32)} }}
+
+// getScratch takes a scratch from the pool, with opts applied to its call.
+func getScratch(opts []CallOption) *scratch {
+	sc := scratchPool.Get().(*scratch)
+	for _, o := range opts {
+		o(&sc.c)
+	}
+	return sc
+}
+
+// release clears what the call put in sc (so that the pool holds no
+// entity alive) and gives it back.
+func (sc *scratch) release() {
+	sc.c = call{}
+	clear(sc.qs[:sc.nq])
+	sc.nq = 0
+	sc.more = nil
+	clear(sc.entries)
+	sc.entries = sc.entries[:0]
+	clear(sc.vals)
+	sc.vals = sc.vals[:0]
+	sc.batch = Batch{}
+	scratchPool.Put(sc)
+}
+
+// query returns a cleared Query for s, appended to sc.entries.
+func (sc *scratch) query(s *kandra.Statement) *Query {
+	var q *Query
+	if sc.nq < len(sc.qs) {
+		q = &sc.qs[sc.nq]
+		sc.nq++
+	} else {
+		q = new(Query)
+		sc.more = append(sc.more, q)
+	}
+	q.Statement = s
+	sc.entries = append(sc.entries, q)
+	return q
+}
+
+// values returns an empty slice with room for n values, in sc's backing
+// array. Its capacity is n, so that appending past n cannot overwrite the
+// next statement's values.
+func (sc *scratch) values(n int) []any {
+	if cap(sc.vals)-len(sc.vals) < n {
+		// The earlier statements keep the old array; release clears only
+		// this one, and the old one is garbage once they are.
+		sc.vals = make([]any, 0, max(2*cap(sc.vals), n))
+	}
+	l := len(sc.vals)
+	sc.vals = sc.vals[:l+n]
+	return sc.vals[l : l : l+n]
 }
 
 // SaveIfNotExists is Save as a lightweight transaction (INSERT ... IF NOT
@@ -501,7 +610,7 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 		}
 	}
 	if len(entries) > 0 {
-		if err := r.batchExec(ctx, OpSaveIfNotExists, cons, entries); err != nil {
+		if err := r.batchExec(ctx, OpSaveIfNotExists, cons, entries, nil); err != nil {
 			return true, queryErr("SaveIfNotExists on "+r.ts.Name()+": the row was written but its BATCH lookup rows were not; Save it again to write them", err)
 		}
 	}
@@ -603,7 +712,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) er
 		}
 		dels, err := ownedDeletes()
 		if err == nil && len(batchIns)+len(dels) > 0 {
-			err = r.batchExec(ctx, OpUpdate, cons, append(batchIns, dels...))
+			err = r.batchExec(ctx, OpUpdate, cons, append(batchIns, dels...), nil)
 		}
 		if err != nil {
 			return queryErr("Update on "+r.ts.Name()+": the row is updated (new version) but its BATCH lookup rows are not; Save it to write them", err)
@@ -614,7 +723,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) er
 			return err
 		}
 		entries := append(append([]*Query{primary}, batchIns...), dels...)
-		if err := r.batchExec(ctx, OpUpdate, cons, entries); err != nil {
+		if err := r.batchExec(ctx, OpUpdate, cons, entries, nil); err != nil {
 			return err
 		}
 	}
@@ -684,7 +793,7 @@ func (r *Repo[T]) HardDelete(ctx context.Context, e *T, opts ...CallOption) erro
 			entries = append(entries, q)
 		}
 	}
-	return r.batchExec(ctx, OpDelete, cons, entries)
+	return r.batchExec(ctx, OpDelete, cons, entries, nil)
 }
 
 // SoftDelete sets e's marker (if the table has one) to true, stamps
@@ -724,19 +833,22 @@ func (r *Repo[T]) Get(ctx context.Context, key *T, opts ...CallOption) (*T, erro
 	if err := r.begin(ctx); err != nil {
 		return nil, err
 	}
-	c := applyCall(opts)
-	return r.get(ctx, OpGet, &c, key)
+	sc := getScratch(opts)
+	defer sc.release()
+	return r.getIn(ctx, OpGet, sc, key)
 }
 
-func (r *Repo[T]) get(ctx context.Context, op string, c *call, key *T) (*T, error) {
-	cons, err := r.readCons(c)
+// getIn reads key's row with sc's options, its Query and targets in sc.
+func (r *Repo[T]) getIn(ctx context.Context, op string, sc *scratch, key *T) (*T, error) {
+	cons, err := r.readCons(&sc.c)
 	if err != nil {
 		return nil, err
 	}
 	st := r.st.SelectByKey()
-	q := &Query{Statement: st, Values: kandra.AppendColumns(r.t, st, key, make([]any, 0, st.NumParams())), Consistency: cons}
+	q := sc.query(st)
+	q.Values, q.Consistency = kandra.AppendColumns(r.t, st, key, sc.values(st.NumParams())), cons
 	e := new(T)
-	found, err := r.one(ctx, op, q, func(dst []any) []any { return kandra.AppendResult(r.t, st, e, dst) })
+	found, err := r.oneInto(ctx, op, q, kandra.AppendResult(r.t, st, e, sc.values(st.NumResult())))
 	if err != nil {
 		return nil, err
 	}
@@ -748,13 +860,18 @@ func (r *Repo[T]) get(ctx context.Context, op string, c *call, key *T) (*T, erro
 
 // one reads at most one row into the targets targets(dst) gives.
 func (r *Repo[T]) one(ctx context.Context, op string, q *Query, targets func([]any) []any) (bool, error) {
+	return r.oneInto(ctx, op, q, targets(make([]any, 0, q.Statement.NumResult())))
+}
+
+// oneInto reads at most one row into dst.
+func (r *Repo[T]) oneInto(ctx context.Context, op string, q *Query, dst []any) (bool, error) {
 	start := time.Now()
 	rows, err := r.rt.d.Query(ctx, q)
 	if err != nil {
 		r.rt.record(q.Statement.TableName(), op, start)
 		return false, queryErr(op+" on "+q.Statement.TableName()+" failed ("+q.Statement.CQL()+")", err)
 	}
-	found := rows.Next(targets(make([]any, 0, q.Statement.NumResult())))
+	found := rows.Next(dst)
 	err = rows.Close()
 	r.rt.record(q.Statement.TableName(), op, start)
 	if err != nil {
@@ -991,7 +1108,10 @@ func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []CallOp
 	if !found {
 		return nil, ErrNotFound
 	}
-	e, err := r.get(ctx, OpFind, &c, key)
+	sc := getScratch(nil)
+	defer sc.release()
+	sc.c = c
+	e, err := r.getIn(ctx, OpFind, sc, key)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,173 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	goruntime "runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kandra-go/kandra"
+	krt "github.com/kandra-go/kandra/runtime"
+)
+
+// gateDriver is a runtime.Driver whose Exec (the EVENTUAL lookup write of
+// Event, by_email) waits for the gate to open; Batch (the row and its
+// BATCH lookup) returns at once. It counts the writes in flight.
+type gateDriver struct {
+	gate     chan struct{}
+	inFlight atomic.Int32
+	maxSeen  atomic.Int32
+	done     atomic.Int32
+	emails   sync.Map // email -> true, as the EVENTUAL writes saw them
+}
+
+func (d *gateDriver) Exec(_ context.Context, q *krt.Query) (bool, error) {
+	n := d.inFlight.Add(1)
+	for {
+		m := d.maxSeen.Load()
+		if n <= m || d.maxSeen.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	if !strings.Contains(q.Statement.CQL(), "by_email") {
+		return false, errors.New("gateDriver: unexpected Exec " + q.Statement.CQL())
+	}
+	// The value must still be readable: the runtime hands the write a copy
+	// of the entity, which the caller cannot change any more.
+	d.emails.Store(*q.Values[0].(*string), true)
+	<-d.gate
+	d.inFlight.Add(-1)
+	d.done.Add(1)
+	return true, nil
+}
+
+func (d *gateDriver) Batch(context.Context, *krt.Batch) error { return nil }
+
+func (d *gateDriver) Query(context.Context, *krt.Query) (krt.Rows, error) {
+	return nil, errors.New("gateDriver: no reads")
+}
+
+// TestEventualWorkers: the runtime's kept EVENTUAL workers keep its
+// documented semantics. At most WithEventualConcurrency writes are in
+// flight and a caller past that waits (backpressure); every write sees the
+// entity as it was when Save returned; Close waits for the writes in
+// flight; the workers end after Close.
+func TestEventualWorkers(t *testing.T) {
+	const limit, saves = 3, 10
+	before := goruntime.NumGoroutine()
+	d := &gateDriver{gate: make(chan struct{})}
+	var failed atomic.Int32
+	rt, err := krt.New(d, "app", krt.WithEventualConcurrency(limit),
+		krt.WithEventListener(kandra.EventListenerFunc(func(string, any, error) { failed.Add(1) })))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := krt.MustNewRepo(rt, events(t))
+	ctx := context.Background()
+
+	returned := make(chan int, saves)
+	go func() {
+		e := NewEvent()
+		for i := 0; i < saves; i++ {
+			e.Email = "user" + string(rune('a'+i)) + "@example.com"
+			if err := repo.Save(ctx, e); err != nil {
+				t.Error(err)
+			}
+			e.Email = "changed after Save" // the write in flight must not see this
+			returned <- i
+		}
+	}()
+	waitFor(t, "3 writes in flight", func() bool { return d.inFlight.Load() == limit })
+	for i := 0; i < limit; i++ {
+		<-returned
+	}
+	// The fourth Save has its row written and waits for a worker.
+	select {
+	case i := <-returned:
+		t.Fatalf("Save %d returned with %d writes in flight and a limit of %d", i, d.inFlight.Load(), limit)
+	case <-time.After(100 * time.Millisecond):
+	}
+
+	close(d.gate)
+	for i := limit; i < saves; i++ {
+		<-returned
+	}
+	if err := rt.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.done.Load(); got != saves {
+		t.Fatalf("Close returned after %d of %d EVENTUAL writes", got, saves)
+	}
+	if got := d.maxSeen.Load(); got != limit {
+		t.Fatalf("at most %d writes were in flight, want exactly the limit %d", got, limit)
+	}
+	if failed.Load() != 0 {
+		t.Fatalf("%d EVENTUAL writes reported failed", failed.Load())
+	}
+	for i := 0; i < saves; i++ {
+		if _, ok := d.emails.Load("user" + string(rune('a'+i)) + "@example.com"); !ok {
+			t.Errorf("the EVENTUAL write of Save %d did not see the entity as saved", i)
+		}
+	}
+	waitFor(t, "the workers to end after Close", func() bool { return goruntime.NumGoroutine() <= before })
+}
+
+// TestEventualCallerContext: a Save whose context ends while it waits for
+// a worker returns (its row is written) and reports the write as failed;
+// Close returns ctx's error while a write is still in flight.
+func TestEventualCallerContext(t *testing.T) {
+	d := &gateDriver{gate: make(chan struct{})}
+	failed := make(chan error, 1)
+	rt, err := krt.New(d, "app", krt.WithEventualConcurrency(1),
+		krt.WithEventListener(kandra.EventListenerFunc(func(_ string, _ any, err error) { failed <- err })))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := krt.MustNewRepo(rt, events(t))
+	if err := repo.Save(context.Background(), NewEvent()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "1 write in flight", func() bool { return d.inFlight.Load() == 1 })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- repo.Save(ctx, NewEvent()) }()
+	select {
+	case err := <-done:
+		t.Fatalf("Save returned (%v) with the only worker busy", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Save: %v (its row was written; only the EVENTUAL write fails)", err)
+	}
+	if err := <-failed; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the EVENTUAL write failed with %v, want the caller's context.Canceled", err)
+	}
+	short, cancelShort := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancelShort()
+	if err := rt.Close(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Close with a write blocked: %v, want the context's deadline", err)
+	}
+	close(d.gate)
+	if err := rt.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.done.Load(); got != 1 {
+		t.Fatalf("%d EVENTUAL writes done, want the 1 that was started", got)
+	}
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -22,11 +22,11 @@ func genType(depth int) *rapid.Generator[Type] {
 		}
 		switch rapid.SampledFrom([]string{"list", "set", "map"}).Draw(t, "kind") {
 		case "list":
-			return Type{Name: "list", Args: []Type{genType(depth - 1).Draw(t, "elem")}}
+			return Type{Name: "list", Args: []Type{genType(depth-1).Draw(t, "elem")}}
 		case "set":
-			return Type{Name: "set", Args: []Type{genType(depth - 1).Draw(t, "elem")}}
+			return Type{Name: "set", Args: []Type{genType(depth-1).Draw(t, "elem")}}
 		}
-		return Type{Name: "map", Args: []Type{genType(depth - 1).Draw(t, "key"), genType(depth - 1).Draw(t, "value")}}
+		return Type{Name: "map", Args: []Type{genType(depth-1).Draw(t, "key"), genType(depth-1).Draw(t, "value")}}
 	})
 }
 

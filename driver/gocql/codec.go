@@ -86,27 +86,61 @@ func NewCodec(cols []*kandra.ColumnSchema) (*Codec, error) {
 func (c *Codec) Converted(i int) bool { return c.convs[i] != nil && !c.convs[i].sortOnly }
 
 // BindValues replaces, in ptrs (field addresses from kandra), the entries
-// gocql cannot marshal (or would send unsorted) by converted values. It
-// returns a new slice.
+// gocql cannot marshal (or would send unsorted) by converted values, and
+// the addresses of common types by their values (which gocql marshals
+// without reflect). It returns a new slice.
 func (c *Codec) BindValues(ptrs []any) []any {
-	out := make([]any, len(ptrs))
-	for i, p := range ptrs {
-		cv := c.convs[i]
-		if cv == nil {
-			out[i] = p
-			continue
-		}
-		out[i] = cv.toWire(reflect.ValueOf(p).Elem()).Interface()
-	}
-	return out
+	return c.AppendBindValues(make([]any, 0, len(ptrs)), ptrs)
 }
+
+// AppendBindValues is BindValues appending to dst, so that a caller can
+// reuse one buffer for every statement.
+func (c *Codec) AppendBindValues(dst, ptrs []any) []any {
+	for i, p := range ptrs {
+		dst = append(dst, c.convs[i].bind(p))
+	}
+	return dst
+}
+
+// bind is the value gocql is given for the field address p: p's value for
+// a common type, a pointer of the wire type to the same memory (alias), or
+// the converted value.
+func (cv *conv) bind(p any) any {
+	if cv == nil {
+		return deref(p)
+	}
+	if cv.alias != nil {
+		if a, ok := cv.alias(p); ok {
+			return wireValue(a)
+		}
+	}
+	return cv.toWire(reflect.ValueOf(p).Elem()).Interface()
+}
+
+// wireValue is the value behind an alias: Marshal takes a *gocql.UUID
+// through reflect, a gocql.UUID through its typed case.
+func wireValue(a any) any {
+	if u, ok := a.(*gocql.UUID); ok {
+		return *u
+	}
+	return a
+}
+
+// noFinish is ScanTargets' finish when no column needs one.
+func noFinish() error { return nil }
 
 // ScanTargets returns scan targets for a row whose fields are at ptrs:
 // kandra's addresses where gocql can scan directly, temporaries elsewhere.
 // Call finish after a successful Scan to store the temporaries into the
 // fields.
 func (c *Codec) ScanTargets(ptrs []any) (targets []any, finish func() error) {
-	targets = make([]any, len(ptrs))
+	return c.AppendScanTargets(make([]any, 0, len(ptrs)), ptrs)
+}
+
+// AppendScanTargets is ScanTargets appending the targets to dst, so that
+// a caller can reuse one buffer for every row.
+func (c *Codec) AppendScanTargets(dst, ptrs []any) (targets []any, finish func() error) {
+	targets = dst
 	type pending struct {
 		cv    *conv
 		tmp   reflect.Value
@@ -116,12 +150,21 @@ func (c *Codec) ScanTargets(ptrs []any) (targets []any, finish func() error) {
 	for i, p := range ptrs {
 		cv := c.convs[i]
 		if cv == nil || cv.sortOnly {
-			targets[i] = p
+			targets = append(targets, p)
 			continue
 		}
+		if cv.alias != nil {
+			if a, ok := cv.alias(p); ok {
+				targets = append(targets, a)
+				continue
+			}
+		}
 		tmp := reflect.New(cv.wire)
-		targets[i] = tmp.Interface()
+		targets = append(targets, tmp.Interface())
 		todo = append(todo, pending{cv, tmp, reflect.ValueOf(p).Elem()})
+	}
+	if len(todo) == 0 {
+		return targets, noFinish
 	}
 	return targets, func() error {
 		for _, t := range todo {
@@ -143,6 +186,11 @@ type conv struct {
 	// sortOnly: the Go type needs no conversion, the bound value is only
 	// wrapped in a SortedValue (wire is the Go type, fromWire the identity).
 	sortOnly bool
+	// alias, when set, turns a field address into a pointer of the wire
+	// type to the same memory (a conversion between pointers to identical
+	// underlying types), which gocql reads and writes directly: no
+	// temporary, no reflect. It reports false for any other value.
+	alias func(p any) (any, bool)
 }
 
 var (
@@ -248,6 +296,10 @@ func planValue(t reflect.Type, n cqlNode, top bool) *conv {
 		}
 	case t == typeUUID:
 		return &conv{
+			alias: func(p any) (any, bool) {
+				u, ok := p.(*uuid.UUID)
+				return (*gocql.UUID)(u), ok
+			},
 			wire:   typeGocqlUUID,
 			toWire: func(v reflect.Value) reflect.Value { return v.Convert(typeGocqlUUID) },
 			fromWire: func(v reflect.Value) (reflect.Value, error) {
@@ -565,3 +617,31 @@ func (orderDriver) Collection(info gocql.TypeInfo) (cqlorder.Kind, gocql.TypeInf
 }
 
 func (orderDriver) Marshal(info gocql.TypeInfo, v any) ([]byte, error) { return gocql.Marshal(info, v) }
+
+// deref is the value behind a field address of a common type, which gocql
+// marshals through its typed cases; given the address, gocql.Marshal
+// dereferences it through reflect first (a copy and a second Marshal). Any
+// other value is returned as it is.
+func deref(p any) any {
+	switch x := p.(type) {
+	case *string:
+		return *x
+	case *[]byte:
+		return *x
+	case *int32:
+		return *x
+	case *int64:
+		return *x
+	case *int:
+		return *x
+	case *float64:
+		return *x
+	case *bool:
+		return *x
+	case *time.Time:
+		return *x
+	case *[]string:
+		return *x
+	}
+	return p
+}

@@ -100,17 +100,26 @@ func (d *Driver) plan(s *kandra.Statement) (*plan, error) {
 
 // values converts q.Values for gocql: a *V or a V of a converted column
 // becomes its wire value; everything else passes through.
+//
+// The result is always a new slice: the driver's Query keeps it, and the
+// runtime reuses q.Values once the call returns. The address of a common
+// type, and of a uuid.UUID, becomes its value (a gocql.UUID), so that
+// marshalling takes the driver's typed cases instead of reflect.
 func (p *plan) values(vals []any) []any {
-	out := vals
-	copied := false
+	out := make([]any, len(vals))
 	for i, v := range vals {
 		cv := p.params[i]
-		if cv == nil || v == nil {
+		switch {
+		case v == nil:
 			continue
-		}
-		if !copied {
-			out = append([]any(nil), vals...)
-			copied = true
+		case cv == nil:
+			out[i] = deref(v)
+			continue
+		case cv.alias != nil:
+			if a, ok := cv.alias(v); ok {
+				out[i] = wireValue(a)
+				continue
+			}
 		}
 		rv := reflect.ValueOf(v)
 		if rv.Type() != p.goType[i] && rv.Kind() == reflect.Pointer && rv.Type().Elem() == p.goType[i] {
@@ -178,6 +187,12 @@ func (r *rows) Next(dst []any) bool {
 	}
 	for i, t := range dst {
 		if cv := r.p.conv(i); cv != nil {
+			if cv.alias != nil {
+				if a, ok := cv.alias(t); ok {
+					r.targets[i], r.tmps[i] = a, reflect.Value{} // scanned in place
+					continue
+				}
+			}
 			r.tmps[i] = reflect.New(cv.wire)
 			r.targets[i] = r.tmps[i].Interface()
 		} else {
@@ -188,7 +203,7 @@ func (r *rows) Next(dst []any) bool {
 		return false
 	}
 	for i, t := range dst {
-		if cv := r.p.conv(i); cv != nil {
+		if cv := r.p.conv(i); cv != nil && r.tmps[i].IsValid() {
 			v, err := cv.fromWire(r.tmps[i].Elem())
 			if err != nil {
 				r.err = err

@@ -159,11 +159,17 @@ func unmarshalRow(infos []gocql.TypeInfo, row [][]byte, targets []any) error {
 // Query does the same with its key, and its one row (row, marshalled
 // column bytes) is scanned through the Codec's scan path. The Codec is the
 // adapter's exported form of the conversions its Driver applies.
+//
+// It binds into a reused buffer (AppendBindValues), as the hand-written
+// contender's literal argument lists are on the stack here (the marshaller
+// keeps nothing): with a real gocql session both pay one argument slice
+// per statement, which the gocql.Query keeps.
 type clientDriver struct {
 	m     marshaller
 	row   [][]byte
 	plans sync.Map // *kandra.Statement -> *clientPlan
 	pool  sync.Pool
+	bufs  sync.Pool // *[]any
 }
 
 var _ krt.Driver = (*clientDriver)(nil)
@@ -215,7 +221,16 @@ func (d *clientDriver) marshal(q *krt.Query) (*clientPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p, d.m.row(q.Statement.CQL(), p.params, p.bind.BindValues(q.Values))
+	buf, _ := d.bufs.Get().(*[]any)
+	if buf == nil {
+		buf = new([]any)
+	}
+	vals := p.bind.AppendBindValues((*buf)[:0], q.Values)
+	err = d.m.row(q.Statement.CQL(), p.params, vals)
+	clear(vals)
+	*buf = vals[:0]
+	d.bufs.Put(buf)
+	return p, err
 }
 
 // Exec implements runtime.Driver.
@@ -251,10 +266,11 @@ func (d *clientDriver) Query(_ context.Context, q *krt.Query) (krt.Rows, error) 
 }
 
 type clientRows struct {
-	d    *clientDriver
-	p    *clientPlan
-	done bool
-	err  error
+	d       *clientDriver
+	p       *clientPlan
+	done    bool
+	err     error
+	targets []any // reused, as the adapter's rows reuse theirs
 }
 
 func (r *clientRows) Next(dst []any) bool {
@@ -262,7 +278,8 @@ func (r *clientRows) Next(dst []any) bool {
 		return false
 	}
 	r.done = true
-	targets, finish := r.p.scan.ScanTargets(dst)
+	targets, finish := r.p.scan.AppendScanTargets(r.targets[:0], dst)
+	r.targets = targets
 	if r.err = unmarshalRow(r.p.result, r.d.row, targets); r.err != nil {
 		return false
 	}
@@ -274,6 +291,7 @@ func (r *clientRows) PageState() []byte { return nil }
 
 func (r *clientRows) Close() error {
 	err := r.err
+	clear(r.targets)
 	r.p, r.err = nil, nil
 	r.d.pool.Put(r)
 	return err

@@ -1,0 +1,62 @@
+package kandra_test
+
+import (
+	"os"
+	"os/exec"
+	"path"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestFuzzTargetsListed: every fuzz target in the repository is fuzzed by
+// .ci/run, so a new one cannot be left to its seed corpus alone.
+func TestFuzzTargetsListed(t *testing.T) {
+	ci, err := os.ReadFile(".ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("git", "ls-files", "*_test.go").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	fuzzRE := regexp.MustCompile(`(?m)^func (Fuzz\w+)\(`)
+	modules := map[string]bool{".": true}
+	for _, m := range regexp.MustCompile(`(?m)^modules=\((.*)\)$`).FindSubmatch(ci)[1:] {
+		for _, d := range strings.Fields(string(m)) {
+			modules[d] = true
+		}
+	}
+	n := 0
+	for _, f := range strings.Fields(string(out)) {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range fuzzRE.FindAllSubmatch(src, -1) {
+			n++
+			// The spec is "MODULE-DIR PACKAGE TARGET": the module is the
+			// longest listed module directory holding the file.
+			dir, mod := path.Dir(f), "."
+			for d := range modules {
+				if d != "." && (dir == d || strings.HasPrefix(dir, d+"/")) && len(d) > len(mod) {
+					mod = d
+				}
+			}
+			pkg := "."
+			if rel := strings.TrimPrefix(strings.TrimPrefix(dir, mod), "/"); rel != "" && rel != "." {
+				pkg = "./" + rel
+			}
+			if mod == "." && dir != "." {
+				pkg = "./" + dir
+			}
+			spec := `"` + mod + " " + pkg + " " + string(m[1]) + `"`
+			if !strings.Contains(string(ci), spec) {
+				t.Errorf("%s: fuzz target %s is not in .ci/run's fuzz_targets; add %s", f, m[1], spec)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("found no fuzz targets: the scan is broken")
+	}
+}

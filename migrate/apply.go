@@ -121,11 +121,21 @@ func (o *ApplyOptions) approved(s Step) bool {
 //     again and re-plans under the lease: what another applier did is not
 //     done twice.
 //  4. It runs the safe steps and the approved ones in order, waiting for
-//     schema agreement after each (a timeout is a *AgreementError),
-//     renewing the lease meanwhile; a lost lease stops the work with an
-//     error.
+//     schema agreement after each, renewing the lease meanwhile; a lost
+//     lease stops the work with an error. When the nodes do not agree on
+//     a step in time (a node down: gocql counts a down node's last
+//     version too), the step has run on the live nodes: Apply records it
+//     and stops with an error wrapping the *AgreementError, and the node
+//     takes the change when it returns; apply again then for the rest.
 //  5. It records what it applied in kandra_schema_history and releases
 //     the lease.
+//
+// Before step 2 it returns at once, changing nothing and taking no lease,
+// when the plan has nothing it would run (in sync, or only unapproved
+// steps); and it refuses, changing nothing, when the nodes do not agree
+// on one schema version already. While it waits for another applier's
+// lease it plans again now and then, and returns once nothing is left
+// for it to do.
 //
 // Apply is idempotent: once the keyspace matches, it plans nothing and
 // writes no record. Interrupted (ctx cancelled, process killed), it can be
@@ -146,11 +156,32 @@ func Apply(ctx context.Context, d Driver, ks *kandra.Keyspace, opts ApplyOptions
 	if err := refuse(plan); err != nil {
 		return &Result{Plan: plan}, err
 	}
+	if !runnable(plan, &opts) {
+		return &Result{Plan: plan, Unapproved: unapproved(plan, &opts)}, nil
+	}
+	// A schema change made while a node is down or the nodes disagree
+	// reaches only some of them, and the wait for agreement after it
+	// fails with the change half done: refuse before changing anything.
+	if err := d.AwaitSchemaAgreement(ctx); err != nil {
+		return &Result{Plan: plan}, &kerrors.MigrationError{Message: "nothing was changed in keyspace " + ks.Name() +
+			": the nodes do not agree on one schema version, or one of them does not answer (a node down?); " +
+			"bring every node up, or wait for them to converge, and apply again", Cause: err}
+	}
 	if err := ensureInfra(ctx, d, ks); err != nil {
 		return &Result{Plan: plan}, err
 	}
 	l := newLease(d, ks.Name(), opts.Owner, opts.LeaseTTL)
-	if err := l.acquire(ctx, opts.LeaseWait, emit); err != nil {
+	idle := func(ctx context.Context) bool {
+		p, err := PlanFor(ctx, d, ks)
+		return err == nil && !runnable(p, &opts)
+	}
+	if err := l.acquire(ctx, opts.LeaseWait, emit, idle); errors.Is(err, errNothingLeft) {
+		p, perr := PlanFor(ctx, d, ks)
+		if perr != nil {
+			return &Result{Plan: plan}, perr
+		}
+		return &Result{Plan: p, Unapproved: unapproved(p, &opts)}, nil
+	} else if err != nil {
 		return &Result{Plan: plan}, err
 	}
 	work, stop := l.keep(ctx)
@@ -165,10 +196,37 @@ func Apply(ctx context.Context, d Driver, ks *kandra.Keyspace, opts ApplyOptions
 	defer cancel()
 	if rerr := l.release(rctx); rerr == nil {
 		emit(Event{Kind: EventLeaseReleased, Message: "lease released by " + opts.Owner})
-	} else if err == nil {
-		err = &kerrors.MigrationError{Message: "releasing the schema lease of " + ks.Name() + " failed (it expires by itself after " + opts.LeaseTTL.String() + ")", Cause: rerr}
+	} else {
+		// The work is done and recorded; the lease expires by itself.
+		emit(Event{Kind: EventLeaseReleased, Message: "releasing the lease held by " + opts.Owner + " failed (" + rerr.Error() +
+			"); it expires by itself after " + opts.LeaseTTL.String()})
 	}
 	return res, err
+}
+
+// runnable reports whether the plan has a step Apply would run with
+// these options: a safe step, or one that needs approval and has it. A
+// plan of unapproved steps alone is left as it is, even a backfill of an
+// empty table that Apply would otherwise run unapproved: it is reported
+// in Result.Unapproved, and an Apply that approves it runs it.
+func runnable(p *Plan, o *ApplyOptions) bool {
+	for _, s := range p.Steps {
+		if s.Class == Safe || (s.Class == NeedsApproval && o.approved(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// unapproved lists the plan's NeedsApproval steps the options leave out.
+func unapproved(p *Plan, o *ApplyOptions) []Step {
+	var out []Step
+	for _, s := range p.Steps {
+		if s.Class == NeedsApproval && !o.approved(s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, opts *ApplyOptions, emit func(Event)) (*Result, error) {
@@ -216,6 +274,16 @@ func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, opts *Apply
 		}
 		emit(Event{Kind: EventStepStarted, Step: &s, Message: s.ID})
 		if err := runStep(ctx, d, ks, s, opts, emit, res); err != nil {
+			var ae *AgreementError
+			if errors.As(err, &ae) {
+				// The coordinator ran the statement; the nodes did not
+				// converge on it in time (a node down, or slow). It is
+				// applied, and recorded as such; the rest waits.
+				res.Applied = append(res.Applied, s)
+				failed = &kerrors.MigrationError{Message: fmt.Sprintf("keyspace %s: step %s ran, but the nodes did not agree on the new schema in time "+
+					"(a node down? it takes the change when it returns); stopped after %d of %d steps: apply again once every node is up", ks.Name(), s.ID, len(res.Applied), len(plan.Steps)), Cause: err}
+				break
+			}
 			failed = stepErr(ks, s, len(res.Applied), len(plan.Steps), err)
 			break
 		}
@@ -242,10 +310,6 @@ func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, opts *Apply
 }
 
 func stepErr(ks *kandra.Keyspace, s Step, done, total int, err error) error {
-	var ae *AgreementError
-	if errors.As(err, &ae) {
-		return err
-	}
 	return &kerrors.MigrationError{Message: fmt.Sprintf("keyspace %s: step %s failed (%d of %d steps applied before it; fix the cause and run apply again to do the rest)", ks.Name(), s.ID, done, total), Cause: err}
 }
 

@@ -359,3 +359,76 @@ func TestApplyConcurrentAppliers(t *testing.T) {
 		t.Fatalf("%d steps ran, %d planned under the lease in all", len(seen), planned)
 	}
 }
+
+func TestApplyRefusesWithoutAgreement(t *testing.T) {
+	ks := applyKS(t, applyUsersV1)
+	f := newFake(nil, ks)
+	f.agreement = &AgreementError{Versions: map[string]string{"127.0.0.1": "a", "127.0.0.3": "b"}, Waited: time.Second}
+	res, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me"})
+	var ae *AgreementError
+	if !errors.Is(err, kerrors.ErrMigration) || !errors.As(err, &ae) || !strings.Contains(err.Error(), "nothing was changed") ||
+		!strings.Contains(err.Error(), "127.0.0.3=b") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(f.schema) != 0 || f.writes != 0 || len(res.Applied) != 0 {
+		t.Fatalf("an apply without agreement ran %v (%d writes)", f.schema, f.writes)
+	}
+	// In sync already, it needs no agreement: nothing is changed.
+	g := newFake(ks, ks)
+	g.agreement = f.agreement
+	if res, err := Apply(context.Background(), g, ks, ApplyOptions{}); err != nil || len(res.Applied) != 0 || len(g.schema) != 0 {
+		t.Fatalf("in sync: %+v, %v, ran %v", res, err, g.schema)
+	}
+}
+
+func TestApplyStopsWaitingWhenAnotherApplierDidTheWork(t *testing.T) {
+	ks := applyKS(t, applyUsersV1)
+	f := newFake(nil, ks)
+	f.leaseOwner, f.leaseExpiry = "other", time.Now().Add(time.Hour)
+	go func() {
+		// The lease holder creates the tables and keeps its lease.
+		time.Sleep(300 * time.Millisecond)
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.exists = true
+		for _, tb := range ks.Tables() {
+			f.tables[tb.Name()] = tb
+		}
+	}()
+	start := time.Now()
+	res, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me", LeaseWait: 20 * time.Second})
+	if err != nil || len(res.Applied) != 0 || res.Record != nil || !res.Plan.Empty() {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if waited := time.Since(start); waited > 10*time.Second {
+		t.Fatalf("waited %s for a lease it did not need", waited)
+	}
+	if f.leaseOwner != "other" {
+		t.Fatalf("lease owner %q", f.leaseOwner)
+	}
+}
+
+func TestApplyRecordsAStepWhoseAgreementTimedOut(t *testing.T) {
+	ks := applyKS(t, applyUsersV1)
+	f := newFake(nil, ks)
+	f.onSchema = func(ctx context.Context, stmt string) error {
+		if strings.Contains(stmt, "app.todos") {
+			return &AgreementError{Statement: stmt, Versions: map[string]string{"127.0.0.1": "new", "127.0.0.3": "old"}, Waited: time.Second}
+		}
+		return nil
+	}
+	res, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me"})
+	var ae *AgreementError
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "step create-table:todos ran") || !strings.Contains(err.Error(), "apply again") {
+		t.Fatalf("err = %v", err)
+	}
+	if got := ids2(res.Applied); got != "create-table:users,create-table:todos" {
+		t.Fatalf("applied %s", got)
+	}
+	if res.Record == nil || strings.Join(res.Record.Steps, ",") != "create-table:users,create-table:todos" || len(f.history) != 1 {
+		t.Fatalf("record %+v, history %v", res.Record, f.history)
+	}
+	if f.leaseOwner != "" {
+		t.Fatalf("lease still held by %q", f.leaseOwner)
+	}
+}

@@ -44,6 +44,8 @@ type fakeDriver struct {
 	rows       map[string][][]any         // primary table -> rows, in column order of the target model
 	lookupRows map[string]map[string]bool // lookup table -> index values
 
+	agreement error // what AwaitSchemaAgreement returns
+
 	onSchema func(ctx context.Context, stmt string) error // runs before a schema statement, if set
 	onExec   func(stmt string)                            // runs before an ExecCQL, if set
 }
@@ -187,7 +189,7 @@ func (f *fakeDriver) ExecSchema(ctx context.Context, stmt string) error {
 	return fmt.Errorf("fake: unknown schema statement %q", stmt)
 }
 
-func (f *fakeDriver) AwaitSchemaAgreement(context.Context) error { return nil }
+func (f *fakeDriver) AwaitSchemaAgreement(context.Context) error { return f.agreement }
 
 func (f *fakeDriver) SchemaVersions(context.Context) (map[string]string, error) {
 	return map[string]string{"127.0.0.1": "v"}, nil

@@ -175,9 +175,16 @@ func (l *lease) holder(ctx context.Context) (string, time.Duration, error) {
 	return owner, time.Duration(ttl) * time.Second, nil
 }
 
+// errNothingLeft ends the wait for the lease: while another applier held
+// it, the keyspace came to need nothing this applier would run.
+var errNothingLeft = errors.New("nothing left to apply")
+
 // acquire takes the lease, polling with backoff while another owner holds
-// it, up to wait.
-func (l *lease) acquire(ctx context.Context, wait time.Duration, emit func(Event)) error {
+// it, up to wait. While it waits, idle (when not nil) is asked whether
+// there is still anything to do; when there is not, acquire returns
+// errNothingLeft without the lease, so that appliers started together do
+// not queue for a lease only to find the work done.
+func (l *lease) acquire(ctx context.Context, wait time.Duration, emit func(Event), idle func(context.Context) bool) error {
 	deadline := time.Now().Add(wait)
 	backoff := 100 * time.Millisecond
 	lastHolder := ""
@@ -212,6 +219,9 @@ func (l *lease) acquire(ctx context.Context, wait time.Duration, emit func(Event
 		if holder != lastHolder {
 			emit(Event{Kind: EventLeaseWaiting, Message: fmt.Sprintf("waiting for the schema lease held by %s (expires in %s)", holder, left)})
 			lastHolder = holder
+		}
+		if holder != "" && idle != nil && idle(ctx) {
+			return errNothingLeft
 		}
 		sleep := backoff + mrand.N(backoff) // jitter: appliers started together spread out
 		select {

@@ -1,16 +1,15 @@
 package integration
 
 import (
-	"fmt"
 	"net"
 	"net/netip"
 	"reflect"
-	"strings"
 	"time"
 
 	"github.com/gocql/gocql"
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/internal/cqlorder"
 )
 
 // The suite binds and scans entities through the gocql adapter's Codec
@@ -48,46 +47,12 @@ func specialBase(t reflect.Type) (base reflect.Type, ok bool) {
 
 func isSetElem(t reflect.Type) bool { return t.Kind() == reflect.Struct && t.NumField() == 0 }
 
-// cqlNode is a parsed CQL type: a lower-case native name, or list/set/map
-// with arguments. FROZEN<> is dropped: it does not change the values.
-type cqlNode struct {
-	name string
-	args []cqlNode
-}
-
-func (n cqlNode) String() string {
-	if len(n.args) == 0 {
-		return n.name
-	}
-	parts := make([]string, len(n.args))
-	for i, a := range n.args {
-		parts[i] = a.String()
-	}
-	return n.name + "<" + strings.Join(parts, ", ") + ">"
-}
+// cqlNode is a parsed CQL type, as the adapters' set and map ordering
+// sees it: a lower-case native name, or list/set/map with arguments.
+type cqlNode = cqlorder.Type
 
 // nodeOf walks a kandra.CQLType into a cqlNode.
-func nodeOf(t kandra.CQLType) (cqlNode, error) {
-	var children []kandra.CQLType
-	switch t.Kind() {
-	case kandra.KindNative:
-		return cqlNode{name: strings.ToLower(t.Name())}, nil
-	case kandra.KindList, kandra.KindSet:
-		children = []kandra.CQLType{t.Elem()}
-	case kandra.KindMap:
-		children = []kandra.CQLType{t.Key(), t.Elem()}
-	default:
-		return cqlNode{}, fmt.Errorf("CQL type %s has kind %s", t, t.Kind())
-	}
-	n := cqlNode{name: t.Kind().String(), args: make([]cqlNode, len(children))}
-	for i, c := range children {
-		var err error
-		if n.args[i], err = nodeOf(c); err != nil {
-			return cqlNode{}, err
-		}
-	}
-	return n, nil
-}
+var nodeOf = cqlorder.Of
 
 // parseCQLType reads a CQL type string (kandra's rendering or a server's)
 // into a cqlNode, for tests that start from text.

@@ -428,10 +428,10 @@ func genValue(t *rapid.T, typ reflect.Type, n cqlNode, key bool) reflect.Value {
 	v := reflect.New(typ).Elem()
 	switch {
 	case typ == reflect.TypeFor[time.Time]():
-		v.Set(reflect.ValueOf(genTime(t, n.name, key)))
+		v.Set(reflect.ValueOf(genTime(t, n.Name, key)))
 		return v
 	case typ == reflect.TypeFor[time.Duration]():
-		if n.name == "time" {
+		if n.Name == "time" {
 			v.SetInt(rapid.Int64Range(0, int64(24*time.Hour)-1).Draw(t, "time"))
 		} else {
 			v.SetInt(rapid.Int64().Draw(t, "duration"))
@@ -439,10 +439,10 @@ func genValue(t *rapid.T, typ reflect.Type, n cqlNode, key bool) reflect.Value {
 		return v
 	case typ == typeUUID:
 		var u uuid.UUID
-		if !key && n.name == "timeuuid" && rapid.IntRange(0, 9).Draw(t, "zerouuid") == 0 {
+		if !key && n.Name == "timeuuid" && rapid.IntRange(0, 9).Draw(t, "zerouuid") == 0 {
 			return v // the zero UUID: null in a TIMEUUID (see Codec)
 		}
-		if n.name == "timeuuid" {
+		if n.Name == "timeuuid" {
 			// A timeuuid must be version 1; build one from random fields.
 			b := rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, "uuid1")
 			copy(u[:], b)
@@ -493,7 +493,7 @@ func genValue(t *rapid.T, typ reflect.Type, n cqlNode, key bool) reflect.Value {
 	}
 	switch typ.Kind() {
 	case reflect.String:
-		if n.name == "ascii" {
+		if n.Name == "ascii" {
 			v.SetString(rapid.StringOf(rapid.RuneFrom(nil, asciiTable)).Draw(t, "ascii"))
 		} else {
 			v.SetString(rapid.String().Draw(t, "text"))
@@ -535,7 +535,7 @@ func genValue(t *rapid.T, typ reflect.Type, n cqlNode, key bool) reflect.Value {
 		l := rapid.IntRange(0, 4).Draw(t, "len")
 		v.Set(reflect.MakeSlice(typ, l, l))
 		for i := 0; i < l; i++ {
-			v.Index(i).Set(genValue(t, typ.Elem(), n.args[0], true))
+			v.Index(i).Set(genValue(t, typ.Elem(), n.Args[0], true))
 		}
 	case reflect.Map:
 		if !key && rapid.IntRange(0, 5).Draw(t, "nilmap") == 0 {
@@ -546,12 +546,12 @@ func genValue(t *rapid.T, typ reflect.Type, n cqlNode, key bool) reflect.Value {
 		for i := 0; i < l; i++ {
 			// A TIMESTAMP keeps milliseconds: a key drawn with finer noise
 			// could collide with another once the server truncates it.
-			k := truncTimes(genValue(t, typ.Key(), n.args[0], true))
+			k := truncTimes(genValue(t, typ.Key(), n.Args[0], true))
 			var e reflect.Value
 			if isSetElem(typ.Elem()) {
 				e = reflect.Zero(typ.Elem())
 			} else {
-				e = genValue(t, typ.Elem(), n.args[1], true)
+				e = genValue(t, typ.Elem(), n.Args[1], true)
 			}
 			v.SetMapIndex(k, e)
 		}
@@ -619,7 +619,7 @@ func sameValue(want, got reflect.Value, n cqlNode) string {
 		if w.IsZero() && g.IsZero() {
 			return ""
 		}
-		if n.name != "date" {
+		if n.Name != "date" {
 			w = w.Truncate(time.Millisecond)
 		}
 		if !w.Equal(g) {
@@ -671,7 +671,7 @@ func sameValue(want, got reflect.Value, n cqlNode) string {
 			}
 			return "blob differs"
 		}
-		if n.name == "set" {
+		if n.Name == "set" {
 			// A set written from a slice: the server keeps each element
 			// once, in its own order.
 			elems := func(v reflect.Value) map[string]bool {
@@ -690,7 +690,7 @@ func sameValue(want, got reflect.Value, n cqlNode) string {
 			return fmt.Sprintf("list length %d != %d", want.Len(), got.Len())
 		}
 		for i := 0; i < want.Len(); i++ {
-			if why := sameValue(want.Index(i), got.Index(i), n.args[0]); why != "" {
+			if why := sameValue(want.Index(i), got.Index(i), n.Args[0]); why != "" {
 				return fmt.Sprintf("element %d: %s", i, why)
 			}
 		}
@@ -705,8 +705,8 @@ func sameValue(want, got reflect.Value, n cqlNode) string {
 			if !g.IsValid() {
 				return fmt.Sprintf("key %v missing", it.Key())
 			}
-			if len(n.args) == 2 {
-				if why := sameValue(it.Value(), g, n.args[1]); why != "" {
+			if len(n.Args) == 2 {
+				if why := sameValue(it.Value(), g, n.Args[1]); why != "" {
 					return fmt.Sprintf("key %v: %s", it.Key(), why)
 				}
 			}

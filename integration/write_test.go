@@ -400,7 +400,7 @@ func isOpaque(t reflect.Type) bool {
 // wireFor is a Go type gocql marshals and unmarshals for CQL type n (a
 // set as a slice), or nil.
 func wireFor(n cqlNode) reflect.Type {
-	switch n.name {
+	switch n.Name {
 	case "ascii", "text", "varchar":
 		return reflect.TypeFor[string]()
 	case "blob":
@@ -432,11 +432,11 @@ func wireFor(n cqlNode) reflect.Type {
 	case "uuid", "timeuuid":
 		return typeGocqlUUID
 	case "list", "set":
-		if e := wireFor(n.args[0]); e != nil {
+		if e := wireFor(n.Args[0]); e != nil {
 			return reflect.SliceOf(e)
 		}
 	case "map":
-		k, v := wireFor(n.args[0]), wireFor(n.args[1])
+		k, v := wireFor(n.Args[0]), wireFor(n.Args[1])
 		if k != nil && v != nil {
 			return reflect.MapOf(k, v)
 		}

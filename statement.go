@@ -185,9 +185,6 @@ type LookupStatements struct {
 	sel *Statement
 	// Delete removes the row of an index value unconditionally.
 	del *Statement
-	// DeleteIfOwner removes the row of an index value only if it still
-	// points to the given primary key (an LWT).
-	delIfOwner *Statement
 	// SelectOwner reads the primary key and the row's write time.
 	selOwner *Statement
 	// DeleteAt removes the row of an index value at a given timestamp.
@@ -207,13 +204,6 @@ func (l *LookupStatements) Select() *Statement { return l.sel }
 
 // Delete is DELETE FROM lk WHERE index = ?.
 func (l *LookupStatements) Delete() *Statement { return l.del }
-
-// DeleteIfOwner is DELETE FROM lk WHERE index = ? IF pk = ? AND ck = ...:
-// a ParamColumn (the index value) then a ParamExpected per primary-key
-// column. It removes the row only while it still points to that entity, so
-// moving a value away never removes the row of another entity that has
-// taken the value since.
-func (l *LookupStatements) DeleteIfOwner() *Statement { return l.delIfOwner }
 
 // SelectOwner is SELECT pk..., ck..., WRITETIME(c) FROM lk WHERE index = ?,
 // where c is the first primary-key column of the entity that is a regular
@@ -668,23 +658,6 @@ func (b *stmtBuilder) lookup(l *LookupTableSchema) *LookupStatements {
 	w.WriteString(" WHERE ")
 	w.where([]*ColumnSchema{l.index})
 	ls.del = w.done()
-
-	w = newSB(l.name)
-	w.WriteString("DELETE FROM ")
-	w.WriteString(b.qualify(l.cqlName))
-	w.WriteString(" WHERE ")
-	w.where([]*ColumnSchema{l.index})
-	w.WriteString(" IF ")
-	for i, c := range key {
-		if i > 0 {
-			w.WriteString(" AND ")
-		}
-		w.WriteString(c.cqlName)
-		w.WriteString(" = ?")
-		w.mark(ParamExpected, c)
-	}
-	w.s.conditional = true
-	ls.delIfOwner = w.done()
 
 	var stamp *ColumnSchema
 	for _, c := range key {

@@ -141,7 +141,6 @@ func renderTable(t *testing.T, b *strings.Builder, ts *kandra.TableSchema, ks st
 		renderStmt(b, n+"insert", l.Insert())
 		renderStmt(b, n+"select", l.Select())
 		renderStmt(b, n+"delete", l.Delete())
-		renderStmt(b, n+"delete if owner", l.DeleteIfOwner())
 		renderStmt(b, n+"select owner", l.SelectOwner())
 		renderStmt(b, n+"delete at", l.DeleteAt())
 	}
@@ -191,10 +190,5 @@ func TestAppendColumnsNoAlloc(t *testing.T) {
 	}
 	if len(buf) != users.Schema().NumColumns() || buf[ins.ColumnsOffset()+1].(*string) != &u.Email {
 		t.Errorf("AppendColumns = %v", buf)
-	}
-	lk := st.Lookup(0).DeleteIfOwner()
-	got := kandra.AppendExpected(users, lk, u, nil)
-	if len(got) != 1 || got[0].(*uuid.UUID) != &u.UserID {
-		t.Errorf("AppendExpected = %v", got)
 	}
 }

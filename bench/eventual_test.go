@@ -22,10 +22,11 @@ type gateDriver struct {
 	inFlight atomic.Int32
 	maxSeen  atomic.Int32
 	done     atomic.Int32
-	emails   sync.Map // email -> true, as the EVENTUAL writes saw them
+	emails   sync.Map             // email -> true, as the EVENTUAL writes saw them
+	seen     chan context.Context // if not nil, each write's context once the gate opened
 }
 
-func (d *gateDriver) Exec(_ context.Context, q *krt.Query) (bool, error) {
+func (d *gateDriver) Exec(ctx context.Context, q *krt.Query) (bool, error) {
 	n := d.inFlight.Add(1)
 	for {
 		m := d.maxSeen.Load()
@@ -40,6 +41,9 @@ func (d *gateDriver) Exec(_ context.Context, q *krt.Query) (bool, error) {
 	// of the entity, which the caller cannot change any more.
 	d.emails.Store(*q.Values[0].(*string), true)
 	<-d.gate
+	if d.seen != nil {
+		d.seen <- ctx
+	}
 	d.inFlight.Add(-1)
 	d.done.Add(1)
 	return true, nil
@@ -169,5 +173,41 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+type ctxKey struct{}
+
+// TestEventualDetached: an EVENTUAL write keeps the caller's context
+// values but not its cancellation, whether or not the context can be
+// canceled.
+func TestEventualDetached(t *testing.T) {
+	for _, cancellable := range []bool{true, false} {
+		d := &gateDriver{gate: make(chan struct{}), seen: make(chan context.Context, 1)}
+		rt, err := krt.New(d, "app")
+		if err != nil {
+			t.Fatal(err)
+		}
+		repo := krt.MustNewRepo(rt, events(t))
+		ctx := context.WithValue(context.Background(), ctxKey{}, "request 7")
+		cancel := func() {}
+		if cancellable {
+			ctx, cancel = context.WithCancel(ctx)
+		}
+		if err := repo.Save(ctx, NewEvent()); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		close(d.gate)
+		got := <-d.seen
+		if got.Err() != nil || got.Done() != nil {
+			t.Errorf("cancellable %v: the EVENTUAL write's context is done (%v) after the caller's was canceled", cancellable, got.Err())
+		}
+		if v, _ := got.Value(ctxKey{}).(string); v != "request 7" {
+			t.Errorf("cancellable %v: the EVENTUAL write's context lost the caller's value (%q)", cancellable, v)
+		}
+		if err := rt.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

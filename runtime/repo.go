@@ -121,7 +121,7 @@ func (r *Repo[T]) begin(ctx context.Context) error {
 }
 
 func (r *Repo[T]) exec(ctx context.Context, op string, q *Query) (bool, error) {
-	start := time.Now()
+	start := r.rt.start()
 	applied, err := r.rt.d.Exec(ctx, q)
 	r.rt.record(q.Statement.TableName(), op, start)
 	if err != nil {
@@ -152,7 +152,7 @@ func (r *Repo[T]) batchExec(ctx context.Context, op string, cons kandra.Consiste
 		b = new(Batch)
 	}
 	b.Entries, b.Consistency = entries, cons
-	start := time.Now()
+	start := r.rt.start()
 	err := r.rt.d.Batch(ctx, b)
 	r.rt.record(r.ts.Name(), op, start)
 	if err != nil {
@@ -865,7 +865,7 @@ func (r *Repo[T]) one(ctx context.Context, op string, q *Query, targets func([]a
 
 // oneInto reads at most one row into dst.
 func (r *Repo[T]) oneInto(ctx context.Context, op string, q *Query, dst []any) (bool, error) {
-	start := time.Now()
+	start := r.rt.start()
 	rows, err := r.rt.d.Query(ctx, q)
 	if err != nil {
 		r.rt.record(q.Statement.TableName(), op, start)
@@ -1003,7 +1003,7 @@ func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []Ca
 	for {
 		fetch := want - len(it.rows)
 		q := &Query{Statement: st, Values: vals, Consistency: cons, PageSize: fetch, PageState: state}
-		start := time.Now()
+		start := r.rt.start()
 		rows, err := r.rt.d.Query(ctx, q)
 		if err != nil {
 			r.rt.record(r.ts.Name(), OpList, start)

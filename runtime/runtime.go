@@ -75,6 +75,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kandra-go/kandra"
@@ -106,8 +107,7 @@ type Runtime struct {
 	jobs       chan job      // EVENTUAL writes, to an idle worker
 	quit       chan struct{} // closed when Close has seen every write finish
 	quitOnce   sync.Once
-	mu         sync.Mutex
-	closed     bool
+	closed     atomic.Bool // read by every call: no lock
 	wg         sync.WaitGroup
 	background context.Context
 }
@@ -187,9 +187,7 @@ func (r *Runtime) Keyspace() string { return r.keyspace }
 // lookup writes in flight. It returns ctx's error if they did not finish.
 // It does not close the driver's session.
 func (r *Runtime) Close(ctx context.Context) error {
-	r.mu.Lock()
-	r.closed = true
-	r.mu.Unlock()
+	r.closed.Store(true)
 	done := make(chan struct{})
 	go func() {
 		r.wg.Wait()
@@ -205,9 +203,16 @@ func (r *Runtime) Close(ctx context.Context) error {
 }
 
 func (r *Runtime) isClosed() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.closed
+	return r.closed.Load()
+}
+
+// start is when a statement starts, for record: the zero time without a
+// recorder, which then needs no clock reading.
+func (r *Runtime) start() time.Time {
+	if r.cfg.metrics == nil {
+		return time.Time{}
+	}
+	return time.Now()
 }
 
 // record calls the metrics recorder, if any.
@@ -269,7 +274,10 @@ func (r *Runtime) asyncWrite(ctx context.Context, lookupTable string, entity any
 
 func (r *Runtime) enqueue(ctx context.Context, j job) {
 	r.wg.Add(1)
-	j.ctx = context.WithoutCancel(ctx)
+	j.ctx = ctx
+	if ctx.Done() != nil { // else it can never be canceled: nothing to detach
+		j.ctx = context.WithoutCancel(ctx)
+	}
 	select {
 	case r.jobs <- j:
 		return

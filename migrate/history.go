@@ -11,7 +11,11 @@ import (
 
 // HistoryRecord is one row of kandra_schema_history: what one Apply ran.
 type HistoryRecord struct {
-	// PlanHash is Plan.Hash of the plan made under the lease.
+	// PlanHash is Plan.Hash of the plan made under the lease, once the
+	// keyspace and the migrator's own tables exist: for a keyspace that
+	// did not exist, it is the hash of the reviewed plan without its
+	// create-keyspace step, which Apply runs (idempotently) before the
+	// lease and does not record.
 	PlanHash string
 	// Steps are the IDs of the steps applied, in order.
 	Steps []string

@@ -62,9 +62,9 @@
 //     hijacked value, a deleted entity) is ErrNotFound.
 //   - EVENTUAL lookups run after the primary write succeeded, on goroutines
 //     the runtime owns and keeps for the next writes (they end when idle
-//     for a while, or after Close), at most WithEventualConcurrency at a
-//     time (a caller
-//     waits for a free slot: backpressure, not an unbounded queue). They
+//     for a few seconds, or after Close), at most WithEventualConcurrency
+//     at a time (a caller waits for a free one: backpressure, not an
+//     unbounded queue). They
 //     work on a copy of the entity taken when the call returns, and use a
 //     context detached from the caller's cancellation. Failures go to
 //     EventListener.OnEventualWriteFailed and to metrics
@@ -232,8 +232,8 @@ func (r *Runtime) eventualFailed(lookupTable string, entity any, err error, d ti
 	}
 }
 
-// workerIdle is how long an EVENTUAL worker waits for the next write
-// before it ends: long enough that a steady stream of writes reuses the
+// workerIdle is about how long an EVENTUAL worker waits for the next
+// write before it ends (see work): long enough that a steady stream of writes reuses the
 // same goroutines (and their grown stacks), short enough that an idle
 // runtime that is never closed holds no goroutines for long.
 const workerIdle = 2 * time.Second
@@ -293,20 +293,27 @@ func (r *Runtime) enqueue(ctx context.Context, j job) {
 	}
 }
 
-// work runs j, then the jobs that come, until it has been idle for
-// workerIdle or the runtime is closed and drained; then it gives its slot
-// back.
+// work runs j, then the jobs that come, until a tick of workerIdle finds
+// it has run none since the previous tick (idle for one to two periods),
+// or the runtime is closed and drained; then it gives its slot back. A
+// ticker, rather than a timer reset after every job, keeps the clock off
+// the path of each write.
 func (r *Runtime) work(j job) {
 	defer func() { <-r.sem }()
-	idle := time.NewTimer(workerIdle)
-	defer idle.Stop()
+	tick := time.NewTicker(workerIdle)
+	defer tick.Stop()
+	r.run(j)
+	ran := true
 	for {
-		r.run(j)
-		idle.Reset(workerIdle)
 		select {
 		case j = <-r.jobs:
-		case <-idle.C:
-			return
+			r.run(j)
+			ran = true
+		case <-tick.C:
+			if !ran {
+				return
+			}
+			ran = false
 		case <-r.quit:
 			return
 		}

@@ -28,6 +28,7 @@ func TestFuzzTargetsListed(t *testing.T) {
 		}
 	}
 	n := 0
+	found := map[string]bool{}
 	for _, f := range strings.Fields(string(out)) {
 		src, err := os.ReadFile(f)
 		if err != nil {
@@ -51,6 +52,7 @@ func TestFuzzTargetsListed(t *testing.T) {
 				pkg = "./" + dir
 			}
 			spec := `"` + mod + " " + pkg + " " + string(m[1]) + `"`
+			found[spec] = true
 			if !strings.Contains(string(ci), spec) {
 				t.Errorf("%s: fuzz target %s is not in .ci/run's fuzz_targets; add %s", f, m[1], spec)
 			}
@@ -58,5 +60,16 @@ func TestFuzzTargetsListed(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("found no fuzz targets: the scan is broken")
+	}
+	// And every listed target exists: go test -fuzz matching nothing
+	// passes without fuzzing anything.
+	list := regexp.MustCompile(`(?s)fuzz_targets=\((.*?)\n\)`).FindSubmatch(ci)
+	if list == nil {
+		t.Fatal(".ci/run has no fuzz_targets=( ... ) list")
+	}
+	for _, spec := range regexp.MustCompile(`"[^"]+"`).FindAll(list[1], -1) {
+		if !found[string(spec)] {
+			t.Errorf(".ci/run fuzzes %s, which no test file declares", spec)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -175,8 +176,9 @@ type harness struct {
 
 var ctx = context.Background()
 
-// Run creates the keyspace, runs every scenario as a subtest through n, and
-// drops the keyspace.
+// Run creates the keyspace, runs every scenario as a subtest through n,
+// prints "real-server: runtime adapter=<Name> scenarios=<n> ok=<passed>"
+// and drops the keyspace.
 func Run(t *testing.T, n Node) {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
@@ -191,9 +193,14 @@ func Run(t *testing.T, n Node) {
 	}
 	t.Cleanup(func() { _ = n.Exec(ctx, "DROP KEYSPACE IF EXISTS "+k.Name()) })
 	h := &harness{n: n, ks: k.Name()}
+	passed := 0
 	for _, s := range scenarios {
-		t.Run(s.name, func(t *testing.T) { s.fn(t, h) })
+		if t.Run(s.name, func(t *testing.T) { s.fn(t, h) }) {
+			passed++
+		}
 	}
+	// The summary line CI prints for each adapter.
+	fmt.Printf("real-server: runtime adapter=%s scenarios=%d ok=%d\n", n.Name, len(scenarios), passed)
 }
 
 var scenarios = []struct {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"net"
 	"net/netip"
@@ -17,6 +18,7 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/auth"
 	kerrors "github.com/kandra-go/kandra/errors"
+	"pgregory.net/rapid"
 )
 
 type authEvents struct {
@@ -215,5 +217,117 @@ func TestSortedValueKeepsEachElementOnce(t *testing.T) {
 	// shorter first; the repeated [2] once.
 	if g, want := fmt.Sprint(got), "[[] [1] [1 5] [2]]"; g != want {
 		t.Fatalf("got %s, want %s", g, want)
+	}
+}
+
+// refTypes are the CQL types a reference may be asked to marshal: the
+// ones each writes itself and, for the fallback to gocql.Marshal, others.
+var refTypes = []gocql.Type{gocql.TypeVarchar, gocql.TypeText, gocql.TypeAscii, gocql.TypeBlob,
+	gocql.TypeInt, gocql.TypeBigInt, gocql.TypeCounter, gocql.TypeTimestamp, gocql.TypeDouble,
+	gocql.TypeFloat, gocql.TypeBoolean, gocql.TypeUUID, gocql.TypeTimeUUID, gocql.TypeSmallInt,
+	gocql.TypeTinyInt, gocql.TypeVarint, gocql.TypeDate, gocql.TypeTime, gocql.TypeInet}
+
+// sameAsGocql checks that ref(p) marshals to exactly what gocql.Marshal
+// makes of the value behind p, nil (null) against empty included, and
+// fails exactly when gocql does.
+func sameAsGocql(t *rapid.T, p any) {
+	info := gocql.NewNativeType(4, rapid.SampledFrom(refTypes).Draw(t, "type"), "")
+	r := ref(p)
+	if _, ok := r.(gocql.Marshaler); !ok {
+		t.Fatalf("ref(%T) is %T, not a gocql.Marshaler", p, r)
+	}
+	want, werr := gocql.Marshal(info, reflect.ValueOf(p).Elem().Interface())
+	got, gerr := gocql.Marshal(info, r)
+	if (werr == nil) != (gerr == nil) {
+		t.Fatalf("%T into %s: error %v, gocql's %v", p, info, gerr, werr)
+	}
+	if !bytes.Equal(got, want) || (got == nil) != (want == nil) {
+		t.Fatalf("%T %v into %s: %#v, gocql's %#v", p, reflect.ValueOf(p).Elem(), info, got, want)
+	}
+}
+
+func TestRefMarshalsAsGocql(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var p any
+		switch rapid.IntRange(0, 8).Draw(t, "kind") {
+		case 0:
+			s := rapid.String().Draw(t, "s")
+			p = &s
+		case 1:
+			b := rapid.SliceOf(rapid.Byte()).Draw(t, "b")
+			if rapid.Bool().Draw(t, "nil") {
+				b = nil
+			}
+			p = &b
+		case 2:
+			v := rapid.Int32().Draw(t, "v")
+			p = &v
+		case 3:
+			v := rapid.Int64().Draw(t, "v")
+			p = &v
+		case 4:
+			v := rapid.Int().Draw(t, "v")
+			p = &v
+		case 5:
+			v := math.Float64frombits(rapid.Uint64().Draw(t, "bits"))
+			p = &v
+		case 6:
+			v := rapid.Bool().Draw(t, "v")
+			p = &v
+		case 7:
+			var v time.Time
+			if !rapid.Bool().Draw(t, "zero") {
+				loc := time.FixedZone("z", rapid.IntRange(-14*3600, 14*3600).Draw(t, "off"))
+				v = time.Unix(rapid.Int64Range(-1<<40, 1<<40).Draw(t, "sec"), rapid.Int64Range(0, 999999999).Draw(t, "ns")).In(loc)
+			}
+			p = &v
+		case 8:
+			var v gocql.UUID
+			copy(v[:], rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, "u"))
+			p = &v
+		}
+		sameAsGocql(t, p)
+	})
+}
+
+func TestRefReadsTheFieldWhenMarshalled(t *testing.T) {
+	s := "before"
+	r := ref(&s)
+	s = "after"
+	got, err := gocql.Marshal(gocql.NewNativeType(4, gocql.TypeVarchar, ""), r)
+	if err != nil || string(got) != "after" {
+		t.Fatalf("%q %v", got, err)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { r = ref(&s) }); allocs != 0 {
+		t.Errorf("ref allocates %v times", allocs)
+	}
+}
+
+func TestBindRefMarshalsAsBind(t *testing.T) {
+	// A column's plan: a reference where bind gives a plain value or the
+	// uuid alias, bind's own value for a converted column.
+	u, id, name, tags := uuid.New(), userID(uuid.New()), "n", []string{"b", "a"}
+	for _, c := range []struct {
+		p   any
+		cql string
+		typ gocql.TypeInfo
+	}{
+		{&u, "UUID", gocql.NewNativeType(4, gocql.TypeUUID, "")},
+		{&id, "UUID", gocql.NewNativeType(4, gocql.TypeUUID, "")},
+		{&name, "TEXT", gocql.NewNativeType(4, gocql.TypeVarchar, "")},
+		{&tags, "LIST<TEXT>", gocql.CollectionType{NativeType: gocql.NewNativeType(4, gocql.TypeList, ""), Elem: gocql.NewNativeType(4, gocql.TypeVarchar, "")}},
+	} {
+		cv := planOf(t, reflect.TypeOf(c.p).Elem(), c.cql)
+		want, err := gocql.Marshal(c.typ, cv.bind(c.p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := gocql.Marshal(c.typ, cv.bindRef(c.p))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%T as %s: %x (%v), bind's %x", c.p, c.cql, got, err, want)
+		}
+	}
+	if _, ok := planOf(t, reflect.TypeFor[uuid.UUID](), "UUID").bindRef(&u).(uuidRef); !ok {
+		t.Error("a uuid.UUID is not bound as a reference")
 	}
 }

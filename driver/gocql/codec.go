@@ -2,6 +2,7 @@ package gocql
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"net/netip"
 	"reflect"
@@ -102,6 +103,23 @@ func (c *Codec) AppendBindValues(dst, ptrs []any) []any {
 	return dst
 }
 
+// AppendBindRefs is AppendBindValues, except that the value of a field of
+// a plain native type (string, []byte, int32, int64, int, float64, bool,
+// time.Time, uuid.UUID) is bound as a reference to the field: a
+// gocql.Marshaler holding only the field's address, which an interface
+// holds without allocating, and which writes the field's bytes when gocql
+// marshals it, the same bytes gocql.Marshal writes for the value. The
+// fields are read when gocql marshals the statement, not now: keep them
+// unchanged until the statement has run, and do not bind refs to a query
+// that may run after its call returns (a speculative execution of an
+// idempotent query may); bind values there.
+func (c *Codec) AppendBindRefs(dst, ptrs []any) []any {
+	for i, p := range ptrs {
+		dst = append(dst, c.convs[i].bindRef(p))
+	}
+	return dst
+}
+
 // bind is the value gocql is given for the field address p: p's value for
 // a common type, a pointer of the wire type to the same memory (alias), or
 // the converted value.
@@ -112,6 +130,19 @@ func (cv *conv) bind(p any) any {
 	if cv.alias != nil {
 		if a, ok := cv.alias(p); ok {
 			return wireValue(a)
+		}
+	}
+	return cv.toWire(reflect.ValueOf(p).Elem()).Interface()
+}
+
+// bindRef is bind with a reference (see ref) where one marshals the field.
+func (cv *conv) bindRef(p any) any {
+	if cv == nil {
+		return ref(p)
+	}
+	if cv.alias != nil {
+		if a, ok := cv.alias(p); ok {
+			return ref(a)
 		}
 	}
 	return cv.toWire(reflect.ValueOf(p).Elem()).Interface()
@@ -644,4 +675,139 @@ func deref(p any) any {
 		return *x
 	}
 	return p
+}
+
+// ref is the reference that marshals the field at p for the plain native
+// types (see Codec.AppendBindRefs), and deref(p) for any other. Storing a
+// string or an int64 in an interface allocates; storing a struct of one
+// pointer does not.
+func ref(p any) any {
+	switch x := p.(type) {
+	case *string:
+		return textRef{x}
+	case *[]byte:
+		return blobRef{x}
+	case *int32:
+		return int32Ref{x}
+	case *int64:
+		return int64Ref{x}
+	case *int:
+		return intRef{x}
+	case *float64:
+		return doubleRef{x}
+	case *bool:
+		return boolRef{x}
+	case *time.Time:
+		return timeRef{x}
+	case *gocql.UUID:
+		return uuidRef{x}
+	}
+	return deref(p)
+}
+
+// The references. Each writes its field's bytes itself only for the CQL
+// types whose encoding in gocql v1.7.0's marshal.go is a plain copy or a
+// big-endian integer (the same expression gocql uses), and hands the
+// value to gocql.Marshal for every other type, so that the bytes, the
+// nulls and the errors are gocql's own.
+type (
+	textRef   struct{ p *string }
+	blobRef   struct{ p *[]byte }
+	int32Ref  struct{ p *int32 }
+	int64Ref  struct{ p *int64 }
+	intRef    struct{ p *int }
+	doubleRef struct{ p *float64 }
+	boolRef   struct{ p *bool }
+	timeRef   struct{ p *time.Time }
+	uuidRef   struct{ p *gocql.UUID }
+)
+
+// isText: gocql's marshalVarchar, which sends a string's or a []byte's
+// bytes as they are (an empty one as an empty value, not null).
+func isText(t gocql.Type) bool {
+	return t == gocql.TypeVarchar || t == gocql.TypeText || t == gocql.TypeAscii || t == gocql.TypeBlob
+}
+
+func (r textRef) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
+	if isText(info.Type()) {
+		return []byte(*r.p), nil
+	}
+	return gocql.Marshal(info, *r.p)
+}
+
+func (r blobRef) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
+	if isText(info.Type()) {
+		return *r.p, nil // nil is null, as in gocql
+	}
+	return gocql.Marshal(info, *r.p)
+}
+
+func (r int32Ref) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
+	if info.Type() == gocql.TypeInt {
+		return be32(*r.p), nil
+	}
+	return gocql.Marshal(info, *r.p)
+}
+
+func (r int64Ref) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
+	switch info.Type() {
+	case gocql.TypeBigInt, gocql.TypeCounter, gocql.TypeTimestamp:
+		return be64(*r.p), nil
+	}
+	return gocql.Marshal(info, *r.p)
+}
+
+func (r intRef) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
+	switch info.Type() {
+	case gocql.TypeBigInt, gocql.TypeCounter:
+		return be64(int64(*r.p)), nil
+	}
+	return gocql.Marshal(info, *r.p) // INT checks the range
+}
+
+func (r doubleRef) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
+	if info.Type() == gocql.TypeDouble {
+		return be64(int64(math.Float64bits(*r.p))), nil
+	}
+	return gocql.Marshal(info, *r.p)
+}
+
+func (r boolRef) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
+	if info.Type() == gocql.TypeBoolean {
+		if *r.p {
+			return []byte{1}, nil
+		}
+		return []byte{0}, nil
+	}
+	return gocql.Marshal(info, *r.p)
+}
+
+func (r timeRef) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
+	if info.Type() == gocql.TypeTimestamp {
+		v := *r.p
+		if v.IsZero() {
+			return []byte{}, nil // gocql sends the zero time as an empty value
+		}
+		return be64(v.UTC().Unix()*1e3 + int64(v.UTC().Nanosecond()/1e6)), nil
+	}
+	return gocql.Marshal(info, *r.p)
+}
+
+func (r uuidRef) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
+	switch info.Type() {
+	case gocql.TypeUUID, gocql.TypeTimeUUID:
+		b := make([]byte, 16) // a copy: gocql may keep the bytes
+		copy(b, r.p[:])
+		return b, nil
+	}
+	return gocql.Marshal(info, *r.p)
+}
+
+func be32(x int32) []byte {
+	return []byte{byte(x >> 24), byte(x >> 16), byte(x >> 8), byte(x)}
+}
+
+func be64(x int64) []byte {
+	return []byte{byte(x >> 56), byte(x >> 48), byte(x >> 40), byte(x >> 32),
+		byte(x >> 24), byte(x >> 16), byte(x >> 8), byte(x)}
 }

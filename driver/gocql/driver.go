@@ -100,22 +100,35 @@ func (d *Driver) plan(s *kandra.Statement) (*plan, error) {
 // becomes its wire value; everything else passes through.
 //
 // The result is always a new slice: the driver's Query keeps it, and the
-// runtime reuses q.Values once the call returns. The address of a common
-// type, and of a uuid.UUID, becomes its value (a gocql.UUID), so that
-// marshalling takes the driver's typed cases instead of reflect.
-func (p *plan) values(vals []any) []any {
+// runtime reuses q.Values once the call returns. With byRef, the address
+// of a plain native type, and of a uuid.UUID, becomes a reference that
+// marshals the field when gocql runs the statement (see
+// Codec.AppendBindRefs): no boxing. It is used only for a statement gocql
+// runs before Exec, Query or Batch returns, one that is not idempotent
+// (gocql never runs speculative executions of those, which could read the
+// fields after the call). Otherwise the address of a common type, and of a
+// uuid.UUID, becomes its value (a gocql.UUID), so that marshalling takes
+// the driver's typed cases instead of reflect.
+func (p *plan) values(vals []any, byRef bool) []any {
 	out := make([]any, len(vals))
 	for i, v := range vals {
 		cv := p.params[i]
 		switch {
 		case v == nil:
 			continue
+		case cv == nil && byRef:
+			out[i] = ref(v)
+			continue
 		case cv == nil:
 			out[i] = deref(v)
 			continue
 		case cv.alias != nil:
 			if a, ok := cv.alias(v); ok {
-				out[i] = wireValue(a)
+				if byRef {
+					out[i] = ref(a)
+				} else {
+					out[i] = wireValue(a)
+				}
 				continue
 			}
 		}
@@ -133,7 +146,8 @@ func (d *Driver) query(ctx context.Context, q *runtime.Query) (*gocql.Query, err
 	if err != nil {
 		return nil, err
 	}
-	gq := d.s.Query(q.Statement.CQL(), p.values(q.Values)...).WithContext(ctx).Consistency(gocql.Consistency(q.Consistency))
+	gq := d.s.Query(q.Statement.CQL()).WithContext(ctx).Consistency(gocql.Consistency(q.Consistency))
+	gq.Bind(p.values(q.Values, !gq.IsIdempotent())...)
 	if q.Statement.IsConditional() {
 		gq = gq.SerialConsistency(gocql.SerialConsistency(q.SerialConsistency))
 	}
@@ -232,7 +246,9 @@ func (d *Driver) Batch(ctx context.Context, b *runtime.Batch) error {
 		if err != nil {
 			return err
 		}
-		gb.Query(e.Statement.CQL(), p.values(e.Values)...)
+		// A batch entry is never idempotent here, so gocql never
+		// speculates on the batch: references are safe.
+		gb.Query(e.Statement.CQL(), p.values(e.Values, true)...)
 	}
 	return d.s.ExecuteBatch(gb)
 }

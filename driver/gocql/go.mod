@@ -8,6 +8,7 @@ require (
 	github.com/gocql/gocql v1.7.0
 	github.com/google/uuid v1.6.0
 	github.com/kandra-go/kandra v0.0.0-00010101000000-000000000000
+	pgregory.net/rapid v1.3.0
 )
 
 require (

@@ -160,7 +160,8 @@ func unmarshalRow(infos []gocql.TypeInfo, row [][]byte, targets []any) error {
 // column bytes) is scanned through the Codec's scan path. The Codec is the
 // adapter's exported form of the conversions its Driver applies.
 //
-// It binds into a reused buffer (AppendBindValues), as the hand-written
+// It binds into a reused buffer (AppendBindRefs, as the adapter's Driver binds a
+// statement gocql cannot run speculatively), as the hand-written
 // contender's literal argument lists are on the stack here (the marshaller
 // keeps nothing): with a real gocql session both pay one argument slice
 // per statement, which the gocql.Query keeps.
@@ -225,7 +226,7 @@ func (d *clientDriver) marshal(q *krt.Query) (*clientPlan, error) {
 	if buf == nil {
 		buf = new([]any)
 	}
-	vals := p.bind.AppendBindValues((*buf)[:0], q.Values)
+	vals := p.bind.AppendBindRefs((*buf)[:0], q.Values)
 	err = d.m.row(q.Statement.CQL(), p.params, vals)
 	clear(vals)
 	*buf = vals[:0]

@@ -1,0 +1,93 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/kandra-go/kandra"
+)
+
+// recorder is a QueryFunc that answers from canned rows by statement.
+type recorder struct {
+	answers map[string][]map[string]any
+	fail    string
+	calls   []string
+}
+
+func (r *recorder) query(_ context.Context, stmt string, values []any, c kandra.Consistency) ([]map[string]any, error) {
+	r.calls = append(r.calls, stmt)
+	if c != kandra.ConsistencyOne {
+		return nil, errors.New("consistency " + c.String())
+	}
+	if stmt == r.fail {
+		return nil, errors.New("refused")
+	}
+	return r.answers[stmt], nil
+}
+
+func TestReadSchemaRows(t *testing.T) {
+	r := &recorder{answers: map[string][]map[string]any{}}
+	for i, tb := range schemaTables {
+		r.answers["SELECT * FROM system_schema."+tb+" WHERE keyspace_name = ?"] = []map[string]any{{"table": tb, "i": i}}
+	}
+	rows, err := ReadSchemaRows(context.Background(), r.query, "ks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := [][]map[string]any{rows.Keyspaces, rows.Tables, rows.Columns, rows.Indexes, rows.Types, rows.DroppedColumns}
+	for i, tb := range schemaTables {
+		if len(got[i]) != 1 || got[i][0]["table"] != tb {
+			t.Errorf("field %d: %v, want the rows of %s", i, got[i], tb)
+		}
+	}
+	r.fail = "SELECT * FROM system_schema.indexes WHERE keyspace_name = ?"
+	if rows, err := ReadSchemaRows(context.Background(), r.query, "ks"); err == nil || rows != nil {
+		t.Fatalf("a failed query: %v, %v", rows, err)
+	}
+}
+
+func TestReadSchemaVersions(t *testing.T) {
+	r := &recorder{answers: map[string][]map[string]any{
+		"SELECT broadcast_address, listen_address, schema_version FROM system.local WHERE key = 'local'": {{"broadcast_address": nil, "listen_address": "127.0.0.1", "schema_version": "a"}},
+		"SELECT peer, schema_version FROM system.peers":                                                  {{"peer": "127.0.0.2", "schema_version": "a"}, {"peer": "127.0.0.3", "schema_version": "b"}},
+	}}
+	v, err := ReadSchemaVersions(context.Background(), r.query)
+	if want := map[string]string{"127.0.0.1": "a", "127.0.0.2": "a", "127.0.0.3": "b"}; err != nil || !reflect.DeepEqual(v, want) {
+		t.Fatalf("versions %v, %v; want %v", v, err, want)
+	}
+	r.fail = "SELECT peer, schema_version FROM system.peers"
+	if _, err := ReadSchemaVersions(context.Background(), r.query); err == nil {
+		t.Fatal("a failed peers query gave no error")
+	}
+}
+
+func TestAwaitAndExecSchema(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the versions are read even after ctx is done
+	cause := errors.New("timed out")
+	versions := func(c context.Context) (map[string]string, error) {
+		if c.Err() != nil {
+			return nil, c.Err()
+		}
+		return map[string]string{"h": "v"}, nil
+	}
+	if err := AwaitAgreement(ctx, func(context.Context) error { return nil }, versions); err != nil {
+		t.Fatal(err)
+	}
+	await := func(c context.Context) error {
+		return AwaitAgreement(c, func(context.Context) error { return cause }, versions)
+	}
+	var ran []string
+	exec := func(_ context.Context, s string) error { ran = append(ran, s); return nil }
+	err := ExecSchemaThen(ctx, "CREATE TABLE t", exec, await)
+	var ae *AgreementError
+	if !errors.As(err, &ae) || ae.Statement != "CREATE TABLE t" || ae.Versions["h"] != "v" || !errors.Is(ae.Cause, cause) || len(ran) != 1 {
+		t.Fatalf("err %v (%+v), ran %v", err, ae, ran)
+	}
+	refused := errors.New("refused")
+	if err := ExecSchemaThen(ctx, "DROP", func(context.Context, string) error { return refused }, await); !errors.Is(err, refused) {
+		t.Fatalf("a refused statement: %v", err)
+	}
+}

@@ -2,13 +2,11 @@ package gocql
 
 import (
 	"context"
-	"errors"
 	"net"
-	"strings"
-	"time"
 
 	gocql "github.com/gocql/gocql"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/internal/cqlstmt"
 	"github.com/kandra-go/kandra/migrate"
 )
 
@@ -17,79 +15,32 @@ import (
 
 var _ migrate.Driver = (*Driver)(nil)
 
-// schemaTables are the system_schema tables SchemaRows reads, in the
-// order of migrate.SchemaRows' fields.
-var schemaTables = [...]string{"keyspaces", "tables", "columns", "indexes", "types", "dropped_columns"}
-
 // SchemaRows implements migrate.Driver: every row of
 // system_schema.{keyspaces,tables,columns,indexes,types,dropped_columns}
 // of keyspace, with uuids as canonical strings.
 func (d *Driver) SchemaRows(ctx context.Context, keyspace string) (*migrate.SchemaRows, error) {
-	out := &migrate.SchemaRows{}
-	dst := [...]*[]map[string]any{&out.Keyspaces, &out.Tables, &out.Columns, &out.Indexes, &out.Types, &out.DroppedColumns}
-	for i, t := range schemaTables {
-		rows, err := d.QueryCQL(ctx, "SELECT * FROM system_schema."+t+" WHERE keyspace_name = ?", []any{keyspace}, kandra.ConsistencyOne)
-		if err != nil {
-			return nil, err
-		}
-		*dst[i] = rows
-	}
-	return out, nil
+	return migrate.ReadSchemaRows(ctx, d.QueryCQL, keyspace)
 }
 
 // ExecSchema implements migrate.Driver: it runs stmt, then waits for
 // schema agreement.
 func (d *Driver) ExecSchema(ctx context.Context, stmt string) error {
-	if err := d.s.Query(stmt).WithContext(ctx).Consistency(gocql.One).Exec(); err != nil {
-		return err
-	}
-	err := d.AwaitSchemaAgreement(ctx)
-	var ae *migrate.AgreementError
-	if errors.As(err, &ae) {
-		ae.Statement = stmt
-	}
-	return err
+	return migrate.ExecSchemaThen(ctx, stmt, func(ctx context.Context, stmt string) error {
+		return d.s.Query(stmt).WithContext(ctx).Consistency(gocql.One).Exec()
+	}, d.AwaitSchemaAgreement)
 }
 
 // AwaitSchemaAgreement implements migrate.Driver with the session's
 // AwaitSchemaAgreement (ClusterConfig.MaxWaitSchemaAgreement bounds it);
 // a failure becomes a *migrate.AgreementError with the versions seen.
 func (d *Driver) AwaitSchemaAgreement(ctx context.Context) error {
-	start := time.Now()
-	err := d.s.AwaitSchemaAgreement(ctx)
-	if err == nil {
-		return nil
-	}
-	vctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	versions, _ := d.SchemaVersions(vctx)
-	return &migrate.AgreementError{Versions: versions, Waited: time.Since(start), Cause: err}
+	return migrate.AwaitAgreement(ctx, d.s.AwaitSchemaAgreement, d.SchemaVersions)
 }
 
 // SchemaVersions implements migrate.Driver: the coordinator's
 // system.local and system.peers, by host address.
 func (d *Driver) SchemaVersions(ctx context.Context) (map[string]string, error) {
-	out := map[string]string{}
-	local, err := d.QueryCQL(ctx, "SELECT broadcast_address, listen_address, schema_version FROM system.local WHERE key = 'local'", nil, kandra.ConsistencyOne)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range local {
-		host, _ := r["broadcast_address"].(string)
-		if host == "" {
-			host, _ = r["listen_address"].(string)
-		}
-		out[host], _ = r["schema_version"].(string)
-	}
-	peers, err := d.QueryCQL(ctx, "SELECT peer, schema_version FROM system.peers", nil, kandra.ConsistencyOne)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range peers {
-		host, _ := r["peer"].(string)
-		out[host], _ = r["schema_version"].(string)
-	}
-	return out, nil
+	return migrate.ReadSchemaVersions(ctx, d.QueryCQL)
 }
 
 // ExecCQL implements migrate.Driver. A conditional INSERT, UPDATE or
@@ -97,7 +48,7 @@ func (d *Driver) SchemaVersions(ctx context.Context) (map[string]string, error) 
 // whether it applied.
 func (d *Driver) ExecCQL(ctx context.Context, stmt string, values []any, c kandra.Consistency) (bool, error) {
 	q := d.s.Query(stmt, values...).WithContext(ctx).Consistency(gocql.Consistency(c))
-	if isConditional(stmt) {
+	if cqlstmt.IsConditional(stmt) {
 		return q.SerialConsistency(gocql.Serial).MapScanCAS(map[string]any{})
 	}
 	return true, q.Exec()
@@ -137,19 +88,4 @@ func plainValue(v any) any {
 		return x.String()
 	}
 	return v
-}
-
-// isConditional reports a lightweight transaction: an INSERT, UPDATE or
-// DELETE with an IF clause.
-func isConditional(stmt string) bool {
-	u := strings.ToUpper(strings.TrimSpace(stmt))
-	if !strings.HasPrefix(u, "INSERT") && !strings.HasPrefix(u, "UPDATE") && !strings.HasPrefix(u, "DELETE") {
-		return false
-	}
-	for _, f := range strings.Fields(u) {
-		if f == "IF" {
-			return true
-		}
-	}
-	return false
 }

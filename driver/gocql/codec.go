@@ -367,46 +367,14 @@ func planValue(t reflect.Type, n cqlNode, top bool) *conv {
 		// *net.IP fails ("invalid sized IP: got 0 bytes"): scan through
 		// **net.IP, which gocql sets to nil for null. Collections cannot
 		// hold nulls, so only a column's own value needs this.
-		return &conv{
-			wire: typeNetIPPtr,
-			toWire: func(v reflect.Value) reflect.Value {
-				if v.IsNil() {
-					return reflect.Zero(typeNetIPPtr)
-				}
-				p := reflect.New(typeNetIP)
-				p.Elem().Set(v)
-				return p
-			},
-			fromWire: func(v reflect.Value) (reflect.Value, error) {
-				if v.IsNil() {
-					return reflect.Zero(t), nil
-				}
-				return v.Elem(), nil
-			},
-		}
+		return viaPointer(t, typeNetIPPtr, reflect.Value.IsNil)
 	case t == typeTime && n.Name == "date" && top:
 		// gocql v1.7.0 writes the zero time.Time as an empty value, which
 		// Cassandra refuses in a DATE ("Expected 4 byte long for date
 		// (0)"); a TIMESTAMP takes it. Sent through *time.Time, the zero
 		// time is null, and null reads back as the zero time. Collections
 		// cannot hold nulls, so only a column's own value needs this.
-		return &conv{
-			wire: typeTimePtr,
-			toWire: func(v reflect.Value) reflect.Value {
-				if v.IsZero() {
-					return reflect.Zero(typeTimePtr)
-				}
-				p := reflect.New(typeTime)
-				p.Elem().Set(v)
-				return p
-			},
-			fromWire: func(v reflect.Value) (reflect.Value, error) {
-				if v.IsNil() {
-					return reflect.Zero(t), nil
-				}
-				return v.Elem(), nil
-			},
-		}
+		return viaPointer(t, typeTimePtr, reflect.Value.IsZero)
 	case t.Kind() == reflect.Int64 && n.Name == "duration":
 		return &conv{
 			wire: typeGocqlDur,
@@ -810,4 +778,27 @@ func be32(x int32) []byte {
 func be64(x int64) []byte {
 	return []byte{byte(x >> 56), byte(x >> 48), byte(x >> 40), byte(x >> 32),
 		byte(x >> 24), byte(x >> 16), byte(x >> 8), byte(x)}
+}
+
+// viaPointer is the conversion of a column of Go type t bound and scanned
+// through wire, a pointer to t: a value that null reports is sent as a nil
+// pointer (null), and null reads back as t's zero value.
+func viaPointer(t, wire reflect.Type, null func(reflect.Value) bool) *conv {
+	return &conv{
+		wire: wire,
+		toWire: func(v reflect.Value) reflect.Value {
+			if null(v) {
+				return reflect.Zero(wire)
+			}
+			p := reflect.New(wire.Elem())
+			p.Elem().Set(v)
+			return p
+		},
+		fromWire: func(v reflect.Value) (reflect.Value, error) {
+			if v.IsNil() {
+				return reflect.Zero(t), nil
+			}
+			return v.Elem(), nil
+		},
+	}
 }

@@ -481,10 +481,20 @@ func eventStatements(tb testing.TB) *kandra.TableStatements {
 	return st
 }
 
+// oneP runs the rest of a benchmark at GOMAXPROCS=1. It must be called in
+// the sub-benchmark itself: the testing package sets GOMAXPROCS to the -cpu
+// value (by default the machine's) before it runs each sub-benchmark, so a
+// setting made by the parent is undone (the name's -N suffix still shows
+// that value).
+func oneP(b *testing.B) {
+	prev := goruntime.GOMAXPROCS(1)
+	b.Cleanup(func() { goruntime.GOMAXPROCS(prev) })
+}
+
 func BenchmarkSaveClient(b *testing.B) {
-	defer goruntime.GOMAXPROCS(goruntime.GOMAXPROCS(1))
 	ctx := context.Background()
 	b.Run("kandra", func(b *testing.B) {
+		oneP(b)
 		rt, repo, d, failed := newClientRepo(b, nil)
 		e := NewEvent()
 		b.ReportAllocs()
@@ -506,6 +516,7 @@ func BenchmarkSaveClient(b *testing.B) {
 		}
 	})
 	b.Run("reflectx", func(b *testing.B) {
+		oneP(b)
 		var m marshaller
 		c, mp, e := newClientStatements(b), newMapper(), toGocqlEvent(NewEvent())
 		b.ReportAllocs()
@@ -517,6 +528,7 @@ func BenchmarkSaveClient(b *testing.B) {
 		}
 	})
 	b.Run("handwritten", func(b *testing.B) {
+		oneP(b)
 		var m marshaller
 		c, e := newClientStatements(b), NewEvent()
 		b.ReportAllocs()
@@ -528,6 +540,7 @@ func BenchmarkSaveClient(b *testing.B) {
 		}
 	})
 	b.Run("marshal", func(b *testing.B) {
+		oneP(b)
 		var m marshaller
 		st := eventStatements(b)
 		cqls, infos, vals := kandraValues(b, NewEvent(), st.Insert(0), st.Lookup(0).Insert(), st.Lookup(1).Insert())
@@ -592,9 +605,9 @@ var (
 )
 
 func BenchmarkGetClient(b *testing.B) {
-	defer goruntime.GOMAXPROCS(goruntime.GOMAXPROCS(1))
 	ctx := context.Background()
 	b.Run("kandra", func(b *testing.B) {
+		oneP(b)
 		rt, repo, _, _ := newClientRepo(b, eventRow(b, newClientStatements(b)))
 		key := NewEvent()
 		b.ReportAllocs()
@@ -612,6 +625,7 @@ func BenchmarkGetClient(b *testing.B) {
 		}
 	})
 	b.Run("reflectx", func(b *testing.B) {
+		oneP(b)
 		var m marshaller
 		c, mp, key := newClientStatements(b), newMapper(), toGocqlEvent(NewEvent())
 		row := eventRow(b, c)
@@ -626,6 +640,7 @@ func BenchmarkGetClient(b *testing.B) {
 		}
 	})
 	b.Run("handwritten", func(b *testing.B) {
+		oneP(b)
 		var m marshaller
 		c, key := newClientStatements(b), NewEvent()
 		row := eventRow(b, c)
@@ -640,6 +655,7 @@ func BenchmarkGetClient(b *testing.B) {
 		}
 	})
 	b.Run("marshal", func(b *testing.B) {
+		oneP(b)
 		// The key as the kandra driver converts it, and the scan targets
 		// the Codec gives for Event's columns: the gocql work alone.
 		var m marshaller

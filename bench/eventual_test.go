@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
 	goruntime "runtime"
 	"strings"
 	"sync"
@@ -55,17 +56,24 @@ func (d *gateDriver) Query(context.Context, *krt.Query) (krt.Rows, error) {
 	return nil, errors.New("gateDriver: no reads")
 }
 
-// TestEventualWorkers: the runtime's kept EVENTUAL workers keep its
-// documented semantics. At most WithEventualConcurrency writes are in
-// flight and a caller past that waits (backpressure); every write sees the
-// entity as it was when Save returned; Close waits for the writes in
-// flight; the workers end after Close.
+// TestEventualWorkers: the runtime's kept EVENTUAL workers and their queue
+// keep the documented semantics. At most WithEventualConcurrency writes are
+// in flight, at most WithEventualQueue more wait, and a caller past that
+// waits (backpressure); every write sees the entity as it was when Save
+// returned; Close waits for the writes in flight and queued; the workers
+// end after Close.
 func TestEventualWorkers(t *testing.T) {
-	const limit, saves = 3, 10
+	for _, queue := range []int{0, 4} {
+		t.Run(fmt.Sprintf("queue=%d", queue), func(t *testing.T) { testEventualWorkers(t, queue) })
+	}
+}
+
+func testEventualWorkers(t *testing.T, queue int) {
+	const limit, saves = 3, 12
 	before := goruntime.NumGoroutine()
 	d := &gateDriver{gate: make(chan struct{})}
 	var failed atomic.Int32
-	rt, err := krt.New(d, "app", krt.WithEventualConcurrency(limit),
+	rt, err := krt.New(d, "app", krt.WithEventualConcurrency(limit), krt.WithEventualQueue(queue),
 		krt.WithEventListener(kandra.EventListenerFunc(func(string, any, error) { failed.Add(1) })))
 	if err != nil {
 		t.Fatal(err)
@@ -86,18 +94,21 @@ func TestEventualWorkers(t *testing.T) {
 		}
 	}()
 	waitFor(t, "3 writes in flight", func() bool { return d.inFlight.Load() == limit })
-	for i := 0; i < limit; i++ {
+	for i := 0; i < limit+queue; i++ {
 		<-returned
 	}
-	// The fourth Save has its row written and waits for a worker.
+	// The next Save has its row written and waits for room.
 	select {
 	case i := <-returned:
-		t.Fatalf("Save %d returned with %d writes in flight and a limit of %d", i, d.inFlight.Load(), limit)
+		t.Fatalf("Save %d returned with %d writes in flight, a limit of %d and a queue of %d", i, d.inFlight.Load(), limit, queue)
 	case <-time.After(100 * time.Millisecond):
+	}
+	if got := d.inFlight.Load(); got != limit {
+		t.Fatalf("%d writes in flight with a limit of %d", got, limit)
 	}
 
 	close(d.gate)
-	for i := limit; i < saves; i++ {
+	for i := limit + queue; i < saves; i++ {
 		<-returned
 	}
 	if err := rt.Close(ctx); err != nil {
@@ -126,7 +137,7 @@ func TestEventualWorkers(t *testing.T) {
 func TestEventualCallerContext(t *testing.T) {
 	d := &gateDriver{gate: make(chan struct{})}
 	failed := make(chan error, 1)
-	rt, err := krt.New(d, "app", krt.WithEventualConcurrency(1),
+	rt, err := krt.New(d, "app", krt.WithEventualConcurrency(1), krt.WithEventualQueue(0),
 		krt.WithEventListener(kandra.EventListenerFunc(func(_ string, _ any, err error) { failed <- err })))
 	if err != nil {
 		t.Fatal(err)

@@ -63,8 +63,9 @@
 //   - EVENTUAL lookups run after the primary write succeeded, on goroutines
 //     the runtime owns and keeps for the next writes (they end when idle
 //     for a few seconds, or after Close), at most WithEventualConcurrency
-//     at a time (a caller waits for a free one: backpressure, not an
-//     unbounded queue). They
+//     at a time, with up to WithEventualQueue more waiting in order for a
+//     worker; a caller that finds the queue full waits for room
+//     (backpressure, not an unbounded queue). They
 //     work on a copy of the entity taken when the call returns, and use a
 //     context detached from the caller's cancellation. Failures go to
 //     EventListener.OnEventualWriteFailed and to metrics
@@ -103,10 +104,8 @@ type Runtime struct {
 	d          Driver
 	keyspace   string
 	cfg        config
-	sem        chan struct{} // one slot per EVENTUAL worker
-	jobs       chan job      // EVENTUAL writes, to an idle worker
-	quit       chan struct{} // closed when Close has seen every write finish
-	quitOnce   sync.Once
+	pool       *workers // the EVENTUAL writes' workers and queue
+	closeOnce  sync.Once
 	closed     atomic.Bool // read by every call: no lock
 	wg         sync.WaitGroup
 	background context.Context
@@ -118,6 +117,7 @@ type config struct {
 	metrics     kandra.Metrics
 	listener    kandra.EventListener
 	concurrency int
+	queue       int
 	maxBatch    int
 	now         func() time.Time
 }
@@ -143,6 +143,11 @@ func WithEventListener(l kandra.EventListener) Option { return func(o *config) {
 // (default 16).
 func WithEventualConcurrency(n int) Option { return func(o *config) { o.concurrency = n } }
 
+// WithEventualQueue sets how many EVENTUAL lookup writes may wait for a
+// worker beyond those in flight (default DefaultEventualQueue). A call that
+// finds the queue full waits for room; with 0 it waits for a free worker.
+func WithEventualQueue(n int) Option { return func(o *config) { o.queue = n } }
+
 // WithMaxBatchBytes sets the batch limit (default DefaultMaxBatchBytes);
 // a negative value turns the check off.
 func WithMaxBatchBytes(n int) Option { return func(o *config) { o.maxBatch = n } }
@@ -158,7 +163,7 @@ func New(d Driver, keyspace string, opts ...Option) (*Runtime, error) {
 		panic("kandra/runtime: New: nil Driver")
 	}
 	cfg := config{consistency: kandra.ConsistencyLocalQuorum, serial: kandra.ConsistencySerial,
-		concurrency: 16, maxBatch: DefaultMaxBatchBytes, now: time.Now}
+		concurrency: 16, queue: DefaultEventualQueue, maxBatch: DefaultMaxBatchBytes, now: time.Now}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -171,13 +176,16 @@ func New(d Driver, keyspace string, opts ...Option) (*Runtime, error) {
 	if cfg.concurrency < 1 {
 		cfg.concurrency = 1
 	}
+	if cfg.queue < 0 {
+		cfg.queue = 0
+	}
 	if keyspace != "" {
 		if err := kandra.ValidateName(keyspace); err != nil {
 			return nil, err
 		}
 	}
-	return &Runtime{d: d, keyspace: keyspace, cfg: cfg, sem: make(chan struct{}, cfg.concurrency),
-		jobs: make(chan job), quit: make(chan struct{}), background: context.Background()}, nil
+	return &Runtime{d: d, keyspace: keyspace, cfg: cfg, pool: newWorkers(cfg.concurrency, cfg.queue),
+		background: context.Background()}, nil
 }
 
 // Keyspace is the qualifier given to New.
@@ -191,7 +199,7 @@ func (r *Runtime) Close(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
 		r.wg.Wait()
-		r.quitOnce.Do(func() { close(r.quit) }) // let the idle workers end
+		r.closeOnce.Do(r.pool.close) // let the idle workers end
 		close(done)
 	}()
 	select {
@@ -229,108 +237,6 @@ func (r *Runtime) eventualFailed(lookupTable string, entity any, err error, d ti
 	}
 	if r.cfg.listener != nil {
 		r.cfg.listener.OnEventualWriteFailed(lookupTable, entity, err)
-	}
-}
-
-// workerIdle is about how long an EVENTUAL worker waits for the next
-// write before it ends (see work): long enough that a steady stream of writes reuses the
-// same goroutines (and their grown stacks), short enough that an idle
-// runtime that is never closed holds no goroutines for long.
-const workerIdle = 2 * time.Second
-
-// job is one EVENTUAL write handed to a worker: fn, or w's write of
-// lookup i.
-type job struct {
-	ctx    context.Context
-	table  string
-	entity any
-	fn     func(ctx context.Context) error
-	w      eventualWriter
-	i      int
-}
-
-// eventualWriter writes lookup i's row of one entity. A Repo's EVENTUAL
-// inserts implement it on the struct that holds the entity's copy, so
-// that they need no closure of their own.
-type eventualWriter interface {
-	write(ctx context.Context, i int) error
-}
-
-// async runs fn on a runtime-owned goroutine. The runtime keeps up to
-// concurrency worker goroutines, each holding a slot of sem for its whole
-// life, fed by the unbuffered jobs channel: a write goes to an idle
-// worker, or to a new one while a slot is free, or else the caller waits
-// until a worker is free (backpressure, not an unbounded queue). Reusing
-// workers spares each write a goroutine start and its stack growth. If ctx
-// ends before the write is taken, it is reported as failed.
-func (r *Runtime) async(ctx context.Context, lookupTable string, entity any, fn func(ctx context.Context) error) {
-	r.enqueue(ctx, job{table: lookupTable, entity: entity, fn: fn})
-}
-
-// asyncWrite is async of w's write of lookup i.
-func (r *Runtime) asyncWrite(ctx context.Context, lookupTable string, entity any, w eventualWriter, i int) {
-	r.enqueue(ctx, job{table: lookupTable, entity: entity, w: w, i: i})
-}
-
-func (r *Runtime) enqueue(ctx context.Context, j job) {
-	r.wg.Add(1)
-	j.ctx = ctx
-	if ctx.Done() != nil { // else it can never be canceled: nothing to detach
-		j.ctx = context.WithoutCancel(ctx)
-	}
-	select {
-	case r.jobs <- j:
-		return
-	default:
-	}
-	select {
-	case r.jobs <- j:
-	case r.sem <- struct{}{}:
-		go r.work(j)
-	case <-ctx.Done():
-		r.wg.Done()
-		r.eventualFailed(j.table, j.entity, &kerrors.QueryError{Message: "eventual write to " + j.table + " not started", Cause: ctx.Err()}, 0)
-	}
-}
-
-// work runs j, then the jobs that come, until a tick of workerIdle finds
-// it has run none since the previous tick (idle for one to two periods),
-// or the runtime is closed and drained; then it gives its slot back. A
-// ticker, rather than a timer reset after every job, keeps the clock off
-// the path of each write.
-func (r *Runtime) work(j job) {
-	defer func() { <-r.sem }()
-	tick := time.NewTicker(workerIdle)
-	defer tick.Stop()
-	r.run(j)
-	ran := true
-	for {
-		select {
-		case j = <-r.jobs:
-			r.run(j)
-			ran = true
-		case <-tick.C:
-			if !ran {
-				return
-			}
-			ran = false
-		case <-r.quit:
-			return
-		}
-	}
-}
-
-func (r *Runtime) run(j job) {
-	defer r.wg.Done()
-	start := time.Now()
-	var err error
-	if j.w != nil {
-		err = j.w.write(j.ctx, j.i)
-	} else {
-		err = j.fn(j.ctx)
-	}
-	if err != nil {
-		r.eventualFailed(j.table, j.entity, err, time.Since(start))
 	}
 }
 

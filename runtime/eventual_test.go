@@ -1,0 +1,121 @@
+package runtime
+
+import (
+	"context"
+	goruntime "runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestWorkersStress: many callers queue EVENTUAL writes while the workers
+// keep ending (an idle period of a millisecond) and starting again. Every
+// write runs exactly once, never more than the limit at once; Close waits
+// for all of them; afterwards no worker is left.
+func TestWorkersStress(t *testing.T) {
+	for _, c := range []struct{ limit, queue int }{{1, 0}, {3, 0}, {3, 5}, {8, 64}} {
+		before := goruntime.NumGoroutine()
+		rt, err := New(nopDriver{}, "app", WithEventualConcurrency(c.limit), WithEventualQueue(c.queue))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt.pool.idleFor = time.Millisecond
+		const callers, each = 16, 200
+		var inFlight, maxSeen, ran atomic.Int64
+		seen := make([]atomic.Int32, callers*each)
+		var wg sync.WaitGroup
+		for g := 0; g < callers; g++ {
+			wg.Add(1)
+			go func(g int) {
+				defer wg.Done()
+				for i := 0; i < each; i++ {
+					id := g*each + i
+					rt.async(context.Background(), "t", nil, func(context.Context) error {
+						n := inFlight.Add(1)
+						for m := maxSeen.Load(); n > m && !maxSeen.CompareAndSwap(m, n); m = maxSeen.Load() {
+						}
+						if id%7 == 0 {
+							time.Sleep(50 * time.Microsecond)
+						}
+						seen[id].Add(1)
+						ran.Add(1)
+						inFlight.Add(-1)
+						return nil
+					})
+					if i%50 == 0 {
+						time.Sleep(2 * time.Millisecond) // let the workers go idle and end
+					}
+				}
+			}(g)
+		}
+		wg.Wait()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := rt.Close(ctx); err != nil {
+			t.Fatalf("limit %d queue %d: Close: %v after %d of %d writes", c.limit, c.queue, err, ran.Load(), callers*each)
+		}
+		cancel()
+		if got := ran.Load(); got != callers*each {
+			t.Fatalf("limit %d queue %d: %d writes ran, want %d", c.limit, c.queue, got, callers*each)
+		}
+		for id := range seen {
+			if n := seen[id].Load(); n != 1 {
+				t.Fatalf("limit %d queue %d: write %d ran %d times", c.limit, c.queue, id, n)
+			}
+		}
+		if m := maxSeen.Load(); m > int64(c.limit) {
+			t.Fatalf("limit %d queue %d: %d writes ran at once", c.limit, c.queue, m)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for goruntime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				t.Fatalf("limit %d queue %d: %d goroutines after Close, %d before", c.limit, c.queue, goruntime.NumGoroutine(), before)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// TestWorkersEndWhenIdle: without Close, the workers end once idle, and a
+// later write starts one again.
+func TestWorkersEndWhenIdle(t *testing.T) {
+	before := goruntime.NumGoroutine()
+	rt, err := New(nopDriver{}, "app", WithEventualConcurrency(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.pool.idleFor = 5 * time.Millisecond
+	for round := 0; round < 2; round++ {
+		done := make(chan struct{}, 8)
+		for i := 0; i < 8; i++ {
+			rt.async(context.Background(), "t", nil, func(context.Context) error { done <- struct{}{}; return nil })
+		}
+		for i := 0; i < 8; i++ {
+			<-done
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			rt.pool.mu.Lock()
+			running := rt.pool.running
+			rt.pool.mu.Unlock()
+			if running == 0 && goruntime.NumGoroutine() <= before {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: %d workers still running while idle", round, running)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if err := rt.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// nopDriver is a Driver that is never called: the tests here queue their
+// own writes.
+type nopDriver struct{}
+
+func (nopDriver) Exec(context.Context, *Query) (bool, error)  { panic("nopDriver: Exec") }
+func (nopDriver) Batch(context.Context, *Batch) error         { panic("nopDriver: Batch") }
+func (nopDriver) Query(context.Context, *Query) (Rows, error) { panic("nopDriver: Query") }

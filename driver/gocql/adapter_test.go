@@ -3,6 +3,7 @@ package gocql
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"net"
 	"net/netip"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -329,5 +331,183 @@ func TestBindRefMarshalsAsBind(t *testing.T) {
 	}
 	if _, ok := planOf(t, reflect.TypeFor[uuid.UUID](), "UUID").bindRef(&u).(uuidRef); !ok {
 		t.Error("a uuid.UUID is not bound as a reference")
+	}
+}
+
+// textListInfos are the types a textListRef may be asked to marshal or
+// unmarshal: the lists and sets of text it encodes itself and, for the
+// fallback to gocql, a protocol 2 list, a list of int and text itself.
+func textListInfos() []gocql.TypeInfo {
+	coll := func(proto byte, t, elem gocql.Type) gocql.TypeInfo {
+		return gocql.CollectionType{NativeType: gocql.NewNativeType(proto, t, ""), Elem: gocql.NewNativeType(proto, elem, "")}
+	}
+	return []gocql.TypeInfo{
+		coll(4, gocql.TypeList, gocql.TypeVarchar), coll(4, gocql.TypeSet, gocql.TypeVarchar),
+		coll(3, gocql.TypeList, gocql.TypeText), coll(5, gocql.TypeList, gocql.TypeAscii),
+		coll(4, gocql.TypeSet, gocql.TypeBlob), coll(2, gocql.TypeList, gocql.TypeVarchar),
+		coll(4, gocql.TypeList, gocql.TypeInt), gocql.NewNativeType(4, gocql.TypeVarchar, ""),
+	}
+}
+
+func drawStrings(t *rapid.T, label string) []string {
+	if rapid.IntRange(0, 9).Draw(t, label+"-nil") == 0 {
+		return nil
+	}
+	return rapid.SliceOfN(rapid.OneOf(rapid.Just(""), rapid.String()), 0, 8).Draw(t, label)
+}
+
+// TestTextListRefMarshalsAsGocql: a []string marshals through
+// textListRef to exactly gocql's bytes, nil (null) against an empty list
+// included, and fails exactly when gocql does.
+func TestTextListRefMarshalsAsGocql(t *testing.T) {
+	infos := textListInfos()
+	rapid.Check(t, func(t *rapid.T) {
+		v := drawStrings(t, "v")
+		info := rapid.SampledFrom(infos).Draw(t, "info")
+		want, werr := gocql.Marshal(info, v)
+		got, gerr := gocql.Marshal(info, ref(&v))
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("%q into %s: error %v, gocql's %v", v, info, gerr, werr)
+		}
+		if !bytes.Equal(got, want) || (got == nil) != (want == nil) {
+			t.Fatalf("%q into %s: %x, gocql's %x", v, info, got, want)
+		}
+	})
+}
+
+// listBytes encodes elems as a list of text with 4-byte sizes, a nil
+// element as null.
+func listBytes(n int, elems [][]byte) []byte {
+	b := binary.BigEndian.AppendUint32(nil, uint32(n))
+	for _, e := range elems {
+		if e == nil {
+			b = binary.BigEndian.AppendUint32(b, math.MaxUint32) // -1: null
+			continue
+		}
+		b = binary.BigEndian.AppendUint32(b, uint32(len(e)))
+		b = append(b, e...)
+	}
+	return b
+}
+
+// outcome is what one Unmarshal did: the value read, its error, a panic.
+type outcome struct {
+	v     []string
+	err   error
+	panic any
+}
+
+// unmarshalBoth scans data of type info into a []string that held prior,
+// through gocql and through textListRef; a panic counts as an outcome.
+func unmarshalBoth(info gocql.TypeInfo, data []byte, prior []string) (want, got outcome) {
+	try := func(o *outcome, dst func(*[]string) any) {
+		o.v = slices.Clone(prior)
+		defer func() { o.panic = recover() }()
+		o.err = gocql.Unmarshal(info, data, dst(&o.v))
+	}
+	try(&want, func(p *[]string) any { return p })
+	try(&got, func(p *[]string) any { return scanRef(p) })
+	return want, got
+}
+
+func checkUnmarshalSame(t interface{ Fatalf(string, ...any) }, info gocql.TypeInfo, data []byte, prior []string) {
+	if n, ok := claimedCount(info, data); ok && (n < 0 || n > len(data)/2) {
+		// More elements than the data can hold: gocql allocates a slice
+		// of n first (up to 32 GiB, or panics when n < 0), then fails.
+		// textListRef fails at once and leaves the field alone; for the
+		// other types it hands the data to gocql, so neither is run.
+		if textList(info) {
+			got := slices.Clone(prior)
+			if err := gocql.Unmarshal(info, data, scanRef(&got)); err == nil || !slices.Equal(got, prior) {
+				t.Fatalf("%x as %s (a count of %d): %q, %v; want an error and the field unchanged", data, info, n, got, err)
+			}
+		}
+		return
+	}
+	want, got := unmarshalBoth(info, data, prior)
+	if (want.panic == nil) != (got.panic == nil) || (want.err == nil) != (got.err == nil) {
+		t.Fatalf("%x as %s: error %v (panic %v), gocql's %v (panic %v)", data, info, got.err, got.panic, want.err, want.panic)
+	}
+	if want.err == nil && want.panic == nil && (!reflect.DeepEqual(got.v, want.v) || (got.v == nil) != (want.v == nil)) {
+		t.Fatalf("%x as %s: %#v, gocql's %#v", data, info, got.v, want.v)
+	}
+}
+
+// claimedCount is the element count at the start of data for a list or
+// set type, with the protocol's size width.
+func claimedCount(info gocql.TypeInfo, data []byte) (int, bool) {
+	if info.Type() != gocql.TypeList && info.Type() != gocql.TypeSet {
+		return 0, false
+	}
+	if info.Version() > 2 {
+		if len(data) < 4 {
+			return 0, false
+		}
+		return int(int32(binary.BigEndian.Uint32(data))), true
+	}
+	if len(data) < 2 {
+		return 0, false
+	}
+	return int(binary.BigEndian.Uint16(data)), true
+}
+
+// TestTextListRefUnmarshalsAsGocql: textListRef reads into a *[]string
+// exactly what gocql reads: well-formed lists (with null and empty
+// elements, and bytes after the last one), null, an empty list, and
+// malformed data, which fails as it does in gocql.
+func TestTextListRefUnmarshalsAsGocql(t *testing.T) {
+	infos := textListInfos()
+	rapid.Check(t, func(t *rapid.T) {
+		info := rapid.SampledFrom(infos).Draw(t, "info")
+		prior := drawStrings(t, "prior")
+		var data []byte
+		switch rapid.IntRange(0, 3).Draw(t, "form") {
+		case 0:
+			data = nil
+		case 1: // well formed
+			elems := rapid.SliceOfN(rapid.OneOf(rapid.Just([]byte(nil)), rapid.SliceOf(rapid.Byte())), 0, 8).Draw(t, "elems")
+			data = listBytes(len(elems), elems)
+			data = append(data, rapid.SliceOfN(rapid.Byte(), 0, 3).Draw(t, "trailing")...)
+		case 2: // cut short, or claiming more elements than it has
+			elems := rapid.SliceOfN(rapid.SliceOf(rapid.Byte()), 0, 4).Draw(t, "elems")
+			data = listBytes(len(elems)+rapid.IntRange(0, 2).Draw(t, "extra"), elems)
+			data = data[:rapid.IntRange(0, len(data)).Draw(t, "cut")]
+		default:
+			data = rapid.SliceOfN(rapid.Byte(), 0, 24).Draw(t, "bytes")
+		}
+		checkUnmarshalSame(t, info, data, prior)
+	})
+}
+
+// FuzzTextListUnmarshal: for any bytes, textListRef reads what gocql
+// reads, or fails (or panics) as it does.
+func FuzzTextListUnmarshal(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 2, 0, 0, 0, 1, 'a', 0xff, 0xff, 0xff, 0xff}, uint8(0))
+	f.Add([]byte{0, 0, 0, 0}, uint8(1))
+	f.Add([]byte{0, 0, 0, 3, 0, 0, 0, 5, 'a'}, uint8(4))
+	infos := textListInfos()
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
+		checkUnmarshalSame(t, infos[int(which)%len(infos)], data, []string{"prior"})
+	})
+}
+
+func TestTextListRefAllocations(t *testing.T) {
+	info := textListInfos()[0]
+	v := []string{"a", "bb", "", "ccc"}
+	data, err := gocql.Marshal(info, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	target := scanRef(&got)
+	if allocs := testing.AllocsPerRun(100, func() {
+		if err := gocql.Unmarshal(info, data, target); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs != 2 {
+		t.Errorf("a list of 4 texts reads in %v allocations, want 2 (the slice and the shared string)", allocs)
+	}
+	if !reflect.DeepEqual(got, v) {
+		t.Fatalf("read %q, want %q", got, v)
 	}
 }

@@ -1,6 +1,7 @@
 package gocql
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"net"
@@ -181,7 +182,7 @@ func (c *Codec) AppendScanTargets(dst, ptrs []any) (targets []any, finish func()
 	for i, p := range ptrs {
 		cv := c.convs[i]
 		if cv == nil || cv.sortOnly {
-			targets = append(targets, p)
+			targets = append(targets, scanRef(p))
 			continue
 		}
 		if cv.alias != nil {
@@ -233,6 +234,7 @@ var (
 	typeNetIP        = reflect.TypeFor[net.IP]()
 	typeNetIPPtr     = reflect.TypeFor[*net.IP]()
 	typeTime         = reflect.TypeFor[time.Time]()
+	typeStrings      = reflect.TypeFor[[]string]()
 	typeTimePtr      = reflect.TypeFor[*time.Time]()
 	typeGocqlDur     = reflect.TypeFor[gocql.Duration]()
 )
@@ -669,8 +671,20 @@ func ref(p any) any {
 		return timeRef{x}
 	case *gocql.UUID:
 		return uuidRef{x}
+	case *[]string:
+		return textListRef{x}
 	}
 	return deref(p)
+}
+
+// scanRef is the scan target for the field at p: a reference that decodes
+// a list or set of text into a *[]string itself (textListRef), p for any
+// other type.
+func scanRef(p any) any {
+	if x, ok := p.(*[]string); ok {
+		return textListRef{x}
+	}
+	return p
 }
 
 // The references. Each writes its field's bytes itself only for the CQL
@@ -688,6 +702,11 @@ type (
 	boolRef   struct{ p *bool }
 	timeRef   struct{ p *time.Time }
 	uuidRef   struct{ p *gocql.UUID }
+
+	// textListRef marshals and unmarshals a list or set of text (or
+	// ascii or blob) from and to a []string; gocql does it through
+	// reflect, element by element.
+	textListRef struct{ p *[]string }
 )
 
 // isText: gocql's marshalVarchar, which sends a string's or a []byte's
@@ -769,6 +788,106 @@ func (r uuidRef) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
 		return b, nil
 	}
 	return gocql.Marshal(info, *r.p)
+}
+
+// textList reports whether info is a list or set of text elements at a
+// protocol whose sizes are 4 bytes (3 and later), the only form
+// textListRef encodes itself.
+func textList(info gocql.TypeInfo) bool {
+	ci, ok := info.(gocql.CollectionType)
+	return ok && (ci.Type() == gocql.TypeList || ci.Type() == gocql.TypeSet) &&
+		ci.Version() > 2 && ci.Elem != nil && isText(ci.Elem.Type())
+}
+
+// MarshalCQL writes gocql's marshalList of a []string: nil is null; then
+// the count and each element's length and bytes (an empty string is an
+// empty element, not null).
+func (r textListRef) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
+	v := *r.p
+	if !textList(info) {
+		return gocql.Marshal(info, v)
+	}
+	if v == nil {
+		return nil, nil
+	}
+	n := 4
+	for _, s := range v {
+		if len(s) > math.MaxInt32 {
+			return gocql.Marshal(info, v) // gocql's error
+		}
+		n += 4 + len(s)
+	}
+	b := make([]byte, 4, n)
+	binary.BigEndian.PutUint32(b, uint32(len(v)))
+	for _, s := range v {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
+		b = append(b, s...)
+	}
+	return b, nil
+}
+
+// UnmarshalCQL reads what gocql's unmarshalList reads into a *[]string:
+// null is a nil slice, anything else a new slice (empty, not nil, for no
+// elements), a null element "". The elements share one string, so that a
+// row's list is two allocations, not one per element. Data that is not
+// well formed is gocql's error, "unmarshal list: unexpected eof", and the
+// field is left as it was; gocql would first allocate the slice of the
+// count the data claims (and panic on a negative one).
+func (r textListRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	if !textList(info) {
+		return gocql.Unmarshal(info, data, r.p)
+	}
+	if data == nil {
+		*r.p = nil
+		return nil
+	}
+	n, ok := textListSize(data)
+	if !ok {
+		return gocql.UnmarshalError("unmarshal list: unexpected eof")
+	}
+	all := string(data[4:])
+	out := make([]string, n)
+	at := 0
+	for i := range out {
+		m := int(int32(binary.BigEndian.Uint32(data[4+at:])))
+		at += 4
+		if m > 0 {
+			out[i] = all[at : at+m]
+			at += m
+		}
+	}
+	*r.p = out
+	return nil
+}
+
+// textListSize is the element count of a well-formed list of text in
+// data (4-byte sizes), and false for anything else: too short, a negative
+// count, an element past the end. Bytes after the last element are
+// ignored, as gocql does.
+func textListSize(data []byte) (int, bool) {
+	if len(data) < 4 {
+		return 0, false
+	}
+	n := int(int32(binary.BigEndian.Uint32(data)))
+	if n < 0 {
+		return 0, false
+	}
+	rest := data[4:]
+	for i := 0; i < n; i++ {
+		if len(rest) < 4 {
+			return 0, false
+		}
+		m := int(int32(binary.BigEndian.Uint32(rest)))
+		rest = rest[4:]
+		if m < 0 {
+			continue // null: ""
+		}
+		if len(rest) < m {
+			return 0, false
+		}
+		rest = rest[m:]
+	}
+	return n, true
 }
 
 func be32(x int32) []byte {

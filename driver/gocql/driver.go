@@ -53,7 +53,7 @@ type plan struct {
 	params []*conv
 	goType []reflect.Type
 	result []*conv
-	any    bool // some result column converts
+	any    bool // some result column converts or scans through scanRef
 }
 
 // conv is result column i's conversion; nil past the columns (the
@@ -88,7 +88,7 @@ func (d *Driver) plan(s *kandra.Statement) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p.result[i] = planConv(c.GoType(), n, true); p.result[i] != nil {
+		if p.result[i] = planConv(c.GoType(), n, true); p.result[i] != nil || c.GoType() == typeStrings {
 			p.any = true
 		}
 	}
@@ -208,7 +208,7 @@ func (r *rows) Next(dst []any) bool {
 			r.tmps[i] = reflect.New(cv.wire)
 			r.targets[i] = r.tmps[i].Interface()
 		} else {
-			r.targets[i] = t
+			r.targets[i] = scanRef(t)
 		}
 	}
 	if !r.it.Scan(r.targets...) {

@@ -49,6 +49,10 @@ type job struct {
 // that they need no closure of their own.
 type eventualWriter interface {
 	write(ctx context.Context, i int) error
+	// done is called once per write: after write (reported: its failure
+	// went to the listener), or, reported, instead of write when the write
+	// was not started.
+	done(reported bool)
 }
 
 // workers is the runtime's EVENTUAL worker pool.
@@ -99,6 +103,9 @@ func (r *Runtime) enqueue(ctx context.Context, j job) {
 		case p.room <- struct{}{}:
 		case <-ctx.Done():
 			r.eventualFailed(j.table, j.entity, &kerrors.QueryError{Message: "eventual write to " + j.table + " not started", Cause: ctx.Err()}, 0)
+			if j.w != nil {
+				j.w.done(true)
+			}
 			return
 		}
 	}
@@ -231,5 +238,8 @@ func (r *Runtime) run(j job) {
 			d = time.Since(start)
 		}
 		r.eventualFailed(j.table, j.entity, err, d)
+	}
+	if j.w != nil {
+		j.w.done(err != nil)
 	}
 }

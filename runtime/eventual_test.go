@@ -2,11 +2,16 @@ package runtime
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	goruntime "runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kandra-go/kandra"
 )
 
 // TestWorkersStress: many callers queue EVENTUAL writes while the workers
@@ -119,3 +124,55 @@ type nopDriver struct{}
 func (nopDriver) Exec(context.Context, *Query) (bool, error)  { panic("nopDriver: Exec") }
 func (nopDriver) Batch(context.Context, *Batch) error         { panic("nopDriver: Batch") }
 func (nopDriver) Query(context.Context, *Query) (Rows, error) { panic("nopDriver: Query") }
+
+// ticketFake fails the EVENTUAL by_ticket insert of tickets starting with
+// "bad" and lets every other statement through.
+type ticketFake struct{ fake }
+
+func (f *ticketFake) Exec(ctx context.Context, q *Query) (bool, error) {
+	if strings.Contains(q.Statement.CQL(), "by_ticket") {
+		if s, ok := q.Values[0].(*string); ok && strings.HasPrefix(*s, "bad") {
+			return false, errors.New("injected")
+		}
+	}
+	return true, nil
+}
+
+// TestEventualCopyReused: the entity copy an EVENTUAL write works on is
+// reused once its writes are done, but the copy a listener was given (a
+// failed write) stays the entity it was told about while later Saves run.
+func TestEventualCopyReused(t *testing.T) {
+	var mu sync.Mutex
+	var got []*fUser
+	rt, err := New(&ticketFake{}, "ks", WithEventListener(kandra.EventListenerFunc(func(_ string, e any, _ error) {
+		mu.Lock()
+		got = append(got, e.(*fUser))
+		mu.Unlock()
+	})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := MustNewRepo(rt, fUsers)
+	ctx := context.Background()
+	for i := 0; i < 200; i++ {
+		ticket := fmt.Sprintf("ok-%d", i)
+		if i%20 == 0 {
+			ticket = fmt.Sprintf("bad-%d", i)
+		}
+		if err := repo.Save(ctx, &fUser{Email: fmt.Sprintf("u%d@x", i), Ticket: ticket}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rt.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 10 {
+		t.Fatalf("the listener heard of %d failures, want 10", len(got))
+	}
+	for _, u := range got {
+		var n int
+		if _, err := fmt.Sscanf(u.Ticket, "bad-%d", &n); err != nil || u.Email != fmt.Sprintf("u%d@x", n) {
+			t.Errorf("the listener's entity changed after it was reported: %+v", u)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -27,6 +28,7 @@ type Repo[T any] struct {
 	batch    []int // indices of BATCH lookups
 	eventual []int // indices of EVENTUAL lookups
 	lookups  []*kandra.LookupTableSchema
+	inserts  sync.Pool // *eventualInsert[T], reused once their writes are done
 }
 
 // NewRepo builds the statements of t (once) and returns its repository.
@@ -465,29 +467,42 @@ func (r *Repo[T]) Save(ctx context.Context, e *T, opts ...CallOption) error {
 
 // eventualInserts writes the EVENTUAL lookup rows of a copy of e.
 func (r *Repo[T]) eventualInserts(ctx context.Context, op string, cons kandra.Consistency, e *T) {
-	if len(r.eventual) == 0 {
+	n := 0
+	for _, i := range r.eventual {
+		if !isEmpty(r.lookupValue(i, e)) {
+			n++
+		}
+	}
+	if n == 0 {
 		return
 	}
-	var w *eventualInsert[T]
+	w, _ := r.inserts.Get().(*eventualInsert[T])
+	if w == nil {
+		w = &eventualInsert[T]{r: r}
+	}
+	w.op, w.cons, w.e = op, cons, *e
+	// Counted before the first write is queued: a worker may finish it
+	// before the next is.
+	w.pending.Store(int32(n))
 	for _, i := range r.eventual {
-		if isEmpty(r.lookupValue(i, e)) {
-			continue
+		if !isEmpty(r.lookupValue(i, &w.e)) {
+			r.rt.asyncWrite(ctx, r.lookups[i].Name(), &w.e, w, i)
 		}
-		if w == nil {
-			w = &eventualInsert[T]{r: r, op: op, cons: cons, e: *e}
-		}
-		r.rt.asyncWrite(ctx, r.lookups[i].Name(), &w.e, w, i)
 	}
 }
 
 // eventualInsert is the EVENTUAL lookup rows of one write: a copy of the
-// entity as it was when the call returned, shared by its lookups, in the
-// one allocation an EVENTUAL write costs the caller.
+// entity as it was when the call returned, shared by its lookups. It goes
+// back to the Repo's pool when its last write is done, unless a write was
+// not started or failed: the listener was then given &e, which must stay
+// the entity it was told about.
 type eventualInsert[T any] struct {
-	r    *Repo[T]
-	op   string
-	cons kandra.Consistency
-	e    T
+	r       *Repo[T]
+	op      string
+	cons    kandra.Consistency
+	pending atomic.Int32 // writes not yet done
+	kept    atomic.Bool  // a listener has &e: never reused
+	e       T
 }
 
 // write inserts lookup i's row, on a worker.
@@ -498,6 +513,20 @@ func (w *eventualInsert[T]) write(ctx context.Context, i int) error {
 	q.Consistency = w.cons
 	_, err := w.r.exec(ctx, w.op, q)
 	return err
+}
+
+// done is called once per write, after write and after the listener has
+// heard of its failure, or instead of write when it was not started.
+func (w *eventualInsert[T]) done(reported bool) {
+	if reported {
+		w.kept.Store(true)
+	}
+	if w.pending.Add(-1) != 0 || w.kept.Load() {
+		return
+	}
+	var zero T
+	w.e, w.op = zero, "" // hold no entity while pooled
+	w.r.inserts.Put(w)
 }
 
 // scratch is the memory of one call's statements: the Query structs, one

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"reflect"
+	"strconv"
 	"time"
 
 	gocql "github.com/gocql/gocql"
@@ -187,7 +188,7 @@ func (c *Codec) AppendScanTargets(dst, ptrs []any) (targets []any, finish func()
 		}
 		if cv.alias != nil {
 			if a, ok := cv.alias(p); ok {
-				targets = append(targets, a)
+				targets = append(targets, scanRef(a))
 				continue
 			}
 		}
@@ -235,6 +236,13 @@ var (
 	typeNetIPPtr     = reflect.TypeFor[*net.IP]()
 	typeTime         = reflect.TypeFor[time.Time]()
 	typeStrings      = reflect.TypeFor[[]string]()
+	typeString       = reflect.TypeFor[string]()
+	typeBytes        = reflect.TypeFor[[]byte]()
+	typeInt32        = reflect.TypeFor[int32]()
+	typeInt64        = reflect.TypeFor[int64]()
+	typeInt          = reflect.TypeFor[int]()
+	typeFloat64      = reflect.TypeFor[float64]()
+	typeBool         = reflect.TypeFor[bool]()
 	typeTimePtr      = reflect.TypeFor[*time.Time]()
 	typeGocqlDur     = reflect.TypeFor[gocql.Duration]()
 )
@@ -677,21 +685,56 @@ func ref(p any) any {
 	return deref(p)
 }
 
-// scanRef is the scan target for the field at p: a reference that decodes
-// a list or set of text into a *[]string itself (textListRef), p for any
-// other type.
+// scanRef is the scan target for the field at p: for the plain native
+// types and a list of text, the reference to the field (see ref), which
+// decodes the column into it itself, as gocql's Unmarshal would; p for any
+// other type. gocql.Unmarshal hands a reference to its UnmarshalCQL at
+// once, before the reflection it spends on every other target.
 func scanRef(p any) any {
-	if x, ok := p.(*[]string); ok {
+	switch x := p.(type) {
+	case *string:
+		return textRef{x}
+	case *[]byte:
+		return blobRef{x}
+	case *int32:
+		return int32Ref{x}
+	case *int64:
+		return int64Ref{x}
+	case *int:
+		return intRef{x}
+	case *float64:
+		return doubleRef{x}
+	case *bool:
+		return boolRef{x}
+	case *time.Time:
+		return timeRef{x}
+	case *gocql.UUID:
+		return uuidRef{x}
+	case *[]string:
 		return textListRef{x}
 	}
 	return p
+}
+
+// hasScanRef reports whether scanRef gives a reference for a field of
+// type t.
+func hasScanRef(t reflect.Type) bool {
+	switch t {
+	case typeString, typeBytes, typeInt32, typeInt64, typeInt, typeFloat64, typeBool, typeTime, typeStrings:
+		return true
+	}
+	return false
 }
 
 // The references. Each writes its field's bytes itself only for the CQL
 // types whose encoding in gocql v1.7.0's marshal.go is a plain copy or a
 // big-endian integer (the same expression gocql uses), and hands the
 // value to gocql.Marshal for every other type, so that the bytes, the
-// nulls and the errors are gocql's own.
+// nulls and the errors are gocql's own. Their UnmarshalCQL methods do the
+// same the other way: they decode exactly what gocql's unmarshal functions
+// decode for those types into a pointer of the field's type (null, and a
+// value of the wrong length where gocql reads it as zero, included), and
+// call gocql.Unmarshal for any other.
 type (
 	textRef   struct{ p *string }
 	blobRef   struct{ p *[]byte }
@@ -888,6 +931,118 @@ func textListSize(data []byte) (int, bool) {
 		rest = rest[m:]
 	}
 	return n, true
+}
+
+func (r textRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	if isText(info.Type()) {
+		*r.p = string(data)
+		return nil
+	}
+	return gocql.Unmarshal(info, data, r.p)
+}
+
+func (r blobRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	if isText(info.Type()) {
+		if data == nil {
+			*r.p = nil
+		} else {
+			*r.p = append((*r.p)[:0], data...) // gocql reuses the field's array too
+		}
+		return nil
+	}
+	return gocql.Unmarshal(info, data, r.p)
+}
+
+func (r int32Ref) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	if info.Type() == gocql.TypeInt {
+		*r.p = int32(dec64(data, 4))
+		return nil
+	}
+	return gocql.Unmarshal(info, data, r.p)
+}
+
+func (r int64Ref) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	switch info.Type() {
+	case gocql.TypeBigInt, gocql.TypeCounter, gocql.TypeTimestamp:
+		*r.p = dec64(data, 8)
+		return nil
+	}
+	return gocql.Unmarshal(info, data, r.p)
+}
+
+func (r intRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	switch info.Type() {
+	case gocql.TypeBigInt, gocql.TypeCounter:
+		if strconv.IntSize == 64 { // else gocql checks the range
+			*r.p = int(dec64(data, 8))
+			return nil
+		}
+	case gocql.TypeInt:
+		*r.p = int(int32(dec64(data, 4)))
+		return nil
+	}
+	return gocql.Unmarshal(info, data, r.p)
+}
+
+func (r doubleRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	if info.Type() == gocql.TypeDouble {
+		*r.p = math.Float64frombits(uint64(dec64(data, 8)))
+		return nil
+	}
+	return gocql.Unmarshal(info, data, r.p)
+}
+
+func (r boolRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	if info.Type() == gocql.TypeBoolean {
+		*r.p = len(data) > 0 && data[0] != 0
+		return nil
+	}
+	return gocql.Unmarshal(info, data, r.p)
+}
+
+func (r timeRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	if info.Type() == gocql.TypeTimestamp {
+		if len(data) == 0 {
+			*r.p = time.Time{}
+			return nil
+		}
+		x := dec64(data, 8)
+		sec := x / 1000
+		*r.p = time.Unix(sec, (x-sec*1000)*1000000).In(time.UTC)
+		return nil
+	}
+	return gocql.Unmarshal(info, data, r.p)
+}
+
+func (r uuidRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	switch info.Type() {
+	case gocql.TypeUUID, gocql.TypeTimeUUID:
+		switch len(data) {
+		case 0:
+			*r.p = gocql.UUID{}
+			return nil
+		case 16:
+			copy(r.p[:], data)
+			return nil
+		}
+	}
+	return gocql.Unmarshal(info, data, r.p) // and its error for another length
+}
+
+// dec64 is gocql's decInt (n = 4) or decBigInt (n = 8): the big-endian
+// integer, or 0 when data is not n bytes long.
+func dec64(data []byte, n int) int64 {
+	if len(data) != n {
+		return 0
+	}
+	var x int64
+	for _, b := range data {
+		x = x<<8 | int64(b)
+	}
+	if n == 4 {
+		return int64(int32(x))
+	}
+	return x
 }
 
 func be32(x int32) []byte {

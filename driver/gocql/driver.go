@@ -53,7 +53,7 @@ type plan struct {
 	params []*conv
 	goType []reflect.Type
 	result []*conv
-	any    bool // some result column converts or scans through scanRef
+	any    bool // some result column converts or scans through a reference
 }
 
 // conv is result column i's conversion; nil past the columns (the
@@ -88,7 +88,7 @@ func (d *Driver) plan(s *kandra.Statement) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p.result[i] = planConv(c.GoType(), n, true); p.result[i] != nil || c.GoType() == typeStrings {
+		if p.result[i] = planConv(c.GoType(), n, true); p.result[i] != nil || hasScanRef(c.GoType()) {
 			p.any = true
 		}
 	}
@@ -201,7 +201,7 @@ func (r *rows) Next(dst []any) bool {
 		if cv := r.p.conv(i); cv != nil {
 			if cv.alias != nil {
 				if a, ok := cv.alias(t); ok {
-					r.targets[i], r.tmps[i] = a, reflect.Value{} // scanned in place
+					r.targets[i], r.tmps[i] = scanRef(a), reflect.Value{} // scanned in place
 					continue
 				}
 			}

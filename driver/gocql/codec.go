@@ -64,8 +64,14 @@ import (
 // different key on every write, and differ from the key another client
 // writes. Sorting is not a conversion for Converted.
 //
-// A column whose Go type needs none of this is passed through untouched:
-// the address kandra gave is what gocql reads and writes.
+// A column whose Go type needs none of this is passed through: the address
+// kandra gave is what gocql reads and writes. For the plain native types
+// (string, []byte, int32, int64, int, float64, bool, time.Time, uuid.UUID)
+// and []string, AppendBindRefs and the scan targets wrap the address in a
+// one-pointer reference that writes or reads the field's bytes itself,
+// exactly as gocql's marshal.go does (property-tested against it), and
+// hands every other CQL type to gocql: the same bytes and values, without
+// gocql's reflection or the boxing of each value.
 type Codec struct {
 	convs []*conv // per column; nil = pass through
 }
@@ -163,7 +169,8 @@ func wireValue(a any) any {
 func noFinish() error { return nil }
 
 // ScanTargets returns scan targets for a row whose fields are at ptrs:
-// kandra's addresses where gocql can scan directly, temporaries elsewhere.
+// kandra's addresses (or their references, see Codec) where gocql can scan
+// directly, temporaries elsewhere.
 // Call finish after a successful Scan to store the temporaries into the
 // fields.
 func (c *Codec) ScanTargets(ptrs []any) (targets []any, finish func() error) {

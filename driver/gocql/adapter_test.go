@@ -554,8 +554,7 @@ func TestRefUnmarshalsAsGocql(t *testing.T) {
 		var want, got any
 		switch kind {
 		case 0:
-			s := rapid.String().Draw(t, "prior")
-			want, got = ptrTo(s), ptrTo(s)
+			want, got = pair(rapid.String().Draw(t, "prior"))
 		case 1:
 			b := rapid.SliceOfN(rapid.Byte(), 0, 8).Draw(t, "prior")
 			if rapid.Bool().Draw(t, "prior nil") {
@@ -563,27 +562,21 @@ func TestRefUnmarshalsAsGocql(t *testing.T) {
 			}
 			want, got = ptrTo(slices.Clone(b)), ptrTo(slices.Clone(b))
 		case 2:
-			v := rapid.Int32().Draw(t, "prior")
-			want, got = ptrTo(v), ptrTo(v)
+			want, got = pair(rapid.Int32().Draw(t, "prior"))
 		case 3:
-			v := rapid.Int64().Draw(t, "prior")
-			want, got = ptrTo(v), ptrTo(v)
+			want, got = pair(rapid.Int64().Draw(t, "prior"))
 		case 4:
-			v := rapid.Int().Draw(t, "prior")
-			want, got = ptrTo(v), ptrTo(v)
+			want, got = pair(rapid.Int().Draw(t, "prior"))
 		case 5:
-			v := rapid.Float64().Draw(t, "prior")
-			want, got = ptrTo(v), ptrTo(v)
+			want, got = pair(rapid.Float64().Draw(t, "prior"))
 		case 6:
-			v := rapid.Bool().Draw(t, "prior")
-			want, got = ptrTo(v), ptrTo(v)
+			want, got = pair(rapid.Bool().Draw(t, "prior"))
 		case 7:
-			v := time.Unix(rapid.Int64Range(-1<<40, 1<<40).Draw(t, "prior"), 0)
-			want, got = ptrTo(v), ptrTo(v)
+			want, got = pair(time.Unix(rapid.Int64Range(-1<<40, 1<<40).Draw(t, "prior"), 0))
 		case 8:
 			var v gocql.UUID
 			copy(v[:], rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, "prior"))
-			want, got = ptrTo(v), ptrTo(v)
+			want, got = pair(v)
 		}
 		r := scanRef(got)
 		if _, ok := r.(gocql.Unmarshaler); !ok {
@@ -611,6 +604,9 @@ func TestRefUnmarshalsAsGocql(t *testing.T) {
 }
 
 func ptrTo[V any](v V) *V { return &v }
+
+// pair is two pointers to copies of v.
+func pair[V any](v V) (any, any) { return ptrTo(v), ptrTo(v) }
 
 // unmarshalCatching is gocql.Unmarshal, with a panic as an outcome.
 func unmarshalCatching(info gocql.TypeInfo, data []byte, dst any) (p any, err error) {

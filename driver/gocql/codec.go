@@ -667,60 +667,49 @@ func deref(p any) any {
 // string or an int64 in an interface allocates; storing a struct of one
 // pointer does not.
 func ref(p any) any {
-	switch x := p.(type) {
-	case *string:
-		return textRef{x}
-	case *[]byte:
-		return blobRef{x}
-	case *int32:
-		return int32Ref{x}
-	case *int64:
-		return int64Ref{x}
-	case *int:
-		return intRef{x}
-	case *float64:
-		return doubleRef{x}
-	case *bool:
-		return boolRef{x}
-	case *time.Time:
-		return timeRef{x}
-	case *gocql.UUID:
-		return uuidRef{x}
-	case *[]string:
-		return textListRef{x}
+	if r, ok := refOf(p); ok {
+		return r
 	}
 	return deref(p)
 }
 
 // scanRef is the scan target for the field at p: for the plain native
-// types and a list of text, the reference to the field (see ref), which
-// decodes the column into it itself, as gocql's Unmarshal would; p for any
-// other type. gocql.Unmarshal hands a reference to its UnmarshalCQL at
-// once, before the reflection it spends on every other target.
+// types and a list of text, the reference to the field, which decodes the
+// column into it itself, as gocql's Unmarshal would; p for any other type.
+// gocql.Unmarshal hands a reference to its UnmarshalCQL at once, before
+// the reflection it spends on every other target.
 func scanRef(p any) any {
-	switch x := p.(type) {
-	case *string:
-		return textRef{x}
-	case *[]byte:
-		return blobRef{x}
-	case *int32:
-		return int32Ref{x}
-	case *int64:
-		return int64Ref{x}
-	case *int:
-		return intRef{x}
-	case *float64:
-		return doubleRef{x}
-	case *bool:
-		return boolRef{x}
-	case *time.Time:
-		return timeRef{x}
-	case *gocql.UUID:
-		return uuidRef{x}
-	case *[]string:
-		return textListRef{x}
+	if r, ok := refOf(p); ok {
+		return r
 	}
 	return p
+}
+
+// refOf is the reference to the field at p, if its type has one.
+func refOf(p any) (any, bool) {
+	switch x := p.(type) {
+	case *string:
+		return textRef{x}, true
+	case *[]byte:
+		return blobRef{x}, true
+	case *int32:
+		return int32Ref{x}, true
+	case *int64:
+		return int64Ref{x}, true
+	case *int:
+		return intRef{x}, true
+	case *float64:
+		return doubleRef{x}, true
+	case *bool:
+		return boolRef{x}, true
+	case *time.Time:
+		return timeRef{x}, true
+	case *gocql.UUID:
+		return uuidRef{x}, true
+	case *[]string:
+		return textListRef{x}, true
+	}
+	return nil, false
 }
 
 // hasScanRef reports whether scanRef gives a reference for a field of

@@ -222,3 +222,39 @@ func TestEventualDetached(t *testing.T) {
 		}
 	}
 }
+
+// TestEventualCloseWaitsForWaitingCaller: a write whose caller is waiting
+// for room in the queue counts for Close, which waits for it to run.
+func TestEventualCloseWaitsForWaitingCaller(t *testing.T) {
+	d := &gateDriver{gate: make(chan struct{})}
+	rt, err := krt.New(d, "app", krt.WithEventualConcurrency(1), krt.WithEventualQueue(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := krt.MustNewRepo(rt, events(t))
+	ctx := context.Background()
+	if err := repo.Save(ctx, NewEvent()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "1 write in flight", func() bool { return d.inFlight.Load() == 1 })
+	saved := make(chan error)
+	go func() { saved <- repo.Save(ctx, NewEvent()) }()
+	time.Sleep(20 * time.Millisecond) // the second Save waits for room
+	closed := make(chan error)
+	go func() { closed <- rt.Close(ctx) }()
+	select {
+	case err := <-closed:
+		t.Fatalf("Close returned (%v) with a write in flight and one waiting", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(d.gate)
+	if err := <-saved; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if got := d.done.Load(); got != 2 {
+		t.Fatalf("Close returned after %d of 2 EVENTUAL writes", got)
+	}
+}

@@ -96,6 +96,9 @@ func (r *Runtime) enqueue(ctx context.Context, j job) {
 		j.ctx = context.WithoutCancel(ctx)
 	}
 	p := r.pool
+	// Counted before it may wait for room, so that Close waits for a
+	// caller that waits.
+	r.wg.Add(1)
 	select {
 	case p.room <- struct{}{}:
 	default:
@@ -106,10 +109,10 @@ func (r *Runtime) enqueue(ctx context.Context, j job) {
 			if j.w != nil {
 				j.w.done(true)
 			}
+			r.wg.Done()
 			return
 		}
 	}
-	r.wg.Add(1)
 	p.mu.Lock()
 	// The slot taken above bounds the writes admitted, so the ring has room.
 	p.queue[(p.head+p.n)%len(p.queue)] = j

@@ -239,7 +239,7 @@ func TestEventualCloseWaitsForWaitingCaller(t *testing.T) {
 	waitFor(t, "1 write in flight", func() bool { return d.inFlight.Load() == 1 })
 	saved := make(chan error)
 	go func() { saved <- repo.Save(ctx, NewEvent()) }()
-	time.Sleep(20 * time.Millisecond) // the second Save waits for room
+	waitFor(t, "the second Save to wait for room", waitingInEnqueue)
 	closed := make(chan error)
 	go func() { closed <- rt.Close(ctx) }()
 	select {
@@ -257,4 +257,18 @@ func TestEventualCloseWaitsForWaitingCaller(t *testing.T) {
 	if got := d.done.Load(); got != 2 {
 		t.Fatalf("Close returned after %d of 2 EVENTUAL writes", got)
 	}
+}
+
+// waitingInEnqueue reports whether a goroutine is blocked in the runtime's
+// enqueue, waiting for room in the EVENTUAL queue (after it counted its
+// write for Close).
+func waitingInEnqueue() bool {
+	buf := make([]byte, 1<<20)
+	buf = buf[:goruntime.Stack(buf, true)]
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "runtime.(*Runtime).enqueue") && (strings.Contains(g, "[select") || strings.Contains(g, "[chan send")) {
+			return true
+		}
+	}
+	return false
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 )
 
@@ -174,5 +175,75 @@ func TestEventualCopyReused(t *testing.T) {
 		if _, err := fmt.Sscanf(u.Ticket, "bad-%d", &n); err != nil || u.Email != fmt.Sprintf("u%d@x", n) {
 			t.Errorf("the listener's entity changed after it was reported: %+v", u)
 		}
+	}
+}
+
+type twoEventual struct {
+	ID uuid.UUID
+	A  string
+	B  string
+}
+
+func (e *twoEventual) Describe(s *kandra.Schema[twoEventual]) {
+	s.Table("two_eventual")
+	kandra.GeneratedUUID(s, &e.ID, kandra.UUIDRandom, kandra.PartitionKey(0))
+	kandra.Bind(s, &e.A, kandra.Lookup("by_a", kandra.LookupEventual))
+	kandra.Bind(s, &e.B, kandra.Lookup("by_b", kandra.LookupEventual))
+}
+
+var twoEventuals = kandra.MustRegister[twoEventual]()
+
+// countingFake counts the EVENTUAL inserts per lookup table.
+type countingFake struct {
+	fake
+	a, b atomic.Int64
+}
+
+func (f *countingFake) Exec(ctx context.Context, q *Query) (bool, error) {
+	switch cql := q.Statement.CQL(); {
+	case strings.Contains(cql, "by_a"):
+		f.a.Add(1)
+	case strings.Contains(cql, "by_b"):
+		f.b.Add(1)
+	}
+	return true, nil
+}
+
+// TestEventualCopyLastWrite: with two EVENTUAL lookups and the second value
+// empty, the copy can go back to the pool as soon as the first write is
+// done; Save must not look at it again (run with -race), and exactly one
+// write per non-empty value runs.
+func TestEventualCopyLastWrite(t *testing.T) {
+	f := &countingFake{}
+	rt, err := New(f, "ks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := MustNewRepo(rt, twoEventuals)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	const writers, each = 4, 500
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				e := &twoEventual{A: fmt.Sprintf("a%d-%d", w, i)}
+				if i%2 == 1 {
+					e.B = "b"
+				}
+				if err := repo.Save(ctx, e); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	if err := rt.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := f.a.Load(), f.b.Load(); a != writers*each || b != writers*each/2 {
+		t.Fatalf("%d by_a and %d by_b writes, want %d and %d", a, b, writers*each, writers*each/2)
 	}
 }

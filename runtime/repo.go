@@ -482,11 +482,17 @@ func (r *Repo[T]) eventualInserts(ctx context.Context, op string, cons kandra.Co
 	}
 	w.op, w.cons, w.e = op, cons, *e
 	// Counted before the first write is queued: a worker may finish it
-	// before the next is.
+	// before the next is. Once the last is queued, w may already be back in
+	// the pool: the loop reads only e (the caller's, unchanged during the
+	// call) and stops.
 	w.pending.Store(int32(n))
 	for _, i := range r.eventual {
-		if !isEmpty(r.lookupValue(i, &w.e)) {
-			r.rt.asyncWrite(ctx, r.lookups[i].Name(), &w.e, w, i)
+		if isEmpty(r.lookupValue(i, e)) {
+			continue
+		}
+		r.rt.asyncWrite(ctx, r.lookups[i].Name(), &w.e, w, i)
+		if n--; n == 0 {
+			return
 		}
 	}
 }

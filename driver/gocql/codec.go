@@ -242,14 +242,6 @@ var (
 	typeNetIP        = reflect.TypeFor[net.IP]()
 	typeNetIPPtr     = reflect.TypeFor[*net.IP]()
 	typeTime         = reflect.TypeFor[time.Time]()
-	typeStrings      = reflect.TypeFor[[]string]()
-	typeString       = reflect.TypeFor[string]()
-	typeBytes        = reflect.TypeFor[[]byte]()
-	typeInt32        = reflect.TypeFor[int32]()
-	typeInt64        = reflect.TypeFor[int64]()
-	typeInt          = reflect.TypeFor[int]()
-	typeFloat64      = reflect.TypeFor[float64]()
-	typeBool         = reflect.TypeFor[bool]()
 	typeTimePtr      = reflect.TypeFor[*time.Time]()
 	typeGocqlDur     = reflect.TypeFor[gocql.Duration]()
 )
@@ -713,13 +705,10 @@ func refOf(p any) (any, bool) {
 }
 
 // hasScanRef reports whether scanRef gives a reference for a field of
-// type t.
+// type t (at plan time: it allocates a zero value of t).
 func hasScanRef(t reflect.Type) bool {
-	switch t {
-	case typeString, typeBytes, typeInt32, typeInt64, typeInt, typeFloat64, typeBool, typeTime, typeStrings:
-		return true
-	}
-	return false
+	_, ok := refOf(reflect.New(t).Interface())
+	return ok
 }
 
 // The references. Each writes its field's bytes itself only for the CQL

@@ -4,7 +4,7 @@
 // Every error of the family matches [ErrKandra] with the standard library's
 // errors.Is, and each kind also matches its own sentinel ([ErrSchema],
 // [ErrQuery], [ErrAuth], [ErrOptimisticLock], [ErrMigration],
-// [ErrValidation]). Use errors.As to reach the concrete type and its fields.
+// [ErrValidation], [ErrNotFound], [ErrArgument]). Use errors.As to reach the concrete type and its fields.
 // Kinds that wrap a cause ([QueryError], [AuthError], [MigrationError])
 // unwrap to it, so errors.Is also sees through to the cause.
 //
@@ -43,6 +43,12 @@ var (
 	ErrMigration error = sentinel("kandra: migration error")
 	// ErrValidation matches *ValidationError.
 	ErrValidation error = sentinel("kandra: validation failed")
+	// ErrNotFound matches *NotFoundError: a read found no (live, matching)
+	// row.
+	ErrNotFound error = sentinel("kandra: not found")
+	// ErrArgument matches *ArgumentError: a call was refused before
+	// anything was sent because an argument or option is out of range.
+	ErrArgument error = sentinel("kandra: invalid argument")
 )
 
 // isKind reports whether target is the family sentinel or the kind's own.
@@ -155,6 +161,55 @@ func (e *ValidationError) Error() string {
 
 // Is matches ErrValidation and ErrKandra.
 func (e *ValidationError) Is(target error) bool { return isKind(target, ErrValidation) }
+
+// NotFoundError reports a read that found no row: none with the key, a
+// soft-deleted one where only live rows count, or, through a lookup, no
+// entity that still holds the value. Values of Sensitive columns are
+// redacted in Key and Value.
+type NotFoundError struct {
+	// Table is the entity's table.
+	Table string
+	// Key is the primary key read (one value, or a slice of the key's
+	// values in key order), or nil for a read through a lookup.
+	Key any
+	// Lookup is the lookup table read through, or "".
+	Lookup string
+	// Value is the lookup value looked for (nil without Lookup).
+	Value any
+}
+
+// Error renders "kandra: not found: users key=K" or "kandra: not found:
+// users_by_email value=V".
+func (e *NotFoundError) Error() string {
+	if e.Lookup != "" {
+		return fmt.Sprintf("kandra: not found: %s value=%v", e.Lookup, e.Value)
+	}
+	return fmt.Sprintf("kandra: not found: %s key=%v", e.Table, e.Key)
+}
+
+// Is matches ErrNotFound and ErrKandra.
+func (e *NotFoundError) Is(target error) bool { return isKind(target, ErrNotFound) }
+
+// ArgumentError reports an argument or option that a call refused before
+// sending anything: a nil entity or context, an empty key, a timestamp or
+// TTL out of range, a cursor of another query.
+type ArgumentError struct {
+	// Op is the call and its table, for example "Save on users".
+	Op string
+	// Arg names the argument, option or field, for example "Timestamp",
+	// "PageSize" or "field Email".
+	Arg string
+	// Message says what is wrong and what is valid.
+	Message string
+}
+
+// Error renders "kandra: invalid argument: op: arg: message".
+func (e *ArgumentError) Error() string {
+	return "kandra: invalid argument: " + e.Op + ": " + e.Arg + ": " + e.Message
+}
+
+// Is matches ErrArgument and ErrKandra.
+func (e *ArgumentError) Is(target error) bool { return isKind(target, ErrArgument) }
 
 func withCause(msg string, cause error) string {
 	if cause == nil {

@@ -16,6 +16,8 @@ var sentinels = map[string]error{
 	"ErrOptimisticLock": kerrors.ErrOptimisticLock,
 	"ErrMigration":      kerrors.ErrMigration,
 	"ErrValidation":     kerrors.ErrValidation,
+	"ErrNotFound":       kerrors.ErrNotFound,
+	"ErrArgument":       kerrors.ErrArgument,
 }
 
 // kinds has one value of every type of the family, with the name of its
@@ -36,6 +38,10 @@ var kinds = []struct {
 		func(err error) bool { var e *kerrors.MigrationError; return errors.As(err, &e) }},
 	{"ValidationError", &kerrors.ValidationError{Errors: []kerrors.FieldError{{Field: "f", Message: "m"}}}, "ErrValidation",
 		func(err error) bool { var e *kerrors.ValidationError; return errors.As(err, &e) }},
+	{"NotFoundError", &kerrors.NotFoundError{Table: "users", Key: 1}, "ErrNotFound",
+		func(err error) bool { var e *kerrors.NotFoundError; return errors.As(err, &e) }},
+	{"ArgumentError", &kerrors.ArgumentError{Op: "Save on users", Arg: "Timestamp", Message: "m"}, "ErrArgument",
+		func(err error) bool { var e *kerrors.ArgumentError; return errors.As(err, &e) }},
 }
 
 func TestErrorKinds(t *testing.T) {
@@ -122,6 +128,23 @@ func TestUnwrapToCause(t *testing.T) {
 	q := &kerrors.QueryError{Message: "timeout"}
 	if q.Error() != "kandra: query: timeout" || q.Unwrap() != nil {
 		t.Errorf("QueryError without cause: %q, %v", q.Error(), q.Unwrap())
+	}
+}
+
+func TestNotFoundAndArgumentMessages(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{&kerrors.NotFoundError{Table: "users", Key: "k1"}, "kandra: not found: users key=k1"},
+		{&kerrors.NotFoundError{Table: "users", Key: []any{1, "a"}}, "kandra: not found: users key=[1 a]"},
+		{&kerrors.NotFoundError{Table: "users", Lookup: "users_by_email", Value: "a@b"}, "kandra: not found: users_by_email value=a@b"},
+		{&kerrors.ArgumentError{Op: "List on todos", Arg: "PageSize", Message: "0 is not in 1 to 2147483647"},
+			"kandra: invalid argument: List on todos: PageSize: 0 is not in 1 to 2147483647"},
+	} {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
 	}
 }
 

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -25,10 +28,15 @@ type Repo[T any] struct {
 	typeName string
 	gen      []*kandra.ColumnSchema
 	key      []*kandra.ColumnSchema
-	batch    []int // indices of BATCH lookups
-	eventual []int // indices of EVENTUAL lookups
-	lookups  []*kandra.LookupTableSchema
-	inserts  sync.Pool // *eventualInsert[T], reused once their writes are done
+	// partition and clustering are the key's two parts; lonePartition is a
+	// partition key of one column, which may not be empty.
+	partition     []*kandra.ColumnSchema
+	clustering    []*kandra.ColumnSchema
+	lonePartition bool
+	batch         []int // indices of BATCH lookups
+	eventual      []int // indices of EVENTUAL lookups
+	lookups       []*kandra.LookupTableSchema
+	inserts       sync.Pool // *eventualInsert[T], reused once their writes are done
 }
 
 // NewRepo builds the statements of t (once) and returns its repository.
@@ -41,7 +49,9 @@ func NewRepo[T any](rt *Runtime, t *kandra.Table[T]) (*Repo[T], error) {
 		return nil, err
 	}
 	ts := t.Schema()
-	r := &Repo[T]{rt: rt, t: t, ts: ts, st: st, typeName: ts.EntityType().String(), key: ts.PrimaryKey(), lookups: ts.LookupTables()}
+	r := &Repo[T]{rt: rt, t: t, ts: ts, st: st, typeName: ts.EntityType().String(), key: ts.PrimaryKey(), lookups: ts.LookupTables(),
+		partition: ts.PartitionKeys(), clustering: ts.ClusteringKeys()}
+	r.lonePartition = len(r.partition) == 1
 	for _, c := range ts.Columns() {
 		if _, ok := c.GeneratedUUID(); ok {
 			r.gen = append(r.gen, c)
@@ -75,30 +85,27 @@ func (r *Repo[T]) Statements() *kandra.TableStatements { return r.st }
 // ---------------------------------------------------------------------------
 // Consistency and execution.
 
-func (r *Repo[T]) writeCons(c *call) (kandra.Consistency, error) {
+// writeCons resolves a write's consistency (the call's, the table's, the
+// runtime's) and checks it for the kind of write.
+func (r *Repo[T]) writeCons(op string, c *call) (kandra.Consistency, error) {
+	cons := r.rt.cfg.consistency
 	if c.hasCons {
-		if !c.cons.IsValid() {
-			return 0, queryErr("invalid consistency "+c.cons.String(), nil)
-		}
-		return c.cons, nil
+		cons = c.cons
+	} else if v, ok := r.ts.WriteConsistency(); ok {
+		cons = v
 	}
-	if v, ok := r.ts.WriteConsistency(); ok {
-		return v, nil
-	}
-	return r.rt.cfg.consistency, nil
+	return cons, r.checkConsistency(op, cons, false, r.ts.IsCounterTable())
 }
 
-func (r *Repo[T]) readCons(c *call) (kandra.Consistency, error) {
+// readCons resolves a read's consistency and checks it.
+func (r *Repo[T]) readCons(op string, c *call) (kandra.Consistency, error) {
+	cons := r.rt.cfg.consistency
 	if c.hasCons {
-		if !c.cons.IsValid() {
-			return 0, queryErr("invalid consistency "+c.cons.String(), nil)
-		}
-		return c.cons, nil
+		cons = c.cons
+	} else if v, ok := r.ts.ReadConsistency(); ok {
+		cons = v
 	}
-	if v, ok := r.ts.ReadConsistency(); ok {
-		return v, nil
-	}
-	return r.rt.cfg.consistency, nil
+	return cons, r.checkConsistency(op, cons, true, false)
 }
 
 func (r *Repo[T]) serialCons(c *call) (kandra.Consistency, error) {
@@ -112,12 +119,19 @@ func (r *Repo[T]) serialCons(c *call) (kandra.Consistency, error) {
 	return s, nil
 }
 
-func (r *Repo[T]) begin(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return queryErr(r.ts.Name()+": context done", err)
+// begin starts call op: it refuses a nil or done context and a closed
+// runtime. When it returns nil, the call is counted in (Close waits for
+// it) and must end with r.rt.leave().
+func (r *Repo[T]) begin(ctx context.Context, op string) error {
+	if ctx == nil {
+		return r.argErr(op, "ctx", "a nil context.Context (pass context.Background() or the request's context)")
 	}
-	if r.rt.isClosed() {
-		return queryErr(r.ts.Name(), ErrClosed)
+	if !r.rt.enter() {
+		return queryErr(op+" on "+r.ts.Name()+": the runtime is closed", ErrClosed)
+	}
+	if err := ctx.Err(); err != nil {
+		r.rt.leave()
+		return queryErr(op+" on "+r.ts.Name()+": context done", err)
 	}
 	return nil
 }
@@ -140,15 +154,8 @@ func (r *Repo[T]) batchExec(ctx context.Context, op string, cons kandra.Consiste
 		_, err := r.exec(ctx, op, entries[0])
 		return err
 	}
-	if max := r.rt.cfg.maxBatch; max >= 0 {
-		size := 0
-		for _, e := range entries {
-			size += estimateSize(e.Values)
-		}
-		if size > max {
-			return queryErr(fmt.Sprintf("%s on %s: the LOGGED BATCH of the row and its BATCH lookup rows holds about %d bytes, over the %d-byte batch limit; nothing was written (make the large lookups EVENTUAL, shrink the row, or raise WithMaxBatchBytes with the server's batch_size_fail_threshold)",
-				op, r.ts.Name(), size, max), ErrBatchTooLarge)
-		}
+	if err := r.checkBatchSize(op, entries); err != nil {
+		return err
 	}
 	if b == nil {
 		b = new(Batch)
@@ -159,6 +166,23 @@ func (r *Repo[T]) batchExec(ctx context.Context, op string, cons kandra.Consiste
 	r.rt.record(r.ts.Name(), op, start)
 	if err != nil {
 		return queryErr(op+" on "+r.ts.Name()+": LOGGED BATCH of "+fmt.Sprint(len(entries))+" statements failed", err)
+	}
+	return nil
+}
+
+// checkBatchSize refuses a LOGGED BATCH of entries over the batch limit.
+func (r *Repo[T]) checkBatchSize(op string, entries []*Query) error {
+	max := r.rt.cfg.maxBatch
+	if max < 0 || len(entries) < 2 {
+		return nil
+	}
+	size := 0
+	for _, e := range entries {
+		size += estimateSize(e.Values)
+	}
+	if size > max {
+		return queryErr(fmt.Sprintf("%s on %s: the LOGGED BATCH of the row and its BATCH lookup rows holds about %d bytes, over the %d-byte batch limit; nothing was written (make the large lookups EVENTUAL, shrink the row, or raise WithMaxBatchBytes with the server's batch_size_fail_threshold)",
+			op, r.ts.Name(), size, max), ErrBatchTooLarge)
 	}
 	return nil
 }
@@ -249,6 +273,40 @@ func (r *Repo[T]) stampInsert(e *T) {
 			if v.IsZero() {
 				*v = truncate(c, now)
 			}
+		}
+	}
+}
+
+// keepStamps saves e's UpdatedAt and version; the function it returns puts
+// them back.
+func (r *Repo[T]) keepStamps(e *T) func() {
+	var at *time.Time
+	var atWas time.Time
+	if col := r.ts.UpdatedAtColumn(); col != nil {
+		at = r.timeField(col, e)
+		atWas = *at
+	}
+	var verInt *int64
+	var verTime *time.Time
+	var intWas int64
+	var timeWas time.Time
+	if col := r.ts.VersionColumn(); col != nil {
+		switch p, _ := col.Pointer(e); v := p.(type) {
+		case *int64:
+			verInt, intWas = v, *v
+		case *time.Time:
+			verTime, timeWas = v, *v
+		}
+	}
+	return func() {
+		if at != nil {
+			*at = atWas
+		}
+		if verInt != nil {
+			*verInt = intWas
+		}
+		if verTime != nil {
+			*verTime = timeWas
 		}
 	}
 }
@@ -408,20 +466,6 @@ func equalPtr(a, b any) bool {
 	return reflect.DeepEqual(reflect.ValueOf(a).Elem().Interface(), reflect.ValueOf(b).Elem().Interface())
 }
 
-// keyOf is the entity's primary key for error messages: the value of a
-// single key column, or a slice of the values.
-func (r *Repo[T]) keyOf(e *T) any {
-	vals := make([]any, 0, len(r.key))
-	for _, c := range r.key {
-		p, _ := c.Pointer(e)
-		vals = append(vals, reflect.ValueOf(p).Elem().Interface())
-	}
-	if len(vals) == 1 {
-		return vals[0]
-	}
-	return vals
-}
-
 // ---------------------------------------------------------------------------
 // Writes.
 
@@ -433,11 +477,15 @@ func (r *Repo[T]) keyOf(e *T) any {
 // Options: TTL, Timestamp, Consistency. Save on a counter table is a
 // *errors.QueryError.
 func (r *Repo[T]) Save(ctx context.Context, e *T, opts ...CallOption) error {
-	if err := r.begin(ctx); err != nil {
+	if err := r.begin(ctx, "Save"); err != nil {
 		return err
 	}
+	defer r.rt.leave()
 	if r.ts.IsCounterTable() {
 		return queryErr(r.ts.Name()+" is a counter table: use a Counter's Increment and Decrement, not Save", nil)
+	}
+	if err := r.checkEntity("Save", "entity", e); err != nil {
+		return err
 	}
 	if err := r.t.Validate(e); err != nil {
 		return err
@@ -445,8 +493,14 @@ func (r *Repo[T]) Save(ctx context.Context, e *T, opts ...CallOption) error {
 	sc := getScratch(opts)
 	defer sc.release()
 	c := &sc.c
-	cons, err := r.writeCons(c)
+	cons, err := r.writeCons("Save", c)
 	if err != nil {
+		return err
+	}
+	if err := r.checkWrite("Save", c); err != nil {
+		return err
+	}
+	if err := r.checkKey("Save", e, r.key, true); err != nil {
 		return err
 	}
 	r.stampInsert(e)
@@ -611,11 +665,16 @@ func (sc *scratch) values(n int) []any {
 // LOGGED BATCH (a conditional statement cannot join a multi-table batch).
 // Options: TTL, Consistency, SerialConsistency; Timestamp is refused.
 func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption) (bool, error) {
-	if err := r.begin(ctx); err != nil {
+	const op = "SaveIfNotExists"
+	if err := r.begin(ctx, op); err != nil {
 		return false, err
 	}
+	defer r.rt.leave()
 	if r.ts.IsCounterTable() {
 		return false, queryErr(r.ts.Name()+" is a counter table: SaveIfNotExists is not possible", nil)
+	}
+	if err := r.checkEntity(op, "entity", e); err != nil {
+		return false, err
 	}
 	c := applyCall(opts)
 	if c.hasTS {
@@ -624,7 +683,7 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 	if err := r.t.Validate(e); err != nil {
 		return false, err
 	}
-	cons, err := r.writeCons(&c)
+	cons, err := r.writeCons(op, &c)
 	if err != nil {
 		return false, err
 	}
@@ -632,21 +691,37 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 	if err != nil {
 		return false, err
 	}
-	r.stampInsert(e)
-	ins := r.st.InsertIfNotExists(using(&c))
-	applied, err := r.exec(ctx, OpSaveIfNotExists, &Query{Statement: ins, Values: r.bindWrite(ins, &c, e, nil), Consistency: cons, SerialConsistency: serial})
-	if err != nil || !applied {
+	if err := r.checkWrite(op, &c); err != nil {
 		return false, err
 	}
+	if err := r.checkKey(op, e, r.key, true); err != nil {
+		return false, err
+	}
+	r.stampInsert(e)
+	ins := r.st.InsertIfNotExists(using(&c))
+	row := &Query{Statement: ins, Values: r.bindWrite(ins, &c, e, nil), Consistency: cons, SerialConsistency: serial}
 	var entries []*Query
 	for _, i := range r.batch {
 		if !isEmpty(r.lookupValue(i, e)) {
 			entries = append(entries, r.lookupInsert(i, e))
 		}
 	}
+	// The size check runs before the LWT, on the batch a Save of e would
+	// send (the row and its lookup rows): so nothing is written when the
+	// lookup rows could not follow, and the repair named below, a Save,
+	// fits too.
+	if len(entries) > 0 {
+		if err := r.checkBatchSize(op, append([]*Query{row}, entries...)); err != nil {
+			return false, err
+		}
+	}
+	applied, err := r.exec(ctx, OpSaveIfNotExists, row)
+	if err != nil || !applied {
+		return false, err
+	}
 	if len(entries) > 0 {
 		if err := r.batchExec(ctx, OpSaveIfNotExists, cons, entries, nil); err != nil {
-			return true, queryErr("SaveIfNotExists on "+r.ts.Name()+": the row was written but its BATCH lookup rows were not; Save it again to write them", err)
+			return true, queryErr("SaveIfNotExists on "+r.ts.Name()+": the row was written but its BATCH lookup rows were not; Save the entity (as this call stamped it) to write them", err)
 		}
 	}
 	r.eventualInserts(ctx, OpSaveIfNotExists, cons, e)
@@ -662,19 +737,43 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 // version = old's version and sets new's version to the next one; a
 // conflict is a *errors.OptimisticLockError and nothing is written (see the
 // package documentation for the order of the writes).
-func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) error {
-	if err := r.begin(ctx); err != nil {
+func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (err error) {
+	const op = "Update"
+	if err := r.begin(ctx, op); err != nil {
 		return err
 	}
+	defer r.rt.leave()
 	if r.ts.IsCounterTable() {
 		return queryErr(r.ts.Name()+" is a counter table: use a Counter's Increment and Decrement, not Update", nil)
+	}
+	if err := r.checkEntity(op, "old", old); err != nil {
+		return err
+	}
+	if err := r.checkEntity(op, "new", nw); err != nil {
+		return err
+	}
+	if old == nw {
+		return r.argErr(op, "old, new", "old and new are the same *"+r.typeName+": Update needs the entity as it was read (old) to move its lookup values and check its version; copy it before editing (nw := *old; edit nw; Update(ctx, old, &nw))")
+	}
+	for _, col := range r.key {
+		po, _ := col.Pointer(old)
+		pn, _ := col.Pointer(nw)
+		if !equalPtr(po, pn) {
+			return r.argErr(op, "field "+col.GoName(), "new changes key column "+col.Name()+"; a primary key is immutable: Save the entity under its new key and Delete the old one")
+		}
+	}
+	if err := r.checkKey(op, nw, r.key, false); err != nil {
+		return err
 	}
 	if err := r.t.Validate(nw); err != nil {
 		return err
 	}
 	c := applyCall(opts)
-	cons, err := r.writeCons(&c)
+	cons, err := r.writeCons(op, &c)
 	if err != nil {
+		return err
+	}
+	if err := r.checkWrite(op, &c); err != nil {
 		return err
 	}
 	versioned := r.ts.VersionColumn() != nil
@@ -687,6 +786,15 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) er
 			return err
 		}
 	}
+	// new's stamps are put back when the call fails before the row is
+	// written, so that a retry of Update(old, new) starts from the same
+	// new; once the row is written new keeps them, as it is.
+	restore, written := r.keepStamps(nw), false
+	defer func() {
+		if err != nil && !written {
+			restore()
+		}
+	}()
 	if col := r.ts.UpdatedAtColumn(); col != nil {
 		*r.timeField(col, nw) = truncate(col, r.now())
 	}
@@ -742,9 +850,10 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) er
 		if !applied {
 			vc := r.ts.VersionColumn()
 			p, _ := vc.Pointer(old)
-			return &kerrors.OptimisticLockError{EntityType: r.typeName, Key: r.keyOf(nw),
+			return &kerrors.OptimisticLockError{EntityType: r.typeName, Key: r.redactedKey(nw),
 				Message: fmt.Sprintf("%s = %v expected, the row has another version", vc.Name(), reflect.ValueOf(p).Elem().Interface())}
 		}
+		written = true
 		dels, err := ownedDeletes()
 		if err == nil && len(batchIns)+len(dels) > 0 {
 			err = r.batchExec(ctx, OpUpdate, cons, append(batchIns, dels...), nil)
@@ -806,12 +915,26 @@ func (r *Repo[T]) Delete(ctx context.Context, e *T, opts ...CallOption) error {
 // package documentation). A failed read fails the call and nothing is
 // deleted. Options: Timestamp (of the primary row's delete), Consistency.
 func (r *Repo[T]) HardDelete(ctx context.Context, e *T, opts ...CallOption) error {
-	if err := r.begin(ctx); err != nil {
+	const op = "HardDelete"
+	if err := r.begin(ctx, op); err != nil {
+		return err
+	}
+	defer r.rt.leave()
+	if err := r.checkEntity(op, "entity", e); err != nil {
+		return err
+	}
+	if err := r.checkKey(op, e, r.key, false); err != nil {
 		return err
 	}
 	c := applyCall(opts)
-	cons, err := r.writeCons(&c)
+	cons, err := r.writeCons(op, &c)
 	if err != nil {
+		return err
+	}
+	if c.hasTTL {
+		return r.argErr(op, "TTL", "a delete cannot carry a TTL")
+	}
+	if err := r.checkWrite(op, &c); err != nil {
 		return err
 	}
 	st := r.st.Delete(using(&c) & kandra.UsingTimestamp)
@@ -835,16 +958,30 @@ func (r *Repo[T]) HardDelete(ctx context.Context, e *T, opts ...CallOption) erro
 // UpdatedAt, and rewrites the row with the table's soft-delete TTL. The
 // lookup rows are left alone. It is an error on a table without SoftDelete.
 func (r *Repo[T]) SoftDelete(ctx context.Context, e *T, opts ...CallOption) error {
-	if err := r.begin(ctx); err != nil {
+	const op = "SoftDelete"
+	if err := r.begin(ctx, op); err != nil {
 		return err
 	}
+	defer r.rt.leave()
 	sd := r.ts.SoftDelete()
 	if sd == nil {
 		return queryErr(r.ts.Name()+" has no SoftDelete", nil)
 	}
+	if err := r.checkEntity(op, "entity", e); err != nil {
+		return err
+	}
+	if err := r.checkKey(op, e, r.key, false); err != nil {
+		return err
+	}
 	c := applyCall(opts)
-	cons, err := r.writeCons(&c)
+	cons, err := r.writeCons(op, &c)
 	if err != nil {
+		return err
+	}
+	if c.hasTTL {
+		return r.argErr(op, "TTL", "the soft-delete TTL is the table's (SoftDelete in Describe)")
+	}
+	if err := r.checkWrite(op, &c); err != nil {
 		return err
 	}
 	if sd.Marker != nil {
@@ -865,7 +1002,14 @@ func (r *Repo[T]) SoftDelete(ctx context.Context, e *T, opts ...CallOption) erro
 // Get reads the row with key's primary key (the other fields of key are
 // ignored) into a new entity; ErrNotFound when there is none.
 func (r *Repo[T]) Get(ctx context.Context, key *T, opts ...CallOption) (*T, error) {
-	if err := r.begin(ctx); err != nil {
+	if err := r.begin(ctx, "Get"); err != nil {
+		return nil, err
+	}
+	defer r.rt.leave()
+	if err := r.checkEntity("Get", "key", key); err != nil {
+		return nil, err
+	}
+	if err := r.checkKey("Get", key, r.key, false); err != nil {
 		return nil, err
 	}
 	sc := getScratch(opts)
@@ -875,7 +1019,7 @@ func (r *Repo[T]) Get(ctx context.Context, key *T, opts ...CallOption) (*T, erro
 
 // getIn reads key's row with sc's options, its Query and targets in sc.
 func (r *Repo[T]) getIn(ctx context.Context, op string, sc *scratch, key *T) (*T, error) {
-	cons, err := r.readCons(&sc.c)
+	cons, err := r.readCons("Get", &sc.c)
 	if err != nil {
 		return nil, err
 	}
@@ -888,7 +1032,7 @@ func (r *Repo[T]) getIn(ctx context.Context, op string, sc *scratch, key *T) (*T
 		return nil, err
 	}
 	if !found {
-		return nil, ErrNotFound
+		return nil, r.notFound(key)
 	}
 	return e, nil
 }
@@ -923,7 +1067,7 @@ func (r *Repo[T]) FindActive(ctx context.Context, key *T, opts ...CallOption) (*
 		return nil, err
 	}
 	if r.deleted(e) {
-		return nil, ErrNotFound
+		return nil, r.notFound(key)
 	}
 	return e, nil
 }
@@ -938,23 +1082,41 @@ func (r *Repo[T]) deleted(e *T) bool {
 }
 
 // Cursor is an opaque position in a partition, where the next page of a
-// List starts. The zero Cursor means the partition has no more rows.
-type Cursor struct{ state []byte }
+// List starts. The zero Cursor means the partition has no more rows. A
+// Cursor remembers the query that made it (table, partition, bounds,
+// order), and resumes only that query.
+type Cursor struct {
+	state []byte // the driver's paging state
+	query uint64 // the fingerprint of the query (Repo.fingerprint)
+}
 
 // IsZero reports the end of the partition.
 func (c Cursor) IsZero() bool { return len(c.state) == 0 }
 
 // String encodes the cursor for a URL or a JSON field ("" for the zero
 // Cursor); ParseCursor reads it back.
-func (c Cursor) String() string { return base64.RawURLEncoding.EncodeToString(c.state) }
+func (c Cursor) String() string {
+	if c.IsZero() {
+		return ""
+	}
+	b := binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(c.state)), c.query)
+	return base64.RawURLEncoding.EncodeToString(append(b, c.state...))
+}
 
-// ParseCursor decodes a Cursor.String.
+// ParseCursor decodes a Cursor.String; a string no Cursor.String made is a
+// *errors.ArgumentError.
 func ParseCursor(s string) (Cursor, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return Cursor{}, queryErr("invalid cursor", err)
+	if err == nil && len(b) > 0 && len(b) <= 8 {
+		err = errors.New("too short")
 	}
-	return Cursor{state: b}, nil
+	if err != nil {
+		return Cursor{}, &kerrors.ArgumentError{Op: "ParseCursor", Arg: "s", Message: "not a cursor: " + err.Error()}
+	}
+	if len(b) == 0 {
+		return Cursor{}, nil
+	}
+	return Cursor{query: binary.BigEndian.Uint64(b), state: b[8:]}, nil
 }
 
 // Iter is one page of a List: Next/Value over the rows, then Err and
@@ -1007,27 +1169,49 @@ func (r *Repo[T]) ListActive(ctx context.Context, partition *T, opts ...CallOpti
 
 func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []CallOption) *Iter[T] {
 	it := &Iter[T]{}
-	if err := r.begin(ctx); err != nil {
+	op := "List"
+	if active {
+		op = "ListActive"
+	}
+	if err := r.begin(ctx, op); err != nil {
 		it.err = err
 		return it
 	}
+	defer r.rt.leave()
+	if it.err = r.checkEntity(op, "partition", partition); it.err != nil {
+		return it
+	}
+	if it.err = r.checkKey(op, partition, r.partition, false); it.err != nil {
+		return it
+	}
 	c := applyCall(opts)
-	if c.pageSize <= 0 {
+	if it.err = r.checkRange(op, &c); it.err != nil {
+		return it
+	}
+	if !c.hasPageSize {
 		c.pageSize = defaultPageSize
 	}
-	cons, err := r.readCons(&c)
+	cons, err := r.readCons(op, &c)
 	if err != nil {
 		it.err = err
 		return it
 	}
 	rng := kandra.Range{Reversed: c.reversed}
-	if c.lower != nil {
+	if c.lowerCol != nil {
 		rng.Lower = c.lowerB
 	}
-	if c.upper != nil {
+	if c.upperCol != nil {
 		rng.Upper = c.upperB
 	}
 	st := r.st.SelectPartition(rng)
+	var fp uint64
+	if !c.cursor.IsZero() {
+		fp = r.fingerprint(st, partition, &c)
+		if c.cursor.query != fp {
+			it.err = r.argErr(op, "After", "the cursor was made by another query (another table, partition, bounds or order); a cursor resumes only the List that returned it")
+			return it
+		}
+	}
 	vals := make([]any, 0, st.NumParams())
 	vals = kandra.AppendColumns(r.t, st, partition, vals)
 	for i := len(vals); i < st.NumParams(); i++ {
@@ -1071,7 +1255,12 @@ func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []Ca
 			return it
 		}
 	}
-	it.cursor = Cursor{state: append([]byte(nil), state...)}
+	if len(state) > 0 {
+		if fp == 0 {
+			fp = r.fingerprint(st, partition, &c)
+		}
+		it.cursor = Cursor{state: append([]byte(nil), state...), query: fp}
+	}
 	return it
 }
 
@@ -1121,14 +1310,19 @@ func (l *Lookup[T, V]) FindActive(ctx context.Context, v V, opts ...CallOption) 
 
 func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []CallOption) (*T, error) {
 	r := l.repo
-	if err := r.begin(ctx); err != nil {
+	op := "Find"
+	if active {
+		op = "FindActive"
+	}
+	if err := r.begin(ctx, op); err != nil {
 		return nil, err
 	}
+	defer r.rt.leave()
 	if isEmpty(&v) {
-		return nil, ErrNotFound
+		return nil, l.notFound(v)
 	}
 	c := applyCall(opts)
-	cons, err := r.readCons(&c)
+	cons, err := r.readCons(op, &c)
 	if err != nil {
 		return nil, err
 	}
@@ -1141,19 +1335,32 @@ func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []CallOp
 		return nil, err
 	}
 	if !found {
-		return nil, ErrNotFound
+		return nil, l.notFound(v)
 	}
 	sc := getScratch(nil)
 	defer sc.release()
 	sc.c = c
 	e, err := r.getIn(ctx, OpFind, sc, key)
+	if errors.Is(err, ErrNotFound) {
+		return nil, l.notFound(v)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if !equalPtr(any(l.f.Pointer(e)), any(&v)) || (active && r.deleted(e)) {
-		return nil, ErrNotFound
+		return nil, l.notFound(v)
 	}
 	return e, nil
+}
+
+// notFound is the *errors.NotFoundError of a Find of v.
+func (l *Lookup[T, V]) notFound(v V) error {
+	lt := l.repo.lookups[l.idx]
+	var shown any = v
+	if lt.IndexColumn().IsSensitive() {
+		shown = redacted
+	}
+	return &kerrors.NotFoundError{Table: l.repo.ts.Name(), Lookup: lt.Name(), Value: shown}
 }
 
 // Counter is a typed handle on one counter column.
@@ -1185,14 +1392,28 @@ func MustCounterOf[T any](r *Repo[T], f kandra.Field[T, int64]) *Counter[T] {
 // Increment adds delta to the counter of key's primary key. Options:
 // Consistency.
 func (c *Counter[T]) Increment(ctx context.Context, key *T, delta int64, opts ...CallOption) error {
+	return c.add(ctx, "Increment", key, delta, opts)
+}
+
+func (c *Counter[T]) add(ctx context.Context, op string, key *T, delta int64, opts []CallOption) error {
 	r := c.repo
-	if err := r.begin(ctx); err != nil {
+	if err := r.begin(ctx, op); err != nil {
+		return err
+	}
+	defer r.rt.leave()
+	if err := r.checkEntity(op, "key", key); err != nil {
+		return err
+	}
+	if err := r.checkKey(op, key, r.key, false); err != nil {
 		return err
 	}
 	cl := applyCall(opts)
-	cons, err := r.writeCons(&cl)
+	cons, err := r.writeCons(op, &cl)
 	if err != nil {
 		return err
+	}
+	if cl.hasTS || cl.hasTTL {
+		return r.argErr(op, "Timestamp, TTL", "a counter update can carry neither a client timestamp nor a TTL")
 	}
 	vals := make([]any, 0, c.st.NumParams())
 	vals = append(vals, delta)
@@ -1201,7 +1422,11 @@ func (c *Counter[T]) Increment(ctx context.Context, key *T, delta int64, opts ..
 	return err
 }
 
-// Decrement subtracts delta from the counter of key's primary key.
+// Decrement subtracts delta from the counter of key's primary key. A delta
+// of math.MinInt64, whose negation overflows, is a *errors.ArgumentError.
 func (c *Counter[T]) Decrement(ctx context.Context, key *T, delta int64, opts ...CallOption) error {
-	return c.Increment(ctx, key, -delta, opts...)
+	if delta == math.MinInt64 {
+		return c.repo.argErr("Decrement", "delta", "math.MinInt64 cannot be negated; decrement by at most math.MaxInt64")
+	}
+	return c.add(ctx, "Decrement", key, -delta, opts)
 }

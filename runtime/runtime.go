@@ -83,9 +83,11 @@ import (
 	kerrors "github.com/kandra-go/kandra/errors"
 )
 
-// ErrNotFound is returned by Get, Find and FindActive when there is no
-// (live, matching) row.
-var ErrNotFound = errors.New("kandra: not found")
+// ErrNotFound is matched (errors.Is) by the *errors.NotFoundError that Get,
+// FindActive and Lookup.Find return when there is no (live, matching) row;
+// it is errors.ErrNotFound. The error names the table and the key (or the
+// lookup table and the value), Sensitive values redacted.
+var ErrNotFound = kerrors.ErrNotFound
 
 // ErrBatchTooLarge is matched (errors.Is) by the *errors.QueryError of a
 // batch refused before sending because it exceeds the batch limit.
@@ -101,13 +103,18 @@ const DefaultMaxBatchBytes = 50 << 10
 // Runtime holds a driver and the defaults shared by every table's Repo. It
 // is safe for concurrent use.
 type Runtime struct {
-	d          Driver
-	keyspace   string
-	cfg        config
-	pool       *workers // the EVENTUAL writes' workers and queue
-	closeOnce  sync.Once
-	closed     atomic.Bool // read by every call: no lock
-	wg         sync.WaitGroup
+	d         Driver
+	keyspace  string
+	cfg       config
+	pool      *workers // the EVENTUAL writes' workers and queue
+	closeOnce sync.Once
+	// calls is the calls in progress times two, plus one once Close has
+	// begun: one atomic add lets a call in and counts it, with no lock
+	// (see enter).
+	calls      atomic.Int64
+	drained    chan struct{} // closed once Close has begun and no call is in progress
+	drainOnce  sync.Once
+	wg         sync.WaitGroup // the EVENTUAL writes admitted and not yet done
 	background context.Context
 }
 
@@ -120,6 +127,8 @@ type config struct {
 	queue       int
 	maxBatch    int
 	now         func() time.Time
+	targets     kandra.Target
+	ahead       time.Duration
 }
 
 // Option configures a Runtime.
@@ -152,6 +161,19 @@ func WithEventualQueue(n int) Option { return func(o *config) { o.queue = n } }
 // a negative value turns the check off.
 func WithMaxBatchBytes(n int) Option { return func(o *config) { o.maxBatch = n } }
 
+// WithTargets says which servers the keyspace runs on (default
+// kandra.AllTargets), for the checks that depend on them: a TTL option
+// whose expiry passes 2038-01-19 is refused only when the targets include
+// kandra.Cassandra5 (see kandra.MaxWriteTTL).
+func WithTargets(t kandra.Target) Option { return func(o *config) { o.targets = t } }
+
+// WithMaxTimestampAhead sets how far past the runtime's clock a Timestamp
+// option may lie (default DefaultMaxTimestampAhead). A write carrying a
+// timestamp in the future wins over every later write of the same cells
+// until that time comes, so a wrong unit (nanoseconds for microseconds)
+// would make every later Save and Delete of the row do nothing.
+func WithMaxTimestampAhead(d time.Duration) Option { return func(o *config) { o.ahead = d } }
+
 // WithClock sets the clock used for CreatedAt, UpdatedAt and time versions
 // (default time.Now), for tests.
 func WithClock(now func() time.Time) Option { return func(o *config) { o.now = now } }
@@ -163,7 +185,8 @@ func New(d Driver, keyspace string, opts ...Option) (*Runtime, error) {
 		panic("kandra/runtime: New: nil Driver")
 	}
 	cfg := config{consistency: kandra.ConsistencyLocalQuorum, serial: kandra.ConsistencySerial,
-		concurrency: 16, queue: DefaultEventualQueue, maxBatch: DefaultMaxBatchBytes, now: time.Now}
+		concurrency: 16, queue: DefaultEventualQueue, maxBatch: DefaultMaxBatchBytes, now: time.Now,
+		targets: kandra.AllTargets, ahead: DefaultMaxTimestampAhead}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -172,6 +195,12 @@ func New(d Driver, keyspace string, opts ...Option) (*Runtime, error) {
 	}
 	if !cfg.serial.IsSerial() {
 		return nil, &kerrors.QueryError{Message: "default serial consistency " + cfg.serial.String() + " is not SERIAL or LOCAL_SERIAL"}
+	}
+	if !cfg.targets.IsValid() {
+		return nil, &kerrors.QueryError{Message: "invalid targets " + cfg.targets.String()}
+	}
+	if cfg.ahead < 0 {
+		return nil, &kerrors.QueryError{Message: "WithMaxTimestampAhead: a negative duration " + cfg.ahead.String()}
 	}
 	if cfg.concurrency < 1 {
 		cfg.concurrency = 1
@@ -185,19 +214,27 @@ func New(d Driver, keyspace string, opts ...Option) (*Runtime, error) {
 		}
 	}
 	return &Runtime{d: d, keyspace: keyspace, cfg: cfg, pool: newWorkers(cfg.concurrency, cfg.queue),
-		background: context.Background()}, nil
+		drained: make(chan struct{}), background: context.Background()}, nil
 }
 
 // Keyspace is the qualifier given to New.
 func (r *Runtime) Keyspace() string { return r.keyspace }
 
-// Close stops accepting calls and waits, until ctx is done, for the EVENTUAL
-// lookup writes in flight. It returns ctx's error if they did not finish.
-// It does not close the driver's session.
+// Close stops accepting calls (a later call fails with an error matching
+// ErrClosed, sending nothing), then waits, until ctx is done, for the calls
+// in progress and for every EVENTUAL lookup write they queue. When it
+// returns nil, nothing more is sent through the driver; it returns ctx's
+// error if the work did not finish in time (it then goes on in the
+// background). It does not close the driver's session: close it after.
 func (r *Runtime) Close(ctx context.Context) error {
-	r.closed.Store(true)
+	if r.calls.Or(1)>>1 == 0 {
+		r.drainOnce.Do(func() { close(r.drained) })
+	}
 	done := make(chan struct{})
 	go func() {
+		<-r.drained
+		// Every call has returned, and each counted its EVENTUAL writes
+		// in wg before it did; no call can start any more.
 		r.wg.Wait()
 		r.closeOnce.Do(r.pool.close) // let the idle workers end
 		close(done)
@@ -210,8 +247,23 @@ func (r *Runtime) Close(ctx context.Context) error {
 	}
 }
 
-func (r *Runtime) isClosed() bool {
-	return r.closed.Load()
+// enter counts a call in, unless Close has begun; a call that entered
+// must leave. Counting first and then looking at the closed bit, in one
+// atomic add, is what makes Close see every call that got in.
+func (r *Runtime) enter() bool {
+	if r.calls.Add(2)&1 != 0 {
+		r.leave()
+		return false
+	}
+	return true
+}
+
+// leave counts a call out; the last one out after Close began lets Close
+// go on.
+func (r *Runtime) leave() {
+	if r.calls.Add(-2) == 1 {
+		r.drainOnce.Do(func() { close(r.drained) })
+	}
 }
 
 // start is when a statement starts, for record: the zero time without a
@@ -253,13 +305,17 @@ type call struct {
 	ts        int64
 	hasTS     bool
 
-	pageSize int
-	cursor   Cursor
-	lower    any
-	lowerB   kandra.Bound
-	upper    any
-	upperB   kandra.Bound
-	reversed bool
+	pageSize    int
+	hasPageSize bool
+	cursor      Cursor
+	hasCursor   bool
+	lower       any
+	lowerCol    *kandra.ColumnSchema
+	lowerB      kandra.Bound
+	upper       any
+	upperCol    *kandra.ColumnSchema
+	upperB      kandra.Bound
+	reversed    bool
 }
 
 // Consistency sets the consistency of the call; it wins over the table's
@@ -276,30 +332,41 @@ func SerialConsistency(c kandra.Consistency) CallOption {
 	return func(o *call) { o.serial, o.hasSerial = c, true }
 }
 
-// TTL writes the row with a time to live, in seconds (USING TTL).
+// TTL writes the row with a time to live, in seconds (USING TTL): 0 means
+// none, and the largest is kandra.MaxWriteTTL of the runtime's targets
+// (WithTargets); a TTL out of range is a *errors.ArgumentError and nothing
+// is sent.
 func TTL(seconds int) CallOption { return func(o *call) { o.ttl, o.hasTTL = seconds, true } }
 
 // Timestamp writes with a client timestamp in microseconds (USING
-// TIMESTAMP), such as kandra.TimestampOf returns. Conditional writes
-// cannot carry one: they fail with a *errors.QueryError.
+// TIMESTAMP), such as kandra.TimestampOf returns. A negative one, or one
+// more than WithMaxTimestampAhead past the runtime's clock (a value in
+// nanoseconds is), is a *errors.ArgumentError and nothing is sent.
+// Conditional writes cannot carry one: they fail with a *errors.QueryError.
 func Timestamp(micros int64) CallOption { return func(o *call) { o.ts, o.hasTS = micros, true } }
 
-// PageSize sets the rows per page of List and ListActive (default 100).
-func PageSize(n int) CallOption { return func(o *call) { o.pageSize = n } }
+// PageSize sets the rows per page of List and ListActive (default 100),
+// 1 to MaxPageSize; another value is a *errors.ArgumentError.
+func PageSize(n int) CallOption { return func(o *call) { o.pageSize, o.hasPageSize = n, true } }
 
-// After resumes List or ListActive at a cursor returned by Iter.Cursor.
-func After(c Cursor) CallOption { return func(o *call) { o.cursor = c } }
+// After resumes List or ListActive at a cursor returned by Iter.Cursor. A
+// cursor of another query (another table, partition, bounds or order) is
+// a *errors.ArgumentError.
+func After(c Cursor) CallOption { return func(o *call) { o.cursor, o.hasCursor = c, true } }
 
-// From bounds List to rows whose first clustering column is >= v
-// (inclusive) or > v. v has the column's Go type.
-func From(v any, inclusive bool) CallOption {
-	return func(o *call) { o.lower, o.lowerB = v, bound(inclusive) }
+// From bounds List to rows whose clustering column f is >= v (inclusive)
+// or > v. f must be the table's first clustering column; another field is
+// a *errors.ArgumentError.
+func From[T, V any](f kandra.Field[T, V], v V, inclusive bool) CallOption {
+	col := f.Column()
+	return func(o *call) { o.lower, o.lowerCol, o.lowerB = v, col, bound(inclusive) }
 }
 
-// To bounds List to rows whose first clustering column is <= v
-// (inclusive) or < v.
-func To(v any, inclusive bool) CallOption {
-	return func(o *call) { o.upper, o.upperB = v, bound(inclusive) }
+// To bounds List to rows whose clustering column f is <= v (inclusive) or
+// < v. f must be the table's first clustering column.
+func To[T, V any](f kandra.Field[T, V], v V, inclusive bool) CallOption {
+	col := f.Column()
+	return func(o *call) { o.upper, o.upperCol, o.upperB = v, col, bound(inclusive) }
 }
 
 // Reversed lists in the reverse of the table's clustering order.

@@ -157,6 +157,7 @@ var (
 	walletOwn    = kandra.MustFieldOf(Wallets, func(w *Wallet) *string { return &w.Owner })
 	hitsField    = kandra.MustFieldOf(Hits, func(h *PageHits) *int64 { return &h.Hits })
 	deviceSerial = kandra.MustFieldOf(Devices, func(d *Device) *string { return &d.Serial })
+	todoID       = kandra.MustFieldOf(Todos, func(t *Todo) *uuid.UUID { return &t.TodoID })
 )
 
 // Keyspace returns the suite's keyspace, named name.

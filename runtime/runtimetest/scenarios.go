@@ -394,7 +394,7 @@ func testListAndSoftDelete(t *testing.T, h *harness) {
 		}
 	}
 	// Range and reversed order.
-	rows, err := e.todos.List(ctx, &Todo{OwnerID: owner}, runtime.From(ids[5], true), runtime.To(ids[9], false), runtime.Reversed()).All()
+	rows, err := e.todos.List(ctx, &Todo{OwnerID: owner}, runtime.From(todoID, ids[5], true), runtime.To(todoID, ids[9], false), runtime.Reversed()).All()
 	if err != nil || len(rows) != 4 || rows[0].TodoID != ids[5] {
 		t.Fatalf("range: %d rows %v", len(rows), err)
 	}

@@ -231,9 +231,13 @@ type TableStatements struct {
 	update     [4]*Statement          // by Using; nil when no non-key column
 	del        [2]*Statement          // by UsingTimestamp
 	softDelete *Statement
-	counters   map[*ColumnSchema]*Statement
-	lookups    []*LookupStatements
-	tokenRange *Statement
+	// The versioned table's conditional writes (nil without a version).
+	create      [2]*Statement // by UsingTTL: IF version = null
+	delVersion  *Statement
+	softVersion *Statement
+	counters    map[*ColumnSchema]*Statement
+	lookups     []*LookupStatements
+	tokenRange  *Statement
 }
 
 // BuildStatements renders the runtime statements of t. keyspace, if not
@@ -261,6 +265,14 @@ func BuildStatements(t *TableSchema, keyspace string) (*TableStatements, error) 
 		}
 		if sd := t.softDelete; sd != nil {
 			ts.softDelete = b.softDelete(sd.TTLSeconds)
+		}
+		if t.version != nil {
+			ts.create[0] = b.versionedUpdate(0, false, "")
+			ts.create[1] = b.versionedUpdate(UsingTTL, false, "")
+			ts.delVersion = b.deleteIfVersion()
+			if sd := t.softDelete; sd != nil {
+				ts.softVersion = b.versionedUpdate(0, true, strconv.Itoa(sd.TTLSeconds))
+			}
 		}
 	}
 	ts.selectKey = b.selectKey()
@@ -338,6 +350,26 @@ func (s *TableStatements) SelectPartition(r Range) *Statement {
 // gives nil there. Nil for a counter table and for a table whose every
 // column is in the key (use Insert).
 func (s *TableStatements) Update(u Using) *Statement { return s.update[u&3] }
+
+// UpdateIfNoVersion is the first write of a versioned entity: UPDATE t
+// [USING TTL ?] SET every non-key column = ? WHERE the primary key = ? IF
+// version = null, which applies when no row has the key (or only one
+// without a version). An UPDATE writes no row marker, so a row written
+// only by UPDATEs disappears once its cells expire (a soft delete's TTL).
+// ParamTTL if u asks, the non-key columns, then the key. Nil on a table
+// without a version.
+func (s *TableStatements) UpdateIfNoVersion(u Using) *Statement { return s.create[u&UsingTTL] }
+
+// DeleteIfVersion is DELETE FROM t WHERE the primary key = ? IF version =
+// ?: the key as ParamColumn markers, then a ParamExpected of the version.
+// Nil on a table without a version.
+func (s *TableStatements) DeleteIfVersion() *Statement { return s.delVersion }
+
+// SoftDeleteIfVersion is the soft delete of a versioned table: UPDATE t
+// USING TTL n SET every non-key column = ? WHERE the primary key = ? IF
+// version = ?, with n the soft-delete TTL as a literal. Nil on a table
+// without a version or without SoftDelete.
+func (s *TableStatements) SoftDeleteIfVersion() *Statement { return s.softVersion }
 
 // Delete is DELETE FROM t [USING TIMESTAMP ?] WHERE the primary key = ?:
 // the ParamTimestamp if asked, then the key as ParamColumn markers.
@@ -611,6 +643,60 @@ func (b *stmtBuilder) update(u Using) *Statement {
 		w.mark(ParamExpected, b.t.version)
 		w.s.conditional = true
 	}
+	return w.done()
+}
+
+// versionedUpdate renders UPDATE t [USING TTL ?|n] SET every non-key
+// column = ? WHERE key IF version = ? (expected) or IF version = null (a
+// first write). ttl, if not "", is a literal TTL.
+func (b *stmtBuilder) versionedUpdate(u Using, expected bool, ttl string) *Statement {
+	w := newSB(b.t.name)
+	w.WriteString("UPDATE ")
+	w.WriteString(b.qualify(b.t.cqlName))
+	if ttl != "" {
+		w.WriteString(" USING TTL " + ttl)
+	} else {
+		w.using(u & UsingTTL)
+	}
+	w.WriteString(" SET ")
+	first := true
+	for _, c := range b.t.columns {
+		if c.role != RegularColumn {
+			continue
+		}
+		if !first {
+			w.WriteString(", ")
+		}
+		first = false
+		w.WriteString(c.cqlName)
+		w.WriteString(" = ?")
+		w.mark(ParamColumn, c)
+	}
+	w.WriteString(" WHERE ")
+	w.where(b.t.PrimaryKey())
+	w.WriteString(" IF ")
+	w.WriteString(b.t.version.cqlName)
+	if expected {
+		w.WriteString(" = ?")
+		w.mark(ParamExpected, b.t.version)
+	} else {
+		w.WriteString(" = null")
+	}
+	w.s.conditional = true
+	return w.done()
+}
+
+func (b *stmtBuilder) deleteIfVersion() *Statement {
+	w := newSB(b.t.name)
+	w.WriteString("DELETE FROM ")
+	w.WriteString(b.qualify(b.t.cqlName))
+	w.WriteString(" WHERE ")
+	w.where(b.t.PrimaryKey())
+	w.WriteString(" IF ")
+	w.WriteString(b.t.version.cqlName)
+	w.WriteString(" = ?")
+	w.mark(ParamExpected, b.t.version)
+	w.s.conditional = true
 	return w.done()
 }
 

@@ -130,6 +130,10 @@ func renderTable(t *testing.T, b *strings.Builder, ts *kandra.TableSchema, ks st
 	renderStmt(b, "delete", st.Delete(0))
 	renderStmt(b, "delete timestamp", st.Delete(kandra.UsingTimestamp))
 	renderStmt(b, "soft delete", st.SoftDelete())
+	renderStmt(b, "update if no version", st.UpdateIfNoVersion(0))
+	renderStmt(b, "update if no version ttl", st.UpdateIfNoVersion(kandra.UsingTTL))
+	renderStmt(b, "delete if version", st.DeleteIfVersion())
+	renderStmt(b, "soft delete if version", st.SoftDeleteIfVersion())
 	renderStmt(b, "token range", st.TokenRange())
 	for _, c := range ts.Columns() {
 		if c.IsCounter() {

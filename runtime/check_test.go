@@ -139,9 +139,9 @@ func TestArgumentsAccepted(t *testing.T) {
 	ctx := context.Background()
 	u := func() *fUser { return &fUser{ID: uuid.New()} }
 	for name, err := range map[string]error{
-		"Timestamp now":                    users.Save(ctx, u(), Timestamp(clock.UnixMicro())),
-		"Timestamp 0":                      users.Save(ctx, u(), Timestamp(0)),
-		"Timestamp a minute ahead":         users.Save(ctx, u(), Timestamp(clock.Add(time.Minute).UnixMicro())),
+		"Timestamp now":                    users.ForceSave(ctx, u(), Timestamp(clock.UnixMicro())),
+		"Timestamp 0":                      users.ForceSave(ctx, u(), Timestamp(0)),
+		"Timestamp a minute ahead":         users.ForceSave(ctx, u(), Timestamp(clock.Add(time.Minute).UnixMicro())),
 		"TTL 0":                            users.Save(ctx, u(), TTL(0)),
 		"TTL MaxTTL off Cassandra5":        users.Save(ctx, u(), TTL(kandra.MaxTTL)),
 		"Decrement MaxInt64":               hits.Decrement(ctx, &fHits{Page: "p"}, math.MaxInt64),
@@ -305,7 +305,7 @@ func (f *blockingFake) Batch(ctx context.Context, b *Batch) error {
 // write is done; nothing is sent after Close returns, and later calls fail
 // with ErrClosed.
 func TestCloseWaitsForCallsInProgress(t *testing.T) {
-	f := &blockingFake{entered: make(chan struct{}), release: make(chan struct{})}
+	f := &blockingFake{fake: fake{applied: true}, entered: make(chan struct{}), release: make(chan struct{})}
 	rt, err := New(f, "ks", WithClock(func() time.Time { return clock }))
 	if err != nil {
 		t.Fatal(err)
@@ -337,13 +337,13 @@ func TestCloseWaitsForCallsInProgress(t *testing.T) {
 	}
 	f.closed.Store(true)
 	log := f.sent()
-	if len(log) != 2 || !strings.HasPrefix(log[1].cql, "INSERT INTO ks.fusers_by_ticket") {
+	if len(log) != 3 || !strings.HasSuffix(log[0].cql, "IF version = null") || !strings.HasPrefix(log[2].cql, "INSERT INTO ks.fusers_by_ticket") {
 		t.Fatalf("the EVENTUAL write was not done before Close returned: %+v", log)
 	}
 	if _, err := users.Get(ctx, &fUser{ID: uuid.New()}); !errors.Is(err, ErrClosed) || !errors.Is(err, kerrors.ErrKandra) {
 		t.Fatalf("Get after Close: %v", err)
 	}
-	if f.late.Load() != 0 || len(f.sent()) != 2 {
+	if f.late.Load() != 0 || len(f.sent()) != 3 {
 		t.Fatalf("sent after Close: %+v", f.sent())
 	}
 }

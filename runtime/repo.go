@@ -476,15 +476,37 @@ func equalPtr(a, b any) bool {
 // validation failure is a *errors.ValidationError and nothing is written.
 // Options: TTL, Timestamp, Consistency. Save on a counter table is a
 // *errors.QueryError.
+//
+// On a table with a Version, Save never overwrites another version: an
+// entity with a zero version is written only if no row has its key, and
+// one with a version only if the row still has that version (then e gets
+// the next one), each as a lightweight transaction followed by the BATCH
+// lookup rows (see the package documentation). A stale copy, or a new
+// entity whose key is taken, is an *errors.OptimisticLockError, nothing is
+// written and e is left as it was. Timestamp is refused there; ForceSave
+// writes without the check.
 func (r *Repo[T]) Save(ctx context.Context, e *T, opts ...CallOption) error {
-	if err := r.begin(ctx, "Save"); err != nil {
+	return r.save(ctx, "Save", e, opts, false)
+}
+
+// ForceSave is Save without the version check of a versioned table: it
+// upserts e as it is (its version stamped to the first one when zero),
+// overwriting whatever version the row has. It is the seed's
+// updateForce, for repairs and imports; on a table without a Version it is
+// Save.
+func (r *Repo[T]) ForceSave(ctx context.Context, e *T, opts ...CallOption) error {
+	return r.save(ctx, "ForceSave", e, opts, true)
+}
+
+func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []CallOption, force bool) error {
+	if err := r.begin(ctx, op); err != nil {
 		return err
 	}
 	defer r.rt.leave()
 	if r.ts.IsCounterTable() {
 		return queryErr(r.ts.Name()+" is a counter table: use a Counter's Increment and Decrement, not Save", nil)
 	}
-	if err := r.checkEntity("Save", "entity", e); err != nil {
+	if err := r.checkEntity(op, "entity", e); err != nil {
 		return err
 	}
 	if err := r.t.Validate(e); err != nil {
@@ -493,15 +515,18 @@ func (r *Repo[T]) Save(ctx context.Context, e *T, opts ...CallOption) error {
 	sc := getScratch(opts)
 	defer sc.release()
 	c := &sc.c
-	cons, err := r.writeCons("Save", c)
+	cons, err := r.writeCons(op, c)
 	if err != nil {
 		return err
 	}
-	if err := r.checkWrite("Save", c); err != nil {
+	if err := r.checkWrite(op, c); err != nil {
 		return err
 	}
-	if err := r.checkKey("Save", e, r.key, true); err != nil {
+	if err := r.checkKey(op, e, r.key, true); err != nil {
 		return err
+	}
+	if !force && r.ts.VersionColumn() != nil {
+		return r.saveVersioned(ctx, e, c, cons)
 	}
 	r.stampInsert(e)
 	ins := r.st.Insert(using(c))
@@ -779,8 +804,8 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 	versioned := r.ts.VersionColumn() != nil
 	var serial kandra.Consistency
 	if versioned {
-		if c.hasTS {
-			return queryErr("Update on "+r.ts.Name()+": a versioned (conditional) update cannot carry a client timestamp", nil)
+		if err := r.checkVersioned(op, &c, old); err != nil {
+			return err
 		}
 		if serial, err = r.serialCons(&c); err != nil {
 			return err
@@ -915,7 +940,17 @@ func (r *Repo[T]) Delete(ctx context.Context, e *T, opts ...CallOption) error {
 // package documentation). A failed read fails the call and nothing is
 // deleted. Options: Timestamp (of the primary row's delete), Consistency.
 func (r *Repo[T]) HardDelete(ctx context.Context, e *T, opts ...CallOption) error {
-	const op = "HardDelete"
+	return r.hardDelete(ctx, "HardDelete", e, opts, false)
+}
+
+// ForceDelete is HardDelete without the version check of a versioned
+// table: it deletes the row whatever its version, with every lookup row
+// that still points to e. On a table without a Version it is HardDelete.
+func (r *Repo[T]) ForceDelete(ctx context.Context, e *T, opts ...CallOption) error {
+	return r.hardDelete(ctx, "ForceDelete", e, opts, true)
+}
+
+func (r *Repo[T]) hardDelete(ctx context.Context, op string, e *T, opts []CallOption, force bool) error {
 	if err := r.begin(ctx, op); err != nil {
 		return err
 	}
@@ -937,6 +972,12 @@ func (r *Repo[T]) HardDelete(ctx context.Context, e *T, opts ...CallOption) erro
 	if err := r.checkWrite(op, &c); err != nil {
 		return err
 	}
+	versioned := !force && r.ts.VersionColumn() != nil
+	if versioned {
+		if err := r.checkVersioned(op, &c, e); err != nil {
+			return err
+		}
+	}
 	st := r.st.Delete(using(&c) & kandra.UsingTimestamp)
 	entries := []*Query{{Statement: st, Values: r.bindWrite(st, &c, e, nil)}}
 	for i := 0; i < r.st.NumLookups(); i++ {
@@ -950,6 +991,9 @@ func (r *Repo[T]) HardDelete(ctx context.Context, e *T, opts ...CallOption) erro
 		if q != nil {
 			entries = append(entries, q)
 		}
+	}
+	if versioned {
+		return r.deleteVersioned(ctx, op, e, &c, cons, entries[1:])
 	}
 	return r.batchExec(ctx, OpDelete, cons, entries, nil)
 }
@@ -983,6 +1027,9 @@ func (r *Repo[T]) SoftDelete(ctx context.Context, e *T, opts ...CallOption) erro
 	}
 	if err := r.checkWrite(op, &c); err != nil {
 		return err
+	}
+	if r.ts.VersionColumn() != nil {
+		return r.softDeleteVersioned(ctx, e, &c, cons)
 	}
 	if sd.Marker != nil {
 		p, _ := sd.Marker.Pointer(e)
@@ -1031,7 +1078,7 @@ func (r *Repo[T]) getIn(ctx context.Context, op string, sc *scratch, key *T) (*T
 	if err != nil {
 		return nil, err
 	}
-	if !found {
+	if !found || r.ghost(e) {
 		return nil, r.notFound(key)
 	}
 	return e, nil
@@ -1235,7 +1282,7 @@ func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []Ca
 			if !rows.Next(kandra.AppendResult(r.t, st, e, dst[:0])) {
 				break
 			}
-			if active && r.deleted(e) {
+			if (active && r.deleted(e)) || r.ghost(e) {
 				continue
 			}
 			it.rows = append(it.rows, e)

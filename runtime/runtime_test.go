@@ -118,7 +118,7 @@ func newFake(t *testing.T, opts ...Option) (*fake, *Repo[fUser], *Runtime, *[]st
 func TestSaveStampsAndBatches(t *testing.T) {
 	f, repo, rt, ops := newFake(t)
 	u := &fUser{Email: "a@b", Ticket: "T1"}
-	if err := repo.Save(context.Background(), u); err != nil {
+	if err := repo.ForceSave(context.Background(), u); err != nil {
 		t.Fatal(err)
 	}
 	if err := rt.Close(context.Background()); err != nil {
@@ -143,7 +143,7 @@ func TestSaveValidationAndEmptyLookups(t *testing.T) {
 	if err := repo.Save(context.Background(), &fUser{Bio: "invalid"}); !errors.As(err, &ve) || len(f.sent()) != 0 {
 		t.Fatalf("%v, sent %v", err, f.sent())
 	}
-	if err := repo.Save(context.Background(), &fUser{}); err != nil {
+	if err := repo.ForceSave(context.Background(), &fUser{}); err != nil {
 		t.Fatal(err)
 	}
 	if log := f.sent(); len(log) != 1 || log[0].batch != nil || !strings.HasPrefix(log[0].cql, "INSERT INTO ks.fusers (") {
@@ -218,7 +218,7 @@ func TestDriverErrorWrappedAndEventualFailureReported(t *testing.T) {
 		}
 	})))
 	f.fail = "fusers_by_ticket"
-	if err := repo.Save(context.Background(), &fUser{Ticket: "T"}); err != nil {
+	if err := repo.ForceSave(context.Background(), &fUser{Ticket: "T"}); err != nil {
 		t.Fatal(err)
 	}
 	_ = rt.Close(context.Background())
@@ -228,12 +228,12 @@ func TestDriverErrorWrappedAndEventualFailureReported(t *testing.T) {
 	f.fail = "INSERT INTO ks.fusers ("
 	_, repo2, _, _ := newFake(t)
 	repo2.rt.d.(*fake).fail = f.fail
-	err := repo2.Save(context.Background(), &fUser{})
+	err := repo2.ForceSave(context.Background(), &fUser{})
 	var qe *kerrors.QueryError
 	if !errors.As(err, &qe) || qe.Cause == nil || qe.Cause.Error() != "injected" {
 		t.Fatalf("%v", err)
 	}
-	if err := repo2.Save(context.Background(), &fUser{}); err == nil {
+	if err := repo2.ForceSave(context.Background(), &fUser{}); err == nil {
 		t.Fatal("no error")
 	}
 	ctx, cancel := context.WithCancel(context.Background())

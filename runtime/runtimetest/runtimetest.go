@@ -225,6 +225,11 @@ var scenarios = []struct {
 	{"EventualFailureReachesListener", testEventualDroppedTable},
 	{"EventualConsistentUnder16Writers", testEventualConcurrent},
 	{"TenThousandTimeOrderedSavesOnePartition", testScaleOnePartition},
+	{"StaleCopyNeverOverwritesOrDeletes", testStaleCopyRefused},
+	{"UpdateOnePointerOrKeyChangeRefused", testUpdateOnePointer},
+	{"OptionsRefusedBeforeSending", testOptionsRefused},
+	{"SaveIfNotExistsChecksBatchFirst", testSaveIfNotExistsBatchFirst},
+	{"CloseWaitsForSaveInProgress", testCloseWaitsForSave},
 }
 
 type failures struct {

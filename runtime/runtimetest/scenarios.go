@@ -453,8 +453,24 @@ func testCounters(t *testing.T, h *harness) {
 
 func testDriverErrors(t *testing.T, h *harness) {
 	e := h.env(t)
-	// ANY is not a read level: the server refuses it.
-	_, err := e.users.Get(ctx, &User{UserID: uuid.New()}, runtime.Consistency(kandra.ConsistencyAny))
+	// ANY is not a read level: the server refuses it, so the runtime
+	// refuses it before sending.
+	key := &User{UserID: uuid.New()}
+	st := e.users.Statements().SelectByKey()
+	rows, err := h.n.Driver.Query(ctx, &runtime.Query{Statement: st, Values: kandra.AppendColumns(Users, st, key, nil), Consistency: kandra.ConsistencyAny})
+	if err == nil {
+		rows.Next(kandra.AppendResult(Users, st, new(User), nil))
+		err = rows.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "ANY") {
+		t.Fatalf("the server took a read at ANY: %v", err)
+	}
+	_, err = e.users.Get(ctx, key, runtime.Consistency(kandra.ConsistencyAny))
+	if !errors.Is(err, kerrors.ErrArgument) || e.count("users/get") != 0 {
+		t.Fatalf("Get at ANY: %v (%d sent)", err, e.count("users/get"))
+	}
+	// A level one node cannot give: the server's error, wrapped.
+	err = e.users.Save(ctx, &User{Email: uniq("three")}, runtime.Consistency(kandra.ConsistencyThree))
 	var qe *kerrors.QueryError
 	if !errors.As(err, &qe) || qe.Cause == nil {
 		t.Fatalf("err = %v", err)

@@ -1,0 +1,192 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
+)
+
+// The write paths of a table with a Version. None of them overwrites or
+// deletes a row whose version differs from the caller's copy:
+//
+//   - Save of a zero version: UPDATE ... IF version = null (no row with the
+//     key, or only a versionless one), at the first version;
+//   - Save of a version v: UPDATE ... IF version = v, at the next version;
+//   - Update: UPDATE ... IF version = old's (see Update);
+//   - HardDelete: DELETE ... IF version = v;
+//   - SoftDelete: UPDATE ... USING TTL n ... IF version = v, at the next
+//     version.
+//
+// Every one is a lightweight transaction, so none carries a client
+// timestamp, and the rows of a versioned table are written by Paxos only
+// (ForceSave and ForceDelete aside). The first write is an UPDATE, not an
+// INSERT, so no row marker outlives the cells: a soft-deleted row vanishes
+// whole once its TTL passes. A row with a null version (a leftover of a
+// ForceSave whose cells expired) reads as not found.
+
+// checkVersioned refuses what a versioned write cannot do: a client
+// timestamp, and (for a delete) a copy that has no version to check.
+func (r *Repo[T]) checkVersioned(op string, c *call, e *T) error {
+	if c.hasTS {
+		return queryErr(op+" on "+r.ts.Name()+": a versioned (conditional) write cannot carry a client timestamp; ForceSave and ForceDelete can", nil)
+	}
+	if e != nil && r.versionZero(e) {
+		return r.argErr(op, "field "+r.ts.VersionColumn().GoName(), "the entity has no version, so there is no version to check: "+op+" the entity as it was read (Get), or ForceDelete")
+	}
+	return nil
+}
+
+// versionZero reports an entity whose version is not set.
+func (r *Repo[T]) versionZero(e *T) bool {
+	p, _ := r.ts.VersionColumn().Pointer(e)
+	switch v := p.(type) {
+	case *int64:
+		return *v == 0
+	case *time.Time:
+		return v.IsZero()
+	}
+	return false
+}
+
+// versionOf renders e's version for a message.
+func (r *Repo[T]) versionOf(e *T) any {
+	p, _ := r.ts.VersionColumn().Pointer(e)
+	return reflect.ValueOf(p).Elem().Interface()
+}
+
+func (r *Repo[T]) lockErr(e *T, msg string) error {
+	return &kerrors.OptimisticLockError{EntityType: r.typeName, Key: r.redactedKey(e), Message: msg}
+}
+
+// saveVersioned is Save on a versioned table (see Save).
+func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.Consistency) (err error) {
+	const op = "Save"
+	if err := r.checkVersioned(op, c, nil); err != nil {
+		return err
+	}
+	serial, err := r.serialCons(c)
+	if err != nil {
+		return err
+	}
+	was := *e // put back when nothing was written
+	written := false
+	defer func() {
+		if err != nil && !written {
+			*e = was
+		}
+	}()
+	first := r.versionZero(e)
+	var row *Query
+	if first {
+		r.stampInsert(e)
+		st := r.st.UpdateIfNoVersion(using(c) & kandra.UsingTTL)
+		row = &Query{Statement: st, Values: r.bindWrite(st, c, e, nil)}
+	} else {
+		r.stampInsert(e) // ids and CreatedAt when zero, UpdatedAt
+		r.nextVersion(&was, e)
+		st := r.st.Update(using(c) & kandra.UsingTTL)
+		row = &Query{Statement: st, Values: r.bindWrite(st, c, e, &was)}
+	}
+	row.Consistency, row.SerialConsistency = cons, serial
+	var entries []*Query
+	for _, i := range r.batch {
+		if !isEmpty(r.lookupValue(i, e)) {
+			entries = append(entries, r.lookupInsert(i, e))
+		}
+	}
+	if len(entries) > 0 {
+		if err := r.checkBatchSize(op, append([]*Query{row}, entries...)); err != nil {
+			return err
+		}
+	}
+	applied, err := r.exec(ctx, OpSave, row)
+	if err != nil {
+		return err
+	}
+	if !applied {
+		if first {
+			return r.lockErr(&was, "a row with this key exists: Get it and Update it (or Save the copy you read), or ForceSave to overwrite it")
+		}
+		return r.lockErr(&was, fmt.Sprintf("%s = %v expected, the row has another version or is gone: Get it again and retry", r.ts.VersionColumn().Name(), r.versionOf(&was)))
+	}
+	written = true
+	if len(entries) > 0 {
+		if err := r.batchExec(ctx, OpSave, cons, entries, nil); err != nil {
+			return queryErr("Save on "+r.ts.Name()+": the row is written (at its new version) but its BATCH lookup rows are not; Save the entity again (as this call left it) to write them", err)
+		}
+	}
+	r.eventualInserts(ctx, OpSave, cons, e)
+	return nil
+}
+
+// deleteVersioned runs the conditional DELETE of e, then the lookup
+// deletes (read before it, so that a failed read deleted nothing).
+func (r *Repo[T]) deleteVersioned(ctx context.Context, op string, e *T, c *call, cons kandra.Consistency, lookupDels []*Query) error {
+	serial, err := r.serialCons(c)
+	if err != nil {
+		return err
+	}
+	st := r.st.DeleteIfVersion()
+	q := &Query{Statement: st, Values: r.bindWrite(st, c, e, e), Consistency: cons, SerialConsistency: serial}
+	applied, err := r.exec(ctx, OpDelete, q)
+	if err != nil {
+		return err
+	}
+	if !applied {
+		return r.lockErr(e, fmt.Sprintf("%s = %v expected, the row has another version or is gone: nothing was deleted; Get it again and retry, or ForceDelete", r.ts.VersionColumn().Name(), r.versionOf(e)))
+	}
+	if len(lookupDels) == 0 {
+		return nil
+	}
+	if err := r.batchExec(ctx, OpDelete, cons, lookupDels, nil); err != nil {
+		return queryErr(fmt.Sprintf("%s on %s: the row is deleted but %d lookup rows that pointed to it are not (Find never returns them: it reads the row); ForceDelete the entity to remove them", op, r.ts.Name(), len(lookupDels)), err)
+	}
+	return nil
+}
+
+// softDeleteVersioned is SoftDelete on a versioned table: the conditional
+// rewrite at the next version, e left as it was when it does not apply.
+func (r *Repo[T]) softDeleteVersioned(ctx context.Context, e *T, c *call, cons kandra.Consistency) (err error) {
+	const op = "SoftDelete"
+	if err := r.checkVersioned(op, c, e); err != nil {
+		return err
+	}
+	serial, err := r.serialCons(c)
+	if err != nil {
+		return err
+	}
+	was := *e
+	defer func() {
+		if err != nil {
+			*e = was
+		}
+	}()
+	if m := r.ts.SoftDelete().Marker; m != nil {
+		p, _ := m.Pointer(e)
+		*p.(*bool) = true
+	}
+	if col := r.ts.UpdatedAtColumn(); col != nil {
+		*r.timeField(col, e) = truncate(col, r.now())
+	}
+	r.nextVersion(&was, e)
+	st := r.st.SoftDeleteIfVersion()
+	applied, err := r.exec(ctx, OpSoftDelete, &Query{Statement: st, Values: r.bindWrite(st, c, e, &was), Consistency: cons, SerialConsistency: serial})
+	if err != nil {
+		return err
+	}
+	if !applied {
+		return r.lockErr(&was, fmt.Sprintf("%s = %v expected, the row has another version or is gone: nothing was written; Get it again and retry", r.ts.VersionColumn().Name(), r.versionOf(&was)))
+	}
+	return nil
+}
+
+// ghost reports a row of a versioned table read without a version: what
+// remains of a ForceSave (an INSERT, with its row marker) once a soft
+// delete's cells expired. It reads as not found.
+func (r *Repo[T]) ghost(e *T) bool {
+	return r.ts.VersionColumn() != nil && r.versionZero(e)
+}

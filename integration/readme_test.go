@@ -56,7 +56,7 @@ func signUp(ctx context.Context, session *gocql.Session, keyspace string, u *Use
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = rt.Close(ctx) }() // waits for EVENTUAL lookup writes
+	defer func() { _ = rt.Close(ctx) }() // waits for the calls in progress and their EVENTUAL lookup writes
 	repo := runtime.MustNewRepo(rt, users)
 	if err := repo.Save(ctx, u); err != nil { // stamps CreatedAt at TIMESTAMP's precision
 		return nil, err

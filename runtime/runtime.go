@@ -22,16 +22,26 @@
 //     There is no fallback to separate writes, which would lose the
 //     atomicity a BATCH lookup promises. A write with no BATCH lookup row
 //     is a single statement and has no such limit.
-//   - Versioned entities and lookups. `IF version = ?` cannot share a batch
-//     with other tables, so Update of a versioned entity runs the
-//     conditional UPDATE alone first. When it does not apply, the result is
-//     an *errors.OptimisticLockError and nothing else is written. When it
-//     applies, the new BATCH lookup rows follow in one LOGGED BATCH; if that
-//     batch fails, Update returns a *errors.QueryError saying the primary
-//     row is updated (at the new version) and the lookup rows are not: the
-//     entity is not findable by its new values until it is saved again
-//     (Save rewrites every lookup row). SaveIfNotExists works the same way
-//     (the LWT insert, then the BATCH lookup rows).
+//   - Versioned entities. On a table with a Version no write path
+//     overwrites or deletes a row whose version differs from the caller's
+//     copy: Save, Update, HardDelete and SoftDelete are lightweight
+//     transactions on the version (see versioned.go for each statement),
+//     and a refused one is an *errors.OptimisticLockError with nothing
+//     written and the argument unchanged. ForceSave and ForceDelete are the
+//     unconditional forms. A conditional statement cannot share a batch
+//     with other tables, so the conditional write runs alone first and the
+//     BATCH lookup rows follow in one LOGGED BATCH (their size checked
+//     before the conditional write); if that batch fails, the call returns
+//     a *errors.QueryError saying the row is written (at the new version)
+//     and the lookup rows are not: the entity is not findable by its new
+//     values until it is saved again (Save rewrites every lookup row).
+//     SaveIfNotExists works the same way (the LWT insert, then the BATCH
+//     lookup rows).
+//   - Arguments. Every call checks its arguments and options before it
+//     sends anything (see check.go); a bad one is an *errors.ArgumentError.
+//   - Close. Close refuses new calls, then waits for the calls in progress
+//     and for every EVENTUAL write they queue: once it returns nil, nothing
+//     more is sent through the driver.
 //   - Hijacked values and moved values. A lookup row is removed (by a
 //     move in Update, or by HardDelete) only if it still points to the
 //     entity: the runtime reads it first (LookupStatements.SelectOwner, with

@@ -496,8 +496,9 @@ func (b *builder) checkNames() error {
 
 // MaxColumnNameBytes is the longest column name kandra accepts, in bytes.
 // The native protocol writes names with a 16-bit length, so a name past
-// 65,535 bytes breaks the connection; long names also swell the schema
-// mutation, which servers cap at 16 MiB. No real schema comes close.
+// 65,535 bytes breaks the connection. Long names also swell the schema
+// mutation, about three bytes per byte of name, which RuleSchemaSize holds
+// to MaxSchemaMutationBytes. No real schema comes close.
 const MaxColumnNameBytes = 1024
 
 // lwtAppliedColumn is the column a server adds to the rows a lightweight

@@ -77,6 +77,11 @@ const (
 	// consistency level, clustering order, lookup consistency or UUID
 	// strategy.
 	RuleOptionRange Rule = "option-range"
+	// RuleSchemaSize: a table or lookup table whose CREATE TABLE would make
+	// a schema mutation over MaxSchemaMutationBytes, as Register estimates
+	// it (never below what Cassandra 5.0 counts): roughly three bytes per
+	// byte of column name, so thousands of columns with long names.
+	RuleSchemaSize Rule = "schema-size"
 	// RuleKeyspaceName: a keyspace name servers reject.
 	RuleKeyspaceName Rule = "keyspace-name"
 	// RuleReplication: a replication setting servers reject.
@@ -210,6 +215,8 @@ var ruleTable = []ruleRow{
 		`"Cannot create secondary index on the only partition key column", "Secondary indexes are not supported on duration columns"`}, (*builder).checkIndexes, nil},
 	{RuleInfo{RuleOptionRange, EntityScope, AllTargets, "TTLs, gc grace, cache settings and every enum value are in range",
 		`"default_time_to_live must be less than or equal to 630720000", "gc_grace_seconds must be greater than or equal to 0"`}, (*builder).checkOptionValues, nil},
+	{RuleInfo{RuleSchemaSize, EntityScope, AllTargets, "each table's and lookup table's schema mutation, about 3 bytes per byte of column name, fits in 16 MiB",
+		`"Rejected an oversized mutation (N/16777216) for keyspace: system_schema" (Cassandra 5.0's max_mutation_size)`}, (*builder).checkSchemaSize, nil},
 	{RuleInfo{RuleKeyspaceName, KeyspaceScope, AllTargets, "the keyspace name is 1-48 of [A-Za-z0-9_] (192 on ScyllaDB 2026.x only), not system or system_*",
 		`"Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters"`}, nil, (*keyspaceBuilder).checkName},
 	{RuleInfo{RuleTargets, KeyspaceScope, AllTargets, "Targets names known servers; Tablets needs ScyllaDB-only targets and leaves one",

@@ -80,7 +80,12 @@ func brokenRules[T any](describe func(*T, *Schema[T])) []Rule {
 	if typ.Kind() == reflect.Struct {
 		describe(probe, s)
 	}
-	d := describeResult{probe: probe, tableCalls: s.tableCalls, table: s.tableName, opts: s.tableOpts, binds: s.binds}
+	return brokenChecks(typ, describeResult{probe: probe, tableCalls: s.tableCalls, table: s.tableName, opts: s.tableOpts, binds: s.binds})
+}
+
+// brokenChecks is brokenRules for what a Describe call on struct type typ
+// collected.
+func brokenChecks(typ reflect.Type, d describeResult) []Rule {
 	b := &builder{entity: typ, name: typ.String(), d: d, table: d.table, opts: d.opts, marker: -1}
 	var broken []Rule
 	for _, r := range ruleTable {
@@ -661,6 +666,12 @@ func ruleCases() []ruleCase {
 		{"ClusteringOrder(5)", RuleOptionRange, "X", "ClusteringOrder(5); use kandra.ClusteringAsc or kandra.ClusteringDesc", withX[time.Time](ClusteringKey(0, ClusteringOrder(5)))},
 		{"LookupConsistency(9)", RuleOptionRange, "X", "LookupConsistency(9); use kandra.LookupBatch or kandra.LookupEventual", withX[string](Lookup("by_x", LookupConsistency(9)))},
 		{"UUIDStrategy(7)", RuleOptionRange, "X", "UUIDStrategy(7); use kandra.UUIDTimeOrdered or kandra.UUIDRandom", onX(func(s *utUUID, x *uuid.UUID) { GeneratedUUID(s, x, UUIDStrategy(7)) })},
+		// schema-size: the table, then a lookup table (TestSchemaSizeEdge
+		// has both edges).
+		{"5,600 columns with 1,000-byte names", RuleSchemaSize, "", `table "wide" makes a schema mutation of an estimated|(5601 columns), over 16777216 (MaxSchemaMutationBytes)|"Rejected an oversized mutation"|use fewer columns or shorter column names`,
+			wideSpec{table: "wide", regular: 5600, nameLen: 1000}.built()},
+		{"a lookup table carrying 5,000 key columns under a 202-byte name", RuleSchemaSize, "F5001", `lookup table "t_` + strings.Repeat("s", 200) + `" makes a schema mutation of an estimated|(5002 columns)|use fewer or shorter primary-key column names, or a shorter lookup suffix`,
+			wideSpec{table: "t", keys: 5000, regular: 1, nameLen: 1000, lookup: strings.Repeat("s", 200)}.built()},
 	}
 }
 
@@ -724,7 +735,7 @@ func TestRulesOrder(t *testing.T) {
 		RuleNoPartitionKey, RuleDuplicatePartitionIndex, RuleDuplicateLookupTable, RuleCounterMix,
 		RuleDuplicateTimestamp, RuleDuplicateVersion, RuleSoftDeleteMarker, RuleKeyConflict,
 		RuleInvalidName, RuleDuplicateColumn, RuleDuplicateClusteringIndex, RuleUnsupportedType,
-		RuleKeyType, RuleCounterTable, RuleLookup, RuleSecondaryIndex, RuleOptionRange,
+		RuleKeyType, RuleCounterTable, RuleLookup, RuleSecondaryIndex, RuleOptionRange, RuleSchemaSize,
 		RuleKeyspaceName, RuleTargets, RuleReplication, RuleNameTaken, RuleNameLength, RuleTTLCap, RuleTablets, RuleSAIIndex,
 	}
 	// The servers each rule serves: the keyspace rules of one server's

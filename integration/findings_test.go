@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -140,6 +142,8 @@ func findings() []finding {
 				}
 				return fmt.Sprintf("column names of %d to 65,535 bytes: CREATE, INSERT and SELECT work (65,536 breaks the protocol)", kandra.MaxColumnNameBytes+1)
 			}},
+		{rule: kandra.RuleSchemaSize, what: "the widest table kandra takes is created; a few columns more, the schema mutation is refused", targets: kandra.Cassandra5 | kandra.Cassandra5Latest,
+			run: schemaSize},
 		{rule: kandra.RuleTargets, what: "the tablets option on a Cassandra target", targets: kandra.Cassandra5 | kandra.Cassandra5Latest,
 			run: func(t *testing.T, s *gocql.Session, ks string) string {
 				name := ks + "_tab"
@@ -377,4 +381,117 @@ func longColumn(t *testing.T, s *gocql.Session, ks, table, name string) error {
 		t.Fatal(why)
 	}
 	return nil
+}
+
+// schemaSize: with 1,000-byte column names, Register takes the widest
+// table whose estimated schema mutation fits MaxSchemaMutationBytes, and
+// the node creates it; Register refuses one column more. The node refuses
+// a table a few columns wider still (the estimate allows some 6 KiB for
+// what Register cannot know: the keyspace's name and replication, the
+// server's configuration), printing the size it counted, which the
+// estimate must not fall short of, nor pass by more than the allowances.
+// The keyspace is dropped at the end: a 16 MiB schema weighs on the node.
+func schemaSize(t *testing.T, s *gocql.Session, ks string) string {
+	const table, nameLen = "r_size", 1000
+	name := func(i int) string {
+		p := "v" + strconv.Itoa(i) + "_"
+		return p + strings.Repeat("x", nameLen-len(p))
+	}
+	spec := func(n int) dynamic.Spec {
+		fields := []fld{f[string]("K", pk0)}
+		for i := 0; i < n; i++ {
+			fields = append(fields, f[string]("V"+strconv.Itoa(i), kandra.Column(name(i))))
+		}
+		return specOf(table, nil, fields...)
+	}
+	ddl := func(n int) string {
+		d := tableDef{name: table, cols: []colDef{{"k", "TEXT"}}, pk: []string{"k"}}
+		for i := 0; i < n; i++ {
+			d.cols = append(d.cols, colDef{name(i), "TEXT"})
+		}
+		return d.render(ksVar)
+	}
+	// estimate is Register's estimate for n columns, read from its refusal.
+	estimated := regexp.MustCompile(`an estimated (\d+) bytes`)
+	estimate := func(n int) int {
+		_, err := dynamic.Build(spec(n))
+		var se *kandra.SchemaError
+		if !errors.As(err, &se) || se.Rule != kandra.RuleSchemaSize {
+			t.Fatalf("Register with %d columns: got %v, want a %s error", n, short(fmt.Sprint(err)), kandra.RuleSchemaSize)
+		}
+		m := estimated.FindStringSubmatch(se.Detail)
+		if m == nil {
+			t.Fatalf("the %s error does not give the estimate: %s", kandra.RuleSchemaSize, se.Detail)
+		}
+		v, _ := strconv.Atoi(m[1])
+		return v
+	}
+	// The widest table Register takes, with 1,000-byte names.
+	lo, hi := 1, 8000 // 1 fits; 8,000 columns are some 24 MiB
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if _, err := dynamic.Build(spec(mid)); err == nil {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	widest := lo
+	perColumn := estimate(widest+2) - estimate(widest+1)
+
+	name2 := ks + "_size"
+	stmt, err := kandra.CreateKeyspace(keyspaceSpec(name2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trackKeyspace(name2)
+	if err := execDDL(s, stmt); err != nil {
+		t.Fatalf("%s\n-> %v", stmt, err)
+	}
+	defer func() {
+		if err := execDDL(s, "DROP KEYSPACE IF EXISTS "+kandra.QuoteIdent(name2)); err != nil {
+			t.Errorf("dropping %s: %v", name2, err)
+		}
+	}()
+
+	// Just under: accepted by Register, created by the node.
+	ts := mustBuild(t, spec(widest))
+	createFor(t, s, name2, serverTarget(), ts)
+	cols, err := readColumns(s, name2, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cols) != 1+widest {
+		t.Fatalf("the node holds %d columns of %s, want %d", len(cols), table, 1+widest)
+	}
+	if err := execDDL(s, "DROP TABLE "+qualified(name2, table)); err != nil {
+		t.Fatal(err)
+	}
+
+	// Just over the node's limit: refused by both. allowance is what the
+	// estimate adds for what Register cannot know; past it by one column,
+	// the node must refuse.
+	const allowance = 6 << 10
+	over := widest + 1 + allowance/perColumn + 1
+	est := estimate(over)
+	stmt = inKeyspace(ddl(over), name2)
+	err = s.Query(stmt).Exec()
+	if err == nil {
+		t.Fatalf("the node created %s with %d columns (estimate %d): the estimate's allowance is larger than it says", table, over, est)
+	}
+	m := regexp.MustCompile(`Rejected an oversized mutation \((\d+)/(\d+)\) for keyspace: system_schema`).FindStringSubmatch(err.Error())
+	if m == nil {
+		t.Fatalf("%s\n-> %v; want \"Rejected an oversized mutation\"", short(stmt), err)
+	}
+	counted, _ := strconv.Atoi(m[1])
+	limit, _ := strconv.Atoi(m[2])
+	if limit != kandra.MaxSchemaMutationBytes {
+		t.Fatalf("the node's max_mutation_size is %d, kandra's MaxSchemaMutationBytes %d", limit, kandra.MaxSchemaMutationBytes)
+	}
+	if est < counted || est-counted > allowance {
+		t.Fatalf("with %d columns Register estimates %d bytes, the node counted %d: want the estimate at or above it by at most %d", over, est, counted, allowance)
+	}
+	t.Logf("refused by kandra from %d columns of %d-byte names (%d bytes each); the node refuses %d columns: %s", widest+1, nameLen, perColumn, over, err)
+	return fmt.Sprintf("%d columns: created; %d: refused by kandra; %d: refused by the node, which counted %d bytes, %d below kandra's estimate",
+		widest, widest+1, over, counted, est-counted)
 }

@@ -3,6 +3,7 @@ package schematest
 import (
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -577,6 +578,24 @@ var mutations = []mutation{
 		default:
 			k := rapid.SampledFrom([]tableOptKind{tRead, tWrite}).Draw(g.t, "which consistency")
 			g.d.setOption(tableOpt{kind: k, n: rapid.IntRange(11, 0xffff).Draw(g.t, "level")})
+		}
+		return true
+	}},
+	{"schema too large", kandra.RuleSchemaSize, func(g *gen) bool {
+		// Columns of 1,024-byte names cost over 3,100 bytes each, so this
+		// many pass the limit by over 2% with any table name.
+		n := kandra.MaxSchemaMutationBytes/(3*kandra.MaxColumnNameBytes) + rapid.IntRange(60, 300).Draw(g.t, "columns past the limit")
+		for i := 0; n > 0; i++ {
+			name := "Wide" + strconv.Itoa(i)
+			if g.goNames[name] || g.snakes[kandra.SnakeCase(name)] {
+				continue
+			}
+			g.goNames[name] = true
+			col := "wide" + strconv.Itoa(i) + "_"
+			f := field{name: name, typ: tString, snake: kandra.SnakeCase(name), exported: true}
+			f.add(fieldOpt{kind: oColumn, name: col + strings.Repeat("w", kandra.MaxColumnNameBytes-len(col))})
+			g.d.fields = append(g.d.fields, f)
+			n--
 		}
 		return true
 	}},

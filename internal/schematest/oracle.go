@@ -371,6 +371,42 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 			}
 		}
 	}
+	// schema-size: the CREATE TABLE of the table, or of a lookup table
+	// (its key, then the primary key's other columns), makes a schema
+	// mutation over kandra.MaxSchemaMutationBytes. A column costs about
+	// three times its name's length, twice the table name's, its type's
+	// text and some 40 bytes; a table some 7 KiB with the allowances. This
+	// rough reading decides because no draft comes near the limit: valid
+	// drafts hold a few dozen columns, and the mutation that breaks the
+	// rule adds thousands of 1,024-byte names, 2% past it.
+	size := func(table string, cols []*column) int {
+		n := 7 << 10
+		for _, c := range cols {
+			typ := 8
+			if t := types[c]; t != nil {
+				typ = len(t.Render(c.isKey()))
+			}
+			n += 3*len(c.name()) + 2*len(table) + typ + 40
+		}
+		return n
+	}
+	if size(d.table, live) > kandra.MaxSchemaMutationBytes {
+		b[kandra.RuleSchemaSize] = true
+	}
+	keys := append(append([]*column(nil), pks...), cks...)
+	for _, c := range live {
+		for _, l := range uniqueLookups(c.lookups) {
+			cols := []*column{c}
+			for _, k := range keys {
+				if k != c {
+					cols = append(cols, k)
+				}
+			}
+			if size(d.table+"_"+l.suffix, cols) > kandra.MaxSchemaMutationBytes {
+				b[kandra.RuleSchemaSize] = true
+			}
+		}
+	}
 }
 
 // fieldConflict reports options of one field that contradict each other:

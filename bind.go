@@ -77,8 +77,13 @@ func ClusteringKey(index int, order ClusteringOrder) FieldOption {
 }
 
 // Lookup gives the field a denormalized lookup table named
-// "{table}_{suffix}" whose primary key is this column. The lookup table
-// holds one row per value: two entities with the same value share a row.
+// "{table}_{suffix}", by which the runtime finds entities by this column's
+// value. With LookupBatch or LookupEventual the value is not unique: the
+// table holds one row per value and entity, and every holder is found.
+// With LookupUnique each value is claimed by one entity, and taking a value
+// another entity holds fails. Changing a lookup's consistency changes its
+// table's key: give the lookup a new suffix, so that a migration creates
+// the new table and backfills it.
 func Lookup(suffix string, consistency LookupConsistency) FieldOption {
 	return fieldOption{"Lookup", func(s *fieldSpec) {
 		s.lookups = append(s.lookups, lookupSpec{suffix: suffix, consistency: consistency})

@@ -677,7 +677,7 @@ func (b *builder) checkOptionValues() error {
 		}
 		for _, l := range s.lookups {
 			if !l.consistency.IsValid() {
-				return b.fail(c.goName, RuleOptionRange, "Lookup is given "+l.consistency.String()+"; use kandra.LookupBatch or kandra.LookupEventual")
+				return b.fail(c.goName, RuleOptionRange, "Lookup is given "+l.consistency.String()+"; use kandra.LookupBatch, kandra.LookupEventual or kandra.LookupUnique")
 			}
 		}
 		if s.generated && !s.uuid.IsValid() {

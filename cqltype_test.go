@@ -267,13 +267,13 @@ func TestLookupOnCollectionIsFrozen(t *testing.T) {
 			"    tags FROZEN<SET<TEXT>>,\n" +
 			"    id TEXT,\n" +
 			"    at TIMESTAMP,\n" +
-			"    PRIMARY KEY (tags)\n" +
+			"    PRIMARY KEY ((tags), id, at)\n" +
 			");",
 		"kc_lookup_set_by_matrix": "CREATE TABLE IF NOT EXISTS ks.kc_lookup_set_by_matrix (\n" +
 			"    matrix FROZEN<LIST<FROZEN<LIST<TEXT>>>>,\n" +
 			"    id TEXT,\n" +
 			"    at TIMESTAMP,\n" +
-			"    PRIMARY KEY (matrix)\n" +
+			"    PRIMARY KEY ((matrix), id, at)\n" +
 			");",
 	}
 	ks := newKeyspace(t, "ks", 0, ts) // lookups only: every target

@@ -126,8 +126,10 @@ func writeNames(b *strings.Builder, cols []*ColumnSchema) {
 // CreateLookupTable renders the CREATE TABLE statement of lookup table l
 // of a table of the keyspace: the indexed column (frozen if a collection,
 // since it is the key), the primary table's partition and clustering
-// columns, and a single-column primary key. No TTL, clustering order or gc
-// grace: lookup tables are minimal by design.
+// columns, and the primary key: the indexed column alone for a unique
+// lookup, PRIMARY KEY ((indexed), the other key columns...) for a
+// non-unique one. No TTL, clustering order or gc grace: lookup tables are
+// minimal by design.
 func (k *Keyspace) CreateLookupTable(l *LookupTableSchema) (string, error) {
 	if l == nil {
 		panic("kandra: Keyspace.CreateLookupTable: nil *LookupTableSchema")
@@ -147,9 +149,20 @@ func createLookupTable(l *LookupTableSchema, s ddlSpec) string {
 	b.WriteByte(' ')
 	l.index.typ.write(&b, true) // the key: frozen, as CQLType.Frozen renders it
 	b.WriteString(",\n")
-	writeColumnDefs(&b, l.carried())
+	carried := l.carried()
+	writeColumnDefs(&b, carried)
 	b.WriteString("    PRIMARY KEY (")
-	b.WriteString(l.index.cqlName)
+	if l.IsUnique() {
+		b.WriteString(l.index.cqlName)
+	} else {
+		b.WriteString("(")
+		b.WriteString(l.index.cqlName)
+		b.WriteString(")")
+		for _, c := range carried {
+			b.WriteString(", ")
+			b.WriteString(c.cqlName)
+		}
+	}
 	b.WriteString(")\n);")
 	return b.String()
 }

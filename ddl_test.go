@@ -63,7 +63,7 @@ func TestGoldenTutorialUser(t *testing.T) {
 	require.Len(t, ts.LookupTables(), 1)
 	lt := ts.LookupTables()[0]
 	assert.Equal(t, "users_by_email", lt.Name())
-	assert.Equal(t, kandra.LookupBatch, lt.Consistency())
+	assert.Equal(t, kandra.LookupUnique, lt.Consistency())
 	assert.Equal(t, "email", lt.IndexColumn().Name())
 	assert.Same(t, ts.ColumnByName("created_at"), ts.CreatedAtColumn())
 }
@@ -90,13 +90,13 @@ func TestGoldenRecipeUser(t *testing.T) {
 		`CREATE TABLE IF NOT EXISTS app.users_by_ticket_ref (
     ticket_ref TEXT,
     user_id UUID,
-    PRIMARY KEY (ticket_ref)
+    PRIMARY KEY ((ticket_ref), user_id)
 );`,
 	}
 	assert.Equal(t, want, newKeyspace(t, "app", 0, users).Statements())
 	lts := users.Schema().LookupTables()
 	require.Len(t, lts, 2)
-	assert.Equal(t, kandra.LookupBatch, lts[0].Consistency())
+	assert.Equal(t, kandra.LookupUnique, lts[0].Consistency())
 	assert.Equal(t, kandra.LookupEventual, lts[1].Consistency())
 }
 
@@ -147,7 +147,7 @@ AND gc_grace_seconds = 3600;`,
     currency TEXT,
     day TIMESTAMP,
     entry_id UUID,
-    PRIMARY KEY (reference)
+    PRIMARY KEY ((reference), wallet_id, currency, day, entry_id)
 );`,
 	`CREATE INDEX IF NOT EXISTS ledger_memo_idx ON accounts.ledger (memo);`,
 }

@@ -57,7 +57,7 @@ func TestKeyspaceStatementsOrder(t *testing.T) {
 	assert.Equal(t, want, ks.Statements())
 	assert.Equal(t, want[0], ks.CreateKeyspace())
 	assert.Contains(t, want[1], "CREATE TABLE IF NOT EXISTS shop.ks_orders (")
-	assert.Equal(t, "CREATE TABLE IF NOT EXISTS shop.ks_items_by_sku (\n    sku TEXT,\n    id UUID,\n    PRIMARY KEY (sku)\n);", want[4])
+	assert.Equal(t, "CREATE TABLE IF NOT EXISTS shop.ks_items_by_sku (\n    sku TEXT,\n    id UUID,\n    PRIMARY KEY ((sku), id)\n);", want[4])
 	assert.Equal(t, "CREATE INDEX IF NOT EXISTS ks_orders_note_idx ON shop.ks_orders (note);", want[5])
 
 	assert.Equal(t, "shop", ks.Name())

@@ -40,31 +40,44 @@ func (o ClusteringOrder) String() string {
 	return invalidEnum("ClusteringOrder", uint64(o))
 }
 
-// LookupConsistency says how the runtime keeps a lookup table in step with
-// its primary table. The schema only records the choice.
+// LookupConsistency says what a lookup value means and how the runtime
+// keeps the lookup table in step with its primary table. The schema only
+// records the choice.
+//
+// LookupBatch and LookupEventual are non-unique: many entities may hold a
+// value, and the lookup table has one row per value and holder (its key is
+// the value, then the primary key), so every holder is found. LookupUnique
+// claims each value for one entity.
 type LookupConsistency uint8
 
 const (
 	// LookupBatch writes the lookup row in the same LOGGED BATCH as the
-	// primary row: atomic, at a latency cost.
+	// primary row: atomic, at a latency cost. Non-unique.
 	LookupBatch LookupConsistency = iota
 	// LookupEventual writes the lookup row asynchronously after the primary
-	// write: cheaper, with a window in which the lookup lags.
+	// write: cheaper, with a window in which the lookup lags. Non-unique.
 	LookupEventual
+	// LookupUnique claims the value for one entity with a lightweight
+	// transaction before the primary write: taking a value another live
+	// entity holds fails. The lookup table's key is the value alone, and
+	// it is written by lightweight transactions only.
+	LookupUnique
 )
 
-// IsValid reports whether c is LookupBatch or LookupEventual. Registration
-// rejects any other value (RuleOptionRange).
-func (c LookupConsistency) IsValid() bool { return c <= LookupEventual }
+// IsValid reports whether c is LookupBatch, LookupEventual or
+// LookupUnique. Registration rejects any other value (RuleOptionRange).
+func (c LookupConsistency) IsValid() bool { return c <= LookupUnique }
 
-// String returns "BATCH" or "EVENTUAL", or "LookupConsistency(n)" for an
-// invalid value.
+// String returns "BATCH", "EVENTUAL" or "UNIQUE", or
+// "LookupConsistency(n)" for an invalid value.
 func (c LookupConsistency) String() string {
 	switch c {
 	case LookupBatch:
 		return "BATCH"
 	case LookupEventual:
 		return "EVENTUAL"
+	case LookupUnique:
+		return "UNIQUE"
 	}
 	return invalidEnum("LookupConsistency", uint64(c))
 }
@@ -229,8 +242,11 @@ func (c *ColumnSchema) indexName(table string) string {
 }
 
 // LookupTableSchema describes a denormalized lookup table: the indexed
-// column as its only primary-key column, then the primary table's partition
-// and clustering columns, so a lookup resolves to the full primary key.
+// column, then the primary table's partition and clustering columns, so a
+// lookup resolves to the full primary key. A unique lookup's key is the
+// indexed column alone (one holder per value); a non-unique one's is the
+// indexed column as the partition key and the primary key's other columns
+// as clustering columns (one row per value and holder).
 type LookupTableSchema struct {
 	name        string
 	cqlName     string
@@ -289,6 +305,13 @@ func (l *LookupTableSchema) carried() []*ColumnSchema {
 
 // Consistency is how the runtime keeps the lookup table in step.
 func (l *LookupTableSchema) Consistency() LookupConsistency { return l.consistency }
+
+// IsUnique reports a LookupUnique lookup: one holder per value.
+func (l *LookupTableSchema) IsUnique() bool { return l.consistency == LookupUnique }
+
+// Carried returns the primary key's columns other than the indexed one,
+// in key order: the holder's key in a lookup row (a fresh slice).
+func (l *LookupTableSchema) Carried() []*ColumnSchema { return l.carried() }
 
 // CacheConfig is the result-cache configuration recorded with CacheResult.
 // The schema only records it; a cache layer reads it.

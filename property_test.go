@@ -773,10 +773,19 @@ func TestPropertyLookupTables(t *testing.T) {
 					t.Fatalf("%s\ncolumn %q is %s, want %s as in the primary table", ddl, c.Name(), ct.cols[i].typ, c.Decl())
 				}
 			}
-			if len(ct.partition) != 1 || ct.composite || len(ct.clustering) != 0 {
-				t.Fatalf("%s\nthe primary key must be the index column alone", ddl)
+			// Unique: the index column alone. Non-unique: the index column
+			// as the partition key, the holder's key as clustering columns.
+			wantClustering := 0
+			if !l.IsUnique() {
+				wantClustering = len(lc) - 1
+			}
+			if len(ct.partition) != 1 || ct.composite != !l.IsUnique() || len(ct.clustering) != wantClustering {
+				t.Fatalf("%s\nthe primary key must be the index column alone (unique) or then the holder's key (non-unique)", ddl)
 			}
 			checkIdent(t, "lookup primary key", ct.partition[0], l.IndexColumn().Name())
+			for i, c := range ct.clustering {
+				checkIdent(t, "lookup clustering column", c, lc[i+1].Name())
+			}
 			if len(ct.with) != 0 || len(ct.order) != 0 {
 				t.Fatalf("%s\na lookup table has no WITH options (TTL, gc grace, clustering order)", ddl)
 			}

@@ -36,7 +36,7 @@ type User struct {
 func (u *User) Describe(s *kandra.Schema[User]) {
 	s.Table("users")
 	kandra.Bind(s, &u.UserID, kandra.PartitionKey(0))
-	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupBatch))
+	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupUnique))
 	kandra.CreatedAt(s, &u.CreatedAt)
 }
 

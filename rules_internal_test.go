@@ -664,7 +664,7 @@ func ruleCases() []ruleCase {
 		{"write consistency 0xFFFF", RuleOptionRange, "", "WriteConsistency is given an unknown level", withTable(WriteConsistency(Consistency(0xFFFF)))},
 		// option-range on the enums a field option carries, naming the field
 		{"ClusteringOrder(5)", RuleOptionRange, "X", "ClusteringOrder(5); use kandra.ClusteringAsc or kandra.ClusteringDesc", withX[time.Time](ClusteringKey(0, ClusteringOrder(5)))},
-		{"LookupConsistency(9)", RuleOptionRange, "X", "LookupConsistency(9); use kandra.LookupBatch or kandra.LookupEventual", withX[string](Lookup("by_x", LookupConsistency(9)))},
+		{"LookupConsistency(9)", RuleOptionRange, "X", "LookupConsistency(9); use kandra.LookupBatch, kandra.LookupEventual or kandra.LookupUnique", withX[string](Lookup("by_x", LookupConsistency(9)))},
 		{"UUIDStrategy(7)", RuleOptionRange, "X", "UUIDStrategy(7); use kandra.UUIDTimeOrdered or kandra.UUIDRandom", onX(func(s *utUUID, x *uuid.UUID) { GeneratedUUID(s, x, UUIDStrategy(7)) })},
 		// schema-size: the table, then a lookup table (TestSchemaSizeEdge
 		// has both edges).
@@ -979,9 +979,9 @@ func TestRulesAccept(t *testing.T) {
 			columns     []string
 			ddl         string
 		}{
-			{"t_by_a", "a", []string{"a", "b", "at", "seq"}, "CREATE TABLE IF NOT EXISTS ks.t_by_a (\n    a TEXT,\n    b TEXT,\n    at TIMESTAMP,\n    seq BIGINT,\n    PRIMARY KEY (a)\n);"},
-			{"t_by_at", "at", []string{"at", "a", "b", "seq"}, "CREATE TABLE IF NOT EXISTS ks.t_by_at (\n    at TIMESTAMP,\n    a TEXT,\n    b TEXT,\n    seq BIGINT,\n    PRIMARY KEY (at)\n);"},
-			{"t_by_note", "note", []string{"note", "a", "b", "at", "seq"}, "CREATE TABLE IF NOT EXISTS ks.t_by_note (\n    note TEXT,\n    a TEXT,\n    b TEXT,\n    at TIMESTAMP,\n    seq BIGINT,\n    PRIMARY KEY (note)\n);"},
+			{"t_by_a", "a", []string{"a", "b", "at", "seq"}, "CREATE TABLE IF NOT EXISTS ks.t_by_a (\n    a TEXT,\n    b TEXT,\n    at TIMESTAMP,\n    seq BIGINT,\n    PRIMARY KEY ((a), b, at, seq)\n);"},
+			{"t_by_at", "at", []string{"at", "a", "b", "seq"}, "CREATE TABLE IF NOT EXISTS ks.t_by_at (\n    at TIMESTAMP,\n    a TEXT,\n    b TEXT,\n    seq BIGINT,\n    PRIMARY KEY ((at), a, b, seq)\n);"},
+			{"t_by_note", "note", []string{"note", "a", "b", "at", "seq"}, "CREATE TABLE IF NOT EXISTS ks.t_by_note (\n    note TEXT,\n    a TEXT,\n    b TEXT,\n    at TIMESTAMP,\n    seq BIGINT,\n    PRIMARY KEY ((note), a, b, at, seq)\n);"},
 		}
 		colNames := func(cs []*ColumnSchema) []string {
 			var out []string

@@ -189,34 +189,61 @@ type LookupStatements struct {
 	selOwner *Statement
 	// DeleteAt removes the row of an index value at a given timestamp.
 	delAt *Statement
+	// InsertAt is Insert USING TIMESTAMP (non-unique).
+	insertAt *Statement
+	// The claims of a unique lookup.
+	claim, takeover, release *Statement
 }
 
 // Lookup is the lookup table the statements are for.
 func (l *LookupStatements) Lookup() *LookupTableSchema { return l.lookup }
 
 // Insert is INSERT INTO lk (index, pk..., ck...) VALUES (?, ...): every
-// marker a ParamColumn of the primary entity.
+// marker a ParamColumn of the primary entity. Nil for a unique lookup,
+// whose rows are written by lightweight transactions only (Claim).
 func (l *LookupStatements) Insert() *Statement { return l.insert }
 
+// InsertAt is Insert USING TIMESTAMP ?: the ParamColumn markers, then a
+// ParamTimestamp. A move writes the new row and deletes the old one at the
+// same timestamp, so two moves of one entity applied out of order still
+// leave the later one's rows. Nil for a unique lookup.
+func (l *LookupStatements) InsertAt() *Statement { return l.insertAt }
+
+// Claim is INSERT INTO lk (index, pk..., ck...) VALUES (...) IF NOT
+// EXISTS: a unique lookup's claim of a value, every marker a ParamColumn.
+// Nil for a non-unique lookup.
+func (l *LookupStatements) Claim() *Statement { return l.claim }
+
+// Takeover is UPDATE lk SET pk... = ?, ck... = ? WHERE index = ? IF pk... =
+// ? AND ck... = ?: a unique lookup's claim moved from one holder (the
+// ParamExpected markers, the old holder's key) to another (the ParamColumn
+// markers), only if the old one still has it. Nil for a non-unique lookup.
+func (l *LookupStatements) Takeover() *Statement { return l.takeover }
+
+// Release is DELETE FROM lk WHERE index = ? IF pk... = ? AND ck... = ?: a
+// unique lookup's claim given up, only by its holder (the ParamExpected
+// markers). Nil for a non-unique lookup.
+func (l *LookupStatements) Release() *Statement { return l.release }
+
 // Select is SELECT pk..., ck... FROM lk WHERE index = ?: one ParamColumn
-// marker (the index value); the result is the primary key.
+// marker (the index value); the result is the primary key, of the holder
+// (unique) or of every holder, one per row (non-unique).
 func (l *LookupStatements) Select() *Statement { return l.sel }
 
-// Delete is DELETE FROM lk WHERE index = ?.
+// Delete is DELETE FROM lk WHERE index = ?: every row of the value.
 func (l *LookupStatements) Delete() *Statement { return l.del }
 
-// SelectOwner is SELECT pk..., ck..., WRITETIME(c) FROM lk WHERE index = ?,
-// where c is the first primary-key column of the entity that is a regular
-// column of the lookup table: the entity the row points to, and the write
-// timestamp of the row (HasWriteTime). With DeleteAt it removes a lookup
-// row only if it still points to an entity, without a lightweight
-// transaction.
+// SelectOwner is SELECT pk..., ck..., WRITETIME(c) FROM lk WHERE index = ?
+// of a unique lookup, where c is the holder's first key column (a regular
+// column of the lookup table): the entity that holds the claim, and when
+// it claimed it (HasWriteTime). Nil for a non-unique lookup.
 func (l *LookupStatements) SelectOwner() *Statement { return l.selOwner }
 
-// DeleteAt is DELETE FROM lk USING TIMESTAMP ? WHERE index = ?: a
-// ParamTimestamp then a ParamColumn (the index value). Given the write
-// time SelectOwner returned, it removes that row and nothing written after
-// it: a row another entity wrote since (at a later timestamp) survives.
+// DeleteAt is DELETE FROM lk USING TIMESTAMP ? WHERE index = ? AND pk...
+// = ? AND ck... = ?: a ParamTimestamp then the lookup row's key as
+// ParamColumn markers, of a non-unique lookup. It removes one entity's row
+// of a value as of the timestamp: a row written later (a move back, or a
+// Save since) survives. Nil for a unique lookup.
 func (l *LookupStatements) DeleteAt() *Statement { return l.delAt }
 
 // TableStatements are the runtime statements of one table, rendered once
@@ -727,13 +754,60 @@ func (b *stmtBuilder) counter(c *ColumnSchema) *Statement {
 
 func (b *stmtBuilder) lookup(l *LookupTableSchema) *LookupStatements {
 	key := append(clone(l.partition), l.clustering...)
+	carried := l.carried()
 	ls := &LookupStatements{lookup: l}
 
-	w := newSB(l.name)
-	b.insertInto(w, l.cqlName, l.Columns())
-	ls.insert = w.done()
+	if l.IsUnique() {
+		w := newSB(l.name)
+		b.insertInto(w, l.cqlName, l.Columns())
+		w.WriteString(" IF NOT EXISTS")
+		w.s.conditional = true
+		ls.claim = w.done()
 
-	w = newSB(l.name)
+		w = newSB(l.name)
+		w.WriteString("UPDATE ")
+		w.WriteString(b.qualify(l.cqlName))
+		w.WriteString(" SET ")
+		for i, c := range carried {
+			if i > 0 {
+				w.WriteString(", ")
+			}
+			w.WriteString(c.cqlName)
+			w.WriteString(" = ?")
+			w.mark(ParamColumn, c)
+		}
+		w.WriteString(" WHERE ")
+		w.where([]*ColumnSchema{l.index})
+		b.ifHolder(w, carried)
+		ls.takeover = w.done()
+
+		w = newSB(l.name)
+		w.WriteString("DELETE FROM ")
+		w.WriteString(b.qualify(l.cqlName))
+		w.WriteString(" WHERE ")
+		w.where([]*ColumnSchema{l.index})
+		b.ifHolder(w, carried)
+		ls.release = w.done()
+	} else {
+		w := newSB(l.name)
+		b.insertInto(w, l.cqlName, l.Columns())
+		ls.insert = w.done()
+
+		w = newSB(l.name)
+		b.insertInto(w, l.cqlName, l.Columns())
+		w.using(UsingTimestamp)
+		ls.insertAt = w.done()
+
+		w = newSB(l.name)
+		w.WriteString("DELETE FROM ")
+		w.WriteString(b.qualify(l.cqlName))
+		w.using(UsingTimestamp)
+		w.WriteString(" WHERE ")
+		w.where(l.Columns())
+		ls.delAt = w.done()
+	}
+
+	w := newSB(l.name)
 	b.selectFrom(w, l.cqlName, key)
 	w.where([]*ColumnSchema{l.index})
 	ls.sel = w.done()
@@ -745,32 +819,37 @@ func (b *stmtBuilder) lookup(l *LookupTableSchema) *LookupStatements {
 	w.where([]*ColumnSchema{l.index})
 	ls.del = w.done()
 
-	var stamp *ColumnSchema
-	for _, c := range key {
-		if c != l.index {
-			stamp = c
-			break
-		}
+	if l.IsUnique() {
+		// The holder's key columns are regular columns of a unique
+		// lookup's table, so WRITETIME of one is the claim's time. (A
+		// non-unique lookup's table has no regular column to ask.)
+		w = newSB(l.name)
+		w.WriteString("SELECT ")
+		w.names(key)
+		w.WriteString(", WRITETIME(")
+		w.WriteString(carried[0].cqlName)
+		w.WriteString(") FROM ")
+		w.WriteString(b.qualify(l.cqlName))
+		w.WriteString(" WHERE ")
+		w.s.result = key
+		w.s.writeTime = true
+		w.where([]*ColumnSchema{l.index})
+		ls.selOwner = w.done()
 	}
-	w = newSB(l.name)
-	w.WriteString("SELECT ")
-	w.names(key)
-	w.WriteString(", WRITETIME(")
-	w.WriteString(stamp.cqlName)
-	w.WriteString(") FROM ")
-	w.WriteString(b.qualify(l.cqlName))
-	w.WriteString(" WHERE ")
-	w.s.result = key
-	w.s.writeTime = true
-	w.where([]*ColumnSchema{l.index})
-	ls.selOwner = w.done()
-
-	w = newSB(l.name)
-	w.WriteString("DELETE FROM ")
-	w.WriteString(b.qualify(l.cqlName))
-	w.using(UsingTimestamp)
-	w.WriteString(" WHERE ")
-	w.where([]*ColumnSchema{l.index})
-	ls.delAt = w.done()
 	return ls
+}
+
+// ifHolder writes " IF c = ? AND ..." with ParamExpected markers: a claim
+// held by the entity whose key the expected values are.
+func (b *stmtBuilder) ifHolder(w *sb, carried []*ColumnSchema) {
+	w.WriteString(" IF ")
+	for i, c := range carried {
+		if i > 0 {
+			w.WriteString(" AND ")
+		}
+		w.WriteString(c.cqlName)
+		w.WriteString(" = ?")
+		w.mark(ParamExpected, c)
+	}
+	w.s.conditional = true
 }

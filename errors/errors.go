@@ -4,7 +4,8 @@
 // Every error of the family matches [ErrKandra] with the standard library's
 // errors.Is, and each kind also matches its own sentinel ([ErrSchema],
 // [ErrQuery], [ErrAuth], [ErrOptimisticLock], [ErrMigration],
-// [ErrValidation], [ErrNotFound], [ErrArgument]). Use errors.As to reach the concrete type and its fields.
+// [ErrValidation], [ErrNotFound], [ErrArgument], [ErrUnique]). Use
+// errors.As to reach the concrete type and its fields.
 // Kinds that wrap a cause ([QueryError], [AuthError], [MigrationError])
 // unwrap to it, so errors.Is also sees through to the cause.
 //
@@ -49,6 +50,9 @@ var (
 	// ErrArgument matches *ArgumentError: a call was refused before
 	// anything was sent because an argument or option is out of range.
 	ErrArgument error = sentinel("kandra: invalid argument")
+	// ErrUnique matches *UniqueError: a unique lookup value is held by
+	// another entity.
+	ErrUnique error = sentinel("kandra: unique value taken")
 )
 
 // isKind reports whether target is the family sentinel or the kind's own.
@@ -189,6 +193,36 @@ func (e *NotFoundError) Error() string {
 
 // Is matches ErrNotFound and ErrKandra.
 func (e *NotFoundError) Is(target error) bool { return isKind(target, ErrNotFound) }
+
+// UniqueError reports a write refused, with nothing written, because a
+// value of a unique lookup (kandra.LookupUnique) is held by another live
+// entity, or is being claimed by one right now (Pending). Values of
+// Sensitive columns are redacted in Value and Holder.
+type UniqueError struct {
+	// Table is the entity's table, Lookup the unique lookup's table.
+	Table, Lookup string
+	// Value is the value asked for.
+	Value any
+	// Holder is the primary key of the entity that holds it (one value,
+	// or a slice in key order).
+	Holder any
+	// Pending is true when the holder has claimed the value but not (yet)
+	// written it: a writer in progress, or one that died, whose claim may
+	// be taken over once it is older than the runtime's claim grace.
+	Pending bool
+}
+
+// Error renders "kandra: unique value taken: users_by_email value=V is held
+// by K".
+func (e *UniqueError) Error() string {
+	if e.Pending {
+		return fmt.Sprintf("kandra: unique value taken: %s value=%v is being claimed by %v (retry later)", e.Lookup, e.Value, e.Holder)
+	}
+	return fmt.Sprintf("kandra: unique value taken: %s value=%v is held by %v", e.Lookup, e.Value, e.Holder)
+}
+
+// Is matches ErrUnique and ErrKandra.
+func (e *UniqueError) Is(target error) bool { return isKind(target, ErrUnique) }
 
 // ArgumentError reports an argument or option that a call refused before
 // sending anything: a nil entity or context, an empty key, a timestamp or

@@ -18,6 +18,7 @@ var sentinels = map[string]error{
 	"ErrValidation":     kerrors.ErrValidation,
 	"ErrNotFound":       kerrors.ErrNotFound,
 	"ErrArgument":       kerrors.ErrArgument,
+	"ErrUnique":         kerrors.ErrUnique,
 }
 
 // kinds has one value of every type of the family, with the name of its
@@ -42,6 +43,8 @@ var kinds = []struct {
 		func(err error) bool { var e *kerrors.NotFoundError; return errors.As(err, &e) }},
 	{"ArgumentError", &kerrors.ArgumentError{Op: "Save on users", Arg: "Timestamp", Message: "m"}, "ErrArgument",
 		func(err error) bool { var e *kerrors.ArgumentError; return errors.As(err, &e) }},
+	{"UniqueError", &kerrors.UniqueError{Table: "users", Lookup: "users_by_email", Value: "a@b", Holder: 1}, "ErrUnique",
+		func(err error) bool { var e *kerrors.UniqueError; return errors.As(err, &e) }},
 }
 
 func TestErrorKinds(t *testing.T) {
@@ -139,6 +142,8 @@ func TestNotFoundAndArgumentMessages(t *testing.T) {
 		{&kerrors.NotFoundError{Table: "users", Key: "k1"}, "kandra: not found: users key=k1"},
 		{&kerrors.NotFoundError{Table: "users", Key: []any{1, "a"}}, "kandra: not found: users key=[1 a]"},
 		{&kerrors.NotFoundError{Table: "users", Lookup: "users_by_email", Value: "a@b"}, "kandra: not found: users_by_email value=a@b"},
+		{&kerrors.UniqueError{Table: "users", Lookup: "users_by_email", Value: "a@b", Holder: 7}, "kandra: unique value taken: users_by_email value=a@b is held by 7"},
+		{&kerrors.UniqueError{Lookup: "users_by_email", Value: "a@b", Holder: 7, Pending: true}, "kandra: unique value taken: users_by_email value=a@b is being claimed by 7 (retry later)"},
 		{&kerrors.ArgumentError{Op: "List on todos", Arg: "PageSize", Message: "0 is not in 1 to 2147483647"},
 			"kandra: invalid argument: List on todos: PageSize: 0 is not in 1 to 2147483647"},
 	} {

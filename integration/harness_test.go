@@ -566,7 +566,9 @@ func primaryExpectation(ts *kandra.TableSchema) map[string]sysColumn {
 
 // lookupExpectation: the indexed column is the lookup table's partition
 // key (frozen if a collection); the primary key's other columns are
-// regular columns (a lookup on a key column lists it once, as the key).
+// regular columns of a unique lookup and the clustering columns, in key
+// order, ascending, of a non-unique one (a lookup on a key column lists it
+// once, as the key).
 func lookupExpectation(l *kandra.LookupTableSchema) map[string]sysColumn {
 	want := map[string]sysColumn{}
 	cols := l.Columns()
@@ -574,8 +576,12 @@ func lookupExpectation(l *kandra.LookupTableSchema) map[string]sysColumn {
 		want["(Columns()[0] is not the index column)"] = sysColumn{}
 	}
 	want[cols[0].Name()] = expectedColumn("partition_key", 0, "none", cols[0].Type().Frozen())
-	for _, c := range cols[1:] {
-		want[c.Name()] = expectedColumn("regular", -1, "none", c.Decl())
+	for i, c := range cols[1:] {
+		if l.IsUnique() {
+			want[c.Name()] = expectedColumn("regular", -1, "none", c.Decl())
+		} else {
+			want[c.Name()] = expectedColumn("clustering", i, "asc", c.Decl())
+		}
 	}
 	return want
 }

@@ -964,7 +964,17 @@ func mirrorLookup(ks string, l *kandra.LookupTableSchema) string {
 	for _, c := range cols[1:] {
 		rest = append(rest, colDef{c.Name(), c.Decl()})
 	}
-	return lookupDDL(ks, l.Name(), key, rest...)
+	ddl := lookupDDL(ks, l.Name(), key, rest...)
+	if !l.IsUnique() {
+		// Non-unique: the holder's key follows the value as clustering
+		// columns, with no clustering order clause.
+		names := []string{cols[0].CQLName()}
+		for _, c := range cols[1:] {
+			names = append(names, c.CQLName())
+		}
+		ddl = strings.Replace(ddl, "PRIMARY KEY ("+cols[0].CQLName()+")", "PRIMARY KEY (("+names[0]+"), "+strings.Join(names[1:], ", ")+")", 1)
+	}
+	return ddl
 }
 
 func mustBuild(t testing.TB, sp dynamic.Spec) *kandra.TableSchema {

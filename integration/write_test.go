@@ -141,7 +141,11 @@ func checkWritable(s *gocql.Session, ks string, ts *kandra.TableSchema, seed int
 	}
 	for _, ls := range st.Lookups() {
 		l := ls.Lookup()
-		if !exec("lookup INSERT", ls.Insert(), nil) {
+		ins := ls.Insert()
+		if l.IsUnique() {
+			ins = ls.Claim() // a unique lookup's rows are claims
+		}
+		if !exec("lookup INSERT", ins, nil) {
 			continue
 		}
 		sel := ls.Select()

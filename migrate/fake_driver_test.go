@@ -127,8 +127,10 @@ func (f *fakeDriver) SchemaRows(ctx context.Context, keyspace string) (*SchemaRo
 		for i, c := range l.Columns() {
 			if i == 0 {
 				col(name, c.Name(), PartitionKey, 0, "none", liveType(c.Type()))
-			} else {
+			} else if l.IsUnique() {
 				col(name, c.Name(), Regular, -1, "none", liveType(c.Type()))
+			} else {
+				col(name, c.Name(), Clustering, i-1, "asc", liveType(c.Type()))
 			}
 		}
 	}

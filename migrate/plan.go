@@ -507,9 +507,12 @@ func (p *planner) lookup(l *kandra.LookupTableSchema, primaryExists bool) {
 	}
 }
 
-// diffLookup compares an existing lookup table with the model's: its key
-// is the indexed column, frozen, and it carries the primary key's other
-// columns as regular ones, declared as in the primary table.
+// diffLookup compares an existing lookup table with the model's: its
+// partition key is the indexed column, frozen, and it carries the primary
+// key's other columns, declared as in the primary table: as regular
+// columns for a unique lookup, as its clustering columns (in key order,
+// ascending) for a non-unique one. A lookup whose kind changed has another
+// key: the manual path says how to move it.
 func (p *planner) diffLookup(l *kandra.LookupTableSchema, lt *LiveTable) {
 	name := l.Name()
 	manual := "a lookup table holds only copies: drop it by hand (DROP TABLE " + p.qualified(l.CQLName()) +
@@ -520,20 +523,32 @@ func (p *planner) diffLookup(l *kandra.LookupTableSchema, lt *LiveTable) {
 		p.impossible(ChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+": "+why, manual)
 		return
 	}
-	if why, _ := keyDiff("the clustering key", nil, keyColumns(lt, Clustering)); why != "" {
+	cols := l.Columns()
+	var clustering []wantColumn
+	kind := Regular
+	if !l.IsUnique() {
+		kind = Clustering
+		for _, c := range cols[1:] {
+			clustering = append(clustering, wantColumn{name: c.Name(), typ: c.Type(), frozen: c.Type().IsCollection(), kind: Clustering, order: "asc"})
+		}
+		manual += "; a lookup whose kind changed (unique or not) has a new key: give it a new suffix instead, so that its new table is created and backfilled"
+	}
+	if why, _ := keyDiff("the clustering key", clustering, keyColumns(lt, Clustering)); why != "" {
 		p.impossible(ChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+": "+why, manual)
 		return
 	}
-	cols := l.Columns()
 	for _, c := range cols[1:] {
-		w := wantColumn{name: c.Name(), typ: c.Type(), frozen: c.Type().IsCollection(), kind: Regular, order: "none"}
+		w := wantColumn{name: c.Name(), typ: c.Type(), frozen: c.Type().IsCollection(), kind: kind, order: "none"}
+		if kind == Clustering {
+			w.order = "asc"
+		}
 		lc := lt.Column(c.Name())
 		switch {
 		case lc == nil:
 			p.impossible(ChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+" lacks column "+strconv.Quote(c.Name())+" of its primary table's key", manual)
 			return
-		case lc.Kind != Regular:
-			p.impossible(ChangeColumnKind, name+"."+c.Name(), name, c.Name(), "column "+strconv.Quote(c.Name())+" of lookup table "+strconv.Quote(name)+" is "+string(lc.Kind)+" in live, regular in the model", manual)
+		case lc.Kind != kind:
+			p.impossible(ChangeColumnKind, name+"."+c.Name(), name, c.Name(), "column "+strconv.Quote(c.Name())+" of lookup table "+strconv.Quote(name)+" is "+string(lc.Kind)+" in live, "+string(kind)+" in the model", manual)
 			return
 		}
 		if m := typeMismatch(w, lc); m != "" {

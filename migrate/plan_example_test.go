@@ -70,7 +70,7 @@ func Example_plan() {
 	fmt.Print(planV2().Script())
 	// Output:
 	// -- kandra migration plan for keyspace app
-	// -- plan hash: fc17b3e49c3527fcd55d8645fc9643f6
+	// -- plan hash: 9df57156e17215244ef56b1baa9fb857
 	// -- 4 steps: 2 safe, 1 needs approval, 1 impossible
 	//
 	// -- [safe] create-lookup-table:users_by_email: lookup table "users_by_email" of table "users" does
@@ -78,7 +78,7 @@ func Example_plan() {
 	// CREATE TABLE IF NOT EXISTS app.users_by_email (
 	//     email TEXT,
 	//     id UUID,
-	//     PRIMARY KEY (email)
+	//     PRIMARY KEY ((email), id)
 	// );
 	//
 	// -- [safe] add-column:users.nickname: table "users" has no column "nickname"
@@ -106,7 +106,7 @@ func Example_plan() {
 func ExamplePlan_String() {
 	fmt.Print(planV2())
 	// Output:
-	// plan for keyspace app (fc17b3e49c3527fcd55d8645fc9643f6): 4 steps: 2 safe, 1 needs approval, 1 impossible
+	// plan for keyspace app (9df57156e17215244ef56b1baa9fb857): 4 steps: 2 safe, 1 needs approval, 1 impossible
 	// ID                                  CLASS           REASON
 	// create-lookup-table:users_by_email  safe            lookup table "users_by_email" of table "users" does not exist
 	// add-column:users.nickname           safe            table "users" has no column "nickname"
@@ -122,7 +122,7 @@ func ExampleValidate() {
 	fmt.Println(err)
 	// Output:
 	// true
-	// kandra: migration: keyspace "app" differs from the model (4 steps: 2 safe, 1 needs approval, 1 impossible, plan fc17b3e49c3527fcd55d8645fc9643f6); the impossible steps need the manual paths below before the rest can be applied:
+	// kandra: migration: keyspace "app" differs from the model (4 steps: 2 safe, 1 needs approval, 1 impossible, plan 9df57156e17215244ef56b1baa9fb857); the impossible steps need the manual paths below before the rest can be applied:
 	//   create-lookup-table:users_by_email [safe]: lookup table "users_by_email" of table "users" does not exist
 	//   add-column:users.nickname [safe]: table "users" has no column "nickname"
 	//   backfill:users_by_email [needs approval]: table "users" exists, so new lookup table "users_by_email" must be filled from its rows before lookups by "email" find the rows written earlier; it reads the whole table

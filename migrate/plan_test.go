@@ -95,8 +95,10 @@ func rowsOf(ks *kandra.Keyspace) *SchemaRows {
 			for i, c := range l.Columns() {
 				if i == 0 {
 					column(l.Name(), c.Name(), PartitionKey, 0, "none", serverType(c.Type(), c.Type().IsCollection()))
-				} else {
+				} else if l.IsUnique() {
 					column(l.Name(), c.Name(), Regular, -1, "none", serverType(c.Type(), c.Type().IsCollection()))
+				} else {
+					column(l.Name(), c.Name(), Clustering, i-1, "asc", serverType(c.Type(), c.Type().IsCollection()))
 				}
 			}
 		}
@@ -506,8 +508,12 @@ func TestPlanRules(t *testing.T) {
 		{"dropped, unreadable type", ks, func(r *SchemaRows) { drop(r, "users", "tags", "tuple<int>") }, "re-add-dropped:users.tags", Impossible, "cannot read the dropped type"},
 		{"lookup lacks a key column", ks, func(r *SchemaRows) {
 			r.Columns = without(r.Columns, func(m map[string]any) bool { return m["table_name"] == "users_by_email" && m["column_name"] == "id" })
-		}, "change-key:users_by_email", Impossible, "lacks column \"id\""},
-		{"lookup column type", ks, func(r *SchemaRows) { col(r, "users_by_email", "id")["type"] = "uuid" }, "change-type:users_by_email.id", Impossible, "uuid in live, text in the model"},
+		}, "change-key:users_by_email", Impossible, "the clustering key is () in live, (id) in the model"},
+		{"lookup column type", ks, func(r *SchemaRows) { col(r, "users_by_email", "id")["type"] = "uuid" }, "change-key:users_by_email", Impossible, "uuid"},
+		{"lookup kind changed to unique", ks, func(r *SchemaRows) {
+			c := col(r, "users_by_email", "id")
+			c["kind"], c["position"], c["clustering_order"] = "regular", -1, "none"
+		}, "change-key:users_by_email", Impossible, "the clustering key is () in live, (id) in the model"},
 		{"simple strategy", ks, func(r *SchemaRows) {
 			r.Keyspaces[0]["replication"] = map[string]string{"class": "SimpleStrategy", "replication_factor": "1"}
 		}, "change-replication:ks", Impossible, "replicated SimpleStrategy replication_factor=1, the model says NetworkTopologyStrategy dc1=1"},

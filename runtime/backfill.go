@@ -36,7 +36,15 @@ func NewLookupBackfill(d Driver, keyspace string, t *kandra.TableSchema, lookupT
 	}
 	for i := 0; i < st.NumLookups(); i++ {
 		if l := st.Lookup(i); l.Lookup().Name() == lookupTable {
-			return &LookupBackfill{d: d, ts: t, scan: st.TokenRange(), insert: l.Insert(), lookup: l.Lookup()}, nil
+			ins := l.Insert()
+			if l.Lookup().IsUnique() {
+				// A unique lookup's rows are claims, written by LWTs only.
+				// A claim that does not apply is one a rerun made before,
+				// or a value two rows share: the verification count shows
+				// the latter.
+				ins = l.Claim()
+			}
+			return &LookupBackfill{d: d, ts: t, scan: st.TokenRange(), insert: ins, lookup: l.Lookup()}, nil
 		}
 	}
 	return nil, &kandra.SchemaError{Entity: t.EntityType().String(), Rule: kandra.RuleLookup,
@@ -107,7 +115,7 @@ func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int
 				vals[i], _ = b.insert.Param(i).Column.Pointer(e)
 			}
 			w.do(func(ctx context.Context) error {
-				_, err := b.d.Exec(ctx, &Query{Statement: b.insert, Values: vals, Consistency: cons})
+				_, err := b.d.Exec(ctx, &Query{Statement: b.insert, Values: vals, Consistency: cons, SerialConsistency: kandra.ConsistencySerial})
 				return err
 			})
 		}

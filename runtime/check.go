@@ -193,20 +193,32 @@ func (r *Repo[T]) checkRange(op string, c *call) error {
 // the fingerprint of the query that made it, so that it is not used with
 // another: a driver's paging state only makes sense for its own query.
 func (r *Repo[T]) fingerprint(st *kandra.Statement, partition *T, c *call) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(st.CQL()))
+	vals := make([]any, 0, len(r.partition)+2)
 	for _, col := range r.partition {
 		p, _ := col.Pointer(partition)
-		fmt.Fprintf(h, "\x00%#v", reflect.ValueOf(p).Elem().Interface())
+		vals = append(vals, derefAny(p))
 	}
 	if c.lowerCol != nil {
-		fmt.Fprintf(h, "\x00%#v", c.lower)
+		vals = append(vals, c.lower)
 	}
 	if c.upperCol != nil {
-		fmt.Fprintf(h, "\x00%#v", c.upper)
+		vals = append(vals, c.upper)
+	}
+	return fingerprintOf(st.CQL(), vals...)
+}
+
+// fingerprintOf hashes a statement's text and values.
+func fingerprintOf(cql string, vals ...any) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(cql))
+	for _, v := range vals {
+		fmt.Fprintf(h, "\x00%#v", v)
 	}
 	return h.Sum64()
 }
+
+// derefAny is the value a field address points to.
+func derefAny(p any) any { return reflect.ValueOf(p).Elem().Interface() }
 
 // redactedKey is the entity's primary key for an error message: the value
 // of a single key column, or a slice of the values; a Sensitive column's

@@ -35,6 +35,7 @@ type Repo[T any] struct {
 	lonePartition bool
 	batch         []int // indices of BATCH lookups
 	eventual      []int // indices of EVENTUAL lookups
+	unique        []int // indices of UNIQUE lookups
 	lookups       []*kandra.LookupTableSchema
 	inserts       sync.Pool // *eventualInsert[T], reused once their writes are done
 }
@@ -58,10 +59,13 @@ func NewRepo[T any](rt *Runtime, t *kandra.Table[T]) (*Repo[T], error) {
 		}
 	}
 	for i, l := range ts.LookupTables() {
-		if l.Consistency() == kandra.LookupBatch {
+		switch l.Consistency() {
+		case kandra.LookupBatch:
 			r.batch = append(r.batch, i)
-		} else {
+		case kandra.LookupEventual:
 			r.eventual = append(r.eventual, i)
+		default:
+			r.unique = append(r.unique, i)
 		}
 	}
 	return r, nil
@@ -387,46 +391,6 @@ func (r *Repo[T]) lookupValue(i int, e *T) any {
 	return p
 }
 
-func (r *Repo[T]) lookupInsert(i int, e *T) *Query {
-	s := r.st.Lookup(i).Insert()
-	return &Query{Statement: s, Values: kandra.AppendColumns(r.t, s, e, make([]any, 0, s.NumParams()))}
-}
-
-// lookupInsertIn is lookupInsert in a call's scratch.
-func (r *Repo[T]) lookupInsertIn(sc *scratch, i int, e *T) *Query {
-	s := r.st.Lookup(i).Insert()
-	q := sc.query(s)
-	q.Values = kandra.AppendColumns(r.t, s, e, sc.values(s.NumParams()))
-	return q
-}
-
-// ownedDelete reads the row of lookup i for e's value and, when it points
-// to e, returns the DELETE of that row at the row's own write time (see the
-// package documentation: a row another entity wrote since survives it). It
-// returns nil when there is no row or it points to another entity.
-func (r *Repo[T]) ownedDelete(ctx context.Context, op string, i int, e *T, cons kandra.Consistency) (*Query, error) {
-	ls := r.st.Lookup(i)
-	sel := ls.SelectOwner()
-	owner := new(T)
-	var wt int64
-	q := &Query{Statement: sel, Values: kandra.AppendColumns(r.t, sel, e, make([]any, 0, 1)), Consistency: cons}
-	found, err := r.one(ctx, op, q, func(dst []any) []any { return append(kandra.AppendResult(r.t, sel, owner, dst), &wt) })
-	if err != nil || !found {
-		return nil, err
-	}
-	for k := 0; k < sel.NumResult(); k++ {
-		c := sel.Result(k)
-		po, _ := c.Pointer(owner)
-		pe, _ := c.Pointer(e)
-		if !equalPtr(po, pe) {
-			return nil, nil // taken by another entity: leave it
-		}
-	}
-	del := ls.DeleteAt()
-	vals := append(make([]any, 0, del.NumParams()), wt)
-	return &Query{Statement: del, Values: kandra.AppendColumns(r.t, del, e, vals), Consistency: cons}, nil
-}
-
 // isEmpty reports a lookup value that the servers refuse as a key: ""
 // or an empty blob, or null.
 func isEmpty(p any) bool {
@@ -529,23 +493,43 @@ func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []CallOption, 
 		return r.saveVersioned(ctx, e, c, cons)
 	}
 	r.stampInsert(e)
+	ts := insertTS(c)
 	ins := r.st.Insert(using(c))
 	row := sc.query(ins)
 	row.Values = r.appendWrite(sc.values(ins.NumParams()), ins, c, e, nil)
 	for _, i := range r.batch {
 		if !isEmpty(r.lookupValue(i, e)) {
-			r.lookupInsertIn(sc, i, e)
+			r.lookupInsertIn(sc, i, e, ts)
 		}
 	}
-	if err := r.batchExec(ctx, OpSave, cons, sc.entries, &sc.batch); err != nil {
+	if err := r.checkBatchSize(op, sc.entries); err != nil {
 		return err
 	}
-	r.eventualInserts(ctx, OpSave, cons, e)
+	claimed, err := r.claimAll(ctx, op, e, nil, c, cons)
+	if err != nil {
+		return err
+	}
+	if err := r.batchExec(ctx, OpSave, cons, sc.entries, &sc.batch); err != nil {
+		r.giveBack(ctx, op, claimed, c, cons)
+		return err
+	}
+	r.eventualInserts(ctx, OpSave, cons, e, ts)
 	return nil
 }
 
-// eventualInserts writes the EVENTUAL lookup rows of a copy of e.
-func (r *Repo[T]) eventualInserts(ctx context.Context, op string, cons kandra.Consistency, e *T) {
+// giveBack releases the claims of a call whose write failed.
+func (r *Repo[T]) giveBack(ctx context.Context, op string, got *claims[T], c *call, cons kandra.Consistency) {
+	if got == nil {
+		return
+	}
+	if serial, err := r.serialCons(c); err == nil {
+		r.releaseClaims(ctx, op, got, cons, serial)
+	}
+}
+
+// eventualInserts writes the EVENTUAL lookup rows of a copy of e, at
+// timestamp ts.
+func (r *Repo[T]) eventualInserts(ctx context.Context, op string, cons kandra.Consistency, e *T, ts int64) {
 	n := 0
 	for _, i := range r.eventual {
 		if !isEmpty(r.lookupValue(i, e)) {
@@ -559,7 +543,7 @@ func (r *Repo[T]) eventualInserts(ctx context.Context, op string, cons kandra.Co
 	if w == nil {
 		w = &eventualInsert[T]{r: r}
 	}
-	w.op, w.cons, w.e = op, cons, *e
+	w.op, w.cons, w.ts, w.e = op, cons, ts, *e
 	// Counted before the first write is queued: a worker may finish it
 	// before the next is. Once the last is queued, w may already be back in
 	// the pool: the loop reads only e (the caller's, unchanged during the
@@ -585,6 +569,7 @@ type eventualInsert[T any] struct {
 	r       *Repo[T]
 	op      string
 	cons    kandra.Consistency
+	ts      int64        // the rows' write timestamp
 	pending atomic.Int32 // writes not yet done
 	kept    atomic.Bool  // a listener has &e: never reused
 	e       T
@@ -594,7 +579,7 @@ type eventualInsert[T any] struct {
 func (w *eventualInsert[T]) write(ctx context.Context, i int) error {
 	sc := getScratch(nil)
 	defer sc.release()
-	q := w.r.lookupInsertIn(sc, i, &w.e)
+	q := w.r.lookupInsertIn(sc, i, &w.e, w.ts)
 	q.Consistency = w.cons
 	_, err := w.r.exec(ctx, w.op, q)
 	return err
@@ -723,12 +708,13 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 		return false, err
 	}
 	r.stampInsert(e)
+	ts := insertTS(&c)
 	ins := r.st.InsertIfNotExists(using(&c))
 	row := &Query{Statement: ins, Values: r.bindWrite(ins, &c, e, nil), Consistency: cons, SerialConsistency: serial}
 	var entries []*Query
 	for _, i := range r.batch {
 		if !isEmpty(r.lookupValue(i, e)) {
-			entries = append(entries, r.lookupInsert(i, e))
+			entries = append(entries, r.lookupInsertIn(nil, i, e, ts))
 		}
 	}
 	// The size check runs before the LWT, on the batch a Save of e would
@@ -740,8 +726,13 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 			return false, err
 		}
 	}
+	claimed, err := r.claimAll(ctx, op, e, nil, &c, cons)
+	if err != nil {
+		return false, err
+	}
 	applied, err := r.exec(ctx, OpSaveIfNotExists, row)
 	if err != nil || !applied {
+		r.giveBack(ctx, op, claimed, &c, cons)
 		return false, err
 	}
 	if len(entries) > 0 {
@@ -749,7 +740,7 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 			return true, queryErr("SaveIfNotExists on "+r.ts.Name()+": the row was written but its BATCH lookup rows were not; Save the entity (as this call stamped it) to write them", err)
 		}
 	}
-	r.eventualInserts(ctx, OpSaveIfNotExists, cons, e)
+	r.eventualInserts(ctx, OpSaveIfNotExists, cons, e, ts)
 	return true, nil
 }
 
@@ -826,40 +817,32 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 	if versioned {
 		r.nextVersion(old, nw)
 	}
-	// Lookup diff.
-	var batchIns []*Query
-	var batchMoves []int
-	var eventualMoves []int
+	// The lookups whose value changed: a non-unique one moves its row (the
+	// old one deleted, the new one written, at one timestamp), a unique
+	// one claims the new value before the write and releases the old one
+	// after it.
+	ts := lookupTS(&c)
+	var batchRows []*Query
+	var eventualMoves, claimNew, releaseOld []int
 	for i, l := range r.lookups {
 		ov, nv := r.lookupValue(i, old), r.lookupValue(i, nw)
 		if equalPtr(ov, nv) {
 			continue
 		}
-		if l.Consistency() == kandra.LookupEventual {
+		switch l.Consistency() {
+		case kandra.LookupEventual:
 			eventualMoves = append(eventualMoves, i)
-			continue
-		}
-		if !isEmpty(nv) {
-			batchIns = append(batchIns, r.lookupInsert(i, nw))
-		}
-		if !isEmpty(ov) {
-			batchMoves = append(batchMoves, i)
-		}
-	}
-	// ownedDeletes reads the old BATCH rows and returns the deletes of
-	// those that still point to this entity.
-	ownedDeletes := func() ([]*Query, error) {
-		var dels []*Query
-		for _, i := range batchMoves {
-			q, err := r.ownedDelete(ctx, OpUpdate, i, old, cons)
-			if err != nil {
-				return nil, err
+		case kandra.LookupBatch:
+			if !isEmpty(ov) {
+				batchRows = append(batchRows, r.lookupDeleteAt(i, old, ts))
 			}
-			if q != nil {
-				dels = append(dels, q)
+			if !isEmpty(nv) {
+				batchRows = append(batchRows, r.lookupInsertIn(nil, i, nw, ts))
 			}
+		default:
+			claimNew = append(claimNew, i)
+			releaseOld = append(releaseOld, i)
 		}
-		return dels, nil
 	}
 	st := r.st.Update(using(&c))
 	if st == nil { // every column is in the key
@@ -868,33 +851,47 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 	primary := &Query{Statement: st, Values: r.bindWrite(st, &c, nw, old)}
 	if versioned {
 		primary.Consistency, primary.SerialConsistency = cons, serial
+	}
+	if versioned || len(batchRows) > 0 {
+		all := append([]*Query{primary}, batchRows...)
+		if err := r.checkBatchSize(op, all); err != nil {
+			return err
+		}
+	}
+	var claimed *claims[T]
+	if len(claimNew) > 0 {
+		if claimed, err = r.claimAll(ctx, op, nw, claimNew, &c, cons); err != nil {
+			return err
+		}
+	}
+	if versioned {
 		applied, err := r.exec(ctx, OpUpdate, primary)
 		if err != nil {
+			r.giveBack(ctx, op, claimed, &c, cons)
 			return err
 		}
 		if !applied {
+			r.giveBack(ctx, op, claimed, &c, cons)
 			vc := r.ts.VersionColumn()
 			p, _ := vc.Pointer(old)
 			return &kerrors.OptimisticLockError{EntityType: r.typeName, Key: r.redactedKey(nw),
 				Message: fmt.Sprintf("%s = %v expected, the row has another version", vc.Name(), reflect.ValueOf(p).Elem().Interface())}
 		}
 		written = true
-		dels, err := ownedDeletes()
-		if err == nil && len(batchIns)+len(dels) > 0 {
-			err = r.batchExec(ctx, OpUpdate, cons, append(batchIns, dels...), nil)
-		}
-		if err != nil {
-			return queryErr("Update on "+r.ts.Name()+": the row is updated (new version) but its BATCH lookup rows are not; Save it to write them", err)
+		if len(batchRows) > 0 {
+			if err := r.batchExec(ctx, OpUpdate, cons, batchRows, nil); err != nil {
+				return queryErr("Update on "+r.ts.Name()+": the row is updated (new version) but its BATCH lookup rows are not; Save it to write them", err)
+			}
 		}
 	} else {
-		dels, err := ownedDeletes()
-		if err != nil {
-			return err
-		}
-		entries := append(append([]*Query{primary}, batchIns...), dels...)
+		entries := append([]*Query{primary}, batchRows...)
 		if err := r.batchExec(ctx, OpUpdate, cons, entries, nil); err != nil {
+			r.giveBack(ctx, op, claimed, &c, cons)
 			return err
 		}
+	}
+	if releaseOld != nil {
+		r.releaseAll(ctx, op, old, releaseOld, &c, cons)
 	}
 	if len(eventualMoves) > 0 {
 		oldCopy, newCopy := new(T), new(T)
@@ -902,21 +899,19 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 		for _, i := range eventualMoves {
 			i := i
 			r.rt.async(ctx, r.lookups[i].Name(), newCopy, func(ctx context.Context) error {
-				if !isEmpty(r.lookupValue(i, newCopy)) {
-					q := r.lookupInsert(i, newCopy)
+				if !isEmpty(r.lookupValue(i, oldCopy)) {
+					q := r.lookupDeleteAt(i, oldCopy, ts)
 					q.Consistency = cons
 					if _, err := r.exec(ctx, OpUpdate, q); err != nil {
 						return err
 					}
 				}
-				if isEmpty(r.lookupValue(i, oldCopy)) {
+				if isEmpty(r.lookupValue(i, newCopy)) {
 					return nil
 				}
-				q, err := r.ownedDelete(ctx, OpUpdate, i, oldCopy, cons)
-				if err != nil || q == nil {
-					return err
-				}
-				_, err = r.exec(ctx, OpUpdate, q)
+				q := r.lookupInsertIn(nil, i, newCopy, ts)
+				q.Consistency = cons
+				_, err := r.exec(ctx, OpUpdate, q)
 				return err
 			})
 		}
@@ -980,22 +975,20 @@ func (r *Repo[T]) hardDelete(ctx context.Context, op string, e *T, opts []CallOp
 	}
 	st := r.st.Delete(using(&c) & kandra.UsingTimestamp)
 	entries := []*Query{{Statement: st, Values: r.bindWrite(st, &c, e, nil)}}
-	for i := 0; i < r.st.NumLookups(); i++ {
-		if isEmpty(r.lookupValue(i, e)) {
-			continue
-		}
-		q, err := r.ownedDelete(ctx, OpDelete, i, e, cons)
-		if err != nil {
-			return err
-		}
-		if q != nil {
-			entries = append(entries, q)
+	ts := lookupTS(&c)
+	for i, l := range r.lookups {
+		if !l.IsUnique() && !isEmpty(r.lookupValue(i, e)) {
+			entries = append(entries, r.lookupDeleteAt(i, e, ts))
 		}
 	}
 	if versioned {
 		return r.deleteVersioned(ctx, op, e, &c, cons, entries[1:])
 	}
-	return r.batchExec(ctx, OpDelete, cons, entries, nil)
+	if err := r.batchExec(ctx, OpDelete, cons, entries, nil); err != nil {
+		return err
+	}
+	r.releaseAll(ctx, op, e, nil, &c, cons)
+	return nil
 }
 
 // SoftDelete sets e's marker (if the table has one) to true, stamps
@@ -1345,7 +1338,9 @@ func MustLookupOf[T, V any](r *Repo[T], f kandra.Field[T, V]) *Lookup[T, V] {
 // Find returns the entity whose lookup column has value v: it reads the
 // lookup row, then the primary row by its full key, and checks that the row
 // still carries v. A missing or stale lookup row, and an empty v, are
-// ErrNotFound, never another entity. Options: Consistency.
+// ErrNotFound, never another entity. A non-unique value may have many
+// holders: Find returns the first live one, FindAll every one. Options:
+// Consistency.
 func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...CallOption) (*T, error) {
 	return l.find(ctx, v, false, opts)
 }
@@ -1367,6 +1362,23 @@ func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []CallOp
 	defer r.rt.leave()
 	if isEmpty(&v) {
 		return nil, l.notFound(v)
+	}
+	if !r.lookups[l.idx].IsUnique() {
+		// Many may hold v: the first live holder, page by page.
+		opts = append(opts[:len(opts):len(opts)], PageSize(findPage))
+		for {
+			it := l.findAll(ctx, op, v, active, opts)
+			if it.err != nil {
+				return nil, it.err
+			}
+			if len(it.rows) > 0 {
+				return it.rows[0], nil
+			}
+			if it.cursor.IsZero() {
+				return nil, l.notFound(v)
+			}
+			opts = append(opts[:len(opts):len(opts)], After(it.cursor))
+		}
 	}
 	c := applyCall(opts)
 	cons, err := r.readCons(op, &c)
@@ -1399,6 +1411,10 @@ func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []CallOp
 	}
 	return e, nil
 }
+
+// findPage is the lookup rows a Find of a non-unique value reads at a
+// time: the first live holder is usually in the first few.
+const findPage = 16
 
 // notFound is the *errors.NotFoundError of a Find of v.
 func (l *Lookup[T, V]) notFound(v V) error {

@@ -42,30 +42,21 @@
 //   - Close. Close refuses new calls, then waits for the calls in progress
 //     and for every EVENTUAL write they queue: once it returns nil, nothing
 //     more is sent through the driver.
-//   - Hijacked values and moved values. A lookup row is removed (by a
-//     move in Update, or by HardDelete) only if it still points to the
-//     entity: the runtime reads it first (LookupStatements.SelectOwner, with
-//     the row's WRITETIME) and deletes it USING TIMESTAMP of that write
-//     time (LookupStatements.DeleteAt). When user B took A's email, A moving
-//     away from it (or being deleted) reads B's row and leaves it alone, so
-//     B stays findable. If B takes the value between the read and the
-//     delete, B's row carries a later write timestamp than the one deleted,
-//     and a delete at timestamp t removes only what was written at or
-//     before t: B's row survives. The window that remains is clock skew:
-//     B's write must carry a timestamp after A's (client timestamps, as the
-//     gocql drivers send by default, from clocks closer than the time
-//     between A's write and B's). No lightweight transaction is used, so
-//     lookup rows are never written by both Paxos and plain writes (which
-//     Cassandra does not support on the same data), and the deletes can
-//     join a LOGGED BATCH: a hard delete removes every lookup row, BATCH
-//     and EVENTUAL, in the primary row's batch; an Update's BATCH moves
-//     share the primary row's batch (after it, for a versioned entity);
-//     EVENTUAL moves run asynchronously (insert the new row, then the read
-//     and delete of the old one). A failed read fails the call before
-//     anything is written (in a versioned Update, after the conditional
-//     UPDATE: the error says the row is updated and the lookup rows are
-//     not). Update does not rewrite a lookup row whose value did not
-//     change, so it never takes a value back from another entity either.
+//   - Lookups (see lookup.go for the statements and their order). Once
+//     the EVENTUAL writes are done, every live entity is found through
+//     every lookup by every value it holds, and no read through a lookup
+//     returns an entity that does not hold the value. A non-unique lookup
+//     (LookupBatch, LookupEventual) keeps one row per value and holder, so
+//     many entities may share a value and FindAll pages through them; a
+//     move deletes exactly the entity's own old row and writes its new
+//     one, both at the call's timestamp, so moves applied out of order
+//     still leave the later one's rows. A unique lookup (LookupUnique)
+//     claims each value with a lightweight transaction before the primary
+//     write, refuses a value another live entity holds with an
+//     *errors.UniqueError (nothing written), takes over a stale claim once
+//     it is older than WithClaimGrace, and releases a value only while it
+//     holds it. The claims are written by lightweight transactions only,
+//     so no row is written by both Paxos and plain writes.
 //   - Reads through a lookup never return the wrong entity: Find reads the
 //     lookup row, then the primary row by the full key, and checks that the
 //     row still carries the value. A stale row (EVENTUAL lag, a moved or
@@ -139,6 +130,7 @@ type config struct {
 	now         func() time.Time
 	targets     kandra.Target
 	ahead       time.Duration
+	grace       time.Duration
 }
 
 // Option configures a Runtime.
@@ -184,6 +176,13 @@ func WithTargets(t kandra.Target) Option { return func(o *config) { o.targets = 
 // would make every later Save and Delete of the row do nothing.
 func WithMaxTimestampAhead(d time.Duration) Option { return func(o *config) { o.ahead = d } }
 
+// WithClaimGrace sets how old a unique lookup's claim must be before
+// another entity may take it over when its holder does not have the value
+// (default DefaultClaimGrace): the time a writer has between claiming a
+// value and its primary write. A writer whose claims take longer than half
+// of it gives them up and fails instead of writing.
+func WithClaimGrace(d time.Duration) Option { return func(o *config) { o.grace = d } }
+
 // WithClock sets the clock used for CreatedAt, UpdatedAt and time versions
 // (default time.Now), for tests.
 func WithClock(now func() time.Time) Option { return func(o *config) { o.now = now } }
@@ -196,7 +195,7 @@ func New(d Driver, keyspace string, opts ...Option) (*Runtime, error) {
 	}
 	cfg := config{consistency: kandra.ConsistencyLocalQuorum, serial: kandra.ConsistencySerial,
 		concurrency: 16, queue: DefaultEventualQueue, maxBatch: DefaultMaxBatchBytes, now: time.Now,
-		targets: kandra.AllTargets, ahead: DefaultMaxTimestampAhead}
+		targets: kandra.AllTargets, ahead: DefaultMaxTimestampAhead, grace: DefaultClaimGrace}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -208,6 +207,9 @@ func New(d Driver, keyspace string, opts ...Option) (*Runtime, error) {
 	}
 	if !cfg.targets.IsValid() {
 		return nil, &kerrors.QueryError{Message: "invalid targets " + cfg.targets.String()}
+	}
+	if cfg.grace <= 0 {
+		return nil, &kerrors.QueryError{Message: "WithClaimGrace: the grace must be positive, not " + cfg.grace.String()}
 	}
 	if cfg.ahead < 0 {
 		return nil, &kerrors.QueryError{Message: "WithMaxTimestampAhead: a negative duration " + cfg.ahead.String()}

@@ -92,10 +92,11 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 		row = &Query{Statement: st, Values: r.bindWrite(st, c, e, &was)}
 	}
 	row.Consistency, row.SerialConsistency = cons, serial
+	ts := insertTS(c)
 	var entries []*Query
 	for _, i := range r.batch {
 		if !isEmpty(r.lookupValue(i, e)) {
-			entries = append(entries, r.lookupInsert(i, e))
+			entries = append(entries, r.lookupInsertIn(nil, i, e, ts))
 		}
 	}
 	if len(entries) > 0 {
@@ -103,11 +104,17 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 			return err
 		}
 	}
-	applied, err := r.exec(ctx, OpSave, row)
+	claimed, err := r.claimAll(ctx, op, e, nil, c, cons)
 	if err != nil {
 		return err
 	}
+	applied, err := r.exec(ctx, OpSave, row)
+	if err != nil {
+		r.giveBack(ctx, op, claimed, c, cons)
+		return err
+	}
 	if !applied {
+		r.giveBack(ctx, op, claimed, c, cons)
 		if first {
 			return r.lockErr(&was, "a row with this key exists: Get it and Update it (or Save the copy you read), or ForceSave to overwrite it")
 		}
@@ -119,7 +126,7 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 			return queryErr("Save on "+r.ts.Name()+": the row is written (at its new version) but its BATCH lookup rows are not; Save the entity again (as this call left it) to write them", err)
 		}
 	}
-	r.eventualInserts(ctx, OpSave, cons, e)
+	r.eventualInserts(ctx, OpSave, cons, e, ts)
 	return nil
 }
 
@@ -139,12 +146,12 @@ func (r *Repo[T]) deleteVersioned(ctx context.Context, op string, e *T, c *call,
 	if !applied {
 		return r.lockErr(e, fmt.Sprintf("%s = %v expected, the row has another version or is gone: nothing was deleted; Get it again and retry, or ForceDelete", r.ts.VersionColumn().Name(), r.versionOf(e)))
 	}
-	if len(lookupDels) == 0 {
-		return nil
+	if len(lookupDels) > 0 {
+		if err := r.batchExec(ctx, OpDelete, cons, lookupDels, nil); err != nil {
+			return queryErr(fmt.Sprintf("%s on %s: the row is deleted but %d lookup rows that pointed to it are not (Find never returns them: it reads the row); ForceDelete the entity to remove them", op, r.ts.Name(), len(lookupDels)), err)
+		}
 	}
-	if err := r.batchExec(ctx, OpDelete, cons, lookupDels, nil); err != nil {
-		return queryErr(fmt.Sprintf("%s on %s: the row is deleted but %d lookup rows that pointed to it are not (Find never returns them: it reads the row); ForceDelete the entity to remove them", op, r.ts.Name(), len(lookupDels)), err)
-	}
+	r.releaseAll(ctx, op, e, nil, c, cons)
 	return nil
 }
 

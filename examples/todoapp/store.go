@@ -19,7 +19,7 @@ type User struct {
 func (u *User) Describe(s *kandra.Schema[User]) {
 	s.Table("users")
 	kandra.GeneratedUUID(s, &u.UserID, kandra.UUIDRandom, kandra.PartitionKey(0))
-	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupBatch))
+	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupUnique))
 	kandra.Bind(s, &u.TicketRef, kandra.Lookup("by_ticket_ref", kandra.LookupEventual))
 	kandra.CreatedAt(s, &u.CreatedAt)
 	kandra.UpdatedAt(s, &u.UpdatedAt)

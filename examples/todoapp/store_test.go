@@ -71,13 +71,16 @@ func TestScenarios(t *testing.T) {
 		}
 	})
 	t.Run("ChangeEmail", func(t *testing.T) {
-		// Bob signs up with Ann's address (the service does not check);
-		// Ann then moves away from it, which must not lose Bob.
-		bob, err := st.SignUp(ctx, "ann@example.com", "Bob", "T-2")
+		// Bob cannot sign up with Ann's address (emails are unique); once
+		// Ann moves away from it, Bob can, and is found by it.
+		if _, err := st.SignUp(ctx, "ann@example.com", "Bob", "T-2"); !errors.Is(err, kerrors.ErrUnique) {
+			t.Fatalf("sign-up with a taken email: %v", err)
+		}
+		nu, err := st.ChangeEmail(ctx, u, "ann.b@example.com")
 		if err != nil {
 			t.Fatal(err)
 		}
-		nu, err := st.ChangeEmail(ctx, u, "ann.b@example.com")
+		bob, err := st.SignUp(ctx, "ann@example.com", "Bob", "T-2")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -327,7 +327,7 @@ var mutations = []mutation{
 			return false
 		}
 		g.d.fields[c1.field].add(fieldOpt{kind: oLookup, suffix: "by_dup"})
-		consistency := rapid.SampledFrom([]kandra.LookupConsistency{kandra.LookupBatch, kandra.LookupEventual}).Draw(g.t, "consistency")
+		consistency := rapid.SampledFrom([]kandra.LookupConsistency{kandra.LookupBatch, kandra.LookupEventual, kandra.LookupUnique}).Draw(g.t, "consistency")
 		g.d.fields[c2.field].add(fieldOpt{kind: oLookup, suffix: "by_dup", consistency: consistency})
 		return true
 	}},
@@ -604,7 +604,7 @@ var mutations = []mutation{
 			order := kandra.ClusteringOrder(rapid.IntRange(int(kandra.ClusteringDesc)+1, math.MaxUint8).Draw(g.t, "order"))
 			g.d.fields[g.addField(tInt64)].add(fieldOpt{kind: oCK, index: g.freshIndex(true), order: order})
 		} else {
-			consistency := kandra.LookupConsistency(rapid.IntRange(int(kandra.LookupEventual)+1, math.MaxUint8).Draw(g.t, "consistency"))
+			consistency := kandra.LookupConsistency(rapid.IntRange(int(kandra.LookupUnique)+1, math.MaxUint8).Draw(g.t, "consistency"))
 			g.d.fields[g.addField(tString)].add(fieldOpt{kind: oLookup, suffix: "by_range", consistency: consistency})
 		}
 		return true

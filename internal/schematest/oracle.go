@@ -366,7 +366,7 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 			}
 		}
 		for _, o := range c.lookups {
-			if o.consistency != kandra.LookupBatch && o.consistency != kandra.LookupEventual {
+			if !o.consistency.IsValid() {
 				b[kandra.RuleOptionRange] = true
 			}
 		}

@@ -315,10 +315,7 @@ func newValid(t *rapid.T, counter int) *gen {
 			s := g.drawSuffix(suffixes)
 			suffixes[s] = true
 			longestLookup = max(longestLookup, g.room+1+len(s))
-			consistency := kandra.LookupBatch
-			if rapid.Bool().Draw(t, "eventual") {
-				consistency = kandra.LookupEventual
-			}
+			consistency := rapid.SampledFrom([]kandra.LookupConsistency{kandra.LookupBatch, kandra.LookupEventual, kandra.LookupUnique}).Draw(t, "consistency")
 			d.fields[c.field].add(fieldOpt{kind: oLookup, suffix: s, consistency: consistency})
 			g.feature("Lookup " + typeFeature(c.goType))
 			switch {

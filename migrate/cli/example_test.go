@@ -48,7 +48,7 @@ func Example() {
 		os.Exit(code)
 	}
 	// Output:
-	// plan for keyspace shop (1473af350391aef73a025c589238c1fe): 3 steps: 3 safe, 0 needs approval, 0 impossible
+	// plan for keyspace shop (8df8804c30a740bbdab7c9f38d1d5f58): 3 steps: 3 safe, 0 needs approval, 0 impossible
 	// ID                                      CLASS  REASON
 	// create-keyspace:shop                    safe   keyspace "shop" does not exist
 	// create-table:orders                     safe   table "orders" does not exist

@@ -23,7 +23,7 @@ type Account struct {
 func (a *Account) Describe(s *kandra.Schema[Account]) {
 	s.Table("accounts")
 	kandra.Bind(s, &a.ID, kandra.PartitionKey(0))
-	kandra.Bind(s, &a.Email, kandra.Lookup("by_email", kandra.LookupBatch))
+	kandra.Bind(s, &a.Email, kandra.Lookup("by_email", kandra.LookupUnique))
 }
 
 var testKeyspace = kandra.MustNewKeyspace(kandra.KeyspaceSpec{

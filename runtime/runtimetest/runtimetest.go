@@ -143,6 +143,22 @@ func (d *Device) Describe(s *kandra.Schema[Device]) {
 	kandra.Bind(s, &d.Serial, kandra.Lookup("by_serial", kandra.LookupEventual))
 }
 
+// Member has a unique handle and a unique, Sensitive recovery code.
+type Member struct {
+	MemberID uuid.UUID
+	Handle   string
+	Recovery string
+	Name     string
+}
+
+// Describe implements kandra's description.
+func (m *Member) Describe(s *kandra.Schema[Member]) {
+	s.Table("members")
+	kandra.GeneratedUUID(s, &m.MemberID, kandra.UUIDRandom, kandra.PartitionKey(0))
+	kandra.Bind(s, &m.Handle, kandra.Lookup("by_handle", kandra.LookupUnique))
+	kandra.Bind(s, &m.Recovery, kandra.Lookup("by_recovery", kandra.LookupUnique), kandra.Sensitive())
+}
+
 // Tables and field handles.
 var (
 	Users   = kandra.MustRegister[User]()
@@ -151,6 +167,7 @@ var (
 	Hits    = kandra.MustRegister[PageHits]()
 	Events  = kandra.MustRegister[Event]()
 	Devices = kandra.MustRegister[Device]()
+	Members = kandra.MustRegister[Member]()
 
 	userEmail    = kandra.MustFieldOf(Users, func(u *User) *string { return &u.Email })
 	userTicket   = kandra.MustFieldOf(Users, func(u *User) *string { return &u.TicketRef })
@@ -158,6 +175,7 @@ var (
 	hitsField    = kandra.MustFieldOf(Hits, func(h *PageHits) *int64 { return &h.Hits })
 	deviceSerial = kandra.MustFieldOf(Devices, func(d *Device) *string { return &d.Serial })
 	todoID       = kandra.MustFieldOf(Todos, func(t *Todo) *uuid.UUID { return &t.TodoID })
+	memberHandle = kandra.MustFieldOf(Members, func(m *Member) *string { return &m.Handle })
 )
 
 // Keyspace returns the suite's keyspace, named name.
@@ -166,7 +184,7 @@ func Keyspace(name string) (*kandra.Keyspace, error) {
 		Name:        name,
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 		Targets:     kandra.Cassandra5,
-	}, Users, Todos, Wallets, Hits, Events, Devices)
+	}, Users, Todos, Wallets, Hits, Events, Devices, Members)
 }
 
 // harness is one keyspace on one node.
@@ -230,6 +248,10 @@ var scenarios = []struct {
 	{"OptionsRefusedBeforeSending", testOptionsRefused},
 	{"SaveIfNotExistsChecksBatchFirst", testSaveIfNotExistsBatchFirst},
 	{"CloseWaitsForSaveInProgress", testCloseWaitsForSave},
+	{"NonUniqueThousandHoldersAllFound", testNonUniqueThousand},
+	{"NonUniqueSwapStormStrandsNobody", testSwapStorm},
+	{"UniqueValueClaimedOnce", testUniqueClaims},
+	{"UniqueStaleClaimTakenOverAfterGrace", testUniqueStaleClaim},
 }
 
 type failures struct {
@@ -259,6 +281,7 @@ type env struct {
 	hits    *runtime.Repo[PageHits]
 	events  *runtime.Repo[Event]
 	devices *runtime.Repo[Device]
+	members *runtime.Repo[Member]
 	fails   *failures
 	ops     *sync.Map
 	h       *harness
@@ -286,6 +309,7 @@ func (h *harness) envOn(t *testing.T, d runtime.Driver, opts ...runtime.Option) 
 	e.hits = runtime.MustNewRepo(rt, Hits)
 	e.events = runtime.MustNewRepo(rt, Events)
 	e.devices = runtime.MustNewRepo(rt, Devices)
+	e.members = runtime.MustNewRepo(rt, Members)
 	t.Cleanup(func() { _ = rt.Close(context.Background()) })
 	return e
 }

@@ -305,8 +305,9 @@ func testHardDelete(t *testing.T, h *harness) {
 	if _, err := e.users.Get(ctx, u); !errors.Is(err, runtime.ErrNotFound) {
 		t.Fatalf("row survives: %v", err)
 	}
-	// One LOGGED BATCH: the primary delete and both lookup deletes.
-	if e.count("users/delete") != 1 || e.count("users_by_email/delete") != 1 || e.count("users_by_ticket_ref/delete") != 1 {
+	// One LOGGED BATCH: the primary delete and both lookup deletes, each
+	// of this user's own row; nothing is read first.
+	if e.count("users/delete") != 1 || e.count("users_by_email/delete") != 0 || e.count("users_by_ticket_ref/delete") != 0 {
 		t.Errorf("metrics: batch %d, reads %d %d", e.count("users/delete"), e.count("users_by_email/delete"), e.count("users_by_ticket_ref/delete"))
 	}
 }
@@ -329,25 +330,80 @@ func testHardDeleteHijacked(t *testing.T, h *harness) {
 	if f, err := byEmail.Find(ctx, x); err != nil || f.UserID != b.UserID {
 		t.Fatalf("B after A's delete: %v %v", f, err)
 	}
-	// The delete is at the row's own write time: a row rewritten later
-	// survives a delete computed from an older read.
-	c := &User{Email: uniq("r") + "@x.io"}
-	if err := e.users.Save(ctx, c); err != nil {
+	// Two EVENTUAL moves of one user applied out of order (the first one's
+	// writes held back at the driver): each move's rows carry its call's
+	// timestamp, so the later move wins whatever the order.
+	d := &holdFirst{Driver: h.n.Driver, table: "users_by_ticket_ref", held: make(chan struct{})}
+	e = h.envOn(t, d)
+	c := &User{Email: uniq("r") + "@x.io", TicketRef: uniq("R1")}
+	if err := e.users.ForceSave(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	var wt int64
-	if err := h.n.Scan(ctx, "SELECT WRITETIME(user_id) FROM "+h.ks+".users_by_email WHERE email = ?", []any{c.Email}, &wt); err != nil {
+	<-d.held // the Save's row: held, then written
+	r1, r2 := c.TicketRef, uniq("R2")
+	c2 := *c
+	c2.TicketRef = r2
+	if err := e.users.Update(ctx, c, &c2); err != nil { // r1 -> r2, held back
 		t.Fatal(err)
 	}
-	if err := h.n.Exec(ctx, "INSERT INTO "+h.ks+".users_by_email (email, user_id) VALUES (?, ?) USING TIMESTAMP ?", c.Email, b.UserID.String(), wt+1); err != nil {
+	c3 := c2
+	c3.TicketRef = r1
+	time.Sleep(5 * time.Millisecond)
+	if err := e.users.Update(ctx, &c2, &c3); err != nil { // r2 -> r1, runs first
 		t.Fatal(err)
 	}
-	if err := h.n.Exec(ctx, "DELETE FROM "+h.ks+".users_by_email USING TIMESTAMP ? WHERE email = ?", wt, c.Email); err != nil {
+	if err := e.rt.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := h.rows(t, "users_by_email", "email = ?", c.Email); n != 1 {
-		t.Fatalf("a later write did not survive the timestamped delete")
+	if n := h.rows(t, "users_by_ticket_ref", "ticket_ref = ?", r1); n != 1 {
+		t.Fatalf("the user holds %s and has %d rows of it", r1, n)
 	}
+	if n := h.rows(t, "users_by_ticket_ref", "ticket_ref = ?", r2); n != 0 {
+		t.Fatalf("the user left %s and keeps its row", r2)
+	}
+	if !d.reordered() {
+		t.Fatalf("the moves were not applied out of order: %v", d.order)
+	}
+}
+
+// holdFirst holds back for 300 ms the first write of the first Update's
+// EVENTUAL move on table (the table's second write: the first is the
+// Save's), so that the second Update's move runs before it; it records the
+// order in which the writes reached the server.
+type holdFirst struct {
+	runtime.Driver
+	table string
+	held  chan struct{}
+	mu    sync.Mutex
+	n     int
+	order []int
+}
+
+func (d *holdFirst) Exec(ctx context.Context, q *runtime.Query) (bool, error) {
+	if q.Statement.TableName() == d.table {
+		d.mu.Lock()
+		d.n++
+		n := d.n
+		d.mu.Unlock()
+		if n == 2 {
+			time.Sleep(300 * time.Millisecond)
+		}
+		d.mu.Lock()
+		d.order = append(d.order, n)
+		d.mu.Unlock()
+		if n == 1 {
+			defer close(d.held)
+		}
+	}
+	return d.Driver.Exec(ctx, q)
+}
+
+// reordered reports that the held write reached the server after a write
+// of the later move.
+func (d *holdFirst) reordered() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.order) == 5 && d.order[1] != 2
 }
 
 func testListAndSoftDelete(t *testing.T, h *harness) {

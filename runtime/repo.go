@@ -670,9 +670,10 @@ func (sc *scratch) values(n int) []any {
 }
 
 // SaveIfNotExists is Save as a lightweight transaction (INSERT ... IF NOT
-// EXISTS). It reports whether the row was written; when it was not, nothing
-// else is written. Its BATCH lookup rows are written after it, in one
-// LOGGED BATCH (a conditional statement cannot join a multi-table batch).
+// EXISTS). It reports whether the row was written. Its BATCH lookup rows
+// are written before it, in one LOGGED BATCH (a conditional statement
+// cannot join a multi-table batch); when the row was not written, they
+// point to an entity that does not hold their values, and reads skip them.
 // Options: TTL, Consistency, SerialConsistency; Timestamp is refused.
 func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption) (bool, error) {
 	const op = "SaveIfNotExists"
@@ -717,10 +718,9 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 			entries = append(entries, r.lookupInsertIn(nil, i, e, ts))
 		}
 	}
-	// The size check runs before the LWT, on the batch a Save of e would
-	// send (the row and its lookup rows): so nothing is written when the
-	// lookup rows could not follow, and the repair named below, a Save,
-	// fits too.
+	// The size check is of the batch a Save of e would send (the row and
+	// its lookup rows), so that what SaveIfNotExists writes a Save can
+	// rewrite.
 	if len(entries) > 0 {
 		if err := r.checkBatchSize(op, append([]*Query{row}, entries...)); err != nil {
 			return false, err
@@ -730,15 +730,17 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 	if err != nil {
 		return false, err
 	}
+	// The lookup rows before the LWT (see saveVersioned for why).
+	if len(entries) > 0 {
+		if err := r.batchExec(ctx, OpSaveIfNotExists, cons, entries, nil); err != nil {
+			r.giveBack(ctx, op, claimed, &c, cons)
+			return false, err
+		}
+	}
 	applied, err := r.exec(ctx, OpSaveIfNotExists, row)
 	if err != nil || !applied {
 		r.giveBack(ctx, op, claimed, &c, cons)
 		return false, err
-	}
-	if len(entries) > 0 {
-		if err := r.batchExec(ctx, OpSaveIfNotExists, cons, entries, nil); err != nil {
-			return true, queryErr("SaveIfNotExists on "+r.ts.Name()+": the row was written but its BATCH lookup rows were not; Save the entity (as this call stamped it) to write them", err)
-		}
 	}
 	r.eventualInserts(ctx, OpSaveIfNotExists, cons, e, ts)
 	return true, nil
@@ -822,7 +824,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 	// one claims the new value before the write and releases the old one
 	// after it.
 	ts := lookupTS(&c)
-	var batchRows []*Query
+	var batchIns, batchDels []*Query
 	var eventualMoves, claimNew, releaseOld []int
 	for i, l := range r.lookups {
 		ov, nv := r.lookupValue(i, old), r.lookupValue(i, nw)
@@ -834,10 +836,10 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 			eventualMoves = append(eventualMoves, i)
 		case kandra.LookupBatch:
 			if !isEmpty(ov) {
-				batchRows = append(batchRows, r.lookupDeleteAt(i, old, ts))
+				batchDels = append(batchDels, r.lookupDeleteAt(i, old, ts))
 			}
 			if !isEmpty(nv) {
-				batchRows = append(batchRows, r.lookupInsertIn(nil, i, nw, ts))
+				batchIns = append(batchIns, r.lookupInsertIn(nil, i, nw, ts))
 			}
 		default:
 			claimNew = append(claimNew, i)
@@ -852,8 +854,8 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 	if versioned {
 		primary.Consistency, primary.SerialConsistency = cons, serial
 	}
-	if versioned || len(batchRows) > 0 {
-		all := append([]*Query{primary}, batchRows...)
+	if len(batchIns)+len(batchDels) > 0 {
+		all := append(append([]*Query{primary}, batchDels...), batchIns...)
 		if err := r.checkBatchSize(op, all); err != nil {
 			return err
 		}
@@ -865,6 +867,17 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 		}
 	}
 	if versioned {
+		// The conditional UPDATE cannot share the lookup rows' batch: the
+		// new rows go before it and the old ones are deleted after it, so
+		// that a conflict or a crash in between leaves only rows whose
+		// entity does not hold their value (reads skip them), never an
+		// entity its lookups cannot find.
+		if len(batchIns) > 0 {
+			if err := r.batchExec(ctx, OpUpdate, cons, batchIns, nil); err != nil {
+				r.giveBack(ctx, op, claimed, &c, cons)
+				return err
+			}
+		}
 		applied, err := r.exec(ctx, OpUpdate, primary)
 		if err != nil {
 			r.giveBack(ctx, op, claimed, &c, cons)
@@ -878,13 +891,17 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 				Message: fmt.Sprintf("%s = %v expected, the row has another version", vc.Name(), reflect.ValueOf(p).Elem().Interface())}
 		}
 		written = true
-		if len(batchRows) > 0 {
-			if err := r.batchExec(ctx, OpUpdate, cons, batchRows, nil); err != nil {
-				return queryErr("Update on "+r.ts.Name()+": the row is updated (new version) but its BATCH lookup rows are not; Save it to write them", err)
+		if len(batchDels) > 0 {
+			if err := r.batchExec(ctx, OpUpdate, cons, batchDels, nil); err != nil {
+				// Only rows of values the entity left remain: reads skip
+				// them. The listener hears of it.
+				cp := new(T)
+				*cp = *nw
+				r.rt.eventualFailed(r.ts.Name(), cp, err, 0)
 			}
 		}
 	} else {
-		entries := append([]*Query{primary}, batchRows...)
+		entries := append(append([]*Query{primary}, batchDels...), batchIns...)
 		if err := r.batchExec(ctx, OpUpdate, cons, entries, nil); err != nil {
 			r.giveBack(ctx, op, claimed, &c, cons)
 			return err

@@ -29,14 +29,12 @@
 //     and a refused one is an *errors.OptimisticLockError with nothing
 //     written and the argument unchanged. ForceSave and ForceDelete are the
 //     unconditional forms. A conditional statement cannot share a batch
-//     with other tables, so the conditional write runs alone first and the
-//     BATCH lookup rows follow in one LOGGED BATCH (their size checked
-//     before the conditional write); if that batch fails, the call returns
-//     a *errors.QueryError saying the row is written (at the new version)
-//     and the lookup rows are not: the entity is not findable by its new
-//     values until it is saved again (Save rewrites every lookup row).
-//     SaveIfNotExists works the same way (the LWT insert, then the BATCH
-//     lookup rows).
+//     with other tables, so the new BATCH lookup rows are written before
+//     it, in one LOGGED BATCH, and the rows of values an Update left are
+//     deleted after it: a conflict, a failure or a crash in between leaves
+//     only lookup rows whose entity does not hold their value, which reads
+//     skip, never an entity its lookups cannot find. SaveIfNotExists works
+//     the same way.
 //   - Arguments. Every call checks its arguments and options before it
 //     sends anything (see check.go); a bad one is an *errors.ArgumentError.
 //   - Close. Close refuses new calls, then waits for the calls in progress

@@ -72,10 +72,9 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 	if err != nil {
 		return err
 	}
-	was := *e // put back when nothing was written
-	written := false
+	was := *e // put back when the row was not written
 	defer func() {
-		if err != nil && !written {
+		if err != nil {
 			*e = was
 		}
 	}()
@@ -108,6 +107,17 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 	if err != nil {
 		return err
 	}
+	// The lookup rows go first: a conditional write cannot share their
+	// batch, and rows written before a write that then does not happen
+	// (a conflict, a crash) only point to an entity that does not hold
+	// their value, which reads skip; the other order would leave a written
+	// entity that its lookups cannot find.
+	if len(entries) > 0 {
+		if err := r.batchExec(ctx, OpSave, cons, entries, nil); err != nil {
+			r.giveBack(ctx, op, claimed, c, cons)
+			return err
+		}
+	}
 	applied, err := r.exec(ctx, OpSave, row)
 	if err != nil {
 		r.giveBack(ctx, op, claimed, c, cons)
@@ -119,12 +129,6 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 			return r.lockErr(&was, "a row with this key exists: Get it and Update it (or Save the copy you read), or ForceSave to overwrite it")
 		}
 		return r.lockErr(&was, fmt.Sprintf("%s = %v expected, the row has another version or is gone: Get it again and retry", r.ts.VersionColumn().Name(), r.versionOf(&was)))
-	}
-	written = true
-	if len(entries) > 0 {
-		if err := r.batchExec(ctx, OpSave, cons, entries, nil); err != nil {
-			return queryErr("Save on "+r.ts.Name()+": the row is written (at its new version) but its BATCH lookup rows are not; Save the entity again (as this call left it) to write them", err)
-		}
 	}
 	r.eventualInserts(ctx, OpSave, cons, e, ts)
 	return nil

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Random exploration with fresh seeds, to run before submitting (CI runs
+# everything with fixed seeds and never fails by chance; this looks where
+# CI does not). Whatever it finds is a bug to fix, with its seed kept as a
+# regression case. It prints every seed it used.
+#
+#   scripts/explore.sh            property tests, fuzzing, and the storm if a node runs
+#
+# Environment: KANDRA_EXPLORE_CHECKS (rapid checks per property, 2000),
+# KANDRA_EXPLORE_FUZZTIME (per fuzz target, 60s), KANDRA_EXPLORE_STORMS
+# (storm runs, 3), and the node's KANDRA_CASSANDRA_HOST/PORT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+CHECKS=${KANDRA_EXPLORE_CHECKS:-2000}
+FUZZTIME=${KANDRA_EXPLORE_FUZZTIME:-60s}
+STORMS=${KANDRA_EXPLORE_STORMS:-3}
+rc=0
+seed() { od -An -N4 -tu4 /dev/urandom | tr -d ' '; }
+
+s=$(seed)
+echo "== property tests of the root module, rapid seed $s, $CHECKS checks"
+go test -count=1 -run 'Property' ./... -args -rapid.seed="$s" -rapid.checks="$CHECKS" || { echo "FOUND: rapid seed $s"; rc=1; }
+
+# The fuzz targets .ci/run lists (DIR PKG TARGET).
+mapfile -t targets < <(sed -n '/^fuzz_targets=(/,/^)/p' .ci/run | grep -o '"[^"]*"' | tr -d '"')
+for spec in "${targets[@]}"; do
+  read -r dir pkg t <<<"$spec"
+  echo "== fuzzing $t ($dir $pkg) for $FUZZTIME"
+  (cd "$ROOT/$dir" && go test -run '^$' -fuzz "^$t\$" -fuzztime "$FUZZTIME" "$pkg") || { echo "FOUND: $t (the failing input is in testdata/fuzz)"; rc=1; }
+done
+
+if scripts/cassandra.sh status >/dev/null 2>&1 || [ -n "${KANDRA_CASSANDRA_PORT:-}" ]; then
+  for i in $(seq "$STORMS"); do
+    s=$(seed)
+    echo "== integrity storm, seed $s"
+    (cd integrity && KANDRA_STORM_SEED=$s KANDRA_REQUIRE_CASSANDRA=1 go test -count=1 -run '^TestStorm$' -v . | grep -E 'real-server|FAIL|storm_test') || { echo "FOUND: storm seed $s"; rc=1; }
+  done
+else
+  echo "== no node: the storm is skipped (scripts/cassandra.sh start)"
+fi
+exit $rc

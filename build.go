@@ -325,6 +325,17 @@ func (b *builder) columns() []*ColumnSchema {
 
 // each calls fn for every column with its spec, in struct order, and stops
 // at the first error.
+// allLookups is every lookup the fields declare.
+func (b *builder) allLookups() []lookupSpec {
+	var out []lookupSpec
+	for _, s := range b.specs {
+		if s != nil {
+			out = append(out, s.lookups...)
+		}
+	}
+	return out
+}
+
 func (b *builder) each(fn func(c *ColumnSchema, s *fieldSpec) error) error {
 	b.columns()
 	for i, c := range b.byField {
@@ -620,6 +631,13 @@ func (b *builder) checkLookupColumns() error {
 	return b.each(func(c *ColumnSchema, s *fieldSpec) error {
 		if len(s.lookups) > 0 && c.role == PartitionKeyColumn && partitionKeys == 1 {
 			return b.fail(c.goName, RuleLookup, "the only partition-key column cannot have a lookup table: a lookup by it is a read of its partition; query by the key instead")
+		}
+		if c.role != RegularColumn && c.name == ClaimColumn {
+			for _, l := range b.allLookups() {
+				if l.consistency == LookupUnique {
+					return b.fail(c.goName, RuleLookup, "key column "+strconv.Quote(c.name)+" has the name of a unique lookup table's claim column; rename it (kandra.Column)")
+				}
+			}
 		}
 		return nil
 	})

@@ -151,6 +151,9 @@ func createLookupTable(l *LookupTableSchema, s ddlSpec) string {
 	b.WriteString(",\n")
 	carried := l.carried()
 	writeColumnDefs(&b, carried)
+	if l.IsUnique() {
+		b.WriteString("    " + ClaimColumn + " BIGINT,\n")
+	}
 	b.WriteString("    PRIMARY KEY (")
 	if l.IsUnique() {
 		b.WriteString(l.index.cqlName)

@@ -30,6 +30,7 @@ const goldenUsers = `CREATE TABLE IF NOT EXISTS app.users (
 const goldenUsersByEmail = `CREATE TABLE IF NOT EXISTS app.users_by_email (
     email TEXT,
     user_id UUID,
+    kandra_claim BIGINT,
     PRIMARY KEY (email)
 );`
 

@@ -33,9 +33,17 @@ const (
 	// ParamToken is a partition token (token(pk...) > ?), an int64 of the
 	// Murmur3 partitioner's range.
 	ParamToken
+	// ParamClaim is a unique lookup's claim token (the kandra_claim column,
+	// BIGINT), an int64 the runtime draws for each claim: a takeover or a
+	// release applies only to the claim whose token it read.
+	ParamClaim
 )
 
-var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit", "token"}
+// ClaimColumn is the column of a unique lookup's table that holds the
+// claim token (ParamClaim).
+const ClaimColumn = "kandra_claim"
+
+var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit", "token", "claim"}
 
 // String returns a short name: "col", "ttl", "timestamp", "expected",
 // "delta", "lower", "upper", "limit" or "token".
@@ -51,7 +59,7 @@ func (k ParamKind) String() string {
 // adapter converts by).
 type Param struct {
 	Kind   ParamKind
-	Column *ColumnSchema // nil for ParamTTL, ParamTimestamp, ParamDelta, ParamLimit, ParamToken
+	Column *ColumnSchema // nil for ParamTTL, ParamTimestamp, ParamDelta, ParamLimit, ParamToken, ParamClaim
 }
 
 // String renders "col:email", "ttl", "expected:version".
@@ -77,6 +85,7 @@ type Statement struct {
 	result      []*ColumnSchema // selected columns
 	conditional bool
 	writeTime   bool   // the row ends with one BIGINT WRITETIME(...) after result
+	claim       bool   // the row has the claim token (BIGINT) after result, before the WRITETIME
 	table       string // raw name of the table written or read, for metrics
 }
 
@@ -107,6 +116,11 @@ func (s *Statement) Result(i int) *ColumnSchema { return s.result[i] }
 // columns, with one more value: a WRITETIME in microseconds, scanned into
 // an *int64 (LookupStatements.SelectOwner).
 func (s *Statement) HasWriteTime() bool { return s.writeTime }
+
+// HasClaim reports a SELECT whose rows have, after the NumResult columns
+// and before the WRITETIME, a unique lookup's claim token, scanned into an
+// *int64 (LookupStatements.SelectOwner of a unique lookup).
+func (s *Statement) HasClaim() bool { return s.claim }
 
 // IsConditional reports a lightweight transaction (IF NOT EXISTS, IF
 // col = ?): the server answers whether it applied.
@@ -192,7 +206,7 @@ type LookupStatements struct {
 	// InsertAt is Insert USING TIMESTAMP (non-unique).
 	insertAt *Statement
 	// The claims of a unique lookup.
-	claim, takeover, release *Statement
+	claim, reclaim, takeover, release *Statement
 }
 
 // Lookup is the lookup table the statements are for.
@@ -209,20 +223,31 @@ func (l *LookupStatements) Insert() *Statement { return l.insert }
 // leave the later one's rows. Nil for a unique lookup.
 func (l *LookupStatements) InsertAt() *Statement { return l.insertAt }
 
-// Claim is INSERT INTO lk (index, pk..., ck...) VALUES (...) IF NOT
-// EXISTS: a unique lookup's claim of a value, every marker a ParamColumn.
-// Nil for a non-unique lookup.
+// Claim is INSERT INTO lk (index, pk..., ck..., kandra_claim) VALUES (...)
+// IF NOT EXISTS: a unique lookup's claim of a value, the ParamColumn
+// markers of the entity, then the ParamClaim of a new token. Nil for a
+// non-unique lookup.
 func (l *LookupStatements) Claim() *Statement { return l.claim }
 
-// Takeover is UPDATE lk SET pk... = ?, ck... = ? WHERE index = ? IF pk... =
-// ? AND ck... = ?: a unique lookup's claim moved from one holder (the
-// ParamExpected markers, the old holder's key) to another (the ParamColumn
-// markers), only if the old one still has it. Nil for a non-unique lookup.
+// Reclaim is UPDATE lk SET kandra_claim = ? WHERE index = ? IF pk... = ?:
+// the holder renews its claim with a new token (ParamClaim, ParamColumn of
+// the value, ParamExpected of the holder's key), so that a takeover that
+// read the old token no longer applies. Nil for a non-unique lookup.
+func (l *LookupStatements) Reclaim() *Statement { return l.reclaim }
+
+// Takeover is UPDATE lk SET kandra_claim = ?, pk... = ? WHERE index = ? IF
+// pk... = ? AND kandra_claim = ?: a unique lookup's claim moved to a new
+// holder with a new token (ParamClaim, then the ParamColumn markers of the
+// new holder's key and of the value), only while the old holder (the
+// ParamExpected markers) still has it under the token read (the last
+// ParamClaim). Nil for a non-unique lookup.
 func (l *LookupStatements) Takeover() *Statement { return l.takeover }
 
-// Release is DELETE FROM lk WHERE index = ? IF pk... = ? AND ck... = ?: a
-// unique lookup's claim given up, only by its holder (the ParamExpected
-// markers). Nil for a non-unique lookup.
+// Release is DELETE FROM lk WHERE index = ? IF pk... = ? AND kandra_claim =
+// ?: a unique lookup's claim given up by its holder (the ParamExpected
+// markers), only under the token the holder read or took it with (the
+// ParamClaim), so that a newer claim of the same holder survives. Nil for a
+// non-unique lookup.
 func (l *LookupStatements) Release() *Statement { return l.release }
 
 // Select is SELECT pk..., ck... FROM lk WHERE index = ?: one ParamColumn
@@ -233,10 +258,10 @@ func (l *LookupStatements) Select() *Statement { return l.sel }
 // Delete is DELETE FROM lk WHERE index = ?: every row of the value.
 func (l *LookupStatements) Delete() *Statement { return l.del }
 
-// SelectOwner is SELECT pk..., ck..., WRITETIME(c) FROM lk WHERE index = ?
-// of a unique lookup, where c is the holder's first key column (a regular
-// column of the lookup table): the entity that holds the claim, and when
-// it claimed it (HasWriteTime). Nil for a non-unique lookup.
+// SelectOwner is SELECT pk..., ck..., kandra_claim, WRITETIME(kandra_claim)
+// FROM lk WHERE index = ? of a unique lookup: the entity that holds the
+// claim, its token (HasClaim) and when it was last claimed (HasWriteTime).
+// Nil for a non-unique lookup.
 func (l *LookupStatements) SelectOwner() *Statement { return l.selOwner }
 
 // DeleteAt is DELETE FROM lk USING TIMESTAMP ? WHERE index = ? AND pk...
@@ -758,35 +783,60 @@ func (b *stmtBuilder) lookup(l *LookupTableSchema) *LookupStatements {
 	ls := &LookupStatements{lookup: l}
 
 	if l.IsUnique() {
+		// INSERT INTO lk (index, pk..., kandra_claim) VALUES (?, ..., ?) IF NOT EXISTS
 		w := newSB(l.name)
-		b.insertInto(w, l.cqlName, l.Columns())
-		w.WriteString(" IF NOT EXISTS")
-		w.s.conditional = true
-		ls.claim = w.done()
-
-		w = newSB(l.name)
-		w.WriteString("UPDATE ")
+		w.WriteString("INSERT INTO ")
 		w.WriteString(b.qualify(l.cqlName))
-		w.WriteString(" SET ")
-		for i, c := range carried {
+		w.WriteString(" (")
+		w.names(l.Columns())
+		w.WriteString(", " + ClaimColumn + ") VALUES (")
+		for i, c := range l.Columns() {
 			if i > 0 {
 				w.WriteString(", ")
 			}
+			w.WriteByte('?')
+			w.mark(ParamColumn, c)
+		}
+		w.WriteString(", ?) IF NOT EXISTS")
+		w.mark(ParamClaim, nil)
+		w.s.conditional = true
+		ls.claim = w.done()
+
+		// UPDATE lk SET kandra_claim = ? WHERE index = ? IF pk... = ?
+		w = newSB(l.name)
+		w.WriteString("UPDATE ")
+		w.WriteString(b.qualify(l.cqlName))
+		w.WriteString(" SET " + ClaimColumn + " = ?")
+		w.mark(ParamClaim, nil)
+		w.WriteString(" WHERE ")
+		w.where([]*ColumnSchema{l.index})
+		b.ifHolder(w, carried, false)
+		ls.reclaim = w.done()
+
+		// UPDATE lk SET kandra_claim = ?, pk... = ? WHERE index = ? IF pk... = ? AND kandra_claim = ?
+		w = newSB(l.name)
+		w.WriteString("UPDATE ")
+		w.WriteString(b.qualify(l.cqlName))
+		w.WriteString(" SET " + ClaimColumn + " = ?")
+		w.mark(ParamClaim, nil)
+		for _, c := range carried {
+			w.WriteString(", ")
 			w.WriteString(c.cqlName)
 			w.WriteString(" = ?")
 			w.mark(ParamColumn, c)
 		}
 		w.WriteString(" WHERE ")
 		w.where([]*ColumnSchema{l.index})
-		b.ifHolder(w, carried)
+		b.ifHolder(w, carried, true)
 		ls.takeover = w.done()
 
+		// DELETE FROM lk WHERE index = ? IF pk... = ? AND kandra_claim = ?
 		w = newSB(l.name)
 		w.WriteString("DELETE FROM ")
 		w.WriteString(b.qualify(l.cqlName))
 		w.WriteString(" WHERE ")
 		w.where([]*ColumnSchema{l.index})
-		b.ifHolder(w, carried)
+		b.ifHolder(w, carried, true)
 		ls.release = w.done()
 	} else {
 		w := newSB(l.name)
@@ -826,13 +876,11 @@ func (b *stmtBuilder) lookup(l *LookupTableSchema) *LookupStatements {
 		w = newSB(l.name)
 		w.WriteString("SELECT ")
 		w.names(key)
-		w.WriteString(", WRITETIME(")
-		w.WriteString(carried[0].cqlName)
-		w.WriteString(") FROM ")
+		w.WriteString(", " + ClaimColumn + ", WRITETIME(" + ClaimColumn + ") FROM ")
 		w.WriteString(b.qualify(l.cqlName))
 		w.WriteString(" WHERE ")
 		w.s.result = key
-		w.s.writeTime = true
+		w.s.writeTime, w.s.claim = true, true
 		w.where([]*ColumnSchema{l.index})
 		ls.selOwner = w.done()
 	}
@@ -840,8 +888,9 @@ func (b *stmtBuilder) lookup(l *LookupTableSchema) *LookupStatements {
 }
 
 // ifHolder writes " IF c = ? AND ..." with ParamExpected markers: a claim
-// held by the entity whose key the expected values are.
-func (b *stmtBuilder) ifHolder(w *sb, carried []*ColumnSchema) {
+// held by the entity whose key the expected values are; token adds " AND
+// kandra_claim = ?", a ParamClaim: that very claim.
+func (b *stmtBuilder) ifHolder(w *sb, carried []*ColumnSchema, token bool) {
 	w.WriteString(" IF ")
 	for i, c := range carried {
 		if i > 0 {
@@ -850,6 +899,10 @@ func (b *stmtBuilder) ifHolder(w *sb, carried []*ColumnSchema) {
 		w.WriteString(c.cqlName)
 		w.WriteString(" = ?")
 		w.mark(ParamExpected, c)
+	}
+	if token {
+		w.WriteString(" AND " + ClaimColumn + " = ?")
+		w.mark(ParamClaim, nil)
 	}
 	w.s.conditional = true
 }

@@ -26,7 +26,7 @@ type stmtUser struct {
 func (u *stmtUser) Describe(s *kandra.Schema[stmtUser]) {
 	s.Table("users")
 	kandra.GeneratedUUID(s, &u.UserID, kandra.UUIDRandom, kandra.PartitionKey(0))
-	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupBatch))
+	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupUnique))
 	kandra.Bind(s, &u.TicketRef, kandra.Lookup("by_ticket_ref", kandra.LookupEventual))
 	kandra.CreatedAt(s, &u.CreatedAt)
 	kandra.UpdatedAt(s, &u.UpdatedAt)
@@ -147,6 +147,11 @@ func renderTable(t *testing.T, b *strings.Builder, ts *kandra.TableSchema, ks st
 		renderStmt(b, n+"delete", l.Delete())
 		renderStmt(b, n+"select owner", l.SelectOwner())
 		renderStmt(b, n+"delete at", l.DeleteAt())
+		renderStmt(b, n+"insert at", l.InsertAt())
+		renderStmt(b, n+"claim", l.Claim())
+		renderStmt(b, n+"reclaim", l.Reclaim())
+		renderStmt(b, n+"takeover", l.Takeover())
+		renderStmt(b, n+"release", l.Release())
 	}
 }
 

@@ -583,6 +583,9 @@ func lookupExpectation(l *kandra.LookupTableSchema) map[string]sysColumn {
 			want[c.Name()] = expectedColumn("clustering", i, "asc", c.Decl())
 		}
 	}
+	if l.IsUnique() {
+		want[kandra.ClaimColumn] = expectedColumn("regular", -1, "none", "BIGINT")
+	}
 	return want
 }
 

@@ -965,7 +965,9 @@ func mirrorLookup(ks string, l *kandra.LookupTableSchema) string {
 		rest = append(rest, colDef{c.Name(), c.Decl()})
 	}
 	ddl := lookupDDL(ks, l.Name(), key, rest...)
-	if !l.IsUnique() {
+	if l.IsUnique() { // the claim token
+		ddl = strings.Replace(ddl, "    PRIMARY KEY (", "    "+kandra.ClaimColumn+" BIGINT,\n    PRIMARY KEY (", 1)
+	} else {
 		// Non-unique: the holder's key follows the value as clustering
 		// columns, with no clustering order clause.
 		names := []string{cols[0].CQLName()}

@@ -141,11 +141,12 @@ func checkWritable(s *gocql.Session, ks string, ts *kandra.TableSchema, seed int
 	}
 	for _, ls := range st.Lookups() {
 		l := ls.Lookup()
-		ins := ls.Insert()
+		ins, extra := ls.Insert(), func(kandra.Param) any { return nil }
 		if l.IsUnique() {
-			ins = ls.Claim() // a unique lookup's rows are claims
+			// A unique lookup's rows are claims, with a token.
+			ins, extra = ls.Claim(), func(kandra.Param) any { return int64(1) }
 		}
-		if !exec("lookup INSERT", ins, nil) {
+		if !exec("lookup INSERT", ins, extra) {
 			continue
 		}
 		sel := ls.Select()

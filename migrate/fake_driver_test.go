@@ -133,6 +133,9 @@ func (f *fakeDriver) SchemaRows(ctx context.Context, keyspace string) (*SchemaRo
 				col(name, c.Name(), Clustering, i-1, "asc", liveType(c.Type()))
 			}
 		}
+		if l.IsUnique() {
+			col(name, kandra.ClaimColumn, Regular, -1, "none", "bigint")
+		}
 	}
 	for name := range f.own {
 		table(name, 0, 864000, false)

@@ -456,10 +456,13 @@ func (p *planner) reAddRefused(d *LiveDropped, w wantColumn) string {
 
 // extraColumns reports live regular and static columns the model lacks;
 // key columns it lacks are in a ChangeKey step already.
-func (p *planner) extraColumns(table string, lt *LiveTable, model []*kandra.ColumnSchema) {
+func (p *planner) extraColumns(table string, lt *LiveTable, model []*kandra.ColumnSchema, also ...string) {
 	have := map[string]bool{}
 	for _, c := range model {
 		have[c.Name()] = true
+	}
+	for _, n := range also {
+		have[n] = true
 	}
 	for _, c := range lt.Columns {
 		if (c.Kind == Regular || c.Kind == Static) && !have[c.Name] {
@@ -556,7 +559,20 @@ func (p *planner) diffLookup(l *kandra.LookupTableSchema, lt *LiveTable) {
 			return
 		}
 	}
-	p.extraColumns(name, lt, cols)
+	if !l.IsUnique() {
+		p.extraColumns(name, lt, cols)
+		return
+	}
+	// A unique lookup's table also holds the claim token.
+	switch lc := lt.Column(kandra.ClaimColumn); {
+	case lc == nil:
+		p.impossible(ChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+" lacks its claim column "+strconv.Quote(kandra.ClaimColumn), manual)
+		return
+	case lc.Kind != Regular || typeMismatch(wantColumn{name: kandra.ClaimColumn, typ: kandra.CQLBigint, kind: Regular, order: "none"}, lc) != "":
+		p.impossible(ChangeColumnKind, name+"."+kandra.ClaimColumn, name, kandra.ClaimColumn, "column "+strconv.Quote(kandra.ClaimColumn)+" of lookup table "+strconv.Quote(name)+" is not a regular bigint", manual)
+		return
+	}
+	p.extraColumns(name, lt, cols, kandra.ClaimColumn)
 }
 
 // indexTarget is the column a live index's target option names:

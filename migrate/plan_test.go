@@ -101,6 +101,9 @@ func rowsOf(ks *kandra.Keyspace) *SchemaRows {
 					column(l.Name(), c.Name(), Clustering, i-1, "asc", serverType(c.Type(), c.Type().IsCollection()))
 				}
 			}
+			if l.IsUnique() {
+				column(l.Name(), kandra.ClaimColumn, Regular, -1, "none", "bigint")
+			}
 		}
 		for _, c := range t.SecondaryIndexes() {
 			target := kandra.QuoteIdent(c.Name())

@@ -112,7 +112,11 @@ func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int
 			}
 			vals := make([]any, b.insert.NumParams())
 			for i := range vals {
-				vals[i], _ = b.insert.Param(i).Column.Pointer(e)
+				if p := b.insert.Param(i); p.Kind == kandra.ParamClaim {
+					vals[i] = newToken()
+				} else {
+					vals[i], _ = p.Column.Pointer(e)
+				}
 			}
 			w.do(func(ctx context.Context) error {
 				_, err := b.d.Exec(ctx, &Query{Statement: b.insert, Values: vals, Consistency: cons, SerialConsistency: kandra.ConsistencySerial})

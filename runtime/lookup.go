@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"errors"
+	"math"
+	mrand "math/rand/v2"
 	"time"
 
 	"github.com/kandra-go/kandra"
@@ -97,15 +99,34 @@ func (r *Repo[T]) lookupDeleteAt(i int, e *T, ts int64) *Query {
 	return &Query{Statement: s, Values: kandra.AppendColumns(r.t, s, e, vals)}
 }
 
-// claims are the unique values one call claimed, to give back when the
-// call fails before its primary write.
+// claims are the unique values one call newly claimed, with their
+// tokens, to give back when the call's write is known not to have
+// happened (refused, or never sent). After a write whose outcome is
+// unknown they are kept: a claim whose holder does not have the value is
+// taken over after the grace anyway, while releasing the claim of a write
+// that did land would let a second entity take its value.
 type claims[T any] struct {
-	idx []int
-	e   []*T
+	start time.Time
+	idx   []int
+	e     []*T
+	token []int64
+}
+
+// newToken draws a claim token; never 0, which means none.
+func newToken() int64 { return mrand.Int64N(math.MaxInt64) + 1 }
+
+// tokenArg binds a token read from a claim: 0 is a claim without one (a
+// row written by another client), matched as null.
+func tokenArg(tok int64) any {
+	if tok == 0 {
+		return nil
+	}
+	return tok
 }
 
 // claimAll claims e's value of each unique lookup in idx (all of them when
-// idx is nil).
+// idx is nil). On failure it gives back what it took: the call's write was
+// not sent.
 func (r *Repo[T]) claimAll(ctx context.Context, op string, e *T, idx []int, c *call, cons kandra.Consistency) (*claims[T], error) {
 	if idx == nil {
 		idx = r.unique
@@ -113,88 +134,119 @@ func (r *Repo[T]) claimAll(ctx context.Context, op string, e *T, idx []int, c *c
 	if len(idx) == 0 {
 		return nil, nil
 	}
-	serial, err := r.serialCons(c)
+	serial, err := r.serialCons(op, c)
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	got := &claims[T]{}
+	got := &claims[T]{start: time.Now()}
 	for _, i := range idx {
 		if isEmpty(r.lookupValue(i, e)) {
 			continue
 		}
-		newly, err := r.claim(ctx, op, i, e, cons, serial)
+		newly, tok, err := r.claim(ctx, op, i, e, cons, serial)
 		if err != nil {
 			r.releaseClaims(ctx, op, got, cons, serial)
 			return nil, err
 		}
 		if newly {
-			got.idx, got.e = append(got.idx, i), append(got.e, e)
+			got.idx, got.e, got.token = append(got.idx, i), append(got.e, e), append(got.token, tok)
 		}
-	}
-	if grace := r.rt.cfg.grace; time.Since(start) > grace/2 {
-		r.releaseClaims(ctx, op, got, cons, serial)
-		return nil, queryErr(op+" on "+r.ts.Name()+": claiming the unique values took longer than half of WithClaimGrace ("+grace.String()+"), so another writer could take them over before this write; nothing was written, retry", nil)
 	}
 	return got, nil
 }
 
-// claim makes e the holder of its value of unique lookup i; newly reports
-// a claim this call took (it was not e's already).
-func (r *Repo[T]) claim(ctx context.Context, op string, i int, e *T, cons, serial kandra.Consistency) (newly bool, err error) {
+// fresh refuses to go on to the primary write once the call's claims are
+// older than half of WithClaimGrace: another writer could take them over
+// before the write lands. The write was not sent, so the claims go back.
+func (r *Repo[T]) fresh(ctx context.Context, op string, got *claims[T], c *call, cons kandra.Consistency) error {
+	grace := r.rt.cfg.grace
+	if got == nil || time.Since(got.start) <= grace/2 {
+		return nil
+	}
+	r.giveBack(ctx, op, got, c, cons)
+	return queryErr(op+" on "+r.ts.Name()+": claiming the unique values took longer than half of WithClaimGrace ("+grace.String()+"), so another writer could take them over before this write; nothing was written, retry", nil)
+}
+
+// claim makes e the holder of its value of unique lookup i: newly reports
+// a claim this call took (it was not e's already), token the claim's
+// token now.
+func (r *Repo[T]) claim(ctx context.Context, op string, i int, e *T, cons, serial kandra.Consistency) (newly bool, token int64, err error) {
 	ls := r.st.Lookup(i)
 	for try := 0; try < claimTries; try++ {
+		tok := newToken()
 		cl := ls.Claim()
-		applied, err := r.exec(ctx, op, &Query{Statement: cl, Values: kandra.AppendColumns(r.t, cl, e, make([]any, 0, cl.NumParams())),
-			Consistency: cons, SerialConsistency: serial})
-		if err != nil || applied {
-			return applied, err
-		}
-		holder, claimed, found, err := r.holderOf(ctx, op, i, e, serial)
+		vals := append(kandra.AppendColumns(r.t, cl, e, make([]any, 0, cl.NumParams())), tok)
+		applied, err := r.exec(ctx, op, &Query{Statement: cl, Values: vals, Consistency: cons, SerialConsistency: serial})
 		if err != nil {
-			return false, err
+			return false, 0, err
+		}
+		if applied {
+			return true, tok, nil
+		}
+		holder, held, claimed, found, err := r.holderOf(ctx, op, i, e, serial)
+		if err != nil {
+			return false, 0, err
 		}
 		if !found {
 			continue // released meanwhile: claim again
 		}
 		if r.sameKey(holder, e) {
-			return false, nil
+			// Already e's: renew the token, so that a takeover decided on
+			// the old one (while e did not hold the value) cannot apply.
+			rc := ls.Reclaim()
+			vals := kandra.AppendColumns(r.t, rc, e, append(make([]any, 0, rc.NumParams()), tok))
+			vals = kandra.AppendExpected(r.t, rc, e, vals)
+			applied, err := r.exec(ctx, op, &Query{Statement: rc, Values: vals, Consistency: cons, SerialConsistency: serial})
+			if err != nil {
+				return false, 0, err
+			}
+			if applied {
+				return false, tok, nil
+			}
+			continue // taken over meanwhile: look again
 		}
-		live, err := r.holds(ctx, op, i, holder, e, cons)
+		live, err := r.holds(ctx, op, i, holder, e, serial)
 		if err != nil {
-			return false, err
+			return false, 0, err
 		}
 		if live || time.Since(claimed) < r.rt.cfg.grace {
-			return false, r.uniqueErr(i, e, holder, !live)
+			return false, 0, r.uniqueErr(i, e, holder, !live)
 		}
 		tk := ls.Takeover()
-		vals := kandra.AppendColumns(r.t, tk, e, make([]any, 0, tk.NumParams()))
-		vals = kandra.AppendExpected(r.t, tk, holder, vals)
+		vals = kandra.AppendColumns(r.t, tk, e, append(make([]any, 0, tk.NumParams()), tok))
+		vals = append(kandra.AppendExpected(r.t, tk, holder, vals), tokenArg(held))
 		applied, err = r.exec(ctx, op, &Query{Statement: tk, Values: vals, Consistency: cons, SerialConsistency: serial})
-		if err != nil || applied {
-			return applied, err
+		if err != nil {
+			return false, 0, err
+		}
+		if applied {
+			return true, tok, nil
 		}
 	}
-	return false, queryErr(op+" on "+r.ts.Name()+": the claim of a value of "+r.lookups[i].Name()+" changed hands on every try; nothing was written, retry", nil)
+	return false, 0, queryErr(op+" on "+r.ts.Name()+": the claim of a value of "+r.lookups[i].Name()+" changed hands on every try; nothing was written, retry", nil)
 }
 
 // holderOf reads, linearizably, the holder of e's value of unique lookup
-// i and when it claimed it.
-func (r *Repo[T]) holderOf(ctx context.Context, op string, i int, e *T, serial kandra.Consistency) (holder *T, claimed time.Time, found bool, err error) {
+// i, its claim token and when it was last claimed. A claim another client
+// wrote without a token has no claim time: it counts as old.
+func (r *Repo[T]) holderOf(ctx context.Context, op string, i int, e *T, serial kandra.Consistency) (holder *T, token int64, claimed time.Time, found bool, err error) {
 	sel := r.st.Lookup(i).SelectOwner()
 	holder = new(T)
 	var wt int64
 	q := &Query{Statement: sel, Values: kandra.AppendColumns(r.t, sel, e, make([]any, 0, 1)), Consistency: serial}
-	found, err = r.one(ctx, op, q, func(dst []any) []any { return append(kandra.AppendResult(r.t, sel, holder, dst), &wt) })
-	return holder, time.UnixMicro(wt), found, err
+	found, err = r.one(ctx, op, q, func(dst []any) []any {
+		return append(kandra.AppendResult(r.t, sel, holder, dst), &token, &wt)
+	})
+	return holder, token, time.UnixMicro(wt), found, err
 }
 
 // holds reports whether holder's row is live and has e's value of lookup
-// i.
-func (r *Repo[T]) holds(ctx context.Context, op string, i int, holder, e *T, cons kandra.Consistency) (bool, error) {
+// i, read linearizably (at the serial level): a holder is judged by its
+// latest write.
+func (r *Repo[T]) holds(ctx context.Context, op string, i int, holder, e *T, serial kandra.Consistency) (bool, error) {
 	sc := getScratch(nil)
 	defer sc.release()
-	sc.c.cons, sc.c.hasCons = cons, true
+	sc.c.cons, sc.c.hasCons = serial, true
 	got, err := r.getIn(ctx, op, sc, holder)
 	if errors.Is(err, ErrNotFound) {
 		return false, nil
@@ -205,45 +257,88 @@ func (r *Repo[T]) holds(ctx context.Context, op string, i int, holder, e *T, con
 	return !r.deleted(got) && equalPtr(r.lookupValue(i, got), r.lookupValue(i, e)), nil
 }
 
-// releaseClaims gives back what claimAll took, when the call's write did
-// not happen; a release that fails leaves a claim whose holder does not
-// have the value, which the next claimant takes over.
+// giveBack releases the claims of a call whose write was refused or never
+// sent.
+func (r *Repo[T]) giveBack(ctx context.Context, op string, got *claims[T], c *call, cons kandra.Consistency) {
+	if got == nil {
+		return
+	}
+	if serial, err := r.serialCons(op, c); err == nil {
+		r.releaseClaims(ctx, op, got, cons, serial)
+	}
+}
+
+// releaseClaims gives back what claimAll took; a release that fails
+// leaves a claim whose holder does not have the value, which the next
+// claimant takes over.
 func (r *Repo[T]) releaseClaims(ctx context.Context, op string, got *claims[T], cons, serial kandra.Consistency) {
 	if got == nil {
 		return
 	}
 	for k, i := range got.idx {
-		r.release(ctx, op, i, got.e[k], cons, serial)
+		r.release(ctx, op, i, got.e[k], got.token[k], cons, serial)
 	}
 }
 
-// releaseAll gives up e's values of the unique lookups in idx (all when
-// idx is nil), each only while e holds it.
-func (r *Repo[T]) releaseAll(ctx context.Context, op string, e *T, idx []int, c *call, cons kandra.Consistency) {
+// owned is what a write that leaves unique values reads before it: the
+// token of each of e's claims among lookups idx that e holds (0 where it
+// does not), so that the release after the write gives up exactly those
+// claims and never a newer one of the same entity.
+type owned struct {
+	idx   []int
+	token []int64
+}
+
+// ownedClaims reads e's claims of the unique lookups in idx (all of them
+// when idx is nil).
+func (r *Repo[T]) ownedClaims(ctx context.Context, op string, e *T, idx []int, c *call) (*owned, error) {
 	if idx == nil {
 		idx = r.unique
 	}
 	if len(idx) == 0 {
+		return nil, nil
+	}
+	serial, err := r.serialCons(op, c)
+	if err != nil {
+		return nil, err
+	}
+	o := &owned{}
+	for _, i := range idx {
+		if isEmpty(r.lookupValue(i, e)) {
+			continue
+		}
+		holder, tok, _, found, err := r.holderOf(ctx, op, i, e, serial)
+		if err != nil {
+			return nil, err
+		}
+		if found && r.sameKey(holder, e) {
+			o.idx, o.token = append(o.idx, i), append(o.token, tok)
+		}
+	}
+	return o, nil
+}
+
+// releaseOwned gives up, after the write, the claims ownedClaims read.
+func (r *Repo[T]) releaseOwned(ctx context.Context, op string, e *T, o *owned, c *call, cons kandra.Consistency) {
+	if o == nil || len(o.idx) == 0 {
 		return
 	}
-	serial, err := r.serialCons(c)
+	serial, err := r.serialCons(op, c)
 	if err != nil {
-		return // checked by the call before its write
+		return // checked by ownedClaims
 	}
-	for _, i := range idx {
-		if !isEmpty(r.lookupValue(i, e)) {
-			r.release(ctx, op, i, e, cons, serial)
-		}
+	for k, i := range o.idx {
+		r.release(ctx, op, i, e, o.token[k], cons, serial)
 	}
 }
 
-// release deletes the claim of e's value of lookup i if e holds it. A
-// failure goes to the listener: the claim left behind is stale, and taken
-// over by the next claimant.
-func (r *Repo[T]) release(ctx context.Context, op string, i int, e *T, cons, serial kandra.Consistency) {
+// release deletes the claim of e's value of lookup i if e holds it under
+// token. A failure goes to the listener: the claim left behind is stale,
+// and taken over by the next claimant.
+func (r *Repo[T]) release(ctx context.Context, op string, i int, e *T, token int64, cons, serial kandra.Consistency) {
 	rl := r.st.Lookup(i).Release()
 	vals := kandra.AppendColumns(r.t, rl, e, make([]any, 0, rl.NumParams()))
-	vals = kandra.AppendExpected(r.t, rl, e, vals)
+	vals = append(kandra.AppendExpected(r.t, rl, e, vals), tokenArg(token))
 	if _, err := r.exec(ctx, op, &Query{Statement: rl, Values: vals, Consistency: cons, SerialConsistency: serial}); err != nil {
 		cp := new(T)
 		*cp = *e
@@ -289,11 +384,17 @@ func (l *Lookup[T, V]) FindAllActive(ctx context.Context, v V, opts ...CallOptio
 
 func (l *Lookup[T, V]) findAll(ctx context.Context, op string, v V, active bool, opts []CallOption) *Iter[T] {
 	r := l.repo
-	it := &Iter[T]{}
-	if it.err = r.begin(ctx, op); it.err != nil {
-		return it
+	if err := r.begin(ctx, op); err != nil {
+		return &Iter[T]{err: err}
 	}
 	defer r.rt.leave()
+	return l.findAllIn(ctx, op, v, active, opts)
+}
+
+// findAllIn is findAll inside a call that began.
+func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active bool, opts []CallOption) *Iter[T] {
+	r := l.repo
+	it := &Iter[T]{}
 	c := applyCall(opts)
 	if it.err = r.checkRange(op, &c); it.err != nil {
 		return it
@@ -368,7 +469,11 @@ func (l *Lookup[T, V]) findAll(ctx context.Context, op string, v V, active bool,
 	return it
 }
 
-// fingerprint identifies a FindAll query (see Repo.fingerprint).
+// fingerprint identifies a FindAll query (see Repo.fingerprint); a
+// Sensitive value is left out, since a cursor travels in URLs.
 func (l *Lookup[T, V]) fingerprint(st *kandra.Statement, v V) uint64 {
+	if l.repo.lookups[l.idx].IndexColumn().IsSensitive() {
+		return fingerprintOf(st.CQL())
+	}
 	return fingerprintOf(st.CQL(), any(v))
 }

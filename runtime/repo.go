@@ -112,13 +112,15 @@ func (r *Repo[T]) readCons(op string, c *call) (kandra.Consistency, error) {
 	return cons, r.checkConsistency(op, cons, true, false)
 }
 
-func (r *Repo[T]) serialCons(c *call) (kandra.Consistency, error) {
+// serialCons resolves the serial consistency of a call's lightweight
+// transactions (its own, or the runtime's).
+func (r *Repo[T]) serialCons(op string, c *call) (kandra.Consistency, error) {
 	s := r.rt.cfg.serial
 	if c.hasSerial {
 		s = c.serial
 	}
 	if !s.IsSerial() {
-		return 0, queryErr("serial consistency "+s.String()+" is not SERIAL or LOCAL_SERIAL", nil)
+		return 0, r.argErr(op, "SerialConsistency", s.String()+" is not SERIAL or LOCAL_SERIAL")
 	}
 	return s, nil
 }
@@ -492,6 +494,10 @@ func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []CallOption, 
 	if !force && r.ts.VersionColumn() != nil {
 		return r.saveVersioned(ctx, e, c, cons)
 	}
+	var was T
+	if len(r.unique) > 0 {
+		was = *e // put back when a claim refuses the write
+	}
 	r.stampInsert(e)
 	ts := insertTS(c)
 	ins := r.st.Insert(using(c))
@@ -505,30 +511,26 @@ func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []CallOption, 
 	if err := r.checkBatchSize(op, sc.entries); err != nil {
 		return err
 	}
-	claimed, err := r.claimAll(ctx, op, e, nil, c, cons)
-	if err != nil {
-		return err
+	if len(r.unique) > 0 {
+		claimed, err := r.claimAll(ctx, op, e, nil, c, cons)
+		if err == nil {
+			err = r.fresh(ctx, op, claimed, c, cons)
+		}
+		if err != nil {
+			*e = was
+			return err
+		}
 	}
 	if err := r.batchExec(ctx, OpSave, cons, sc.entries, &sc.batch); err != nil {
-		r.giveBack(ctx, op, claimed, c, cons)
-		return err
+		return err // the claims stay: the batch may have landed
 	}
-	r.eventualInserts(ctx, OpSave, cons, e, ts)
+	r.eventualInserts(ctx, OpSave, cons, e, lookupTS(c))
 	return nil
 }
 
-// giveBack releases the claims of a call whose write failed.
-func (r *Repo[T]) giveBack(ctx context.Context, op string, got *claims[T], c *call, cons kandra.Consistency) {
-	if got == nil {
-		return
-	}
-	if serial, err := r.serialCons(c); err == nil {
-		r.releaseClaims(ctx, op, got, cons, serial)
-	}
-}
-
 // eventualInserts writes the EVENTUAL lookup rows of a copy of e, at
-// timestamp ts.
+// timestamp ts: the call's, taken before the write, so that a later move
+// of the value wins over the insert even when the insert runs after it.
 func (r *Repo[T]) eventualInserts(ctx context.Context, op string, cons kandra.Consistency, e *T, ts int64) {
 	n := 0
 	for _, i := range r.eventual {
@@ -689,7 +691,7 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 	}
 	c := applyCall(opts)
 	if c.hasTS {
-		return false, queryErr("SaveIfNotExists on "+r.ts.Name()+": a conditional write cannot carry a client timestamp", nil)
+		return false, r.argErr(op, "Timestamp", "a conditional write cannot carry a client timestamp")
 	}
 	if err := r.t.Validate(e); err != nil {
 		return false, err
@@ -698,7 +700,7 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 	if err != nil {
 		return false, err
 	}
-	serial, err := r.serialCons(&c)
+	serial, err := r.serialCons(op, &c)
 	if err != nil {
 		return false, err
 	}
@@ -708,9 +710,15 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 	if err := r.checkKey(op, e, r.key, true); err != nil {
 		return false, err
 	}
+	was := *e // put back when the row is not written
 	r.stampInsert(e)
 	ts := insertTS(&c)
 	ins := r.st.InsertIfNotExists(using(&c))
+	if r.ts.VersionColumn() != nil {
+		// Versioned rows are written by UPDATEs only, so that a soft
+		// delete's TTL takes the whole row (see versioned.go).
+		ins = r.st.UpdateIfNoVersion(using(&c) & kandra.UsingTTL)
+	}
 	row := &Query{Statement: ins, Values: r.bindWrite(ins, &c, e, nil), Consistency: cons, SerialConsistency: serial}
 	var entries []*Query
 	for _, i := range r.batch {
@@ -728,33 +736,47 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 	}
 	claimed, err := r.claimAll(ctx, op, e, nil, &c, cons)
 	if err != nil {
+		*e = was
 		return false, err
 	}
 	// The lookup rows before the LWT (see saveVersioned for why).
 	if len(entries) > 0 {
 		if err := r.batchExec(ctx, OpSaveIfNotExists, cons, entries, nil); err != nil {
-			r.giveBack(ctx, op, claimed, &c, cons)
+			r.giveBack(ctx, op, claimed, &c, cons) // the row was not sent
+			*e = was
 			return false, err
 		}
 	}
-	applied, err := r.exec(ctx, OpSaveIfNotExists, row)
-	if err != nil || !applied {
-		r.giveBack(ctx, op, claimed, &c, cons)
+	if err := r.fresh(ctx, op, claimed, &c, cons); err != nil {
+		*e = was
 		return false, err
 	}
-	r.eventualInserts(ctx, OpSaveIfNotExists, cons, e, ts)
+	applied, err := r.exec(ctx, OpSaveIfNotExists, row)
+	if err != nil {
+		return false, err // the claims stay: the LWT may have applied
+	}
+	if !applied {
+		r.giveBack(ctx, op, claimed, &c, cons)
+		*e = was
+		return false, nil
+	}
+	r.eventualInserts(ctx, OpSaveIfNotExists, cons, e, lookupTS(&c))
 	return true, nil
 }
 
-// Update writes new over old (same primary key; the key of new is used).
-// It validates new, stamps UpdatedAt, and for each lookup whose value
-// changed, inserts the new row and removes the old one only if it still
-// points to this entity (read first, deleted at its own write time);
-// unchanged values are not rewritten. BATCH inserts share the primary row's LOGGED BATCH; EVENTUAL
-// ones run asynchronously. On a versioned table the UPDATE carries IF
-// version = old's version and sets new's version to the next one; a
-// conflict is a *errors.OptimisticLockError and nothing is written (see the
-// package documentation for the order of the writes).
+// Update writes new over old (same primary key, which it may not change;
+// old and new are two structs: copy old before editing). It validates new,
+// stamps UpdatedAt, and moves each lookup value that changed: a non-unique
+// one deletes this entity's row of the old value and writes the new one,
+// at one timestamp; a unique one claims the new value before the write
+// (an *errors.UniqueError when another live entity holds it) and releases
+// the old one after it, only the claim this entity held. On a table
+// without a version every value of new is written again (old may be a
+// stale copy), in the primary row's LOGGED BATCH for BATCH lookups,
+// asynchronously for EVENTUAL ones. On a versioned table the UPDATE
+// carries IF version = old's version and sets new's version to the next
+// one; a conflict is a *errors.OptimisticLockError and new is left as it
+// was (see the package documentation for the order of the writes).
 func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (err error) {
 	const op = "Update"
 	if err := r.begin(ctx, op); err != nil {
@@ -796,11 +818,13 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 	}
 	versioned := r.ts.VersionColumn() != nil
 	var serial kandra.Consistency
-	if versioned {
-		if err := r.checkVersioned(op, &c, old); err != nil {
+	if versioned || len(r.unique) > 0 {
+		if serial, err = r.serialCons(op, &c); err != nil {
 			return err
 		}
-		if serial, err = r.serialCons(&c); err != nil {
+	}
+	if versioned {
+		if err := r.checkVersioned(op, &c, old); err != nil {
 			return err
 		}
 	}
@@ -819,23 +843,30 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 	if versioned {
 		r.nextVersion(old, nw)
 	}
-	// The lookups whose value changed: a non-unique one moves its row (the
-	// old one deleted, the new one written, at one timestamp), a unique
-	// one claims the new value before the write and releases the old one
-	// after it.
+	// The lookups. A value that changed moves: a non-unique row is deleted
+	// (this entity's own row of the old value) and written anew, at one
+	// timestamp; a unique value is claimed before the write and the old
+	// one released after it. On a table without a version, old may be a
+	// stale copy, so every value of new is written (claimed) again, as
+	// Save does, and the primary row carries the same timestamp as the
+	// lookup rows: whichever of two Updates is later wins in both.
 	ts := lookupTS(&c)
+	if !versioned && !c.hasTS {
+		c.ts, c.hasTS = ts, true
+	}
 	var batchIns, batchDels []*Query
-	var eventualMoves, claimNew, releaseOld []int
+	var eventual, claimNew, leave []int
 	for i, l := range r.lookups {
 		ov, nv := r.lookupValue(i, old), r.lookupValue(i, nw)
-		if equalPtr(ov, nv) {
+		changed := !equalPtr(ov, nv)
+		if !changed && versioned {
 			continue
 		}
 		switch l.Consistency() {
 		case kandra.LookupEventual:
-			eventualMoves = append(eventualMoves, i)
+			eventual = append(eventual, i)
 		case kandra.LookupBatch:
-			if !isEmpty(ov) {
+			if changed && !isEmpty(ov) {
 				batchDels = append(batchDels, r.lookupDeleteAt(i, old, ts))
 			}
 			if !isEmpty(nv) {
@@ -843,7 +874,9 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 			}
 		default:
 			claimNew = append(claimNew, i)
-			releaseOld = append(releaseOld, i)
+			if changed {
+				leave = append(leave, i)
+			}
 		}
 	}
 	st := r.st.Update(using(&c))
@@ -866,6 +899,13 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 			return err
 		}
 	}
+	var left *owned // the claims of the values nw leaves, read before the write
+	if len(leave) > 0 {
+		if left, err = r.ownedClaims(ctx, op, old, leave, &c); err != nil {
+			r.giveBack(ctx, op, claimed, &c, cons)
+			return err
+		}
+	}
 	if versioned {
 		// The conditional UPDATE cannot share the lookup rows' batch: the
 		// new rows go before it and the old ones are deleted after it, so
@@ -874,14 +914,16 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 		// entity its lookups cannot find.
 		if len(batchIns) > 0 {
 			if err := r.batchExec(ctx, OpUpdate, cons, batchIns, nil); err != nil {
-				r.giveBack(ctx, op, claimed, &c, cons)
+				r.giveBack(ctx, op, claimed, &c, cons) // the row was not sent
 				return err
 			}
 		}
+		if err := r.fresh(ctx, op, claimed, &c, cons); err != nil {
+			return err
+		}
 		applied, err := r.exec(ctx, OpUpdate, primary)
 		if err != nil {
-			r.giveBack(ctx, op, claimed, &c, cons)
-			return err
+			return err // the claims stay: the UPDATE may have applied
 		}
 		if !applied {
 			r.giveBack(ctx, op, claimed, &c, cons)
@@ -897,26 +939,28 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 				// them. The listener hears of it.
 				cp := new(T)
 				*cp = *nw
-				r.rt.eventualFailed(r.ts.Name(), cp, err, 0)
+				r.rt.eventualFailed(batchDels[0].Statement.TableName(), cp, err, 0)
 			}
 		}
 	} else {
-		entries := append(append([]*Query{primary}, batchDels...), batchIns...)
-		if err := r.batchExec(ctx, OpUpdate, cons, entries, nil); err != nil {
-			r.giveBack(ctx, op, claimed, &c, cons)
+		if err := r.fresh(ctx, op, claimed, &c, cons); err != nil {
 			return err
 		}
+		entries := append(append([]*Query{primary}, batchDels...), batchIns...)
+		if err := r.batchExec(ctx, OpUpdate, cons, entries, nil); err != nil {
+			return err // the claims stay: the batch may have landed
+		}
+		written = true
 	}
-	if releaseOld != nil {
-		r.releaseAll(ctx, op, old, releaseOld, &c, cons)
-	}
-	if len(eventualMoves) > 0 {
+	r.releaseOwned(ctx, op, old, left, &c, cons)
+	if len(eventual) > 0 {
 		oldCopy, newCopy := new(T), new(T)
 		*oldCopy, *newCopy = *old, *nw
-		for _, i := range eventualMoves {
+		for _, i := range eventual {
 			i := i
+			changed := !equalPtr(r.lookupValue(i, oldCopy), r.lookupValue(i, newCopy))
 			r.rt.async(ctx, r.lookups[i].Name(), newCopy, func(ctx context.Context) error {
-				if !isEmpty(r.lookupValue(i, oldCopy)) {
+				if changed && !isEmpty(r.lookupValue(i, oldCopy)) {
 					q := r.lookupDeleteAt(i, oldCopy, ts)
 					q.Consistency = cons
 					if _, err := r.exec(ctx, OpUpdate, q); err != nil {
@@ -945,12 +989,13 @@ func (r *Repo[T]) Delete(ctx context.Context, e *T, opts ...CallOption) error {
 	return r.HardDelete(ctx, e, opts...)
 }
 
-// HardDelete deletes the row of e's primary key and, in the same LOGGED
-// BATCH, every lookup row (BATCH and EVENTUAL) of e's values that still
-// points to e: it reads each lookup row first and deletes it at its own
-// write time, so a value another entity has taken is left alone (see the
-// package documentation). A failed read fails the call and nothing is
-// deleted. Options: Timestamp (of the primary row's delete), Consistency.
+// HardDelete deletes the row of e's primary key with, in the same LOGGED
+// BATCH, this entity's own row of each of e's non-unique lookup values,
+// then releases the unique values e holds (the claims it held when the
+// call began, never a newer one). On a versioned table the DELETE carries
+// IF version = e's version and runs alone, and the lookup rows follow it.
+// Options: Timestamp (of the deletes; refused on a versioned table),
+// Consistency, SerialConsistency.
 func (r *Repo[T]) HardDelete(ctx context.Context, e *T, opts ...CallOption) error {
 	return r.hardDelete(ctx, "HardDelete", e, opts, false)
 }
@@ -998,13 +1043,19 @@ func (r *Repo[T]) hardDelete(ctx context.Context, op string, e *T, opts []CallOp
 			entries = append(entries, r.lookupDeleteAt(i, e, ts))
 		}
 	}
+	// The claims e holds, read before the delete, are released after it:
+	// exactly those, so that a re-creation of e in between keeps its own.
+	left, err := r.ownedClaims(ctx, op, e, nil, &c)
+	if err != nil {
+		return err
+	}
 	if versioned {
-		return r.deleteVersioned(ctx, op, e, &c, cons, entries[1:])
+		return r.deleteVersioned(ctx, op, e, &c, cons, entries[1:], left)
 	}
 	if err := r.batchExec(ctx, OpDelete, cons, entries, nil); err != nil {
 		return err
 	}
-	r.releaseAll(ctx, op, e, nil, &c, cons)
+	r.releaseOwned(ctx, op, e, left, &c, cons)
 	return nil
 }
 
@@ -1384,7 +1435,7 @@ func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []CallOp
 		// Many may hold v: the first live holder, page by page.
 		opts = append(opts[:len(opts):len(opts)], PageSize(findPage))
 		for {
-			it := l.findAll(ctx, op, v, active, opts)
+			it := l.findAllIn(ctx, op, v, active, opts)
 			if it.err != nil {
 				return nil, it.err
 			}

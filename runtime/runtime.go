@@ -1,7 +1,8 @@
 // Package runtime saves, finds, updates, deletes and lists kandra entities
 // through a CQL driver, doing everything the schema records: validation,
-// generated ids, CreatedAt/UpdatedAt stamps, versions, lookup tables (BATCH
-// and EVENTUAL), soft delete, counters, consistency and metrics.
+// generated ids, CreatedAt/UpdatedAt stamps, versions, lookup tables
+// (unique, BATCH and EVENTUAL), soft delete, counters, consistency and
+// metrics.
 //
 // The logic is written once against the small [Driver] interface; an
 // adapter module implements it for one driver
@@ -26,8 +27,10 @@
 //     overwrites or deletes a row whose version differs from the caller's
 //     copy: Save, Update, HardDelete and SoftDelete are lightweight
 //     transactions on the version (see versioned.go for each statement),
-//     and a refused one is an *errors.OptimisticLockError with nothing
-//     written and the argument unchanged. ForceSave and ForceDelete are the
+//     and a refused one is an *errors.OptimisticLockError, the row and
+//     the argument unchanged (lookup rows written before it point to an
+//     entity without their values: reads skip them). ForceSave and
+//     ForceDelete are the
 //     unconditional forms. A conditional statement cannot share a batch
 //     with other tables, so the new BATCH lookup rows are written before
 //     it, in one LOGGED BATCH, and the rows of values an Update left are
@@ -334,10 +337,11 @@ func Consistency(c kandra.Consistency) CallOption {
 	return func(o *call) { o.cons, o.hasCons = c, true }
 }
 
-// SerialConsistency sets the serial consistency of a conditional write
-// (SaveIfNotExists, a versioned Update). A level that is
-// not SERIAL or LOCAL_SERIAL makes the call fail with a *errors.QueryError
-// before anything is sent.
+// SerialConsistency sets the serial consistency of a call's lightweight
+// transactions: SaveIfNotExists, every write of a versioned table, and the
+// claims of unique lookups. A level that is not SERIAL or LOCAL_SERIAL
+// makes the call fail with a *errors.ArgumentError before anything is
+// sent.
 func SerialConsistency(c kandra.Consistency) CallOption {
 	return func(o *call) { o.serial, o.hasSerial = c, true }
 }

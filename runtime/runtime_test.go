@@ -166,8 +166,7 @@ func TestConsistencyResolution(t *testing.T) {
 	_, _ = repo.Get(ctx, &fUser{}, Consistency(kandra.ConsistencyAll))                      // per call
 	_ = repo.Save(ctx, &fUser{})                                                            // runtime default
 	_, err := repo.SaveIfNotExists(ctx, &fUser{}, SerialConsistency(kandra.ConsistencyOne)) // refused
-	var qe *kerrors.QueryError
-	if !errors.As(err, &qe) {
+	if !errors.Is(err, kerrors.ErrArgument) {
 		t.Fatalf("non-serial: %v", err)
 	}
 	log := f.sent()

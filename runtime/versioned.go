@@ -32,7 +32,7 @@ import (
 // timestamp, and (for a delete) a copy that has no version to check.
 func (r *Repo[T]) checkVersioned(op string, c *call, e *T) error {
 	if c.hasTS {
-		return queryErr(op+" on "+r.ts.Name()+": a versioned (conditional) write cannot carry a client timestamp; ForceSave and ForceDelete can", nil)
+		return r.argErr(op, "Timestamp", "a versioned (conditional) write cannot carry a client timestamp; ForceSave and ForceDelete can")
 	}
 	if e != nil && r.versionZero(e) {
 		return r.argErr(op, "field "+r.ts.VersionColumn().GoName(), "the entity has no version, so there is no version to check: "+op+" the entity as it was read (Get), or ForceDelete")
@@ -68,7 +68,7 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 	if err := r.checkVersioned(op, c, nil); err != nil {
 		return err
 	}
-	serial, err := r.serialCons(c)
+	serial, err := r.serialCons(op, c)
 	if err != nil {
 		return err
 	}
@@ -114,14 +114,16 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 	// entity that its lookups cannot find.
 	if len(entries) > 0 {
 		if err := r.batchExec(ctx, OpSave, cons, entries, nil); err != nil {
-			r.giveBack(ctx, op, claimed, c, cons)
+			r.giveBack(ctx, op, claimed, c, cons) // the row was not sent
 			return err
 		}
 	}
+	if err := r.fresh(ctx, op, claimed, c, cons); err != nil {
+		return err
+	}
 	applied, err := r.exec(ctx, OpSave, row)
 	if err != nil {
-		r.giveBack(ctx, op, claimed, c, cons)
-		return err
+		return err // the claims stay: the write may have applied
 	}
 	if !applied {
 		r.giveBack(ctx, op, claimed, c, cons)
@@ -130,14 +132,15 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 		}
 		return r.lockErr(&was, fmt.Sprintf("%s = %v expected, the row has another version or is gone: Get it again and retry", r.ts.VersionColumn().Name(), r.versionOf(&was)))
 	}
-	r.eventualInserts(ctx, OpSave, cons, e, ts)
+	r.eventualInserts(ctx, OpSave, cons, e, lookupTS(c))
 	return nil
 }
 
-// deleteVersioned runs the conditional DELETE of e, then the lookup
-// deletes (read before it, so that a failed read deleted nothing).
-func (r *Repo[T]) deleteVersioned(ctx context.Context, op string, e *T, c *call, cons kandra.Consistency, lookupDels []*Query) error {
-	serial, err := r.serialCons(c)
+// deleteVersioned runs the conditional DELETE of e, then the deletes of
+// its non-unique lookup rows and the release of the claims it held (left,
+// read before the DELETE).
+func (r *Repo[T]) deleteVersioned(ctx context.Context, op string, e *T, c *call, cons kandra.Consistency, lookupDels []*Query, left *owned) error {
+	serial, err := r.serialCons(op, c)
 	if err != nil {
 		return err
 	}
@@ -152,10 +155,14 @@ func (r *Repo[T]) deleteVersioned(ctx context.Context, op string, e *T, c *call,
 	}
 	if len(lookupDels) > 0 {
 		if err := r.batchExec(ctx, OpDelete, cons, lookupDels, nil); err != nil {
-			return queryErr(fmt.Sprintf("%s on %s: the row is deleted but %d lookup rows that pointed to it are not (Find never returns them: it reads the row); ForceDelete the entity to remove them", op, r.ts.Name(), len(lookupDels)), err)
+			// The row is gone: the lookup rows left point to nothing, and
+			// reads skip them. The listener hears of it.
+			cp := new(T)
+			*cp = *e
+			r.rt.eventualFailed(lookupDels[0].Statement.TableName(), cp, err, 0)
 		}
 	}
-	r.releaseAll(ctx, op, e, nil, c, cons)
+	r.releaseOwned(ctx, op, e, left, c, cons)
 	return nil
 }
 
@@ -166,7 +173,7 @@ func (r *Repo[T]) softDeleteVersioned(ctx context.Context, e *T, c *call, cons k
 	if err := r.checkVersioned(op, c, e); err != nil {
 		return err
 	}
-	serial, err := r.serialCons(c)
+	serial, err := r.serialCons(op, c)
 	if err != nil {
 		return err
 	}

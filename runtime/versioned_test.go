@@ -97,7 +97,7 @@ func TestVersionedWritePaths(t *testing.T) {
 	if err := users.Update(ctx, &fUser{ID: u.ID}, &fUser{ID: u.ID}); !errors.Is(err, kerrors.ErrArgument) {
 		t.Fatalf("Update of a copy without a version: %v", err)
 	}
-	if err := users.Save(ctx, u, Timestamp(clock.UnixMicro())); !errors.Is(err, kerrors.ErrQuery) {
+	if err := users.Save(ctx, u, Timestamp(clock.UnixMicro())); !errors.Is(err, kerrors.ErrArgument) {
 		t.Fatalf("versioned Save with a timestamp: %v", err)
 	}
 	n := len(f.sent())

@@ -135,5 +135,6 @@ func liveRows(nameType string) *migrate.SchemaRows {
 	}
 	col("accounts_by_email", "email", "partition_key", 0, "text")
 	col("accounts_by_email", "id", "regular", -1, "uuid")
+	col("accounts_by_email", "kandra_claim", "regular", -1, "bigint")
 	return r
 }

@@ -231,3 +231,49 @@ func testCloseWaitsForSave(t *testing.T, h *harness) {
 		t.Fatalf("after Close: %v", err)
 	}
 }
+
+// testVersionedSoftDelete: a versioned soft delete checks the version and
+// moves to the next one; a stale one is refused; the soft-deleted row,
+// written by UPDATEs only (no row marker), vanishes whole when its TTL
+// passes, and a row a ForceSave (an INSERT) left behind reads as not found.
+func testVersionedSoftDelete(t *testing.T, h *harness) {
+	e := h.env(t)
+	n := &Note{NoteID: uniq("n"), Body: "b"}
+	if err := e.notes.Save(ctx, n); err != nil || n.Version != 1 {
+		t.Fatalf("Save: %v, version %d", err, n.Version)
+	}
+	stale := *n
+	if err := e.notes.Delete(ctx, n); err != nil || !n.Deleted || n.Version != 2 {
+		t.Fatalf("SoftDelete: %v %+v", err, n)
+	}
+	before := stale
+	if err := e.notes.Delete(ctx, &stale); !errors.Is(err, kerrors.ErrOptimisticLock) || stale != before {
+		t.Fatalf("stale SoftDelete: %v %+v", err, stale)
+	}
+	if _, err := e.notes.FindActive(ctx, n); !errors.Is(err, runtime.ErrNotFound) {
+		t.Fatalf("FindActive of a soft-deleted note: %v", err)
+	}
+	forced := &Note{NoteID: uniq("f"), Body: "b"}
+	if err := e.notes.ForceSave(ctx, forced); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.notes.Delete(ctx, forced); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second) // the soft-delete TTL is 2 s
+	if c := h.rows(t, "notes", "note_id = ?", n.NoteID); c != 0 {
+		t.Fatalf("the soft-deleted row survives its TTL (%d rows)", c)
+	}
+	if _, err := e.notes.Get(ctx, n); !errors.Is(err, runtime.ErrNotFound) {
+		t.Fatalf("Get after the TTL: %v", err)
+	}
+	if c := h.rows(t, "notes", "note_id = ?", forced.NoteID); c != 1 {
+		t.Fatalf("the ForceSave's row marker: %d rows, want the key left", c)
+	}
+	if _, err := e.notes.Get(ctx, forced); !errors.Is(err, runtime.ErrNotFound) {
+		t.Fatalf("Get of the key a ForceSave left: %v", err)
+	}
+	if err := e.notes.Save(ctx, &Note{NoteID: forced.NoteID, Body: "again"}); err != nil {
+		t.Fatalf("a new note under the left key: %v", err)
+	}
+}

@@ -268,7 +268,8 @@ func testUniqueStaleClaim(t *testing.T, h *harness) {
 	byHandle := runtime.MustLookupOf(e.members, memberHandle)
 	hd := uniq("stale")
 	dead := uuid.New() // claimed, never written
-	if err := h.n.Exec(ctx, "INSERT INTO "+h.ks+".members_by_handle (handle, member_id) VALUES (?, ?) IF NOT EXISTS", hd, dead.String()); err != nil {
+	// The claim as a writer that died right after it left it.
+	if err := h.n.Exec(ctx, "INSERT INTO "+h.ks+".members_by_handle (handle, member_id, kandra_claim) VALUES (?, ?, 42) IF NOT EXISTS", hd, dead.String()); err != nil {
 		t.Fatal(err)
 	}
 	claimedAt := time.Now()

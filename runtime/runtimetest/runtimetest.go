@@ -159,6 +159,22 @@ func (m *Member) Describe(s *kandra.Schema[Member]) {
 	kandra.Bind(s, &m.Recovery, kandra.Lookup("by_recovery", kandra.LookupUnique), kandra.Sensitive())
 }
 
+// Note is versioned and soft-deleted with a TTL of 2 s, so that a
+// scenario sees a soft-deleted row expire.
+type Note struct {
+	NoteID  string
+	Body    string
+	Deleted bool
+	Version int64
+}
+
+// Describe implements kandra's description.
+func (n *Note) Describe(s *kandra.Schema[Note]) {
+	s.Table("notes", kandra.SoftDelete(2, &n.Deleted))
+	kandra.Bind(s, &n.NoteID, kandra.PartitionKey(0))
+	kandra.Version(s, &n.Version)
+}
+
 // Tables and field handles.
 var (
 	Users   = kandra.MustRegister[User]()
@@ -168,6 +184,7 @@ var (
 	Events  = kandra.MustRegister[Event]()
 	Devices = kandra.MustRegister[Device]()
 	Members = kandra.MustRegister[Member]()
+	Notes   = kandra.MustRegister[Note]()
 
 	userEmail    = kandra.MustFieldOf(Users, func(u *User) *string { return &u.Email })
 	userTicket   = kandra.MustFieldOf(Users, func(u *User) *string { return &u.TicketRef })
@@ -184,7 +201,7 @@ func Keyspace(name string) (*kandra.Keyspace, error) {
 		Name:        name,
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 		Targets:     kandra.Cassandra5,
-	}, Users, Todos, Wallets, Hits, Events, Devices, Members)
+	}, Users, Todos, Wallets, Hits, Events, Devices, Members, Notes)
 }
 
 // harness is one keyspace on one node.
@@ -252,6 +269,7 @@ var scenarios = []struct {
 	{"NonUniqueSwapStormStrandsNobody", testSwapStorm},
 	{"UniqueValueClaimedOnce", testUniqueClaims},
 	{"UniqueStaleClaimTakenOverAfterGrace", testUniqueStaleClaim},
+	{"VersionedSoftDeleteExpiresWhole", testVersionedSoftDelete},
 }
 
 type failures struct {
@@ -282,6 +300,7 @@ type env struct {
 	events  *runtime.Repo[Event]
 	devices *runtime.Repo[Device]
 	members *runtime.Repo[Member]
+	notes   *runtime.Repo[Note]
 	fails   *failures
 	ops     *sync.Map
 	h       *harness
@@ -310,6 +329,7 @@ func (h *harness) envOn(t *testing.T, d runtime.Driver, opts ...runtime.Option) 
 	e.events = runtime.MustNewRepo(rt, Events)
 	e.devices = runtime.MustNewRepo(rt, Devices)
 	e.members = runtime.MustNewRepo(rt, Members)
+	e.notes = runtime.MustNewRepo(rt, Notes)
 	t.Cleanup(func() { _ = rt.Close(context.Background()) })
 	return e
 }

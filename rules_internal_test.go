@@ -643,6 +643,12 @@ func ruleCases() []ruleCase {
 			Bind(s, &e.ID, Lookup("by_id", LookupEventual), PartitionKey(0))
 			Bind(s, &e.A, ClusteringKey(0, ClusteringAsc), Lookup("by_a", LookupBatch))
 		})},
+		{"a key column named like a unique lookup's claim column", RuleLookup, "A", `has the name of a unique lookup table's claim column`, of(func(e *three, s *Schema[three]) {
+			s.Table("t")
+			Bind(s, &e.ID, PartitionKey(0))
+			Bind(s, &e.A, ClusteringKey(0, ClusteringAsc), Column("kandra_claim"))
+			Bind(s, &e.B, Lookup("by_b", LookupUnique))
+		})},
 
 		// secondary-index
 		{"index on the only partition key", RuleSecondaryIndex, "ID", "only partition-key column|query by the key instead", of(func(e *two, s *Schema[two]) {

@@ -581,7 +581,17 @@ type eventualInsert[T any] struct {
 func (w *eventualInsert[T]) write(ctx context.Context, i int) error {
 	sc := getScratch(nil)
 	defer sc.release()
-	q := w.r.lookupInsertIn(sc, i, &w.e, w.ts)
+	s := w.r.st.Lookup(i).Insert()
+	if w.ts != noTS {
+		s = w.r.st.Lookup(i).InsertAt()
+	}
+	q := sc.query(s)
+	q.Values = kandra.AppendColumns(w.r.t, s, &w.e, sc.values(s.NumParams()))
+	if w.ts != noTS {
+		// The timestamp by reference, as the field values are: boxing the
+		// int64 would allocate on every Save.
+		q.Values = append(q.Values, &w.ts)
+	}
 	q.Consistency = w.cons
 	_, err := w.r.exec(ctx, w.op, q)
 	return err

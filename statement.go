@@ -117,9 +117,10 @@ func (s *Statement) Result(i int) *ColumnSchema { return s.result[i] }
 // an *int64 (LookupStatements.SelectOwner).
 func (s *Statement) HasWriteTime() bool { return s.writeTime }
 
-// HasClaim reports a SELECT whose rows have, after the NumResult columns
-// and before the WRITETIME, a unique lookup's claim token, scanned into an
-// *int64 (LookupStatements.SelectOwner of a unique lookup).
+// HasClaim reports a SELECT whose rows end, after the NumResult columns,
+// with a unique lookup's claim token and the write times of the token and
+// of the holder, each scanned into an *int64 (LookupStatements.SelectOwner
+// of a unique lookup). Such a statement also reports HasWriteTime.
 func (s *Statement) HasClaim() bool { return s.claim }
 
 // IsConditional reports a lightweight transaction (IF NOT EXISTS, IF
@@ -258,10 +259,11 @@ func (l *LookupStatements) Select() *Statement { return l.sel }
 // Delete is DELETE FROM lk WHERE index = ?: every row of the value.
 func (l *LookupStatements) Delete() *Statement { return l.del }
 
-// SelectOwner is SELECT pk..., ck..., kandra_claim, WRITETIME(kandra_claim)
-// FROM lk WHERE index = ? of a unique lookup: the entity that holds the
-// claim, its token (HasClaim) and when it was last claimed (HasWriteTime).
-// Nil for a non-unique lookup.
+// SelectOwner is SELECT pk..., ck..., kandra_claim, WRITETIME(kandra_claim),
+// WRITETIME(pk) FROM lk WHERE index = ? of a unique lookup, pk the
+// holder's first key column: the entity that holds the claim, its token
+// and the write times of the token and of the holder (HasClaim: three
+// int64s after the result). Nil for a non-unique lookup.
 func (l *LookupStatements) SelectOwner() *Statement { return l.selOwner }
 
 // DeleteAt is DELETE FROM lk USING TIMESTAMP ? WHERE index = ? AND pk...
@@ -876,7 +878,7 @@ func (b *stmtBuilder) lookup(l *LookupTableSchema) *LookupStatements {
 		w = newSB(l.name)
 		w.WriteString("SELECT ")
 		w.names(key)
-		w.WriteString(", " + ClaimColumn + ", WRITETIME(" + ClaimColumn + ") FROM ")
+		w.WriteString(", " + ClaimColumn + ", WRITETIME(" + ClaimColumn + "), WRITETIME(" + carried[0].cqlName + ") FROM ")
 		w.WriteString(b.qualify(l.cqlName))
 		w.WriteString(" WHERE ")
 		w.s.result = key

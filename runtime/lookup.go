@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	mrand "math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/kandra-go/kandra"
@@ -106,10 +107,63 @@ func (r *Repo[T]) lookupDeleteAt(i int, e *T, ts int64) *Query {
 // taken over after the grace anyway, while releasing the claim of a write
 // that did land would let a second entity take its value.
 type claims[T any] struct {
-	start time.Time
-	idx   []int
-	e     []*T
-	token []int64
+	start   time.Time
+	idx     []int
+	e       []*T
+	token   []int64
+	renewed []int64 // the tokens of the claims e held already, renewed
+}
+
+// landed records, once the call's write is known to have landed, the
+// tokens of every claim it took or renewed (see doneClaims).
+func (r *Repo[T]) landed(got *claims[T]) {
+	if got == nil {
+		return
+	}
+	r.rt.done.add(got.token, r.rt.cfg.grace)
+	r.rt.done.add(got.renewed, r.rt.cfg.grace)
+}
+
+// doneClaims are the claim tokens of this runtime's writes that landed,
+// for the last grace period. A claim read with one of these tokens is in
+// the state such a write left it: no writer of this process is on its way
+// with it, and one of another process would have renewed it (changing the
+// token) first. So a move or a delete may release it at once, where a
+// claim renewed within the grace by anyone else is left to go stale.
+type doneClaims struct {
+	mu    sync.Mutex
+	at    map[int64]time.Time
+	prune time.Time
+}
+
+func (d *doneClaims) add(tokens []int64, grace time.Duration) {
+	if len(tokens) == 0 {
+		return
+	}
+	now := time.Now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.at == nil {
+		d.at = map[int64]time.Time{}
+	}
+	for _, t := range tokens {
+		d.at[t] = now
+	}
+	if now.Sub(d.prune) > grace {
+		for t, at := range d.at {
+			if now.Sub(at) > grace {
+				delete(d.at, t)
+			}
+		}
+		d.prune = now
+	}
+}
+
+func (d *doneClaims) has(token int64) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, ok := d.at[token]
+	return ok
 }
 
 // newToken draws a claim token; never 0, which means none.
@@ -150,6 +204,8 @@ func (r *Repo[T]) claimAll(ctx context.Context, op string, e *T, idx []int, c *c
 		}
 		if newly {
 			got.idx, got.e, got.token = append(got.idx, i), append(got.e, e), append(got.token, tok)
+		} else {
+			got.renewed = append(got.renewed, tok)
 		}
 	}
 	return got, nil
@@ -227,17 +283,18 @@ func (r *Repo[T]) claim(ctx context.Context, op string, i int, e *T, cons, seria
 }
 
 // holderOf reads, linearizably, the holder of e's value of unique lookup
-// i, its claim token and when it was last claimed. A claim another client
-// wrote without a token has no claim time: it counts as old.
+// i, its claim token and when it was last claimed: the later of the
+// token's and the holder's write times, so that a claim another client
+// wrote without a token is as fresh as its holder column.
 func (r *Repo[T]) holderOf(ctx context.Context, op string, i int, e *T, serial kandra.Consistency) (holder *T, token int64, claimed time.Time, found bool, err error) {
 	sel := r.st.Lookup(i).SelectOwner()
 	holder = new(T)
-	var wt int64
+	var tokenAt, holderAt int64
 	q := &Query{Statement: sel, Values: kandra.AppendColumns(r.t, sel, e, make([]any, 0, 1)), Consistency: serial}
 	found, err = r.one(ctx, op, q, func(dst []any) []any {
-		return append(kandra.AppendResult(r.t, sel, holder, dst), &token, &wt)
+		return append(kandra.AppendResult(r.t, sel, holder, dst), &token, &tokenAt, &holderAt)
 	})
-	return holder, token, time.UnixMicro(wt), found, err
+	return holder, token, time.UnixMicro(max(tokenAt, holderAt)), found, err
 }
 
 // holds reports whether holder's row is live and has e's value of lookup
@@ -281,9 +338,14 @@ func (r *Repo[T]) releaseClaims(ctx context.Context, op string, got *claims[T], 
 }
 
 // owned is what a write that leaves unique values reads before it: the
-// token of each of e's claims among lookups idx that e holds (0 where it
-// does not), so that the release after the write gives up exactly those
-// claims and never a newer one of the same entity.
+// token of each of e's claims among lookups idx that e holds, so that the
+// release after the write gives up exactly those claims and never a newer
+// one. A claim renewed within the grace by a write that has not landed
+// through this runtime is left alone: another call for the same entity may
+// be on its way to write that value (a Save, a re-creation after a
+// delete), and a release now would leave it holding a value nobody claims.
+// Such a claim is stale once that call is done without the value, and the
+// next claimant takes it over after the grace.
 type owned struct {
 	idx   []int
 	token []int64
@@ -307,11 +369,11 @@ func (r *Repo[T]) ownedClaims(ctx context.Context, op string, e *T, idx []int, c
 		if isEmpty(r.lookupValue(i, e)) {
 			continue
 		}
-		holder, tok, _, found, err := r.holderOf(ctx, op, i, e, serial)
+		holder, tok, claimed, found, err := r.holderOf(ctx, op, i, e, serial)
 		if err != nil {
 			return nil, err
 		}
-		if found && r.sameKey(holder, e) {
+		if found && r.sameKey(holder, e) && (time.Since(claimed) >= r.rt.cfg.grace || r.rt.done.has(tok)) {
 			o.idx, o.token = append(o.idx, i), append(o.token, tok)
 		}
 	}

@@ -495,11 +495,11 @@ func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []CallOption, 
 		return r.saveVersioned(ctx, e, c, cons)
 	}
 	var was T
-	if len(r.unique) > 0 {
-		was = *e // put back when a claim refuses the write
+	if len(r.unique)+len(r.batch) > 0 {
+		was = *e // put back when the batch limit or a claim refuses the write
 	}
 	r.stampInsert(e)
-	ts := insertTS(c)
+	ts, evTS := insertTS(c), lookupTS(c)
 	ins := r.st.Insert(using(c))
 	row := sc.query(ins)
 	row.Values = r.appendWrite(sc.values(ins.NumParams()), ins, c, e, nil)
@@ -509,10 +509,12 @@ func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []CallOption, 
 		}
 	}
 	if err := r.checkBatchSize(op, sc.entries); err != nil {
+		*e = was
 		return err
 	}
+	var claimed *claims[T]
 	if len(r.unique) > 0 {
-		claimed, err := r.claimAll(ctx, op, e, nil, c, cons)
+		claimed, err = r.claimAll(ctx, op, e, nil, c, cons)
 		if err == nil {
 			err = r.fresh(ctx, op, claimed, c, cons)
 		}
@@ -524,7 +526,8 @@ func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []CallOption, 
 	if err := r.batchExec(ctx, OpSave, cons, sc.entries, &sc.batch); err != nil {
 		return err // the claims stay: the batch may have landed
 	}
-	r.eventualInserts(ctx, OpSave, cons, e, lookupTS(c))
+	r.landed(claimed)
+	r.eventualInserts(ctx, OpSave, cons, e, evTS)
 	return nil
 }
 
@@ -741,9 +744,11 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 	// rewrite.
 	if len(entries) > 0 {
 		if err := r.checkBatchSize(op, append([]*Query{row}, entries...)); err != nil {
+			*e = was
 			return false, err
 		}
 	}
+	evTS := lookupTS(&c)
 	claimed, err := r.claimAll(ctx, op, e, nil, &c, cons)
 	if err != nil {
 		*e = was
@@ -770,7 +775,8 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 		*e = was
 		return false, nil
 	}
-	r.eventualInserts(ctx, OpSaveIfNotExists, cons, e, lookupTS(&c))
+	r.landed(claimed)
+	r.eventualInserts(ctx, OpSaveIfNotExists, cons, e, evTS)
 	return true, nil
 }
 
@@ -866,10 +872,13 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 	}
 	var batchIns, batchDels []*Query
 	var eventual, claimNew, leave []int
+	// A soft-deleted entity holds no unique value (another may have taken
+	// it): bringing it back claims them all again.
+	revive := r.deleted(old) && !r.deleted(nw)
 	for i, l := range r.lookups {
 		ov, nv := r.lookupValue(i, old), r.lookupValue(i, nw)
 		changed := !equalPtr(ov, nv)
-		if !changed && versioned {
+		if !changed && versioned && !(revive && l.IsUnique()) {
 			continue
 		}
 		switch l.Consistency() {
@@ -943,6 +952,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 				Message: fmt.Sprintf("%s = %v expected, the row has another version", vc.Name(), reflect.ValueOf(p).Elem().Interface())}
 		}
 		written = true
+		r.landed(claimed)
 		if len(batchDels) > 0 {
 			if err := r.batchExec(ctx, OpUpdate, cons, batchDels, nil); err != nil {
 				// Only rows of values the entity left remain: reads skip
@@ -961,6 +971,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 			return err // the claims stay: the batch may have landed
 		}
 		written = true
+		r.landed(claimed)
 	}
 	r.releaseOwned(ctx, op, old, left, &c, cons)
 	if len(eventual) > 0 {

@@ -56,8 +56,18 @@
 //     write, refuses a value another live entity holds with an
 //     *errors.UniqueError (nothing written), takes over a stale claim once
 //     it is older than WithClaimGrace, and releases a value only while it
-//     holds it. The claims are written by lightweight transactions only,
-//     so no row is written by both Paxos and plain writes.
+//     holds it under the claim it read before its write. A claim that
+//     another call renewed within the grace is not released (that call may
+//     be on its way to write the value) unless the renewal was a write of
+//     this runtime that landed: a value left right after another
+//     process's Save of it stays taken until the grace passes. The claims
+//     are written by lightweight transactions only, so no row is written
+//     by both Paxos and plain writes. Assumptions, as for any lease: the
+//     clocks of the writers and the servers agree within a fraction of the
+//     grace; with LOCAL_SERIAL a value is unique per datacenter; concurrent
+//     writes of one entity with unique lookups are safe on a table with a
+//     Version (its writes are serialized), while on one without, the
+//     later timestamp wins the row but not the claims.
 //   - Reads through a lookup never return the wrong entity: Find reads the
 //     lookup row, then the primary row by the full key, and checks that the
 //     row still carries the value. A stale row (EVENTUAL lag, a moved or
@@ -117,6 +127,7 @@ type Runtime struct {
 	drained    chan struct{} // closed once Close has begun and no call is in progress
 	drainOnce  sync.Once
 	wg         sync.WaitGroup // the EVENTUAL writes admitted and not yet done
+	done       doneClaims     // the claim tokens of writes that landed (lookup.go)
 	background context.Context
 }
 

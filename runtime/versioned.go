@@ -72,10 +72,18 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 	if err != nil {
 		return err
 	}
-	was := *e // put back when the row was not written
+	// e is put back when the write fails. When its outcome is unknown, e
+	// keeps the ids and CreatedAt it was given, so that a retry writes the
+	// same entity (and finds it written, if it was) instead of a second one.
+	was, unknown := *e, false
 	defer func() {
-		if err != nil {
-			*e = was
+		if err == nil {
+			return
+		}
+		stamped := *e
+		*e = was
+		if unknown {
+			r.keepInsertStamps(e, &stamped)
 		}
 	}()
 	first := r.versionZero(e)
@@ -91,7 +99,7 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 		row = &Query{Statement: st, Values: r.bindWrite(st, c, e, &was)}
 	}
 	row.Consistency, row.SerialConsistency = cons, serial
-	ts := insertTS(c)
+	ts, evTS := insertTS(c), lookupTS(c)
 	var entries []*Query
 	for _, i := range r.batch {
 		if !isEmpty(r.lookupValue(i, e)) {
@@ -123,6 +131,7 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 	}
 	applied, err := r.exec(ctx, OpSave, row)
 	if err != nil {
+		unknown = true
 		return err // the claims stay: the write may have applied
 	}
 	if !applied {
@@ -132,7 +141,8 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 		}
 		return r.lockErr(&was, fmt.Sprintf("%s = %v expected, the row has another version or is gone: Get it again and retry", r.ts.VersionColumn().Name(), r.versionOf(&was)))
 	}
-	r.eventualInserts(ctx, OpSave, cons, e, lookupTS(c))
+	r.landed(claimed)
+	r.eventualInserts(ctx, OpSave, cons, e, evTS)
 	return nil
 }
 
@@ -200,6 +210,19 @@ func (r *Repo[T]) softDeleteVersioned(ctx context.Context, e *T, c *call, cons k
 		return r.lockErr(&was, fmt.Sprintf("%s = %v expected, the row has another version or is gone: nothing was written; Get it again and retry", r.ts.VersionColumn().Name(), r.versionOf(&was)))
 	}
 	return nil
+}
+
+// keepInsertStamps copies from's generated ids and CreatedAt into e.
+func (r *Repo[T]) keepInsertStamps(e, from *T) {
+	cols := r.gen
+	if c := r.ts.CreatedAtColumn(); c != nil {
+		cols = append(cols[:len(cols):len(cols)], c)
+	}
+	for _, c := range cols {
+		pe, _ := c.Pointer(e)
+		pf, _ := c.Pointer(from)
+		reflect.ValueOf(pe).Elem().Set(reflect.ValueOf(pf).Elem())
+	}
 }
 
 // ghost reports a row of a versioned table read without a version: what

@@ -308,4 +308,43 @@ func testUniqueStaleClaim(t *testing.T, h *harness) {
 	if got, err := byHandle.Find(ctx, first); err != nil || got.MemberID != taker.MemberID {
 		t.Fatalf("Find after taking over a moved-away value: %+v %v", got, err)
 	}
+	// Another runtime (another process) saved the member a moment ago: a
+	// move of this one leaves the old claim alone (that Save might still
+	// be on its way), so the old value stays taken until the grace passes.
+	other := h.env(t, runtime.WithClaimGrace(grace))
+	p := &Member{Handle: uniq("p"), Recovery: uniq("r")}
+	if err := other.members.Save(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	pOld := p.Handle
+	moved := *p
+	moved.Handle = uniq("p2")
+	if err := e.members.Update(ctx, p, &moved); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.rows(t, "members_by_handle", "handle = ?", pOld); n != 1 {
+		t.Fatalf("the old claim, renewed by another runtime within the grace, was released")
+	}
+	q := &Member{Handle: pOld, Recovery: uniq("r")}
+	if err := e.members.Save(ctx, q); !errors.As(err, &ue) || !ue.Pending {
+		t.Fatalf("the old value within the grace: %v", err)
+	}
+	time.Sleep(grace + 200*time.Millisecond)
+	if err := e.members.Save(ctx, q); err != nil {
+		t.Fatalf("the old value after the grace: %v", err)
+	}
+	// Within one runtime, a move right after a Save releases at once.
+	s1 := &Member{Handle: uniq("s"), Recovery: uniq("r")}
+	if err := e.members.Save(ctx, s1); err != nil {
+		t.Fatal(err)
+	}
+	s1Old := s1.Handle
+	s2 := *s1
+	s2.Handle = uniq("s2")
+	if err := e.members.Update(ctx, s1, &s2); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.members.Save(ctx, &Member{Handle: s1Old, Recovery: uniq("r")}); err != nil {
+		t.Fatalf("a value this runtime's own landed write renewed is released at once: %v", err)
+	}
 }

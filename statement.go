@@ -804,33 +804,8 @@ func (b *stmtBuilder) lookup(l *LookupTableSchema) *LookupStatements {
 		w.s.conditional = true
 		ls.claim = w.done()
 
-		// UPDATE lk SET kandra_claim = ? WHERE index = ? IF pk... = ?
-		w = newSB(l.name)
-		w.WriteString("UPDATE ")
-		w.WriteString(b.qualify(l.cqlName))
-		w.WriteString(" SET " + ClaimColumn + " = ?")
-		w.mark(ParamClaim, nil)
-		w.WriteString(" WHERE ")
-		w.where([]*ColumnSchema{l.index})
-		b.ifHolder(w, carried, false)
-		ls.reclaim = w.done()
-
-		// UPDATE lk SET kandra_claim = ?, pk... = ? WHERE index = ? IF pk... = ? AND kandra_claim = ?
-		w = newSB(l.name)
-		w.WriteString("UPDATE ")
-		w.WriteString(b.qualify(l.cqlName))
-		w.WriteString(" SET " + ClaimColumn + " = ?")
-		w.mark(ParamClaim, nil)
-		for _, c := range carried {
-			w.WriteString(", ")
-			w.WriteString(c.cqlName)
-			w.WriteString(" = ?")
-			w.mark(ParamColumn, c)
-		}
-		w.WriteString(" WHERE ")
-		w.where([]*ColumnSchema{l.index})
-		b.ifHolder(w, carried, true)
-		ls.takeover = w.done()
+		ls.reclaim = b.claimUpdate(l, carried, false)
+		ls.takeover = b.claimUpdate(l, carried, true)
 
 		// DELETE FROM lk WHERE index = ? IF pk... = ? AND kandra_claim = ?
 		w = newSB(l.name)
@@ -887,6 +862,30 @@ func (b *stmtBuilder) lookup(l *LookupTableSchema) *LookupStatements {
 		ls.selOwner = w.done()
 	}
 	return ls
+}
+
+// claimUpdate renders a unique lookup's UPDATE lk SET kandra_claim = ?
+// WHERE index = ? IF pk... = ? (a renewal by the holder), or, for a move to
+// another holder, UPDATE lk SET kandra_claim = ?, pk... = ? WHERE index = ?
+// IF pk... = ? AND kandra_claim = ?.
+func (b *stmtBuilder) claimUpdate(l *LookupTableSchema, carried []*ColumnSchema, move bool) *Statement {
+	w := newSB(l.name)
+	w.WriteString("UPDATE ")
+	w.WriteString(b.qualify(l.cqlName))
+	w.WriteString(" SET " + ClaimColumn + " = ?")
+	w.mark(ParamClaim, nil)
+	if move {
+		for _, c := range carried {
+			w.WriteString(", ")
+			w.WriteString(c.cqlName)
+			w.WriteString(" = ?")
+			w.mark(ParamColumn, c)
+		}
+	}
+	w.WriteString(" WHERE ")
+	w.where([]*ColumnSchema{l.index})
+	b.ifHolder(w, carried, move)
+	return w.done()
 }
 
 // ifHolder writes " IF c = ? AND ..." with ParamExpected markers: a claim

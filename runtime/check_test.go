@@ -366,3 +366,52 @@ func TestCloseBoundedByContext(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// fMember has a unique lookup.
+type fMember struct {
+	ID     uuid.UUID
+	Handle string
+}
+
+func (m *fMember) Describe(s *kandra.Schema[fMember]) {
+	s.Table("fmembers")
+	kandra.Bind(s, &m.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &m.Handle, kandra.Lookup("by_handle", kandra.LookupUnique))
+}
+
+var fMembers = kandra.MustRegister[fMember]()
+
+// TestClaimsRecordedUnderDocumentedOps: the claim statements of a write
+// are recorded under the write's documented operation name.
+func TestClaimsRecordedUnderDocumentedOps(t *testing.T) {
+	f, _, rt, ops := newFake(t)
+	members := MustNewRepo(rt, fMembers)
+	ctx := context.Background()
+	m := &fMember{ID: uuid.New(), Handle: "h"}
+	if err := members.Save(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	nm := *m
+	nm.Handle = "h2"
+	if err := members.Update(ctx, m, &nm); err != nil {
+		t.Fatal(err)
+	}
+	if err := members.HardDelete(ctx, &nm); err != nil {
+		t.Fatal(err)
+	}
+	claims := 0
+	for _, s := range f.sent() {
+		if strings.Contains(s.cql, "fmembers_by_handle") {
+			claims++
+		}
+	}
+	if claims == 0 {
+		t.Fatal("no claim statement was sent")
+	}
+	documented := map[string]bool{kandra.OpSave: true, kandra.OpUpdate: true, kandra.OpDelete: true, kandra.OpFind: true}
+	for _, o := range *ops {
+		if _, op, _ := strings.Cut(o, "/"); !documented[op] {
+			t.Errorf("recorded under %q", o)
+		}
+	}
+}

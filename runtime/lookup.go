@@ -169,6 +169,24 @@ func (d *doneClaims) has(token int64) bool {
 // newToken draws a claim token; never 0, which means none.
 func newToken() int64 { return mrand.Int64N(math.MaxInt64) + 1 }
 
+// metricOp is the documented operation name (OpSave ...) under which the
+// statements of call op are recorded.
+func metricOp(op string) string {
+	switch op {
+	case "Save", "ForceSave":
+		return OpSave
+	case "SaveIfNotExists":
+		return OpSaveIfNotExists
+	case "Update":
+		return OpUpdate
+	case "SoftDelete":
+		return OpSoftDelete
+	case "Delete", "HardDelete", "ForceDelete":
+		return OpDelete
+	}
+	return OpFind
+}
+
 // tokenArg binds a token read from a claim: 0 is a claim without one (a
 // row written by another client), matched as null.
 func tokenArg(tok int64) any {
@@ -232,7 +250,7 @@ func (r *Repo[T]) claim(ctx context.Context, op string, i int, e *T, cons, seria
 		tok := newToken()
 		cl := ls.Claim()
 		vals := append(kandra.AppendColumns(r.t, cl, e, make([]any, 0, cl.NumParams())), tok)
-		applied, err := r.exec(ctx, op, &Query{Statement: cl, Values: vals, Consistency: cons, SerialConsistency: serial})
+		applied, err := r.exec(ctx, metricOp(op), &Query{Statement: cl, Values: vals, Consistency: cons, SerialConsistency: serial})
 		if err != nil {
 			return false, 0, err
 		}
@@ -252,7 +270,7 @@ func (r *Repo[T]) claim(ctx context.Context, op string, i int, e *T, cons, seria
 			rc := ls.Reclaim()
 			vals := kandra.AppendColumns(r.t, rc, e, append(make([]any, 0, rc.NumParams()), tok))
 			vals = kandra.AppendExpected(r.t, rc, e, vals)
-			applied, err := r.exec(ctx, op, &Query{Statement: rc, Values: vals, Consistency: cons, SerialConsistency: serial})
+			applied, err := r.exec(ctx, metricOp(op), &Query{Statement: rc, Values: vals, Consistency: cons, SerialConsistency: serial})
 			if err != nil {
 				return false, 0, err
 			}
@@ -271,7 +289,7 @@ func (r *Repo[T]) claim(ctx context.Context, op string, i int, e *T, cons, seria
 		tk := ls.Takeover()
 		vals = kandra.AppendColumns(r.t, tk, e, append(make([]any, 0, tk.NumParams()), tok))
 		vals = append(kandra.AppendExpected(r.t, tk, holder, vals), tokenArg(held))
-		applied, err = r.exec(ctx, op, &Query{Statement: tk, Values: vals, Consistency: cons, SerialConsistency: serial})
+		applied, err = r.exec(ctx, metricOp(op), &Query{Statement: tk, Values: vals, Consistency: cons, SerialConsistency: serial})
 		if err != nil {
 			return false, 0, err
 		}
@@ -291,7 +309,7 @@ func (r *Repo[T]) holderOf(ctx context.Context, op string, i int, e *T, serial k
 	holder = new(T)
 	var tokenAt, holderAt int64
 	q := &Query{Statement: sel, Values: kandra.AppendColumns(r.t, sel, e, make([]any, 0, 1)), Consistency: serial}
-	found, err = r.one(ctx, op, q, func(dst []any) []any {
+	found, err = r.one(ctx, metricOp(op), q, func(dst []any) []any {
 		return append(kandra.AppendResult(r.t, sel, holder, dst), &token, &tokenAt, &holderAt)
 	})
 	return holder, token, time.UnixMicro(max(tokenAt, holderAt)), found, err
@@ -304,7 +322,7 @@ func (r *Repo[T]) holds(ctx context.Context, op string, i int, holder, e *T, ser
 	sc := getScratch(nil)
 	defer sc.release()
 	sc.c.cons, sc.c.hasCons = serial, true
-	got, err := r.getIn(ctx, op, sc, holder)
+	got, err := r.getIn(ctx, metricOp(op), sc, holder)
 	if errors.Is(err, ErrNotFound) {
 		return false, nil
 	}
@@ -401,7 +419,7 @@ func (r *Repo[T]) release(ctx context.Context, op string, i int, e *T, token int
 	rl := r.st.Lookup(i).Release()
 	vals := kandra.AppendColumns(r.t, rl, e, make([]any, 0, rl.NumParams()))
 	vals = append(kandra.AppendExpected(r.t, rl, e, vals), tokenArg(token))
-	if _, err := r.exec(ctx, op, &Query{Statement: rl, Values: vals, Consistency: cons, SerialConsistency: serial}); err != nil {
+	if _, err := r.exec(ctx, metricOp(op), &Query{Statement: rl, Values: vals, Consistency: cons, SerialConsistency: serial}); err != nil {
 		cp := new(T)
 		*cp = *e
 		r.rt.eventualFailed(r.lookups[i].Name(), cp, err, 0)

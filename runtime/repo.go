@@ -438,17 +438,21 @@ func equalPtr(a, b any) bool {
 // Save validates e, stamps it (generated ids that are zero, CreatedAt when
 // zero, UpdatedAt, the initial version when zero; times truncated to the
 // column's precision) and upserts it with its BATCH lookup rows in one
-// LOGGED BATCH, then writes its EVENTUAL lookup rows asynchronously. A
-// validation failure is a *errors.ValidationError and nothing is written.
-// Options: TTL, Timestamp, Consistency. Save on a counter table is a
-// *errors.QueryError.
+// LOGGED BATCH, then writes its EVENTUAL lookup rows asynchronously. Its
+// unique lookup values are claimed first: a value another live entity
+// holds is an *errors.UniqueError, and nothing is written. A validation
+// failure is a *errors.ValidationError and nothing is written; a refused
+// Save leaves e as it was. Save does not know e's earlier values: a value
+// e left stays in its lookup (reads skip it; Update moves values).
+// Options: TTL, Timestamp, Consistency, SerialConsistency. Save on a
+// counter table is a *errors.QueryError.
 //
 // On a table with a Version, Save never overwrites another version: an
 // entity with a zero version is written only if no row has its key, and
 // one with a version only if the row still has that version (then e gets
-// the next one), each as a lightweight transaction followed by the BATCH
-// lookup rows (see the package documentation). A stale copy, or a new
-// entity whose key is taken, is an *errors.OptimisticLockError, nothing is
+// the next one), each as a lightweight transaction after the BATCH lookup
+// rows (see the package documentation). A stale copy, or a new entity
+// whose key is taken, is an *errors.OptimisticLockError, the row is not
 // written and e is left as it was. Timestamp is refused there; ForceSave
 // writes without the check.
 func (r *Repo[T]) Save(ctx context.Context, e *T, opts ...CallOption) error {

@@ -4,7 +4,7 @@
 # CI does not). Whatever it finds is a bug to fix, with its seed kept as a
 # regression case. It prints every seed it used.
 #
-#   scripts/explore.sh            property tests, fuzzing, and the storm if a node runs
+#   scripts/explore.sh            rapid tests, fuzzing, and the storm if a node runs
 #
 # Environment: KANDRA_EXPLORE_CHECKS (rapid checks per property, 2000),
 # KANDRA_EXPLORE_FUZZTIME (per fuzz target, 60s), KANDRA_EXPLORE_STORMS
@@ -18,9 +18,16 @@ STORMS=${KANDRA_EXPLORE_STORMS:-3}
 rc=0
 seed() { od -An -N4 -tu4 /dev/urandom | tr -d ' '; }
 
-s=$(seed)
-echo "== property tests of the root module, rapid seed $s, $CHECKS checks"
-go test -count=1 -run 'Property' ./... -args -rapid.seed="$s" -rapid.checks="$CHECKS" || { echo "FOUND: rapid seed $s"; rc=1; }
+# The packages whose tests use rapid (the others do not know its flags).
+rapid_pkgs() {
+  go list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep -F pgregory.net/rapid | cut -d' ' -f1
+}
+for dir in . driver/gocql; do
+  s=$(seed)
+  mapfile -t pkgs < <(cd "$ROOT/$dir" && rapid_pkgs)
+  echo "== rapid tests in $dir (${#pkgs[@]} packages), seed $s, $CHECKS checks"
+  (cd "$ROOT/$dir" && go test -count=1 "${pkgs[@]}" -args -rapid.seed="$s" -rapid.checks="$CHECKS") || { echo "FOUND: rapid seed $s in $dir"; rc=1; }
+done
 
 # The fuzz targets .ci/run lists (DIR PKG TARGET).
 mapfile -t targets < <(sed -n '/^fuzz_targets=(/,/^)/p' .ci/run | grep -o '"[^"]*"' | tr -d '"')

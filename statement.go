@@ -321,11 +321,11 @@ func BuildStatements(t *TableSchema, keyspace string) (*TableStatements, error) 
 			ts.softDelete = b.softDelete(sd.TTLSeconds)
 		}
 		if t.version != nil {
-			ts.create[0] = b.versionedUpdate(0, false, "")
-			ts.create[1] = b.versionedUpdate(UsingTTL, false, "")
+			ts.create[0] = b.updateRow(0, "", versionNull)
+			ts.create[1] = b.updateRow(UsingTTL, "", versionNull)
 			ts.delVersion = b.deleteIfVersion()
 			if sd := t.softDelete; sd != nil {
-				ts.softVersion = b.versionedUpdate(0, true, strconv.Itoa(sd.TTLSeconds))
+				ts.softVersion = b.updateRow(0, strconv.Itoa(sd.TTLSeconds), versionExpected)
 			}
 		}
 	}
@@ -514,14 +514,18 @@ func (w *sb) names(cols []*ColumnSchema) {
 }
 
 // where writes "col = ? AND col = ?" with ParamColumn markers.
-func (w *sb) where(cols []*ColumnSchema) {
+func (w *sb) where(cols []*ColumnSchema) { w.pairs(cols, " AND ", ParamColumn) }
+
+// pairs writes "col = ?" for each of cols, joined by sep, each a marker of
+// kind k.
+func (w *sb) pairs(cols []*ColumnSchema, sep string, k ParamKind) {
 	for i, c := range cols {
 		if i > 0 {
-			w.WriteString(" AND ")
+			w.WriteString(sep)
 		}
 		w.WriteString(c.cqlName)
 		w.WriteString(" = ?")
-		w.mark(ParamColumn, c)
+		w.mark(k, c)
 	}
 }
 
@@ -662,82 +666,71 @@ func (b *stmtBuilder) tokenRange() *Statement {
 }
 
 func (b *stmtBuilder) update(u Using) *Statement {
+	versioned := b.t.version != nil
+	if len(b.regular()) == 0 || versioned && u&UsingTimestamp != 0 {
+		return nil
+	}
+	cond := noVersion
+	if versioned {
+		cond = versionExpected
+	}
+	return b.updateRow(u, "", cond)
+}
+
+// versionCond is the IF clause of a versioned table's UPDATE or DELETE.
+type versionCond uint8
+
+const (
+	noVersion       versionCond = iota // no condition
+	versionExpected                    // IF version = ?, a ParamExpected
+	versionNull                        // IF version = null: a first write
+)
+
+// regular is the table's non-key columns, in column order.
+func (b *stmtBuilder) regular() []*ColumnSchema {
 	var set []*ColumnSchema
 	for _, c := range b.t.columns {
 		if c.role == RegularColumn {
 			set = append(set, c)
 		}
 	}
-	if len(set) == 0 {
-		return nil
-	}
-	versioned := b.t.version != nil
-	if versioned && u&UsingTimestamp != 0 {
-		return nil
-	}
-	w := newSB(b.t.name)
-	w.WriteString("UPDATE ")
-	w.WriteString(b.qualify(b.t.cqlName))
-	w.using(u)
-	w.WriteString(" SET ")
-	for i, c := range set {
-		if i > 0 {
-			w.WriteString(", ")
-		}
-		w.WriteString(c.cqlName)
-		w.WriteString(" = ?")
-		w.mark(ParamColumn, c)
-	}
-	w.WriteString(" WHERE ")
-	w.where(b.t.PrimaryKey())
-	if versioned {
-		w.WriteString(" IF ")
-		w.WriteString(b.t.version.cqlName)
-		w.WriteString(" = ?")
-		w.mark(ParamExpected, b.t.version)
-		w.s.conditional = true
-	}
-	return w.done()
+	return set
 }
 
-// versionedUpdate renders UPDATE t [USING TTL ?|n] SET every non-key
-// column = ? WHERE key IF version = ? (expected) or IF version = null (a
-// first write). ttl, if not "", is a literal TTL.
-func (b *stmtBuilder) versionedUpdate(u Using, expected bool, ttl string) *Statement {
+// updateRow renders UPDATE t [USING ...] SET every non-key column = ? WHERE
+// the primary key = ? [IF version ...]. ttl, if not "", is a literal TTL
+// written instead of u's markers.
+func (b *stmtBuilder) updateRow(u Using, ttl string, cond versionCond) *Statement {
 	w := newSB(b.t.name)
 	w.WriteString("UPDATE ")
 	w.WriteString(b.qualify(b.t.cqlName))
 	if ttl != "" {
 		w.WriteString(" USING TTL " + ttl)
 	} else {
-		w.using(u & UsingTTL)
+		w.using(u)
 	}
 	w.WriteString(" SET ")
-	first := true
-	for _, c := range b.t.columns {
-		if c.role != RegularColumn {
-			continue
-		}
-		if !first {
-			w.WriteString(", ")
-		}
-		first = false
-		w.WriteString(c.cqlName)
-		w.WriteString(" = ?")
-		w.mark(ParamColumn, c)
-	}
+	w.pairs(b.regular(), ", ", ParamColumn)
 	w.WriteString(" WHERE ")
 	w.where(b.t.PrimaryKey())
+	b.ifVersion(w, cond)
+	return w.done()
+}
+
+// ifVersion writes the IF clause cond asks for.
+func (b *stmtBuilder) ifVersion(w *sb, cond versionCond) {
+	if cond == noVersion {
+		return
+	}
 	w.WriteString(" IF ")
 	w.WriteString(b.t.version.cqlName)
-	if expected {
+	if cond == versionExpected {
 		w.WriteString(" = ?")
 		w.mark(ParamExpected, b.t.version)
 	} else {
 		w.WriteString(" = null")
 	}
 	w.s.conditional = true
-	return w.done()
 }
 
 func (b *stmtBuilder) deleteIfVersion() *Statement {
@@ -746,11 +739,7 @@ func (b *stmtBuilder) deleteIfVersion() *Statement {
 	w.WriteString(b.qualify(b.t.cqlName))
 	w.WriteString(" WHERE ")
 	w.where(b.t.PrimaryKey())
-	w.WriteString(" IF ")
-	w.WriteString(b.t.version.cqlName)
-	w.WriteString(" = ?")
-	w.mark(ParamExpected, b.t.version)
-	w.s.conditional = true
+	b.ifVersion(w, versionExpected)
 	return w.done()
 }
 
@@ -875,12 +864,8 @@ func (b *stmtBuilder) claimUpdate(l *LookupTableSchema, carried []*ColumnSchema,
 	w.WriteString(" SET " + ClaimColumn + " = ?")
 	w.mark(ParamClaim, nil)
 	if move {
-		for _, c := range carried {
-			w.WriteString(", ")
-			w.WriteString(c.cqlName)
-			w.WriteString(" = ?")
-			w.mark(ParamColumn, c)
-		}
+		w.WriteString(", ")
+		w.pairs(carried, ", ", ParamColumn)
 	}
 	w.WriteString(" WHERE ")
 	w.where([]*ColumnSchema{l.index})
@@ -893,14 +878,7 @@ func (b *stmtBuilder) claimUpdate(l *LookupTableSchema, carried []*ColumnSchema,
 // kandra_claim = ?", a ParamClaim: that very claim.
 func (b *stmtBuilder) ifHolder(w *sb, carried []*ColumnSchema, token bool) {
 	w.WriteString(" IF ")
-	for i, c := range carried {
-		if i > 0 {
-			w.WriteString(" AND ")
-		}
-		w.WriteString(c.cqlName)
-		w.WriteString(" = ?")
-		w.mark(ParamExpected, c)
-	}
+	w.pairs(carried, " AND ", ParamExpected)
 	if token {
 		w.WriteString(" AND " + ClaimColumn + " = ?")
 		w.mark(ParamClaim, nil)

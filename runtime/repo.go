@@ -498,23 +498,29 @@ func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []CallOption, 
 	if !force && r.ts.VersionColumn() != nil {
 		return r.saveVersioned(ctx, e, c, cons)
 	}
-	var was T
-	if len(r.unique)+len(r.batch) > 0 {
-		was = *e // put back when the batch limit or a claim refuses the write
-	}
-	r.stampInsert(e)
-	ts, evTS := insertTS(c), lookupTS(c)
+	// The statements bind e's field addresses, so they are built (and the
+	// batch limit checked) before the stamps are written into e: a refusal
+	// leaves e as it was.
+	ts := insertTS(c)
 	ins := r.st.Insert(using(c))
 	row := sc.query(ins)
 	row.Values = r.appendWrite(sc.values(ins.NumParams()), ins, c, e, nil)
 	for _, i := range r.batch {
-		if !isEmpty(r.lookupValue(i, e)) {
+		if !isEmpty(r.lookupValue(i, e)) { // the stamps never make a value empty
 			r.lookupInsertIn(sc, i, e, ts)
 		}
 	}
 	if err := r.checkBatchSize(op, sc.entries); err != nil {
-		*e = was
 		return err
+	}
+	var was T
+	if len(r.unique) > 0 {
+		was = *e // put back when a claim refuses the write
+	}
+	r.stampInsert(e)
+	var evTS int64
+	if len(r.eventual) > 0 {
+		evTS = lookupTS(c) // before the write: see eventualInserts
 	}
 	var claimed *claims[T]
 	if len(r.unique) > 0 {

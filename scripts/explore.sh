@@ -4,16 +4,19 @@
 # CI does not). Whatever it finds is a bug to fix, with its seed kept as a
 # regression case. It prints every seed it used.
 #
-#   scripts/explore.sh            rapid tests, fuzzing, and the storm if a node runs
+#   scripts/explore.sh [seconds]  rapid tests, fuzzing (seconds in all, split
+#                                 among the targets; default 60 s each), and
+#                                 the storm if a node runs
 #
 # Environment: KANDRA_EXPLORE_CHECKS (rapid checks per property, 2000),
-# KANDRA_EXPLORE_FUZZTIME (per fuzz target, 60s), KANDRA_EXPLORE_STORMS
-# (storm runs, 3), and the node's KANDRA_CASSANDRA_HOST/PORT.
+# KANDRA_EXPLORE_FUZZTIME (per fuzz target, overrides the split),
+# KANDRA_EXPLORE_STORMS (storm runs, 3), and the node's
+# KANDRA_CASSANDRA_HOST/PORT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 CHECKS=${KANDRA_EXPLORE_CHECKS:-2000}
-FUZZTIME=${KANDRA_EXPLORE_FUZZTIME:-60s}
+BUDGET=${1:-}
 STORMS=${KANDRA_EXPLORE_STORMS:-3}
 rc=0
 seed() { od -An -N4 -tu4 /dev/urandom | tr -d ' '; }
@@ -31,11 +34,36 @@ done
 
 # The fuzz targets .ci/run lists (DIR PKG TARGET).
 mapfile -t targets < <(sed -n '/^fuzz_targets=(/,/^)/p' .ci/run | grep -o '"[^"]*"' | tr -d '"')
+FUZZTIME=${KANDRA_EXPLORE_FUZZTIME:-}
+if [ -z "$FUZZTIME" ]; then
+  if [ -n "$BUDGET" ]; then
+    FUZZTIME=$(( BUDGET / ${#targets[@]} > 2 ? BUDGET / ${#targets[@]} : 2 ))s
+  else
+    FUZZTIME=60s
+  fi
+fi
+log=$(mktemp)
 for spec in "${targets[@]}"; do
   read -r dir pkg t <<<"$spec"
   echo "== fuzzing $t ($dir $pkg) for $FUZZTIME"
-  (cd "$ROOT/$dir" && go test -run '^$' -fuzz "^$t\$" -fuzztime "$FUZZTIME" "$pkg") || { echo "FOUND: $t (the failing input is in testdata/fuzz)"; rc=1; }
+  # Go's engine minimizes each new interesting input for up to
+  # -fuzzminimizetime (60 s by default), counting no execs meanwhile, and
+  # can end a run with "context deadline exceeded" when its time runs out
+  # mid-minimization, with no failing input: that is no finding.
+  (cd "$ROOT/$dir" && go test -run '^$' -fuzz "^$t\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 5s "$pkg") >"$log" 2>&1
+  status=$?
+  tail -n 3 "$log"
+  if [ $status -ne 0 ]; then
+    if grep -q 'Failing input written' "$log" || ! grep -q 'context deadline exceeded' "$log"; then
+      cat "$log"
+      echo "FOUND: $t (the failing input is in $dir/testdata/fuzz/$t)"
+      rc=1
+    else
+      echo "$t: the engine's deadline ran out mid-minimization, with no failing input"
+    fi
+  fi
 done
+rm -f "$log"
 
 if scripts/cassandra.sh status >/dev/null 2>&1 || [ -n "${KANDRA_CASSANDRA_PORT:-}" ]; then
   for i in $(seq "$STORMS"); do

@@ -561,6 +561,7 @@ func (b *builder) checkTypes() error {
 			}
 			c.typ = t
 		}
+		c.check = planCheck(c.goType, c.typ, true)
 		return nil
 	})
 }

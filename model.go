@@ -133,6 +133,7 @@ type ColumnSchema struct {
 	keyIndex int // partition or clustering index
 	order    ClusteringOrder
 	lookup   *LookupTableSchema
+	check    valueCheck // nil: every value of goType has an exact form (see CheckValue)
 	columnFlags
 }
 

@@ -53,6 +53,10 @@ var (
 	// ErrUnique matches *UniqueError: a unique lookup value is held by
 	// another entity.
 	ErrUnique error = sentinel("kandra: unique value taken")
+	// ErrValue matches *ValueError: a value has no exact form in its
+	// column's CQL type (written), or a stored cell has none in the
+	// field's Go type (read).
+	ErrValue error = sentinel("kandra: value out of range")
 )
 
 // isKind reports whether target is the family sentinel or the kind's own.
@@ -251,3 +255,40 @@ func withCause(msg string, cause error) string {
 	}
 	return msg + ": " + cause.Error()
 }
+
+// ValueError reports a value that cannot cross between Go and CQL
+// unchanged: on a write, a Go value outside its column's CQL type (a time
+// past a TIMESTAMP's range, an address with a zone, a TIME of 24 h),
+// refused before anything was sent; on a read, a stored cell the field's
+// Go type cannot hold (a DURATION with months), for which the call
+// returns no entity, so that a later write cannot replace the cell with
+// a zero value.
+type ValueError struct {
+	// Table and Column name where the value belongs.
+	Table, Column string
+	// Type is the column's CQL type, for example "timestamp".
+	Type string
+	// Value renders the value, or "<redacted>" for a Sensitive column.
+	Value string
+	// Reason says what is wrong and what is valid.
+	Reason string
+	// Read is true when the value is a stored cell being read.
+	Read bool
+}
+
+// Error renders "kandra: value out of range: table.column (type): value:
+// reason".
+func (e *ValueError) Error() string {
+	where := e.Column
+	if e.Table != "" {
+		where = e.Table + "." + e.Column
+	}
+	dir := ""
+	if e.Read {
+		dir = "reading "
+	}
+	return "kandra: value out of range: " + dir + where + " (" + e.Type + "): " + e.Value + ": " + e.Reason
+}
+
+// Is matches ErrValue and ErrKandra.
+func (e *ValueError) Is(target error) bool { return isKind(target, ErrValue) }

@@ -19,6 +19,7 @@ var sentinels = map[string]error{
 	"ErrNotFound":       kerrors.ErrNotFound,
 	"ErrArgument":       kerrors.ErrArgument,
 	"ErrUnique":         kerrors.ErrUnique,
+	"ErrValue":          kerrors.ErrValue,
 }
 
 // kinds has one value of every type of the family, with the name of its
@@ -45,6 +46,8 @@ var kinds = []struct {
 		func(err error) bool { var e *kerrors.ArgumentError; return errors.As(err, &e) }},
 	{"UniqueError", &kerrors.UniqueError{Table: "users", Lookup: "users_by_email", Value: "a@b", Holder: 1}, "ErrUnique",
 		func(err error) bool { var e *kerrors.UniqueError; return errors.As(err, &e) }},
+	{"ValueError", &kerrors.ValueError{Table: "users", Column: "seen", Type: "timestamp", Value: "300000000-01-01", Reason: "r"}, "ErrValue",
+		func(err error) bool { var e *kerrors.ValueError; return errors.As(err, &e) }},
 }
 
 func TestErrorKinds(t *testing.T) {

@@ -87,6 +87,11 @@ func TestCodecPlan(t *testing.T) {
 	}{
 		{reflect.TypeFor[userID](), "TIMEUUID"},
 		{reflect.TypeFor[[]map[string]struct{}](), "LIST<FROZEN<SET<TEXT>>>"},
+		{reflect.TypeFor[time.Duration](), "TIME"},
+		{reflect.TypeFor[time.Time](), "TIMESTAMP"},
+		{reflect.TypeFor[[]net.IP](), "LIST<INET>"},
+		{reflect.TypeFor[[][]byte](), "LIST<BLOB>"},
+		{reflect.TypeFor[*[]byte](), "BLOB"},
 	} {
 		if cv := planOf(t, c.typ, c.cql); cv == nil || cv.sortOnly {
 			t.Errorf("%s as %s is not converted", c.typ, c.cql)
@@ -117,11 +122,8 @@ func TestCodecPlan(t *testing.T) {
 	// Passed through, or only sorted.
 	for typ, cql := range map[reflect.Type]string{
 		reflect.TypeFor[string]():              "TEXT",
-		reflect.TypeFor[time.Duration]():       "TIME",
-		reflect.TypeFor[time.Time]():           "TIMESTAMP",
 		reflect.TypeFor[*big.Int]():            "VARINT",
 		reflect.TypeFor[[16]byte]():            "UUID",
-		reflect.TypeFor[[]net.IP]():            "LIST<INET>",
 		reflect.TypeFor[[][]int32]():           "LIST<FROZEN<LIST<INT>>>",
 		reflect.TypeFor[map[string][]string](): "MAP<TEXT, FROZEN<LIST<TEXT>>>",
 		reflect.TypeFor[map[string]int32]():    "MAP<TEXT, INT>",
@@ -251,7 +253,7 @@ func sameAsGocql(t *rapid.T, p any) {
 func TestRefMarshalsAsGocql(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var p any
-		switch rapid.IntRange(0, 8).Draw(t, "kind") {
+		switch rapid.IntRange(0, 7).Draw(t, "kind") {
 		case 0:
 			s := rapid.String().Draw(t, "s")
 			p = &s
@@ -277,13 +279,6 @@ func TestRefMarshalsAsGocql(t *testing.T) {
 			v := rapid.Bool().Draw(t, "v")
 			p = &v
 		case 7:
-			var v time.Time
-			if !rapid.Bool().Draw(t, "zero") {
-				loc := time.FixedZone("z", rapid.IntRange(-14*3600, 14*3600).Draw(t, "off"))
-				v = time.Unix(rapid.Int64Range(-1<<40, 1<<40).Draw(t, "sec"), rapid.Int64Range(0, 999999999).Draw(t, "ns")).In(loc)
-			}
-			p = &v
-		case 8:
 			var v gocql.UUID
 			copy(v[:], rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, "u"))
 			p = &v
@@ -514,7 +509,8 @@ func TestTextListRefAllocations(t *testing.T) {
 
 // TestRefUnmarshalsAsGocql: scanning a column into a field through its
 // reference (scanRef) leaves the field exactly as gocql.Unmarshal into the
-// field's address does, for any bytes (null, empty, the right length and
+// field's address does (but for an empty blob, []byte{} where gocql gives
+// nil), for any bytes (null, empty, the right length and
 // wrong ones) of any type, from any prior value, and fails exactly when
 // gocql does.
 func TestRefUnmarshalsAsGocql(t *testing.T) {
@@ -531,7 +527,6 @@ func TestRefUnmarshalsAsGocql(t *testing.T) {
 		{[]gocql.Type{gocql.TypeBigInt, gocql.TypeCounter, gocql.TypeInt}, 8},
 		{[]gocql.Type{gocql.TypeDouble}, 8},
 		{[]gocql.Type{gocql.TypeBoolean}, 1},
-		{[]gocql.Type{gocql.TypeTimestamp}, 8},
 		{[]gocql.Type{gocql.TypeUUID, gocql.TypeTimeUUID}, 16},
 	}
 	rapid.Check(t, func(t *rapid.T) {
@@ -572,8 +567,6 @@ func TestRefUnmarshalsAsGocql(t *testing.T) {
 		case 6:
 			want, got = pair(rapid.Bool().Draw(t, "prior"))
 		case 7:
-			want, got = pair(time.Unix(rapid.Int64Range(-1<<40, 1<<40).Draw(t, "prior"), 0))
-		case 8:
 			var v gocql.UUID
 			copy(v[:], rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, "prior"))
 			want, got = pair(v)
@@ -589,6 +582,14 @@ func TestRefUnmarshalsAsGocql(t *testing.T) {
 		}
 		if wpanic != nil {
 			return // gocql panics on this input (a DATE of the wrong length): so does the fallback
+		}
+		if b, ok := got.(*[]byte); ok && data != nil && len(data) == 0 && isText(typ) {
+			// The one deliberate difference (README, "Values at the
+			// edges"): an empty value is an empty slice, not nil.
+			if *b == nil || len(*b) != 0 {
+				t.Fatalf("an empty %s value read as %#v, want []byte{}", info, *b)
+			}
+			return
 		}
 		w, g := reflect.ValueOf(want).Elem().Interface(), reflect.ValueOf(got).Elem().Interface()
 		if wf, ok := w.(float64); ok { // NaN: compare the bits

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/internal/cqlorder"
+	"github.com/kandra-go/kandra/internal/cqlvalue"
 )
 
 // Codec adapts kandra's per-row accessors (Table.Pointers,
@@ -74,12 +75,13 @@ import (
 // gocql's reflection or the boxing of each value.
 type Codec struct {
 	convs []*conv // per column; nil = pass through
+	cols  []*kandra.ColumnSchema
 }
 
 // NewCodec plans the conversions for cols (in the order the pointers will
 // come in, normally TableSchema.Columns()).
 func NewCodec(cols []*kandra.ColumnSchema) (*Codec, error) {
-	c := &Codec{convs: make([]*conv, len(cols))}
+	c := &Codec{convs: make([]*conv, len(cols)), cols: cols}
 	for i, col := range cols {
 		node, err := nodeOf(col.Type())
 		if err != nil {
@@ -162,7 +164,7 @@ func wireValue(a any) any {
 	if u, ok := a.(*gocql.UUID); ok {
 		return *u
 	}
-	return a
+	return cqlvalue.Deref[gocql.TypeInfo](a) // a copy: values are read later
 }
 
 // noFinish is ScanTargets' finish when no column needs one.
@@ -185,6 +187,7 @@ func (c *Codec) AppendScanTargets(dst, ptrs []any) (targets []any, finish func()
 		cv    *conv
 		tmp   reflect.Value
 		field reflect.Value
+		col   int
 	}
 	var todo []pending
 	for i, p := range ptrs {
@@ -201,7 +204,7 @@ func (c *Codec) AppendScanTargets(dst, ptrs []any) (targets []any, finish func()
 		}
 		tmp := reflect.New(cv.wire)
 		targets = append(targets, tmp.Interface())
-		todo = append(todo, pending{cv, tmp, reflect.ValueOf(p).Elem()})
+		todo = append(todo, pending{cv, tmp, reflect.ValueOf(p).Elem(), i})
 	}
 	if len(todo) == 0 {
 		return targets, noFinish
@@ -210,7 +213,7 @@ func (c *Codec) AppendScanTargets(dst, ptrs []any) (targets []any, finish func()
 		for _, t := range todo {
 			v, err := t.cv.fromWire(t.tmp.Elem())
 			if err != nil {
-				return err
+				return c.cols[t.col].ReadError(err)
 			}
 			t.field.Set(v)
 		}
@@ -288,8 +291,24 @@ func specialBase(t reflect.Type) (base reflect.Type, ok bool) {
 	return nil, false
 }
 
+// wireConv is the conversion of t to and from wire (a type of
+// internal/cqlvalue, see cqlvalue.WireType), which has t's underlying
+// type: a value converts, and a field's address converts to a pointer of
+// the wire type to the same memory.
+func wireConv(t, wire reflect.Type) *conv {
+	return &conv{
+		wire:     wire,
+		alias:    func(p any) (any, bool) { return cqlvalue.Alias[gocql.TypeInfo](p, t, wire) },
+		toWire:   func(v reflect.Value) reflect.Value { return v.Convert(wire) },
+		fromWire: func(v reflect.Value) (reflect.Value, error) { return v.Convert(t), nil },
+	}
+}
+
 // planValue is planConv without the sorting.
 func planValue(t reflect.Type, n cqlNode, top bool) *conv {
+	if wire, ok := cqlvalue.WireType[gocql.TypeInfo](t, n.Name, top); ok {
+		return wireConv(t, wire)
+	}
 	if base, ok := specialBase(t); ok {
 		// Convert to the special type, then as it is converted (if at all).
 		inner := planValue(base, n, top)
@@ -346,44 +365,6 @@ func planValue(t reflect.Type, n cqlNode, top bool) *conv {
 				return v.Convert(t), nil
 			},
 		}
-	case t == typeAddr:
-		// Through *net.IP, so that null reads back as the zero Addr (see
-		// the net.IP case).
-		return &conv{
-			wire: typeNetIPPtr,
-			toWire: func(v reflect.Value) reflect.Value {
-				a := v.Interface().(netip.Addr)
-				if !a.IsValid() {
-					return reflect.Zero(typeNetIPPtr)
-				}
-				ip := net.IP(a.AsSlice())
-				return reflect.ValueOf(&ip)
-			},
-			fromWire: func(v reflect.Value) (reflect.Value, error) {
-				p := v.Interface().(*net.IP)
-				if p == nil || len(*p) == 0 {
-					return reflect.Zero(typeAddr), nil
-				}
-				a, ok := netip.AddrFromSlice(*p)
-				if !ok {
-					return reflect.Value{}, fmt.Errorf("inet value %v is not 4 or 16 bytes", []byte(*p))
-				}
-				return reflect.ValueOf(a), nil
-			},
-		}
-	case t == typeNetIP && top:
-		// gocql v1.7.0 binds a net.IP, but scanning a null inet into
-		// *net.IP fails ("invalid sized IP: got 0 bytes"): scan through
-		// **net.IP, which gocql sets to nil for null. Collections cannot
-		// hold nulls, so only a column's own value needs this.
-		return viaPointer(t, typeNetIPPtr, reflect.Value.IsNil)
-	case t == typeTime && n.Name == "date" && top:
-		// gocql v1.7.0 writes the zero time.Time as an empty value, which
-		// Cassandra refuses in a DATE ("Expected 4 byte long for date
-		// (0)"); a TIMESTAMP takes it. Sent through *time.Time, the zero
-		// time is null, and null reads back as the zero time. Collections
-		// cannot hold nulls, so only a column's own value needs this.
-		return viaPointer(t, typeTimePtr, reflect.Value.IsZero)
 	case t.Kind() == reflect.Int64 && n.Name == "duration":
 		return &conv{
 			wire: typeGocqlDur,
@@ -392,8 +373,8 @@ func planValue(t reflect.Type, n cqlNode, top bool) *conv {
 			},
 			fromWire: func(v reflect.Value) (reflect.Value, error) {
 				d := v.Interface().(gocql.Duration)
-				if d.Months != 0 || d.Days != 0 {
-					return reflect.Value{}, fmt.Errorf("duration %dmo%dd%dns has months or days: it is not a %s", d.Months, d.Days, d.Nanoseconds, t)
+				if p := cqlvalue.DurationProblem(d.Months, d.Days, d.Nanoseconds); p != nil {
+					return reflect.Value{}, p
 				}
 				out := reflect.New(t).Elem()
 				out.SetInt(d.Nanoseconds)
@@ -694,8 +675,6 @@ func refOf(p any) (any, bool) {
 		return doubleRef{x}, true
 	case *bool:
 		return boolRef{x}, true
-	case *time.Time:
-		return timeRef{x}, true
 	case *gocql.UUID:
 		return uuidRef{x}, true
 	case *[]string:
@@ -728,7 +707,6 @@ type (
 	intRef    struct{ p *int }
 	doubleRef struct{ p *float64 }
 	boolRef   struct{ p *bool }
-	timeRef   struct{ p *time.Time }
 	uuidRef   struct{ p *gocql.UUID }
 
 	// textListRef marshals and unmarshals a list or set of text (or
@@ -793,17 +771,6 @@ func (r boolRef) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
 			return []byte{1}, nil
 		}
 		return []byte{0}, nil
-	}
-	return gocql.Marshal(info, *r.p)
-}
-
-func (r timeRef) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
-	if info.Type() == gocql.TypeTimestamp {
-		v := *r.p
-		if v.IsZero() {
-			return []byte{}, nil // gocql sends the zero time as an empty value
-		}
-		return be64(v.UTC().Unix()*1e3 + int64(v.UTC().Nanosecond()/1e6)), nil
 	}
 	return gocql.Marshal(info, *r.p)
 }
@@ -928,11 +895,7 @@ func (r textRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 
 func (r blobRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 	if isText(info.Type()) {
-		if data == nil {
-			*r.p = nil
-		} else {
-			*r.p = append((*r.p)[:0], data...) // gocql reuses the field's array too
-		}
+		*r.p = cqlvalue.DecodeBlob(*r.p, data) // an empty value is []byte{}, not nil
 		return nil
 	}
 	return gocql.Unmarshal(info, data, r.p)
@@ -980,20 +943,6 @@ func (r doubleRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 func (r boolRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 	if info.Type() == gocql.TypeBoolean {
 		*r.p = len(data) > 0 && data[0] != 0
-		return nil
-	}
-	return gocql.Unmarshal(info, data, r.p)
-}
-
-func (r timeRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
-	if info.Type() == gocql.TypeTimestamp {
-		if len(data) == 0 {
-			*r.p = time.Time{}
-			return nil
-		}
-		x := dec64(data, 8)
-		sec := x / 1000
-		*r.p = time.Unix(sec, (x-sec*1000)*1000000).In(time.UTC)
 		return nil
 	}
 	return gocql.Unmarshal(info, data, r.p)

@@ -53,7 +53,8 @@ type plan struct {
 	params []*conv
 	goType []reflect.Type
 	result []*conv
-	any    bool // some result column converts or scans through a reference
+	cols   []*kandra.ColumnSchema // the result columns, for read errors
+	any    bool                   // some result column converts or scans through a reference
 }
 
 // conv is result column i's conversion; nil past the columns (the
@@ -69,7 +70,7 @@ func (d *Driver) plan(s *kandra.Statement) (*plan, error) {
 	if p, ok := d.plans.Load(s); ok {
 		return p.(*plan), nil
 	}
-	p := &plan{params: make([]*conv, s.NumParams()), goType: make([]reflect.Type, s.NumParams()), result: make([]*conv, s.NumResult())}
+	p := &plan{params: make([]*conv, s.NumParams()), goType: make([]reflect.Type, s.NumParams()), result: make([]*conv, s.NumResult()), cols: make([]*kandra.ColumnSchema, s.NumResult())}
 	for i := 0; i < s.NumParams(); i++ {
 		c := s.Param(i).Column
 		if c == nil {
@@ -88,6 +89,7 @@ func (d *Driver) plan(s *kandra.Statement) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
+		p.cols[i] = c
 		if p.result[i] = planConv(c.GoType(), n, true); p.result[i] != nil || hasScanRef(c.GoType()) {
 			p.any = true
 		}
@@ -218,7 +220,7 @@ func (r *rows) Next(dst []any) bool {
 		if cv := r.p.conv(i); cv != nil && r.tmps[i].IsValid() {
 			v, err := cv.fromWire(r.tmps[i].Elem())
 			if err != nil {
-				r.err = err
+				r.err = r.p.cols[i].ReadError(err)
 				return false
 			}
 			reflect.ValueOf(t).Elem().Set(v)

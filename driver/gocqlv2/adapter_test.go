@@ -15,6 +15,7 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/auth"
 	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/internal/cqlvalue"
 )
 
 type authEvents struct {
@@ -65,7 +66,7 @@ func TestCodecNamedTypes(t *testing.T) {
 	}{
 		{uuid.MustParse("6ba7b810-9dad-11d1-80b4-00c04fd430c8"), "uuid", gocql.UUID{}},
 		{ID(uuid.MustParse("6ba7b810-9dad-11d1-80b4-00c04fd430c8")), "uuid", gocql.UUID{}},
-		{At(time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)), "timestamp", time.Time{}},
+		{At(time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)), "timestamp", cqlvalue.Timestamp[gocql.TypeInfo]{}},
 		{netip.MustParseAddr("10.1.2.3"), "inet", nil},
 	}
 	for _, c := range cases {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/internal/cqlorder"
+	"github.com/kandra-go/kandra/internal/cqlvalue"
 )
 
 // Codec adapts kandra's per-row accessors (Table.Pointers,
@@ -62,12 +63,13 @@ import (
 // the address kandra gave is what the driver reads and writes.
 type Codec struct {
 	convs []*conv // per column; nil = pass through
+	cols  []*kandra.ColumnSchema
 }
 
 // NewCodec plans the conversions for cols (in the order the pointers will
 // come in, normally TableSchema.Columns()).
 func NewCodec(cols []*kandra.ColumnSchema) (*Codec, error) {
-	c := &Codec{convs: make([]*conv, len(cols))}
+	c := &Codec{convs: make([]*conv, len(cols)), cols: cols}
 	for i, col := range cols {
 		node, err := nodeOf(col.Type())
 		if err != nil {
@@ -120,7 +122,7 @@ func wireValue(a any) any {
 	if u, ok := a.(*gocql.UUID); ok {
 		return *u
 	}
-	return a
+	return cqlvalue.Deref[gocql.TypeInfo](a) // a copy: values are read later
 }
 
 // noFinish is ScanTargets' finish when no column needs one.
@@ -142,6 +144,7 @@ func (c *Codec) AppendScanTargets(dst, ptrs []any) (targets []any, finish func()
 		cv    *conv
 		tmp   reflect.Value
 		field reflect.Value
+		col   int
 	}
 	var todo []pending
 	for i, p := range ptrs {
@@ -158,7 +161,7 @@ func (c *Codec) AppendScanTargets(dst, ptrs []any) (targets []any, finish func()
 		}
 		tmp := reflect.New(cv.wire)
 		targets = append(targets, tmp.Interface())
-		todo = append(todo, pending{cv, tmp, reflect.ValueOf(p).Elem()})
+		todo = append(todo, pending{cv, tmp, reflect.ValueOf(p).Elem(), i})
 	}
 	if len(todo) == 0 {
 		return targets, noFinish
@@ -167,7 +170,7 @@ func (c *Codec) AppendScanTargets(dst, ptrs []any) (targets []any, finish func()
 		for _, t := range todo {
 			v, err := t.cv.fromWire(t.tmp.Elem())
 			if err != nil {
-				return err
+				return c.cols[t.col].ReadError(err)
 			}
 			t.field.Set(v)
 		}
@@ -232,8 +235,24 @@ func planConv(t reflect.Type, n cqlNode, top bool) *conv {
 	return out
 }
 
+// wireConv is the conversion of t to and from wire (a type of
+// internal/cqlvalue, see cqlvalue.WireType), which has t's underlying
+// type: a value converts, and a field's address converts to a pointer of
+// the wire type to the same memory.
+func wireConv(t, wire reflect.Type) *conv {
+	return &conv{
+		wire:     wire,
+		alias:    func(p any) (any, bool) { return cqlvalue.Alias[gocql.TypeInfo](p, t, wire) },
+		toWire:   func(v reflect.Value) reflect.Value { return v.Convert(wire) },
+		fromWire: func(v reflect.Value) (reflect.Value, error) { return v.Convert(t), nil },
+	}
+}
+
 // planValue is planConv without the sorting.
 func planValue(t reflect.Type, n cqlNode, top bool) *conv {
+	if wire, ok := cqlvalue.WireType[gocql.TypeInfo](t, n.Name, top); ok {
+		return wireConv(t, wire)
+	}
 	switch {
 	case timeLike(t):
 		inner := planValue(typeTime, n, top)
@@ -290,54 +309,6 @@ func planValue(t reflect.Type, n cqlNode, top bool) *conv {
 				return v.Convert(t), nil
 			},
 		}
-	case t.Kind() == reflect.Struct && t.ConvertibleTo(typeAddr):
-		// Through *net.IP, so that null reads back as the zero Addr (see
-		// the net.IP case).
-		return &conv{
-			wire: typeNetIPPtr,
-			toWire: func(v reflect.Value) reflect.Value {
-				a := v.Convert(typeAddr).Interface().(netip.Addr)
-				if !a.IsValid() {
-					return reflect.Zero(typeNetIPPtr)
-				}
-				ip := net.IP(a.AsSlice())
-				return reflect.ValueOf(&ip)
-			},
-			fromWire: func(v reflect.Value) (reflect.Value, error) {
-				p := v.Interface().(*net.IP)
-				if p == nil || len(*p) == 0 {
-					return reflect.Zero(t), nil
-				}
-				a, ok := netip.AddrFromSlice(*p)
-				if !ok {
-					return reflect.Value{}, fmt.Errorf("inet value %v is not 4 or 16 bytes", []byte(*p))
-				}
-				return reflect.ValueOf(a).Convert(t), nil
-			},
-		}
-	case t == typeTime && n.Name == "date" && top:
-		// the driver writes the zero time.Time as an empty value, which
-		// Cassandra refuses in a DATE ("Expected 4 byte long for date
-		// (0)"); a TIMESTAMP takes it. Sent through *time.Time, the zero
-		// time is null, and null reads back as the zero time. Collections
-		// cannot hold nulls, so only a column's own value needs this.
-		return &conv{
-			wire: typeTimePtr,
-			toWire: func(v reflect.Value) reflect.Value {
-				if v.IsZero() {
-					return reflect.Zero(typeTimePtr)
-				}
-				p := reflect.New(typeTime)
-				p.Elem().Set(v)
-				return p
-			},
-			fromWire: func(v reflect.Value) (reflect.Value, error) {
-				if v.IsNil() {
-					return reflect.Zero(t), nil
-				}
-				return v.Elem(), nil
-			},
-		}
 	case t.Kind() == reflect.Int64 && n.Name == "duration":
 		return &conv{
 			wire: typeGocqlDur,
@@ -346,8 +317,8 @@ func planValue(t reflect.Type, n cqlNode, top bool) *conv {
 			},
 			fromWire: func(v reflect.Value) (reflect.Value, error) {
 				d := v.Interface().(gocql.Duration)
-				if d.Months != 0 || d.Days != 0 {
-					return reflect.Value{}, fmt.Errorf("duration %dmo%dd%dns has months or days: it is not a %s", d.Months, d.Days, d.Nanoseconds, t)
+				if p := cqlvalue.DurationProblem(d.Months, d.Days, d.Nanoseconds); p != nil {
+					return reflect.Value{}, p
 				}
 				out := reflect.New(t).Elem()
 				out.SetInt(d.Nanoseconds)

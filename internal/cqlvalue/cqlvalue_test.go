@@ -1,0 +1,199 @@
+package cqlvalue
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"net"
+	"net/netip"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+// TestTimestampFloorsAndRoundTrips: any instant in range is its
+// milliseconds floored, before 1970 too, and a stored TIMESTAMP reads back
+// as the instant it holds.
+func TestTimestampFloorsAndRoundTrips(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ms := rapid.Int64().Draw(t, "ms")
+		sub := time.Duration(rapid.Int64Range(0, 999_999).Draw(t, "sub"))
+		in := time.UnixMilli(ms).Add(sub)
+		if ms == math.MaxInt64 && sub > 0 {
+			in = time.UnixMilli(ms) // the last instant of the range
+		}
+		got, err := TimestampMillis(in)
+		if err != nil || got != ms {
+			t.Fatalf("%v: %d %v, want %d", in, got, err, ms)
+		}
+		b, err := AppendTimestamp(nil, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, ok, err := DecodeTimestamp(b)
+		if err != nil || !ok || !back.Equal(time.UnixMilli(ms)) || back.Location() != time.UTC {
+			t.Fatalf("%d: read %v %v %v", ms, back, ok, err)
+		}
+	})
+}
+
+func TestTimestampEdges(t *testing.T) {
+	if ms, err := TimestampMillis(time.Time{}); err != nil || ms != -62135596800000 {
+		t.Fatalf("zero time: %d %v", ms, err)
+	}
+	if back := TimeFromMillis(-62135596800000); back != (time.Time{}) {
+		t.Fatalf("year 1 reads as %#v, not the zero time.Time", back)
+	}
+	if ms, err := TimestampMillis(time.Date(1969, 12, 31, 23, 59, 59, 999_999_999, time.UTC)); err != nil || ms != -1 {
+		t.Fatalf("a nanosecond before 1970: %d %v, want -1", ms, err)
+	}
+	for _, far := range []time.Time{time.Date(300_000_000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(-300_000_000, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		if _, err := TimestampMillis(far); err == nil {
+			t.Errorf("%v: no error", far)
+		}
+	}
+	for _, data := range [][]byte{nil, {}} {
+		if v, ok, err := DecodeTimestamp(data); err != nil || ok || !v.IsZero() {
+			t.Errorf("%#v: %v %v %v", data, v, ok, err)
+		}
+	}
+	if _, _, err := DecodeTimestamp([]byte{1, 2, 3}); err == nil {
+		t.Error("3 bytes decoded")
+	}
+}
+
+// TestDateIsTheUTCDay: every instant of a day is that day, before 1970
+// too; a DATE reads back as midnight UTC of its day.
+func TestDateIsTheUTCDay(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		days := rapid.Int64Range(math.MinInt32, math.MaxInt32).Draw(t, "days")
+		into := time.Duration(rapid.Int64Range(0, 24*int64(time.Hour)-1).Draw(t, "into"))
+		in := TimeFromDays(days).Add(into).In(time.FixedZone("z", rapid.IntRange(-14*3600, 14*3600).Draw(t, "zone")))
+		b, err := AppendDate(nil, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u := int64(binary.BigEndian.Uint32(b)) - 1<<31; u != days {
+			t.Fatalf("%v: day %d, want %d", in, u, days)
+		}
+		back, ok, err := DecodeDate(b)
+		if err != nil || !ok || !back.Equal(TimeFromDays(days)) {
+			t.Fatalf("%v: read %v %v", in, back, err)
+		}
+	})
+}
+
+func TestDateEdges(t *testing.T) {
+	if d, err := DateDays(time.Date(1969, 12, 31, 12, 0, 0, 0, time.UTC)); err != nil || d != -1 {
+		t.Fatalf("1969-12-31T12:00Z: day %d %v, want -1", d, err)
+	}
+	if d, err := DateDays(time.Time{}); err != nil || TimeFromDays(d) != (time.Time{}) {
+		t.Fatalf("zero time: day %d %v", d, err)
+	}
+	if _, err := DateDays(time.Date(6_000_000, 1, 1, 0, 0, 0, 0, time.UTC)); err == nil {
+		t.Error("year 6,000,000: no error")
+	}
+	if _, err := DateDays(TimeFromDays(math.MinInt32).Add(-time.Nanosecond)); err == nil {
+		t.Error("a day before the first DATE: no error")
+	}
+}
+
+func TestTimeOfDay(t *testing.T) {
+	for ns, ok := range map[int64]bool{0: true, MaxTimeOfDay: true, -1: false, MaxTimeOfDay + 1: false, math.MinInt64: false} {
+		if err := CheckTimeOfDay(ns); (err == nil) != ok {
+			t.Errorf("%d: %v", ns, err)
+		}
+	}
+}
+
+// TestInetKeepsBothForms: any 4- or 16-byte INET reads into a netip.Addr
+// that writes back the same bytes, an IPv4-mapped address included.
+func TestInetKeepsBothForms(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.SampledFrom([]int{4, 16}).Draw(t, "len")
+		data := rapid.SliceOfN(rapid.Byte(), n, n).Draw(t, "data")
+		if n == 16 && rapid.Bool().Draw(t, "mapped") {
+			copy(data, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff})
+		}
+		a, err := DecodeInet(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := InetBytes(a)
+		if err != nil || !bytes.Equal(b, data) {
+			t.Fatalf("%x read as %v writes %x %v", data, a, b, err)
+		}
+		ip, err := DecodeNetIP(data)
+		if err != nil || !bytes.Equal(ip, data) {
+			t.Fatalf("%x read as net.IP %v %v", data, ip, err)
+		}
+	})
+}
+
+func TestInetEdges(t *testing.T) {
+	if b, err := InetBytes(netip.MustParseAddr("::ffff:10.0.0.1")); err != nil || len(b) != 16 {
+		t.Fatalf("IPv4-mapped: %x %v, want 16 bytes", b, err)
+	}
+	if b, err := InetBytes(netip.MustParseAddr("10.0.0.1")); err != nil || len(b) != 4 {
+		t.Fatalf("IPv4: %x %v, want 4 bytes", b, err)
+	}
+	if _, err := InetBytes(netip.MustParseAddr("fe80::1%eth0")); err == nil {
+		t.Fatal("a zone: no error")
+	}
+	if b, err := InetBytes(netip.Addr{}); err != nil || b != nil {
+		t.Fatalf("zero Addr: %x %v, want null", b, err)
+	}
+	if b, err := NetIPBytes(net.ParseIP("10.0.0.1")); err != nil || len(b) != 4 {
+		t.Fatalf("net.IP 10.0.0.1 (16 bytes): %x %v, want 4 bytes", b, err)
+	}
+	if _, err := NetIPBytes(net.IP{1, 2, 3}); err == nil {
+		t.Fatal("a 3-byte net.IP: no error")
+	}
+	for _, data := range [][]byte{nil, {}} {
+		if a, err := DecodeInet(data); err != nil || a.IsValid() {
+			t.Errorf("%#v: %v %v", data, a, err)
+		}
+	}
+	if _, err := DecodeInet(make([]byte, 5)); err == nil {
+		t.Error("5 bytes decoded")
+	}
+}
+
+func TestStrings(t *testing.T) {
+	if CheckText("héllo \x00 😀") != nil || CheckText("a\xffb") == nil {
+		t.Error("CheckText")
+	}
+	if CheckASCII("plain \x00\x7f") != nil || CheckASCII("é") == nil {
+		t.Error("CheckASCII")
+	}
+}
+
+func TestBlobs(t *testing.T) {
+	type I = struct{}
+	if b, _ := (BlobElem[I](nil)).MarshalCQL(I{}); b == nil || len(b) != 0 {
+		t.Errorf("a nil element marshals to %#v, want an empty value", b)
+	}
+	var w BlobElem[I]
+	if _ = w.UnmarshalCQL(I{}, []byte{}); w == nil {
+		t.Error("an empty element reads as nil")
+	}
+	var top Blob[I]
+	if _ = top.UnmarshalCQL(I{}, []byte{}); top == nil {
+		t.Error("an empty value reads as nil")
+	}
+	if _ = top.UnmarshalCQL(I{}, nil); top != nil {
+		t.Error("null reads as non-nil")
+	}
+	if b, _ := (Blob[I](nil)).MarshalCQL(I{}); b != nil {
+		t.Error("nil is not null")
+	}
+}
+
+func TestTimeUUID(t *testing.T) {
+	v1 := [16]byte{6: 0x11}
+	v4 := [16]byte{6: 0x41}
+	if CheckTimeUUID(v1) != nil || CheckTimeUUID(v4) == nil {
+		t.Error("CheckTimeUUID")
+	}
+}

@@ -1,0 +1,301 @@
+package kandra
+
+// The value checks: a Go value that has no exact form in its column's CQL
+// type is refused before anything is sent, with the column, the type, the
+// value and the range, instead of being wrapped, truncated or dropped by a
+// driver. The rules are README's type table ("Values at the edges"); the
+// adapters encode by the same rules (internal/cqlvalue).
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"reflect"
+	"time"
+	"unicode/utf8"
+
+	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/internal/cqlvalue"
+)
+
+// valueCheck reports the part of v (the value itself, or an element of
+// it) that has no exact form in the column's CQL type, and why; a zero
+// Value and "" when it has one.
+type valueCheck func(v reflect.Value) (bad reflect.Value, problem string)
+
+// CheckValue reports, as an *errors.ValueError naming the table, the
+// column, the CQL type and the range, a value at p (a pointer to a value
+// of the column's Go type, as Pointer gives it) that the column cannot
+// hold exactly: a time outside a TIMESTAMP's or DATE's range, a TIME
+// outside a day, an inet address with a zone, a string a TEXT or ASCII
+// column refuses, a UUID a TIMEUUID refuses, or a value a collection
+// would have to hold as null. It returns nil for every other value, and
+// at once for a column whose Go type has no such values. The runtime
+// calls it before every write; nothing has been sent when it fails.
+func (c *ColumnSchema) CheckValue(p any) error {
+	if c.check == nil {
+		return nil
+	}
+	if s, ok := p.(*string); ok && c.typ.Kind() == KindNative { // the common case, without reflect
+		if problem := stringProblem(*s, c.typ.n.name); problem != "" {
+			return c.valueErr(reflect.ValueOf(*s), problem)
+		}
+		return nil
+	}
+	v := reflect.ValueOf(p)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Type() != c.goType {
+		return fmt.Errorf("kandra: CheckValue on %s.%s: want a non-nil *%s, got %T", c.table.Name(), c.name, c.goType, p)
+	}
+	if bad, problem := c.check(v.Elem()); problem != "" {
+		return c.valueErr(bad, problem)
+	}
+	return nil
+}
+
+// ChecksValues reports whether CheckValue can refuse a value of the
+// column's Go type, that is whether the type has values without an exact
+// form in the column's CQL type.
+func (c *ColumnSchema) ChecksValues() bool { return c.check != nil }
+
+func (c *ColumnSchema) valueErr(bad reflect.Value, problem string) error {
+	shown := "<redacted>"
+	if !c.sensitive {
+		shown = fmt.Sprintf("%v", bad.Interface())
+		if len(shown) > 80 {
+			shown = shown[:77] + "..."
+		}
+	}
+	table := ""
+	if c.table != nil {
+		table = c.table.Name()
+	}
+	return &kerrors.ValueError{Table: table, Column: c.name, Type: c.typ.brief(), Value: shown, Reason: problem}
+}
+
+var typeNetIPAddr = reflect.TypeFor[netip.Addr]()
+
+// planCheck is the check of Go type t stored as ct, or nil when every
+// value of t has an exact form. top is a column's own value, which may be
+// null; a collection's elements may not.
+func planCheck(t reflect.Type, ct CQLType, top bool) valueCheck {
+	if ct.n == nil || ct.n.name == cqlCounter.n.name {
+		return nil
+	}
+	if _, _, ok := userType(t); ok {
+		return nil // it marshals itself
+	}
+	switch ct.n.kind {
+	case KindList, KindSet:
+		var elem reflect.Type
+		switch t.Kind() {
+		case reflect.Slice:
+			elem = t.Elem()
+		case reflect.Map:
+			elem = t.Key()
+		default:
+			return pointerCheck(t, ct, top)
+		}
+		inner := planCheck(elem, ct.n.elem, false)
+		if inner == nil {
+			return nil
+		}
+		return func(v reflect.Value) (reflect.Value, string) {
+			if v.Kind() == reflect.Map {
+				for it := v.MapRange(); it.Next(); {
+					if bad, p := inner(it.Key()); p != "" {
+						return bad, p
+					}
+				}
+				return reflect.Value{}, ""
+			}
+			for i := 0; i < v.Len(); i++ {
+				if bad, p := inner(v.Index(i)); p != "" {
+					return bad, p
+				}
+			}
+			return reflect.Value{}, ""
+		}
+	case KindMap:
+		if t.Kind() != reflect.Map {
+			return pointerCheck(t, ct, top)
+		}
+		key, val := planCheck(t.Key(), ct.n.key, false), planCheck(t.Elem(), ct.n.elem, false)
+		if key == nil && val == nil {
+			return nil
+		}
+		return func(v reflect.Value) (reflect.Value, string) {
+			for it := v.MapRange(); it.Next(); {
+				if key != nil {
+					if bad, p := key(it.Key()); p != "" {
+						return bad, p
+					}
+				}
+				if val != nil {
+					if bad, p := val(it.Value()); p != "" {
+						return bad, p
+					}
+				}
+			}
+			return reflect.Value{}, ""
+		}
+	}
+	if t.Kind() == reflect.Pointer {
+		return pointerCheck(t, ct, top)
+	}
+	name := ct.n.name
+	switch {
+	case t.Kind() == reflect.Struct && t.ConvertibleTo(typeTime) && (name == "TIMESTAMP" || name == "DATE"):
+		enc := cqlvalue.TimestampMillis
+		if name == "DATE" {
+			enc = cqlvalue.DateDays
+		}
+		return func(v reflect.Value) (reflect.Value, string) {
+			if _, err := enc(v.Convert(typeTime).Interface().(time.Time)); err != nil {
+				return v, err.Error()
+			}
+			return reflect.Value{}, ""
+		}
+	case t.Kind() == reflect.Int64 && name == "TIME":
+		return func(v reflect.Value) (reflect.Value, string) {
+			if err := cqlvalue.CheckTimeOfDay(v.Int()); err != nil {
+				return v, err.Error()
+			}
+			return reflect.Value{}, ""
+		}
+	case t.Kind() == reflect.Struct && t.ConvertibleTo(typeNetIPAddr):
+		return func(v reflect.Value) (reflect.Value, string) {
+			a := v.Convert(typeNetIPAddr).Interface().(netip.Addr)
+			if !a.IsValid() {
+				if top {
+					return reflect.Value{}, "" // null
+				}
+				return v, "the zero netip.Addr is null, and a collection cannot hold null"
+			}
+			if _, err := cqlvalue.InetBytes(a); err != nil {
+				return v, err.Error()
+			}
+			return reflect.Value{}, ""
+		}
+	case t == typeNetIP:
+		return func(v reflect.Value) (reflect.Value, string) {
+			ip := v.Interface().(net.IP)
+			if len(ip) == 0 && !top {
+				return v, "an empty net.IP is null, and a collection cannot hold null"
+			}
+			if _, err := cqlvalue.NetIPBytes(ip); err != nil {
+				return v, err.Error()
+			}
+			return reflect.Value{}, ""
+		}
+	case t.Kind() == reflect.Array && name == "TIMEUUID":
+		return func(v reflect.Value) (reflect.Value, string) {
+			var u [16]byte
+			reflect.Copy(reflect.ValueOf(&u).Elem(), v)
+			if u == ([16]byte{}) {
+				if top {
+					return reflect.Value{}, "" // null
+				}
+				return v, "the zero UUID is null in a TIMEUUID, and a collection cannot hold null"
+			}
+			if err := cqlvalue.CheckTimeUUID(u); err != nil {
+				return v, err.Error()
+			}
+			return reflect.Value{}, ""
+		}
+	case t.Kind() == reflect.String && (name == "TEXT" || name == "VARCHAR" || name == "ASCII"):
+		return func(v reflect.Value) (reflect.Value, string) {
+			if p := stringProblem(v.String(), name); p != "" {
+				return v, p
+			}
+			return reflect.Value{}, ""
+		}
+	}
+	return nil
+}
+
+// pointerCheck checks the value behind a pointer; nil is null.
+func pointerCheck(t reflect.Type, ct CQLType, top bool) valueCheck {
+	if t.Kind() != reflect.Pointer {
+		return nil
+	}
+	inner := planCheck(t.Elem(), ct, top)
+	if inner == nil {
+		return nil
+	}
+	return func(v reflect.Value) (reflect.Value, string) {
+		if v.IsNil() {
+			return reflect.Value{}, ""
+		}
+		return inner(v.Elem())
+	}
+}
+
+// stringProblem says why a TEXT, VARCHAR or ASCII column refuses s.
+func stringProblem(s, name string) string {
+	switch name {
+	case "ASCII":
+		if err := cqlvalue.CheckASCII(s); err != nil {
+			return err.Error()
+		}
+	case "TEXT", "VARCHAR":
+		if !utf8.ValidString(s) {
+			return cqlvalue.CheckText(s).Error()
+		}
+	}
+	return ""
+}
+
+// StoredForm sets the value at p (as for CheckValue) to the value a read
+// of it returns where the column's CQL type is coarser than its Go type:
+// a time in a TIMESTAMP floored to the millisecond, one in a DATE to
+// midnight of its UTC day, both in UTC, so that a value compared with a
+// stored one (a lookup's Find) compares as stored. Any other value, and a
+// value CheckValue refuses, is left as it is.
+func (c *ColumnSchema) StoredForm(p any) {
+	if c.typ.Kind() != KindNative || (c.typ.n.name != "TIMESTAMP" && c.typ.n.name != "DATE") {
+		return
+	}
+	v := reflect.ValueOf(p)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return
+	}
+	v = v.Elem()
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct || !v.Type().ConvertibleTo(typeTime) || !v.CanSet() {
+		return
+	}
+	t := v.Convert(typeTime).Interface().(time.Time)
+	if c.typ.n.name == "DATE" {
+		if d, err := cqlvalue.DateDays(t); err == nil {
+			t = cqlvalue.TimeFromDays(d)
+		}
+	} else if ms, err := cqlvalue.TimestampMillis(t); err == nil {
+		t = cqlvalue.TimeFromMillis(ms)
+	}
+	v.Set(reflect.ValueOf(t).Convert(v.Type()))
+}
+
+// ReadError is the error a driver adapter returns when a stored cell of
+// the column cannot be read into its Go type: an *errors.ValueError with
+// Read set, naming the table and the column, the cell's value redacted
+// for a Sensitive column. err is the decoder's failure.
+func (c *ColumnSchema) ReadError(err error) error {
+	e := &kerrors.ValueError{Column: c.name, Type: c.typ.brief(), Value: "<stored cell>", Reason: err.Error(), Read: true}
+	if c.table != nil {
+		e.Table = c.table.Name()
+	}
+	var re *cqlvalue.ReadError
+	if errors.As(err, &re) {
+		e.Reason, e.Value = re.Reason, re.Value
+		if c.sensitive {
+			e.Value = "<redacted>"
+		}
+	}
+	return e
+}

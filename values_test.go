@@ -1,0 +1,155 @@
+package kandra_test
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
+)
+
+type edgeAt time.Time
+
+// edgeRow has a column of every Go type whose values CheckValue checks.
+type edgeRow struct {
+	ID     int64
+	Seen   time.Time
+	Day    time.Time
+	AtPtr  *time.Time
+	Named  edgeAt
+	Tod    time.Duration
+	Addr   netip.Addr
+	IP     net.IP
+	Addrs  []netip.Addr
+	Code   string
+	Name   string
+	Secret string
+	Stamp  uuid.UUID
+	Stamps []uuid.UUID
+	Whens  map[string]time.Time
+	Plain  int32
+}
+
+func (r *edgeRow) Describe(s *kandra.Schema[edgeRow]) {
+	s.Table("edge_rows")
+	kandra.Bind(s, &r.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &r.Day, kandra.AsType(kandra.CQLDate))
+	kandra.Bind(s, &r.Tod, kandra.AsType(kandra.CQLTime))
+	kandra.Bind(s, &r.Code, kandra.AsType(kandra.CQLAscii))
+	kandra.Bind(s, &r.Secret, kandra.Sensitive())
+	kandra.Bind(s, &r.Stamp, kandra.AsType(kandra.CQLTimeUUID))
+	kandra.Bind(s, &r.Stamps, kandra.AsType(kandra.ListOf(kandra.CQLTimeUUID)))
+}
+
+func TestCheckValue(t *testing.T) {
+	ts := kandra.MustRegister[edgeRow]().Schema()
+	col := func(name string) *kandra.ColumnSchema {
+		for _, c := range ts.Columns() {
+			if c.Name() == name {
+				return c
+			}
+		}
+		t.Fatalf("no column %s", name)
+		return nil
+	}
+	far := time.Date(300_000_000, 1, 1, 0, 0, 0, 0, time.UTC)
+	v1 := uuid.Must(uuid.NewUUID())
+	refused := []struct {
+		col    string
+		v      any
+		reason string
+	}{
+		{"seen", &far, "TIMESTAMP holds milliseconds"},
+		{"day", ptr(time.Date(6_000_000, 1, 1, 0, 0, 0, 0, time.UTC)), "DATE holds days"},
+		{"at_ptr", ptr(&far), "TIMESTAMP"},
+		{"named", ptr(edgeAt(far)), "TIMESTAMP"},
+		{"tod", ptr(24 * time.Hour), "time of day"},
+		{"tod", ptr(-time.Nanosecond), "time of day"},
+		{"addr", ptr(netip.MustParseAddr("fe80::1%eth0")), "zone"},
+		{"ip", ptr(net.IP{1, 2, 3}), "4 or 16 bytes"},
+		{"addrs", ptr([]netip.Addr{netip.MustParseAddr("10.0.0.1"), {}}), "cannot hold null"},
+		{"code", ptr("naïve"), "ASCII"},
+		{"name", ptr("a\xffb"), "UTF-8"},
+		{"secret", ptr("a\xffb"), "UTF-8"},
+		{"stamp", ptr(uuid.New()), "version 1"},
+		{"stamps", ptr([]uuid.UUID{v1, {}}), "cannot hold null"},
+		{"whens", ptr(map[string]time.Time{"x": far}), "TIMESTAMP"},
+	}
+	for _, r := range refused {
+		err := col(r.col).CheckValue(r.v)
+		var ve *kerrors.ValueError
+		if !errors.As(err, &ve) || !errors.Is(err, kerrors.ErrValue) {
+			t.Errorf("%s: %v, want a *ValueError", r.col, err)
+			continue
+		}
+		if ve.Table != "edge_rows" || ve.Column != r.col || !strings.Contains(ve.Reason, r.reason) || ve.Read {
+			t.Errorf("%s: %+v, want the column and %q", r.col, ve, r.reason)
+		}
+		if (r.col == "secret") != (ve.Value == "<redacted>") {
+			t.Errorf("%s: value %q", r.col, ve.Value)
+		}
+	}
+	accepted := []struct {
+		col string
+		v   any
+	}{
+		{"seen", ptr(time.Time{})},
+		{"seen", ptr(time.Date(1969, 12, 31, 12, 0, 0, 123456789, time.UTC))},
+		{"day", ptr(time.Time{})},
+		{"at_ptr", new(*time.Time)},
+		{"tod", ptr(time.Duration(86_399_999_999_999))},
+		{"addr", ptr(netip.Addr{})}, // null
+		{"addr", ptr(netip.MustParseAddr("::ffff:10.0.0.1"))},
+		{"ip", ptr(net.IP(nil))},
+		{"code", ptr("plain")},
+		{"name", ptr("héllo \x00 😀")},
+		{"stamp", ptr(uuid.UUID{})}, // null
+		{"stamp", ptr(v1)},
+	}
+	for _, a := range accepted {
+		if err := col(a.col).CheckValue(a.v); err != nil {
+			t.Errorf("%s %v: %v", a.col, a.v, err)
+		}
+	}
+	for _, name := range []string{"id", "plain"} {
+		if col(name).ChecksValues() {
+			t.Errorf("%s: checked, though every value has an exact form", name)
+		}
+	}
+	if err := col("seen").CheckValue(new(int)); err == nil || errors.Is(err, kerrors.ErrValue) {
+		t.Errorf("a pointer of another type: %v", err)
+	}
+}
+
+func TestStoredForm(t *testing.T) {
+	ts := kandra.MustRegister[edgeRow]().Schema()
+	for _, c := range ts.Columns() {
+		switch c.Name() {
+		case "seen":
+			v := time.Date(1969, 12, 31, 12, 0, 0, 123456789, time.FixedZone("z", 3600))
+			c.StoredForm(&v)
+			if want := time.Date(1969, 12, 31, 11, 0, 0, 123000000, time.UTC); v != want {
+				t.Errorf("TIMESTAMP: %v, want %v", v, want)
+			}
+		case "day":
+			v := time.Date(1969, 12, 31, 12, 30, 0, 0, time.UTC)
+			c.StoredForm(&v)
+			if want := time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC); v != want {
+				t.Errorf("DATE: %v, want %v", v, want)
+			}
+		case "name":
+			v := "kept"
+			c.StoredForm(&v)
+			if v != "kept" {
+				t.Errorf("TEXT changed: %q", v)
+			}
+		}
+	}
+}
+
+func ptr[V any](v V) *V { return &v }

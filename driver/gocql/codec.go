@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"net"
 	"net/netip"
 	"reflect"
 	"strconv"
@@ -32,23 +31,19 @@ import (
 //     and behind pointers. In a TIMEUUID column of its own, the zero UUID
 //     (version 0, which Cassandra refuses there: "Invalid version for
 //     TimeUUID type") is sent as null, and null reads back as zero.
-//   - netip.Addr: gocql marshals an inet only from net.IP or string, and
-//     scans one only into net.IP or string. Converted to net.IP (the zero,
-//     invalid Addr is null, and null reads back as the zero Addr).
-//   - net.IP as a column's own value: gocql binds it, but scanning a null
-//     inet into *net.IP fails ("invalid sized IP: got 0 bytes not 4 or
-//     16"). Scanned through a **net.IP, which gocql sets to nil for null.
-//   - map[K]struct{} (a CQL set): gocql marshals it but cannot unmarshal a
-//     set into a map. Scanned into []K and turned back into a map.
-//   - time.Time in a DATE column: gocql marshals the zero time as an empty
-//     value, which Cassandra refuses for a DATE ("Expected 4 byte long for
-//     date (0)"; a TIMESTAMP takes it). Sent through *time.Time, so that
-//     the zero time is null; null reads back as the zero time.
+//   - time.Time (TIMESTAMP and DATE), time.Duration in a TIME, netip.Addr
+//     and net.IP (INET), and []byte (BLOB): encoded by kandra's value rules
+//     (README, "Values at the edges"), through the wire types of
+//     internal/cqlvalue over the field's own memory. gocql writes the zero
+//     time as an empty value, rounds pre-1970 dates toward zero, wraps a
+//     time past the type's range, sends a TIME outside a day, turns an
+//     IPv4-mapped address into IPv4, cannot bind a netip.Addr at all, and
+//     reads an empty blob as nil.
 //   - time.Duration in a DURATION column: gocql marshals it but unmarshals
 //     a duration only into gocql.Duration. Scanned into gocql.Duration and
 //     converted back (months and days are never set by a Go value; a
-//     server value that has them cannot be a time.Duration and is an error).
-//     time.Duration in a TIME column needs nothing.
+//     server value that has them cannot be a time.Duration: the read fails
+//     with an *errors.ValueError naming the column).
 //   - a named type of one of these special types (type UserID uuid.UUID:
 //     any 16-byte array type; type At time.Time; a struct type convertible
 //     to netip.Addr), which kandra maps as the special type: gocql's type
@@ -242,10 +237,7 @@ var (
 	typeGocqlUUID    = reflect.TypeFor[gocql.UUID]()
 	typeGocqlUUIDPtr = reflect.TypeFor[*gocql.UUID]()
 	typeAddr         = reflect.TypeFor[netip.Addr]()
-	typeNetIP        = reflect.TypeFor[net.IP]()
-	typeNetIPPtr     = reflect.TypeFor[*net.IP]()
 	typeTime         = reflect.TypeFor[time.Time]()
-	typeTimePtr      = reflect.TypeFor[*time.Time]()
 	typeGocqlDur     = reflect.TypeFor[gocql.Duration]()
 )
 
@@ -986,27 +978,4 @@ func be32(x int32) []byte {
 func be64(x int64) []byte {
 	return []byte{byte(x >> 56), byte(x >> 48), byte(x >> 40), byte(x >> 32),
 		byte(x >> 24), byte(x >> 16), byte(x >> 8), byte(x)}
-}
-
-// viaPointer is the conversion of a column of Go type t bound and scanned
-// through wire, a pointer to t: a value that null reports is sent as a nil
-// pointer (null), and null reads back as t's zero value.
-func viaPointer(t, wire reflect.Type, null func(reflect.Value) bool) *conv {
-	return &conv{
-		wire: wire,
-		toWire: func(v reflect.Value) reflect.Value {
-			if null(v) {
-				return reflect.Zero(wire)
-			}
-			p := reflect.New(wire.Elem())
-			p.Elem().Set(v)
-			return p
-		},
-		fromWire: func(v reflect.Value) (reflect.Value, error) {
-			if v.IsNil() {
-				return reflect.Zero(t), nil
-			}
-			return v.Elem(), nil
-		},
-	}
 }

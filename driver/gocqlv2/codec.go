@@ -2,8 +2,6 @@ package gocqlv2
 
 import (
 	"fmt"
-	"net"
-	"net/netip"
 	"reflect"
 	"time"
 
@@ -29,23 +27,21 @@ import (
 //     pointers. In a TIMEUUID column of its own, the zero UUID (version 0,
 //     which Cassandra refuses there: "Invalid version for TimeUUID type")
 //     is sent as null, and null reads back as zero.
-//   - netip.Addr (and named types of it): the driver marshals an inet only
-//     from net.IP or string. Converted to net.IP; the zero, invalid Addr is
-//     null, and null reads back as the zero Addr.
-//   - A named struct type of time.Time (type At time.Time): converted to
-//     time.Time.
 //   - map[K]struct{} (a CQL set): the driver marshals it but cannot
 //     unmarshal a set into a map. Scanned into []K and turned back into a
 //     map.
-//   - time.Time in a DATE column: the driver marshals the zero time as an
-//     empty value, which Cassandra refuses for a DATE; a TIMESTAMP takes
-//     it. Sent through *time.Time, so that the zero time is null; null
-//     reads back as the zero time.
+//   - time.Time (TIMESTAMP and DATE), time.Duration in a TIME, netip.Addr
+//     and net.IP (INET), and []byte (BLOB): encoded by kandra's value rules
+//     (README, "Values at the edges"), through the wire types of
+//     internal/cqlvalue over the field's own memory, as in the gocql v1
+//     adapter: the driver writes the zero time as an empty value, wraps a
+//     time past the type's range, sends a TIME outside a day, turns an
+//     IPv4-mapped address into IPv4 and cannot bind a netip.Addr.
 //   - time.Duration in a DURATION column: the driver marshals it but
 //     unmarshals a duration only into gocql.Duration. Scanned into
 //     gocql.Duration and converted back (a server value with months or days
-//     cannot be a time.Duration and is an error). time.Duration in a TIME
-//     column needs nothing.
+//     cannot be a time.Duration: the read fails with an *errors.ValueError
+//     naming the column).
 //
 // A column whose CQL type holds a set or a map (at any depth) is bound as
 // a SortedValue, which sends the elements of every set and the entries of
@@ -55,9 +51,6 @@ import (
 // (it sorts it everywhere else): unsorted, the same Go value would be a
 // different key on every write, and differ from the key another client
 // writes. Sorting is not a conversion for Converted.
-//
-// Unlike gocql v1.7.0, v2 scans a null inet into a *net.IP (as nil), so a
-// net.IP field needs no conversion.
 //
 // A column whose Go type needs none of this is passed through untouched:
 // the address kandra gave is what the driver reads and writes.
@@ -196,11 +189,8 @@ type conv struct {
 var (
 	typeGocqlUUID    = reflect.TypeFor[gocql.UUID]()
 	typeGocqlUUIDPtr = reflect.TypeFor[*gocql.UUID]()
-	typeAddr         = reflect.TypeFor[netip.Addr]()
-	typeNetIPPtr     = reflect.TypeFor[*net.IP]()
 	typeByte16       = reflect.TypeFor[[16]byte]()
 	typeTime         = reflect.TypeFor[time.Time]()
-	typeTimePtr      = reflect.TypeFor[*time.Time]()
 	typeGocqlDur     = reflect.TypeFor[gocql.Duration]()
 )
 

@@ -19,8 +19,6 @@ import (
 	"unicode/utf8"
 )
 
-const msPerDay = 86_400_000
-
 // MaxTimeOfDay is the largest CQL TIME: one nanosecond before midnight.
 const MaxTimeOfDay = 86_399_999_999_999
 

@@ -285,10 +285,13 @@ type TableStatements struct {
 	update     [4]*Statement          // by Using; nil when no non-key column
 	del        [2]*Statement          // by UsingTimestamp
 	softDelete *Statement
-	// The versioned table's conditional writes (nil without a version).
-	create      [2]*Statement // by UsingTTL: IF version = null
+	// The versioned table's writes (nil without a version).
+	create      [2]*Statement // by UsingTTL: IF version has no value
 	delVersion  *Statement
+	delNone     *Statement
 	softVersion *Statement
+	softNone    *Statement
+	force       [4]*Statement // by Using: the unconditional UPDATE
 	counters    map[*ColumnSchema]*Statement
 	lookups     []*LookupStatements
 	tokenRange  *Statement
@@ -323,10 +326,17 @@ func BuildStatements(t *TableSchema, keyspace string) (*TableStatements, error) 
 		if t.version != nil {
 			ts.create[0] = b.updateRow(0, "", versionNull)
 			ts.create[1] = b.updateRow(UsingTTL, "", versionNull)
-			ts.delVersion = b.deleteIfVersion()
+			ts.delVersion = b.deleteIfVersion(versionExpected)
+			ts.delNone = b.deleteIfVersion(versionNull)
 			if sd := t.softDelete; sd != nil {
-				ts.softVersion = b.updateRow(0, strconv.Itoa(sd.TTLSeconds), versionExpected)
+				ts.softVersion = b.softDeleteIf(sd.TTLSeconds, versionExpected)
+				ts.softNone = b.softDeleteIf(sd.TTLSeconds, versionNull)
 			}
+			for u := Using(0); u < 4; u++ {
+				ts.force[u] = b.updateRow(u, "", noVersion)
+			}
+		} else {
+			ts.force = ts.update
 		}
 	}
 	ts.selectKey = b.selectKey()
@@ -405,25 +415,53 @@ func (s *TableStatements) SelectPartition(r Range) *Statement {
 // column is in the key (use Insert).
 func (s *TableStatements) Update(u Using) *Statement { return s.update[u&3] }
 
-// UpdateIfNoVersion is the first write of a versioned entity: UPDATE t
-// [USING TTL ?] SET every non-key column = ? WHERE the primary key = ? IF
-// version = null, which applies when no row has the key (or only one
-// without a version). An UPDATE writes no row marker, so a row written
-// only by UPDATEs disappears once its cells expire (a soft delete's TTL).
-// ParamTTL if u asks, the non-key columns, then the key. Nil on a table
-// without a version.
+// UpdateIfNoVersion is the write of a versioned entity at version zero
+// (new, or read from a row without a version): UPDATE t [USING TTL ?] SET
+// every non-key column = ? WHERE the primary key = ? IF version IN (null,
+// 0) (IF version = null for a timestamp version), which applies when no
+// row has the key or its row has no version yet. A read cannot tell a
+// null version from 0, so the condition takes both; kandra's own int64
+// versions start at 1. An UPDATE writes no row marker, so a row written
+// only by UPDATEs disappears once its cells expire. ParamTTL if u asks,
+// the non-key columns, then the key. Nil on a table without a version.
 func (s *TableStatements) UpdateIfNoVersion(u Using) *Statement { return s.create[u&UsingTTL] }
+
+// ForceUpdate is Update without a condition: UPDATE t [USING TTL ? AND
+// TIMESTAMP ?] SET every non-key column = ? WHERE the primary key = ?,
+// ParamTTL and ParamTimestamp as u asks, then the non-key columns and the
+// key. It is the write of a forced save on a versioned table, which,
+// being an UPDATE, leaves no row marker; on a table without a version it
+// is Update. Nil for a counter table and for a table whose every column is
+// in the key.
+func (s *TableStatements) ForceUpdate(u Using) *Statement { return s.force[u&3] }
 
 // DeleteIfVersion is DELETE FROM t WHERE the primary key = ? IF version =
 // ?: the key as ParamColumn markers, then a ParamExpected of the version.
 // Nil on a table without a version.
 func (s *TableStatements) DeleteIfVersion() *Statement { return s.delVersion }
 
-// SoftDeleteIfVersion is the soft delete of a versioned table: UPDATE t
-// USING TTL n SET every non-key column = ? WHERE the primary key = ? IF
-// version = ?, with n the soft-delete TTL as a literal. Nil on a table
-// without a version or without SoftDelete.
+// DeleteIfNoVersion is the delete of a copy at version zero: DELETE FROM t
+// WHERE the primary key = ? IF version IN (null, 0) (IF version = null for
+// a timestamp version), the key as ParamColumn markers. Nil on a table
+// without a version.
+func (s *TableStatements) DeleteIfNoVersion() *Statement { return s.delNone }
+
+// SoftDeleteIfVersion is the soft delete of a versioned table, one
+// conditional batch of the row: BEGIN UNLOGGED BATCH INSERT INTO t (the
+// primary key) VALUES (?) USING TTL n; UPDATE t USING TTL n SET every
+// non-key column = ? WHERE the primary key = ? IF version = ? APPLY BATCH,
+// with n the soft-delete TTL as a literal: the key, the non-key columns
+// and the key again as ParamColumn markers, then a ParamExpected of the
+// version. The INSERT gives the row marker the same TTL as the cells, so
+// the row vanishes whole once it passes, even when an INSERT wrote its
+// marker earlier (a Save before the table had a Version, another client).
+// Nil on a table without a version or without SoftDelete.
 func (s *TableStatements) SoftDeleteIfVersion() *Statement { return s.softVersion }
+
+// SoftDeleteIfNoVersion is SoftDeleteIfVersion of a copy at version zero:
+// IF version IN (null, 0) (IF version = null for a timestamp version), no
+// ParamExpected. Nil on a table without a version or without SoftDelete.
+func (s *TableStatements) SoftDeleteIfNoVersion() *Statement { return s.softNone }
 
 // Delete is DELETE FROM t [USING TIMESTAMP ?] WHERE the primary key = ?:
 // the ParamTimestamp if asked, then the key as ParamColumn markers.
@@ -683,7 +721,7 @@ type versionCond uint8
 const (
 	noVersion       versionCond = iota // no condition
 	versionExpected                    // IF version = ?, a ParamExpected
-	versionNull                        // IF version = null: a first write
+	versionNull                        // IF version IN (null, 0) (= null for a timestamp): no version yet
 )
 
 // regular is the table's non-key columns, in column order.
@@ -702,6 +740,11 @@ func (b *stmtBuilder) regular() []*ColumnSchema {
 // written instead of u's markers.
 func (b *stmtBuilder) updateRow(u Using, ttl string, cond versionCond) *Statement {
 	w := newSB(b.t.name)
+	b.updateInto(w, u, ttl, cond)
+	return w.done()
+}
+
+func (b *stmtBuilder) updateInto(w *sb, u Using, ttl string, cond versionCond) {
 	w.WriteString("UPDATE ")
 	w.WriteString(b.qualify(b.t.cqlName))
 	if ttl != "" {
@@ -714,6 +757,19 @@ func (b *stmtBuilder) updateRow(u Using, ttl string, cond versionCond) *Statemen
 	w.WriteString(" WHERE ")
 	w.where(b.t.PrimaryKey())
 	b.ifVersion(w, cond)
+}
+
+// softDeleteIf renders the soft delete of a versioned table: the row
+// marker and every non-key column rewritten with the soft-delete TTL, in
+// one conditional batch of the row (see SoftDeleteIfVersion).
+func (b *stmtBuilder) softDeleteIf(ttl int, cond versionCond) *Statement {
+	n := strconv.Itoa(ttl)
+	w := newSB(b.t.name)
+	w.WriteString("BEGIN UNLOGGED BATCH ")
+	b.insertInto(w, b.t.cqlName, b.t.PrimaryKey())
+	w.WriteString(" USING TTL " + n + "; ")
+	b.updateInto(w, 0, n, cond)
+	w.WriteString(" APPLY BATCH")
 	return w.done()
 }
 
@@ -724,22 +780,27 @@ func (b *stmtBuilder) ifVersion(w *sb, cond versionCond) {
 	}
 	w.WriteString(" IF ")
 	w.WriteString(b.t.version.cqlName)
-	if cond == versionExpected {
+	switch {
+	case cond == versionExpected:
 		w.WriteString(" = ?")
 		w.mark(ParamExpected, b.t.version)
-	} else {
+	case b.t.version.goType == typeTime:
 		w.WriteString(" = null")
+	default:
+		// An int64 version read as 0 was null or 0: the condition takes
+		// both (kandra's own versions start at 1).
+		w.WriteString(" IN (null, 0)")
 	}
 	w.s.conditional = true
 }
 
-func (b *stmtBuilder) deleteIfVersion() *Statement {
+func (b *stmtBuilder) deleteIfVersion(cond versionCond) *Statement {
 	w := newSB(b.t.name)
 	w.WriteString("DELETE FROM ")
 	w.WriteString(b.qualify(b.t.cqlName))
 	w.WriteString(" WHERE ")
 	w.where(b.t.PrimaryKey())
-	b.ifVersion(w, versionExpected)
+	b.ifVersion(w, cond)
 	return w.done()
 }
 

@@ -61,6 +61,23 @@ func (w *stmtWallet) Describe(s *kandra.Schema[stmtWallet]) {
 	kandra.Version(s, &w.Version)
 }
 
+// stmtNote is versioned by a timestamp and soft-deleted, with a
+// clustering key: the soft delete is one conditional batch of the row.
+type stmtNote struct {
+	Board   string
+	NoteID  uuid.UUID
+	Body    string
+	Deleted bool
+	Version time.Time
+}
+
+func (n *stmtNote) Describe(s *kandra.Schema[stmtNote]) {
+	s.Table("notes", kandra.SoftDelete(600, &n.Deleted))
+	kandra.Bind(s, &n.Board, kandra.PartitionKey(0))
+	kandra.Bind(s, &n.NoteID, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+	kandra.Version(s, &n.Version)
+}
+
 type stmtHits struct {
 	Page  string
 	Hits  int64
@@ -133,7 +150,12 @@ func renderTable(t *testing.T, b *strings.Builder, ts *kandra.TableSchema, ks st
 	renderStmt(b, "update if no version", st.UpdateIfNoVersion(0))
 	renderStmt(b, "update if no version ttl", st.UpdateIfNoVersion(kandra.UsingTTL))
 	renderStmt(b, "delete if version", st.DeleteIfVersion())
+	renderStmt(b, "delete if no version", st.DeleteIfNoVersion())
 	renderStmt(b, "soft delete if version", st.SoftDeleteIfVersion())
+	renderStmt(b, "soft delete if no version", st.SoftDeleteIfNoVersion())
+	for _, u := range usings {
+		renderStmt(b, "force update"+u.n, st.ForceUpdate(u.u))
+	}
 	renderStmt(b, "token range", st.TokenRange())
 	for _, c := range ts.Columns() {
 		if c.IsCounter() {
@@ -161,6 +183,7 @@ func TestStatementsGolden(t *testing.T) {
 	renderTable(t, &b, kandra.MustRegister[stmtTodo]().Schema(), "TodoApp")
 	renderTable(t, &b, kandra.MustRegister[stmtWallet]().Schema(), "")
 	renderTable(t, &b, kandra.MustRegister[stmtHits]().Schema(), "app")
+	renderTable(t, &b, kandra.MustRegister[stmtNote]().Schema(), "app")
 	path := filepath.Join("testdata", "statements.golden")
 	if *updateGolden {
 		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {

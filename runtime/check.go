@@ -53,6 +53,22 @@ func (r *Repo[T]) checkKey(op string, e *T, cols []*kandra.ColumnSchema, insert 
 		if msg := keyProblem(p, c.IsPartitionKey() && r.lonePartition); msg != "" {
 			return r.argErr(op, "field "+c.GoName(), "key column "+c.Name()+" "+msg)
 		}
+		if err := c.CheckValue(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkValues refuses a value of e's other columns that its column cannot
+// hold exactly (a *errors.ValueError, see kandra.ColumnSchema.CheckValue),
+// before anything is sent. checkKey checks the key columns.
+func (r *Repo[T]) checkValues(e *T) error {
+	for _, c := range r.checked {
+		p, _ := c.Pointer(e)
+		if err := c.CheckValue(p); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -81,10 +97,7 @@ func keyProblem(p any, lone bool) string {
 		}
 		return ""
 	case *time.Time:
-		if lone && x.IsZero() {
-			return "is the zero time.Time, which is sent as an empty value: the servers refuse an empty partition key"
-		}
-		return ""
+		return "" // the zero time.Time is the instant 0001-01-01T00:00:00Z
 	case *netip.Addr:
 		if !x.IsValid() {
 			return "is the zero netip.Addr, which is sent as null: the servers refuse a null key value"

@@ -486,6 +486,12 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active boo
 	if !c.hasPageSize {
 		c.pageSize = defaultPageSize
 	}
+	col := r.lookups[l.idx].IndexColumn()
+	col.StoredForm(&v)
+	if err := col.CheckValue(&v); err != nil {
+		it.err = err
+		return it
+	}
 	if isEmpty(&v) {
 		return it
 	}

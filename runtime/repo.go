@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/netip"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -33,9 +34,10 @@ type Repo[T any] struct {
 	partition     []*kandra.ColumnSchema
 	clustering    []*kandra.ColumnSchema
 	lonePartition bool
-	batch         []int // indices of BATCH lookups
-	eventual      []int // indices of EVENTUAL lookups
-	unique        []int // indices of UNIQUE lookups
+	checked       []*kandra.ColumnSchema // the non-key columns whose values are checked (see checkValues)
+	batch         []int                  // indices of BATCH lookups
+	eventual      []int                  // indices of EVENTUAL lookups
+	unique        []int                  // indices of UNIQUE lookups
 	lookups       []*kandra.LookupTableSchema
 	inserts       sync.Pool // *eventualInsert[T], reused once their writes are done
 }
@@ -54,6 +56,9 @@ func NewRepo[T any](rt *Runtime, t *kandra.Table[T]) (*Repo[T], error) {
 		partition: ts.PartitionKeys(), clustering: ts.ClusteringKeys()}
 	r.lonePartition = len(r.partition) == 1
 	for _, c := range ts.Columns() {
+		if c.ChecksValues() && c.Role() == kandra.RegularColumn {
+			r.checked = append(r.checked, c)
+		}
 		if _, ok := c.GeneratedUUID(); ok {
 			r.gen = append(r.gen, c)
 		}
@@ -394,7 +399,8 @@ func (r *Repo[T]) lookupValue(i int, e *T) any {
 }
 
 // isEmpty reports a lookup value that the servers refuse as a key: ""
-// or an empty blob, or null.
+// or an empty blob, or null (a nil pointer or collection, the zero
+// netip.Addr). Such a value has no lookup row.
 func isEmpty(p any) bool {
 	switch x := p.(type) {
 	case *string:
@@ -403,6 +409,8 @@ func isEmpty(p any) bool {
 		return len(*x) == 0
 	case *int, *int64, *int32, *int16, *int8, *bool, *uuid.UUID, *time.Time, *float64, *float32:
 		return false
+	case *netip.Addr:
+		return !x.IsValid() // the zero Addr is null
 	}
 	v := reflect.ValueOf(p).Elem()
 	switch v.Kind() {
@@ -410,9 +418,15 @@ func isEmpty(p any) bool {
 		return v.IsNil()
 	case reflect.String:
 		return v.Len() == 0
+	case reflect.Struct:
+		if v.Type().ConvertibleTo(typeAddr) { // type IP netip.Addr
+			return !v.Convert(typeAddr).Interface().(netip.Addr).IsValid()
+		}
 	}
 	return false
 }
+
+var typeAddr = reflect.TypeFor[netip.Addr]()
 
 func equalPtr(a, b any) bool {
 	switch x := a.(type) {
@@ -448,22 +462,25 @@ func equalPtr(a, b any) bool {
 // counter table is a *errors.QueryError.
 //
 // On a table with a Version, Save never overwrites another version: an
-// entity with a zero version is written only if no row has its key, and
-// one with a version only if the row still has that version (then e gets
-// the next one), each as a lightweight transaction after the BATCH lookup
-// rows (see the package documentation). A stale copy, or a new entity
-// whose key is taken, is an *errors.OptimisticLockError, the row is not
-// written and e is left as it was. Timestamp is refused there; ForceSave
-// writes without the check.
+// entity with a zero version is written only if the row of its key has no
+// version (there is none, or it was written before the table had a
+// Version: a Get of it reads version zero), and one with a version only if
+// the row still has that version; then e gets the next one. Each is a
+// lightweight transaction after the BATCH lookup rows (see versioned.go).
+// A stale copy, or a new entity whose key has a versioned row, is an
+// *errors.OptimisticLockError, the row is not written and e is left as it
+// was; SaveIfNotExists refuses any existing row. Timestamp is refused
+// there; ForceSave writes without the check.
 func (r *Repo[T]) Save(ctx context.Context, e *T, opts ...CallOption) error {
 	return r.save(ctx, "Save", e, opts, false)
 }
 
 // ForceSave is Save without the version check of a versioned table: it
 // upserts e as it is (its version stamped to the first one when zero),
-// overwriting whatever version the row has. It is the seed's
-// updateForce, for repairs and imports; on a table without a Version it is
-// Save.
+// overwriting whatever version the row has, by an UPDATE (ForceUpdate, in
+// the LOGGED BATCH of its lookup rows), so that it leaves no row marker. It
+// is the seed's updateForce, for repairs and imports; on a table without a
+// Version it is Save.
 func (r *Repo[T]) ForceSave(ctx context.Context, e *T, opts ...CallOption) error {
 	return r.save(ctx, "ForceSave", e, opts, true)
 }
@@ -495,6 +512,9 @@ func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []CallOption, 
 	if err := r.checkKey(op, e, r.key, true); err != nil {
 		return err
 	}
+	if err := r.checkValues(e); err != nil {
+		return err
+	}
 	if !force && r.ts.VersionColumn() != nil {
 		return r.saveVersioned(ctx, e, c, cons)
 	}
@@ -503,6 +523,11 @@ func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []CallOption, 
 	// leaves e as it was.
 	ts := insertTS(c)
 	ins := r.st.Insert(using(c))
+	if r.ts.VersionColumn() != nil {
+		// ForceSave writes a versioned row by an UPDATE too, so that it
+		// leaves no row marker (see versioned.go).
+		ins = r.st.ForceUpdate(using(c))
+	}
 	row := sc.query(ins)
 	row.Values = r.appendWrite(sc.values(ins.NumParams()), ins, c, e, nil)
 	for _, i := range r.batch {
@@ -699,6 +724,8 @@ func (sc *scratch) values(n int) []any {
 // are written before it, in one LOGGED BATCH (a conditional statement
 // cannot join a multi-table batch); when the row was not written, they
 // point to an entity that does not hold their values, and reads skip them.
+// On a versioned table too it refuses any existing row, one without a
+// version included (where a Save of a zero version would write).
 // Options: TTL, Consistency, SerialConsistency; Timestamp is refused.
 func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption) (bool, error) {
 	const op = "SaveIfNotExists"
@@ -733,15 +760,17 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 	if err := r.checkKey(op, e, r.key, true); err != nil {
 		return false, err
 	}
+	if err := r.checkValues(e); err != nil {
+		return false, err
+	}
 	was := *e // put back when the row is not written
 	r.stampInsert(e)
 	ts := insertTS(&c)
+	// On a versioned table too: an UPDATE IF version IN (null, 0) would
+	// take over a live row without a version. The row marker it writes
+	// does not outlive a soft delete, which rewrites it with its TTL (see
+	// versioned.go).
 	ins := r.st.InsertIfNotExists(using(&c))
-	if r.ts.VersionColumn() != nil {
-		// Versioned rows are written by UPDATEs only, so that a soft
-		// delete's TTL takes the whole row (see versioned.go).
-		ins = r.st.UpdateIfNoVersion(using(&c) & kandra.UsingTTL)
-	}
 	row := &Query{Statement: ins, Values: r.bindWrite(ins, &c, e, nil), Consistency: cons, SerialConsistency: serial}
 	var entries []*Query
 	for _, i := range r.batch {
@@ -800,9 +829,11 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 // without a version every value of new is written again (old may be a
 // stale copy), in the primary row's LOGGED BATCH for BATCH lookups,
 // asynchronously for EVENTUAL ones. On a versioned table the UPDATE
-// carries IF version = old's version and sets new's version to the next
-// one; a conflict is a *errors.OptimisticLockError and new is left as it
-// was (see the package documentation for the order of the writes).
+// carries IF version = old's version (IF version IN (null, 0) when old's
+// is zero: old was read from a row without a version) and sets new's
+// version to the next one; a conflict is a *errors.OptimisticLockError and
+// new is left as it was (see the package documentation for the order of
+// the writes, versioned.go for the conditions).
 func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (err error) {
 	const op = "Update"
 	if err := r.begin(ctx, op); err != nil {
@@ -831,6 +862,9 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 	if err := r.checkKey(op, nw, r.key, false); err != nil {
 		return err
 	}
+	if err := r.checkValues(nw); err != nil {
+		return err
+	}
 	if err := r.t.Validate(nw); err != nil {
 		return err
 	}
@@ -850,7 +884,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 		}
 	}
 	if versioned {
-		if err := r.checkVersioned(op, &c, old); err != nil {
+		if err := r.checkVersioned(op, &c); err != nil {
 			return err
 		}
 	}
@@ -909,6 +943,9 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 		}
 	}
 	st := r.st.Update(using(&c))
+	if versioned && r.versionZero(old) {
+		st = r.st.UpdateIfNoVersion(using(&c)) // old was read without a version
+	}
 	if st == nil { // every column is in the key
 		st = r.st.Insert(using(&c))
 	}
@@ -956,10 +993,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 		}
 		if !applied {
 			r.giveBack(ctx, op, claimed, &c, cons)
-			vc := r.ts.VersionColumn()
-			p, _ := vc.Pointer(old)
-			return &kerrors.OptimisticLockError{EntityType: r.typeName, Key: r.redactedKey(nw),
-				Message: fmt.Sprintf("%s = %v expected, the row has another version", vc.Name(), reflect.ValueOf(p).Elem().Interface())}
+			return r.lockErr(nw, r.expected(old)+" expected, the row has another version or is gone: Get it again and retry")
 		}
 		written = true
 		r.landed(claimed)
@@ -1024,7 +1058,8 @@ func (r *Repo[T]) Delete(ctx context.Context, e *T, opts ...CallOption) error {
 // BATCH, this entity's own row of each of e's non-unique lookup values,
 // then releases the unique values e holds (the claims it held when the
 // call began, never a newer one). On a versioned table the DELETE carries
-// IF version = e's version and runs alone, and the lookup rows follow it.
+// IF version = e's version (IF version IN (null, 0) when e's is zero) and
+// runs alone, and the lookup rows follow it.
 // Options: Timestamp (of the deletes; refused on a versioned table),
 // Consistency, SerialConsistency.
 func (r *Repo[T]) HardDelete(ctx context.Context, e *T, opts ...CallOption) error {
@@ -1062,7 +1097,7 @@ func (r *Repo[T]) hardDelete(ctx context.Context, op string, e *T, opts []CallOp
 	}
 	versioned := !force && r.ts.VersionColumn() != nil
 	if versioned {
-		if err := r.checkVersioned(op, &c, e); err != nil {
+		if err := r.checkVersioned(op, &c); err != nil {
 			return err
 		}
 	}
@@ -1093,6 +1128,9 @@ func (r *Repo[T]) hardDelete(ctx context.Context, op string, e *T, opts []CallOp
 // SoftDelete sets e's marker (if the table has one) to true, stamps
 // UpdatedAt, and rewrites the row with the table's soft-delete TTL. The
 // lookup rows are left alone. It is an error on a table without SoftDelete.
+// On a versioned table it is conditional on e's version like HardDelete,
+// moves e to the next version, and rewrites the row marker with the TTL
+// too (SoftDeleteIfVersion), so the row vanishes whole when it passes.
 func (r *Repo[T]) SoftDelete(ctx context.Context, e *T, opts ...CallOption) error {
 	const op = "SoftDelete"
 	if err := r.begin(ctx, op); err != nil {
@@ -1139,7 +1177,9 @@ func (r *Repo[T]) SoftDelete(ctx context.Context, e *T, opts ...CallOption) erro
 // Reads.
 
 // Get reads the row with key's primary key (the other fields of key are
-// ignored) into a new entity; ErrNotFound when there is none.
+// ignored) into a new entity; ErrNotFound when there is none. On a
+// versioned table a row whose version is null reads at version zero (see
+// versioned.go).
 func (r *Repo[T]) Get(ctx context.Context, key *T, opts ...CallOption) (*T, error) {
 	if err := r.begin(ctx, "Get"); err != nil {
 		return nil, err
@@ -1170,7 +1210,7 @@ func (r *Repo[T]) getIn(ctx context.Context, op string, sc *scratch, key *T) (*T
 	if err != nil {
 		return nil, err
 	}
-	if !found || r.ghost(e) {
+	if !found {
 		return nil, r.notFound(key)
 	}
 	return e, nil
@@ -1374,7 +1414,7 @@ func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []Ca
 			if !rows.Next(kandra.AppendResult(r.t, st, e, dst[:0])) {
 				break
 			}
-			if (active && r.deleted(e)) || r.ghost(e) {
+			if active && r.deleted(e) {
 				continue
 			}
 			it.rows = append(it.rows, e)
@@ -1459,6 +1499,11 @@ func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []CallOp
 		return nil, err
 	}
 	defer r.rt.leave()
+	col := r.lookups[l.idx].IndexColumn()
+	col.StoredForm(&v)
+	if err := col.CheckValue(&v); err != nil {
+		return nil, err
+	}
 	if isEmpty(&v) {
 		return nil, l.notFound(v)
 	}

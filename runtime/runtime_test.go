@@ -146,7 +146,7 @@ func TestSaveValidationAndEmptyLookups(t *testing.T) {
 	if err := repo.ForceSave(context.Background(), &fUser{}); err != nil {
 		t.Fatal(err)
 	}
-	if log := f.sent(); len(log) != 1 || log[0].batch != nil || !strings.HasPrefix(log[0].cql, "INSERT INTO ks.fusers (") {
+	if log := f.sent(); len(log) != 1 || log[0].batch != nil || !strings.HasPrefix(log[0].cql, "UPDATE ks.fusers SET") {
 		t.Fatalf("empty lookups wrote %+v", log)
 	}
 }
@@ -229,7 +229,7 @@ func TestDriverErrorWrappedAndEventualFailureReported(t *testing.T) {
 	if len(got) != 1 || got[0] != "fusers_by_ticket" {
 		t.Fatalf("listener got %v", got)
 	}
-	f.fail = "INSERT INTO ks.fusers ("
+	f.fail = "UPDATE ks.fusers SET"
 	_, repo2, _, _ := newFake(t)
 	repo2.rt.d.(*fake).fail = f.fail
 	err := repo2.ForceSave(context.Background(), &fUser{})

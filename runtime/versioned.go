@@ -11,31 +11,53 @@ import (
 )
 
 // The write paths of a table with a Version. None of them overwrites or
-// deletes a row whose version differs from the caller's copy:
+// deletes a row whose version differs from the caller's copy. A copy's
+// version v is the version it was read at; version zero (int64 0, the zero
+// time.Time) is "no version yet": a new entity, or one read from a row
+// whose version is null (written before the table had a Version, or by
+// another client). A read cannot tell a null version from 0, so zero
+// conditions on IF version IN (null, 0) (IF version = null for a time.Time
+// version); kandra's own int64 versions start at 1.
 //
-//   - Save of a zero version: UPDATE ... IF version = null (no row with the
-//     key, or only a versionless one), at the first version;
-//   - Save of a version v: UPDATE ... IF version = v, at the next version;
-//   - Update: UPDATE ... IF version = old's (see Update);
-//   - HardDelete: DELETE ... IF version = v;
-//   - SoftDelete: UPDATE ... USING TTL n ... IF version = v, at the next
-//     version.
+//   - Save: UPDATE ... IF version IN (null, 0) at zero (no row with the
+//     key, or one without a version), IF version = v otherwise; e gets the
+//     next version (1, or now for a time.Time);
+//   - Update(old, new): UPDATE ... IF version = old's (IN (null, 0) when
+//     old's is zero), new at the next version;
+//   - HardDelete: DELETE ... IF version = v (IN (null, 0) at zero);
+//   - SoftDelete: one conditional batch of the row (the row marker and
+//     every non-key column USING TTL n, IF version = v or IN (null, 0)), at
+//     the next version;
+//   - ForceSave: an unconditional UPDATE (with the lookup rows' LOGGED
+//     BATCH); ForceDelete: an unconditional DELETE.
 //
-// Every one is a lightweight transaction, so none carries a client
-// timestamp, and the rows of a versioned table are written by Paxos only
-// (ForceSave and ForceDelete aside). The first write is an UPDATE, not an
-// INSERT, so no row marker outlives the cells: a soft-deleted row vanishes
-// whole once its TTL passes. A row with a null version (a leftover of a
-// ForceSave whose cells expired) reads as not found.
+// Every conditional one is a lightweight transaction, so none carries a
+// client timestamp. At zero the condition cannot tell a row without a
+// version from no row: an Update or a delete of a zero copy whose row was
+// deleted meanwhile applies (the Update writes the entity anew at version
+// 1, as a Save of a new entity would; the delete deletes nothing). Only
+// SaveIfNotExists (INSERT ... IF NOT EXISTS) refuses any existing row.
+//
+// Row markers. kandra writes a versioned row by UPDATEs, which leave no
+// row marker, except SaveIfNotExists; an INSERT may also have written one
+// before the table had a Version (a Save of the versionless entity) or
+// from another client. The soft delete rewrites the marker with its TTL
+// too, so a soft-deleted row vanishes whole once the TTL passes, whoever
+// wrote the marker. So a row with a null version is a live row, never a
+// leftover: it reads as the entity at version zero. (A caller's TTL on
+// Save, Update or ForceSave is an UPDATE USING TTL of the cells: a marker
+// written earlier without a TTL outlives them, and the key then reads as
+// an entity with zero fields at version zero, as on a table without a
+// Version.)
 
 // checkVersioned refuses what a versioned write cannot do: a client
-// timestamp, and (for a delete) a copy that has no version to check.
-func (r *Repo[T]) checkVersioned(op string, c *call, e *T) error {
+// timestamp. A copy at version zero is written conditionally too (IF
+// version IN (null, 0)), so it needs no refusal: a copy that was never
+// read (only its key set) deletes or updates only a row without a
+// version, and a row with one refuses it (*errors.OptimisticLockError).
+func (r *Repo[T]) checkVersioned(op string, c *call) error {
 	if c.hasTS {
 		return r.argErr(op, "Timestamp", "a versioned (conditional) write cannot carry a client timestamp; ForceSave and ForceDelete can")
-	}
-	if e != nil && r.versionZero(e) {
-		return r.argErr(op, "field "+r.ts.VersionColumn().GoName(), "the entity has no version, so there is no version to check: "+op+" the entity as it was read (Get), or ForceDelete")
 	}
 	return nil
 }
@@ -58,6 +80,19 @@ func (r *Repo[T]) versionOf(e *T) any {
 	return reflect.ValueOf(p).Elem().Interface()
 }
 
+// expected renders the condition a write of e carried, for a message:
+// "version = 4", or "no version (version null or 0)" at zero.
+func (r *Repo[T]) expected(e *T) string {
+	name := r.ts.VersionColumn().Name()
+	if r.versionZero(e) {
+		if r.ts.VersionColumn().GoType() == reflect.TypeFor[time.Time]() {
+			return "no version (" + name + " null)"
+		}
+		return "no version (" + name + " null or 0)"
+	}
+	return fmt.Sprintf("%s = %v", name, r.versionOf(e))
+}
+
 func (r *Repo[T]) lockErr(e *T, msg string) error {
 	return &kerrors.OptimisticLockError{EntityType: r.typeName, Key: r.redactedKey(e), Message: msg}
 }
@@ -65,7 +100,7 @@ func (r *Repo[T]) lockErr(e *T, msg string) error {
 // saveVersioned is Save on a versioned table (see Save).
 func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.Consistency) (err error) {
 	const op = "Save"
-	if err := r.checkVersioned(op, c, nil); err != nil {
+	if err := r.checkVersioned(op, c); err != nil {
 		return err
 	}
 	serial, err := r.serialCons(op, c)
@@ -137,9 +172,9 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 	if !applied {
 		r.giveBack(ctx, op, claimed, c, cons)
 		if first {
-			return r.lockErr(&was, "a row with this key exists: Get it and Update it (or Save the copy you read), or ForceSave to overwrite it")
+			return r.lockErr(&was, "a row with this key exists and has a version: Get it and Update it (or Save the copy you read), or ForceSave to overwrite it")
 		}
-		return r.lockErr(&was, fmt.Sprintf("%s = %v expected, the row has another version or is gone: Get it again and retry", r.ts.VersionColumn().Name(), r.versionOf(&was)))
+		return r.lockErr(&was, r.expected(&was)+" expected, the row has another version or is gone: Get it again and retry")
 	}
 	r.landed(claimed)
 	r.eventualInserts(ctx, OpSave, cons, e, evTS)
@@ -155,13 +190,16 @@ func (r *Repo[T]) deleteVersioned(ctx context.Context, op string, e *T, c *call,
 		return err
 	}
 	st := r.st.DeleteIfVersion()
+	if r.versionZero(e) {
+		st = r.st.DeleteIfNoVersion()
+	}
 	q := &Query{Statement: st, Values: r.bindWrite(st, c, e, e), Consistency: cons, SerialConsistency: serial}
 	applied, err := r.exec(ctx, OpDelete, q)
 	if err != nil {
 		return err
 	}
 	if !applied {
-		return r.lockErr(e, fmt.Sprintf("%s = %v expected, the row has another version or is gone: nothing was deleted; Get it again and retry, or ForceDelete", r.ts.VersionColumn().Name(), r.versionOf(e)))
+		return r.lockErr(e, r.expected(e)+" expected, the row has another version or is gone: nothing was deleted; Get it again and retry, or ForceDelete")
 	}
 	if len(lookupDels) > 0 {
 		if err := r.batchExec(ctx, OpDelete, cons, lookupDels, nil); err != nil {
@@ -180,7 +218,7 @@ func (r *Repo[T]) deleteVersioned(ctx context.Context, op string, e *T, c *call,
 // rewrite at the next version, e left as it was when it does not apply.
 func (r *Repo[T]) softDeleteVersioned(ctx context.Context, e *T, c *call, cons kandra.Consistency) (err error) {
 	const op = "SoftDelete"
-	if err := r.checkVersioned(op, c, e); err != nil {
+	if err := r.checkVersioned(op, c); err != nil {
 		return err
 	}
 	serial, err := r.serialCons(op, c)
@@ -202,12 +240,15 @@ func (r *Repo[T]) softDeleteVersioned(ctx context.Context, e *T, c *call, cons k
 	}
 	r.nextVersion(&was, e)
 	st := r.st.SoftDeleteIfVersion()
+	if r.versionZero(&was) {
+		st = r.st.SoftDeleteIfNoVersion()
+	}
 	applied, err := r.exec(ctx, OpSoftDelete, &Query{Statement: st, Values: r.bindWrite(st, c, e, &was), Consistency: cons, SerialConsistency: serial})
 	if err != nil {
 		return err
 	}
 	if !applied {
-		return r.lockErr(&was, fmt.Sprintf("%s = %v expected, the row has another version or is gone: nothing was written; Get it again and retry", r.ts.VersionColumn().Name(), r.versionOf(&was)))
+		return r.lockErr(&was, r.expected(&was)+" expected, the row has another version or is gone: nothing was written; Get it again and retry")
 	}
 	return nil
 }
@@ -223,11 +264,4 @@ func (r *Repo[T]) keepInsertStamps(e, from *T) {
 		pf, _ := c.Pointer(from)
 		reflect.ValueOf(pe).Elem().Set(reflect.ValueOf(pf).Elem())
 	}
-}
-
-// ghost reports a row of a versioned table read without a version: what
-// remains of a ForceSave (an INSERT, with its row marker) once a soft
-// delete's cells expired. It reads as not found.
-func (r *Repo[T]) ghost(e *T) bool {
-	return r.ts.VersionColumn() != nil && r.versionZero(e)
 }

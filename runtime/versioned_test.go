@@ -44,7 +44,7 @@ func TestVersionedWritePaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := f.sent()
-	if u.Version != 1 || len(log) != 2 || !strings.HasPrefix(log[1].cql, "UPDATE ks.fusers SET") || !strings.HasSuffix(log[1].cql, "IF version = null") ||
+	if u.Version != 1 || len(log) != 2 || !strings.HasPrefix(log[1].cql, "UPDATE ks.fusers SET") || !strings.HasSuffix(log[1].cql, "IF version IN (null, 0)") ||
 		log[1].serial != kandra.ConsistencySerial || !strings.HasPrefix(log[0].cql, "INSERT INTO ks.fusers_by_email") {
 		t.Fatalf("first Save: version %d, sent %+v", u.Version, log)
 	}
@@ -90,15 +90,12 @@ func TestVersionedWritePaths(t *testing.T) {
 	}
 	f.applied = true
 
-	// A delete needs a version to check.
-	if err := users.HardDelete(ctx, &fUser{ID: u.ID}); !errors.Is(err, kerrors.ErrArgument) {
-		t.Fatalf("HardDelete without a version: %v", err)
-	}
-	if err := users.Update(ctx, &fUser{ID: u.ID}, &fUser{ID: u.ID}); !errors.Is(err, kerrors.ErrArgument) {
-		t.Fatalf("Update of a copy without a version: %v", err)
-	}
+	// A timestamp cannot join a conditional write.
 	if err := users.Save(ctx, u, Timestamp(clock.UnixMicro())); !errors.Is(err, kerrors.ErrArgument) {
 		t.Fatalf("versioned Save with a timestamp: %v", err)
+	}
+	if err := users.HardDelete(ctx, &fUser{ID: u.ID}, Timestamp(clock.UnixMicro())); !errors.Is(err, kerrors.ErrArgument) {
+		t.Fatalf("versioned HardDelete with a timestamp: %v", err)
 	}
 	n := len(f.sent())
 	if err := users.HardDelete(ctx, u); err != nil {
@@ -111,9 +108,15 @@ func TestVersionedWritePaths(t *testing.T) {
 		t.Fatalf("HardDelete sent %+v", got)
 	}
 
-	// The forced forms are the unconditional writes.
-	if err := users.ForceSave(ctx, &fUser{ID: u.ID, Version: 7}); err != nil || !strings.HasPrefix(last().cql, "INSERT INTO ks.fusers (") {
+	// The forced forms are the unconditional writes; ForceSave is an
+	// UPDATE, which leaves no row marker.
+	if err := users.ForceSave(ctx, &fUser{ID: u.ID, Version: 7}); err != nil ||
+		last().cql != "UPDATE ks.fusers SET email = ?, ticket = ?, bio = ?, updated_at = ?, version = ? WHERE id = ?" {
 		t.Fatalf("ForceSave: %v %+v", err, last())
+	}
+	if err := users.ForceSave(ctx, &fUser{ID: u.ID, Email: "f@b", Version: 7}, TTL(60), Timestamp(clock.UnixMicro())); err != nil ||
+		len(last().batch) != 2 || !strings.HasPrefix(last().batch[0], "UPDATE ks.fusers USING TTL ? AND TIMESTAMP ? SET ") || strings.Contains(last().batch[0], " IF ") {
+		t.Fatalf("ForceSave with a lookup row: %v %+v", err, last())
 	}
 	if err := users.ForceDelete(ctx, &fUser{ID: u.ID}); err != nil || !strings.HasPrefix(last().cql, "DELETE FROM ks.fusers WHERE id = ?") || strings.Contains(last().cql, " IF ") {
 		t.Fatalf("ForceDelete: %v %+v", err, last())
@@ -121,8 +124,10 @@ func TestVersionedWritePaths(t *testing.T) {
 
 	// SoftDelete: the conditional rewrite with the TTL, at the next version.
 	d := &fDoc{ID: uuid.New(), Title: "t", Version: 4}
+	// It rewrites the row marker with the TTL too, in one conditional
+	// batch of the row, so the row vanishes whole.
 	if err := docs.SoftDelete(ctx, d); err != nil || !d.Deleted || d.Version != 5 ||
-		last().cql != "UPDATE ks.fdocs USING TTL 3600 SET title = ?, deleted = ?, version = ? WHERE id = ? IF version = ?" {
+		last().cql != "BEGIN UNLOGGED BATCH INSERT INTO ks.fdocs (id) VALUES (?) USING TTL 3600; UPDATE ks.fdocs USING TTL 3600 SET title = ?, deleted = ?, version = ? WHERE id = ? IF version = ? APPLY BATCH" {
 		t.Fatalf("SoftDelete: %v %+v %+v", err, d, last())
 	}
 	f.applied = false
@@ -132,10 +137,109 @@ func TestVersionedWritePaths(t *testing.T) {
 	}
 }
 
-// ghostRows answers every SELECT with one row whose version is null.
-type ghostRows struct{ done bool }
+// TestZeroVersionWritePaths: a copy at version zero (read from a row
+// whose version is null, or never read) is written and deleted IF version
+// IN (null, 0), moves to version 1, and is refused, unchanged, when the
+// row has a version.
+func TestZeroVersionWritePaths(t *testing.T) {
+	f, users, rt, _ := newFake(t)
+	docs := MustNewRepo(rt, fDocs)
+	ctx := context.Background()
+	last := func() sent { l := f.sent(); return l[len(l)-1] }
+	id := uuid.New()
 
-func (g *ghostRows) Next(dst []any) bool {
+	old := &fUser{ID: id, Email: "a@b"}
+	nw := *old
+	nw.Bio = "edited"
+	if err := users.Update(ctx, old, &nw); err != nil || nw.Version != 1 || old.Version != 0 {
+		t.Fatalf("Update of a zero copy: %v, new %+v", err, nw)
+	}
+	if got := last(); got.cql != "UPDATE ks.fusers SET email = ?, ticket = ?, bio = ?, updated_at = ?, version = ? WHERE id = ? IF version IN (null, 0)" || !got.serial.IsSerial() {
+		t.Fatalf("Update of a zero copy sent %+v", got)
+	}
+	n := len(f.sent())
+	if err := users.HardDelete(ctx, &fUser{ID: id}); err != nil {
+		t.Fatalf("HardDelete of a zero copy: %v", err)
+	}
+	if got := f.sent()[n:]; len(got) != 1 || got[0].cql != "DELETE FROM ks.fusers WHERE id = ? IF version IN (null, 0)" || !got[0].serial.IsSerial() {
+		t.Fatalf("HardDelete of a zero copy sent %+v", got)
+	}
+	d := &fDoc{ID: id, Title: "t"}
+	if err := docs.SoftDelete(ctx, d); err != nil || !d.Deleted || d.Version != 1 ||
+		last().cql != "BEGIN UNLOGGED BATCH INSERT INTO ks.fdocs (id) VALUES (?) USING TTL 3600; UPDATE ks.fdocs USING TTL 3600 SET title = ?, deleted = ?, version = ? WHERE id = ? IF version IN (null, 0) APPLY BATCH" {
+		t.Fatalf("SoftDelete of a zero copy: %v %+v %+v", err, d, last())
+	}
+	// SaveIfNotExists refuses any row, one without a version too: it is
+	// the INSERT ... IF NOT EXISTS of every table.
+	if ok, err := users.SaveIfNotExists(ctx, &fUser{ID: id}); err != nil || !ok || !strings.HasPrefix(last().cql, "INSERT INTO ks.fusers (") || !strings.HasSuffix(last().cql, " IF NOT EXISTS") {
+		t.Fatalf("SaveIfNotExists: %v %v %+v", ok, err, last())
+	}
+
+	// The row has a version: each is refused and leaves its argument.
+	f.applied = false
+	old = &fUser{ID: id, Email: "a@b"}
+	nw = *old
+	nw.Bio = "edited"
+	want := nw
+	var ol *kerrors.OptimisticLockError
+	if err := users.Update(ctx, old, &nw); !errors.As(err, &ol) || !strings.Contains(ol.Message, "no version (version null or 0) expected") || nw != want {
+		t.Fatalf("refused Update of a zero copy: %v, new %+v", err, nw)
+	}
+	if err := users.HardDelete(ctx, &fUser{ID: id}); !errors.As(err, &ol) || !strings.Contains(ol.Message, "nothing was deleted") {
+		t.Fatalf("refused HardDelete of a zero copy: %v", err)
+	}
+	d = &fDoc{ID: id, Title: "t"}
+	if err := docs.SoftDelete(ctx, d); !errors.Is(err, kerrors.ErrOptimisticLock) || d.Deleted || d.Version != 0 {
+		t.Fatalf("refused SoftDelete of a zero copy: %v %+v", err, d)
+	}
+	if err := users.Save(ctx, &fUser{ID: id}); !errors.As(err, &ol) || !strings.Contains(ol.Message, "has a version") {
+		t.Fatalf("refused Save of a new entity: %v", err)
+	}
+}
+
+// fStamp is versioned by a timestamp.
+type fStamp struct {
+	ID      uuid.UUID
+	Body    string
+	Version time.Time
+}
+
+func (s *fStamp) Describe(sc *kandra.Schema[fStamp]) {
+	sc.Table("fstamps")
+	kandra.Bind(sc, &s.ID, kandra.PartitionKey(0))
+	kandra.Version(sc, &s.Version)
+}
+
+// TestZeroTimeVersion: a zero time.Time version conditions on IF version
+// = null (a timestamp read as zero was null) and moves to the clock.
+func TestZeroTimeVersion(t *testing.T) {
+	f, _, rt, _ := newFake(t)
+	stamps := MustNewRepo(rt, kandra.MustRegister[fStamp]())
+	ctx := context.Background()
+	old := &fStamp{ID: uuid.New(), Body: "a"}
+	nw := *old
+	nw.Body = "b"
+	if err := stamps.Update(ctx, old, &nw); err != nil || !nw.Version.Equal(clock.Truncate(time.Millisecond)) {
+		t.Fatalf("Update: %v %+v", err, nw)
+	}
+	l := f.sent()
+	if got := l[len(l)-1].cql; got != "UPDATE ks.fstamps SET body = ?, version = ? WHERE id = ? IF version = null" {
+		t.Fatalf("Update sent %q", got)
+	}
+	if err := stamps.HardDelete(ctx, &fStamp{ID: old.ID}); err != nil {
+		t.Fatal(err)
+	}
+	l = f.sent()
+	if got := l[len(l)-1].cql; got != "DELETE FROM ks.fstamps WHERE id = ? IF version = null" {
+		t.Fatalf("HardDelete sent %q", got)
+	}
+}
+
+// versionlessRows answers every SELECT with one row whose every non-key
+// column is null, as the adapters scan it: zero values.
+type versionlessRows struct{ done bool }
+
+func (g *versionlessRows) Next(dst []any) bool {
 	if g.done {
 		return false
 	}
@@ -143,23 +247,35 @@ func (g *ghostRows) Next(dst []any) bool {
 	*dst[0].(*uuid.UUID) = uuid.MustParse("00000000-0000-4000-8000-000000000002")
 	return true
 }
-func (g *ghostRows) PageState() []byte { return nil }
-func (g *ghostRows) Close() error      { return nil }
+func (g *versionlessRows) PageState() []byte { return nil }
+func (g *versionlessRows) Close() error      { return nil }
 
-type ghostFake struct{ fake }
+type versionlessFake struct{ fake }
 
-func (f *ghostFake) Query(ctx context.Context, q *Query) (Rows, error) { return &ghostRows{}, nil }
+func (f *versionlessFake) Query(ctx context.Context, q *Query) (Rows, error) {
+	return &versionlessRows{}, nil
+}
 
-// TestVersionlessRowIsNotFound: a row of a versioned table read without
-// a version (the key of a ForceSave outliving its expired cells) is not
-// found by Get and is skipped by List.
-func TestVersionlessRowIsNotFound(t *testing.T) {
-	rt, _ := New(&ghostFake{}, "ks", WithClock(func() time.Time { return clock }))
+// TestVersionlessRowReadsAtVersionZero: a row of a versioned table read
+// without a version (written before the table had one, or by another
+// client) is a live row at version zero: Get, FindActive, List and
+// ListActive return it.
+func TestVersionlessRowReadsAtVersionZero(t *testing.T) {
+	rt, _ := New(&versionlessFake{}, "ks", WithClock(func() time.Time { return clock }))
 	docs := MustNewRepo(rt, fDocs)
-	if _, err := docs.Get(context.Background(), &fDoc{ID: uuid.New()}); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("Get: %v", err)
+	ctx := context.Background()
+	key := &fDoc{ID: uuid.New()}
+	for name, get := range map[string]func() (*fDoc, error){
+		"Get":        func() (*fDoc, error) { return docs.Get(ctx, key) },
+		"FindActive": func() (*fDoc, error) { return docs.FindActive(ctx, key) },
+	} {
+		if d, err := get(); err != nil || d.Version != 0 || d.ID == (uuid.UUID{}) {
+			t.Fatalf("%s: %+v %v", name, d, err)
+		}
 	}
-	if rows, err := docs.List(context.Background(), &fDoc{ID: uuid.New()}).All(); err != nil || len(rows) != 0 {
-		t.Fatalf("List: %v %v", rows, err)
+	for name, it := range map[string]*Iter[fDoc]{"List": docs.List(ctx, key), "ListActive": docs.ListActive(ctx, key)} {
+		if rows, err := it.All(); err != nil || len(rows) != 1 || rows[0].Version != 0 {
+			t.Fatalf("%s: %v %v", name, rows, err)
+		}
 	}
 }

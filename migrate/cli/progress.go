@@ -101,8 +101,11 @@ func render(p migrate.BackfillProgress, width int) string {
 	if p.Ranges > 0 {
 		frac = min(max(float64(p.RangesDone)/float64(p.Ranges), 0), 1)
 	}
-	info := fmt.Sprintf("%3d%% %d/%d ranges %s rows %s/s %s left",
-		int(frac*100), p.RangesDone, p.Ranges, thousands(p.Rows), rate(p.RowsPerSecond), left(p))
+	// RangesDone is padded to the width of Ranges, so that the figures do
+	// not grow as ranges finish and take a cell from the bar.
+	total := strconv.Itoa(p.Ranges)
+	info := fmt.Sprintf("%3d%% %*d/%s ranges %s rows %s/s %s left",
+		int(frac*100), len(total), p.RangesDone, total, thousands(p.Rows), rate(p.RowsPerSecond), left(p))
 	const minBar = 10
 	room := width - utf8.RuneCountInString(info) - 3 // the brackets and a space
 	label := p.Lookup + " "

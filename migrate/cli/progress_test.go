@@ -187,3 +187,15 @@ func TestTermWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderBarNeverShrinks is the case rapid's seed 1758786172104233792
+// found: at 99 of 128 ranges, width 64, the figures grew by a digit as
+// the hundredth range finished and took a cell from the bar.
+func TestRenderBarNeverShrinks(t *testing.T) {
+	p := migrate.BackfillProgress{RangesDone: 99, Ranges: 128, RowsPerSecond: 1}
+	before, _ := barOf(render(p, 64))
+	p.RangesDone++
+	if after, _ := barOf(render(p, 64)); after < before {
+		t.Fatalf("the bar shrank from %d to %d as a range finished", before, after)
+	}
+}

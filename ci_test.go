@@ -73,3 +73,35 @@ func TestFuzzTargetsListed(t *testing.T) {
 		}
 	}
 }
+
+// TestPropertyTestsUseFixedSeeds: every package whose tests use rapid
+// imports internal/rapidseed, so that go test and .ci/run draw from a
+// fixed seed and cannot fail by chance (scripts/explore.sh gives fresh
+// ones).
+func TestPropertyTestsUseFixedSeeds(t *testing.T) {
+	out, err := exec.Command("git", "ls-files", "--cached", "--others", "--exclude-standard", "*_test.go").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	uses, seeded := map[string]bool{}, map[string]bool{}
+	for _, f := range strings.Fields(string(out)) {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			continue // listed but not in the work tree yet
+		}
+		if strings.Contains(string(src), `"pgregory.net/rapid"`) {
+			uses[path.Dir(f)] = true
+		}
+		if strings.Contains(string(src), `"github.com/kandra-go/kandra/internal/rapidseed"`) {
+			seeded[path.Dir(f)] = true
+		}
+	}
+	if len(uses) == 0 {
+		t.Fatal("found no property tests: the scan is broken")
+	}
+	for dir := range uses {
+		if !seeded[dir] {
+			t.Errorf("%s: its tests use rapid but do not import internal/rapidseed; add a rapidseed_test.go (see the others)", dir)
+		}
+	}
+}

@@ -300,13 +300,29 @@ func TestApplyRenewsTheLeaseDuringALongStep(t *testing.T) {
 		if !strings.Contains(stmt, "todos") {
 			return nil
 		}
-		// The step outlives the lease's TTL (1s): only renewals keep it.
-		time.Sleep(1500 * time.Millisecond)
+		// The step outlives the lease's TTL (3s): only renewals keep it.
+		// It waits for the renewals themselves, not a fixed time, and the
+		// TTL is three renewal periods, so a slow machine (-race on two
+		// cores) delays the test but cannot fail it: a renewal would have
+		// to be two seconds late.
+		start := time.Now()
+		for deadline := start.Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+			f.mu.Lock()
+			n := f.renewals
+			f.mu.Unlock()
+			if n >= 4 && time.Since(start) > 3*time.Second {
+				break
+			}
+			if time.Now().After(deadline) {
+				other <- fmt.Errorf("only %d renewals in a minute", n)
+				return nil
+			}
+		}
 		_, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "other", LeaseWait: 50 * time.Millisecond})
 		other <- err
 		return nil
 	}
-	res, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me", LeaseTTL: 600 * time.Millisecond})
+	res, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me", LeaseTTL: 3 * time.Second})
 	if err != nil || len(res.Applied) != 2 {
 		t.Fatalf("%+v, %v", res, err)
 	}

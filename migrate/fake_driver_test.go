@@ -36,6 +36,7 @@ type fakeDriver struct {
 
 	leaseOwner  string
 	leaseExpiry time.Time
+	renewals    int // lease renewals applied
 	history     []map[string]any
 	bfStatus    map[string]string
 	bfRanges    map[string]int
@@ -223,6 +224,7 @@ func (f *fakeDriver) ExecCQL(ctx context.Context, stmt string, v []any, c kandra
 			return false, nil
 		}
 		f.leaseExpiry = now.Add(time.Duration(v[0].(int)) * time.Second)
+		f.renewals++
 		return true, nil
 	case strings.Contains(stmt, LeaseTable) && strings.HasPrefix(stmt, "DELETE"):
 		if f.leaseOwner != v[1].(string) {

@@ -166,11 +166,12 @@ func planCheck(t reflect.Type, ct CQLType, top bool) valueCheck {
 	case t.Kind() == reflect.Struct && t.ConvertibleTo(typeNetIPAddr):
 		return func(v reflect.Value) (reflect.Value, string) {
 			a := v.Convert(typeNetIPAddr).Interface().(netip.Addr)
-			if !a.IsValid() {
-				if top {
-					return reflect.Value{}, "" // null
+			if !top {
+				if err := cqlvalue.InetElemProblem(a); err != nil {
+					return v, err.Error()
 				}
-				return v, "the zero netip.Addr is null, and a collection cannot hold null"
+			} else if !a.IsValid() {
+				return reflect.Value{}, "" // null
 			}
 			if _, err := cqlvalue.InetBytes(a); err != nil {
 				return v, err.Error()

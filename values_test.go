@@ -73,6 +73,7 @@ func TestCheckValue(t *testing.T) {
 		{"addr", ptr(netip.MustParseAddr("fe80::1%eth0")), "zone"},
 		{"ip", ptr(net.IP{1, 2, 3}), "4 or 16 bytes"},
 		{"addrs", ptr([]netip.Addr{netip.MustParseAddr("10.0.0.1"), {}}), "cannot hold null"},
+		{"addrs", ptr([]netip.Addr{netip.MustParseAddr("::ffff:10.0.0.1")}), "IPv4-mapped"},
 		{"code", ptr("naïve"), "ASCII"},
 		{"name", ptr("a\xffb"), "UTF-8"},
 		{"secret", ptr("a\xffb"), "UTF-8"},

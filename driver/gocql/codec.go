@@ -283,23 +283,11 @@ func specialBase(t reflect.Type) (base reflect.Type, ok bool) {
 	return nil, false
 }
 
-// wireConv is the conversion of t to and from wire (a type of
-// internal/cqlvalue, see cqlvalue.WireType), which has t's underlying
-// type: a value converts, and a field's address converts to a pointer of
-// the wire type to the same memory.
-func wireConv(t, wire reflect.Type) *conv {
-	return &conv{
-		wire:     wire,
-		alias:    func(p any) (any, bool) { return cqlvalue.Alias[gocql.TypeInfo](p, t, wire) },
-		toWire:   func(v reflect.Value) reflect.Value { return v.Convert(wire) },
-		fromWire: func(v reflect.Value) (reflect.Value, error) { return v.Convert(t), nil },
-	}
-}
-
 // planValue is planConv without the sorting.
 func planValue(t reflect.Type, n cqlNode, top bool) *conv {
-	if wire, ok := cqlvalue.WireType[gocql.TypeInfo](t, n.Name, top); ok {
-		return wireConv(t, wire)
+	if c, ok := cqlvalue.Plan[gocql.TypeInfo](t, n.Name, top); ok {
+		// kandra's value rules (README, "Values at the edges").
+		return &conv{wire: c.Wire, toWire: c.ToWire, fromWire: c.FromWire, alias: c.Alias}
 	}
 	if base, ok := specialBase(t); ok {
 		// Convert to the special type, then as it is converted (if at all).
@@ -374,7 +362,9 @@ func planValue(t reflect.Type, n cqlNode, top bool) *conv {
 			},
 		}
 	case t.Kind() == reflect.Pointer:
-		inner := planValue(t.Elem(), n, false)
+		// What is behind a column's pointer is the column's own value: a
+		// nil pointer is null, and a zero Addr behind one is null too.
+		inner := planValue(t.Elem(), n, top)
 		if inner == nil {
 			return nil
 		}

@@ -3,7 +3,9 @@ package cqlvalue
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"math"
+	"math/big"
 	"net"
 	"net/netip"
 	"testing"
@@ -196,4 +198,79 @@ func TestTimeUUID(t *testing.T) {
 	if CheckTimeUUID(v1) != nil || CheckTimeUUID(v4) == nil {
 		t.Error("CheckTimeUUID")
 	}
+}
+
+// TestNarrowIntMatchesBigInt: any stored integer of any width decodes to
+// its value when the field holds it, and is a *ReadError when not.
+func TestNarrowIntMatchesBigInt(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cql := rapid.SampledFrom([]string{"smallint", "int", "bigint", "varint"}).Draw(t, "cql")
+		n := map[string]int{"smallint": 2, "int": 4, "bigint": 8}[cql]
+		if n == 0 {
+			n = rapid.IntRange(1, 12).Draw(t, "varint len")
+		}
+		data := rapid.SliceOfN(rapid.Byte(), n, n).Draw(t, "data")
+		bits := rapid.SampledFrom([]int{8, 16, 32, 64}).Draw(t, "bits")
+		want := new(big.Int).SetBytes(data)
+		if data[0]&0x80 != 0 {
+			want.Sub(want, new(big.Int).Lsh(big.NewInt(1), uint(n*8)))
+		}
+		got, err := NarrowInt(data, cql, bits)
+		fits := want.BitLen() < bits || (want.Sign() < 0 && new(big.Int).Add(want, big.NewInt(1)).BitLen() < bits)
+		var re *ReadError
+		switch {
+		case fits && (err != nil || got != want.Int64()):
+			t.Fatalf("%x as %s into %d bits: %d %v, want %s", data, cql, bits, got, err, want)
+		case !fits && !errors.As(err, &re):
+			t.Fatalf("%x as %s into %d bits: %d %v, want a *ReadError (%s does not fit)", data, cql, bits, got, err, want)
+		}
+	})
+	if v, err := NarrowInt(nil, "smallint", 8); v != 0 || err != nil {
+		t.Errorf("null: %d %v", v, err)
+	}
+	if _, err := NarrowInt([]byte{1, 2, 3}, "smallint", 8); err == nil {
+		t.Error("a 3-byte SMALLINT decoded")
+	}
+}
+
+func TestInetInCollections(t *testing.T) {
+	if InetElemProblem(netip.MustParseAddr("::ffff:10.0.0.1")) == nil || InetElemProblem(netip.Addr{}) == nil {
+		t.Error("a mapped or zero address accepted in a collection")
+	}
+	if InetElemProblem(netip.MustParseAddr("10.0.0.1")) != nil || InetElemProblem(netip.MustParseAddr("::1")) != nil {
+		t.Error("a plain address refused in a collection")
+	}
+	if NetIPProblem(net.ParseIP("10.0.0.1")) == nil { // 16 bytes, mapped
+		t.Error("a 16-byte IPv4-mapped net.IP read without a problem")
+	}
+	if NetIPProblem(net.IP{10, 0, 0, 1}) != nil || NetIPProblem(net.ParseIP("::1")) != nil {
+		t.Error("a net.IP it can give back refused")
+	}
+}
+
+// TestIntegerOfRoundTrips: every int64 encodes as each type wide enough
+// for it and decodes back; a VARINT is its shortest form.
+func TestIntegerOfRoundTrips(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		x := rapid.OneOf(rapid.Int64(), rapid.SampledFrom([]int64{-129, -128, -1, 0, 127, 128, math.MinInt64, math.MaxInt64})).Draw(t, "x")
+		for cql, bits := range map[string]int{"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64, "varint": 64} {
+			if bits < 64 && (x < -1<<(bits-1) || x >= 1<<(bits-1)) {
+				continue
+			}
+			w := IntegerOf[struct{}](x, cql)
+			got, err := NarrowInt(w.Data, cql, 64)
+			if err != nil || got != x {
+				t.Fatalf("%d as %s: %x reads %d %v", x, cql, w.Data, got, err)
+			}
+			if cql == "varint" {
+				y := x
+				if y < 0 {
+					y = -(y + 1) // the magnitude a negative number needs: -128 is one byte
+				}
+				if want := (new(big.Int).SetInt64(y).BitLen() + 8) / 8; len(w.Data) != want {
+					t.Fatalf("%d as varint: %x, want %d bytes", x, w.Data, want)
+				}
+			}
+		}
+	})
 }

@@ -2,9 +2,12 @@ package cqlvalue
 
 import (
 	"encoding/binary"
+	"fmt"
+	"math/big"
 	"net"
 	"net/netip"
 	"reflect"
+	"strings"
 	"time"
 )
 
@@ -174,6 +177,9 @@ func WireType[I any](t reflect.Type, cql string, top bool) (reflect.Type, bool) 
 	case t.Kind() == reflect.Int64 && cql == "time":
 		return reflect.TypeFor[TimeOfDay[I]](), true
 	case t.Kind() == reflect.Struct && t.ConvertibleTo(typeAddr) && cql == "inet":
+		if !top {
+			return reflect.TypeFor[InetElem[I]](), true
+		}
 		return reflect.TypeFor[Inet[I]](), true
 	case t == typeIP && cql == "inet":
 		return reflect.TypeFor[NetIP[I]](), true
@@ -224,4 +230,186 @@ func Deref[I any](a any) any {
 		return *x
 	}
 	return reflect.ValueOf(a).Elem().Interface()
+}
+
+// InetElem is a netip.Addr inside a collection: 4 or 16 bytes like Inet,
+// but never null (the zero Addr is refused: a collection holds no null),
+// and an IPv4-mapped address is refused, because Cassandra turns it into
+// IPv4 inside a collection (it reads the elements as Java InetAddresses),
+// so that it would not read back as written and a set holding both forms
+// would lose one.
+type InetElem[I any] netip.Addr
+
+// MarshalCQL implements the driver's Marshaler.
+func (w InetElem[I]) MarshalCQL(I) ([]byte, error) {
+	if err := InetElemProblem(netip.Addr(w)); err != nil {
+		return nil, err
+	}
+	return InetBytes(netip.Addr(w))
+}
+
+// UnmarshalCQL implements the driver's Unmarshaler.
+func (w *InetElem[I]) UnmarshalCQL(_ I, data []byte) error {
+	a, err := DecodeInet(data)
+	if err != nil {
+		return err
+	}
+	*w = InetElem[I](a)
+	return nil
+}
+
+// InetElemProblem refuses an address a collection cannot hold as it is:
+// the zero Addr (null) and an IPv4-mapped one (see InetElem).
+func InetElemProblem(a netip.Addr) error {
+	switch {
+	case !a.IsValid():
+		return fmt.Errorf("the zero netip.Addr is null, and a collection cannot hold null")
+	case a.Is4In6():
+		return fmt.Errorf("an IPv4-mapped address inside a collection is stored by Cassandra as IPv4, so it would not read back as written; store a.Unmap(), or keep the address in a column of its own")
+	}
+	return nil
+}
+
+// NetIPProblem refuses a stored INET a net.IP cannot give back: an
+// IPv4-mapped IPv6 address, which net.IP holds as IPv4 and so would write
+// back as 4 bytes.
+func NetIPProblem(ip net.IP) *ReadError {
+	if len(ip) == net.IPv6len && ip.To4() != nil {
+		return &ReadError{Value: ip.String() + " (16 bytes)", Reason: "a net.IP cannot keep an IPv4-mapped IPv6 address apart from IPv4 (it would be written back as 4 bytes); read the column into a netip.Addr"}
+	}
+	return nil
+}
+
+// Integer is a stored integer of a CQL type wider than its Go field (an
+// int8 field stored as SMALLINT, an int64 as VARINT): it keeps the cell's
+// bytes, and NarrowInt decodes them into the field's kind, so that a
+// value the field cannot hold is an error naming the column, not a
+// driver's failure of the whole row.
+type Integer[I any] struct{ Data []byte }
+
+// MarshalCQL implements the driver's Marshaler: the bytes IntegerOf
+// encoded.
+func (w Integer[I]) MarshalCQL(I) ([]byte, error) { return w.Data, nil }
+
+// IntegerOf encodes x as the CQL integer type named cql: 1, 2, 4 or 8
+// bytes, or a VARINT's shortest two's complement. x is in the type's range
+// (the type is at least as wide as the field's).
+func IntegerOf[I any](x int64, cql string) Integer[I] {
+	b := binary.BigEndian.AppendUint64(nil, uint64(x))
+	switch cql {
+	case "tinyint":
+		return Integer[I]{b[7:]}
+	case "smallint":
+		return Integer[I]{b[6:]}
+	case "int":
+		return Integer[I]{b[4:]}
+	case "varint":
+		for len(b) > 1 && (b[0] == 0 && b[1]&0x80 == 0 || b[0] == 0xff && b[1]&0x80 != 0) {
+			b = b[1:]
+		}
+	}
+	return Integer[I]{b}
+}
+
+// UnmarshalCQL implements the driver's Unmarshaler.
+func (w *Integer[I]) UnmarshalCQL(_ I, data []byte) error {
+	w.Data = append(w.Data[:0], data...)
+	return nil
+}
+
+// NarrowInt decodes data, a stored integer of the CQL type named cql
+// (tinyint, smallint, int, bigint, varint), into an integer of bits bits
+// (8 to 64): null and an empty value are 0, a value out of the range is a
+// *ReadError.
+func NarrowInt(data []byte, cql string, bits int) (int64, error) {
+	if len(data) == 0 {
+		return 0, nil
+	}
+	size := map[string]int{"tinyint": 1, "smallint": 2, "int": 4, "bigint": 8, "counter": 8}[cql]
+	var x *big.Int
+	if size == 0 { // varint: two's complement, any length
+		x = new(big.Int).SetBytes(data)
+		if data[0]&0x80 != 0 {
+			x.Sub(x, new(big.Int).Lsh(big.NewInt(1), uint(len(data))*8))
+		}
+	} else {
+		if len(data) != size {
+			return 0, sizeErr(strings.ToUpper(cql), size, len(data))
+		}
+		var v int64
+		for _, b := range data {
+			v = v<<8 | int64(b)
+		}
+		shift := 64 - 8*size
+		x = big.NewInt(v << shift >> shift)
+	}
+	limit := new(big.Int).Lsh(big.NewInt(1), uint(bits-1))
+	if x.Cmp(limit) >= 0 || x.Cmp(new(big.Int).Neg(limit)) < 0 {
+		return 0, &ReadError{Value: x.String(), Reason: fmt.Sprintf("the field holds %d-bit integers (%s to %s); widen the field's Go type", bits, new(big.Int).Neg(limit), new(big.Int).Sub(limit, big.NewInt(1)))}
+	}
+	return x.Int64(), nil
+}
+
+// Conv is how an adapter binds and scans a Go type that kandra encodes by
+// the rules above (see Plan): Wire is the type a scan decodes into (a
+// temporary of it, or, with Alias, the field's own memory), ToWire the
+// value a bind gives the driver, FromWire the field's value from a
+// decoded Wire, failing with a *ReadError for a cell the field cannot
+// hold. Alias, when set, turns a field's address into a pointer of type
+// *Wire to the same memory (no temporary, no FromWire); it reports false
+// for another value.
+type Conv struct {
+	Wire     reflect.Type
+	ToWire   func(reflect.Value) reflect.Value
+	FromWire func(reflect.Value) (reflect.Value, error)
+	Alias    func(p any) (any, bool)
+}
+
+var intBits = map[reflect.Kind]int{reflect.Int8: 8, reflect.Int16: 16, reflect.Int32: 32, reflect.Int64: 64, reflect.Int: 64}
+var cqlIntBits = map[string]int{"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64, "varint": 1 << 30}
+
+// Plan is the Conv of Go type t in the CQL type named cql for a driver
+// whose TypeInfo is I, when kandra's rules encode it (WireType), when t
+// cannot give back every stored value (an IPv4-mapped address in a
+// net.IP), or when the CQL integer type is wider than t (a column's own
+// value, or behind its pointer: inside a collection the driver's range
+// check stands). ok is false for every other type.
+func Plan[I any](t reflect.Type, cql string, top bool) (c Conv, ok bool) {
+	if bits, isInt := intBits[t.Kind()]; isInt && top && cqlIntBits[cql] > bits {
+		return Conv{
+			Wire:   reflect.TypeFor[Integer[I]](),
+			ToWire: func(v reflect.Value) reflect.Value { return reflect.ValueOf(IntegerOf[I](v.Int(), cql)) },
+			FromWire: func(v reflect.Value) (reflect.Value, error) {
+				x, err := NarrowInt(v.Interface().(Integer[I]).Data, cql, bits)
+				if err != nil {
+					return reflect.Value{}, err
+				}
+				out := reflect.New(t).Elem()
+				out.SetInt(x)
+				return out, nil
+			},
+		}, true
+	}
+	wire, ok := WireType[I](t, cql, top)
+	if !ok {
+		return Conv{}, false
+	}
+	c = Conv{
+		Wire:     wire,
+		ToWire:   func(v reflect.Value) reflect.Value { return v.Convert(wire) },
+		FromWire: func(v reflect.Value) (reflect.Value, error) { return v.Convert(t), nil },
+		Alias:    func(p any) (any, bool) { return Alias[I](p, t, wire) },
+	}
+	if t == typeIP {
+		// Through a temporary, so that FromWire sees every stored value.
+		c.Alias = nil
+		c.FromWire = func(v reflect.Value) (reflect.Value, error) {
+			ip := net.IP(v.Convert(typeIP).Interface().(net.IP))
+			if p := NetIPProblem(ip); p != nil {
+				return reflect.Value{}, p
+			}
+			return v.Convert(t), nil
+		}
+	}
+	return c, true
 }

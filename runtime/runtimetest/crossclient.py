@@ -1,0 +1,422 @@
+"""The independent client of the CrossClientValues scenario (crossclient.go).
+
+Run by the Go test as `$KANDRA_PYTHON crossclient.py` with the Apache
+Cassandra Python driver (cassandra-driver 3.30.1, see scripts/pyclient.sh).
+It reads one JSON document on stdin:
+
+    {"host": ..., "port": ..., "keyspace": ..., "protocol": 5,
+     "ops": [{"id": ..., "op": "select" | "insert" | "add", ...}, ...]}
+
+runs the operations in order and prints {"results": [...]} on stdout, one
+result per operation. Values travel in the canonical form documented at the
+top of crossclient.go; a column's CQL type comes with it, in the lower-case
+form of internal/cqlorder ("list<set<int>>", no frozen).
+
+  select  {table, columns: [[name, type]...], where: [[name, type, canon]...]}
+          -> {rows: [[canon...]...], client_limit: {name: why}}
+  insert  {table, columns: [[name, type]...], values: [canon...], ordered_sets}
+          -> {client_limit: {name: why}}
+  add     {table, column, delta, where}: UPDATE t SET c = c + delta
+          -> {}
+
+Every value goes through the driver's own types: datetime for a timestamp,
+cassandra.util.Date / Time / Duration, ipaddress objects for inet,
+uuid.UUID, bytes, int, float, set / list / dict. Where the driver cannot
+hold a value (a timestamp outside datetime's years 1..9999, which it
+decodes through a float and a datetime; a float32 signalling NaN, which a
+Python float quiets), the value is read through a raw path (the driver's
+pure-Python protocol handler with the timestamp and float deserializers
+returning the stored int64 milliseconds and float bits) or written through
+one (an int of milliseconds, which the driver takes for a timestamp;
+floatAsBlob), and the column is named in client_limit with the reason.
+
+Three things are patched so that the canonical form can be read at all:
+sets decode as a list in the server's order (the driver sorts them by
+Python's own order, which is not the server's for inet or uuid), an empty
+value of a type other than text and blob decodes as EMPTY instead of None
+(the driver maps it to None, so it could not be told from null), and the
+raw path above. Nothing else of the driver is changed.
+
+The driver logs to stderr only at ERROR; the Go test shows stderr only when
+this script fails.
+"""
+
+import datetime
+import ipaddress
+import json
+import logging
+import struct
+import sys
+import traceback
+import uuid
+
+logging.basicConfig(level=logging.ERROR, stream=sys.stderr)
+logging.getLogger("cassandra").setLevel(logging.ERROR)
+
+import cassandra  # noqa: E402
+from cassandra import cqltypes, protocol, util  # noqa: E402
+from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile  # noqa: E402
+from cassandra.policies import WhiteListRoundRobinPolicy  # noqa: E402
+
+EPOCH = datetime.datetime(1970, 1, 1)
+# The instants a datetime holds: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59.999Z.
+PY_MIN_MS = -62135596800000
+PY_MAX_MS = 253402300799999
+
+
+class WireSet(list):
+    """A set as the server sent it: its elements in the server's order."""
+
+
+class RawMs(int):
+    """A timestamp read raw: the stored int64 milliseconds."""
+
+
+class RawF32(int):
+    """A float read raw: the stored 32 bits."""
+
+
+class RawF64(int):
+    """A double read raw: the stored 64 bits."""
+
+
+# Sets in the server's order, on the Cython path (DesSetType calls
+# util.sortedset) and the pure-Python one (SetType.adapter).
+util.sortedset = WireSet
+cqltypes.SetType.adapter = WireSet
+# An empty value of any type decodes as EMPTY (text and blob still decode
+# as '' and b'': their empty_binary_ok is set).
+cqltypes._CassandraType.support_empty_values = True
+
+
+def _raw_timestamp(byts, protocol_version):
+    return RawMs(struct.unpack(">q", byts)[0])
+
+
+def _raw_float(byts, protocol_version):
+    return RawF32(struct.unpack(">I", byts)[0])
+
+
+def _raw_double(byts, protocol_version):
+    return RawF64(struct.unpack(">Q", byts)[0])
+
+
+# The raw path: only the pure-Python protocol handler calls these (the
+# Cython one has its own deserializers), and only the raw session uses it.
+cqltypes.DateType.deserialize = staticmethod(_raw_timestamp)
+cqltypes.FloatType.deserialize = staticmethod(_raw_float)
+cqltypes.DoubleType.deserialize = staticmethod(_raw_double)
+
+
+# --- types --------------------------------------------------------------
+
+
+def parse_type(s):
+    """'map<text, list<int>>' -> ('map', [('text', []), ('list', [('int', [])])])"""
+    s = s.replace(" ", "")
+    pos = 0
+
+    def one():
+        nonlocal pos
+        start = pos
+        while pos < len(s) and s[pos] not in "<>,":
+            pos += 1
+        name = s[start:pos]
+        args = []
+        if pos < len(s) and s[pos] == "<":
+            pos += 1
+            args.append(one())
+            while s[pos] == ",":
+                pos += 1
+                args.append(one())
+            assert s[pos] == ">", s
+            pos += 1
+        return (name, args)
+
+    t = one()
+    assert pos == len(s), s
+    return t
+
+
+INTS = {"tinyint", "smallint", "int", "bigint", "varint", "counter"}
+
+
+def is_signalling_nan32(bits):
+    return bits & 0x7F800000 == 0x7F800000 and bits & 0x007FFFFF != 0 and bits & 0x00400000 == 0
+
+
+# --- reading: driver value -> canonical ----------------------------------
+
+
+def dt_to_ms(dt):
+    """A datetime to integer ms, exactly: the driver decodes through a float
+    (datetime_from_timestamp(ms / 1000.0)), so the microseconds can be a few
+    off the stored millisecond; round to the nearest one."""
+    if dt.tzinfo is not None:
+        dt = dt.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    d = dt - EPOCH
+    us = (d.days * 86400 + d.seconds) * 1000000 + d.microseconds
+    return (us + 500) // 1000
+
+
+def canon(t, v):
+    name, args = t
+    if v is None:
+        return None
+    if v is cqltypes.EMPTY:
+        return {"$empty": True}
+    if name in ("text", "varchar", "ascii"):
+        return v
+    if name == "boolean":
+        return bool(v)
+    if name in INTS:
+        return str(int(v))
+    if name == "float":
+        if isinstance(v, RawF32):
+            return "%08x" % int(v)
+        return struct.pack(">f", v).hex()
+    if name == "double":
+        if isinstance(v, RawF64):
+            return "%016x" % int(v)
+        return struct.pack(">d", v).hex()
+    if name == "blob":
+        return bytes(v).hex()
+    if name == "timestamp":
+        if isinstance(v, RawMs):
+            return int(v)
+        return dt_to_ms(v)
+    if name == "date":
+        return v.days_from_epoch
+    if name == "time":
+        return v.nanosecond_time
+    if name == "duration":
+        return [v.months, v.days, v.nanoseconds]
+    if name == "inet":
+        return ipaddress.ip_address(v).packed.hex()
+    if name in ("uuid", "timeuuid"):
+        return str(v)
+    if name in ("list", "set"):
+        return [canon(args[0], e) for e in v]
+    if name == "map":
+        return [[canon(args[0], k), canon(args[1], x)] for k, x in v.items()]
+    raise ValueError("no canonical form for type %s" % (name,))
+
+
+def undecodable(t, v):
+    """Why the driver's normal path cannot decode raw value v of type t, or ''."""
+    name, args = t
+    if v is None or v is cqltypes.EMPTY:
+        return ""
+    if name == "timestamp" and isinstance(v, RawMs) and not PY_MIN_MS <= int(v) <= PY_MAX_MS:
+        return "timestamp %d ms is outside the years 1..9999 of Python's datetime (the driver fails the whole row)" % int(v)
+    if name == "float" and isinstance(v, RawF32) and is_signalling_nan32(int(v)):
+        return "float bits %08x: a signalling NaN, which a Python float (a C double) quiets" % int(v)
+    if name in ("list", "set"):
+        for e in v:
+            why = undecodable(args[0], e)
+            if why:
+                return why
+    if name == "map":
+        for k, x in v.items():
+            why = undecodable(args[0], k) or undecodable(args[1], x)
+            if why:
+                return why
+    return ""
+
+
+# --- writing: canonical -> driver value ----------------------------------
+
+
+def is_empty(c):
+    return isinstance(c, dict) and c.get("$empty") is True
+
+
+def value(t, c, limits, col, ordered_sets=False):
+    """The driver value for canonical c of type t. A value the driver's own
+    type cannot hold goes a raw way, named in limits[col]. With
+    ordered_sets, a set goes as a list in the order given (the server's):
+    a Python set iterates in hash order, and a frozen set in a descending
+    clustering column is kept in the order sent, so another order is
+    another key."""
+    name, args = t
+    if c is None:
+        return None
+    if is_empty(c):
+        if name in ("text", "varchar", "ascii"):
+            return ""
+        if name == "blob":
+            return b""
+        raise ValueError("an empty %s is written with blobAs%s, not as a value" % (name, name))
+    if name in ("text", "varchar", "ascii"):
+        return c
+    if name == "boolean":
+        return bool(c)
+    if name in INTS:
+        return int(c)
+    if name == "float":
+        return struct.unpack(">f", bytes.fromhex(c))[0]
+    if name == "double":
+        return struct.unpack(">d", bytes.fromhex(c))[0]
+    if name == "blob":
+        return bytes.fromhex(c)
+    if name == "timestamp":
+        if PY_MIN_MS <= c <= PY_MAX_MS:
+            return EPOCH + datetime.timedelta(milliseconds=c)
+        limits.setdefault(col, "timestamp %d ms is outside the years 1..9999 of Python's datetime: written as an int of milliseconds" % c)
+        return c  # DateType.serialize takes an int of milliseconds
+    if name == "date":
+        return util.Date(c)
+    if name == "time":
+        return util.Time(c)
+    if name == "duration":
+        return util.Duration(c[0], c[1], c[2])
+    if name == "inet":
+        return ipaddress.ip_address(bytes.fromhex(c))
+    if name in ("uuid", "timeuuid"):
+        return uuid.UUID(c)
+    if name == "list":
+        return [value(args[0], e, limits, col, ordered_sets) for e in c]
+    if name == "set":
+        items = [value(args[0], e, limits, col, ordered_sets) for e in c]
+        if ordered_sets:
+            limits.setdefault(col, "a Python set iterates in hash order, not the server's: sent as a list in the server's order (a frozen set in a descending clustering column is kept as sent)")
+            return items
+        try:
+            return set(items)
+        except TypeError:  # unhashable elements (frozen lists): a list
+            return items
+    if name == "map":
+        return dict((value(args[0], k, limits, col, ordered_sets), value(args[1], x, limits, col, ordered_sets)) for k, x in c)
+    raise ValueError("no driver value for type %s" % (name,))
+
+
+def placeholder(t, c, limits, col, ordered_sets=False):
+    """The bind marker for canonical c and the value bound to it."""
+    name = t[0]
+    if is_empty(c) and name not in ("text", "varchar", "ascii", "blob"):
+        return "blobAs%s(?)" % name, b""
+    if name == "float" and c is not None and is_signalling_nan32(int(c, 16)):
+        limits.setdefault(col, "float bits %s: a signalling NaN, which a Python float quiets: written with blobAsFloat" % c)
+        return "blobAsFloat(?)", bytes.fromhex(c)
+    return "?", value(t, c, limits, col, ordered_sets)
+
+
+# --- operations -----------------------------------------------------------
+
+
+class Client:
+    def __init__(self, req):
+        self.ks = req["keyspace"]
+        profile = ExecutionProfile(load_balancing_policy=WhiteListRoundRobinPolicy([req["host"]]), request_timeout=30)
+        self.cluster = Cluster(
+            [req["host"]],
+            port=int(req["port"]),
+            protocol_version=int(req.get("protocol", 5)),
+            execution_profiles={EXEC_PROFILE_DEFAULT: profile},
+            connect_timeout=5,
+            control_connection_timeout=5,
+            schema_metadata_enabled=False,
+            token_metadata_enabled=False,
+            idle_heartbeat_interval=0,
+        )
+        self.fast = self.cluster.connect()  # the driver as users run it (Cython)
+        self.raw = self.cluster.connect()
+        self.raw.client_protocol_handler = protocol._ProtocolHandler  # the pure-Python path
+        self.prepared = {}
+
+    def close(self):
+        self.cluster.shutdown()
+
+    def prepare(self, cql):
+        p = self.prepared.get(cql)
+        if p is None:
+            p = self.fast.prepare(cql)
+            self.prepared[cql] = p
+        return p
+
+    def where(self, op, limits):
+        clauses, params = [], []
+        for name, typ, c in op.get("where", []):
+            clauses.append("%s = ?" % name)
+            params.append(value(parse_type(typ), c, limits, name))
+        cql = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+        if op.get("allow_filtering"):
+            cql += " ALLOW FILTERING"
+        return cql, params
+
+    def select(self, op):
+        limits = {}
+        cols = [(n, parse_type(t)) for n, t in op["columns"]]
+        where, params = self.where(op, limits)
+        table = "%s.%s" % (self.ks, op["table"])
+        # First through the raw path, which decodes every value: the
+        # columns the normal path cannot decode.
+        raw_rows = list(self.raw.execute(self.prepare("SELECT %s FROM %s%s" % (", ".join(n for n, _ in cols), table, where)), params))
+        bad = {}
+        for row in raw_rows:
+            for (n, t), v in zip(cols, row):
+                why = undecodable(t, v)
+                if why and n not in bad:
+                    bad[n] = why
+        good = [(n, t) for n, t in cols if n not in bad]
+        fast_rows = []
+        if good:
+            fast_rows = list(self.fast.execute(self.prepare("SELECT %s FROM %s%s" % (", ".join(n for n, _ in good), table, where)), params))
+        if good and len(fast_rows) != len(raw_rows):
+            raise RuntimeError("the raw path read %d rows, the normal one %d" % (len(raw_rows), len(fast_rows)))
+        rows = []
+        for i, raw_row in enumerate(raw_rows):
+            fast = dict(zip((n for n, _ in good), fast_rows[i])) if good else {}
+            out = []
+            for (n, t), rv in zip(cols, raw_row):
+                out.append(canon(t, rv) if n in bad else canon(t, fast[n]))
+            rows.append(out)
+        limits.update({n: why + " (read raw)" for n, why in bad.items()})
+        return {"rows": rows, "client_limit": limits}
+
+    def insert(self, op):
+        limits = {}
+        marks, params = [], []
+        for (n, typ), c in zip(op["columns"], op["values"]):
+            mark, v = placeholder(parse_type(typ), c, limits, n, bool(op.get("ordered_sets")))
+            marks.append(mark)
+            params.append(v)
+        cql = "INSERT INTO %s.%s (%s) VALUES (%s)" % (self.ks, op["table"], ", ".join(n for n, _ in op["columns"]), ", ".join(marks))
+        self.fast.execute(self.prepare(cql), params)
+        return {"client_limit": limits}
+
+    def add(self, op):
+        limits = {}
+        where, params = self.where(op, limits)
+        c = op["column"]
+        cql = "UPDATE %s.%s SET %s = %s + ?%s" % (self.ks, op["table"], c, c, where)
+        self.fast.execute(self.prepare(cql), [int(op["delta"])] + params)
+        return {"client_limit": limits}
+
+
+def main():
+    req = json.load(sys.stdin)
+    if cassandra.__version__ != "3.30.1":
+        raise SystemExit("cassandra-driver %s, want 3.30.1 (scripts/pyclient.sh)" % cassandra.__version__)
+    client = Client(req)
+    results = []
+    try:
+        for op in req["ops"]:
+            try:
+                r = getattr(client, op["op"])(op)
+            except Exception as e:  # one operation's failure is a result
+                r = {"error": "%s: %s" % (type(e).__name__, e)}
+            r["id"] = op["id"]
+            results.append(r)
+    finally:
+        client.close()
+    json.dump({"driver": "python-cassandra-driver-" + cassandra.__version__, "results": results}, sys.stdout)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception:
+        traceback.print_exc()
+        sys.exit(1)

@@ -2,12 +2,10 @@ module github.com/kandra-go/kandra/bench
 
 go 1.23
 
-replace github.com/kandra-go/kandra => ../
-
 require (
 	github.com/google/uuid v1.6.0
 	github.com/jmoiron/sqlx v1.4.0
-	github.com/kandra-go/kandra v0.0.0-00010101000000-000000000000
+	github.com/kandra-go/kandra v0.1.0
 	gorm.io/gorm v1.31.2
 )
 
@@ -21,8 +19,7 @@ require (
 	github.com/gocql/gocql v1.7.0
 	github.com/jinzhu/inflection v1.0.0 // indirect
 	github.com/jinzhu/now v1.1.5 // indirect
-	github.com/kandra-go/kandra/driver/gocql v0.0.0-00010101000000-000000000000
+	github.com/kandra-go/kandra/driver/gocql v0.1.0
 	golang.org/x/text v0.20.0 // indirect
 )
 
-replace github.com/kandra-go/kandra/driver/gocql => ../driver/gocql

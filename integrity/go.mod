@@ -2,20 +2,14 @@ module github.com/kandra-go/kandra/integrity
 
 go 1.25
 
-replace (
-	github.com/kandra-go/kandra => ../
-	github.com/kandra-go/kandra/driver/gocql => ../driver/gocql
-	github.com/kandra-go/kandra/driver/gocqlv2 => ../driver/gocqlv2
-)
-
 require (
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/apache/cassandra-gocql-driver/v2 v2.1.2
 	github.com/gocql/gocql v1.7.0
 	github.com/google/uuid v1.6.0
-	github.com/kandra-go/kandra v0.0.0-00010101000000-000000000000
-	github.com/kandra-go/kandra/driver/gocql v0.0.0-00010101000000-000000000000
-	github.com/kandra-go/kandra/driver/gocqlv2 v0.0.0-00010101000000-000000000000
+	github.com/kandra-go/kandra v0.1.0
+	github.com/kandra-go/kandra/driver/gocql v0.1.0
+	github.com/kandra-go/kandra/driver/gocqlv2 v0.1.0
 )
 
 require (

@@ -2,16 +2,11 @@ module github.com/kandra-go/kandra/examples/todoapp
 
 go 1.23
 
-replace (
-	github.com/kandra-go/kandra => ../..
-	github.com/kandra-go/kandra/driver/gocql => ../../driver/gocql
-)
-
 require (
 	github.com/gocql/gocql v1.7.0
 	github.com/google/uuid v1.6.0
-	github.com/kandra-go/kandra v0.0.0-00010101000000-000000000000
-	github.com/kandra-go/kandra/driver/gocql v0.0.0-00010101000000-000000000000
+	github.com/kandra-go/kandra v0.1.0
+	github.com/kandra-go/kandra/driver/gocql v0.1.0
 )
 
 require (

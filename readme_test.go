@@ -2,6 +2,7 @@ package kandra_test
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,16 +16,39 @@ var snippetFiles = []string{"readme_snippets_test.go", "integration/readme_test.
 
 var markerRE = regexp.MustCompile(`^<!-- (.+) -->$`)
 
-// readmeBlocks returns the fenced code blocks of README.md: language, the
-// marker comment on the line before the fence ("" if none), and the text.
+// docFiles are README.md and the reference in docs/: every snippet they
+// show is compiled and run.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	docs, err := filepath.Glob(filepath.Join("docs", "*.md"))
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("no docs/*.md: %v", err)
+	}
+	return append([]string{"README.md"}, docs...)
+}
+
+// readDocs is the text of every doc file, one after the other.
+func readDocs(t *testing.T) string {
+	t.Helper()
+	var all strings.Builder
+	for _, f := range docFiles(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(data)
+		all.WriteString("\n")
+	}
+	return all.String()
+}
+
+// readmeBlocks returns the fenced code blocks of README.md and docs/*.md:
+// language, the marker comment on the line before the fence ("" if none),
+// and the text.
 func readmeBlocks(t *testing.T) []struct{ lang, marker, text string } {
 	t.Helper()
-	data, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []struct{ lang, marker, text string }
-	lines := strings.Split(string(data), "\n")
+	lines := strings.Split(readDocs(t), "\n")
 	for i := 0; i < len(lines); i++ {
 		lang, ok := strings.CutPrefix(lines[i], "```")
 		if !ok || lang == "" {
@@ -160,14 +184,10 @@ func TestReadmeSnippets(t *testing.T) {
 // TestReadmeRuleTable: the README's rule table is the rule table, row for
 // row, in the order the rules are checked.
 func TestReadmeRuleTable(t *testing.T) {
-	data, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(data), "<!-- rules:begin -->\n")
+	_, rest, ok := strings.Cut(readDocs(t), "<!-- rules:begin -->\n")
 	got, _, ok2 := strings.Cut(rest, "<!-- rules:end -->")
 	if !ok || !ok2 {
-		t.Fatal("README.md lacks the <!-- rules:begin --> / <!-- rules:end --> markers")
+		t.Fatal("the docs lack the <!-- rules:begin --> / <!-- rules:end --> markers")
 	}
 	if want := ruleTableMarkdown(); got != want {
 		t.Errorf("README rule table differs from kandra.Rules(); it should read:\n%s", want)

@@ -3,7 +3,7 @@ package kandra
 // The value checks: a Go value that has no exact form in its column's CQL
 // type is refused before anything is sent, with the column, the type, the
 // value and the range, instead of being wrapped, truncated or dropped by a
-// driver. The rules are README's type table ("Values at the edges"); the
+// driver. The rules are the type table of docs/types.md ("Values at the edges"); the
 // adapters encode by the same rules (internal/cqlvalue).
 
 import (

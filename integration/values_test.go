@@ -191,9 +191,9 @@ func TestValues(t *testing.T) {
 }
 
 // underValueRules reports a table with a column whose Go type holds a
-// type kandra encodes by its own value rules (README, "Values at the
-// edges") even where gocql would take it: times, blobs, inet addresses,
-// and a time.Duration in a TIME.
+// type kandra encodes by its own value rules (docs/types.md, "Values at
+// the edges") even where gocql would take it: times, blobs, inet
+// addresses, a time.Duration in a TIME, an integer in a wider type.
 func underValueRules(ts *kandra.TableSchema) bool {
 	var holds func(t reflect.Type) bool
 	holds = func(t reflect.Type) bool {
@@ -209,8 +209,15 @@ func underValueRules(ts *kandra.TableSchema) bool {
 		}
 		return false
 	}
+	// An integer field stored in a wider CQL integer type: read through
+	// kandra's range check, so that a stored value the field cannot hold
+	// names the column.
+	own := map[reflect.Kind]string{reflect.Int8: "TINYINT", reflect.Int16: "SMALLINT", reflect.Int32: "INT", reflect.Int64: "BIGINT", reflect.Int: "BIGINT"}
 	for _, c := range ts.Columns() {
 		if holds(c.GoType()) || strings.Contains(c.Type().String(), "TIME") {
+			return true
+		}
+		if name, ok := own[c.GoType().Kind()]; ok && c.Type().Kind() == kandra.KindNative && c.Type().Name() != name {
 			return true
 		}
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // vRow has lookups on the Go types whose values the value rules check
-// or change (README, "Values at the edges").
+// or change (docs/types.md, "Values at the edges").
 type vRow struct {
 	ID   int64
 	Seen time.Time

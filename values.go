@@ -300,3 +300,24 @@ func (c *ColumnSchema) ReadError(err error) error {
 	}
 	return e
 }
+
+// SentAsNull reports whether the value at p (as for CheckValue) is sent
+// as null in the column's CQL type although its Go value is not nil: the
+// zero netip.Addr, an empty net.IP, the zero UUID in a TIMEUUID. A lookup
+// writes no row for such a value, as for an empty one.
+func (c *ColumnSchema) SentAsNull(p any) bool {
+	v := reflect.ValueOf(p)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return false
+	}
+	v = v.Elem()
+	switch t := v.Type(); {
+	case t.Kind() == reflect.Struct && t.ConvertibleTo(typeNetIPAddr):
+		return !v.Convert(typeNetIPAddr).Interface().(netip.Addr).IsValid()
+	case t == typeNetIP:
+		return v.Len() == 0
+	case t.Kind() == reflect.Array && t.Len() == 16 && c.typ.Kind() == KindNative && c.typ.n.name == "TIMEUUID":
+		return v.IsZero()
+	}
+	return false
+}

@@ -154,3 +154,28 @@ func TestStoredForm(t *testing.T) {
 }
 
 func ptr[V any](v V) *V { return &v }
+
+func TestSentAsNull(t *testing.T) {
+	ts := kandra.MustRegister[edgeRow]().Schema()
+	for _, c := range ts.Columns() {
+		var null, value any
+		switch c.Name() {
+		case "addr":
+			null, value = ptr(netip.Addr{}), ptr(netip.MustParseAddr("10.0.0.1"))
+		case "ip":
+			null, value = ptr(net.IP{}), ptr(net.IP{10, 0, 0, 1})
+		case "stamp":
+			null, value = ptr(uuid.UUID{}), ptr(uuid.Must(uuid.NewUUID()))
+		case "name":
+			null, value = nil, ptr("")
+		default:
+			continue
+		}
+		if null != nil && !c.SentAsNull(null) {
+			t.Errorf("%s: %v is not sent as null", c.Name(), null)
+		}
+		if c.SentAsNull(value) {
+			t.Errorf("%s: %v is sent as null", c.Name(), value)
+		}
+	}
+}

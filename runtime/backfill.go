@@ -103,7 +103,7 @@ func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int
 			}
 			page++
 			v, _ := idx.Pointer(e)
-			if isEmpty(v) {
+			if isEmpty(v) || idx.SentAsNull(v) {
 				continue
 			}
 			st.Valued++

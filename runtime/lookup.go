@@ -212,7 +212,7 @@ func (r *Repo[T]) claimAll(ctx context.Context, op string, e *T, idx []int, c *c
 	}
 	got := &claims[T]{start: time.Now()}
 	for _, i := range idx {
-		if isEmpty(r.lookupValue(i, e)) {
+		if r.emptyAt(i, r.lookupValue(i, e)) {
 			continue
 		}
 		newly, tok, err := r.claim(ctx, op, i, e, cons, serial)
@@ -384,7 +384,7 @@ func (r *Repo[T]) ownedClaims(ctx context.Context, op string, e *T, idx []int, c
 	}
 	o := &owned{}
 	for _, i := range idx {
-		if isEmpty(r.lookupValue(i, e)) {
+		if r.emptyAt(i, r.lookupValue(i, e)) {
 			continue
 		}
 		holder, tok, claimed, found, err := r.holderOf(ctx, op, i, e, serial)
@@ -492,7 +492,7 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active boo
 		it.err = err
 		return it
 	}
-	if isEmpty(&v) {
+	if r.emptyAt(l.idx, &v) {
 		return it
 	}
 	cons, err := r.readCons(op, &c)

@@ -428,6 +428,12 @@ func isEmpty(p any) bool {
 
 var typeAddr = reflect.TypeFor[netip.Addr]()
 
+// emptyAt is isEmpty for the value p of lookup i, and also a value its
+// column's CQL type sends as null (the zero UUID in a TIMEUUID).
+func (r *Repo[T]) emptyAt(i int, p any) bool {
+	return isEmpty(p) || r.lookups[i].IndexColumn().SentAsNull(p)
+}
+
 func equalPtr(a, b any) bool {
 	switch x := a.(type) {
 	case *string:
@@ -531,7 +537,7 @@ func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []CallOption, 
 	row := sc.query(ins)
 	row.Values = r.appendWrite(sc.values(ins.NumParams()), ins, c, e, nil)
 	for _, i := range r.batch {
-		if !isEmpty(r.lookupValue(i, e)) { // the stamps never make a value empty
+		if !r.emptyAt(i, r.lookupValue(i, e)) { // the stamps never make a value empty
 			r.lookupInsertIn(sc, i, e, ts)
 		}
 	}
@@ -572,7 +578,7 @@ func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []CallOption, 
 func (r *Repo[T]) eventualInserts(ctx context.Context, op string, cons kandra.Consistency, e *T, ts int64) {
 	n := 0
 	for _, i := range r.eventual {
-		if !isEmpty(r.lookupValue(i, e)) {
+		if !r.emptyAt(i, r.lookupValue(i, e)) {
 			n++
 		}
 	}
@@ -590,7 +596,7 @@ func (r *Repo[T]) eventualInserts(ctx context.Context, op string, cons kandra.Co
 	// call) and stops.
 	w.pending.Store(int32(n))
 	for _, i := range r.eventual {
-		if isEmpty(r.lookupValue(i, e)) {
+		if r.emptyAt(i, r.lookupValue(i, e)) {
 			continue
 		}
 		r.rt.asyncWrite(ctx, r.lookups[i].Name(), &w.e, w, i)
@@ -774,7 +780,7 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 	row := &Query{Statement: ins, Values: r.bindWrite(ins, &c, e, nil), Consistency: cons, SerialConsistency: serial}
 	var entries []*Query
 	for _, i := range r.batch {
-		if !isEmpty(r.lookupValue(i, e)) {
+		if !r.emptyAt(i, r.lookupValue(i, e)) {
 			entries = append(entries, r.lookupInsertIn(nil, i, e, ts))
 		}
 	}
@@ -929,10 +935,10 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 		case kandra.LookupEventual:
 			eventual = append(eventual, i)
 		case kandra.LookupBatch:
-			if changed && !isEmpty(ov) {
+			if changed && !r.emptyAt(i, ov) {
 				batchDels = append(batchDels, r.lookupDeleteAt(i, old, ts))
 			}
-			if !isEmpty(nv) {
+			if !r.emptyAt(i, nv) {
 				batchIns = append(batchIns, r.lookupInsertIn(nil, i, nw, ts))
 			}
 		default:
@@ -1025,14 +1031,14 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 			i := i
 			changed := !equalPtr(r.lookupValue(i, oldCopy), r.lookupValue(i, newCopy))
 			r.rt.async(ctx, r.lookups[i].Name(), newCopy, func(ctx context.Context) error {
-				if changed && !isEmpty(r.lookupValue(i, oldCopy)) {
+				if changed && !r.emptyAt(i, r.lookupValue(i, oldCopy)) {
 					q := r.lookupDeleteAt(i, oldCopy, ts)
 					q.Consistency = cons
 					if _, err := r.exec(ctx, OpUpdate, q); err != nil {
 						return err
 					}
 				}
-				if isEmpty(r.lookupValue(i, newCopy)) {
+				if r.emptyAt(i, r.lookupValue(i, newCopy)) {
 					return nil
 				}
 				q := r.lookupInsertIn(nil, i, newCopy, ts)
@@ -1105,7 +1111,7 @@ func (r *Repo[T]) hardDelete(ctx context.Context, op string, e *T, opts []CallOp
 	entries := []*Query{{Statement: st, Values: r.bindWrite(st, &c, e, nil)}}
 	ts := lookupTS(&c)
 	for i, l := range r.lookups {
-		if !l.IsUnique() && !isEmpty(r.lookupValue(i, e)) {
+		if !l.IsUnique() && !r.emptyAt(i, r.lookupValue(i, e)) {
 			entries = append(entries, r.lookupDeleteAt(i, e, ts))
 		}
 	}
@@ -1504,7 +1510,7 @@ func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []CallOp
 	if err := col.CheckValue(&v); err != nil {
 		return nil, err
 	}
-	if isEmpty(&v) {
+	if r.emptyAt(l.idx, &v) {
 		return nil, l.notFound(v)
 	}
 	if !r.lookups[l.idx].IsUnique() {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	kerrors "github.com/kandra-go/kandra/errors"
 )
@@ -20,6 +21,7 @@ type vRow struct {
 	Seen time.Time
 	Addr netip.Addr
 	Tod  time.Duration
+	Run  uuid.UUID
 }
 
 func (r *vRow) Describe(s *kandra.Schema[vRow]) {
@@ -28,6 +30,7 @@ func (r *vRow) Describe(s *kandra.Schema[vRow]) {
 	kandra.Bind(s, &r.Seen, kandra.Lookup("by_seen", kandra.LookupBatch))
 	kandra.Bind(s, &r.Addr, kandra.Lookup("by_addr", kandra.LookupEventual))
 	kandra.Bind(s, &r.Tod, kandra.AsType(kandra.CQLTime))
+	kandra.Bind(s, &r.Run, kandra.AsType(kandra.CQLTimeUUID), kandra.Lookup("by_run", kandra.LookupBatch))
 }
 
 var vRows = kandra.MustRegister[vRow]()
@@ -124,9 +127,10 @@ func TestZeroValuesInLookups(t *testing.T) {
 	if !strings.Contains(sent, "INSERT INTO ks.vrows_by_seen") {
 		t.Errorf("no lookup row for the zero time:\n%s", sent)
 	}
-	// The zero netip.Addr is null: no row.
-	if strings.Contains(sent, "vrows_by_addr") {
-		t.Errorf("a lookup row for the zero netip.Addr:\n%s", sent)
+	// The zero netip.Addr, and the zero UUID in a TIMEUUID, are null: no
+	// row.
+	if strings.Contains(sent, "vrows_by_addr") || strings.Contains(sent, "vrows_by_run") {
+		t.Errorf("a lookup row for a null value:\n%s", sent)
 	}
 }
 

@@ -137,7 +137,7 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 	ts, evTS := insertTS(c), lookupTS(c)
 	var entries []*Query
 	for _, i := range r.batch {
-		if !isEmpty(r.lookupValue(i, e)) {
+		if !r.emptyAt(i, r.lookupValue(i, e)) {
 			entries = append(entries, r.lookupInsertIn(nil, i, e, ts))
 		}
 	}

@@ -6,13 +6,15 @@
 //
 // The logic is written once against the small [Driver] interface; an
 // adapter module implements it for one driver
-// (github.com/kandra-go/kandra/driver/gocql for gocql v1.7.0). This package
-// has no driver dependency.
+// (github.com/kandra-go/kandra/driver/gocql for gocql v1.7.0,
+// github.com/kandra-go/kandra/driver/gocqlv2 for the Apache driver v2).
+// This package has no driver dependency.
 //
 // # Defined behaviour
 //
 //   - Empty lookup values. The servers refuse an empty partition key, so a
-//     lookup whose value is empty ("" or an empty []byte) or nil gets no
+//     lookup whose value is empty ("" or an empty []byte), nil, or sent as
+//     null (the zero netip.Addr, the zero UUID in a TIMEUUID) gets no
 //     lookup row: Save and Update write none (and an Update away from an
 //     empty value deletes none), and Lookup.Find of an empty value is
 //     ErrNotFound without a query.

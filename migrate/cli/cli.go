@@ -68,7 +68,7 @@ var migrateBackend = backend{
 // the exit status (ExitOK, ExitDifferences, ExitUsage or ExitError).
 // Backfill progress is a redrawn bar when stderr is a terminal, plain
 // lines otherwise. The usage text calls the command "PROGRAM schema",
-// after os.Args[0], the name the issue gives the mount point.
+// after os.Args[0]: an application mounts Run as its "schema" subcommand.
 func Run(ctx context.Context, d migrate.Driver, ks *kandra.Keyspace, args []string, stdout, stderr io.Writer) int {
 	c := &command{
 		ctx: ctx, d: d, ks: ks, be: migrateBackend,

@@ -4,7 +4,7 @@ package kandra
 // type is refused before anything is sent, with the column, the type, the
 // value and the range, instead of being wrapped, truncated or dropped by a
 // driver. The rules are the type table of docs/types.md ("Values at the edges"); the
-// adapters encode by the same rules (internal/cqlvalue).
+// adapters encode by the same rules (package adapter, on internal/cqlvalue).
 
 import (
 	"errors"

@@ -2,11 +2,10 @@ package gocql
 
 import (
 	"context"
-	"net"
 
 	gocql "github.com/gocql/gocql"
 	"github.com/kandra-go/kandra"
-	"github.com/kandra-go/kandra/internal/cqlstmt"
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/migrate"
 )
 
@@ -48,7 +47,7 @@ func (d *Driver) SchemaVersions(ctx context.Context) (map[string]string, error) 
 // whether it applied.
 func (d *Driver) ExecCQL(ctx context.Context, stmt string, values []any, c kandra.Consistency) (bool, error) {
 	q := d.s.Query(stmt, values...).WithContext(ctx).Consistency(gocql.Consistency(c))
-	if cqlstmt.IsConditional(stmt) {
+	if adapter.IsConditional(stmt) {
 		return q.SerialConsistency(gocql.Serial).MapScanCAS(map[string]any{})
 	}
 	return true, q.Exec()
@@ -57,35 +56,5 @@ func (d *Driver) ExecCQL(ctx context.Context, stmt string, values []any, c kandr
 // QueryCQL implements migrate.Driver: every row (pages fetched as they
 // come), with uuids as canonical strings.
 func (d *Driver) QueryCQL(ctx context.Context, stmt string, values []any, c kandra.Consistency) ([]map[string]any, error) {
-	it := d.s.Query(stmt, values...).WithContext(ctx).Consistency(gocql.Consistency(c)).Iter()
-	var out []map[string]any
-	for {
-		m := map[string]any{}
-		if !it.MapScan(m) {
-			break
-		}
-		for k, v := range m {
-			m[k] = plainValue(v)
-		}
-		out = append(out, m)
-	}
-	return out, it.Close()
-}
-
-// plainValue turns the driver's own types into the plain values of
-// migrate.SchemaRows.
-func plainValue(v any) any {
-	switch x := v.(type) {
-	case gocql.UUID:
-		return x.String()
-	case []gocql.UUID:
-		s := make([]string, len(x))
-		for i, u := range x {
-			s[i] = u.String()
-		}
-		return s
-	case net.IP:
-		return x.String()
-	}
-	return v
+	return adapter.MapRows(d.s.Query(stmt, values...).WithContext(ctx).Consistency(gocql.Consistency(c)).Iter())
 }

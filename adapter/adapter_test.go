@@ -1,0 +1,289 @@
+package adapter
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/big"
+	"net"
+	"net/netip"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/internal/cqlorder"
+	"pgregory.net/rapid"
+)
+
+// fake is a driver as the core sees it, for the core's own tests (the
+// adapters' tests prove the core against their drivers): its type info is
+// a fakeInfo, its Marshal knows Marshalers, strings and 32-bit integers,
+// and its UUID type is fakeUUID.
+type fake struct{}
+
+type fakeInfo struct {
+	t         Type
+	key, elem *fakeInfo
+}
+
+type fakeUUID [16]byte
+
+func (fake) Type(info fakeInfo) Type { return info.t }
+
+func (fake) Collection(info fakeInfo) (key, elem fakeInfo, ok bool, err error) {
+	if info.elem == nil {
+		return key, elem, false, nil
+	}
+	if info.key != nil {
+		key = *info.key
+	}
+	return key, *info.elem, true, nil
+}
+
+func (fake) Marshal(info fakeInfo, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case interface {
+		MarshalCQL(fakeInfo) ([]byte, error)
+	}:
+		return x.MarshalCQL(info)
+	case string:
+		return []byte(x), nil
+	case int32:
+		return binary.BigEndian.AppendUint32(nil, uint32(x)), nil
+	}
+	return nil, errFake
+}
+
+func (fake) Unmarshal(info fakeInfo, data []byte, v any) error {
+	if u, ok := v.(interface {
+		UnmarshalCQL(fakeInfo, []byte) error
+	}); ok {
+		return u.UnmarshalCQL(info, data)
+	}
+	return errFake
+}
+
+func (fake) UUID() reflect.Type { return reflect.TypeFor[fakeUUID]() }
+
+func (fake) Ref(reflect.Type) reflect.Type { return nil }
+
+var errFake = &fakeError{}
+
+type fakeError struct{}
+
+func (*fakeError) Error() string { return "the fake driver does not know this" }
+
+var _ Driver[fakeInfo] = fake{}
+
+type (
+	userID uuid.UUID
+	at     time.Time
+	ipAddr netip.Addr
+)
+
+func planOf(t *testing.T, typ reflect.Type, cql string) *conv {
+	t.Helper()
+	ct, err := kandra.ParseCQLType(cql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := cqlorder.Of(ct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return planConv[fakeInfo, fake](typ, n, true)
+}
+
+func TestCodecPlan(t *testing.T) {
+	// Converted: what the gocql drivers cannot take as kandra hands it
+	// over, or what kandra's value rules encode.
+	for _, c := range []struct {
+		typ reflect.Type
+		cql string
+	}{
+		{reflect.TypeFor[userID](), "TIMEUUID"},
+		{reflect.TypeFor[[]map[string]struct{}](), "LIST<FROZEN<SET<TEXT>>>"},
+		{reflect.TypeFor[time.Duration](), "TIME"},
+		{reflect.TypeFor[time.Time](), "TIMESTAMP"},
+		{reflect.TypeFor[[]net.IP](), "LIST<INET>"},
+		{reflect.TypeFor[[][]byte](), "LIST<BLOB>"},
+		{reflect.TypeFor[*[]byte](), "BLOB"},
+		{reflect.TypeFor[int8](), "SMALLINT"},
+	} {
+		if cv := planOf(t, c.typ, c.cql); cv == nil || cv.only != converts {
+			t.Errorf("%s as %s is not converted", c.typ, c.cql)
+		}
+	}
+	for typ, cql := range map[reflect.Type]string{
+		reflect.TypeFor[uuid.UUID]():                "UUID",
+		reflect.TypeFor[*uuid.UUID]():               "UUID",
+		reflect.TypeFor[[]uuid.UUID]():              "LIST<UUID>",
+		reflect.TypeFor[map[uuid.UUID]string]():     "MAP<UUID, TEXT>",
+		reflect.TypeFor[netip.Addr]():               "INET",
+		reflect.TypeFor[net.IP]():                   "INET",
+		reflect.TypeFor[map[string]struct{}]():      "SET<TEXT>",
+		reflect.TypeFor[time.Duration]():            "DURATION",
+		reflect.TypeFor[time.Time]():                "DATE",
+		reflect.TypeFor[[]time.Duration]():          "LIST<DURATION>",
+		reflect.TypeFor[map[string]time.Duration](): "MAP<TEXT, DURATION>",
+		reflect.TypeFor[userID]():                   "UUID",
+		reflect.TypeFor[at]():                       "TIMESTAMP",
+		reflect.TypeFor[ipAddr]():                   "INET",
+		reflect.TypeFor[*userID]():                  "UUID",
+		reflect.TypeFor[map[userID]at]():            "MAP<UUID, TIMESTAMP>",
+	} {
+		if cv := planOf(t, typ, cql); cv == nil || cv.only != converts {
+			t.Errorf("%s as %s is not converted", typ, cql)
+		}
+	}
+	// Passed through, or only sorted, or only bound by reference.
+	for typ, cql := range map[reflect.Type]string{
+		reflect.TypeFor[string]():              "TEXT",
+		reflect.TypeFor[*big.Int]():            "VARINT",
+		reflect.TypeFor[[16]byte]():            "UUID",
+		reflect.TypeFor[[]fakeUUID]():          "LIST<UUID>",
+		reflect.TypeFor[*fakeUUID]():           "UUID",
+		reflect.TypeFor[[][]int32]():           "LIST<FROZEN<LIST<INT>>>",
+		reflect.TypeFor[map[string][]string](): "MAP<TEXT, FROZEN<LIST<TEXT>>>",
+		reflect.TypeFor[map[string]int32]():    "MAP<TEXT, INT>",
+		reflect.TypeFor[int64]():               "BIGINT",
+	} {
+		cv := planOf(t, typ, cql)
+		holds := strings.Contains(cql, "SET") || strings.Contains(cql, "MAP")
+		if holds != (cv != nil) || cv != nil && cv.only != sortOnly {
+			t.Errorf("%s as %s: plan %+v, want %s", typ, cql, cv, map[bool]string{true: "sorted only", false: "none"}[holds])
+		}
+	}
+	if cv := planOf(t, reflect.TypeFor[fakeUUID](), "TIMEUUID"); cv == nil || cv.only != refOnly {
+		t.Errorf("the driver's UUID: plan %+v, want a reference only", cv)
+	}
+}
+
+// TestAliasesShareTheField: a type encoded by the value rules is bound by
+// reference and scanned over the field's own memory.
+func TestAliasesShareTheField(t *testing.T) {
+	ts := fakeInfo{t: TypeTimestamp}
+	cv := planOf(t, reflect.TypeFor[at](), "TIMESTAMP")
+	var v at
+	r := bind[fakeInfo, fake](cv, &v, true)
+	target, tmp := scanTarget[fakeInfo, fake](cv, &v)
+	if tmp.IsValid() {
+		t.Fatal("a named time type is scanned through a temporary")
+	}
+	want := time.UnixMilli(1700000000123).UTC()
+	b, _ := timestampBytes(want)
+	if err := target.(interface {
+		UnmarshalCQL(fakeInfo, []byte) error
+	}).UnmarshalCQL(ts, b); err != nil || time.Time(v) != want {
+		t.Fatalf("scanned %v %v, want %v", time.Time(v), err, want)
+	}
+	v = at(want.Add(time.Second))
+	got, err := r.(interface {
+		MarshalCQL(fakeInfo) ([]byte, error)
+	}).MarshalCQL(ts)
+	if b2, _ := timestampBytes(want.Add(time.Second)); err != nil || !bytes.Equal(got, b2) {
+		t.Fatalf("the reference marshals %x %v, not the field as it is now (%x)", got, err, b2)
+	}
+	if copied := bind[fakeInfo, fake](cv, &v, false); reflect.TypeOf(copied).Kind() == reflect.Pointer {
+		t.Fatalf("bound by value as %T", copied)
+	}
+}
+
+func timestampBytes(t time.Time) ([]byte, error) {
+	return timestampWire[fakeInfo](t).MarshalCQL(fakeInfo{})
+}
+
+func TestUUIDs(t *testing.T) {
+	id := fakeInfo{t: TypeUUID}
+	var zero timeUUIDWire[fakeInfo, fake]
+	if b, err := zero.MarshalCQL(fakeInfo{t: TypeTimeUUID}); b != nil || err != nil {
+		t.Errorf("the zero UUID in a TIMEUUID is %x %v, not null", b, err)
+	}
+	u := uuidWire[fakeInfo, fake](uuid.New())
+	b, err := u.MarshalCQL(id)
+	if err != nil || !bytes.Equal(b, u[:]) {
+		t.Fatalf("%x %v", b, err)
+	}
+	var back uuidWire[fakeInfo, fake]
+	if err := back.UnmarshalCQL(id, b); err != nil || back != u {
+		t.Fatalf("%x %v", back, err)
+	}
+	if err := back.UnmarshalCQL(id, nil); err != nil || back != (uuidWire[fakeInfo, fake]{}) {
+		t.Fatalf("null read as %x %v", back, err)
+	}
+	if err := back.UnmarshalCQL(id, []byte{1, 2}); err == nil {
+		t.Fatal("a 2-byte UUID read")
+	}
+}
+
+func TestBlobs(t *testing.T) {
+	type I = struct{}
+	if b, _ := (blobElemWire[I](nil)).MarshalCQL(I{}); b == nil || len(b) != 0 {
+		t.Errorf("a nil element marshals to %#v, want an empty value", b)
+	}
+	var w blobElemWire[I]
+	if _ = w.UnmarshalCQL(I{}, []byte{}); w == nil {
+		t.Error("an empty element reads as nil")
+	}
+	var top blobWire[I]
+	if _ = top.UnmarshalCQL(I{}, []byte{}); top == nil {
+		t.Error("an empty value reads as nil")
+	}
+	if _ = top.UnmarshalCQL(I{}, nil); top != nil {
+		t.Error("null reads as non-nil")
+	}
+	if b, _ := (blobWire[I](nil)).MarshalCQL(I{}); b != nil {
+		t.Error("nil is not null")
+	}
+}
+
+// TestVints: every int64 is one vint that reads back whole; a cut one
+// fails.
+func TestVints(t *testing.T) {
+	for x, want := range map[int64][]byte{0: {0}, -1: {1}, 1: {2}, 63: {0x7e}, -64: {0x7f}, 64: {0x80, 0x80}} {
+		if got := appendVint(nil, x); !bytes.Equal(got, want) {
+			t.Errorf("%d: %x, want %x", x, got, want)
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		x := rapid.Int64().Draw(t, "x")
+		b := appendVint([]byte{9}, x)[1:]
+		got, rest, err := vint(append(b, 7))
+		if err != nil || got != x || !bytes.Equal(rest, []byte{7}) {
+			t.Fatalf("%d: %x reads %d %x %v", x, b, got, rest, err)
+		}
+		if _, _, err := vint(b[:len(b)-1]); err == nil {
+			t.Fatalf("%d: %x cut short reads", x, b)
+		}
+	})
+	var d durationWire[struct{}]
+	if err := d.UnmarshalCQL(struct{}{}, []byte{2, 4}); err == nil {
+		t.Error("a duration of two vints read")
+	}
+}
+
+type digest [16]byte
+
+func TestPlainValue(t *testing.T) {
+	u := uuid.New()
+	for _, c := range []struct{ in, want any }{
+		{digest(u), u.String()},
+		{[]digest{digest(u)}, []string{u.String()}},
+		{net.IPv4(10, 0, 0, 1), "10.0.0.1"},
+		{nil, nil},
+		{int64(3), int64(3)},
+		{map[string]string{"a": "b"}, map[string]string{"a": "b"}},
+	} {
+		if got := plainValue(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%#v: %#v, want %#v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestIsConditional(t *testing.T) {
+	if !IsConditional("update t set a = 1 where k = 2 if a = 0") || IsConditional("CREATE TABLE IF NOT EXISTS t (k int PRIMARY KEY)") {
+		t.Error("IsConditional")
+	}
+}

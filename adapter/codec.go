@@ -1,0 +1,294 @@
+package adapter
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/internal/cqlorder"
+)
+
+// Codec adapts kandra's per-row accessors (Table.Pointers,
+// TableSchema.Pointers, ColumnSchema.Pointer) to what a driver whose type
+// info is I (D: see Driver) can marshal. kandra hands out the addresses of
+// an entity's fields; for most Go types a driver takes them as they are.
+// For the types below it does not, and the codec converts them, per
+// column (the real-server suites, runtime/runtimetest and integration/,
+// prove each against Cassandra 5.0 through both gocql drivers):
+//
+//   - uuid.UUID (github.com/google/uuid), and any other 16-byte array
+//     type but [16]byte and the driver's own UUID (type UserID
+//     uuid.UUID): the gocql drivers marshal and scan only their own UUID
+//     type, [16]byte, []byte and string in a uuid column. Bound and
+//     scanned as its 16 bytes, over the field's memory, also inside
+//     collections and behind pointers. In a TIMEUUID column of its own,
+//     the zero UUID (version 0, which Cassandra refuses there: "Invalid
+//     version for TimeUUID type") is sent as null, and null reads back as
+//     zero.
+//   - time.Time (TIMESTAMP and DATE), time.Duration in a TIME, netip.Addr
+//     and net.IP (INET), []byte (BLOB), and an integer field in a wider
+//     CQL integer type: encoded by kandra's value rules (docs/types.md,
+//     "Values at the edges") over the field's own memory. The gocql drivers write
+//     the zero time as an empty value, round pre-1970 dates toward zero
+//     (v1), wrap a time past the type's range, send a TIME outside a day,
+//     turn an IPv4-mapped address into IPv4, cannot bind a netip.Addr at
+//     all, read an empty blob as nil, and fail a whole row on an integer
+//     its field cannot hold.
+//   - time.Duration in a DURATION column: the drivers marshal it but
+//     unmarshal a duration only into their own Duration. Scanned as the
+//     protocol's months, days and nanoseconds and converted back (months
+//     and days are never set by a Go value; a server value that has them
+//     cannot be a time.Duration: the read fails with an *errors.ValueError
+//     naming the column).
+//   - map[K]struct{} (a CQL set): the drivers marshal it but cannot
+//     unmarshal a set into a map. Scanned into []K and turned back into a
+//     map.
+//   - a named type of one of these special types (type At time.Time; a
+//     struct type convertible to netip.Addr), which kandra maps as the
+//     special type: the drivers' type switches see only the special types,
+//     so binding one fails ("can not marshal main.At into timestamp").
+//     Converted as the special type.
+//
+// A column whose CQL type holds a set or a map (at any depth) is bound as
+// a SortedValue, which sends the elements of every set and the entries of
+// every map in the server's order. A driver sends a Go map in its random
+// iteration order, and Cassandra 5.0 keeps a frozen set or map in the
+// order it was sent when it is a clustering column in descending order
+// (it sorts it everywhere else): unsorted, the same Go value would be a
+// different key on every write, and differ from the key another client
+// writes. Sorting is not a conversion for Converted.
+//
+// A column whose Go type needs none of this is passed through: the address
+// kandra gave is what the driver reads and writes. For the plain native
+// types (string, int32, int64, int, float64, bool), []string and the
+// driver's own UUID, AppendBindRefs and the scan targets turn the address
+// into a reference to the field (the adapter's own, Driver.Ref, or the
+// core's) that writes or reads its bytes itself, exactly as the driver
+// does (the adapter's tests prove it), and hands every other CQL type to
+// the driver: the same bytes and values, without the driver's reflection
+// or the boxing of each value.
+type Codec[I any, D Driver[I]] struct {
+	convs []*conv // per column; nil = pass through
+	cols  []*kandra.ColumnSchema
+}
+
+// NewCodec plans the conversions for cols (in the order the pointers will
+// come in, normally TableSchema.Columns()).
+func NewCodec[I any, D Driver[I]](cols []*kandra.ColumnSchema) (*Codec[I, D], error) {
+	c := &Codec[I, D]{convs: make([]*conv, len(cols)), cols: cols}
+	for i, col := range cols {
+		cv, err := planColumn[I, D](col)
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %w", col.Name(), err)
+		}
+		c.convs[i] = cv
+	}
+	return c, nil
+}
+
+// planColumn is the conv of a column's Go type in its CQL type.
+func planColumn[I any, D Driver[I]](col *kandra.ColumnSchema) (*conv, error) {
+	n, err := cqlorder.Of(col.Type())
+	if err != nil {
+		return nil, err
+	}
+	t := col.GoType()
+	if cv := planConv[I, D](t, n, true); cv != nil {
+		return cv, nil
+	}
+	var d D
+	if r := d.Ref(t); r != nil {
+		return refOnlyConv(t, r), nil
+	}
+	if r, ok := refType[I, D](t); ok {
+		return refOnlyConv(t, r), nil
+	}
+	return nil, nil
+}
+
+// refOnlyConv is the conv of a field of type t the driver takes as it is,
+// bound and scanned by its reference of type r.
+func refOnlyConv(t, r reflect.Type) *conv {
+	c := converting(t, r)
+	c.only, c.toWire, c.fromWire = refOnly, identity, identityBack
+	return c
+}
+
+// Converted reports whether column i's Go type needs a conversion (see
+// Codec); a column that is only sorted, or only bound by reference, is not
+// converted.
+func (c *Codec[I, D]) Converted(i int) bool {
+	return c.convs[i] != nil && c.convs[i].only == converts
+}
+
+// BindValues replaces, in ptrs (field addresses from kandra), the entries
+// the driver cannot marshal (or would send unsorted) by converted values,
+// and the addresses of common types by their values (which the driver
+// marshals without reflect). It returns a new slice.
+func (c *Codec[I, D]) BindValues(ptrs []any) []any {
+	return c.AppendBindValues(make([]any, 0, len(ptrs)), ptrs)
+}
+
+// AppendBindValues is BindValues appending to dst, so that a caller can
+// reuse one buffer for every statement.
+func (c *Codec[I, D]) AppendBindValues(dst, ptrs []any) []any {
+	for i, p := range ptrs {
+		dst = append(dst, bind[I, D](c.convs[i], p, false))
+	}
+	return dst
+}
+
+// AppendBindRefs is AppendBindValues, except that the value of a field of
+// a plain native type (string, int32, int64, int, float64, bool,
+// []string), of the driver's UUID and of a type the codec encodes over the
+// field's memory (time.Time, uuid.UUID, ...) is bound as a reference to
+// the field: a Marshaler holding only the field's address, which an
+// interface holds without allocating, and which writes the field's bytes
+// when the driver marshals it, the same bytes the driver writes for the
+// value. The fields are read when the driver marshals the statement, not
+// now: keep them unchanged until the statement has run, and do not bind
+// refs to a query that may run after its call returns (a speculative
+// execution of an idempotent query may); bind values there.
+func (c *Codec[I, D]) AppendBindRefs(dst, ptrs []any) []any {
+	for i, p := range ptrs {
+		dst = append(dst, bind[I, D](c.convs[i], p, true))
+	}
+	return dst
+}
+
+// bind is the value the driver is given for the field address p of a
+// column converted by cv: with byRef, the field's reference, or a pointer
+// of the wire type to its memory; else p's value for a common type, a
+// copy of the field as its wire type; or the converted value.
+func bind[I any, D Driver[I]](cv *conv, p any, byRef bool) any {
+	if cv == nil {
+		if byRef {
+			return ref[I, D](p)
+		}
+		return deref(p)
+	}
+	if a, ok := cv.alias(p); ok {
+		return aliased[I, D](cv, p, a, byRef)
+	}
+	return cv.toWire(reflect.ValueOf(p).Elem()).Interface()
+}
+
+// aliased is what bind gives for the field at p, aliased by cv as a: a
+// itself with byRef, else a copy of the value (p's own for a type the
+// driver takes as it is).
+func aliased[I any, D Driver[I]](cv *conv, p, a any, byRef bool) any {
+	switch {
+	case byRef:
+		return a
+	case cv.only == refOnly:
+		return deref(p)
+	}
+	return derefWire[I, D](a) // a copy: values are read later
+}
+
+// derefWire is the value behind a pointer alias returned: a copy, for a
+// driver that reads it after the call.
+func derefWire[I any, D Driver[I]](a any) any {
+	switch x := a.(type) { // the common ones, without reflect
+	case *timestampWire[I]:
+		return *x
+	case *uuidWire[I, D]:
+		return *x
+	case *timeUUIDWire[I, D]:
+		return *x
+	case *inetWire[I]:
+		return *x
+	case *blobWire[I]:
+		return *x
+	}
+	return reflect.ValueOf(a).Elem().Interface()
+}
+
+// noFinish is ScanTargets' finish when no column needs one.
+func noFinish() error { return nil }
+
+// ScanTargets returns scan targets for a row whose fields are at ptrs:
+// kandra's addresses (or their references, see Codec) where the driver
+// can scan directly, temporaries elsewhere. Call finish after a
+// successful Scan to store the temporaries into the fields.
+func (c *Codec[I, D]) ScanTargets(ptrs []any) (targets []any, finish func() error) {
+	return c.AppendScanTargets(make([]any, 0, len(ptrs)), ptrs)
+}
+
+// AppendScanTargets is ScanTargets appending the targets to dst, so that
+// a caller can reuse one buffer for every row.
+func (c *Codec[I, D]) AppendScanTargets(dst, ptrs []any) (targets []any, finish func() error) {
+	targets = dst
+	type pending struct {
+		cv    *conv
+		tmp   reflect.Value
+		field reflect.Value
+		col   int
+	}
+	var todo []pending
+	for i, p := range ptrs {
+		target, tmp := scanTarget[I, D](c.convs[i], p)
+		targets = append(targets, target)
+		if tmp.IsValid() {
+			todo = append(todo, pending{c.convs[i], tmp, reflect.ValueOf(p).Elem(), i})
+		}
+	}
+	if len(todo) == 0 {
+		return targets, noFinish
+	}
+	return targets, func() error {
+		for _, t := range todo {
+			v, err := t.cv.fromWire(t.tmp.Elem())
+			if err != nil {
+				return c.cols[t.col].ReadError(err)
+			}
+			t.field.Set(v)
+		}
+		return nil
+	}
+}
+
+// scanTarget is the scan target for the field at p of a column converted
+// by cv: the field's reference, a pointer of the wire type to its memory,
+// or a new temporary of the wire type (tmp), which cv.fromWire turns into
+// the field's value once scanned.
+func scanTarget[I any, D Driver[I]](cv *conv, p any) (target any, tmp reflect.Value) {
+	if cv == nil || cv.only == sortOnly {
+		return scanRef[I, D](p), reflect.Value{}
+	}
+	if a, ok := cv.alias(p); ok {
+		return a, reflect.Value{}
+	}
+	tmp = reflect.New(cv.wire)
+	return tmp.Interface(), tmp
+}
+
+// SortedValue is a value bound for a column whose CQL type holds a set or
+// a map (see Codec). It marshals like Value, with the elements of every
+// set and the entries of every map in it, at any depth, in the order
+// Cassandra's comparator for the element (or key) type gives, the order
+// in which the server stores them in any other column and in which it
+// reads a CQL literal, and each element (or key) once as the server sees
+// them.
+type SortedValue[I any, D Driver[I]] struct {
+	// Value is what the driver would be given unsorted: a slice (list or
+	// set), a map[K]struct{} (set) or a map, or a pointer to one.
+	Value any
+	typ   cqlorder.Type
+}
+
+// Sorted returns v, a value the driver marshals for a column of CQL type
+// t, as a SortedValue. It fails only for a CQL type the core does not
+// know (a tuple or a user-defined type).
+func Sorted[I any, D Driver[I]](t kandra.CQLType, v any) (SortedValue[I, D], error) {
+	n, err := cqlorder.Of(t)
+	if err != nil {
+		return SortedValue[I, D]{}, err
+	}
+	return SortedValue[I, D]{Value: v, typ: n}, nil
+}
+
+// MarshalCQL implements the driver's Marshaler.
+func (s SortedValue[I, D]) MarshalCQL(info I) ([]byte, error) {
+	return cqlorder.Marshal[I](order[I, D]{}, info, s.typ, reflect.ValueOf(s.Value))
+}

@@ -1,0 +1,174 @@
+package adapter
+
+import (
+	"reflect"
+	"sync"
+
+	"github.com/kandra-go/kandra"
+)
+
+// Plans holds the Plan of every statement a driver has run, made on first
+// use. The zero value is ready; it is safe for concurrent use.
+type Plans[I any, D Driver[I]] struct {
+	m sync.Map // *kandra.Statement -> *Plan[I, D]
+}
+
+// Of is s's plan. It fails for a column whose CQL type the core does not
+// know (a tuple or a user-defined type).
+func (ps *Plans[I, D]) Of(s *kandra.Statement) (*Plan[I, D], error) {
+	if p, ok := ps.m.Load(s); ok {
+		return p.(*Plan[I, D]), nil
+	}
+	p, err := newPlan[I, D](s)
+	if err != nil {
+		return nil, err
+	}
+	v, _ := ps.m.LoadOrStore(s, p)
+	return v.(*Plan[I, D]), nil
+}
+
+// Plan is the conversions of one kandra.Statement, as Codec plans them
+// for a row's columns: per marker and per result column, nil where the
+// driver takes the value as it is.
+type Plan[I any, D Driver[I]] struct {
+	params []*conv
+	goType []reflect.Type
+	result []*conv
+	cols   []*kandra.ColumnSchema // the result columns, for read errors
+	scans  bool                   // some result column converts or scans through a reference
+}
+
+// newPlan plans s. It fails for a column whose CQL type the core does not
+// know (a tuple or a user-defined type).
+func newPlan[I any, D Driver[I]](s *kandra.Statement) (*Plan[I, D], error) {
+	p := &Plan[I, D]{params: make([]*conv, s.NumParams()), goType: make([]reflect.Type, s.NumParams()), result: make([]*conv, s.NumResult()), cols: make([]*kandra.ColumnSchema, s.NumResult())}
+	for i := 0; i < s.NumParams(); i++ {
+		c := s.Param(i).Column
+		if c == nil {
+			continue
+		}
+		cv, err := planColumn[I, D](c)
+		if err != nil {
+			return nil, err
+		}
+		p.params[i], p.goType[i] = cv, c.GoType()
+	}
+	for i := 0; i < s.NumResult(); i++ {
+		c := s.Result(i)
+		cv, err := planColumn[I, D](c)
+		if err != nil {
+			return nil, err
+		}
+		p.result[i], p.cols[i] = cv, c
+		if cv != nil {
+			p.scans = true
+		}
+	}
+	return p, nil
+}
+
+// Values converts vals, the values of a runtime.Query or of a batch entry
+// of the plan's statement, for the driver: a *V or a V of a converted
+// column becomes its wire value; everything else passes through.
+//
+// The result is always a new slice: the driver's query keeps it, and the
+// runtime reuses vals once the call returns. With byRef, the address of a
+// plain native type, and of a type the core encodes over the field's
+// memory (uuid.UUID, time.Time, ...), becomes a reference that marshals
+// the field when the driver runs the statement (see Codec.AppendBindRefs):
+// no boxing. Bind by reference only a statement the driver runs before
+// the call returns, one that is not idempotent (neither gocql driver
+// runs speculative executions of those, which could read the fields
+// after the call). Otherwise the address of a common type becomes its
+// value, so that marshalling takes the driver's typed cases instead of
+// reflect.
+func (p *Plan[I, D]) Values(vals []any, byRef bool) []any {
+	out := make([]any, len(vals))
+	for i, v := range vals {
+		cv := p.params[i]
+		switch {
+		case v == nil:
+			continue
+		case cv == nil:
+			out[i] = bind[I, D](nil, v, byRef)
+			continue
+		}
+		if a, ok := cv.alias(v); ok {
+			out[i] = aliased[I, D](cv, v, a, byRef)
+			continue
+		}
+		rv := reflect.ValueOf(v)
+		if rv.Type() != p.goType[i] && rv.Kind() == reflect.Pointer && rv.Type().Elem() == p.goType[i] {
+			rv = rv.Elem()
+		}
+		out[i] = cv.toWire(rv).Interface()
+	}
+	return out
+}
+
+// Iter is a driver's page of rows, as Rows reads it: the *Iter of both
+// gocql drivers.
+type Iter interface {
+	Scan(dest ...any) bool
+	PageState() []byte
+	Close() error
+}
+
+// Rows returns the rows of it, a page of the plan's statement, as the
+// runtime reads them (it implements runtime.Rows).
+func (p *Plan[I, D]) Rows(it Iter) *Rows[I, D] { return &Rows[I, D]{it: it, p: p} }
+
+// Rows is a page of rows that scans each into the fields the runtime
+// gives, through the plan's references, aliases and temporaries.
+type Rows[I any, D Driver[I]] struct {
+	it      Iter
+	p       *Plan[I, D]
+	targets []any
+	tmps    []reflect.Value
+	err     error
+}
+
+// Next implements runtime.Rows.
+func (r *Rows[I, D]) Next(dst []any) bool {
+	if !r.p.scans {
+		return r.it.Scan(dst...)
+	}
+	if r.targets == nil {
+		r.targets = make([]any, len(dst))
+		r.tmps = make([]reflect.Value, len(dst))
+	}
+	for i, t := range dst {
+		var cv *conv
+		if i < len(r.p.result) { // past the columns: the WRITETIME of Statement.HasWriteTime
+			cv = r.p.result[i]
+		}
+		r.targets[i], r.tmps[i] = scanTarget[I, D](cv, t)
+	}
+	if !r.it.Scan(r.targets...) {
+		return false
+	}
+	for i, t := range dst {
+		if r.tmps[i].IsValid() {
+			v, err := r.p.result[i].fromWire(r.tmps[i].Elem())
+			if err != nil {
+				r.err = r.p.cols[i].ReadError(err)
+				return false
+			}
+			reflect.ValueOf(t).Elem().Set(v)
+		}
+	}
+	return true
+}
+
+// PageState implements runtime.Rows.
+func (r *Rows[I, D]) PageState() []byte { return r.it.PageState() }
+
+// Close implements runtime.Rows: the driver's error, or the first read
+// error.
+func (r *Rows[I, D]) Close() error {
+	err := r.it.Close()
+	if err == nil {
+		err = r.err
+	}
+	return err
+}

@@ -1,0 +1,313 @@
+package adapter
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+	"net"
+	"net/netip"
+	"reflect"
+	"time"
+
+	"github.com/kandra-go/kandra/internal/cqlvalue"
+)
+
+// The wire types: each is a Go type kandra maps, redeclared with the
+// MarshalCQL and UnmarshalCQL methods both gocql drivers call before
+// their own conversions, so that the bytes follow kandra's value rules
+// (internal/cqlvalue). I is the driver's type info: with it,
+// timestampWire[gocql.TypeInfo] implements that driver's gocql.Marshaler
+// and *timestampWire[gocql.TypeInfo] its gocql.Unmarshaler, from one
+// definition. The info is not read, but by the UUID types, which hand a
+// type other than UUID or TIMEUUID to the driver (D): the core uses each
+// wire type only for the CQL type it is named after. Each has the
+// underlying type of its Go type, so that a field's address converts to
+// a pointer of the wire type to the same memory (no copy, no temporary).
+type (
+	// timestampWire is a time.Time in a TIMESTAMP column.
+	timestampWire[I any] time.Time
+	// dateWire is a time.Time in a DATE column.
+	dateWire[I any] time.Time
+	// timeOfDayWire is a time.Duration (any int64 type) in a TIME column:
+	// 8 bytes of nanoseconds, refused outside a day.
+	timeOfDayWire[I any] int64
+	// inetWire is a netip.Addr in an INET column; the zero Addr is null.
+	inetWire[I any] netip.Addr
+	// inetElemWire is a netip.Addr inside a collection: never null (the
+	// zero Addr is refused), and an IPv4-mapped address is refused
+	// (cqlvalue.InetElemProblem).
+	inetElemWire[I any] netip.Addr
+	// netIPWire is a net.IP in an INET column; nil is null.
+	netIPWire[I any] net.IP
+	// blobWire is a column's own []byte in a BLOB: nil is null, an empty
+	// slice an empty value, and an empty value reads back as []byte{}.
+	blobWire[I any] []byte
+	// blobElemWire is a []byte inside a collection, which cannot hold
+	// null: nil is an empty value, and every element reads back non-nil.
+	blobElemWire[I any] []byte
+	// integerWire is a stored integer of a CQL type wider than its Go
+	// field: it keeps the cell's bytes, which cqlvalue.NarrowInt decodes
+	// into the field's kind, so that a value the field cannot hold is an
+	// error naming the column, not a driver's failure of the whole row.
+	integerWire[I any] struct{ data []byte }
+	// uuidWire is a 16-byte array type (uuid.UUID, the driver's UUID) in
+	// a UUID or TIMEUUID column: its 16 bytes, null and an empty value
+	// reading back as the zero UUID, as both drivers read them.
+	uuidWire[I any, D Driver[I]] [16]byte
+	// timeUUIDWire is a UUID in a TIMEUUID column of its own: the zero
+	// UUID (version 0, which Cassandra refuses there: "Invalid version for
+	// TimeUUID type") is sent as null, and null reads back as zero.
+	timeUUIDWire[I any, D Driver[I]] [16]byte
+	// durationWire is a DURATION: months, days and nanoseconds as the
+	// protocol's three signed vints. A time.Duration sets the nanoseconds
+	// only; a stored value with months or days is no time.Duration
+	// (cqlvalue.DurationProblem).
+	durationWire[I any] struct {
+		months, days int32
+		nanos        int64
+	}
+)
+
+// MarshalCQL implements the driver's Marshaler.
+func (w timestampWire[I]) MarshalCQL(I) ([]byte, error) {
+	return cqlvalue.AppendTimestamp(nil, time.Time(w))
+}
+
+// UnmarshalCQL implements the driver's Unmarshaler.
+func (w *timestampWire[I]) UnmarshalCQL(_ I, data []byte) error {
+	t, _, err := cqlvalue.DecodeTimestamp(data)
+	if err != nil {
+		return err
+	}
+	*w = timestampWire[I](t)
+	return nil
+}
+
+// MarshalCQL implements the driver's Marshaler.
+func (w dateWire[I]) MarshalCQL(I) ([]byte, error) { return cqlvalue.AppendDate(nil, time.Time(w)) }
+
+// UnmarshalCQL implements the driver's Unmarshaler.
+func (w *dateWire[I]) UnmarshalCQL(_ I, data []byte) error {
+	t, _, err := cqlvalue.DecodeDate(data)
+	if err != nil {
+		return err
+	}
+	*w = dateWire[I](t)
+	return nil
+}
+
+// MarshalCQL implements the driver's Marshaler.
+func (w timeOfDayWire[I]) MarshalCQL(I) ([]byte, error) {
+	if err := cqlvalue.CheckTimeOfDay(int64(w)); err != nil {
+		return nil, err
+	}
+	return binary.BigEndian.AppendUint64(nil, uint64(w)), nil
+}
+
+// UnmarshalCQL implements the driver's Unmarshaler: 8 bytes, or 0 for
+// null and an empty value.
+func (w *timeOfDayWire[I]) UnmarshalCQL(_ I, data []byte) error {
+	switch len(data) {
+	case 0:
+		*w = 0
+	case 8:
+		*w = timeOfDayWire[I](binary.BigEndian.Uint64(data))
+	default:
+		return sizeErr("TIME", "8", len(data))
+	}
+	return nil
+}
+
+// MarshalCQL implements the driver's Marshaler.
+func (w inetWire[I]) MarshalCQL(I) ([]byte, error) { return cqlvalue.InetBytes(netip.Addr(w)) }
+
+// UnmarshalCQL implements the driver's Unmarshaler.
+func (w *inetWire[I]) UnmarshalCQL(_ I, data []byte) error {
+	a, err := cqlvalue.DecodeInet(data)
+	if err != nil {
+		return err
+	}
+	*w = inetWire[I](a)
+	return nil
+}
+
+// MarshalCQL implements the driver's Marshaler.
+func (w inetElemWire[I]) MarshalCQL(I) ([]byte, error) {
+	if err := cqlvalue.InetElemProblem(netip.Addr(w)); err != nil {
+		return nil, err
+	}
+	return cqlvalue.InetBytes(netip.Addr(w))
+}
+
+// UnmarshalCQL implements the driver's Unmarshaler.
+func (w *inetElemWire[I]) UnmarshalCQL(_ I, data []byte) error {
+	a, err := cqlvalue.DecodeInet(data)
+	if err != nil {
+		return err
+	}
+	*w = inetElemWire[I](a)
+	return nil
+}
+
+// MarshalCQL implements the driver's Marshaler.
+func (w netIPWire[I]) MarshalCQL(I) ([]byte, error) { return cqlvalue.NetIPBytes(net.IP(w)) }
+
+// UnmarshalCQL implements the driver's Unmarshaler.
+func (w *netIPWire[I]) UnmarshalCQL(_ I, data []byte) error {
+	ip, err := cqlvalue.DecodeNetIP(data)
+	if err != nil {
+		return err
+	}
+	*w = netIPWire[I](ip)
+	return nil
+}
+
+// MarshalCQL implements the driver's Marshaler.
+func (w blobWire[I]) MarshalCQL(I) ([]byte, error) { return []byte(w), nil }
+
+// UnmarshalCQL implements the driver's Unmarshaler, reusing the field's
+// array as the drivers do.
+func (w *blobWire[I]) UnmarshalCQL(_ I, data []byte) error {
+	*w = cqlvalue.DecodeBlob(*w, data)
+	return nil
+}
+
+// MarshalCQL implements the driver's Marshaler: the bytes, never null.
+func (w blobElemWire[I]) MarshalCQL(I) ([]byte, error) {
+	if w == nil {
+		return []byte{}, nil
+	}
+	return []byte(w), nil
+}
+
+// UnmarshalCQL implements the driver's Unmarshaler: a copy, never nil.
+func (w *blobElemWire[I]) UnmarshalCQL(_ I, data []byte) error {
+	*w = append(blobElemWire[I]{}, data...)
+	return nil
+}
+
+// MarshalCQL implements the driver's Marshaler: the bytes
+// cqlvalue.IntegerBytes encoded.
+func (w integerWire[I]) MarshalCQL(I) ([]byte, error) { return w.data, nil }
+
+// UnmarshalCQL implements the driver's Unmarshaler.
+func (w *integerWire[I]) UnmarshalCQL(_ I, data []byte) error {
+	w.data = append(w.data[:0], data...)
+	return nil
+}
+
+// isUUID reports the CQL types uuidWire encodes itself.
+func isUUID(t Type) bool { return t == TypeUUID || t == TypeTimeUUID }
+
+// MarshalCQL implements the driver's Marshaler: a copy of the 16 bytes
+// (the driver may keep them).
+func (w uuidWire[I, D]) MarshalCQL(info I) ([]byte, error) {
+	var d D
+	if !isUUID(d.Type(info)) {
+		return d.Marshal(info, [16]byte(w))
+	}
+	b := make([]byte, 16)
+	copy(b, w[:])
+	return b, nil
+}
+
+// UnmarshalCQL implements the driver's Unmarshaler: 16 bytes, the zero
+// UUID for null and an empty value, and the driver's own error for any
+// other length.
+func (w *uuidWire[I, D]) UnmarshalCQL(info I, data []byte) error {
+	var d D
+	if isUUID(d.Type(info)) {
+		switch len(data) {
+		case 0:
+			*w = uuidWire[I, D]{}
+			return nil
+		case 16:
+			copy(w[:], data)
+			return nil
+		}
+	}
+	return d.Unmarshal(info, data, reflect.ValueOf(w).Convert(reflect.PointerTo(d.UUID())).Interface())
+}
+
+// MarshalCQL implements the driver's Marshaler.
+func (w timeUUIDWire[I, D]) MarshalCQL(info I) ([]byte, error) {
+	if w == (timeUUIDWire[I, D]{}) {
+		return nil, nil
+	}
+	return uuidWire[I, D](w).MarshalCQL(info)
+}
+
+// UnmarshalCQL implements the driver's Unmarshaler.
+func (w *timeUUIDWire[I, D]) UnmarshalCQL(info I, data []byte) error {
+	return (*uuidWire[I, D])(w).UnmarshalCQL(info, data)
+}
+
+// MarshalCQL implements the driver's Marshaler: the three vints, as both
+// drivers write a gocql.Duration.
+func (w durationWire[I]) MarshalCQL(I) ([]byte, error) {
+	b := appendVint(nil, int64(w.months))
+	b = appendVint(b, int64(w.days))
+	return appendVint(b, w.nanos), nil
+}
+
+// UnmarshalCQL implements the driver's Unmarshaler: null and an empty
+// value are zero, as in both drivers.
+func (w *durationWire[I]) UnmarshalCQL(_ I, data []byte) error {
+	if len(data) == 0 {
+		*w = durationWire[I]{}
+		return nil
+	}
+	months, rest, err := vint(data)
+	if err == nil {
+		var days int64
+		if days, rest, err = vint(rest); err == nil {
+			var nanos int64
+			if nanos, _, err = vint(rest); err == nil {
+				*w = durationWire[I]{months: int32(months), days: int32(days), nanos: nanos}
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("a stored DURATION value is not three vints: %w", err)
+}
+
+// appendVint appends x as the protocol's signed vint: zigzag, then
+// Cassandra's unsigned vint (the count of extra bytes as leading ones of
+// the first byte, then the value, big-endian).
+func appendVint(dst []byte, x int64) []byte {
+	u := uint64(x>>63) ^ uint64(x<<1)
+	n := (639 - bits.LeadingZeros64(u)*9) >> 6 // bytes, 1 to 9
+	if n <= 1 {
+		return append(dst, byte(u))
+	}
+	var b [9]byte
+	for i := n - 1; i >= 0; i-- {
+		b[i] = byte(u)
+		u >>= 8
+	}
+	b[0] |= ^byte(0xff >> uint(n-1))
+	return append(dst, b[:n]...)
+}
+
+var errVintEOF = errors.New("unexpected end of data")
+
+// vint reads a signed vint from the front of data.
+func vint(data []byte) (int64, []byte, error) {
+	if len(data) == 0 {
+		return 0, nil, errVintEOF
+	}
+	extra := bits.LeadingZeros8(^data[0])
+	if len(data) < 1+extra {
+		return 0, nil, errVintEOF
+	}
+	u := uint64(data[0] & (0xff >> uint(extra)))
+	for _, b := range data[1 : 1+extra] {
+		u = u<<8 | uint64(b)
+	}
+	return int64(u>>1) ^ -int64(u&1), data[1+extra:], nil
+}
+
+func sizeErr(typ, want string, got int) error {
+	return fmt.Errorf("a stored %s value is %s bytes long; this one is %d", typ, want, got)
+}

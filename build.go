@@ -661,9 +661,17 @@ func (b *builder) checkIndexes() error {
 		if c.typ.contains(CQLDuration) {
 			return b.fail(c.goName, RuleSecondaryIndex, "a secondary index cannot be on a column holding a duration; servers reject it")
 		}
+		if c.typ.Kind() != KindNative && strings.ContainsAny(c.name, lineTerminators) {
+			return b.fail(c.goName, RuleSecondaryIndex, "a secondary index on a collection column cannot have a line break in the column's name ("+strconv.Quote(c.name)+"): Cassandra writes the target as values(name) or full(name) and cannot parse it back (\"Unable to parse targets for index\"); rename the column with Column(...)")
+		}
 		return nil
 	})
 }
+
+// lineTerminators are the characters Java's regular expressions end a
+// line at, which Cassandra's index target parser ('.' without DOTALL)
+// does not match.
+const lineTerminators = "\n\r\u0085\u2028\u2029"
 
 // checkOptionValues checks that every option value is in its range: the
 // table's numbers and levels, and every enum a field option carries, so

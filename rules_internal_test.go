@@ -2464,3 +2464,30 @@ func mustCQL(goType string) CQLType {
 	ct, _ := goToCQL(types[goType])
 	return ct
 }
+
+// TestIndexOnCollectionWithLineBreakRefused: Cassandra stores the target
+// of an index on a collection as values(name), keys(name) or full(name)
+// and parses it back with a pattern whose '.' stops at a line break
+// (integration's random schemas, seed 148605189): "Unable to parse
+// targets for index". A plain column's target is the name alone.
+func TestIndexOnCollectionWithLineBreakRefused(t *testing.T) {
+	type m struct {
+		ID   string
+		Tags map[string]string
+	}
+	_, _, err := buildSchema(func(e *m, s *Schema[m]) {
+		s.Table("t")
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.Tags, Column("line\nbreak"), SecondaryIndex())
+	})
+	var se *SchemaError
+	if !errors.As(err, &se) || se.Rule != RuleSecondaryIndex || !strings.Contains(se.Detail, "line break") {
+		t.Fatalf("an index on a map named with a line break: %v", err)
+	}
+	type p struct{ ID, Note string }
+	accept(t, func(e *p, s *Schema[p]) {
+		s.Table("t")
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.Note, Column("line\nbreak"), SecondaryIndex())
+	})
+}

@@ -31,11 +31,15 @@ func randomSchemas() int {
 // (rapid generators over reflect.StructOf types) are built, put into two
 // keyspaces with NewKeyspace, created from Keyspace.Statements() by the
 // server, and system_schema matches each schema as in TestCatalogue. The
-// draw is seeded (logged; set KANDRA_RANDOM_SEED to replay a run).
+// draw is seeded: a fixed seed, or KANDRA_RANDOM_SEED.
 func TestRandomSchemas(t *testing.T) {
 	s := session(t)
 	n := randomSchemas()
-	seed := time.Now().UnixNano() % 1_000_000_007
+	// A fixed seed, so that CI never fails by chance; scripts/explore.sh
+	// and a developer draw fresh ones with KANDRA_RANDOM_SEED. Seed
+	// 148605189 found an index on a map column named "line\nbreak"
+	// (RuleSecondaryIndex now refuses it); it is the fixed one.
+	seed := int64(148605189)
 	if v, err := strconv.ParseInt(os.Getenv("KANDRA_RANDOM_SEED"), 10, 64); err == nil {
 		seed = v
 	}

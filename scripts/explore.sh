@@ -71,7 +71,10 @@ if scripts/cassandra.sh status >/dev/null 2>&1 || [ -n "${KANDRA_CASSANDRA_PORT:
     echo "== integrity storm, seed $s"
     (cd integrity && KANDRA_STORM_SEED=$s KANDRA_REQUIRE_CASSANDRA=1 go test -count=1 -run '^TestStorm$' -v . | grep -E 'real-server|FAIL|storm_test') || { echo "FOUND: storm seed $s"; rc=1; }
   done
+  s=$(seed)
+  echo "== 200 random schemas on the node, seed $s"
+  (cd integration && KANDRA_RANDOM_SEED=$s KANDRA_REQUIRE_CASSANDRA=1 go test -count=1 -run '^TestRandomSchemas$' -v . | grep -E 'real-server: random|FAIL|random_test') || { echo "FOUND: random schemas seed $s (KANDRA_RANDOM_SEED=$s)"; rc=1; }
 else
-  echo "== no node: the storm is skipped (scripts/cassandra.sh start)"
+  echo "== no node: the storm and the random schemas are skipped (scripts/cassandra.sh start)"
 fi
 exit $rc

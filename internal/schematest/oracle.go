@@ -333,9 +333,12 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 			b[kandra.RuleLookup] = true
 		}
 	}
-	// secondary-index: on the only partition-key column, or on a duration.
+	// secondary-index: on the only partition-key column, on a duration, or
+	// on a collection whose column name has a line break (Cassandra cannot
+	// parse its index target back).
 	for _, c := range live {
-		if c.index && ((c.isPK() && len(pks) == 1) || (types[c] != nil && types[c].Contains("DURATION"))) {
+		if c.index && ((c.isPK() && len(pks) == 1) || (types[c] != nil && types[c].Contains("DURATION")) ||
+			(types[c] != nil && types[c].Kind != Native && strings.ContainsAny(c.name(), "\n\r\u0085\u2028\u2029"))) {
 			b[kandra.RuleSecondaryIndex] = true
 		}
 	}

@@ -1,9 +1,10 @@
 // Package cqlorder orders the elements of CQL sets and the keys of CQL
 // maps as Cassandra 5.0's comparators do, and marshals Go values with
-// every set and map in that order. It is shared by the driver adapters
-// (driver/gocql, driver/gocqlv2) and is not for users: it knows no
-// driver, and works on kandra.CQLType and the protocol's serialized bytes;
-// a driver supplies its own marshalling through Driver.
+// every set and map in that order. It serves the adapter core (package
+// adapter, whose SortedValue marshals through it) and the real-server
+// suite's canonical forms, and is not for users: it knows no driver, and
+// works on kandra.CQLType and the protocol's serialized bytes; a driver
+// supplies its own marshalling through Driver.
 //
 // Why the order matters: a driver sends a Go map in Go's random iteration
 // order, and Cassandra 5.0 keeps a frozen set or map in the order it was

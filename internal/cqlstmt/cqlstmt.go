@@ -1,6 +1,5 @@
 // Package cqlstmt classifies CQL statements as the driver adapters need
-// it, once for both adapter modules (they import the root's internal
-// packages through their replace directive).
+// it, once for both: the adapter core exports it (adapter.IsConditional).
 package cqlstmt
 
 import "strings"

@@ -27,6 +27,11 @@ summary() { echo "release: modules=${#published[@]} consumed=$1 ok=$2"; }
 fail() { echo "release-check: $*" >&2; summary 0 false; exit 1; }
 
 (cd "$ROOT" && go run ./tools/release -version "$VERSION" -out "$PROXY" -rev HEAD "${published[@]}") || fail "the modules are not fit to publish"
+# The third-party modules the published ones need, into the module cache
+# (on a fresh machine nothing has fetched them yet).
+for m in "${published[@]}"; do
+  (cd "$ROOT/$m" && go mod download && go list -deps -test ./... >/dev/null) || fail "cannot download the dependencies of $m"
+done
 cache=$(go env GOMODCACHE)/cache/download
 [ -d "$cache" ] || fail "no module cache at $cache"
 cp -rs "$cache/." "$PROXY/" 2>/dev/null || true # links; kandra's own files stay

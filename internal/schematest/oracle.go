@@ -338,7 +338,7 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 	// parse its index target back).
 	for _, c := range live {
 		if c.index && ((c.isPK() && len(pks) == 1) || (types[c] != nil && types[c].Contains("DURATION")) ||
-			(types[c] != nil && types[c].Kind != Native && strings.ContainsAny(c.name(), "\n\r\u0085\u2028\u2029"))) {
+			(types[c] != nil && types[c].Kind != Native && lineBreak(c.name()))) {
 			b[kandra.RuleSecondaryIndex] = true
 		}
 	}

@@ -306,6 +306,12 @@ func (c *ColumnSchema) ReadError(err error) error {
 // zero netip.Addr, an empty net.IP, the zero UUID in a TIMEUUID. A lookup
 // writes no row for such a value, as for an empty one.
 func (c *ColumnSchema) SentAsNull(p any) bool {
+	switch x := p.(type) {
+	case *string, *int64, *int32, *int, *bool, *time.Time, *[]byte: // the common lookup values, without reflect
+		return false
+	case *netip.Addr:
+		return !x.IsValid()
+	}
 	v := reflect.ValueOf(p)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return false

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/netip"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -399,8 +398,9 @@ func (r *Repo[T]) lookupValue(i int, e *T) any {
 }
 
 // isEmpty reports a lookup value that the servers refuse as a key: ""
-// or an empty blob, or null (a nil pointer or collection, the zero
-// netip.Addr). Such a value has no lookup row.
+// or an empty blob, or null (a nil pointer or collection; emptyAt adds
+// the values the column's type sends as null). Such a value has no lookup
+// row.
 func isEmpty(p any) bool {
 	switch x := p.(type) {
 	case *string:
@@ -409,8 +409,6 @@ func isEmpty(p any) bool {
 		return len(*x) == 0
 	case *int, *int64, *int32, *int16, *int8, *bool, *uuid.UUID, *time.Time, *float64, *float32:
 		return false
-	case *netip.Addr:
-		return !x.IsValid() // the zero Addr is null
 	}
 	v := reflect.ValueOf(p).Elem()
 	switch v.Kind() {
@@ -418,18 +416,13 @@ func isEmpty(p any) bool {
 		return v.IsNil()
 	case reflect.String:
 		return v.Len() == 0
-	case reflect.Struct:
-		if v.Type().ConvertibleTo(typeAddr) { // type IP netip.Addr
-			return !v.Convert(typeAddr).Interface().(netip.Addr).IsValid()
-		}
 	}
 	return false
 }
 
-var typeAddr = reflect.TypeFor[netip.Addr]()
-
 // emptyAt is isEmpty for the value p of lookup i, and also a value its
-// column's CQL type sends as null (the zero UUID in a TIMEUUID).
+// column's CQL type sends as null (ColumnSchema.SentAsNull: the zero
+// netip.Addr, the zero UUID in a TIMEUUID).
 func (r *Repo[T]) emptyAt(i int, p any) bool {
 	return isEmpty(p) || r.lookups[i].IndexColumn().SentAsNull(p)
 }

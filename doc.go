@@ -54,6 +54,6 @@
 // EventListener are the contracts such a runtime shares with the
 // application. The errors package holds the error family: every error
 // kandra returns matches errors.ErrKandra and the sentinel of its kind.
-// The runtime itself lives in package runtime and the driver adapters in
+// The runtime itself lives in package store and the driver adapters in
 // nested modules.
 package kandra

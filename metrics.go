@@ -25,7 +25,7 @@ func (f MetricsFunc) Record(table, operation string, d time.Duration) { f(table,
 // Operation names the runtime passes to [Metrics.Record]: the seed's write
 // operations, then the ones the Go runtime adds (its reads among them).
 // They document what the runtime emits; they are not a closed set, and a
-// recorder should accept other names too. Package runtime re-exports the
+// recorder should accept other names too. Package store re-exports the
 // ones it emits.
 const (
 	// OpSave is a single-entity insert: Save, and the lookup rows it writes.

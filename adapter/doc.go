@@ -1,6 +1,6 @@
 // Package adapter is the adapter interface: what a driver adapter for
 // kandra is built from. App authors do not need it: they use an adapter
-// (github.com/kandra-go/kandra/driver/gocql or .../driver/gocqlv2), as the
+// (github.com/kandra-go/kandra/driver/kgocql or .../driver/kgocqlv2), as the
 // users of database/sql never import database/sql/driver.
 //
 // The core here is written once for every driver. It plans, per column,

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	goruntime "runtime"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,8 +15,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx/reflectx"
 	"github.com/kandra-go/kandra"
-	kgocql "github.com/kandra-go/kandra/driver/gocql"
-	krt "github.com/kandra-go/kandra/runtime"
+	"github.com/kandra-go/kandra/driver/kgocql"
+	"github.com/kandra-go/kandra/store"
 )
 
 // The client-side benchmarks: everything a Save or a Get does on the
@@ -25,8 +25,8 @@ import (
 // column (gocql.Unmarshal), with no network.
 //
 // Contenders:
-//   - kandra: runtime.Repo.Save / Get on clientDriver, a runtime.Driver that
-//     converts values with driver/gocql's exported Codec (the adapter's
+//   - kandra: store.Repo.Save / Get on clientDriver, a store.Driver that
+//     converts values with driver/kgocql's exported Codec (the adapter's
 //     conversions: uuid.UUID to gocql.UUID and so on) and then marshals
 //     them as gocql does before sending. Nothing of the runtime is skipped:
 //     validation, stamping, the LOGGED BATCH of the row and its BATCH
@@ -155,7 +155,7 @@ func unmarshalRow(infos []gocql.TypeInfo, row [][]byte, targets []any) error {
 	return nil
 }
 
-// clientDriver is a runtime.Driver with no network: Exec and Batch convert
+// clientDriver is a store.Driver with no network: Exec and Batch convert
 // each statement's values with the gocql adapter's Codec and marshal them;
 // Query does the same with its key, and its one row (row, marshalled
 // column bytes) is scanned through the Codec's scan path. The Codec is the
@@ -179,7 +179,7 @@ type clientDriver struct {
 	bufs  sync.Pool // *[]any
 }
 
-var _ krt.Driver = (*clientDriver)(nil)
+var _ store.Driver = (*clientDriver)(nil)
 
 type clientPlan struct {
 	bind   *kgocql.Codec
@@ -235,7 +235,7 @@ func (d *clientDriver) plan(s *kandra.Statement) (*clientPlan, error) {
 	return v.(*clientPlan), nil
 }
 
-func (d *clientDriver) marshal(q *krt.Query) (*clientPlan, error) {
+func (d *clientDriver) marshal(q *store.Query) (*clientPlan, error) {
 	p, err := d.plan(q.Statement)
 	if err != nil {
 		return nil, err
@@ -251,14 +251,14 @@ func (d *clientDriver) marshal(q *krt.Query) (*clientPlan, error) {
 	return p, err
 }
 
-// Exec implements runtime.Driver.
-func (d *clientDriver) Exec(_ context.Context, q *krt.Query) (bool, error) {
+// Exec implements store.Driver.
+func (d *clientDriver) Exec(_ context.Context, q *store.Query) (bool, error) {
 	_, err := d.marshal(q)
 	return err == nil, err
 }
 
-// Batch implements runtime.Driver.
-func (d *clientDriver) Batch(_ context.Context, b *krt.Batch) error {
+// Batch implements store.Driver.
+func (d *clientDriver) Batch(_ context.Context, b *store.Batch) error {
 	for _, e := range b.Entries {
 		if _, err := d.marshal(e); err != nil {
 			return err
@@ -267,10 +267,10 @@ func (d *clientDriver) Batch(_ context.Context, b *krt.Batch) error {
 	return nil
 }
 
-// Query implements runtime.Driver. Its Rows come from a pool, so that the
+// Query implements store.Driver. Its Rows come from a pool, so that the
 // fake driver's own bookkeeping does not count against the runtime (a real
 // driver allocates its iterator in any case).
-func (d *clientDriver) Query(_ context.Context, q *krt.Query) (krt.Rows, error) {
+func (d *clientDriver) Query(_ context.Context, q *store.Query) (store.Rows, error) {
 	p, err := d.marshal(q)
 	if err != nil {
 		return nil, err
@@ -453,7 +453,7 @@ func reflectxSave(m *marshaller, mp *reflectx.Mapper, c *clientStatements, e *go
 // newClientRepo is the kandra contender: a runtime on a clientDriver. An
 // EVENTUAL write that fails is kept in failed (the runtime reports it to
 // the listener, not to Save's caller).
-func newClientRepo(tb testing.TB, row [][]byte) (rt *krt.Runtime, repo *krt.Repo[Event], d *clientDriver, failed func() error) {
+func newClientRepo(tb testing.TB, row [][]byte) (rt *store.Store, repo *store.Repo[Event], d *clientDriver, failed func() error) {
 	tb.Helper()
 	d = &clientDriver{row: row}
 	var mu sync.Mutex
@@ -465,11 +465,11 @@ func newClientRepo(tb testing.TB, row [][]byte) (rt *krt.Runtime, repo *krt.Repo
 			first = fmt.Errorf("EVENTUAL write to %s: %w", table, err)
 		}
 	})
-	rt, err := krt.New(d, "app", krt.WithEventListener(l))
+	rt, err := store.New(d, "app", store.WithEventListener(l))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return rt, krt.MustNewRepo(rt, events(tb)), d, func() error {
+	return rt, store.MustNewRepo(rt, events(tb)), d, func() error {
 		mu.Lock()
 		defer mu.Unlock()
 		return first
@@ -509,8 +509,8 @@ func eventStatements(tb testing.TB) *kandra.TableStatements {
 // setting made by the parent is undone (the name's -N suffix still shows
 // that value).
 func oneP(b *testing.B) {
-	prev := goruntime.GOMAXPROCS(1)
-	b.Cleanup(func() { goruntime.GOMAXPROCS(prev) })
+	prev := runtime.GOMAXPROCS(1)
+	b.Cleanup(func() { runtime.GOMAXPROCS(prev) })
 }
 
 func BenchmarkSaveClient(b *testing.B) {

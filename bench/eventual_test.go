@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	goruntime "runtime"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
-	krt "github.com/kandra-go/kandra/runtime"
+	"github.com/kandra-go/kandra/store"
 )
 
-// gateDriver is a runtime.Driver whose Exec (the EVENTUAL lookup write of
+// gateDriver is a store.Driver whose Exec (the EVENTUAL lookup write of
 // Event, by_email) waits for the gate to open; Batch (the row and its
 // BATCH lookup) returns at once. It counts the writes in flight.
 type gateDriver struct {
@@ -27,7 +27,7 @@ type gateDriver struct {
 	seen     chan context.Context // if not nil, each write's context once the gate opened
 }
 
-func (d *gateDriver) Exec(ctx context.Context, q *krt.Query) (bool, error) {
+func (d *gateDriver) Exec(ctx context.Context, q *store.Query) (bool, error) {
 	n := d.inFlight.Add(1)
 	for {
 		m := d.maxSeen.Load()
@@ -50,9 +50,9 @@ func (d *gateDriver) Exec(ctx context.Context, q *krt.Query) (bool, error) {
 	return true, nil
 }
 
-func (d *gateDriver) Batch(context.Context, *krt.Batch) error { return nil }
+func (d *gateDriver) Batch(context.Context, *store.Batch) error { return nil }
 
-func (d *gateDriver) Query(context.Context, *krt.Query) (krt.Rows, error) {
+func (d *gateDriver) Query(context.Context, *store.Query) (store.Rows, error) {
 	return nil, errors.New("gateDriver: no reads")
 }
 
@@ -70,15 +70,15 @@ func TestEventualWorkers(t *testing.T) {
 
 func testEventualWorkers(t *testing.T, queue int) {
 	const limit, saves = 3, 12
-	before := goruntime.NumGoroutine()
+	before := runtime.NumGoroutine()
 	d := &gateDriver{gate: make(chan struct{})}
 	var failed atomic.Int32
-	rt, err := krt.New(d, "app", krt.WithEventualConcurrency(limit), krt.WithEventualQueue(queue),
-		krt.WithEventListener(kandra.EventListenerFunc(func(string, any, error) { failed.Add(1) })))
+	rt, err := store.New(d, "app", store.WithEventualConcurrency(limit), store.WithEventualQueue(queue),
+		store.WithEventListener(kandra.EventListenerFunc(func(string, any, error) { failed.Add(1) })))
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo := krt.MustNewRepo(rt, events(t))
+	repo := store.MustNewRepo(rt, events(t))
 	ctx := context.Background()
 
 	returned := make(chan int, saves)
@@ -128,7 +128,7 @@ func testEventualWorkers(t *testing.T, queue int) {
 			t.Errorf("the EVENTUAL write of Save %d did not see the entity as saved", i)
 		}
 	}
-	waitFor(t, "the workers to end after Close", func() bool { return goruntime.NumGoroutine() <= before })
+	waitFor(t, "the workers to end after Close", func() bool { return runtime.NumGoroutine() <= before })
 }
 
 // TestEventualCallerContext: a Save whose context ends while it waits for
@@ -137,12 +137,12 @@ func testEventualWorkers(t *testing.T, queue int) {
 func TestEventualCallerContext(t *testing.T) {
 	d := &gateDriver{gate: make(chan struct{})}
 	failed := make(chan error, 1)
-	rt, err := krt.New(d, "app", krt.WithEventualConcurrency(1), krt.WithEventualQueue(0),
-		krt.WithEventListener(kandra.EventListenerFunc(func(_ string, _ any, err error) { failed <- err })))
+	rt, err := store.New(d, "app", store.WithEventualConcurrency(1), store.WithEventualQueue(0),
+		store.WithEventListener(kandra.EventListenerFunc(func(_ string, _ any, err error) { failed <- err })))
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo := krt.MustNewRepo(rt, events(t))
+	repo := store.MustNewRepo(rt, events(t))
 	if err := repo.Save(context.Background(), NewEvent()); err != nil {
 		t.Fatal(err)
 	}
@@ -195,11 +195,11 @@ type ctxKey struct{}
 func TestEventualDetached(t *testing.T) {
 	for _, cancellable := range []bool{true, false} {
 		d := &gateDriver{gate: make(chan struct{}), seen: make(chan context.Context, 1)}
-		rt, err := krt.New(d, "app")
+		rt, err := store.New(d, "app")
 		if err != nil {
 			t.Fatal(err)
 		}
-		repo := krt.MustNewRepo(rt, events(t))
+		repo := store.MustNewRepo(rt, events(t))
 		ctx := context.WithValue(context.Background(), ctxKey{}, "request 7")
 		cancel := func() {}
 		if cancellable {
@@ -227,11 +227,11 @@ func TestEventualDetached(t *testing.T) {
 // for room in the queue counts for Close, which waits for it to run.
 func TestEventualCloseWaitsForWaitingCaller(t *testing.T) {
 	d := &gateDriver{gate: make(chan struct{})}
-	rt, err := krt.New(d, "app", krt.WithEventualConcurrency(1), krt.WithEventualQueue(0))
+	rt, err := store.New(d, "app", store.WithEventualConcurrency(1), store.WithEventualQueue(0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo := krt.MustNewRepo(rt, events(t))
+	repo := store.MustNewRepo(rt, events(t))
 	ctx := context.Background()
 	if err := repo.Save(ctx, NewEvent()); err != nil {
 		t.Fatal(err)
@@ -264,7 +264,7 @@ func TestEventualCloseWaitsForWaitingCaller(t *testing.T) {
 // write for Close).
 func waitingInEnqueue() bool {
 	buf := make([]byte, 1<<20)
-	buf = buf[:goruntime.Stack(buf, true)]
+	buf = buf[:runtime.Stack(buf, true)]
 	for _, g := range strings.Split(string(buf), "\n\n") {
 		if strings.Contains(g, "runtime.(*Runtime).enqueue") && (strings.Contains(g, "[select") || strings.Contains(g, "[chan send")) {
 			return true

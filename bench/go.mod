@@ -19,7 +19,7 @@ require (
 	github.com/gocql/gocql v1.7.0
 	github.com/jinzhu/inflection v1.0.0 // indirect
 	github.com/jinzhu/now v1.1.5 // indirect
-	github.com/kandra-go/kandra/driver/gocql v0.1.0
+	github.com/kandra-go/kandra/driver/kgocql v0.1.0
 	golang.org/x/text v0.20.0 // indirect
 )
 

@@ -19,12 +19,12 @@ import (
 	gocql "github.com/gocql/gocql"
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kgocql "github.com/kandra-go/kandra/driver/gocql"
-	krt "github.com/kandra-go/kandra/runtime"
+	"github.com/kandra-go/kandra/driver/kgocql"
+	"github.com/kandra-go/kandra/store"
 )
 
 // The end-to-end throughput of Save and Get against a real node, kandra
-// (runtime + driver/gocql) against hand-written gocql sending the same CQL.
+// (runtime + driver/kgocql) against hand-written gocql sending the same CQL.
 // It skips without a node on KANDRA_CASSANDRA_HOST:KANDRA_CASSANDRA_PORT
 // (default 127.0.0.1:9042), unless KANDRA_REQUIRE_CASSANDRA=1.
 
@@ -41,7 +41,7 @@ func (quietLogger) Print(...any)          {}
 func (quietLogger) Printf(string, ...any) {}
 func (quietLogger) Println(...any)        {}
 
-// nodeSession connects as driver/gocql's node test does, or skips.
+// nodeSession connects as driver/kgocql's node test does, or skips.
 func nodeSession(t *testing.T) *gocql.Session {
 	t.Helper()
 	host, port := envOr("KANDRA_CASSANDRA_HOST", "127.0.0.1"), envOr("KANDRA_CASSANDRA_PORT", "9042")
@@ -276,12 +276,12 @@ func TestRealServerThroughput(t *testing.T) {
 			eventualErr.CompareAndSwap(nil, fmt.Errorf("EVENTUAL write to %s: %w", table, err))
 		}
 	})
-	newRepo := func() (*krt.Runtime, *krt.Repo[Event], func() error) {
-		rt, err := krt.New(driver, ks, krt.WithConsistency(kandra.ConsistencyLocalQuorum), krt.WithEventListener(listener))
+	newRepo := func() (*store.Store, *store.Repo[Event], func() error) {
+		rt, err := store.New(driver, ks, store.WithConsistency(kandra.ConsistencyLocalQuorum), store.WithEventListener(listener))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return rt, krt.MustNewRepo(rt, events(t)), func() error {
+		return rt, store.MustNewRepo(rt, events(t)), func() error {
 			if err := rt.Close(ctx); err != nil {
 				return err
 			}

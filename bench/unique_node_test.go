@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kgocql "github.com/kandra-go/kandra/driver/gocql"
-	krt "github.com/kandra-go/kandra/runtime"
+	"github.com/kandra-go/kandra/driver/kgocql"
+	"github.com/kandra-go/kandra/store"
 )
 
 // What a unique claim costs a Save, on the node: the same user with its
@@ -77,12 +77,12 @@ func TestUniqueClaimCost(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
-	rt, err := krt.New(kgocql.New(s), ks, krt.WithConsistency(kandra.ConsistencyLocalQuorum))
+	rt, err := store.New(kgocql.New(s), ks, store.WithConsistency(kandra.ConsistencyLocalQuorum))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = rt.Close(ctx) }()
-	batchRepo, uniqueRepo := krt.MustNewRepo(rt, batchT), krt.MustNewRepo(rt, uniqueT)
+	batchRepo, uniqueRepo := store.MustNewRepo(rt, batchT), store.MustNewRepo(rt, uniqueT)
 	var seq atomic.Int64
 	email := func() string { return fmt.Sprintf("u%d-%s@x.io", seq.Add(1), hex.EncodeToString(rb[:])) }
 	saveBatch := func(int, int) error {

@@ -13,7 +13,7 @@ import (
 )
 
 // The suite binds and scans entities through the gocql adapter's Codec
-// (github.com/kandra-go/kandra/driver/gocql). What stays here is for the
+// (github.com/kandra-go/kandra/driver/kgocql). What stays here is for the
 // suite's own generators and comparisons: a CQL type as a tree of lower-
 // case names, and the Go types they switch on.
 

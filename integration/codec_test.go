@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/kandra-go/kandra"
-	kgocql "github.com/kandra-go/kandra/driver/gocql"
+	"github.com/kandra-go/kandra/driver/kgocql"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // The suite's CQL type parser (no server), and the adapter's sorting of
 // nested collections on the node. The Codec's own tests are in
-// driver/gocql.
+// driver/kgocql.
 
 func TestParseCQLType(t *testing.T) {
 	for in, want := range map[string]string{

@@ -13,7 +13,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/kandra-go/kandra"
-	kgocql "github.com/kandra-go/kandra/driver/gocql"
+	"github.com/kandra-go/kandra/driver/kgocql"
 	"github.com/kandra-go/kandra/internal/dynamic"
 )
 

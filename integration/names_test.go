@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kandra-go/kandra"
-	kgocql "github.com/kandra-go/kandra/driver/gocql"
+	"github.com/kandra-go/kandra/driver/kgocql"
 )
 
 // HostileFields has Go fields whose derived column names are reserved or

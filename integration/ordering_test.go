@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kandra-go/kandra"
-	kgocql "github.com/kandra-go/kandra/driver/gocql"
+	"github.com/kandra-go/kandra/driver/kgocql"
 )
 
 // Tick is one entry of a stream: the clustering key is a time-ordered id

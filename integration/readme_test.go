@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kandra-go/kandra"
-	kgocql "github.com/kandra-go/kandra/driver/gocql"
+	"github.com/kandra-go/kandra/driver/kgocql"
 	"github.com/kandra-go/kandra/migrate"
-	"github.com/kandra-go/kandra/runtime"
+	"github.com/kandra-go/kandra/store"
 )
 
 // User is the README's User (examples/todos/model.User), declared here so
@@ -52,16 +52,16 @@ func signUp(ctx context.Context, session *gocql.Session, keyspace string, u *Use
 	if _, err := migrate.Apply(ctx, d, app, migrate.ApplyOptions{}); err != nil {
 		return nil, err
 	}
-	rt, err := runtime.New(d, keyspace)
+	rt, err := store.New(d, keyspace)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = rt.Close(ctx) }() // waits for the calls in progress and their EVENTUAL lookup writes
-	repo := runtime.MustNewRepo(rt, users)
+	repo := store.MustNewRepo(rt, users)
 	if err := repo.Save(ctx, u); err != nil { // stamps CreatedAt at TIMESTAMP's precision
 		return nil, err
 	}
-	byEmail := runtime.MustLookupOf(repo, kandra.MustFieldOf(users, func(u *User) *string { return &u.Email }))
+	byEmail := store.MustLookupOf(repo, kandra.MustFieldOf(users, func(u *User) *string { return &u.Email }))
 	return byEmail.Find(ctx, u.Email)
 }
 

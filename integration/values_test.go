@@ -18,7 +18,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/kandra-go/kandra"
-	kgocql "github.com/kandra-go/kandra/driver/gocql"
+	"github.com/kandra-go/kandra/driver/kgocql"
 	"github.com/kandra-go/kandra/internal/dynamic"
 )
 

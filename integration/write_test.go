@@ -11,7 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/kandra-go/kandra"
-	kgocql "github.com/kandra-go/kandra/driver/gocql"
+	"github.com/kandra-go/kandra/driver/kgocql"
 )
 
 // "Accepted means writable" (issue 10, finding 18): a CREATE alone proves

@@ -25,10 +25,10 @@ import (
 	gocql "github.com/gocql/gocql"
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kgocql "github.com/kandra-go/kandra/driver/gocql"
-	kgocqlv2 "github.com/kandra-go/kandra/driver/gocqlv2"
+	"github.com/kandra-go/kandra/driver/kgocql"
+	"github.com/kandra-go/kandra/driver/kgocqlv2"
 	kerrors "github.com/kandra-go/kandra/errors"
-	"github.com/kandra-go/kandra/runtime"
+	"github.com/kandra-go/kandra/store"
 )
 
 // The storm: for each adapter, writer processes (this test binary run as
@@ -89,7 +89,7 @@ func userID(ks string, i int) uuid.UUID {
 
 // node is one adapter's connection.
 type node struct {
-	d     runtime.Driver
+	d     store.Driver
 	exec  func(ctx context.Context, stmt string) error
 	close func()
 }
@@ -265,12 +265,12 @@ func TestStormWorker(t *testing.T) {
 	defer n.close()
 	rng := rand.New(rand.NewSource(seed))
 	d := &dieAfterClaim{Driver: n.d, pct: diePct, rng: rand.New(rand.NewSource(seed + 1))}
-	rt, err := runtime.New(d, ks, runtime.WithClaimGrace(grace), runtime.WithConsistency(kandra.ConsistencyOne))
+	rt, err := store.New(d, ks, store.WithClaimGrace(grace), store.WithConsistency(kandra.ConsistencyOne))
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo := runtime.MustNewRepo(rt, users)
-	byHandle, byTeam := runtime.MustLookupOf(repo, handleF), runtime.MustLookupOf(repo, teamF)
+	repo := store.MustNewRepo(rt, users)
+	byHandle, byTeam := store.MustLookupOf(repo, handleF), store.MustLookupOf(repo, teamF)
 	ctx := context.Background()
 	op := 0
 	write := func(e entry) {
@@ -289,7 +289,7 @@ func TestStormWorker(t *testing.T) {
 		got, err := repo.Get(ctx, &StormUser{ID: id})
 		res := entry{End: true, Kind: "read", User: u, Result: "ok"}
 		switch {
-		case errors.Is(err, runtime.ErrNotFound):
+		case errors.Is(err, store.ErrNotFound):
 			res.Result = "notfound"
 		case err != nil:
 			res.Result = "unknown"
@@ -302,7 +302,7 @@ func TestStormWorker(t *testing.T) {
 		var expect int64
 		var call func() error
 		switch r := rng.Intn(10); {
-		case got == nil && err == nil || errors.Is(err, runtime.ErrNotFound):
+		case got == nil && err == nil || errors.Is(err, store.ErrNotFound):
 			kind = "create"
 			call = func() error { return repo.Save(ctx, &StormUser{ID: id, Handle: handle, Team: team}) }
 		case err != nil:
@@ -367,13 +367,13 @@ func TestStormWorker(t *testing.T) {
 // dieAfterClaim kills its own process, with probability pct %, right after
 // a unique claim applied: between the claim and the primary write.
 type dieAfterClaim struct {
-	runtime.Driver
+	store.Driver
 	pct int
 	mu  sync.Mutex
 	rng *rand.Rand
 }
 
-func (d *dieAfterClaim) Exec(ctx context.Context, q *runtime.Query) (bool, error) {
+func (d *dieAfterClaim) Exec(ctx context.Context, q *store.Query) (bool, error) {
 	applied, err := d.Driver.Exec(ctx, q)
 	if err == nil && applied && strings.Contains(q.Statement.CQL(), "_by_handle") && strings.HasSuffix(q.Statement.CQL(), "IF NOT EXISTS") {
 		d.mu.Lock()
@@ -505,18 +505,18 @@ func storm(t *testing.T, adapter string) {
 
 	// The audit, through a runtime of the parent's own, after every
 	// writer is gone (its unique claims may be stale: the audit reads).
-	rt, err := runtime.New(n.d, ks, runtime.WithClaimGrace(grace))
+	rt, err := store.New(n.d, ks, store.WithClaimGrace(grace))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = rt.Close(ctx) }()
-	repo := runtime.MustNewRepo(rt, users)
-	byHandle, byTeam := runtime.MustLookupOf(repo, handleF), runtime.MustLookupOf(repo, teamF)
+	repo := store.MustNewRepo(rt, users)
+	byHandle, byTeam := store.MustLookupOf(repo, handleF), store.MustLookupOf(repo, teamF)
 	stranded, duplicates, live := 0, 0, 0
 	holders := map[string]int{}
 	for u := 0; u < nUsers; u++ {
 		got, err := repo.Get(ctx, &StormUser{ID: userID(ks, u)})
-		if errors.Is(err, runtime.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kandra-go/kandra"
 	kerrors "github.com/kandra-go/kandra/errors"
-	"github.com/kandra-go/kandra/runtime"
+	"github.com/kandra-go/kandra/store"
 )
 
 // BackfillOptions tune Backfill.
@@ -128,7 +128,7 @@ func Backfill(ctx context.Context, d Driver, ks *kandra.Keyspace, lookupTable st
 	if l == nil {
 		return nil, &kerrors.MigrationError{Message: "backfill: keyspace " + ks.Name() + " has no lookup table " + lookupTable + " (name it as TableSchema.LookupTables names it, for example users_by_email)"}
 	}
-	lb, err := runtime.NewLookupBackfill(d, ks.Name(), l.Table(), lookupTable)
+	lb, err := store.NewLookupBackfill(d, ks.Name(), l.Table(), lookupTable)
 	if err != nil {
 		return nil, err
 	}

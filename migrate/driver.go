@@ -4,16 +4,16 @@ import (
 	"context"
 
 	"github.com/kandra-go/kandra"
-	"github.com/kandra-go/kandra/runtime"
+	"github.com/kandra-go/kandra/store"
 )
 
 // Driver is what the migrator needs from a CQL driver: the runtime's
 // Driver (Backfill writes lookup rows through it, with the adapter's
 // conversions), plus reading system_schema, running schema statements
 // with agreement, and plain statements for the migrator's own tables.
-// The adapter modules implement it (driver/gocql, driver/gocqlv2).
+// The adapter modules implement it (driver/kgocql, driver/kgocqlv2).
 type Driver interface {
-	runtime.Driver
+	store.Driver
 	// SchemaRows reads the system_schema rows of keyspace (every slice
 	// empty when it does not exist).
 	SchemaRows(ctx context.Context, keyspace string) (*SchemaRows, error)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	"github.com/kandra-go/kandra/runtime"
+	"github.com/kandra-go/kandra/store"
 )
 
 // fakeDriver is a Driver over an in-memory cluster of one keyspace: its
@@ -328,7 +328,7 @@ func token(key string) int64 {
 
 // The runtime side: token-range scans of a primary table, lookup inserts.
 
-func (f *fakeDriver) Exec(ctx context.Context, q *runtime.Query) (bool, error) {
+func (f *fakeDriver) Exec(ctx context.Context, q *store.Query) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
@@ -342,7 +342,7 @@ func (f *fakeDriver) Exec(ctx context.Context, q *runtime.Query) (bool, error) {
 	return true, nil
 }
 
-func (f *fakeDriver) Query(ctx context.Context, q *runtime.Query) (runtime.Rows, error) {
+func (f *fakeDriver) Query(ctx context.Context, q *store.Query) (store.Rows, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -370,7 +370,7 @@ func (f *fakeDriver) Query(ctx context.Context, q *runtime.Query) (runtime.Rows,
 	return fr, nil
 }
 
-func (f *fakeDriver) Batch(context.Context, *runtime.Batch) error {
+func (f *fakeDriver) Batch(context.Context, *store.Batch) error {
 	return errors.New("fake: no batches")
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Prepare the independent client of the real-server suite: a Python venv with
 # the Apache Cassandra Python driver (cassandra-driver 3.30.1), which the
-# CrossClientValues scenario of runtime/runtimetest runs as
-# $KANDRA_PYTHON runtime/runtimetest/crossclient.py (embedded in the test).
+# CrossClientValues scenario of runtime/storetest runs as
+# $KANDRA_PYTHON runtime/storetest/crossclient.py (embedded in the test).
 #
 #   KANDRA_PYTHON=$(bash scripts/pyclient.sh)
 #

@@ -12,8 +12,8 @@ import (
 	gocql "github.com/gocql/gocql"
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kgocql "github.com/kandra-go/kandra/driver/gocql"
-	"github.com/kandra-go/kandra/runtime"
+	"github.com/kandra-go/kandra/driver/kgocql"
+	"github.com/kandra-go/kandra/store"
 )
 
 // clusterData is what the test wrote, to be read back.
@@ -25,21 +25,21 @@ type clusterData struct {
 	count map[uuid.UUID]int64 // todos created per owner (the counter)
 }
 
-func clusterStore(t *testing.T, s *gocql.Session, ks string, c kandra.Consistency) (*Store, *runtime.Repo[Note]) {
+func clusterStore(t *testing.T, s *gocql.Session, ks string, c kandra.Consistency) (*Store, *store.Repo[Note]) {
 	t.Helper()
-	rt, err := runtime.New(kgocql.New(s), ks, runtime.WithConsistency(c))
+	rt, err := store.New(kgocql.New(s), ks, store.WithConsistency(c))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = rt.Close(context.Background()) })
-	return NewStore(rt), runtime.MustNewRepo(rt, Notes)
+	return NewStore(rt), store.MustNewRepo(rt, Notes)
 }
 
 // write signs a user up through st (every table of the tutorial: users
 // and its BATCH lookup, todos, the counter, versioned prefs), reads each
 // back at the store's consistency, and adds it to data. notes, if not
 // nil, gets a note too.
-func (data *clusterData) write(t *testing.T, st *Store, notes *runtime.Repo[Note], tag string) {
+func (data *clusterData) write(t *testing.T, st *Store, notes *store.Repo[Note], tag string) {
 	t.Helper()
 	ctx := context.Background()
 	email := fmt.Sprintf("%s-%s@example.com", tag, randomSuffix())
@@ -87,10 +87,10 @@ func (data *clusterData) write(t *testing.T, st *Store, notes *runtime.Repo[Note
 
 // checkAll reads every row of data through st at consistency ALL (every
 // replica answers) and fails on any row missing or different.
-func (data *clusterData) checkAll(t *testing.T, host string, st *Store, notes *runtime.Repo[Note]) {
+func (data *clusterData) checkAll(t *testing.T, host string, st *Store, notes *store.Repo[Note]) {
 	t.Helper()
 	ctx := context.Background()
-	all := runtime.Consistency(kandra.ConsistencyAll)
+	all := store.Consistency(kandra.ConsistencyAll)
 	for _, u := range data.users {
 		if got, err := st.users.Get(ctx, &User{UserID: u.UserID}, all); err != nil || *got != *u {
 			t.Errorf("%s: user %s at ALL: %+v, %v", host, u.UserID, got, err)

@@ -24,7 +24,7 @@ import (
 	gocql "github.com/gocql/gocql"
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kgocql "github.com/kandra-go/kandra/driver/gocql"
+	"github.com/kandra-go/kandra/driver/kgocql"
 	"github.com/kandra-go/kandra/migrate"
 )
 

@@ -6,7 +6,7 @@ require (
 	github.com/gocql/gocql v1.7.0
 	github.com/google/uuid v1.6.0
 	github.com/kandra-go/kandra v0.1.0
-	github.com/kandra-go/kandra/driver/gocql v0.1.0
+	github.com/kandra-go/kandra/driver/kgocql v0.1.0
 )
 
 require (

@@ -56,11 +56,11 @@ import (
 	gocql "github.com/gocql/gocql"
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kgocql "github.com/kandra-go/kandra/driver/gocql"
+	"github.com/kandra-go/kandra/driver/kgocql"
 	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/migrate"
 	"github.com/kandra-go/kandra/migrate/cli"
-	"github.com/kandra-go/kandra/runtime"
+	"github.com/kandra-go/kandra/store"
 )
 
 // Keyspace is the service's schema, replicated once in datacenter1.
@@ -217,7 +217,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		logger.Print(err)
 		return 1
 	}
-	rt, err := runtime.New(d, ks.Name())
+	rt, err := store.New(d, ks.Name())
 	if err != nil {
 		logger.Print(err)
 		return 1
@@ -248,7 +248,7 @@ func demo(ctx context.Context, st *Store, out func(string) (int, error)) error {
 	if u, err = st.ChangeEmail(ctx, u, "ann.b-"+tag+"@example.com"); err != nil {
 		return err
 	}
-	if _, err := st.LogIn(ctx, "ann-"+tag+"@example.com"); !errors.Is(err, runtime.ErrNotFound) {
+	if _, err := st.LogIn(ctx, "ann-"+tag+"@example.com"); !errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("old email still logs in: %v", err)
 	}
 	say("email changed to %s", u.Email)

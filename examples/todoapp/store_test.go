@@ -11,14 +11,14 @@ import (
 	"testing"
 	"time"
 
-	kgocql "github.com/kandra-go/kandra/driver/gocql"
+	"github.com/kandra-go/kandra/driver/kgocql"
 	kerrors "github.com/kandra-go/kandra/errors"
-	"github.com/kandra-go/kandra/runtime"
+	"github.com/kandra-go/kandra/store"
 )
 
 // The service's scenarios on a real node (skipped without one, unless
 // KANDRA_REQUIRE_CASSANDRA=1), in a keyspace of their own.
-func newStore(t *testing.T) (mk func() (*Store, *runtime.Runtime)) {
+func newStore(t *testing.T) (mk func() (*Store, *store.Store)) {
 	t.Helper()
 	addr := net.JoinHostPort(envOr("KANDRA_CASSANDRA_HOST", "127.0.0.1"), envOr("KANDRA_CASSANDRA_PORT", "9042"))
 	if c, err := net.DialTimeout("tcp", addr, 3*time.Second); err != nil {
@@ -37,8 +37,8 @@ func newStore(t *testing.T) (mk func() (*Store, *runtime.Runtime)) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec(); s.Close() })
-	return func() (*Store, *runtime.Runtime) {
-		rt, err := runtime.New(kgocql.New(s), ks)
+	return func() (*Store, *store.Store) {
+		rt, err := store.New(kgocql.New(s), ks)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestScenarios(t *testing.T) {
 		if err != nil || *got != *u {
 			t.Fatalf("%+v %v", got, err)
 		}
-		if _, err := st.LogIn(ctx, "nobody@example.com"); !errors.Is(err, runtime.ErrNotFound) {
+		if _, err := st.LogIn(ctx, "nobody@example.com"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("unknown email: %v", err)
 		}
 	})

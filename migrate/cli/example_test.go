@@ -24,7 +24,7 @@ func (o *Order) Describe(s *kandra.Schema[Order]) {
 	kandra.Bind(s, &o.Customer, kandra.Lookup("by_customer", kandra.LookupBatch))
 }
 
-// freshCluster stands in for an adapter (driver/gocql's kgocql.New(session)
+// freshCluster stands in for an adapter (driver/kgocql's kgocql.New(session)
 // in a real program): a cluster where the keyspace does not exist yet.
 type freshCluster struct{ migrate.Driver }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/migrate"
-	"github.com/kandra-go/kandra/runtime"
+	"github.com/kandra-go/kandra/store"
 )
 
 // Account is the test keyspace's one entity, with a lookup to backfill.
@@ -39,11 +39,11 @@ type fakeDriver struct {
 	err  error
 }
 
-func (f *fakeDriver) Exec(context.Context, *runtime.Query) (bool, error) { return f.err == nil, f.err }
-func (f *fakeDriver) Query(context.Context, *runtime.Query) (runtime.Rows, error) {
+func (f *fakeDriver) Exec(context.Context, *store.Query) (bool, error) { return f.err == nil, f.err }
+func (f *fakeDriver) Query(context.Context, *store.Query) (store.Rows, error) {
 	return nil, errors.New("fakeDriver: no rows")
 }
-func (f *fakeDriver) Batch(context.Context, *runtime.Batch) error { return f.err }
+func (f *fakeDriver) Batch(context.Context, *store.Batch) error { return f.err }
 func (f *fakeDriver) SchemaRows(context.Context, string) (*migrate.SchemaRows, error) {
 	if f.err != nil {
 		return nil, f.err

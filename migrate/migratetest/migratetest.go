@@ -19,7 +19,7 @@ import (
 	"github.com/kandra-go/kandra"
 	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/migrate"
-	"github.com/kandra-go/kandra/runtime"
+	"github.com/kandra-go/kandra/store"
 )
 
 // Node is an adapter's connection to a real node.
@@ -215,12 +215,12 @@ func testMigrate(t *testing.T, n Node) {
 	if res, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{}); err != nil || len(res.Applied) != 1 {
 		t.Fatalf("v1: %+v, %v", res, err)
 	}
-	rt, err := runtime.New(d, name)
+	rt, err := store.New(d, name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = rt.Close(context.Background()) }()
-	accounts := runtime.MustNewRepo(rt, migAccountsV1)
+	accounts := store.MustNewRepo(rt, migAccountsV1)
 	const count = 300
 	joined := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for i := 0; i < count; i++ {
@@ -242,7 +242,7 @@ func testMigrate(t *testing.T, n Node) {
 	if err := migrate.Check(ctx, d, v2); err != nil {
 		t.Fatal(err)
 	}
-	byHandle := runtime.MustLookupOf(runtime.MustNewRepo(rt, migAccountsV2), kandra.MustFieldOf(migAccountsV2, func(a *migAccountV2) *string { return &a.Handle }))
+	byHandle := store.MustLookupOf(store.MustNewRepo(rt, migAccountsV2), kandra.MustFieldOf(migAccountsV2, func(a *migAccountV2) *string { return &a.Handle }))
 	a, err := byHandle.Find(ctx, "h007")
 	if err != nil || a.Credits != 7 || !a.Joined.Equal(joined) || a.Region != "us" {
 		t.Fatalf("Find h007 = %+v, %v", a, err)

@@ -1,3 +1,0 @@
-package gocql
-
-import _ "github.com/kandra-go/kandra/internal/rapidseed" // property tests draw from a fixed seed

@@ -1,0 +1,66 @@
+package kgocql
+
+import (
+	"fmt"
+	"reflect"
+
+	gocql "github.com/gocql/gocql"
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
+)
+
+// Codec adapts kandra's per-row accessors (Table.Pointers,
+// TableSchema.Pointers, ColumnSchema.Pointer) to what gocql v1.7.0 can
+// marshal: the adapter core's codec (adapter.Codec, which lists the
+// conversions) for this driver. What is gocql v1.7.0's own: it marshals
+// only gocql.UUID, [16]byte, []byte and string into a uuid column (binding
+// a uuid.UUID fails with "can not marshal uuid.UUID into uuid"), rounds
+// pre-1970 dates toward zero, reads an empty blob as nil, and unmarshals a
+// duration only into gocql.Duration; the core converts each. Its
+// references (AppendBindRefs, the scan targets) write and read the bytes
+// gocql v1.7.0's marshal.go writes and reads (property-tested against it).
+type Codec = adapter.Codec[gocql.TypeInfo, types]
+
+// NewCodec plans the conversions for cols (in the order the pointers will
+// come in, normally TableSchema.Columns()).
+func NewCodec(cols []*kandra.ColumnSchema) (*Codec, error) {
+	return adapter.NewCodec[gocql.TypeInfo, types](cols)
+}
+
+// SortedValue is a value bound for a column whose CQL type holds a set or
+// a map (see adapter.SortedValue): it marshals like Value, with every set
+// and map in it in the server's order.
+type SortedValue = adapter.SortedValue[gocql.TypeInfo, types]
+
+// Sorted returns v, a value gocql marshals for a column of CQL type t, as
+// a SortedValue. It fails only for a CQL type the adapter does not know.
+func Sorted(t kandra.CQLType, v any) (SortedValue, error) {
+	return adapter.Sorted[gocql.TypeInfo, types](t, v)
+}
+
+// types is gocql v1.7.0 as the adapter core sees it.
+type types struct{}
+
+var _ adapter.Driver[gocql.TypeInfo] = types{}
+
+var typeUUID = reflect.TypeFor[gocql.UUID]()
+
+func (types) Type(info gocql.TypeInfo) adapter.Type { return adapter.Type(info.Type()) }
+
+func (types) Collection(info gocql.TypeInfo) (key, elem gocql.TypeInfo, ok bool, err error) {
+	ci, ok := info.(gocql.CollectionType)
+	if ok && ci.Version() < 3 {
+		err = fmt.Errorf("kandra/driver/kgocql: protocol version %d: sorted collections need protocol 3 or later", ci.Version())
+	}
+	return ci.Key, ci.Elem, ok, err
+}
+
+func (types) Marshal(info gocql.TypeInfo, v any) ([]byte, error) { return gocql.Marshal(info, v) }
+
+func (types) Unmarshal(info gocql.TypeInfo, data []byte, v any) error {
+	return gocql.Unmarshal(info, data, v)
+}
+
+func (types) UUID() reflect.Type { return typeUUID }
+
+func (types) Ref(t reflect.Type) reflect.Type { return refs[t] }

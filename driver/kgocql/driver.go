@@ -1,0 +1,135 @@
+// Package kgocql is the kandra runtime's adapter for gocql v1.7.0
+// (github.com/gocql/gocql), the API ScyllaDB's fork of gocql also has (use
+// it through a replace directive).
+//
+//	session, err := cluster.CreateSession()
+//	rt, err := store.New(kgocql.New(session), "app")
+//	users := store.MustNewRepo(rt, Users)
+//
+// It converts the Go types gocql v1.7.0 cannot marshal or scan (see Codec)
+// per column, and plugs an auth.Provider into gocql's authenticator
+// (Authenticator). The planning, binding, scanning and value rules are
+// the adapter core's (github.com/kandra-go/kandra/adapter), shared with
+// the adapter for the Apache driver v2; this package holds gocql's
+// session plumbing.
+package kgocql
+
+import (
+	"context"
+	"net"
+	"strconv"
+
+	gocql "github.com/gocql/gocql"
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/auth"
+	"github.com/kandra-go/kandra/store"
+)
+
+// Driver implements store.Driver on a *gocql.Session. It is safe for
+// concurrent use; it does not own the session (close it yourself).
+type Driver struct {
+	s     *gocql.Session
+	plans adapter.Plans[gocql.TypeInfo, types]
+}
+
+var _ store.Driver = (*Driver)(nil)
+
+// New returns the driver for s.
+func New(s *gocql.Session) *Driver {
+	if s == nil {
+		panic("kandra/driver/kgocql: New: nil *gocql.Session")
+	}
+	return &Driver{s: s}
+}
+
+// Session is the gocql session.
+func (d *Driver) Session() *gocql.Session { return d.s }
+
+// query is q as a gocql query, with its plan. Its values are bound by
+// reference (adapter.Plan.Values) when gocql runs it before Exec or Query
+// returns: when it is not idempotent, gocql never runs speculative
+// executions of it, which could read the fields after the call.
+func (d *Driver) query(ctx context.Context, q *store.Query) (*gocql.Query, *adapter.Plan[gocql.TypeInfo, types], error) {
+	p, err := d.plans.Of(q.Statement)
+	if err != nil {
+		return nil, nil, err
+	}
+	gq := d.s.Query(q.Statement.CQL()).WithContext(ctx).Consistency(gocql.Consistency(q.Consistency))
+	gq.Bind(p.Values(q.Values, !gq.IsIdempotent())...)
+	if q.Statement.IsConditional() {
+		gq = gq.SerialConsistency(gocql.SerialConsistency(q.SerialConsistency))
+	}
+	return gq, p, nil
+}
+
+// Exec implements store.Driver.
+func (d *Driver) Exec(ctx context.Context, q *store.Query) (bool, error) {
+	gq, _, err := d.query(ctx, q)
+	if err != nil {
+		return false, err
+	}
+	if q.Statement.IsConditional() {
+		return gq.MapScanCAS(map[string]any{})
+	}
+	return true, gq.Exec()
+}
+
+// Query implements store.Driver: one page, never fetching the next by
+// itself.
+func (d *Driver) Query(ctx context.Context, q *store.Query) (store.Rows, error) {
+	gq, p, err := d.query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if q.PageSize > 0 {
+		gq = gq.PageSize(q.PageSize)
+	}
+	gq = gq.PageState(q.PageState) // also turns gocql's automatic paging off
+	return p.Rows(gq.Iter()), nil
+}
+
+// Batch implements store.Driver with a LOGGED BATCH.
+func (d *Driver) Batch(ctx context.Context, b *store.Batch) error {
+	gb := d.s.NewBatch(gocql.LoggedBatch).WithContext(ctx)
+	gb.Cons = gocql.Consistency(b.Consistency)
+	for _, e := range b.Entries {
+		p, err := d.plans.Of(e.Statement)
+		if err != nil {
+			return err
+		}
+		// A batch entry is never idempotent here, so gocql never
+		// speculates on the batch: references are safe.
+		gb.Query(e.Statement.CQL(), p.Values(e.Values, true)...)
+	}
+	return d.s.ExecuteBatch(gb)
+}
+
+// Authenticator returns a gocql ClusterConfig.AuthProvider that asks p for
+// credentials on every new connection (so a rotated secret is used without
+// a restart) and answers the server's PasswordAuthenticator with them.
+// A provider failure is an *errors.AuthError; it is reported to
+// l.OnAuthFailed (l may be nil) with the host's address, and on success
+// l.OnCredentialRefreshed is called when the credentials changed.
+//
+//	cluster.AuthProvider = kgocql.Authenticator(auth.FromEnv(), listener)
+func Authenticator(p auth.Provider, l kandra.EventListener) func(h *gocql.HostInfo) (gocql.Authenticator, error) {
+	if p == nil {
+		panic("kandra/driver/kgocql: Authenticator: nil auth.Provider")
+	}
+	a := adapter.NewAuth(p, l)
+	return func(h *gocql.HostInfo) (gocql.Authenticator, error) {
+		creds, err := a.Credentials(func() string { return hostAddr(h) })
+		if err != nil {
+			return nil, err
+		}
+		return gocql.PasswordAuthenticator{Username: creds.Username, Password: creds.Password}, nil
+	}
+}
+
+func hostAddr(h *gocql.HostInfo) string {
+	if h == nil {
+		return ""
+	}
+	return net.JoinHostPort(h.ConnectAddress().String(), strconv.Itoa(h.Port()))
+}

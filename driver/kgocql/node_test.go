@@ -1,0 +1,74 @@
+package kgocql_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"testing"
+	"time"
+
+	gocql "github.com/gocql/gocql"
+	"github.com/kandra-go/kandra/driver/kgocql"
+	"github.com/kandra-go/kandra/store/storetest"
+)
+
+// The real-server suite (runtime/storetest) through this adapter. It
+// skips without a node on KANDRA_CASSANDRA_HOST:KANDRA_CASSANDRA_PORT
+// (default 127.0.0.1:9042), unless KANDRA_REQUIRE_CASSANDRA=1.
+
+func envOr(k, d string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return d
+}
+
+type quiet struct{}
+
+func (quiet) Print(...any)          {}
+func (quiet) Printf(string, ...any) {}
+func (quiet) Println(...any)        {}
+
+func session(t *testing.T) *gocql.Session {
+	t.Helper()
+	host, port := envOr("KANDRA_CASSANDRA_HOST", "127.0.0.1"), envOr("KANDRA_CASSANDRA_PORT", "9042")
+	c, err := net.DialTimeout("tcp", net.JoinHostPort(host, port), 3*time.Second)
+	if err != nil {
+		msg := fmt.Sprintf("no Cassandra node on %s:%s; start one with scripts/cassandra.sh start", host, port)
+		if os.Getenv("KANDRA_REQUIRE_CASSANDRA") == "1" {
+			t.Fatal("real-server test cannot run: " + msg)
+		}
+		t.Skip("skipping real-server test: " + msg)
+	}
+	_ = c.Close()
+	cl := gocql.NewCluster(host)
+	fmt.Sscan(port, &cl.Port)
+	cl.ProtoVersion = 4
+	cl.DisableInitialHostLookup = true
+	cl.Consistency = gocql.One
+	cl.Timeout, cl.ConnectTimeout, cl.WriteTimeout = 15*time.Second, 15*time.Second, 15*time.Second
+	cl.MaxWaitSchemaAgreement = 60 * time.Second
+	cl.NumConns = 2
+	cl.Logger = quiet{}
+	s, err := cl.CreateSession()
+	if err != nil {
+		t.Fatalf("real-server test cannot run: session: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestNode(t *testing.T) {
+	s := session(t)
+	storetest.Run(t, storetest.Node{
+		Name:   "gocql",
+		Driver: kgocql.New(s),
+		Exec: func(ctx context.Context, cql string, args ...any) error {
+			return s.Query(cql, args...).WithContext(ctx).Exec()
+		},
+		Scan: func(ctx context.Context, cql string, args []any, dest ...any) error {
+			return s.Query(cql, args...).WithContext(ctx).Scan(dest...)
+		},
+	})
+}

@@ -1,0 +1,139 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+)
+
+// bfDriver serves token-range pages of fixed rows and records inserts.
+type bfDriver struct {
+	mu      sync.Mutex
+	rows    []fUser
+	pages   [][2]int64 // the token bounds of each page asked for
+	inserts [][]any    // the values of each insert, dereferenced
+	failIns bool
+}
+
+func (d *bfDriver) Exec(ctx context.Context, q *Query) (bool, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.failIns {
+		return false, errors.New("write timeout")
+	}
+	vals := make([]any, len(q.Values))
+	for i, v := range q.Values {
+		vals[i] = reflect.ValueOf(v).Elem().Interface()
+	}
+	d.inserts = append(d.inserts, vals)
+	return true, nil
+}
+
+func (d *bfDriver) Query(ctx context.Context, q *Query) (Rows, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.pages = append(d.pages, [2]int64{q.Values[0].(int64), q.Values[1].(int64)})
+	off := 0
+	if len(q.PageState) > 0 {
+		off = int(q.PageState[0])
+	}
+	end := min(len(d.rows), off+q.PageSize)
+	r := &bfRows{rows: d.rows[off:end]}
+	if end < len(d.rows) {
+		r.state = []byte{byte(end)}
+	}
+	return r, nil
+}
+
+func (d *bfDriver) Batch(context.Context, *Batch) error { return errors.New("no batch") }
+
+type bfRows struct {
+	rows  []fUser
+	state []byte
+}
+
+func (r *bfRows) Next(dst []any) bool {
+	if len(r.rows) == 0 {
+		return false
+	}
+	u := r.rows[0]
+	r.rows = r.rows[1:]
+	src, _ := fUsers.Schema().Pointers(&u, nil)
+	for i := range dst {
+		reflect.ValueOf(dst[i]).Elem().Set(reflect.ValueOf(src[i]).Elem())
+	}
+	return true
+}
+
+func (r *bfRows) PageState() []byte { return r.state }
+func (r *bfRows) Close() error      { return nil }
+
+func TestLookupBackfillFill(t *testing.T) {
+	d := &bfDriver{}
+	for i := 0; i < 7; i++ {
+		u := fUser{ID: uuid.New(), Email: "u" + string(rune('a'+i)) + "@x", Ticket: "T" + string(rune('a'+i))}
+		if i == 2 || i == 5 {
+			u.Email = "" // no lookup row, as Save writes none
+		}
+		d.rows = append(d.rows, u)
+	}
+	b, err := NewLookupBackfill(d, "app", fUsers.Schema(), "fusers_by_email")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Lookup().Name() != "fusers_by_email" {
+		t.Fatal(b.Lookup().Name())
+	}
+	var pages []int64
+	st, err := b.Fill(context.Background(), -10, 10, 3, kandra.ConsistencyQuorum, func(n int64) { pages = append(pages, n) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Rows != 7 || st.Valued != 5 || len(d.inserts) != 5 || !reflect.DeepEqual(pages, []int64{3, 3, 1}) {
+		t.Fatalf("stats %+v, inserts %d, pages %v", st, len(d.inserts), pages)
+	}
+	for _, p := range d.pages {
+		if p != [2]int64{-10, 10} {
+			t.Fatalf("page bounds %v", p)
+		}
+	}
+	seen := map[string]uuid.UUID{}
+	for _, v := range d.inserts {
+		seen[v[0].(string)] = v[1].(uuid.UUID)
+	}
+	for _, u := range d.rows {
+		if u.Email != "" && seen[u.Email] != u.ID {
+			t.Fatalf("lookup row of %s points to %v, want %v", u.Email, seen[u.Email], u.ID)
+		}
+	}
+
+	d.inserts, d.pages = nil, nil
+	st, err = b.Count(context.Background(), 0, 1, 100, kandra.ConsistencyOne)
+	if err != nil || st.Rows != 7 || st.Valued != 5 || len(d.inserts) != 0 || len(d.pages) != 1 {
+		t.Fatalf("count: %+v, %v, %d inserts", st, err, len(d.inserts))
+	}
+
+	d.failIns = true
+	if _, err := b.Fill(context.Background(), 0, 1, 100, kandra.ConsistencyOne, nil); err == nil || !strings.Contains(err.Error(), "backfill of fusers_by_email: insert failed") {
+		t.Fatalf("err = %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := b.Fill(ctx, 0, 1, 100, kandra.ConsistencyOne, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestNewLookupBackfillUnknown(t *testing.T) {
+	_, err := NewLookupBackfill(&bfDriver{}, "app", fUsers.Schema(), "fusers_by_nope")
+	var se *kandra.SchemaError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "has no lookup table fusers_by_nope") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,264 @@
+package store
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"net/netip"
+	"reflect"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
+)
+
+// The checks every call makes before it sends anything: a bad argument is
+// a *errors.ArgumentError naming the call, the table, the argument and
+// what is valid, and nothing is written.
+
+// MaxPageSize is the largest PageSize: the protocol carries a page size as
+// a 32-bit signed integer, and a larger one would be cut.
+const MaxPageSize = math.MaxInt32
+
+// DefaultMaxTimestampAhead is the default of WithMaxTimestampAhead.
+const DefaultMaxTimestampAhead = time.Minute
+
+// nanosLike is a timestamp in microseconds that lies past the year 5000:
+// a Timestamp that large is almost surely UnixNano given for UnixMicro.
+const nanosLike = 100_000_000_000_000_000
+
+func (r *Repo[T]) argErr(op, arg, msg string) error {
+	return &kerrors.ArgumentError{Op: op + " on " + r.ts.Name(), Arg: arg, Message: msg}
+}
+
+// checkEntity refuses a nil entity.
+func (r *Repo[T]) checkEntity(op, arg string, e *T) error {
+	if e == nil {
+		return r.argErr(op, arg, "a nil *"+r.typeName)
+	}
+	return nil
+}
+
+// checkKey refuses the key values the servers refuse: null in any key
+// column, and an empty value in a partition key of one column. cols is
+// r.key or r.partition. insert skips the columns an insert stamps (a
+// generated id, CreatedAt), which are checked before they are stamped.
+func (r *Repo[T]) checkKey(op string, e *T, cols []*kandra.ColumnSchema, insert bool) error {
+	for _, c := range cols {
+		if insert && c.IsCreatedAt() {
+			continue
+		}
+		p, _ := c.Pointer(e)
+		if msg := keyProblem(p, c.IsPartitionKey() && r.lonePartition); msg != "" {
+			return r.argErr(op, "field "+c.GoName(), "key column "+c.Name()+" "+msg)
+		}
+		if err := c.CheckValue(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkValues refuses a value of e's other columns that its column cannot
+// hold exactly (a *errors.ValueError, see kandra.ColumnSchema.CheckValue),
+// before anything is sent. checkKey checks the key columns.
+func (r *Repo[T]) checkValues(e *T) error {
+	for _, c := range r.checked {
+		p, _ := c.Pointer(e)
+		if err := c.CheckValue(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keyProblem says why the key value at p cannot be sent, or "". lone is a
+// partition key of one column, which may not be empty either.
+func keyProblem(p any, lone bool) string {
+	const (
+		null  = "is nil, which is sent as null: the servers refuse a null key value"
+		empty = "is empty: the servers refuse an empty partition key (\"Key may not be empty\")"
+	)
+	switch x := p.(type) {
+	case *uuid.UUID, *int64, *int, *int32, *int16, *int8, *bool, *float64, *float32:
+		return ""
+	case *string:
+		if lone && *x == "" {
+			return empty
+		}
+		return ""
+	case *[]byte:
+		if *x == nil {
+			return null
+		}
+		if lone && len(*x) == 0 {
+			return empty
+		}
+		return ""
+	case *time.Time:
+		return "" // the zero time.Time is the instant 0001-01-01T00:00:00Z
+	case *netip.Addr:
+		if !x.IsValid() {
+			return "is the zero netip.Addr, which is sent as null: the servers refuse a null key value"
+		}
+		return ""
+	}
+	v := reflect.ValueOf(p).Elem()
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Map:
+		if v.IsNil() {
+			return null
+		}
+	case reflect.String:
+		if lone && v.Len() == 0 {
+			return empty
+		}
+	}
+	return ""
+}
+
+// checkWrite checks the Timestamp and TTL options of a write.
+func (r *Repo[T]) checkWrite(op string, c *call) error {
+	if !c.hasTS && !c.hasTTL {
+		return nil
+	}
+	now := r.now()
+	if c.hasTS {
+		if c.ts < 0 {
+			return r.argErr(op, "Timestamp", fmt.Sprintf("%d is negative; a write timestamp is microseconds since the Unix epoch (kandra.TimestampOf(t))", c.ts))
+		}
+		ahead := r.rt.cfg.ahead
+		if limit := now.Add(ahead).UnixMicro(); c.ts > limit {
+			hint := ""
+			if c.ts > nanosLike {
+				hint = "; it looks like nanoseconds (UnixNano): a write timestamp is microseconds, kandra.TimestampOf(t) or t.UnixMicro()"
+			}
+			return r.argErr(op, "Timestamp", fmt.Sprintf("%d µs lies %s past the runtime's clock, more than WithMaxTimestampAhead (%s): a write from the future wins over every later write of the same row until that time comes%s",
+				c.ts, aheadOf(c.ts, now), ahead, hint))
+		}
+	}
+	if c.hasTTL {
+		if max := kandra.MaxWriteTTL(r.rt.cfg.targets, now); c.ttl < 0 || c.ttl > max {
+			why := "kandra.MaxTTL, 20 years, is the servers' limit"
+			if max < kandra.MaxTTL {
+				why = "on " + kandra.Cassandra5.String() + " (storage_compatibility_mode CASSANDRA_4, its default) an expiry past 2038-01-19T03:14:06Z is refused; with storage_compatibility_mode NONE everywhere, say so with WithTargets"
+			}
+			return r.argErr(op, "TTL", fmt.Sprintf("%d s is not in 0 (no expiry) to %d s: %s", c.ttl, max, why))
+		}
+	}
+	return nil
+}
+
+// aheadOf renders how far micros lies past now.
+func aheadOf(micros int64, now time.Time) string {
+	d := float64(micros - now.UnixMicro())
+	const year = 365.25 * 24 * 3600 * 1e6
+	if d >= year {
+		return fmt.Sprintf("%.0f years", d/year)
+	}
+	return (time.Duration(d) * time.Microsecond).Round(time.Second).String()
+}
+
+// checkConsistency refuses the levels the servers refuse for the kind of
+// statement: SERIAL and LOCAL_SERIAL for a write (they are for reads and
+// for SerialConsistency), ANY for a read and for a counter update.
+func (r *Repo[T]) checkConsistency(op string, cons kandra.Consistency, read, counter bool) error {
+	if !cons.IsValid() {
+		return r.argErr(op, "Consistency", "invalid consistency "+cons.String())
+	}
+	switch {
+	case read && cons == kandra.ConsistencyAny:
+		return r.argErr(op, "Consistency", "ANY is for writes only; the servers refuse it for a read")
+	case !read && cons.IsSerial():
+		return r.argErr(op, "Consistency", cons.String()+" is not a write consistency: the servers take it for reads and as the SerialConsistency of a conditional write")
+	case counter && cons == kandra.ConsistencyAny:
+		return r.argErr(op, "Consistency", "ANY is refused for a counter update")
+	}
+	return nil
+}
+
+// checkRange checks List's PageSize, bounds and cursor. fp is the
+// fingerprint of the query (see fingerprint).
+func (r *Repo[T]) checkRange(op string, c *call) error {
+	if c.hasPageSize && (c.pageSize < 1 || c.pageSize > MaxPageSize) {
+		return r.argErr(op, "PageSize", fmt.Sprintf("%d is not in 1 to %d", c.pageSize, MaxPageSize))
+	}
+	for _, b := range []struct {
+		name string
+		col  *kandra.ColumnSchema
+	}{{"From", c.lowerCol}, {"To", c.upperCol}} {
+		if b.col == nil {
+			continue
+		}
+		switch {
+		case len(r.clustering) == 0:
+			return r.argErr(op, b.name, "the table has no clustering column to bound")
+		case b.col != r.clustering[0]:
+			return r.argErr(op, b.name, "bounds field "+b.col.GoName()+"; a range bounds the first clustering column, "+r.clustering[0].GoName())
+		}
+	}
+	return nil
+}
+
+// fingerprint identifies a List query: the statement (table, bounds,
+// order), the partition key values (but for Sensitive ones) and the bound
+// values. A Cursor carries
+// the fingerprint of the query that made it, so that it is not used with
+// another: a driver's paging state only makes sense for its own query.
+func (r *Repo[T]) fingerprint(st *kandra.Statement, partition *T, c *call) uint64 {
+	vals := make([]any, 0, len(r.partition)+2)
+	for _, col := range r.partition {
+		if col.IsSensitive() {
+			continue // a cursor travels in URLs: no hash of a Sensitive value
+		}
+		p, _ := col.Pointer(partition)
+		vals = append(vals, derefAny(p))
+	}
+	if c.lowerCol != nil {
+		vals = append(vals, c.lower)
+	}
+	if c.upperCol != nil {
+		vals = append(vals, c.upper)
+	}
+	return fingerprintOf(st.CQL(), vals...)
+}
+
+// fingerprintOf hashes a statement's text and values.
+func fingerprintOf(cql string, vals ...any) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(cql))
+	for _, v := range vals {
+		fmt.Fprintf(h, "\x00%#v", v)
+	}
+	return h.Sum64()
+}
+
+// derefAny is the value a field address points to.
+func derefAny(p any) any { return reflect.ValueOf(p).Elem().Interface() }
+
+// redactedKey is the entity's primary key for an error message: the value
+// of a single key column, or a slice of the values; a Sensitive column's
+// value is replaced by "<redacted>".
+func (r *Repo[T]) redactedKey(e *T) any {
+	vals := make([]any, 0, len(r.key))
+	for _, c := range r.key {
+		if c.IsSensitive() {
+			vals = append(vals, redacted)
+			continue
+		}
+		p, _ := c.Pointer(e)
+		vals = append(vals, reflect.ValueOf(p).Elem().Interface())
+	}
+	if len(vals) == 1 {
+		return vals[0]
+	}
+	return vals
+}
+
+const redacted = "<redacted>"
+
+// notFound is the *errors.NotFoundError of a read by e's key.
+func (r *Repo[T]) notFound(e *T) error {
+	return &kerrors.NotFoundError{Table: r.ts.Name(), Key: r.redactedKey(e)}
+}

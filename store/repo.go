@@ -1,0 +1,1638 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
+)
+
+// Repo reads and writes the entities of one table. Make one per table with
+// NewRepo and share it; it is safe for concurrent use.
+type Repo[T any] struct {
+	rt       *Store
+	t        *kandra.Table[T]
+	ts       *kandra.TableSchema
+	st       *kandra.TableStatements
+	typeName string
+	gen      []*kandra.ColumnSchema
+	key      []*kandra.ColumnSchema
+	// partition and clustering are the key's two parts; lonePartition is a
+	// partition key of one column, which may not be empty.
+	partition     []*kandra.ColumnSchema
+	clustering    []*kandra.ColumnSchema
+	lonePartition bool
+	checked       []*kandra.ColumnSchema // the non-key columns whose values are checked (see checkValues)
+	batch         []int                  // indices of BATCH lookups
+	eventual      []int                  // indices of EVENTUAL lookups
+	unique        []int                  // indices of UNIQUE lookups
+	lookups       []*kandra.LookupTableSchema
+	inserts       sync.Pool // *eventualInsert[T], reused once their writes are done
+}
+
+// NewRepo builds the statements of t (once) and returns its repository.
+func NewRepo[T any](rt *Store, t *kandra.Table[T]) (*Repo[T], error) {
+	if rt == nil || t == nil {
+		panic("kandra/store: NewRepo: nil Store or Table")
+	}
+	st, err := kandra.BuildStatements(t.Schema(), rt.keyspace)
+	if err != nil {
+		return nil, err
+	}
+	ts := t.Schema()
+	r := &Repo[T]{rt: rt, t: t, ts: ts, st: st, typeName: ts.EntityType().String(), key: ts.PrimaryKey(), lookups: ts.LookupTables(),
+		partition: ts.PartitionKeys(), clustering: ts.ClusteringKeys()}
+	r.lonePartition = len(r.partition) == 1
+	for _, c := range ts.Columns() {
+		if c.ChecksValues() && c.Role() == kandra.RegularColumn {
+			r.checked = append(r.checked, c)
+		}
+		if _, ok := c.GeneratedUUID(); ok {
+			r.gen = append(r.gen, c)
+		}
+	}
+	for i, l := range ts.LookupTables() {
+		switch l.Consistency() {
+		case kandra.LookupBatch:
+			r.batch = append(r.batch, i)
+		case kandra.LookupEventual:
+			r.eventual = append(r.eventual, i)
+		default:
+			r.unique = append(r.unique, i)
+		}
+	}
+	return r, nil
+}
+
+// MustNewRepo is NewRepo that panics on error.
+func MustNewRepo[T any](rt *Store, t *kandra.Table[T]) *Repo[T] {
+	r, err := NewRepo(rt, t)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// Table is the repository's table.
+func (r *Repo[T]) Table() *kandra.Table[T] { return r.t }
+
+// Statements are the repository's statements.
+func (r *Repo[T]) Statements() *kandra.TableStatements { return r.st }
+
+// ---------------------------------------------------------------------------
+// Consistency and execution.
+
+// writeCons resolves a write's consistency (the call's, the table's, the
+// runtime's) and checks it for the kind of write.
+func (r *Repo[T]) writeCons(op string, c *call) (kandra.Consistency, error) {
+	cons := r.rt.cfg.consistency
+	if c.hasCons {
+		cons = c.cons
+	} else if v, ok := r.ts.WriteConsistency(); ok {
+		cons = v
+	}
+	return cons, r.checkConsistency(op, cons, false, r.ts.IsCounterTable())
+}
+
+// readCons resolves a read's consistency and checks it.
+func (r *Repo[T]) readCons(op string, c *call) (kandra.Consistency, error) {
+	cons := r.rt.cfg.consistency
+	if c.hasCons {
+		cons = c.cons
+	} else if v, ok := r.ts.ReadConsistency(); ok {
+		cons = v
+	}
+	return cons, r.checkConsistency(op, cons, true, false)
+}
+
+// serialCons resolves the serial consistency of a call's lightweight
+// transactions (its own, or the runtime's).
+func (r *Repo[T]) serialCons(op string, c *call) (kandra.Consistency, error) {
+	s := r.rt.cfg.serial
+	if c.hasSerial {
+		s = c.serial
+	}
+	if !s.IsSerial() {
+		return 0, r.argErr(op, "SerialConsistency", s.String()+" is not SERIAL or LOCAL_SERIAL")
+	}
+	return s, nil
+}
+
+// begin starts call op: it refuses a nil or done context and a closed
+// runtime. When it returns nil, the call is counted in (Close waits for
+// it) and must end with r.rt.leave().
+func (r *Repo[T]) begin(ctx context.Context, op string) error {
+	if ctx == nil {
+		return r.argErr(op, "ctx", "a nil context.Context (pass context.Background() or the request's context)")
+	}
+	if !r.rt.enter() {
+		return queryErr(op+" on "+r.ts.Name()+": the runtime is closed", ErrClosed)
+	}
+	if err := ctx.Err(); err != nil {
+		r.rt.leave()
+		return queryErr(op+" on "+r.ts.Name()+": context done", err)
+	}
+	return nil
+}
+
+func (r *Repo[T]) exec(ctx context.Context, op string, q *Query) (bool, error) {
+	start := r.rt.start()
+	applied, err := r.rt.d.Exec(ctx, q)
+	r.rt.record(q.Statement.TableName(), op, start)
+	if err != nil {
+		return false, queryErr(op+" on "+q.Statement.TableName()+" failed ("+q.Statement.CQL()+")", err)
+	}
+	return applied, nil
+}
+
+// batchExec runs entries as one LOGGED BATCH (a single entry alone). b,
+// if not nil, is the Batch to fill (a call's scratch).
+func (r *Repo[T]) batchExec(ctx context.Context, op string, cons kandra.Consistency, entries []*Query, b *Batch) error {
+	if len(entries) == 1 {
+		entries[0].Consistency = cons
+		_, err := r.exec(ctx, op, entries[0])
+		return err
+	}
+	if err := r.checkBatchSize(op, entries); err != nil {
+		return err
+	}
+	if b == nil {
+		b = new(Batch)
+	}
+	b.Entries, b.Consistency = entries, cons
+	start := r.rt.start()
+	err := r.rt.d.Batch(ctx, b)
+	r.rt.record(r.ts.Name(), op, start)
+	if err != nil {
+		return queryErr(op+" on "+r.ts.Name()+": LOGGED BATCH of "+fmt.Sprint(len(entries))+" statements failed", err)
+	}
+	return nil
+}
+
+// checkBatchSize refuses a LOGGED BATCH of entries over the batch limit.
+func (r *Repo[T]) checkBatchSize(op string, entries []*Query) error {
+	max := r.rt.cfg.maxBatch
+	if max < 0 || len(entries) < 2 {
+		return nil
+	}
+	size := 0
+	for _, e := range entries {
+		size += estimateSize(e.Values)
+	}
+	if size > max {
+		return queryErr(fmt.Sprintf("%s on %s: the LOGGED BATCH of the row and its BATCH lookup rows holds about %d bytes, over the %d-byte batch limit; nothing was written (make the large lookups EVENTUAL, shrink the row, or raise WithMaxBatchBytes with the server's batch_size_fail_threshold)",
+			op, r.ts.Name(), size, max), ErrBatchTooLarge)
+	}
+	return nil
+}
+
+// estimateSize is a lower bound of the bytes the bound values take on the
+// wire: strings and blobs by length, other values by a fixed 8 bytes.
+func estimateSize(values []any) int {
+	n := 0
+	for _, v := range values {
+		switch x := v.(type) {
+		case *string:
+			n += len(*x)
+		case string:
+			n += len(x)
+		case *[]byte:
+			n += len(*x)
+		case []byte:
+			n += len(x)
+		case *[]string:
+			for _, s := range *x {
+				n += len(s) + 4
+			}
+		case *map[string]string:
+			for k, s := range *x {
+				n += len(k) + len(s) + 8
+			}
+		case *map[string]struct{}:
+			for k := range *x {
+				n += len(k) + 4
+			}
+		default:
+			n += 8
+		}
+	}
+	return n
+}
+
+// ---------------------------------------------------------------------------
+// Stamping.
+
+func (r *Repo[T]) now() time.Time { return r.rt.cfg.now() }
+
+// truncate gives t the precision the column stores, in UTC, as a read
+// returns it (TIMESTAMP: milliseconds; DATE: days).
+func truncate(c *kandra.ColumnSchema, t time.Time) time.Time {
+	t = t.UTC()
+	switch c.Type().Name() {
+	case "DATE":
+		return t.Truncate(24 * time.Hour)
+	default:
+		return t.Truncate(time.Millisecond)
+	}
+}
+
+func (r *Repo[T]) timeField(c *kandra.ColumnSchema, e *T) *time.Time {
+	p, _ := c.Pointer(e)
+	return p.(*time.Time)
+}
+
+// stampInsert fills generated ids, CreatedAt (when zero), UpdatedAt and the
+// initial version (when zero).
+func (r *Repo[T]) stampInsert(e *T) {
+	for _, c := range r.gen {
+		p, _ := c.Pointer(e)
+		id := p.(*uuid.UUID)
+		if *id == (uuid.UUID{}) {
+			s, _ := c.GeneratedUUID()
+			*id = s.New()
+		}
+	}
+	now := r.now()
+	if c := r.ts.CreatedAtColumn(); c != nil {
+		if p := r.timeField(c, e); p.IsZero() {
+			*p = truncate(c, now)
+		}
+	}
+	if c := r.ts.UpdatedAtColumn(); c != nil {
+		*r.timeField(c, e) = truncate(c, now)
+	}
+	if c := r.ts.VersionColumn(); c != nil {
+		p, _ := c.Pointer(e)
+		switch v := p.(type) {
+		case *int64:
+			if *v == 0 {
+				*v = 1
+			}
+		case *time.Time:
+			if v.IsZero() {
+				*v = truncate(c, now)
+			}
+		}
+	}
+}
+
+// keepStamps saves e's UpdatedAt and version; the function it returns puts
+// them back.
+func (r *Repo[T]) keepStamps(e *T) func() {
+	var at *time.Time
+	var atWas time.Time
+	if col := r.ts.UpdatedAtColumn(); col != nil {
+		at = r.timeField(col, e)
+		atWas = *at
+	}
+	var verInt *int64
+	var verTime *time.Time
+	var intWas int64
+	var timeWas time.Time
+	if col := r.ts.VersionColumn(); col != nil {
+		switch p, _ := col.Pointer(e); v := p.(type) {
+		case *int64:
+			verInt, intWas = v, *v
+		case *time.Time:
+			verTime, timeWas = v, *v
+		}
+	}
+	return func() {
+		if at != nil {
+			*at = atWas
+		}
+		if verInt != nil {
+			*verInt = intWas
+		}
+		if verTime != nil {
+			*verTime = timeWas
+		}
+	}
+}
+
+// nextVersion sets new's version to the one after old's.
+func (r *Repo[T]) nextVersion(old, nw *T) {
+	c := r.ts.VersionColumn()
+	po, _ := c.Pointer(old)
+	pn, _ := c.Pointer(nw)
+	switch v := po.(type) {
+	case *int64:
+		*pn.(*int64) = *v + 1
+	case *time.Time:
+		next := truncate(c, r.now())
+		if !next.After(*v) {
+			next = v.Add(time.Millisecond)
+		}
+		*pn.(*time.Time) = next
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Building queries.
+
+func using(c *call) kandra.Using {
+	var u kandra.Using
+	if c.hasTTL {
+		u |= kandra.UsingTTL
+	}
+	if c.hasTS {
+		u |= kandra.UsingTimestamp
+	}
+	return u
+}
+
+// bindWrite binds a statement whose markers are [ttl] [timestamp]
+// columns... [expected...] from e (and old for the expected values).
+func (r *Repo[T]) bindWrite(s *kandra.Statement, c *call, e, old *T) []any {
+	return r.appendWrite(make([]any, 0, s.NumParams()), s, c, e, old)
+}
+
+// appendWrite is bindWrite appending to vals.
+func (r *Repo[T]) appendWrite(vals []any, s *kandra.Statement, c *call, e, old *T) []any {
+	for i := 0; i < s.ColumnsOffset(); i++ {
+		vals = appendParam(vals, s.Param(i), c)
+	}
+	vals = kandra.AppendColumns(r.t, s, e, vals)
+	n := len(vals)
+	for i := n; i < s.NumParams(); i++ {
+		p := s.Param(i)
+		if p.Kind == kandra.ParamExpected {
+			vals = kandra.AppendExpected(r.t, s, old, vals)
+			break
+		}
+		vals = appendParam(vals, p, c)
+	}
+	return vals
+}
+
+func appendParam(vals []any, p kandra.Param, c *call) []any {
+	switch p.Kind {
+	case kandra.ParamTTL:
+		return append(vals, c.ttl)
+	case kandra.ParamTimestamp:
+		return append(vals, c.ts)
+	case kandra.ParamLowerBound:
+		return append(vals, c.lower)
+	case kandra.ParamUpperBound:
+		return append(vals, c.upper)
+	case kandra.ParamLimit:
+		return append(vals, c.pageSize)
+	}
+	panic("kandra/store: internal error: unexpected marker " + p.String())
+}
+
+func (r *Repo[T]) lookupValue(i int, e *T) any {
+	p, _ := r.lookups[i].IndexColumn().Pointer(e)
+	return p
+}
+
+// isEmpty reports a lookup value that the servers refuse as a key: ""
+// or an empty blob, or null (a nil pointer or collection; emptyAt adds
+// the values the column's type sends as null). Such a value has no lookup
+// row.
+func isEmpty(p any) bool {
+	switch x := p.(type) {
+	case *string:
+		return *x == ""
+	case *[]byte:
+		return len(*x) == 0
+	case *int, *int64, *int32, *int16, *int8, *bool, *uuid.UUID, *time.Time, *float64, *float32:
+		return false
+	}
+	v := reflect.ValueOf(p).Elem()
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Map:
+		return v.IsNil()
+	case reflect.String:
+		return v.Len() == 0
+	}
+	return false
+}
+
+// emptyAt is isEmpty for the value p of lookup i, and also a value its
+// column's CQL type sends as null (ColumnSchema.SentAsNull: the zero
+// netip.Addr, the zero UUID in a TIMEUUID).
+func (r *Repo[T]) emptyAt(i int, p any) bool {
+	return isEmpty(p) || r.lookups[i].IndexColumn().SentAsNull(p)
+}
+
+func equalPtr(a, b any) bool {
+	switch x := a.(type) {
+	case *string:
+		return *x == *b.(*string)
+	case *[]byte:
+		return bytes.Equal(*x, *b.(*[]byte))
+	case *uuid.UUID:
+		return *x == *b.(*uuid.UUID)
+	case *int64:
+		return *x == *b.(*int64)
+	case *int:
+		return *x == *b.(*int)
+	case *time.Time:
+		return x.Equal(*b.(*time.Time))
+	}
+	return reflect.DeepEqual(reflect.ValueOf(a).Elem().Interface(), reflect.ValueOf(b).Elem().Interface())
+}
+
+// ---------------------------------------------------------------------------
+// Writes.
+
+// Save validates e, stamps it (generated ids that are zero, CreatedAt when
+// zero, UpdatedAt, the initial version when zero; times truncated to the
+// column's precision) and upserts it with its BATCH lookup rows in one
+// LOGGED BATCH, then writes its EVENTUAL lookup rows asynchronously. Its
+// unique lookup values are claimed first: a value another live entity
+// holds is an *errors.UniqueError, and nothing is written. A validation
+// failure is a *errors.ValidationError and nothing is written; a refused
+// Save leaves e as it was. Save does not know e's earlier values: a value
+// e left stays in its lookup (reads skip it; Update moves values).
+// Options: TTL, Timestamp, Consistency, SerialConsistency. Save on a
+// counter table is a *errors.QueryError.
+//
+// On a table with a Version, Save never overwrites another version: an
+// entity with a zero version is written only if the row of its key has no
+// version (there is none, or it was written before the table had a
+// Version: a Get of it reads version zero), and one with a version only if
+// the row still has that version; then e gets the next one. Each is a
+// lightweight transaction after the BATCH lookup rows (see versioned.go).
+// A stale copy, or a new entity whose key has a versioned row, is an
+// *errors.OptimisticLockError, the row is not written and e is left as it
+// was; SaveIfNotExists refuses any existing row. Timestamp is refused
+// there; ForceSave writes without the check.
+func (r *Repo[T]) Save(ctx context.Context, e *T, opts ...CallOption) error {
+	return r.save(ctx, "Save", e, opts, false)
+}
+
+// ForceSave is Save without the version check of a versioned table: it
+// upserts e as it is (its version stamped to the first one when zero),
+// overwriting whatever version the row has, by an UPDATE (ForceUpdate, in
+// the LOGGED BATCH of its lookup rows), so that it leaves no row marker. It
+// is the seed's updateForce, for repairs and imports; on a table without a
+// Version it is Save.
+func (r *Repo[T]) ForceSave(ctx context.Context, e *T, opts ...CallOption) error {
+	return r.save(ctx, "ForceSave", e, opts, true)
+}
+
+func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []CallOption, force bool) error {
+	if err := r.begin(ctx, op); err != nil {
+		return err
+	}
+	defer r.rt.leave()
+	if r.ts.IsCounterTable() {
+		return queryErr(r.ts.Name()+" is a counter table: use a Counter's Increment and Decrement, not Save", nil)
+	}
+	if err := r.checkEntity(op, "entity", e); err != nil {
+		return err
+	}
+	if err := r.t.Validate(e); err != nil {
+		return err
+	}
+	sc := getScratch(opts)
+	defer sc.release()
+	c := &sc.c
+	cons, err := r.writeCons(op, c)
+	if err != nil {
+		return err
+	}
+	if err := r.checkWrite(op, c); err != nil {
+		return err
+	}
+	if err := r.checkKey(op, e, r.key, true); err != nil {
+		return err
+	}
+	if err := r.checkValues(e); err != nil {
+		return err
+	}
+	if !force && r.ts.VersionColumn() != nil {
+		return r.saveVersioned(ctx, e, c, cons)
+	}
+	// The statements bind e's field addresses, so they are built (and the
+	// batch limit checked) before the stamps are written into e: a refusal
+	// leaves e as it was.
+	ts := insertTS(c)
+	ins := r.st.Insert(using(c))
+	if r.ts.VersionColumn() != nil {
+		// ForceSave writes a versioned row by an UPDATE too, so that it
+		// leaves no row marker (see versioned.go).
+		ins = r.st.ForceUpdate(using(c))
+	}
+	row := sc.query(ins)
+	row.Values = r.appendWrite(sc.values(ins.NumParams()), ins, c, e, nil)
+	for _, i := range r.batch {
+		if !r.emptyAt(i, r.lookupValue(i, e)) { // the stamps never make a value empty
+			r.lookupInsertIn(sc, i, e, ts)
+		}
+	}
+	if err := r.checkBatchSize(op, sc.entries); err != nil {
+		return err
+	}
+	var was T
+	if len(r.unique) > 0 {
+		was = *e // put back when a claim refuses the write
+	}
+	r.stampInsert(e)
+	var evTS int64
+	if len(r.eventual) > 0 {
+		evTS = lookupTS(c) // before the write: see eventualInserts
+	}
+	var claimed *claims[T]
+	if len(r.unique) > 0 {
+		claimed, err = r.claimAll(ctx, op, e, nil, c, cons)
+		if err == nil {
+			err = r.fresh(ctx, op, claimed, c, cons)
+		}
+		if err != nil {
+			*e = was
+			return err
+		}
+	}
+	if err := r.batchExec(ctx, OpSave, cons, sc.entries, &sc.batch); err != nil {
+		return err // the claims stay: the batch may have landed
+	}
+	r.landed(claimed)
+	r.eventualInserts(ctx, OpSave, cons, e, evTS)
+	return nil
+}
+
+// eventualInserts writes the EVENTUAL lookup rows of a copy of e, at
+// timestamp ts: the call's, taken before the write, so that a later move
+// of the value wins over the insert even when the insert runs after it.
+func (r *Repo[T]) eventualInserts(ctx context.Context, op string, cons kandra.Consistency, e *T, ts int64) {
+	n := 0
+	for _, i := range r.eventual {
+		if !r.emptyAt(i, r.lookupValue(i, e)) {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	w, _ := r.inserts.Get().(*eventualInsert[T])
+	if w == nil {
+		w = &eventualInsert[T]{r: r}
+	}
+	w.op, w.cons, w.ts, w.e = op, cons, ts, *e
+	// Counted before the first write is queued: a worker may finish it
+	// before the next is. Once the last is queued, w may already be back in
+	// the pool: the loop reads only e (the caller's, unchanged during the
+	// call) and stops.
+	w.pending.Store(int32(n))
+	for _, i := range r.eventual {
+		if r.emptyAt(i, r.lookupValue(i, e)) {
+			continue
+		}
+		r.rt.asyncWrite(ctx, r.lookups[i].Name(), &w.e, w, i)
+		if n--; n == 0 {
+			return
+		}
+	}
+}
+
+// eventualInsert is the EVENTUAL lookup rows of one write: a copy of the
+// entity as it was when the call returned, shared by its lookups. It goes
+// back to the Repo's pool when its last write is done, unless a write was
+// not started or failed: the listener was then given &e, which must stay
+// the entity it was told about.
+type eventualInsert[T any] struct {
+	r       *Repo[T]
+	op      string
+	cons    kandra.Consistency
+	ts      int64        // the rows' write timestamp
+	pending atomic.Int32 // writes not yet done
+	kept    atomic.Bool  // a listener has &e: never reused
+	e       T
+}
+
+// write inserts lookup i's row, on a worker.
+func (w *eventualInsert[T]) write(ctx context.Context, i int) error {
+	sc := getScratch(nil)
+	defer sc.release()
+	s := w.r.st.Lookup(i).Insert()
+	if w.ts != noTS {
+		s = w.r.st.Lookup(i).InsertAt()
+	}
+	q := sc.query(s)
+	q.Values = kandra.AppendColumns(w.r.t, s, &w.e, sc.values(s.NumParams()))
+	if w.ts != noTS {
+		// The timestamp by reference, as the field values are: boxing the
+		// int64 would allocate on every Save.
+		q.Values = append(q.Values, &w.ts)
+	}
+	q.Consistency = w.cons
+	_, err := w.r.exec(ctx, w.op, q)
+	return err
+}
+
+// done is called once per write, after write and after the listener has
+// heard of its failure, or instead of write when it was not started.
+func (w *eventualInsert[T]) done(reported bool) {
+	if reported {
+		w.kept.Store(true)
+	}
+	if w.pending.Add(-1) != 0 || w.kept.Load() {
+		return
+	}
+	var zero T
+	w.e, w.op = zero, "" // hold no entity while pooled
+	w.r.inserts.Put(w)
+}
+
+// scratch is the memory of one call's statements: the Query structs, one
+// backing array for their values, the entries of a batch and the Batch,
+// and the call's options. A Driver keeps nothing of a Query or a Batch
+// after it returns (see Driver), so the call gives the scratch back to
+// scratchPool when it returns and the next call reuses it.
+type scratch struct {
+	c       call
+	qs      [4]Query
+	nq      int
+	more    []*Query // past len(qs)
+	entries []*Query
+	vals    []any
+	batch   Batch
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{entries: make([]*Query, 0, 4), vals: make([]any, 0, 32)} }}
+
+// getScratch takes a scratch from the pool, with opts applied to its call.
+func getScratch(opts []CallOption) *scratch {
+	sc := scratchPool.Get().(*scratch)
+	for _, o := range opts {
+		o(&sc.c)
+	}
+	return sc
+}
+
+// release clears what the call put in sc (so that the pool holds no
+// entity alive) and gives it back.
+func (sc *scratch) release() {
+	sc.c = call{}
+	clear(sc.qs[:sc.nq])
+	sc.nq = 0
+	sc.more = nil
+	clear(sc.entries)
+	sc.entries = sc.entries[:0]
+	clear(sc.vals)
+	sc.vals = sc.vals[:0]
+	sc.batch = Batch{}
+	scratchPool.Put(sc)
+}
+
+// query returns a cleared Query for s, appended to sc.entries.
+func (sc *scratch) query(s *kandra.Statement) *Query {
+	var q *Query
+	if sc.nq < len(sc.qs) {
+		q = &sc.qs[sc.nq]
+		sc.nq++
+	} else {
+		q = new(Query)
+		sc.more = append(sc.more, q)
+	}
+	q.Statement = s
+	sc.entries = append(sc.entries, q)
+	return q
+}
+
+// values returns an empty slice with room for n values, in sc's backing
+// array. Its capacity is n, so that appending past n cannot overwrite the
+// next statement's values.
+func (sc *scratch) values(n int) []any {
+	if cap(sc.vals)-len(sc.vals) < n {
+		// The earlier statements keep the old array; release clears only
+		// this one, and the old one is garbage once they are.
+		sc.vals = make([]any, 0, max(2*cap(sc.vals), n))
+	}
+	l := len(sc.vals)
+	sc.vals = sc.vals[:l+n]
+	return sc.vals[l : l : l+n]
+}
+
+// SaveIfNotExists is Save as a lightweight transaction (INSERT ... IF NOT
+// EXISTS). It reports whether the row was written. Its BATCH lookup rows
+// are written before it, in one LOGGED BATCH (a conditional statement
+// cannot join a multi-table batch); when the row was not written, they
+// point to an entity that does not hold their values, and reads skip them.
+// On a versioned table too it refuses any existing row, one without a
+// version included (where a Save of a zero version would write).
+// Options: TTL, Consistency, SerialConsistency; Timestamp is refused.
+func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption) (bool, error) {
+	const op = "SaveIfNotExists"
+	if err := r.begin(ctx, op); err != nil {
+		return false, err
+	}
+	defer r.rt.leave()
+	if r.ts.IsCounterTable() {
+		return false, queryErr(r.ts.Name()+" is a counter table: SaveIfNotExists is not possible", nil)
+	}
+	if err := r.checkEntity(op, "entity", e); err != nil {
+		return false, err
+	}
+	c := applyCall(opts)
+	if c.hasTS {
+		return false, r.argErr(op, "Timestamp", "a conditional write cannot carry a client timestamp")
+	}
+	if err := r.t.Validate(e); err != nil {
+		return false, err
+	}
+	cons, err := r.writeCons(op, &c)
+	if err != nil {
+		return false, err
+	}
+	serial, err := r.serialCons(op, &c)
+	if err != nil {
+		return false, err
+	}
+	if err := r.checkWrite(op, &c); err != nil {
+		return false, err
+	}
+	if err := r.checkKey(op, e, r.key, true); err != nil {
+		return false, err
+	}
+	if err := r.checkValues(e); err != nil {
+		return false, err
+	}
+	was := *e // put back when the row is not written
+	r.stampInsert(e)
+	ts := insertTS(&c)
+	// On a versioned table too: an UPDATE IF version IN (null, 0) would
+	// take over a live row without a version. The row marker it writes
+	// does not outlive a soft delete, which rewrites it with its TTL (see
+	// versioned.go).
+	ins := r.st.InsertIfNotExists(using(&c))
+	row := &Query{Statement: ins, Values: r.bindWrite(ins, &c, e, nil), Consistency: cons, SerialConsistency: serial}
+	var entries []*Query
+	for _, i := range r.batch {
+		if !r.emptyAt(i, r.lookupValue(i, e)) {
+			entries = append(entries, r.lookupInsertIn(nil, i, e, ts))
+		}
+	}
+	// The size check is of the batch a Save of e would send (the row and
+	// its lookup rows), so that what SaveIfNotExists writes a Save can
+	// rewrite.
+	if len(entries) > 0 {
+		if err := r.checkBatchSize(op, append([]*Query{row}, entries...)); err != nil {
+			*e = was
+			return false, err
+		}
+	}
+	evTS := lookupTS(&c)
+	claimed, err := r.claimAll(ctx, op, e, nil, &c, cons)
+	if err != nil {
+		*e = was
+		return false, err
+	}
+	// The lookup rows before the LWT (see saveVersioned for why).
+	if len(entries) > 0 {
+		if err := r.batchExec(ctx, OpSaveIfNotExists, cons, entries, nil); err != nil {
+			r.giveBack(ctx, op, claimed, &c, cons) // the row was not sent
+			*e = was
+			return false, err
+		}
+	}
+	if err := r.fresh(ctx, op, claimed, &c, cons); err != nil {
+		*e = was
+		return false, err
+	}
+	applied, err := r.exec(ctx, OpSaveIfNotExists, row)
+	if err != nil {
+		return false, err // the claims stay: the LWT may have applied
+	}
+	if !applied {
+		r.giveBack(ctx, op, claimed, &c, cons)
+		*e = was
+		return false, nil
+	}
+	r.landed(claimed)
+	r.eventualInserts(ctx, OpSaveIfNotExists, cons, e, evTS)
+	return true, nil
+}
+
+// Update writes new over old (same primary key, which it may not change;
+// old and new are two structs: copy old before editing). It validates new,
+// stamps UpdatedAt, and moves each lookup value that changed: a non-unique
+// one deletes this entity's row of the old value and writes the new one,
+// at one timestamp; a unique one claims the new value before the write
+// (an *errors.UniqueError when another live entity holds it) and releases
+// the old one after it, only the claim this entity held. On a table
+// without a version every value of new is written again (old may be a
+// stale copy), in the primary row's LOGGED BATCH for BATCH lookups,
+// asynchronously for EVENTUAL ones. On a versioned table the UPDATE
+// carries IF version = old's version (IF version IN (null, 0) when old's
+// is zero: old was read from a row without a version) and sets new's
+// version to the next one; a conflict is a *errors.OptimisticLockError and
+// new is left as it was (see the package documentation for the order of
+// the writes, versioned.go for the conditions).
+func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (err error) {
+	const op = "Update"
+	if err := r.begin(ctx, op); err != nil {
+		return err
+	}
+	defer r.rt.leave()
+	if r.ts.IsCounterTable() {
+		return queryErr(r.ts.Name()+" is a counter table: use a Counter's Increment and Decrement, not Update", nil)
+	}
+	if err := r.checkEntity(op, "old", old); err != nil {
+		return err
+	}
+	if err := r.checkEntity(op, "new", nw); err != nil {
+		return err
+	}
+	if old == nw {
+		return r.argErr(op, "old, new", "old and new are the same *"+r.typeName+": Update needs the entity as it was read (old) to move its lookup values and check its version; copy it before editing (nw := *old; edit nw; Update(ctx, old, &nw))")
+	}
+	for _, col := range r.key {
+		po, _ := col.Pointer(old)
+		pn, _ := col.Pointer(nw)
+		if !equalPtr(po, pn) {
+			return r.argErr(op, "field "+col.GoName(), "new changes key column "+col.Name()+"; a primary key is immutable: Save the entity under its new key and Delete the old one")
+		}
+	}
+	if err := r.checkKey(op, nw, r.key, false); err != nil {
+		return err
+	}
+	if err := r.checkValues(nw); err != nil {
+		return err
+	}
+	if err := r.t.Validate(nw); err != nil {
+		return err
+	}
+	c := applyCall(opts)
+	cons, err := r.writeCons(op, &c)
+	if err != nil {
+		return err
+	}
+	if err := r.checkWrite(op, &c); err != nil {
+		return err
+	}
+	versioned := r.ts.VersionColumn() != nil
+	var serial kandra.Consistency
+	if versioned || len(r.unique) > 0 {
+		if serial, err = r.serialCons(op, &c); err != nil {
+			return err
+		}
+	}
+	if versioned {
+		if err := r.checkVersioned(op, &c); err != nil {
+			return err
+		}
+	}
+	// new's stamps are put back when the call fails before the row is
+	// written, so that a retry of Update(old, new) starts from the same
+	// new; once the row is written new keeps them, as it is.
+	restore, written := r.keepStamps(nw), false
+	defer func() {
+		if err != nil && !written {
+			restore()
+		}
+	}()
+	if col := r.ts.UpdatedAtColumn(); col != nil {
+		*r.timeField(col, nw) = truncate(col, r.now())
+	}
+	if versioned {
+		r.nextVersion(old, nw)
+	}
+	// The lookups. A value that changed moves: a non-unique row is deleted
+	// (this entity's own row of the old value) and written anew, at one
+	// timestamp; a unique value is claimed before the write and the old
+	// one released after it. On a table without a version, old may be a
+	// stale copy, so every value of new is written (claimed) again, as
+	// Save does, and the primary row carries the same timestamp as the
+	// lookup rows: whichever of two Updates is later wins in both.
+	ts := lookupTS(&c)
+	if !versioned && !c.hasTS {
+		c.ts, c.hasTS = ts, true
+	}
+	var batchIns, batchDels []*Query
+	var eventual, claimNew, leave []int
+	// A soft-deleted entity holds no unique value (another may have taken
+	// it): bringing it back claims them all again.
+	revive := r.deleted(old) && !r.deleted(nw)
+	for i, l := range r.lookups {
+		ov, nv := r.lookupValue(i, old), r.lookupValue(i, nw)
+		changed := !equalPtr(ov, nv)
+		if !changed && versioned && !(revive && l.IsUnique()) {
+			continue
+		}
+		switch l.Consistency() {
+		case kandra.LookupEventual:
+			eventual = append(eventual, i)
+		case kandra.LookupBatch:
+			if changed && !r.emptyAt(i, ov) {
+				batchDels = append(batchDels, r.lookupDeleteAt(i, old, ts))
+			}
+			if !r.emptyAt(i, nv) {
+				batchIns = append(batchIns, r.lookupInsertIn(nil, i, nw, ts))
+			}
+		default:
+			claimNew = append(claimNew, i)
+			if changed {
+				leave = append(leave, i)
+			}
+		}
+	}
+	st := r.st.Update(using(&c))
+	if versioned && r.versionZero(old) {
+		st = r.st.UpdateIfNoVersion(using(&c)) // old was read without a version
+	}
+	if st == nil { // every column is in the key
+		st = r.st.Insert(using(&c))
+	}
+	primary := &Query{Statement: st, Values: r.bindWrite(st, &c, nw, old)}
+	if versioned {
+		primary.Consistency, primary.SerialConsistency = cons, serial
+	}
+	if len(batchIns)+len(batchDels) > 0 {
+		all := append(append([]*Query{primary}, batchDels...), batchIns...)
+		if err := r.checkBatchSize(op, all); err != nil {
+			return err
+		}
+	}
+	var claimed *claims[T]
+	if len(claimNew) > 0 {
+		if claimed, err = r.claimAll(ctx, op, nw, claimNew, &c, cons); err != nil {
+			return err
+		}
+	}
+	var left *owned // the claims of the values nw leaves, read before the write
+	if len(leave) > 0 {
+		if left, err = r.ownedClaims(ctx, op, old, leave, &c); err != nil {
+			r.giveBack(ctx, op, claimed, &c, cons)
+			return err
+		}
+	}
+	if versioned {
+		// The conditional UPDATE cannot share the lookup rows' batch: the
+		// new rows go before it and the old ones are deleted after it, so
+		// that a conflict or a crash in between leaves only rows whose
+		// entity does not hold their value (reads skip them), never an
+		// entity its lookups cannot find.
+		if len(batchIns) > 0 {
+			if err := r.batchExec(ctx, OpUpdate, cons, batchIns, nil); err != nil {
+				r.giveBack(ctx, op, claimed, &c, cons) // the row was not sent
+				return err
+			}
+		}
+		if err := r.fresh(ctx, op, claimed, &c, cons); err != nil {
+			return err
+		}
+		applied, err := r.exec(ctx, OpUpdate, primary)
+		if err != nil {
+			return err // the claims stay: the UPDATE may have applied
+		}
+		if !applied {
+			r.giveBack(ctx, op, claimed, &c, cons)
+			return r.lockErr(nw, r.expected(old)+" expected, the row has another version or is gone: Get it again and retry")
+		}
+		written = true
+		r.landed(claimed)
+		if len(batchDels) > 0 {
+			if err := r.batchExec(ctx, OpUpdate, cons, batchDels, nil); err != nil {
+				// Only rows of values the entity left remain: reads skip
+				// them. The listener hears of it.
+				cp := new(T)
+				*cp = *nw
+				r.rt.eventualFailed(batchDels[0].Statement.TableName(), cp, err, 0)
+			}
+		}
+	} else {
+		if err := r.fresh(ctx, op, claimed, &c, cons); err != nil {
+			return err
+		}
+		entries := append(append([]*Query{primary}, batchDels...), batchIns...)
+		if err := r.batchExec(ctx, OpUpdate, cons, entries, nil); err != nil {
+			return err // the claims stay: the batch may have landed
+		}
+		written = true
+		r.landed(claimed)
+	}
+	r.releaseOwned(ctx, op, old, left, &c, cons)
+	if len(eventual) > 0 {
+		oldCopy, newCopy := new(T), new(T)
+		*oldCopy, *newCopy = *old, *nw
+		for _, i := range eventual {
+			i := i
+			changed := !equalPtr(r.lookupValue(i, oldCopy), r.lookupValue(i, newCopy))
+			r.rt.async(ctx, r.lookups[i].Name(), newCopy, func(ctx context.Context) error {
+				if changed && !r.emptyAt(i, r.lookupValue(i, oldCopy)) {
+					q := r.lookupDeleteAt(i, oldCopy, ts)
+					q.Consistency = cons
+					if _, err := r.exec(ctx, OpUpdate, q); err != nil {
+						return err
+					}
+				}
+				if r.emptyAt(i, r.lookupValue(i, newCopy)) {
+					return nil
+				}
+				q := r.lookupInsertIn(nil, i, newCopy, ts)
+				q.Consistency = cons
+				_, err := r.exec(ctx, OpUpdate, q)
+				return err
+			})
+		}
+	}
+	return nil
+}
+
+// Delete removes e: a soft delete on a table with SoftDelete, a hard delete
+// otherwise (see HardDelete and SoftDelete).
+func (r *Repo[T]) Delete(ctx context.Context, e *T, opts ...CallOption) error {
+	if r.ts.SoftDelete() != nil {
+		return r.SoftDelete(ctx, e, opts...)
+	}
+	return r.HardDelete(ctx, e, opts...)
+}
+
+// HardDelete deletes the row of e's primary key with, in the same LOGGED
+// BATCH, this entity's own row of each of e's non-unique lookup values,
+// then releases the unique values e holds (the claims it held when the
+// call began, never a newer one). On a versioned table the DELETE carries
+// IF version = e's version (IF version IN (null, 0) when e's is zero) and
+// runs alone, and the lookup rows follow it.
+// Options: Timestamp (of the deletes; refused on a versioned table),
+// Consistency, SerialConsistency.
+func (r *Repo[T]) HardDelete(ctx context.Context, e *T, opts ...CallOption) error {
+	return r.hardDelete(ctx, "HardDelete", e, opts, false)
+}
+
+// ForceDelete is HardDelete without the version check of a versioned
+// table: it deletes the row whatever its version, with every lookup row
+// that still points to e. On a table without a Version it is HardDelete.
+func (r *Repo[T]) ForceDelete(ctx context.Context, e *T, opts ...CallOption) error {
+	return r.hardDelete(ctx, "ForceDelete", e, opts, true)
+}
+
+func (r *Repo[T]) hardDelete(ctx context.Context, op string, e *T, opts []CallOption, force bool) error {
+	if err := r.begin(ctx, op); err != nil {
+		return err
+	}
+	defer r.rt.leave()
+	if err := r.checkEntity(op, "entity", e); err != nil {
+		return err
+	}
+	if err := r.checkKey(op, e, r.key, false); err != nil {
+		return err
+	}
+	c := applyCall(opts)
+	cons, err := r.writeCons(op, &c)
+	if err != nil {
+		return err
+	}
+	if c.hasTTL {
+		return r.argErr(op, "TTL", "a delete cannot carry a TTL")
+	}
+	if err := r.checkWrite(op, &c); err != nil {
+		return err
+	}
+	versioned := !force && r.ts.VersionColumn() != nil
+	if versioned {
+		if err := r.checkVersioned(op, &c); err != nil {
+			return err
+		}
+	}
+	st := r.st.Delete(using(&c) & kandra.UsingTimestamp)
+	entries := []*Query{{Statement: st, Values: r.bindWrite(st, &c, e, nil)}}
+	ts := lookupTS(&c)
+	for i, l := range r.lookups {
+		if !l.IsUnique() && !r.emptyAt(i, r.lookupValue(i, e)) {
+			entries = append(entries, r.lookupDeleteAt(i, e, ts))
+		}
+	}
+	// The claims e holds, read before the delete, are released after it:
+	// exactly those, so that a re-creation of e in between keeps its own.
+	left, err := r.ownedClaims(ctx, op, e, nil, &c)
+	if err != nil {
+		return err
+	}
+	if versioned {
+		return r.deleteVersioned(ctx, op, e, &c, cons, entries[1:], left)
+	}
+	if err := r.batchExec(ctx, OpDelete, cons, entries, nil); err != nil {
+		return err
+	}
+	r.releaseOwned(ctx, op, e, left, &c, cons)
+	return nil
+}
+
+// SoftDelete sets e's marker (if the table has one) to true, stamps
+// UpdatedAt, and rewrites the row with the table's soft-delete TTL. The
+// lookup rows are left alone. It is an error on a table without SoftDelete.
+// On a versioned table it is conditional on e's version like HardDelete,
+// moves e to the next version, and rewrites the row marker with the TTL
+// too (SoftDeleteIfVersion), so the row vanishes whole when it passes.
+func (r *Repo[T]) SoftDelete(ctx context.Context, e *T, opts ...CallOption) error {
+	const op = "SoftDelete"
+	if err := r.begin(ctx, op); err != nil {
+		return err
+	}
+	defer r.rt.leave()
+	sd := r.ts.SoftDelete()
+	if sd == nil {
+		return queryErr(r.ts.Name()+" has no SoftDelete", nil)
+	}
+	if err := r.checkEntity(op, "entity", e); err != nil {
+		return err
+	}
+	if err := r.checkKey(op, e, r.key, false); err != nil {
+		return err
+	}
+	c := applyCall(opts)
+	cons, err := r.writeCons(op, &c)
+	if err != nil {
+		return err
+	}
+	if c.hasTTL {
+		return r.argErr(op, "TTL", "the soft-delete TTL is the table's (SoftDelete in Describe)")
+	}
+	if err := r.checkWrite(op, &c); err != nil {
+		return err
+	}
+	if r.ts.VersionColumn() != nil {
+		return r.softDeleteVersioned(ctx, e, &c, cons)
+	}
+	if sd.Marker != nil {
+		p, _ := sd.Marker.Pointer(e)
+		*p.(*bool) = true
+	}
+	if col := r.ts.UpdatedAtColumn(); col != nil {
+		*r.timeField(col, e) = truncate(col, r.now())
+	}
+	st := r.st.SoftDelete()
+	_, err = r.exec(ctx, OpSoftDelete, &Query{Statement: st, Values: r.bindWrite(st, &c, e, nil), Consistency: cons})
+	return err
+}
+
+// ---------------------------------------------------------------------------
+// Reads.
+
+// Get reads the row with key's primary key (the other fields of key are
+// ignored) into a new entity; ErrNotFound when there is none. On a
+// versioned table a row whose version is null reads at version zero (see
+// versioned.go).
+func (r *Repo[T]) Get(ctx context.Context, key *T, opts ...CallOption) (*T, error) {
+	if err := r.begin(ctx, "Get"); err != nil {
+		return nil, err
+	}
+	defer r.rt.leave()
+	if err := r.checkEntity("Get", "key", key); err != nil {
+		return nil, err
+	}
+	if err := r.checkKey("Get", key, r.key, false); err != nil {
+		return nil, err
+	}
+	sc := getScratch(opts)
+	defer sc.release()
+	return r.getIn(ctx, OpGet, sc, key)
+}
+
+// getIn reads key's row with sc's options, its Query and targets in sc.
+func (r *Repo[T]) getIn(ctx context.Context, op string, sc *scratch, key *T) (*T, error) {
+	cons, err := r.readCons("Get", &sc.c)
+	if err != nil {
+		return nil, err
+	}
+	st := r.st.SelectByKey()
+	q := sc.query(st)
+	q.Values, q.Consistency = kandra.AppendColumns(r.t, st, key, sc.values(st.NumParams())), cons
+	e := new(T)
+	found, err := r.oneInto(ctx, op, q, kandra.AppendResult(r.t, st, e, sc.values(st.NumResult())))
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, r.notFound(key)
+	}
+	return e, nil
+}
+
+// one reads at most one row into the targets targets(dst) gives.
+func (r *Repo[T]) one(ctx context.Context, op string, q *Query, targets func([]any) []any) (bool, error) {
+	return r.oneInto(ctx, op, q, targets(make([]any, 0, q.Statement.NumResult())))
+}
+
+// oneInto reads at most one row into dst.
+func (r *Repo[T]) oneInto(ctx context.Context, op string, q *Query, dst []any) (bool, error) {
+	start := r.rt.start()
+	rows, err := r.rt.d.Query(ctx, q)
+	if err != nil {
+		r.rt.record(q.Statement.TableName(), op, start)
+		return false, queryErr(op+" on "+q.Statement.TableName()+" failed ("+q.Statement.CQL()+")", err)
+	}
+	found := rows.Next(dst)
+	err = rows.Close()
+	r.rt.record(q.Statement.TableName(), op, start)
+	if err != nil {
+		return false, queryErr(op+" on "+q.Statement.TableName()+" failed ("+q.Statement.CQL()+")", err)
+	}
+	return found, nil
+}
+
+// FindActive is Get that treats a soft-deleted row (marker true) as not
+// found. A row whose marker is null counts as live.
+func (r *Repo[T]) FindActive(ctx context.Context, key *T, opts ...CallOption) (*T, error) {
+	e, err := r.Get(ctx, key, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if r.deleted(e) {
+		return nil, r.notFound(key)
+	}
+	return e, nil
+}
+
+func (r *Repo[T]) deleted(e *T) bool {
+	sd := r.ts.SoftDelete()
+	if sd == nil || sd.Marker == nil {
+		return false
+	}
+	p, _ := sd.Marker.Pointer(e)
+	return *p.(*bool)
+}
+
+// Cursor is an opaque position in a partition, where the next page of a
+// List starts. The zero Cursor means the partition has no more rows. A
+// Cursor remembers the query that made it (table, partition, bounds,
+// order), and resumes only that query.
+type Cursor struct {
+	state []byte // the driver's paging state
+	query uint64 // the fingerprint of the query (Repo.fingerprint)
+}
+
+// IsZero reports the end of the partition.
+func (c Cursor) IsZero() bool { return len(c.state) == 0 }
+
+// String encodes the cursor for a URL or a JSON field ("" for the zero
+// Cursor); ParseCursor reads it back.
+func (c Cursor) String() string {
+	if c.IsZero() {
+		return ""
+	}
+	b := binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(c.state)), c.query)
+	return base64.RawURLEncoding.EncodeToString(append(b, c.state...))
+}
+
+// ParseCursor decodes a Cursor.String; a string no Cursor.String made is a
+// *errors.ArgumentError.
+func ParseCursor(s string) (Cursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err == nil && len(b) > 0 && len(b) <= 8 {
+		err = errors.New("too short")
+	}
+	if err != nil {
+		return Cursor{}, &kerrors.ArgumentError{Op: "ParseCursor", Arg: "s", Message: "not a cursor: " + err.Error()}
+	}
+	if len(b) == 0 {
+		return Cursor{}, nil
+	}
+	return Cursor{query: binary.BigEndian.Uint64(b), state: b[8:]}, nil
+}
+
+// Iter is one page of a List: Next/Value over the rows, then Err and
+// Cursor.
+type Iter[T any] struct {
+	rows   []*T
+	i      int
+	err    error
+	cursor Cursor
+}
+
+// Next advances to the next row and reports whether there is one.
+func (it *Iter[T]) Next() bool {
+	if it.err != nil || it.i >= len(it.rows) {
+		return false
+	}
+	it.i++
+	return true
+}
+
+// Value is the current row.
+func (it *Iter[T]) Value() *T { return it.rows[it.i-1] }
+
+// Err is the error that ended the page, or nil.
+func (it *Iter[T]) Err() error { return it.err }
+
+// Cursor is where the next page starts (the zero Cursor at the end of the
+// partition); pass it back with After.
+func (it *Iter[T]) Cursor() Cursor { return it.cursor }
+
+// All returns the page's rows.
+func (it *Iter[T]) All() ([]*T, error) { return it.rows, it.err }
+
+const defaultPageSize = 100
+
+// List reads one page of the partition of partition's partition key (its
+// other fields are ignored), in the table's clustering order or Reversed,
+// optionally bounded by From and To on the first clustering column.
+// Options: PageSize (default 100), After, From, To, Reversed, Consistency.
+func (r *Repo[T]) List(ctx context.Context, partition *T, opts ...CallOption) *Iter[T] {
+	return r.list(ctx, partition, false, opts)
+}
+
+// ListActive is List without soft-deleted rows (marker true; a null marker
+// counts as live). It filters within the partition and keeps fetching until
+// the page is full or the partition ends.
+func (r *Repo[T]) ListActive(ctx context.Context, partition *T, opts ...CallOption) *Iter[T] {
+	return r.list(ctx, partition, true, opts)
+}
+
+func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []CallOption) *Iter[T] {
+	it := &Iter[T]{}
+	op := "List"
+	if active {
+		op = "ListActive"
+	}
+	if err := r.begin(ctx, op); err != nil {
+		it.err = err
+		return it
+	}
+	defer r.rt.leave()
+	if it.err = r.checkEntity(op, "partition", partition); it.err != nil {
+		return it
+	}
+	if it.err = r.checkKey(op, partition, r.partition, false); it.err != nil {
+		return it
+	}
+	c := applyCall(opts)
+	if it.err = r.checkRange(op, &c); it.err != nil {
+		return it
+	}
+	if !c.hasPageSize {
+		c.pageSize = defaultPageSize
+	}
+	cons, err := r.readCons(op, &c)
+	if err != nil {
+		it.err = err
+		return it
+	}
+	rng := kandra.Range{Reversed: c.reversed}
+	if c.lowerCol != nil {
+		rng.Lower = c.lowerB
+	}
+	if c.upperCol != nil {
+		rng.Upper = c.upperB
+	}
+	st := r.st.SelectPartition(rng)
+	var fp uint64
+	if !c.cursor.IsZero() {
+		fp = r.fingerprint(st, partition, &c)
+		if c.cursor.query != fp {
+			it.err = r.argErr(op, "After", "the cursor was made by another query (another table, partition, bounds or order); a cursor resumes only the List that returned it")
+			return it
+		}
+	}
+	vals := make([]any, 0, st.NumParams())
+	vals = kandra.AppendColumns(r.t, st, partition, vals)
+	for i := len(vals); i < st.NumParams(); i++ {
+		vals = appendParam(vals, st.Param(i), &c)
+	}
+	state := c.cursor.state
+	want := c.pageSize
+	for {
+		fetch := want - len(it.rows)
+		q := &Query{Statement: st, Values: vals, Consistency: cons, PageSize: fetch, PageState: state}
+		start := r.rt.start()
+		rows, err := r.rt.d.Query(ctx, q)
+		if err != nil {
+			r.rt.record(r.ts.Name(), OpList, start)
+			it.err = queryErr("list on "+r.ts.Name()+" failed", err)
+			return it
+		}
+		dst := make([]any, 0, st.NumResult())
+		for {
+			e := new(T)
+			if !rows.Next(kandra.AppendResult(r.t, st, e, dst[:0])) {
+				break
+			}
+			if active && r.deleted(e) {
+				continue
+			}
+			it.rows = append(it.rows, e)
+		}
+		err = rows.Close()
+		r.rt.record(r.ts.Name(), OpList, start)
+		if err != nil {
+			it.err = queryErr("list on "+r.ts.Name()+" failed", err)
+			return it
+		}
+		state = rows.PageState()
+		if len(state) == 0 || len(it.rows) >= want || !active {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			it.err = queryErr("list on "+r.ts.Name()+": context done", err)
+			return it
+		}
+	}
+	if len(state) > 0 {
+		if fp == 0 {
+			fp = r.fingerprint(st, partition, &c)
+		}
+		it.cursor = Cursor{state: append([]byte(nil), state...), query: fp}
+	}
+	return it
+}
+
+// ---------------------------------------------------------------------------
+// Lookups and counters.
+
+// Lookup is a typed handle on one lookup column, for Find.
+type Lookup[T, V any] struct {
+	repo *Repo[T]
+	f    kandra.Field[T, V]
+	idx  int
+}
+
+// LookupOf returns the handle of the lookup on field f; it fails when f's
+// column has no lookup table.
+func LookupOf[T, V any](r *Repo[T], f kandra.Field[T, V]) (*Lookup[T, V], error) {
+	for i, l := range r.lookups {
+		if l.IndexColumn() == f.Column() {
+			return &Lookup[T, V]{repo: r, f: f, idx: i}, nil
+		}
+	}
+	return nil, &kandra.SchemaError{Entity: r.typeName, Field: f.Column().GoName(), Rule: kandra.RuleLookup,
+		Detail: "column " + f.Name() + " has no lookup table"}
+}
+
+// MustLookupOf is LookupOf that panics on error.
+func MustLookupOf[T, V any](r *Repo[T], f kandra.Field[T, V]) *Lookup[T, V] {
+	l, err := LookupOf(r, f)
+	if err != nil {
+		panic(err)
+	}
+	return l
+}
+
+// Find returns the entity whose lookup column has value v: it reads the
+// lookup row, then the primary row by its full key, and checks that the row
+// still carries v. A missing or stale lookup row, and an empty v, are
+// ErrNotFound, never another entity. A non-unique value may have many
+// holders: Find returns the first live one, FindAll every one. Options:
+// Consistency.
+func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...CallOption) (*T, error) {
+	return l.find(ctx, v, false, opts)
+}
+
+// FindActive is Find that also treats a soft-deleted row as not found.
+func (l *Lookup[T, V]) FindActive(ctx context.Context, v V, opts ...CallOption) (*T, error) {
+	return l.find(ctx, v, true, opts)
+}
+
+func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []CallOption) (*T, error) {
+	r := l.repo
+	op := "Find"
+	if active {
+		op = "FindActive"
+	}
+	if err := r.begin(ctx, op); err != nil {
+		return nil, err
+	}
+	defer r.rt.leave()
+	col := r.lookups[l.idx].IndexColumn()
+	col.StoredForm(&v)
+	if err := col.CheckValue(&v); err != nil {
+		return nil, err
+	}
+	if r.emptyAt(l.idx, &v) {
+		return nil, l.notFound(v)
+	}
+	if !r.lookups[l.idx].IsUnique() {
+		// Many may hold v: the first live holder, page by page.
+		opts = append(opts[:len(opts):len(opts)], PageSize(findPage))
+		for {
+			it := l.findAllIn(ctx, op, v, active, opts)
+			if it.err != nil {
+				return nil, it.err
+			}
+			if len(it.rows) > 0 {
+				return it.rows[0], nil
+			}
+			if it.cursor.IsZero() {
+				return nil, l.notFound(v)
+			}
+			opts = append(opts[:len(opts):len(opts)], After(it.cursor))
+		}
+	}
+	c := applyCall(opts)
+	cons, err := r.readCons(op, &c)
+	if err != nil {
+		return nil, err
+	}
+	st := r.st.Lookup(l.idx).Select()
+	key := new(T)
+	l.f.Set(key, v)
+	q := &Query{Statement: st, Values: kandra.AppendColumns(r.t, st, key, make([]any, 0, 1)), Consistency: cons}
+	found, err := r.one(ctx, OpFind, q, func(dst []any) []any { return kandra.AppendResult(r.t, st, key, dst) })
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, l.notFound(v)
+	}
+	sc := getScratch(nil)
+	defer sc.release()
+	sc.c = c
+	e, err := r.getIn(ctx, OpFind, sc, key)
+	if errors.Is(err, ErrNotFound) {
+		return nil, l.notFound(v)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !equalPtr(any(l.f.Pointer(e)), any(&v)) || (active && r.deleted(e)) {
+		return nil, l.notFound(v)
+	}
+	return e, nil
+}
+
+// findPage is the lookup rows a Find of a non-unique value reads at a
+// time: the first live holder is usually in the first few.
+const findPage = 16
+
+// notFound is the *errors.NotFoundError of a Find of v.
+func (l *Lookup[T, V]) notFound(v V) error {
+	lt := l.repo.lookups[l.idx]
+	var shown any = v
+	if lt.IndexColumn().IsSensitive() {
+		shown = redacted
+	}
+	return &kerrors.NotFoundError{Table: l.repo.ts.Name(), Lookup: lt.Name(), Value: shown}
+}
+
+// Counter is a typed handle on one counter column.
+type Counter[T any] struct {
+	repo *Repo[T]
+	st   *kandra.Statement
+}
+
+// CounterOf returns the handle of counter column f; it fails when f is not
+// a counter.
+func CounterOf[T any](r *Repo[T], f kandra.Field[T, int64]) (*Counter[T], error) {
+	st := r.st.Counter(f.Column())
+	if st == nil {
+		return nil, &kandra.SchemaError{Entity: r.typeName, Field: f.Column().GoName(), Rule: kandra.RuleCounterTable,
+			Detail: "column " + f.Name() + " is not a counter"}
+	}
+	return &Counter[T]{repo: r, st: st}, nil
+}
+
+// MustCounterOf is CounterOf that panics on error.
+func MustCounterOf[T any](r *Repo[T], f kandra.Field[T, int64]) *Counter[T] {
+	c, err := CounterOf(r, f)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// Increment adds delta to the counter of key's primary key. Options:
+// Consistency.
+func (c *Counter[T]) Increment(ctx context.Context, key *T, delta int64, opts ...CallOption) error {
+	return c.add(ctx, "Increment", key, delta, opts)
+}
+
+func (c *Counter[T]) add(ctx context.Context, op string, key *T, delta int64, opts []CallOption) error {
+	r := c.repo
+	if err := r.begin(ctx, op); err != nil {
+		return err
+	}
+	defer r.rt.leave()
+	if err := r.checkEntity(op, "key", key); err != nil {
+		return err
+	}
+	if err := r.checkKey(op, key, r.key, false); err != nil {
+		return err
+	}
+	cl := applyCall(opts)
+	cons, err := r.writeCons(op, &cl)
+	if err != nil {
+		return err
+	}
+	if cl.hasTS || cl.hasTTL {
+		return r.argErr(op, "Timestamp, TTL", "a counter update can carry neither a client timestamp nor a TTL")
+	}
+	vals := make([]any, 0, c.st.NumParams())
+	vals = append(vals, delta)
+	vals = kandra.AppendColumns(r.t, c.st, key, vals)
+	_, err = r.exec(ctx, OpIncrement, &Query{Statement: c.st, Values: vals, Consistency: cons})
+	return err
+}
+
+// Decrement subtracts delta from the counter of key's primary key. A delta
+// of math.MinInt64, whose negation overflows, is a *errors.ArgumentError.
+func (c *Counter[T]) Decrement(ctx context.Context, key *T, delta int64, opts ...CallOption) error {
+	if delta == math.MinInt64 {
+		return c.repo.argErr("Decrement", "delta", "math.MinInt64 cannot be negated; decrement by at most math.MaxInt64")
+	}
+	return c.add(ctx, "Decrement", key, -delta, opts)
+}

@@ -1,0 +1,419 @@
+// Package store saves, finds, updates, deletes and lists kandra entities
+// through a CQL driver, doing everything the schema records: validation,
+// generated ids, CreatedAt/UpdatedAt stamps, versions, lookup tables
+// (unique, BATCH and EVENTUAL), soft delete, counters, consistency and
+// metrics.
+//
+// The logic is written once against the small [Driver] interface; an
+// adapter module implements it for one driver
+// (github.com/kandra-go/kandra/driver/kgocql for gocql v1.7.0,
+// github.com/kandra-go/kandra/driver/kgocqlv2 for the Apache driver v2).
+// This package has no driver dependency.
+//
+// # Defined behaviour
+//
+//   - Empty lookup values. The servers refuse an empty partition key, so a
+//     lookup whose value is empty ("" or an empty []byte), nil, or sent as
+//     null (the zero netip.Addr, the zero UUID in a TIMEUUID) gets no
+//     lookup row: Save and Update write none (and an Update away from an
+//     empty value deletes none), and Lookup.Find of an empty value is
+//     ErrNotFound without a query.
+//   - Batch too large. A LOGGED BATCH whose bound values add up to more than
+//     the batch limit (WithMaxBatchBytes, default 50 KiB, Cassandra 5.0's
+//     batch_size_fail_threshold) fails before anything is sent, with a
+//     *errors.QueryError matching ErrBatchTooLarge: nothing is written.
+//     There is no fallback to separate writes, which would lose the
+//     atomicity a BATCH lookup promises. A write with no BATCH lookup row
+//     is a single statement and has no such limit.
+//   - Versioned entities. On a table with a Version no write path
+//     overwrites or deletes a row whose version differs from the caller's
+//     copy: Save, Update, HardDelete and SoftDelete are lightweight
+//     transactions on the version (see versioned.go for each statement),
+//     and a refused one is an *errors.OptimisticLockError, the row and
+//     the argument unchanged (lookup rows written before it point to an
+//     entity without their values: reads skip them). ForceSave and
+//     ForceDelete are the
+//     unconditional forms. A conditional statement cannot share a batch
+//     with other tables, so the new BATCH lookup rows are written before
+//     it, in one LOGGED BATCH, and the rows of values an Update left are
+//     deleted after it: a conflict, a failure or a crash in between leaves
+//     only lookup rows whose entity does not hold their value, which reads
+//     skip, never an entity its lookups cannot find. SaveIfNotExists works
+//     the same way.
+//   - Arguments. Every call checks its arguments and options before it
+//     sends anything (see check.go); a bad one is an *errors.ArgumentError.
+//   - Close. Close refuses new calls, then waits for the calls in progress
+//     and for every EVENTUAL write they queue: once it returns nil, nothing
+//     more is sent through the driver.
+//   - Lookups (see lookup.go for the statements and their order). Once
+//     the EVENTUAL writes are done, every live entity is found through
+//     every lookup by every value it holds, and no read through a lookup
+//     returns an entity that does not hold the value. A non-unique lookup
+//     (LookupBatch, LookupEventual) keeps one row per value and holder, so
+//     many entities may share a value and FindAll pages through them; a
+//     move deletes exactly the entity's own old row and writes its new
+//     one, both at the call's timestamp, so moves applied out of order
+//     still leave the later one's rows. A unique lookup (LookupUnique)
+//     claims each value with a lightweight transaction before the primary
+//     write, refuses a value another live entity holds with an
+//     *errors.UniqueError (nothing written), takes over a stale claim once
+//     it is older than WithClaimGrace, and releases a value only while it
+//     holds it under the claim it read before its write. A claim that
+//     another call renewed within the grace is not released (that call may
+//     be on its way to write the value) unless the renewal was a write of
+//     this runtime that landed: a value left right after another
+//     process's Save of it stays taken until the grace passes. The claims
+//     are written by lightweight transactions only, so no row is written
+//     by both Paxos and plain writes. Assumptions, as for any lease: the
+//     clocks of the writers and the servers agree within a fraction of the
+//     grace; with LOCAL_SERIAL a value is unique per datacenter; concurrent
+//     writes of one entity with unique lookups are safe on a table with a
+//     Version (its writes are serialized), while on one without, the
+//     later timestamp wins the row but not the claims.
+//   - Reads through a lookup never return the wrong entity: Find reads the
+//     lookup row, then the primary row by the full key, and checks that the
+//     row still carries the value. A stale row (EVENTUAL lag, a moved or
+//     hijacked value, a deleted entity) is ErrNotFound.
+//   - EVENTUAL lookups run after the primary write succeeded, on goroutines
+//     the runtime owns and keeps for the next writes (they end when idle
+//     for a few seconds, or after Close), at most WithEventualConcurrency
+//     at a time, with up to WithEventualQueue more waiting in order for a
+//     worker; a caller that finds the queue full waits for room
+//     (backpressure, not an unbounded queue). They
+//     work on a copy of the entity taken when the call returns, and use a
+//     context detached from the caller's cancellation. Failures go to
+//     EventListener.OnEventualWriteFailed and to metrics
+//     (OpEventualWriteFailed), never to the caller. Close waits for them.
+package store
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
+)
+
+// ErrNotFound is matched (errors.Is) by the *errors.NotFoundError that Get,
+// FindActive and Lookup.Find return when there is no (live, matching) row;
+// it is errors.ErrNotFound. The error names the table and the key (or the
+// lookup table and the value), Sensitive values redacted.
+var ErrNotFound = kerrors.ErrNotFound
+
+// ErrBatchTooLarge is matched (errors.Is) by the *errors.QueryError of a
+// batch refused before sending because it exceeds the batch limit.
+var ErrBatchTooLarge = errors.New("kandra: batch too large")
+
+// ErrClosed is matched by the *errors.QueryError of a call made after
+// Close.
+var ErrClosed = errors.New("kandra: runtime closed")
+
+// DefaultMaxBatchBytes is Cassandra 5.0's default batch_size_fail_threshold.
+const DefaultMaxBatchBytes = 50 << 10
+
+// Store holds a driver and the defaults shared by every table's Repo. It
+// is safe for concurrent use.
+type Store struct {
+	d         Driver
+	keyspace  string
+	cfg       config
+	pool      *workers // the EVENTUAL writes' workers and queue
+	closeOnce sync.Once
+	// calls is the calls in progress times two, plus one once Close has
+	// begun: one atomic add lets a call in and counts it, with no lock
+	// (see enter).
+	calls      atomic.Int64
+	drained    chan struct{} // closed once Close has begun and no call is in progress
+	drainOnce  sync.Once
+	wg         sync.WaitGroup // the EVENTUAL writes admitted and not yet done
+	done       doneClaims     // the claim tokens of writes that landed (lookup.go)
+	background context.Context
+}
+
+type config struct {
+	consistency kandra.Consistency
+	serial      kandra.Consistency
+	metrics     kandra.Metrics
+	listener    kandra.EventListener
+	concurrency int
+	queue       int
+	maxBatch    int
+	now         func() time.Time
+	targets     kandra.Target
+	ahead       time.Duration
+	grace       time.Duration
+}
+
+// Option configures a Store.
+type Option func(*config)
+
+// WithConsistency sets the default consistency, used when neither the call
+// nor the table gives one (default LOCAL_QUORUM).
+func WithConsistency(c kandra.Consistency) Option { return func(o *config) { o.consistency = c } }
+
+// WithSerialConsistency sets the default serial consistency of
+// lightweight transactions (default SERIAL). It must be a serial level.
+func WithSerialConsistency(c kandra.Consistency) Option { return func(o *config) { o.serial = c } }
+
+// WithMetrics sets the recorder called after every statement.
+func WithMetrics(m kandra.Metrics) Option { return func(o *config) { o.metrics = m } }
+
+// WithEventListener sets the listener of asynchronous failures.
+func WithEventListener(l kandra.EventListener) Option { return func(o *config) { o.listener = l } }
+
+// WithEventualConcurrency bounds the EVENTUAL lookup writes in flight
+// (default 16).
+func WithEventualConcurrency(n int) Option { return func(o *config) { o.concurrency = n } }
+
+// WithEventualQueue sets how many EVENTUAL lookup writes may wait for a
+// worker beyond those in flight (default DefaultEventualQueue). A call that
+// finds the queue full waits for room; with 0 it waits for a free worker.
+func WithEventualQueue(n int) Option { return func(o *config) { o.queue = n } }
+
+// WithMaxBatchBytes sets the batch limit (default DefaultMaxBatchBytes);
+// a negative value turns the check off.
+func WithMaxBatchBytes(n int) Option { return func(o *config) { o.maxBatch = n } }
+
+// WithTargets says which servers the keyspace runs on (default
+// kandra.AllTargets), for the checks that depend on them: a TTL option
+// whose expiry passes 2038-01-19 is refused only when the targets include
+// kandra.Cassandra5 (see kandra.MaxWriteTTL).
+func WithTargets(t kandra.Target) Option { return func(o *config) { o.targets = t } }
+
+// WithMaxTimestampAhead sets how far past the runtime's clock a Timestamp
+// option may lie (default DefaultMaxTimestampAhead). A write carrying a
+// timestamp in the future wins over every later write of the same cells
+// until that time comes, so a wrong unit (nanoseconds for microseconds)
+// would make every later Save and Delete of the row do nothing.
+func WithMaxTimestampAhead(d time.Duration) Option { return func(o *config) { o.ahead = d } }
+
+// WithClaimGrace sets how old a unique lookup's claim must be before
+// another entity may take it over when its holder does not have the value
+// (default DefaultClaimGrace): the time a writer has between claiming a
+// value and its primary write. A writer whose claims take longer than half
+// of it gives them up and fails instead of writing.
+func WithClaimGrace(d time.Duration) Option { return func(o *config) { o.grace = d } }
+
+// WithClock sets the clock used for CreatedAt, UpdatedAt and time versions
+// (default time.Now), for tests.
+func WithClock(now func() time.Time) Option { return func(o *config) { o.now = now } }
+
+// New returns a runtime on d. keyspace, if not empty, qualifies every table
+// name in the statements.
+func New(d Driver, keyspace string, opts ...Option) (*Store, error) {
+	if d == nil {
+		panic("kandra/store: New: nil Driver")
+	}
+	cfg := config{consistency: kandra.ConsistencyLocalQuorum, serial: kandra.ConsistencySerial,
+		concurrency: 16, queue: DefaultEventualQueue, maxBatch: DefaultMaxBatchBytes, now: time.Now,
+		targets: kandra.AllTargets, ahead: DefaultMaxTimestampAhead, grace: DefaultClaimGrace}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if !cfg.consistency.IsValid() {
+		return nil, &kerrors.QueryError{Message: "invalid default consistency " + cfg.consistency.String()}
+	}
+	if !cfg.serial.IsSerial() {
+		return nil, &kerrors.QueryError{Message: "default serial consistency " + cfg.serial.String() + " is not SERIAL or LOCAL_SERIAL"}
+	}
+	if !cfg.targets.IsValid() {
+		return nil, &kerrors.QueryError{Message: "invalid targets " + cfg.targets.String()}
+	}
+	if cfg.grace <= 0 {
+		return nil, &kerrors.QueryError{Message: "WithClaimGrace: the grace must be positive, not " + cfg.grace.String()}
+	}
+	if cfg.ahead < 0 {
+		return nil, &kerrors.QueryError{Message: "WithMaxTimestampAhead: a negative duration " + cfg.ahead.String()}
+	}
+	if cfg.concurrency < 1 {
+		cfg.concurrency = 1
+	}
+	if cfg.queue < 0 {
+		cfg.queue = 0
+	}
+	if keyspace != "" {
+		if err := kandra.ValidateName(keyspace); err != nil {
+			return nil, err
+		}
+	}
+	return &Store{d: d, keyspace: keyspace, cfg: cfg, pool: newWorkers(cfg.concurrency, cfg.queue),
+		drained: make(chan struct{}), background: context.Background()}, nil
+}
+
+// Keyspace is the qualifier given to New.
+func (r *Store) Keyspace() string { return r.keyspace }
+
+// Close stops accepting calls (a later call fails with an error matching
+// ErrClosed, sending nothing), then waits, until ctx is done, for the calls
+// in progress and for every EVENTUAL lookup write they queue. When it
+// returns nil, nothing more is sent through the driver; it returns ctx's
+// error if the work did not finish in time (it then goes on in the
+// background). It does not close the driver's session: close it after.
+func (r *Store) Close(ctx context.Context) error {
+	if r.calls.Or(1)>>1 == 0 {
+		r.drainOnce.Do(func() { close(r.drained) })
+	}
+	done := make(chan struct{})
+	go func() {
+		<-r.drained
+		// Every call has returned, and each counted its EVENTUAL writes
+		// in wg before it did; no call can start any more.
+		r.wg.Wait()
+		r.closeOnce.Do(r.pool.close) // let the idle workers end
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// enter counts a call in, unless Close has begun; a call that entered
+// must leave. Counting first and then looking at the closed bit, in one
+// atomic add, is what makes Close see every call that got in.
+func (r *Store) enter() bool {
+	if r.calls.Add(2)&1 != 0 {
+		r.leave()
+		return false
+	}
+	return true
+}
+
+// leave counts a call out; the last one out after Close began lets Close
+// go on.
+func (r *Store) leave() {
+	if r.calls.Add(-2) == 1 {
+		r.drainOnce.Do(func() { close(r.drained) })
+	}
+}
+
+// start is when a statement starts, for record: the zero time without a
+// recorder, which then needs no clock reading.
+func (r *Store) start() time.Time {
+	if r.cfg.metrics == nil {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// record calls the metrics recorder, if any.
+func (r *Store) record(table, op string, start time.Time) {
+	if r.cfg.metrics != nil {
+		r.cfg.metrics.Record(table, op, time.Since(start))
+	}
+}
+
+// eventualFailed reports an asynchronous failure.
+func (r *Store) eventualFailed(lookupTable string, entity any, err error, d time.Duration) {
+	if r.cfg.metrics != nil {
+		r.cfg.metrics.Record(lookupTable, OpEventualWriteFailed, d)
+	}
+	if r.cfg.listener != nil {
+		r.cfg.listener.OnEventualWriteFailed(lookupTable, entity, err)
+	}
+}
+
+// CallOption sets a per-call option.
+type CallOption func(*call)
+
+type call struct {
+	cons      kandra.Consistency
+	hasCons   bool
+	serial    kandra.Consistency
+	hasSerial bool
+	ttl       int
+	hasTTL    bool
+	ts        int64
+	hasTS     bool
+
+	pageSize    int
+	hasPageSize bool
+	cursor      Cursor
+	hasCursor   bool
+	lower       any
+	lowerCol    *kandra.ColumnSchema
+	lowerB      kandra.Bound
+	upper       any
+	upperCol    *kandra.ColumnSchema
+	upperB      kandra.Bound
+	reversed    bool
+}
+
+// Consistency sets the consistency of the call; it wins over the table's
+// and the runtime's.
+func Consistency(c kandra.Consistency) CallOption {
+	return func(o *call) { o.cons, o.hasCons = c, true }
+}
+
+// SerialConsistency sets the serial consistency of a call's lightweight
+// transactions: SaveIfNotExists, every write of a versioned table, and the
+// claims of unique lookups. A level that is not SERIAL or LOCAL_SERIAL
+// makes the call fail with a *errors.ArgumentError before anything is
+// sent.
+func SerialConsistency(c kandra.Consistency) CallOption {
+	return func(o *call) { o.serial, o.hasSerial = c, true }
+}
+
+// TTL writes the row with a time to live, in seconds (USING TTL): 0 means
+// none, and the largest is kandra.MaxWriteTTL of the runtime's targets
+// (WithTargets); a TTL out of range is a *errors.ArgumentError and nothing
+// is sent.
+func TTL(seconds int) CallOption { return func(o *call) { o.ttl, o.hasTTL = seconds, true } }
+
+// Timestamp writes with a client timestamp in microseconds (USING
+// TIMESTAMP), such as kandra.TimestampOf returns. A negative one, or one
+// more than WithMaxTimestampAhead past the runtime's clock (a value in
+// nanoseconds is), is a *errors.ArgumentError and nothing is sent.
+// Conditional writes cannot carry one: they fail with a *errors.QueryError.
+func Timestamp(micros int64) CallOption { return func(o *call) { o.ts, o.hasTS = micros, true } }
+
+// PageSize sets the rows per page of List and ListActive (default 100),
+// 1 to MaxPageSize; another value is a *errors.ArgumentError.
+func PageSize(n int) CallOption { return func(o *call) { o.pageSize, o.hasPageSize = n, true } }
+
+// After resumes List or ListActive at a cursor returned by Iter.Cursor. A
+// cursor of another query (another table, partition, bounds or order) is
+// a *errors.ArgumentError.
+func After(c Cursor) CallOption { return func(o *call) { o.cursor, o.hasCursor = c, true } }
+
+// From bounds List to rows whose clustering column f is >= v (inclusive)
+// or > v. f must be the table's first clustering column; another field is
+// a *errors.ArgumentError.
+func From[T, V any](f kandra.Field[T, V], v V, inclusive bool) CallOption {
+	col := f.Column()
+	return func(o *call) { o.lower, o.lowerCol, o.lowerB = v, col, bound(inclusive) }
+}
+
+// To bounds List to rows whose clustering column f is <= v (inclusive) or
+// < v. f must be the table's first clustering column.
+func To[T, V any](f kandra.Field[T, V], v V, inclusive bool) CallOption {
+	col := f.Column()
+	return func(o *call) { o.upper, o.upperCol, o.upperB = v, col, bound(inclusive) }
+}
+
+// Reversed lists in the reverse of the table's clustering order.
+func Reversed() CallOption { return func(o *call) { o.reversed = true } }
+
+func bound(inclusive bool) kandra.Bound {
+	if inclusive {
+		return kandra.Inclusive
+	}
+	return kandra.Exclusive
+}
+
+func applyCall(opts []CallOption) call {
+	var c call
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+func queryErr(msg string, cause error) error {
+	return &kerrors.QueryError{Message: msg, Cause: cause}
+}

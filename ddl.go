@@ -28,10 +28,10 @@ func (k *Keyspace) ddl() ddlSpec { return ddlSpec{keyspace: k.spec.Name} }
 
 // member returns src's schema if it is one of the keyspace's tables.
 func (k *Keyspace) member(fn string, src SchemaSource) (*TableSchema, error) {
-	if src == nil || src.Schema() == nil {
+	if src == nil || src.tableSchema() == nil {
 		panic("kandra: Keyspace." + fn + ": nil table")
 	}
-	t := src.Schema()
+	t := src.tableSchema()
 	if !slices.Contains(k.tables, t) {
 		return nil, &SchemaError{Entity: "keyspace " + strconv.Quote(k.spec.Name), Rule: RuleBinding,
 			Detail: "table " + strconv.Quote(t.name) + " of " + t.entity.String() + " is not in the keyspace; give it to NewKeyspace, so that its rules are checked"}

@@ -231,7 +231,7 @@ func TestKeyspaceNames(t *testing.T) {
 	for _, bad := range []string{"", "my-app", "app.users", "x23456789012345678901234567890123456789012345678901",
 		"system", "System_Auth", "SYSTEM_SCHEMA"} {
 		spec := kandra.KeyspaceSpec{Name: bad, Replication: oneDC}
-		_, err := kandra.CreateKeyspace(spec)
+		_, err := createKeyspace(spec)
 		var se *kandra.SchemaError
 		if assert.ErrorAs(t, err, &se, bad) {
 			assert.Equal(t, kandra.RuleKeyspaceName, se.Rule, bad)
@@ -242,7 +242,7 @@ func TestKeyspaceNames(t *testing.T) {
 		}
 	}
 	for _, ok := range []string{"Analytics_2", "systems", "my_system", strings.Repeat("k", 48)} {
-		_, err := kandra.CreateKeyspace(kandra.KeyspaceSpec{Name: ok, Replication: oneDC})
+		_, err := createKeyspace(kandra.KeyspaceSpec{Name: ok, Replication: oneDC})
 		assert.NoError(t, err, ok)
 	}
 }
@@ -250,22 +250,22 @@ func TestKeyspaceNames(t *testing.T) {
 func TestCreateKeyspace(t *testing.T) {
 	// SimpleStrategy: a ScyllaDB keyspace with tablets refuses it, so the
 	// targets must leave those out.
-	got, err := kandra.CreateKeyspace(kandra.KeyspaceSpec{Name: "app", Replication: kandra.SimpleStrategy(3), Targets: kandra.Cassandra5 | kandra.Scylla2026})
+	got, err := createKeyspace(kandra.KeyspaceSpec{Name: "app", Replication: kandra.SimpleStrategy(3), Targets: kandra.Cassandra5 | kandra.Scylla2026})
 	require.NoError(t, err)
 	assert.Equal(t, "CREATE KEYSPACE IF NOT EXISTS app WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3};", got)
 
-	got, err = kandra.CreateKeyspace(kandra.KeyspaceSpec{Name: "App", Replication: kandra.NetworkTopologyStrategy(map[string]int{"us-east": 3, "eu'west": 2})})
+	got, err = createKeyspace(kandra.KeyspaceSpec{Name: "App", Replication: kandra.NetworkTopologyStrategy(map[string]int{"us-east": 3, "eu'west": 2})})
 	require.NoError(t, err)
 	assert.Equal(t, `CREATE KEYSPACE IF NOT EXISTS "App" WITH replication = {'class': 'NetworkTopologyStrategy', 'eu''west': 2, 'us-east': 3};`, got)
 
 	// The tablets option, on ScyllaDB-only targets.
-	got, err = kandra.CreateKeyspace(kandra.KeyspaceSpec{Name: "app", Replication: kandra.SimpleStrategy(1), Targets: kandra.Scylla2025 | kandra.Scylla2026, Tablets: kandra.TabletsDisabled})
+	got, err = createKeyspace(kandra.KeyspaceSpec{Name: "app", Replication: kandra.SimpleStrategy(1), Targets: kandra.Scylla2025 | kandra.Scylla2026, Tablets: kandra.TabletsDisabled})
 	require.NoError(t, err)
 	assert.Equal(t, "CREATE KEYSPACE IF NOT EXISTS app WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1} AND tablets = {'enabled': false};", got)
-	got, err = kandra.CreateKeyspace(kandra.KeyspaceSpec{Name: "app", Replication: oneDC, Targets: kandra.Scylla2026Tablets, Tablets: kandra.TabletsEnabled})
+	got, err = createKeyspace(kandra.KeyspaceSpec{Name: "app", Replication: oneDC, Targets: kandra.Scylla2026Tablets, Tablets: kandra.TabletsEnabled})
 	require.NoError(t, err)
 	assert.Equal(t, "CREATE KEYSPACE IF NOT EXISTS app WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 1} AND tablets = {'enabled': true};", got)
-	assert.Equal(t, got, kandra.MustCreateKeyspace(kandra.KeyspaceSpec{Name: "app", Replication: oneDC, Targets: kandra.Scylla2026Tablets, Tablets: kandra.TabletsEnabled}))
+	assert.Equal(t, got, kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "app", Replication: oneDC, Targets: kandra.Scylla2026Tablets, Tablets: kandra.TabletsEnabled}).CreateKeyspace())
 
 	for _, tc := range []struct {
 		name string
@@ -283,12 +283,12 @@ func TestCreateKeyspace(t *testing.T) {
 		{"app", kandra.NetworkTopologyStrategy(map[string]int{"class": 1}), kandra.RuleReplication},
 		{"app", kandra.SimpleStrategy(1), kandra.RuleTablets}, // the default AllTargets include ScyllaDB with tablets
 	} {
-		_, err := kandra.CreateKeyspace(kandra.KeyspaceSpec{Name: tc.name, Replication: tc.r})
+		_, err := createKeyspace(kandra.KeyspaceSpec{Name: tc.name, Replication: tc.r})
 		var se *kandra.SchemaError
 		if assert.ErrorAs(t, err, &se, "%s %+v", tc.name, tc.r) {
 			assert.Equal(t, tc.rule, se.Rule, "%s %+v: %v", tc.name, tc.r, err)
 		}
-		assert.Panics(t, func() { kandra.MustCreateKeyspace(kandra.KeyspaceSpec{Name: tc.name, Replication: tc.r}) })
+		assert.Panics(t, func() { kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: tc.name, Replication: tc.r}).CreateKeyspace() })
 	}
 }
 

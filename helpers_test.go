@@ -130,3 +130,13 @@ func noErr[V any](v V, err error) V {
 	}
 	return v
 }
+
+// createKeyspace renders the CREATE KEYSPACE of a keyspace with no tables,
+// which checks the rules that need none.
+func createKeyspace(spec kandra.KeyspaceSpec) (string, error) {
+	k, err := kandra.NewKeyspace(spec)
+	if err != nil {
+		return "", err
+	}
+	return k.CreateKeyspace(), nil
+}

@@ -85,14 +85,15 @@ type Keyspace struct {
 	tables []*TableSchema
 }
 
-// SchemaSource is what NewKeyspace takes a table from: a *Table[T] from
-// Register, or a *TableSchema.
+// SchemaSource is what NewKeyspace and the Keyspace's DDL methods take a
+// table from: a *Table[T] from Register, or a *TableSchema. Only those two
+// implement it.
 type SchemaSource interface {
-	Schema() *TableSchema
+	tableSchema() *TableSchema
 }
 
-// Schema returns t itself, so that a *TableSchema is a SchemaSource.
-func (t *TableSchema) Schema() *TableSchema { return t }
+func (t *TableSchema) tableSchema() *TableSchema { return t }
+func (t *Table[T]) tableSchema() *TableSchema    { return t.schema }
 
 // NewKeyspace checks the keyspace rules (see Rules) on the spec and the
 // tables, in the order given, against the spec's targets, and returns the
@@ -108,10 +109,10 @@ func NewKeyspace(spec KeyspaceSpec, tables ...SchemaSource) (*Keyspace, error) {
 	k := &keyspaceBuilder{spec: spec, targets: spec.targets()}
 	k.spec.Replication.dcs = maps.Clone(spec.Replication.dcs)
 	for i, src := range tables {
-		if src == nil || src.Schema() == nil {
+		if src == nil || src.tableSchema() == nil {
 			panic("kandra: NewKeyspace: table " + strconv.Itoa(i) + " is nil")
 		}
-		k.tables = append(k.tables, src.Schema())
+		k.tables = append(k.tables, src.tableSchema())
 	}
 	if err := k.check(); err != nil {
 		return nil, err
@@ -142,12 +143,35 @@ func (k *Keyspace) Spec() KeyspaceSpec {
 	return s
 }
 
+// Targets are the servers the keyspace's rules were checked against: the
+// spec's Targets (AllTargets when zero), narrowed by its Tablets choice.
+func (k *Keyspace) Targets() Target { return k.spec.targets() }
+
 // Replication is the keyspace's replication.
 func (k *Keyspace) Replication() Replication { return k.Spec().Replication }
 
 // Tables returns the keyspace's tables in the order given to NewKeyspace
 // (a fresh slice).
 func (k *Keyspace) Tables() []*TableSchema { return clone(k.tables) }
+
+// Has reports whether t is one of the keyspace's tables (the very schema
+// given to NewKeyspace, not just one with its name).
+func (k *Keyspace) Has(t SchemaSource) bool {
+	return t != nil && t.tableSchema() != nil && slices.Contains(k.tables, t.tableSchema())
+}
+
+// LookupTable returns the lookup table with the given name (its
+// LookupTableSchema.Table is the table it belongs to), or nil.
+func (k *Keyspace) LookupTable(name string) *LookupTableSchema {
+	for _, t := range k.tables {
+		for _, l := range t.lookups {
+			if l.name == name {
+				return l
+			}
+		}
+	}
+	return nil
+}
 
 // Table returns the table with the given name, or nil.
 func (k *Keyspace) Table(name string) *TableSchema {
@@ -182,26 +206,6 @@ func (k *Keyspace) Statements() []string {
 		}
 	}
 	return out
-}
-
-// CreateKeyspace renders CREATE KEYSPACE IF NOT EXISTS for the spec. It
-// checks the keyspace rules that need no table, as NewKeyspace does, and
-// returns the same *SchemaError.
-func CreateKeyspace(spec KeyspaceSpec) (string, error) {
-	k := &keyspaceBuilder{spec: spec, targets: spec.targets()}
-	if err := k.check(); err != nil {
-		return "", err
-	}
-	return renderKeyspace(spec), nil
-}
-
-// MustCreateKeyspace is CreateKeyspace for fixed arguments; it panics on error.
-func MustCreateKeyspace(spec KeyspaceSpec) string {
-	s, err := CreateKeyspace(spec)
-	if err != nil {
-		panic(err)
-	}
-	return s
 }
 
 func renderKeyspace(spec KeyspaceSpec) string {

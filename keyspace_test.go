@@ -46,7 +46,7 @@ func TestKeyspaceStatementsOrder(t *testing.T) {
 	ks := kandra.MustNewKeyspace(spec, orders, items.Schema())
 	ot, it := orders.Schema(), items.Schema()
 	want := []string{
-		kandra.MustCreateKeyspace(spec),
+		kandra.MustNewKeyspace(spec).CreateKeyspace(),
 		noErr(ks.CreateTable(ot)),
 		noErr(ks.CreateTable(items)),
 		noErr(ks.CreateLookupTable(ot.LookupTables()[0])),
@@ -120,7 +120,7 @@ func TestErrorFamily(t *testing.T) {
 	ts := orders.Schema()
 	_, cqlErr := kandra.ParseCQLType("map<text")
 	nameErr := kandra.ValidateName("my-app")
-	_, ksErr := kandra.CreateKeyspace(kandra.KeyspaceSpec{Name: "ok", Replication: kandra.SimpleStrategy(0)})
+	_, ksErr := createKeyspace(kandra.KeyspaceSpec{Name: "ok", Replication: kandra.SimpleStrategy(0)})
 	_, dupErr := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "ok", Replication: oneDC, Targets: indexTargets}, orders, orders)
 	_, targetErr := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "ok", Replication: oneDC}, orders) // an index, and ScyllaDB 2025.x with tablets
 	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ok", Replication: oneDC, Targets: indexTargets}, orders)

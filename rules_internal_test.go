@@ -1943,7 +1943,7 @@ func TestKeyspaceRules(t *testing.T) {
 				t.Errorf("NewKeyspace returned a keyspace with the error")
 			}
 			wantSchemaError(t, err, c.rule, "", c.detail, entity)
-			stmt, cerr := CreateKeyspace(c.spec)
+			stmt, cerr := createKeyspace(c.spec)
 			switch c.create {
 			case "":
 				if cerr != nil || stmt == "" {
@@ -1961,10 +1961,10 @@ func TestKeyspaceRules(t *testing.T) {
 			func() {
 				defer func() {
 					if err, _ := recover().(error); !errors.Is(err, kerrors.ErrSchema) {
-						t.Errorf("MustCreateKeyspace panicked with %v, want the schema error", err)
+						t.Errorf("MustNewKeyspace panicked with %v, want the schema error", err)
 					}
 				}()
-				MustCreateKeyspace(c.spec)
+				MustNewKeyspace(c.spec).CreateKeyspace()
 			}()
 		})
 	}
@@ -2022,12 +2022,12 @@ func TestKeyspaceAccepts(t *testing.T) {
 			if err != nil {
 				t.Fatalf("NewKeyspace: %v", err)
 			}
-			stmt, err := CreateKeyspace(c.spec)
+			stmt, err := createKeyspace(c.spec)
 			if err != nil {
 				t.Fatalf("CreateKeyspace: %v", err)
 			}
 			all := ks.Statements()
-			if all[0] != stmt || ks.CreateKeyspace() != stmt || MustCreateKeyspace(c.spec) != stmt {
+			if all[0] != stmt || ks.CreateKeyspace() != stmt || MustNewKeyspace(c.spec).CreateKeyspace() != stmt {
 				t.Errorf("CREATE KEYSPACE: Statements %q, CreateKeyspace %q, Keyspace.CreateKeyspace %q", all[0], stmt, ks.CreateKeyspace())
 			}
 			if c.create != "" && stmt != c.create {
@@ -2035,7 +2035,7 @@ func TestKeyspaceAccepts(t *testing.T) {
 			}
 			n := 1
 			for _, src := range c.tables {
-				ts := src.Schema()
+				ts := src.tableSchema()
 				n += 1 + len(ts.LookupTables()) + len(ts.SecondaryIndexes())
 				if ks.Table(ts.Name()) != ts {
 					t.Errorf("Table(%q) is not the table given", ts.Name())
@@ -2490,4 +2490,14 @@ func TestIndexOnCollectionWithLineBreakRefused(t *testing.T) {
 		Bind(s, &e.ID, PartitionKey(0))
 		Bind(s, &e.Note, Column("line\nbreak"), SecondaryIndex())
 	})
+}
+
+// createKeyspace renders the CREATE KEYSPACE of a keyspace with no tables,
+// which checks the rules that need none.
+func createKeyspace(spec KeyspaceSpec) (string, error) {
+	k, err := NewKeyspace(spec)
+	if err != nil {
+		return "", err
+	}
+	return k.CreateKeyspace(), nil
 }

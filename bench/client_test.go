@@ -465,7 +465,7 @@ func newClientRepo(tb testing.TB, row [][]byte) (rt *store.Store, repo *store.Re
 			first = fmt.Errorf("EVENTUAL write to %s: %w", table, err)
 		}
 	})
-	rt, err := store.New(d, "app", store.WithEventListener(l))
+	rt, err := store.New(d, eventsKeyspace(tb), store.WithEventListener(l))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -73,7 +73,7 @@ func testEventualWorkers(t *testing.T, queue int) {
 	before := runtime.NumGoroutine()
 	d := &gateDriver{gate: make(chan struct{})}
 	var failed atomic.Int32
-	rt, err := store.New(d, "app", store.WithEventualConcurrency(limit), store.WithEventualQueue(queue),
+	rt, err := store.New(d, eventsKeyspace(t), store.WithEventualConcurrency(limit), store.WithEventualQueue(queue),
 		store.WithEventListener(kandra.EventListenerFunc(func(string, any, error) { failed.Add(1) })))
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func testEventualWorkers(t *testing.T, queue int) {
 func TestEventualCallerContext(t *testing.T) {
 	d := &gateDriver{gate: make(chan struct{})}
 	failed := make(chan error, 1)
-	rt, err := store.New(d, "app", store.WithEventualConcurrency(1), store.WithEventualQueue(0),
+	rt, err := store.New(d, eventsKeyspace(t), store.WithEventualConcurrency(1), store.WithEventualQueue(0),
 		store.WithEventListener(kandra.EventListenerFunc(func(_ string, _ any, err error) { failed <- err })))
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +195,7 @@ type ctxKey struct{}
 func TestEventualDetached(t *testing.T) {
 	for _, cancellable := range []bool{true, false} {
 		d := &gateDriver{gate: make(chan struct{}), seen: make(chan context.Context, 1)}
-		rt, err := store.New(d, "app")
+		rt, err := store.New(d, eventsKeyspace(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,7 +227,7 @@ func TestEventualDetached(t *testing.T) {
 // for room in the queue counts for Close, which waits for it to run.
 func TestEventualCloseWaitsForWaitingCaller(t *testing.T) {
 	d := &gateDriver{gate: make(chan struct{})}
-	rt, err := store.New(d, "app", store.WithEventualConcurrency(1), store.WithEventualQueue(0))
+	rt, err := store.New(d, eventsKeyspace(t), store.WithEventualConcurrency(1), store.WithEventualQueue(0))
 	if err != nil {
 		t.Fatal(err)
 	}

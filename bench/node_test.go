@@ -277,7 +277,7 @@ func TestRealServerThroughput(t *testing.T) {
 		}
 	})
 	newRepo := func() (*store.Store, *store.Repo[Event], func() error) {
-		rt, err := store.New(driver, ks, store.WithConsistency(kandra.ConsistencyLocalQuorum), store.WithEventListener(listener))
+		rt, err := store.New(driver, k, store.WithConsistency(kandra.ConsistencyLocalQuorum), store.WithEventListener(listener))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -77,7 +77,7 @@ func TestUniqueClaimCost(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
-	rt, err := store.New(kgocql.New(s), ks, store.WithConsistency(kandra.ConsistencyLocalQuorum))
+	rt, err := store.New(kgocql.New(s), k, store.WithConsistency(kandra.ConsistencyLocalQuorum))
 	if err != nil {
 		t.Fatal(err)
 	}

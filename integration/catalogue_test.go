@@ -22,32 +22,41 @@ import (
 // its own.
 func registerCatalogue() ([]*kandra.TableSchema, error) {
 	var out []*kandra.TableSchema
-	regs := []func() (kandra.SchemaSource, error){
-		func() (kandra.SchemaSource, error) { return kandra.Register[model.User]() },
-		func() (kandra.SchemaSource, error) { return kandra.Register[model.Todo]() },
-		func() (kandra.SchemaSource, error) { return kandra.Register[model.SafeTodo]() },
-		func() (kandra.SchemaSource, error) { return kandra.Register[AllTypes]() },
-		func() (kandra.SchemaSource, error) { return kandra.Register[Event]() },
-		func() (kandra.SchemaSource, error) { return kandra.Register[Reading]() },
-		func() (kandra.SchemaSource, error) { return kandra.Register[Bucket]() },
-		func() (kandra.SchemaSource, error) { return kandra.Register[PageViews]() },
-		func() (kandra.SchemaSource, error) { return kandra.Register[Account]() },
-		func() (kandra.SchemaSource, error) { return kandra.Register[Message]() },
-		func() (kandra.SchemaSource, error) { return kandra.Register[CappedLimits]() },
-		func() (kandra.SchemaSource, error) { return kandra.Register[KeyOnly]() },
+	regs := []func() (*kandra.TableSchema, error){
+		schemaOf[model.User],
+		schemaOf[model.Todo],
+		schemaOf[model.SafeTodo],
+		schemaOf[AllTypes],
+		schemaOf[Event],
+		schemaOf[Reading],
+		schemaOf[Bucket],
+		schemaOf[PageViews],
+		schemaOf[Account],
+		schemaOf[Message],
+		schemaOf[CappedLimits],
+		schemaOf[KeyOnly],
 	}
 	if latestMode() {
 		// Past 2038: writable only with storage_compatibility_mode NONE.
-		regs = append(regs, func() (kandra.SchemaSource, error) { return kandra.Register[Limits]() })
+		regs = append(regs, schemaOf[Limits])
 	}
 	for _, reg := range regs {
 		src, err := reg()
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, src.Schema())
+		out = append(out, src)
 	}
 	return out, nil
+}
+
+// schemaOf registers T and returns its schema.
+func schemaOf[T any, PT kandra.Entity[T]]() (*kandra.TableSchema, error) {
+	t, err := kandra.Register[T, PT]()
+	if err != nil {
+		return nil, err
+	}
+	return t.Schema(), nil
 }
 
 func registerRecipe() (*kandra.TableSchema, error) {

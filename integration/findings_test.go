@@ -149,12 +149,12 @@ func findings() []finding {
 				name := ks + "_tab"
 				spec := kandra.KeyspaceSpec{Name: name, Replication: testReplication(), Targets: serverTarget(), Tablets: kandra.TabletsDisabled}
 				var se *kandra.SchemaError
-				if _, err := kandra.CreateKeyspace(spec); !errors.As(err, &se) || se.Rule != kandra.RuleTargets {
+				if _, err := specKeyspace(spec); !errors.As(err, &se) || se.Rule != kandra.RuleTargets {
 					t.Fatalf("CreateKeyspace with Tablets on %s: got %v, want a %s error", serverTarget(), err, kandra.RuleTargets)
 				}
 				// What kandra renders with the option, for ScyllaDB targets.
 				spec.Targets = kandra.Scylla2025 | kandra.Scylla2026
-				stmt := kandra.MustCreateKeyspace(spec)
+				stmt := kandra.MustNewKeyspace(spec).CreateKeyspace()
 				trackKeyspace(name)
 				err := s.Query(stmt).Exec()
 				if err == nil || !strings.Contains(err.Error(), "Unknown property 'tablets'") {
@@ -440,7 +440,7 @@ func schemaSize(t *testing.T, s *gocql.Session, ks string) string {
 	perColumn := estimate(widest+2) - estimate(widest+1)
 
 	name2 := ks + "_size"
-	stmt, err := kandra.CreateKeyspace(keyspaceSpec(name2))
+	stmt, err := specKeyspace(keyspaceSpec(name2))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -336,7 +336,7 @@ func trackKeyspace(ks string) {
 func newKeyspace(t testing.TB, s *gocql.Session, part string) string {
 	t.Helper()
 	ks := keyspaceName(part)
-	stmt, err := kandra.CreateKeyspace(keyspaceSpec(ks))
+	stmt, err := specKeyspace(keyspaceSpec(ks))
 	if err != nil {
 		t.Fatalf("CreateKeyspace(%q): %v", ks, err)
 	}
@@ -735,4 +735,14 @@ func selectStmt(ks string, ts *kandra.TableSchema) string {
 		where[i] = c.CQLName() + " = ?"
 	}
 	return "SELECT " + columnList(ts.Columns()) + " FROM " + qualified(ks, ts.CQLName()) + " WHERE " + strings.Join(where, " AND ")
+}
+
+// specKeyspace renders the CREATE KEYSPACE of a keyspace with no tables,
+// which checks the rules that need none.
+func specKeyspace(spec kandra.KeyspaceSpec) (string, error) {
+	k, err := kandra.NewKeyspace(spec)
+	if err != nil {
+		return "", err
+	}
+	return k.CreateKeyspace(), nil
 }

@@ -52,7 +52,7 @@ func signUp(ctx context.Context, session *gocql.Session, keyspace string, u *Use
 	if _, err := migrate.Apply(ctx, d, app, migrate.ApplyOptions{}); err != nil {
 		return nil, err
 	}
-	rt, err := store.New(d, keyspace)
+	rt, err := store.New(d, app)
 	if err != nil {
 		return nil, err
 	}

@@ -706,7 +706,7 @@ func TestRules(t *testing.T) {
 		}
 	}
 	for _, r := range []kandra.Replication{kandra.SimpleStrategy(1), kandra.NetworkTopologyStrategy(map[string]int{nodeDC: 1, "dc'2": 3})} {
-		if got, want := keyspaceDDL("ks", r), kandra.MustCreateKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: r, Targets: serverTarget()}); got != want {
+		if got, want := keyspaceDDL("ks", r), kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: r, Targets: serverTarget()}).CreateKeyspace(); got != want {
 			t.Fatalf("the test's keyspace DDL mirror differs from kandra:\n%s\nvs kandra:\n%s", got, want)
 		}
 	}
@@ -772,8 +772,8 @@ func TestRules(t *testing.T) {
 		c := c
 		ok := t.Run("keyspace-name/"+c.what, func(t *testing.T) {
 			var se *kandra.SchemaError
-			if _, err := kandra.CreateKeyspace(keyspaceSpec(c.name)); !errors.As(err, &se) || se.Rule != kandra.RuleKeyspaceName {
-				t.Fatalf("kandra.CreateKeyspace(%q): got %v, want a %s error", c.name, err, kandra.RuleKeyspaceName)
+			if _, err := specKeyspace(keyspaceSpec(c.name)); !errors.As(err, &se) || se.Rule != kandra.RuleKeyspaceName {
+				t.Fatalf("specKeyspace(%q): got %v, want a %s error", c.name, err, kandra.RuleKeyspaceName)
 			}
 			if _, err := kandra.NewKeyspace(keyspaceSpec(c.name)); !errors.As(err, &se) || se.Rule != kandra.RuleKeyspaceName {
 				t.Fatalf("kandra.NewKeyspace(%q): got %v, want a %s error", c.name, err, kandra.RuleKeyspaceName)
@@ -807,7 +807,7 @@ func TestRules(t *testing.T) {
 		counted := false
 		t.Run("replication/"+c.what, func(t *testing.T) {
 			var se *kandra.SchemaError
-			if _, err := kandra.CreateKeyspace(kandra.KeyspaceSpec{Name: name, Replication: c.r, Targets: serverTarget()}); !errors.As(err, &se) || se.Rule != kandra.RuleReplication {
+			if _, err := specKeyspace(kandra.KeyspaceSpec{Name: name, Replication: c.r, Targets: serverTarget()}); !errors.As(err, &se) || se.Rule != kandra.RuleReplication {
 				t.Fatalf("kandra.CreateKeyspace: got %v, want a %s error", err, kandra.RuleReplication)
 			}
 			if _, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: name, Replication: c.r, Targets: serverTarget()}); !errors.As(err, &se) || se.Rule != kandra.RuleReplication {
@@ -1028,10 +1028,11 @@ func nodeAnswers(s *gocql.Session) string {
 func keyspaceRefusal(t *testing.T, ks string, specs []dynamic.Spec, sent []string) error {
 	t.Helper()
 	tables := make([]kandra.SchemaSource, len(specs))
+	schemas := make([]*kandra.TableSchema, len(specs))
 	var own []string
 	for i, sp := range specs {
 		ts := mustBuild(t, sp)
-		tables[i] = ts
+		tables[i], schemas[i] = ts, ts
 		// Each table alone in the keyspace: what kandra writes for it.
 		own = append(own, kandra.MustNewKeyspace(keyspaceSpec(ks), ts).Statements()[1:]...)
 	}
@@ -1049,8 +1050,8 @@ func keyspaceRefusal(t *testing.T, ks string, specs []dynamic.Spec, sent []strin
 	}
 	_, err := kandra.NewKeyspace(keyspaceSpec(ks), tables...)
 	if err != nil {
-		for _, ts := range tables {
-			if typ := ts.Schema().EntityType().String(); !strings.Contains(err.Error(), typ) {
+		for _, ts := range schemas {
+			if typ := ts.EntityType().String(); !strings.Contains(err.Error(), typ) {
 				t.Errorf("NewKeyspace's error does not name %s: %v", typ, err)
 			}
 		}

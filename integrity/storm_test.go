@@ -246,6 +246,12 @@ var model = porcupine.NondeterministicModel{
 
 // TestStormWorker is one writer process of TestStorm; it does nothing
 // unless TestStorm started it.
+// stormKeyspace is the storm's keyspace, the same in the parent and in
+// every writer process.
+func stormKeyspace(name string) (*kandra.Keyspace, error) {
+	return kandra.NewKeyspace(kandra.KeyspaceSpec{Name: name, Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}), Targets: kandra.Cassandra5}, users)
+}
+
 func TestStormWorker(t *testing.T) {
 	if os.Getenv("KANDRA_STORM_WORKER") != "1" {
 		t.Skip("a writer process of TestStorm")
@@ -265,7 +271,11 @@ func TestStormWorker(t *testing.T) {
 	defer n.close()
 	rng := rand.New(rand.NewSource(seed))
 	d := &dieAfterClaim{Driver: n.d, pct: diePct, rng: rand.New(rand.NewSource(seed + 1))}
-	rt, err := store.New(d, ks, store.WithClaimGrace(grace), store.WithConsistency(kandra.ConsistencyOne))
+	k, err := stormKeyspace(ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := store.New(d, k, store.WithClaimGrace(grace), store.WithConsistency(kandra.ConsistencyOne))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,7 +424,7 @@ func storm(t *testing.T, adapter string) {
 	defer n.close()
 	ctx := context.Background()
 	ks := fmt.Sprintf("kandra_storm_%s_%d", adapter, time.Now().UnixNano()%1e9)
-	k, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: ks, Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}), Targets: kandra.Cassandra5}, users)
+	k, err := stormKeyspace(ks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,7 +515,7 @@ func storm(t *testing.T, adapter string) {
 
 	// The audit, through a runtime of the parent's own, after every
 	// writer is gone (its unique claims may be stale: the audit reads).
-	rt, err := store.New(n.d, ks, store.WithClaimGrace(grace))
+	rt, err := store.New(n.d, k, store.WithClaimGrace(grace))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -357,7 +357,7 @@ func isBackfill(s Step) bool { return strings.HasPrefix(s.ID, "backfill:") }
 // lookupTable exists and holds no row (false when it does not exist yet:
 // the lookup's backfill then runs after it is created, in the same plan).
 func primaryEmpty(ctx context.Context, d Driver, ks *kandra.Keyspace, lookupTable string) (bool, error) {
-	l := lookupByName(ks, lookupTable)
+	l := ks.LookupTable(lookupTable)
 	if l == nil {
 		return false, nil
 	}

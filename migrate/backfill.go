@@ -124,11 +124,11 @@ func qualified(keyspace, table string) string {
 // what Save writes, so it can run beside the app and beside itself.
 func Backfill(ctx context.Context, d Driver, ks *kandra.Keyspace, lookupTable string, opts BackfillOptions) (*BackfillResult, error) {
 	opts.defaults()
-	l := lookupByName(ks, lookupTable)
+	l := ks.LookupTable(lookupTable)
 	if l == nil {
 		return nil, &kerrors.MigrationError{Message: "backfill: keyspace " + ks.Name() + " has no lookup table " + lookupTable + " (name it as TableSchema.LookupTables names it, for example users_by_email)"}
 	}
-	lb, err := store.NewLookupBackfill(d, ks.Name(), l.Table(), lookupTable)
+	lb, err := store.NewLookupBackfill(d, ks, l)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +328,7 @@ func pendingBackfills(ctx context.Context, d Driver, ks *kandra.Keyspace, live *
 		if str(r["status"]) == "done" || live.Table(name) == nil {
 			continue
 		}
-		if l := lookupByName(ks, name); l != nil {
+		if l := ks.LookupTable(name); l != nil {
 			out = append(out, l)
 		}
 	}

@@ -186,7 +186,7 @@ func (f *fakeDriver) ExecSchema(ctx context.Context, stmt string) error {
 		case CreateTable:
 			f.tables[s.Table] = f.target.Table(s.Table)
 		case CreateLookupTable:
-			f.lookups[s.Table] = lookupByName(f.target, s.Table)
+			f.lookups[s.Table] = f.target.LookupTable(s.Table)
 		case AddColumn:
 			f.added[s.Table+"."+s.Column] = true
 		}

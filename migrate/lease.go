@@ -85,10 +85,7 @@ func fixedIDs(ctx context.Context, d Driver, ks *kandra.Keyspace) bool {
 // tables, each statement deterministic, so any number of appliers may run
 // them at once.
 func ensureInfra(ctx context.Context, d Driver, ks *kandra.Keyspace) error {
-	stmt, err := kandra.CreateKeyspace(ks.Spec())
-	if err != nil {
-		return &kerrors.MigrationError{Message: "keyspace " + ks.Name() + ": cannot render CREATE KEYSPACE", Cause: err}
-	}
+	stmt := ks.CreateKeyspace()
 	if err := d.ExecSchema(ctx, strings.TrimSuffix(stmt, ";")); err != nil {
 		return schemaErr("creating keyspace "+ks.Name(), err)
 	}

@@ -96,15 +96,3 @@ func backfillStep(l *kandra.LookupTableSchema, reason string) Step {
 	return Step{ID: backfillID(l.Name()), Class: NeedsApproval, Kind: BackfillLookup, Table: l.Name(),
 		Reason: reason, Lookup: l}
 }
-
-// lookupByName finds a lookup table of ks by its name.
-func lookupByName(ks *kandra.Keyspace, name string) *kandra.LookupTableSchema {
-	for _, t := range ks.Tables() {
-		for _, l := range t.LookupTables() {
-			if l.Name() == name {
-				return l
-			}
-		}
-	}
-	return nil
-}

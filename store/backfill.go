@@ -23,19 +23,24 @@ type LookupBackfill struct {
 	lookup *kandra.LookupTableSchema
 }
 
-// NewLookupBackfill prepares the backfill of the lookup table named
-// lookupTable of t in keyspace. A name that is not one of t's lookup
-// tables is a *kandra.SchemaError.
-func NewLookupBackfill(d Driver, keyspace string, t *kandra.TableSchema, lookupTable string) (*LookupBackfill, error) {
-	if d == nil || t == nil {
-		panic("kandra/store: NewLookupBackfill: nil Driver or TableSchema")
+// NewLookupBackfill prepares the backfill of lookup table lookup of
+// keyspace ks (from ks.LookupTable). A lookup table that is not in ks is a
+// *kandra.SchemaError.
+func NewLookupBackfill(d Driver, ks *kandra.Keyspace, lookup *kandra.LookupTableSchema) (*LookupBackfill, error) {
+	if d == nil || ks == nil || lookup == nil {
+		panic("kandra/store: NewLookupBackfill: nil Driver, Keyspace or LookupTableSchema")
 	}
-	st, err := kandra.BuildStatements(t, keyspace)
+	t := lookup.Table()
+	if !ks.Has(t) {
+		return nil, &kandra.SchemaError{Entity: "keyspace " + ks.Name(), Rule: kandra.RuleLookup,
+			Detail: "lookup table " + lookup.Name() + " is not in the keyspace"}
+	}
+	st, err := kandra.BuildStatements(t, ks.Name())
 	if err != nil {
 		return nil, err
 	}
 	for i := 0; i < st.NumLookups(); i++ {
-		if l := st.Lookup(i); l.Lookup().Name() == lookupTable {
+		if l := st.Lookup(i); l.Lookup() == lookup {
 			ins := l.Insert()
 			if l.Lookup().IsUnique() {
 				// A unique lookup's rows are claims, written by LWTs only.
@@ -47,8 +52,7 @@ func NewLookupBackfill(d Driver, keyspace string, t *kandra.TableSchema, lookupT
 			return &LookupBackfill{d: d, ts: t, scan: st.TokenRange(), insert: ins, lookup: l.Lookup()}, nil
 		}
 	}
-	return nil, &kandra.SchemaError{Entity: t.EntityType().String(), Rule: kandra.RuleLookup,
-		Detail: "table " + t.Name() + " has no lookup table " + lookupTable}
+	panic("kandra/store: NewLookupBackfill: lookup table " + lookup.Name() + " has no statements") // BuildStatements plans every lookup
 }
 
 // Lookup is the lookup table being filled.

@@ -83,7 +83,7 @@ func TestLookupBackfillFill(t *testing.T) {
 		}
 		d.rows = append(d.rows, u)
 	}
-	b, err := NewLookupBackfill(d, "app", fUsers.Schema(), "fusers_by_email")
+	b, err := NewLookupBackfill(d, keyspaceOf("app", kandra.Cassandra5), keyspaceOf("app", kandra.Cassandra5).LookupTable("fusers_by_email"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,10 +130,34 @@ func TestLookupBackfillFill(t *testing.T) {
 	}
 }
 
-func TestNewLookupBackfillUnknown(t *testing.T) {
-	_, err := NewLookupBackfill(&bfDriver{}, "app", fUsers.Schema(), "fusers_by_nope")
+// TestNewLookupBackfillOutsideKeyspace: a lookup table of a table that is
+// not in the keyspace is refused, naming it.
+func TestNewLookupBackfillOutsideKeyspace(t *testing.T) {
+	other := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "app", Targets: kandra.Cassandra5,
+		Replication: kandra.SimpleStrategy(1)}, fNotes)
+	_, err := NewLookupBackfill(&bfDriver{}, other, testKeyspace.LookupTable("fusers_by_email"))
 	var se *kandra.SchemaError
-	if !errors.As(err, &se) || !strings.Contains(err.Error(), "has no lookup table fusers_by_nope") {
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "lookup table fusers_by_email is not in the keyspace") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestNewRepoOutsideKeyspace: a Repo of a table the store's keyspace does
+// not hold is refused, naming the table and the keyspace; so is a table
+// of the same name with another schema.
+func TestNewRepoOutsideKeyspace(t *testing.T) {
+	other := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "app", Targets: kandra.Cassandra5,
+		Replication: kandra.SimpleStrategy(1)}, fNotes)
+	rt, err := New(&bfDriver{}, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewRepo(rt, fUsers)
+	var se *kandra.SchemaError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "table fusers is not in keyspace app") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := NewRepo(rt, fNotes); err != nil {
+		t.Fatalf("a table of the keyspace: %v", err)
 	}
 }

@@ -139,7 +139,7 @@ func (r *Repo[T]) checkWrite(op string, c *call) error {
 		}
 	}
 	if c.hasTTL {
-		if max := kandra.MaxWriteTTL(r.rt.cfg.targets, now); c.ttl < 0 || c.ttl > max {
+		if max := kandra.MaxWriteTTL(r.rt.ks.Targets(), now); c.ttl < 0 || c.ttl > max {
 			why := "kandra.MaxTTL, 20 years, is the servers' limit"
 			if max < kandra.MaxTTL {
 				why = "on " + kandra.Cassandra5.String() + " (storage_compatibility_mode CASSANDRA_4, its default) an expiry past 2038-01-19T03:14:06Z is refused; with storage_compatibility_mode NONE everywhere, say so with WithTargets"

@@ -133,7 +133,7 @@ func TestArgumentsRefusedBeforeSending(t *testing.T) {
 
 // TestArgumentsAccepted: the edges of each range are accepted.
 func TestArgumentsAccepted(t *testing.T) {
-	f, users, rt, _ := newFake(t, WithTargets(kandra.Cassandra5Latest))
+	f, users, rt, _ := newFakeIn(t, keyspaceOf("ks", kandra.Cassandra5Latest))
 	notes := MustNewRepo(rt, fNotes)
 	hits := MustCounterOf(MustNewRepo(rt, fHitsT), hitsN)
 	ctx := context.Background()
@@ -203,7 +203,7 @@ func (f *pagingFake) Query(ctx context.Context, q *Query) (Rows, error) {
 // (also through String and ParseCursor) and is refused by any other.
 func TestCursorOnlyResumesItsQuery(t *testing.T) {
 	f := &pagingFake{}
-	rt, err := New(f, "ks", WithClock(func() time.Time { return clock }))
+	rt, err := New(f, testKeyspace, WithClock(func() time.Time { return clock }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func (f *blockingFake) Batch(ctx context.Context, b *Batch) error {
 // with ErrClosed.
 func TestCloseWaitsForCallsInProgress(t *testing.T) {
 	f := &blockingFake{fake: fake{applied: true}, entered: make(chan struct{}), release: make(chan struct{})}
-	rt, err := New(f, "ks", WithClock(func() time.Time { return clock }))
+	rt, err := New(f, testKeyspace, WithClock(func() time.Time { return clock }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestCloseWaitsForCallsInProgress(t *testing.T) {
 // call is still in progress.
 func TestCloseBoundedByContext(t *testing.T) {
 	f := &blockingFake{entered: make(chan struct{}), release: make(chan struct{})}
-	rt, _ := New(f, "ks")
+	rt, _ := New(f, testKeyspace)
 	users := MustNewRepo(rt, fUsers)
 	go func() { _ = users.Save(context.Background(), &fUser{}) }()
 	<-f.entered

@@ -20,7 +20,7 @@ import (
 // for all of them; afterwards no worker is left.
 func TestWorkersStress(t *testing.T) {
 	for _, c := range []struct{ limit, queue int }{{1, 0}, {3, 0}, {3, 5}, {8, 64}} {
-		rt, err := New(nopDriver{}, "app", WithEventualConcurrency(c.limit), WithEventualQueue(c.queue))
+		rt, err := New(nopDriver{}, keyspaceOf("app", kandra.Cassandra5), WithEventualConcurrency(c.limit), WithEventualQueue(c.queue))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestWorkersEndWhenIdle(t *testing.T) {
 	// The pool's own count of live workers, which a worker lowers as its
 	// last act: goroutines of other tests would make a NumGoroutine
 	// baseline a matter of chance.
-	rt, err := New(nopDriver{}, "app", WithEventualConcurrency(4))
+	rt, err := New(nopDriver{}, keyspaceOf("app", kandra.Cassandra5), WithEventualConcurrency(4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func (f *ticketFake) Exec(ctx context.Context, q *Query) (bool, error) {
 func TestEventualCopyReused(t *testing.T) {
 	var mu sync.Mutex
 	var got []*fUser
-	rt, err := New(&ticketFake{}, "ks", WithEventListener(kandra.EventListenerFunc(func(_ string, e any, _ error) {
+	rt, err := New(&ticketFake{}, testKeyspace, WithEventListener(kandra.EventListenerFunc(func(_ string, e any, _ error) {
 		mu.Lock()
 		got = append(got, e.(*fUser))
 		mu.Unlock()
@@ -223,7 +223,7 @@ func (f *countingFake) Exec(ctx context.Context, q *Query) (bool, error) {
 // write per non-empty value runs.
 func TestEventualCopyLastWrite(t *testing.T) {
 	f := &countingFake{}
-	rt, err := New(f, "ks")
+	rt, err := New(f, testKeyspace)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,11 @@ func (a *Account) Describe(s *kandra.Schema[Account]) {
 var (
 	Accounts = kandra.MustRegister[Account]()
 	email    = kandra.MustFieldOf(Accounts, func(a *Account) *string { return &a.Email })
+	// App is the keyspace the accounts live in.
+	App = kandra.MustNewKeyspace(kandra.KeyspaceSpec{
+		Name:        "app",
+		Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3}),
+	}, Accounts)
 )
 
 // printer is a store.Driver that prints each statement it is given
@@ -60,10 +65,10 @@ func (noRows) Next([]any) bool   { return false }
 func (noRows) PageState() []byte { return nil }
 func (noRows) Close() error      { return nil }
 
-// A runtime is one driver session and one keyspace; a Repo is one table
-// of it. With a node, the driver is an adapter: kgocql.New(session).
+// A runtime is one driver session and one keyspace value; a Repo is one
+// table of that keyspace. With a node, the driver is an adapter: kgocql.New(session).
 func ExampleNew() {
-	rt, err := store.New(printer{}, "app")
+	rt, err := store.New(printer{}, App)
 	if err != nil {
 		panic(err)
 	}
@@ -80,7 +85,7 @@ func ExampleNew() {
 // Save stamps the generated id and writes the row with its BATCH lookup
 // row in one LOGGED BATCH.
 func ExampleRepo_Save() {
-	rt, _ := store.New(printer{}, "app")
+	rt, _ := store.New(printer{}, App)
 	defer rt.Close(context.Background())
 	accounts := store.MustNewRepo(rt, Accounts)
 	a := &Account{Email: "ada@example.com", Name: "Ada"}
@@ -98,7 +103,7 @@ func ExampleRepo_Save() {
 
 // Get reads one row by its key; a missing row is an *errors.NotFoundError.
 func ExampleRepo_Get() {
-	rt, _ := store.New(printer{}, "app")
+	rt, _ := store.New(printer{}, App)
 	defer rt.Close(context.Background())
 	accounts := store.MustNewRepo(rt, Accounts)
 	_, err := accounts.Get(context.Background(), &Account{ID: uuid.MustParse("6ba7b810-9dad-11d1-80b4-00c04fd430c8")})
@@ -112,7 +117,7 @@ func ExampleRepo_Get() {
 // the old value's row goes, the new one's comes, in the row's batch, all
 // at one timestamp, so that moves applied out of order leave the later.
 func ExampleRepo_Update() {
-	rt, _ := store.New(printer{}, "app")
+	rt, _ := store.New(printer{}, App)
 	defer rt.Close(context.Background())
 	accounts := store.MustNewRepo(rt, Accounts)
 	old := &Account{ID: uuid.MustParse("6ba7b810-9dad-11d1-80b4-00c04fd430c8"), Email: "ada@example.com", Name: "Ada"}
@@ -131,7 +136,7 @@ func ExampleRepo_Update() {
 
 // List pages through one partition; All collects the rest of it.
 func ExampleRepo_List() {
-	rt, _ := store.New(printer{}, "app")
+	rt, _ := store.New(printer{}, App)
 	defer rt.Close(context.Background())
 	accounts := store.MustNewRepo(rt, Accounts)
 	all, err := accounts.List(context.Background(), &Account{ID: uuid.MustParse("6ba7b810-9dad-11d1-80b4-00c04fd430c8")}).All()
@@ -144,7 +149,7 @@ func ExampleRepo_List() {
 // A lookup finds entities by a value of its field: the lookup table
 // first, then the entity's row.
 func ExampleLookup_Find() {
-	rt, _ := store.New(printer{}, "app")
+	rt, _ := store.New(printer{}, App)
 	defer rt.Close(context.Background())
 	byEmail := store.MustLookupOf(store.MustNewRepo(rt, Accounts), email)
 	_, err := byEmail.Find(context.Background(), "ada@example.com")

@@ -41,10 +41,17 @@ type Repo[T any] struct {
 	inserts       sync.Pool // *eventualInsert[T], reused once their writes are done
 }
 
-// NewRepo builds the statements of t (once) and returns its repository.
+// NewRepo builds the statements of t (once) and returns its repository. A
+// table that is not in the store's keyspace is a *kandra.SchemaError: its
+// keyspace rules were never checked, and its statements would name a
+// table the keyspace's migration does not create.
 func NewRepo[T any](rt *Store, t *kandra.Table[T]) (*Repo[T], error) {
 	if rt == nil || t == nil {
 		panic("kandra/store: NewRepo: nil Store or Table")
+	}
+	if !rt.ks.Has(t) {
+		return nil, &kandra.SchemaError{Entity: t.Schema().EntityType().String(), Rule: kandra.RuleBinding,
+			Detail: "table " + t.Name() + " is not in keyspace " + rt.keyspace + "; give it to the kandra.NewKeyspace the store was built from"}
 	}
 	st, err := kandra.BuildStatements(t.Schema(), rt.keyspace)
 	if err != nil {

@@ -118,7 +118,8 @@ const DefaultMaxBatchBytes = 50 << 10
 // is safe for concurrent use.
 type Store struct {
 	d         Driver
-	keyspace  string
+	ks        *kandra.Keyspace
+	keyspace  string // ks.Name(), which qualifies every table in the statements
 	cfg       config
 	pool      *workers // the EVENTUAL writes' workers and queue
 	closeOnce sync.Once
@@ -142,7 +143,6 @@ type config struct {
 	queue       int
 	maxBatch    int
 	now         func() time.Time
-	targets     kandra.Target
 	ahead       time.Duration
 	grace       time.Duration
 }
@@ -177,12 +177,6 @@ func WithEventualQueue(n int) Option { return func(o *config) { o.queue = n } }
 // a negative value turns the check off.
 func WithMaxBatchBytes(n int) Option { return func(o *config) { o.maxBatch = n } }
 
-// WithTargets says which servers the keyspace runs on (default
-// kandra.AllTargets), for the checks that depend on them: a TTL option
-// whose expiry passes 2038-01-19 is refused only when the targets include
-// kandra.Cassandra5 (see kandra.MaxWriteTTL).
-func WithTargets(t kandra.Target) Option { return func(o *config) { o.targets = t } }
-
 // WithMaxTimestampAhead sets how far past the runtime's clock a Timestamp
 // option may lie (default DefaultMaxTimestampAhead). A write carrying a
 // timestamp in the future wins over every later write of the same cells
@@ -201,15 +195,19 @@ func WithClaimGrace(d time.Duration) Option { return func(o *config) { o.grace =
 // (default time.Now), for tests.
 func WithClock(now func() time.Time) Option { return func(o *config) { o.now = now } }
 
-// New returns a runtime on d. keyspace, if not empty, qualifies every table
-// name in the statements.
-func New(d Driver, keyspace string, opts ...Option) (*Store, error) {
-	if d == nil {
-		panic("kandra/store: New: nil Driver")
+// New returns the runtime of keyspace ks on d. Every statement names its
+// table qualified with the keyspace, and the checks that depend on the
+// servers use the keyspace's targets (ks.Targets): a TTL whose expiry
+// passes 2038-01-19 is refused only when they include kandra.Cassandra5
+// (see kandra.MaxWriteTTL). A nil d or ks is a programmer error: New
+// panics.
+func New(d Driver, ks *kandra.Keyspace, opts ...Option) (*Store, error) {
+	if d == nil || ks == nil {
+		panic("kandra/store: New: nil Driver or Keyspace")
 	}
 	cfg := config{consistency: kandra.ConsistencyLocalQuorum, serial: kandra.ConsistencySerial,
 		concurrency: 16, queue: DefaultEventualQueue, maxBatch: DefaultMaxBatchBytes, now: time.Now,
-		targets: kandra.AllTargets, ahead: DefaultMaxTimestampAhead, grace: DefaultClaimGrace}
+		ahead: DefaultMaxTimestampAhead, grace: DefaultClaimGrace}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -218,9 +216,6 @@ func New(d Driver, keyspace string, opts ...Option) (*Store, error) {
 	}
 	if !cfg.serial.IsSerial() {
 		return nil, &kerrors.QueryError{Message: "default serial consistency " + cfg.serial.String() + " is not SERIAL or LOCAL_SERIAL"}
-	}
-	if !cfg.targets.IsValid() {
-		return nil, &kerrors.QueryError{Message: "invalid targets " + cfg.targets.String()}
 	}
 	if cfg.grace <= 0 {
 		return nil, &kerrors.QueryError{Message: "WithClaimGrace: the grace must be positive, not " + cfg.grace.String()}
@@ -234,17 +229,12 @@ func New(d Driver, keyspace string, opts ...Option) (*Store, error) {
 	if cfg.queue < 0 {
 		cfg.queue = 0
 	}
-	if keyspace != "" {
-		if err := kandra.ValidateName(keyspace); err != nil {
-			return nil, err
-		}
-	}
-	return &Store{d: d, keyspace: keyspace, cfg: cfg, pool: newWorkers(cfg.concurrency, cfg.queue),
+	return &Store{d: d, ks: ks, keyspace: ks.Name(), cfg: cfg, pool: newWorkers(cfg.concurrency, cfg.queue),
 		drained: make(chan struct{}), background: context.Background()}, nil
 }
 
-// Keyspace is the qualifier given to New.
-func (r *Store) Keyspace() string { return r.keyspace }
+// Keyspace is the keyspace given to New.
+func (r *Store) Keyspace() *kandra.Keyspace { return r.ks }
 
 // Close stops accepting calls (a later call fails with an error matching
 // ErrClosed, sending nothing), then waits, until ctx is done, for the calls

@@ -98,6 +98,11 @@ func (emptyRows) Close() error      { return nil }
 var clock = time.Date(2025, 5, 6, 7, 8, 9, 123456789, time.FixedZone("X", 3600))
 
 func newFake(t *testing.T, opts ...Option) (*fake, *Repo[fUser], *Store, *[]string) {
+	return newFakeIn(t, testKeyspace, opts...)
+}
+
+// newFakeIn is newFake in keyspace ks.
+func newFakeIn(t *testing.T, ks *kandra.Keyspace, opts ...Option) (*fake, *Repo[fUser], *Store, *[]string) {
 	f := &fake{applied: true}
 	var mu sync.Mutex
 	var ops []string
@@ -107,7 +112,7 @@ func newFake(t *testing.T, opts ...Option) (*fake, *Repo[fUser], *Store, *[]stri
 			ops = append(ops, table+"/"+op)
 			mu.Unlock()
 		}))}, opts...)
-	rt, err := New(f, "ks", opts...)
+	rt, err := New(f, ks, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +178,7 @@ func TestConsistencyResolution(t *testing.T) {
 	if len(log) != 3 || log[0].cons != kandra.ConsistencyOne || log[1].cons != kandra.ConsistencyAll || log[2].cons != kandra.ConsistencyQuorum {
 		t.Fatalf("%+v", log)
 	}
-	if _, err := New(f, "", WithSerialConsistency(kandra.ConsistencyQuorum)); err == nil {
+	if _, err := New(f, testKeyspace, WithSerialConsistency(kandra.ConsistencyQuorum)); err == nil {
 		t.Fatal("non-serial default accepted")
 	}
 }
@@ -261,3 +266,14 @@ func TestFindEmptyValueAndClosed(t *testing.T) {
 		t.Fatalf("after Close: %v", err)
 	}
 }
+
+// keyspaceOf is a keyspace named name, on targets, of every table the
+// package's tests use.
+func keyspaceOf(name string, targets kandra.Target) *kandra.Keyspace {
+	return kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: name, Targets: targets,
+		Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3})},
+		fUsers, fNotes, fHitsT, fMembers, twoEventuals, vRows, fDocs, fStamps)
+}
+
+// testKeyspace is keyspace "ks" on Cassandra 5.0, the one most tests use.
+var testKeyspace = keyspaceOf("ks", kandra.Cassandra5)

@@ -71,7 +71,7 @@ func (d *valuesDriver) sent() []string {
 
 func newValues(t *testing.T) (*valuesDriver, *Repo[vRow]) {
 	d := &valuesDriver{}
-	rt, err := New(d, "ks")
+	rt, err := New(d, testKeyspace)
 	if err != nil {
 		t.Fatal(err)
 	}

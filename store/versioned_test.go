@@ -30,6 +30,8 @@ func (d *fDoc) Describe(s *kandra.Schema[fDoc]) {
 
 var fDocs = kandra.MustRegister[fDoc]()
 
+var fStamps = kandra.MustRegister[fStamp]()
+
 // TestVersionedWritePaths: on a versioned table every write is
 // conditional on the caller's version; a refused one is an
 // OptimisticLockError that leaves the entity as it was.
@@ -214,7 +216,7 @@ func (s *fStamp) Describe(sc *kandra.Schema[fStamp]) {
 // = null (a timestamp read as zero was null) and moves to the clock.
 func TestZeroTimeVersion(t *testing.T) {
 	f, _, rt, _ := newFake(t)
-	stamps := MustNewRepo(rt, kandra.MustRegister[fStamp]())
+	stamps := MustNewRepo(rt, fStamps)
 	ctx := context.Background()
 	old := &fStamp{ID: uuid.New(), Body: "a"}
 	nw := *old
@@ -261,7 +263,7 @@ func (f *versionlessFake) Query(ctx context.Context, q *Query) (Rows, error) {
 // client) is a live row at version zero: Get, FindActive, List and
 // ListActive return it.
 func TestVersionlessRowReadsAtVersionZero(t *testing.T) {
-	rt, _ := New(&versionlessFake{}, "ks", WithClock(func() time.Time { return clock }))
+	rt, _ := New(&versionlessFake{}, testKeyspace, WithClock(func() time.Time { return clock }))
 	docs := MustNewRepo(rt, fDocs)
 	ctx := context.Background()
 	key := &fDoc{ID: uuid.New()}

@@ -51,7 +51,7 @@ func ExampleNew() {
 	if _, err := migrate.Apply(ctx, d, ks, migrate.ApplyOptions{Owner: "deploy"}); err != nil {
 		log.Fatal(err)
 	}
-	rt, err := store.New(d, ks.Name())
+	rt, err := store.New(d, ks)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -25,7 +25,7 @@ type clusterData struct {
 	count map[uuid.UUID]int64 // todos created per owner (the counter)
 }
 
-func clusterStore(t *testing.T, s *gocql.Session, ks string, c kandra.Consistency) (*Store, *store.Repo[Note]) {
+func clusterStore(t *testing.T, s *gocql.Session, ks *kandra.Keyspace, c kandra.Consistency) (*Store, *store.Repo[Note]) {
 	t.Helper()
 	rt, err := store.New(kgocql.New(s), ks, store.WithConsistency(c))
 	if err != nil {

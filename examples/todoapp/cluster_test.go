@@ -265,7 +265,7 @@ func TestCluster(t *testing.T) {
 	}
 	var data clusterData
 	for _, h := range clusterHosts {
-		st, _ := clusterStore(t, sessions[h], name, kandra.ConsistencyLocalQuorum)
+		st, _ := clusterStore(t, sessions[h], base, kandra.ConsistencyLocalQuorum)
 		data.write(t, st, nil, "via-"+h)
 	}
 	if t.Failed() {
@@ -282,7 +282,7 @@ func TestCluster(t *testing.T) {
 	})
 	live := []string{h1, h2}
 	for _, h := range live {
-		st, _ := clusterStore(t, sessions[h], name, kandra.ConsistencyLocalQuorum)
+		st, _ := clusterStore(t, sessions[h], base, kandra.ConsistencyLocalQuorum)
 		data.write(t, st, nil, "node3-down-via-"+h)
 	}
 	if err := migrate.Check(ctx, d1, base); err != nil {
@@ -348,11 +348,11 @@ func TestCluster(t *testing.T) {
 	}
 	t.Logf("history: %d records", len(hist))
 	for _, h := range clusterHosts {
-		st, notes := clusterStore(t, sessions[h], name, kandra.ConsistencyLocalQuorum)
+		st, notes := clusterStore(t, sessions[h], more, kandra.ConsistencyLocalQuorum)
 		data.write(t, st, notes, "after-via-"+h)
 	}
 	for _, h := range clusterHosts {
-		st, notes := clusterStore(t, sessions[h], name, kandra.ConsistencyAll)
+		st, notes := clusterStore(t, sessions[h], more, kandra.ConsistencyAll)
 		data.checkAll(t, h, st, notes)
 	}
 	ok = true

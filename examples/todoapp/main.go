@@ -217,7 +217,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		logger.Print(err)
 		return 1
 	}
-	rt, err := store.New(d, ks.Name())
+	rt, err := store.New(d, ks)
 	if err != nil {
 		logger.Print(err)
 		return 1

@@ -219,7 +219,7 @@ func TestMigrationHistory(t *testing.T) {
 	again(v2, "v2")
 
 	// 10,000 users written by the v2 app; every tenth has no ticket.
-	rt2, err := store.New(d, name)
+	rt2, err := store.New(d, v2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestMigrationHistory(t *testing.T) {
 	if err != nil || len(res.Applied) != 0 || strings.Join(stepIDs(res.Unapproved), ",") != bf || res.Record != nil {
 		t.Fatalf("v3 unapproved again: %+v, %v", res, err)
 	}
-	rt3, err := store.New(d, name)
+	rt3, err := store.New(d, v3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,11 @@ func newStore(t *testing.T) (mk func() (*Store, *store.Store)) {
 	}
 	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec(); s.Close() })
 	return func() (*Store, *store.Store) {
-		rt, err := store.New(kgocql.New(s), ks)
+		k, err := Keyspace(ks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := store.New(kgocql.New(s), k)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -215,7 +215,7 @@ func testMigrate(t *testing.T, n Node) {
 	if res, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{}); err != nil || len(res.Applied) != 1 {
 		t.Fatalf("v1: %+v, %v", res, err)
 	}
-	rt, err := store.New(d, name)
+	rt, err := store.New(d, v1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,13 @@ func testMigrate(t *testing.T, n Node) {
 	if err := migrate.Check(ctx, d, v2); err != nil {
 		t.Fatal(err)
 	}
-	byHandle := store.MustLookupOf(store.MustNewRepo(rt, migAccountsV2), kandra.MustFieldOf(migAccountsV2, func(a *migAccountV2) *string { return &a.Handle }))
+	// The v2 app, on the migrated keyspace.
+	rt2, err := store.New(d, v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rt2.Close(context.Background()) }()
+	byHandle := store.MustLookupOf(store.MustNewRepo(rt2, migAccountsV2), kandra.MustFieldOf(migAccountsV2, func(a *migAccountV2) *string { return &a.Handle }))
 	a, err := byHandle.Find(ctx, "h007")
 	if err != nil || a.Credits != 7 || !a.Joined.Equal(joined) || a.Region != "us" {
 		t.Fatalf("Find h007 = %+v, %v", a, err)

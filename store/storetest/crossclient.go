@@ -483,7 +483,7 @@ func (x *crossRun) setup() {
 			t.Fatalf("%s: %v", st, err)
 		}
 	}
-	rt, err := store.New(h.n.Driver, h.ks)
+	rt, err := store.New(h.n.Driver, k)
 	if err != nil {
 		t.Fatal(err)
 	}

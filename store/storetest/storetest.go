@@ -206,8 +206,9 @@ func Keyspace(name string) (*kandra.Keyspace, error) {
 
 // harness is one keyspace on one node.
 type harness struct {
-	n  Node
-	ks string
+	n        Node
+	ks       string // keyspace.Name()
+	keyspace *kandra.Keyspace
 }
 
 var ctx = context.Background()
@@ -228,7 +229,7 @@ func Run(t *testing.T, n Node) {
 		}
 	}
 	t.Cleanup(func() { _ = n.Exec(ctx, "DROP KEYSPACE IF EXISTS "+k.Name()) })
-	h := &harness{n: n, ks: k.Name()}
+	h := &harness{n: n, ks: k.Name(), keyspace: k}
 	passed := 0
 	for _, s := range scenarios {
 		if t.Run(s.name, func(t *testing.T) { s.fn(t, h) }) {
@@ -317,7 +318,7 @@ func (h *harness) envOn(t *testing.T, d store.Driver, opts ...store.Option) *env
 			n, _ := e.ops.LoadOrStore(table+"/"+op, new(atomic.Int64))
 			n.(*atomic.Int64).Add(1)
 		}))}, opts...)
-	rt, err := store.New(d, h.ks, opts...)
+	rt, err := store.New(d, h.keyspace, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -128,7 +128,7 @@ func extraRepo[T any](t *testing.T, h *harness, table *kandra.Table[T]) *store.R
 			t.Fatalf("%s: %v", st, err)
 		}
 	}
-	rt, err := store.New(h.n.Driver, h.ks)
+	rt, err := store.New(h.n.Driver, k)
 	if err != nil {
 		t.Fatal(err)
 	}

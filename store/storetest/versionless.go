@@ -100,10 +100,11 @@ func testVersionAdded(t *testing.T, h *harness) {
 
 	// v1: the table without a Version, and rows written by the runtime
 	// (INSERTs, each with its row marker).
-	if res, err := migrate.Apply(ctx, d, keyspace(docsV1), migrate.ApplyOptions{}); err != nil || len(res.Applied) == 0 {
+	ks1, ks2 := keyspace(docsV1), keyspace(docsV2)
+	if res, err := migrate.Apply(ctx, d, ks1, migrate.ApplyOptions{}); err != nil || len(res.Applied) == 0 {
 		t.Fatalf("v1: %+v, %v", res, err)
 	}
-	rt, err := store.New(h.n.Driver, name)
+	rt, err := store.New(h.n.Driver, ks1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,11 +118,11 @@ func testVersionAdded(t *testing.T, h *harness) {
 	}
 
 	// v2: the migration adds the version column, recorded in the history.
-	res, err := migrate.Apply(ctx, d, keyspace(docsV2), migrate.ApplyOptions{})
+	res, err := migrate.Apply(ctx, d, ks2, migrate.ApplyOptions{})
 	if err != nil || len(res.Applied) != 1 || res.Applied[0].ID != "add-column:docs.version" {
 		t.Fatalf("v2: %+v, %v", res, err)
 	}
-	if err := migrate.Check(ctx, d, keyspace(docsV2)); err != nil {
+	if err := migrate.Check(ctx, d, ks2); err != nil {
 		t.Fatal(err)
 	}
 	hist, err := migrate.History(ctx, d, name)
@@ -133,7 +134,13 @@ func testVersionAdded(t *testing.T, h *harness) {
 		t.Fatalf("%d rows have a version before any versioned write (%v)", versioned, err)
 	}
 
-	docs := store.MustNewRepo(rt, docsV2)
+	// The v2 app: a runtime of its own on the migrated keyspace.
+	rt2, err := store.New(h.n.Driver, ks2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt2.Close(context.Background()) })
+	docs := store.MustNewRepo(rt2, docsV2)
 	key := func(id string) *docV2 { return &docV2{Shelf: shelf, DocID: id} }
 
 	// Read: every row, at version zero.

@@ -2,10 +2,12 @@ package kandra
 
 import (
 	"cmp"
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/kandra-go/kandra/internal/reflectx"
@@ -196,17 +198,17 @@ func describeOffset(t reflect.Type, off uintptr) string {
 
 func (b *builder) checkConflicts() error {
 	if b.d.tableCalls > 1 {
-		return b.fail("", RuleConflict, "s.Table is called "+strconv.Itoa(b.d.tableCalls)+" times; call it once with every table option")
+		return b.fail("", RuleConflictingOptions, "s.Table is called "+strconv.Itoa(b.d.tableCalls)+" times; call it once with every table option")
 	}
 	if len(b.opts.conflicts) > 0 {
-		return b.fail("", RuleConflict, b.opts.conflicts[0])
+		return b.fail("", RuleConflictingOptions, b.opts.conflicts[0])
 	}
 	for i, s := range b.specs {
 		if s == nil {
 			continue
 		}
 		if detail := s.conflict(); detail != "" {
-			return b.fail(b.fields[i].Path, RuleConflict, detail)
+			return b.fail(b.fields[i].Path, RuleConflictingOptions, detail)
 		}
 		s.lookups = distinct(s.lookups) // the same Lookup bound twice is one lookup table
 		for j := range s.lookups {
@@ -673,21 +675,44 @@ func (b *builder) checkIndexes() error {
 // does not match.
 const lineTerminators = "\n\r\u0085\u2028\u2029"
 
+// maxGCGrace is the largest gc_grace_seconds: the servers keep it in a
+// 32-bit int.
+const maxGCGrace = (1<<31 - 1) * time.Second
+
+// checkSeconds refuses a duration option the servers cannot hold exactly:
+// negative, past max, or not a whole number of seconds (the CQL options
+// count seconds; rounding would change what the user asked for).
+func (b *builder) checkSeconds(what string, d, max time.Duration) error {
+	switch {
+	case d < 0 || d > max:
+		return b.fail("", RuleOptionRange, fmt.Sprintf("%s %v is outside 0..%v (%d s)", what, d, max, max/time.Second))
+	case d%time.Second != 0:
+		return b.fail("", RuleOptionRange, fmt.Sprintf("%s %v is not a whole number of seconds, which is what CQL stores; use %v", what, d, d.Truncate(time.Second)))
+	}
+	return nil
+}
+
 // checkOptionValues checks that every option value is in its range: the
 // table's numbers and levels, and every enum a field option carries, so
 // that no invalid value is kept or silently rendered as a valid one.
 func (b *builder) checkOptionValues() error {
 	o := b.opts
-	if o.ttl != nil && (*o.ttl < 0 || *o.ttl > MaxTTL) {
-		return b.fail("", RuleOptionRange, "DefaultTTL("+strconv.Itoa(*o.ttl)+") is outside 0.."+strconv.Itoa(MaxTTL)+" seconds")
+	if o.ttl != nil {
+		if err := b.checkSeconds("DefaultTTL", *o.ttl, MaxTTL); err != nil {
+			return err
+		}
 	}
-	if o.gcGrace != nil && (*o.gcGrace < 0 || int64(*o.gcGrace) > 1<<31-1) {
-		return b.fail("", RuleOptionRange, "GCGraceSeconds("+strconv.Itoa(*o.gcGrace)+") is outside 0..2147483647 seconds")
+	if o.gcGrace != nil {
+		if err := b.checkSeconds("GCGrace", *o.gcGrace, maxGCGrace); err != nil {
+			return err
+		}
 	}
-	if sd := o.softDelete; sd != nil && (sd.ttl < 0 || sd.ttl > MaxTTL) {
-		return b.fail("", RuleOptionRange, "SoftDelete TTL "+strconv.Itoa(sd.ttl)+" is outside 0.."+strconv.Itoa(MaxTTL)+" seconds")
+	if sd := o.softDelete; sd != nil {
+		if err := b.checkSeconds("the SoftDelete TTL", sd.ttl, MaxTTL); err != nil {
+			return err
+		}
 	}
-	if c := o.cache; c != nil && (c.TTLSeconds < 0 || c.MaxSize < 0) {
+	if c := o.cache; c != nil && (c.TTL < 0 || c.MaxSize < 0) {
 		return b.fail("", RuleOptionRange, "CacheResult needs a TTL and a maximum size of at least 0")
 	}
 	if c := o.read; c != nil && !c.IsValid() {
@@ -763,10 +788,10 @@ func (b *builder) assemble() *TableSchema {
 	}
 	o := b.opts
 	if o.ttl != nil {
-		t.ttl, t.hasTTL = *o.ttl, true
+		t.ttl, t.hasTTL = int(*o.ttl/time.Second), true
 	}
 	if o.gcGrace != nil {
-		t.gcGrace, t.hasGCGrace = *o.gcGrace, true
+		t.gcGrace, t.hasGCGrace = int(*o.gcGrace/time.Second), true
 	}
 	if o.read != nil {
 		t.read, t.hasRead = *o.read, true
@@ -779,7 +804,7 @@ func (b *builder) assemble() *TableSchema {
 		t.cache = &c
 	}
 	if sd := o.softDelete; sd != nil {
-		t.softDelete = &SoftDeleteConfig{TTLSeconds: sd.ttl}
+		t.softDelete = &SoftDeleteConfig{TTL: sd.ttl}
 		if b.marker >= 0 {
 			t.softDelete.Marker = b.byField[b.marker]
 		}

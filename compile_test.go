@@ -11,8 +11,9 @@ import (
 )
 
 // TestTypedRolesDoNotCompile builds small programs in testdata/compilefail
-// and asserts that binding a typed role to a field of the wrong Go type is
-// a compile error, reported at the binding, for the reason expected. The
+// and asserts that binding a typed role to a field of the wrong Go type,
+// or giving a call a store option that cannot apply to it, is a compile
+// error, reported at the binding or call, for the reason expected. The
 // "ok" program binds every role correctly and must compile, so a failure of
 // the others cannot come from the set-up.
 func TestTypedRolesDoNotCompile(t *testing.T) {
@@ -37,6 +38,14 @@ func TestTypedRolesDoNotCompile(t *testing.T) {
 		"softdelete_string":    {"&e.Deleted", "*string", "*bool", "kandra.SoftDelete"},
 		"register_no_describe": {"*E", "kandra.Entity[E]", "missing", "Describe"},
 		"bind_other_entity":    {"*E", "kandra.Entity[E]", "wrong type", "Describe"},
+		// Per-call options that cannot apply to the call (options_ok is
+		// their control).
+		"options_ok":                 nil,
+		"option_ttl_on_get":          {"store.TTL", "store.ReadOption", "r.Get"},
+		"option_range_on_save":       {"store.From", "store.WriteOption", "r.Save"},
+		"option_timestamp_on_insert": {"store.Timestamp", "store.InsertOption", "r.SaveIfNotExists"},
+		"option_ttl_on_counter":      {"store.TTL", "store.CounterOption", "c.Increment"},
+		"option_ttl_on_delete":       {"store.TTL", "store.DeleteOption", "r.Delete"},
 	}
 	entries, err := os.ReadDir(filepath.Join("testdata", "compilefail"))
 	require.NoError(t, err)
@@ -58,4 +67,36 @@ func TestTypedRolesDoNotCompile(t *testing.T) {
 			require.True(t, strings.Contains(string(out), "main.go:"), string(out))
 		})
 	}
+}
+
+// TestNoDynamicBuilderInUserBinaries: the run-time schema builder that
+// kandra's own tests use (internal/dynamic) is not linked into a program
+// built without the test-only kandra_dynamic tag; with the tag it is, so
+// the check can see it.
+func TestNoDynamicBuilderInUserBinaries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program with the go command")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	symbols := func(tags string) string {
+		bin := filepath.Join(t.TempDir(), "todos")
+		args := []string{"build", "-o", bin}
+		if tags != "" {
+			args = append(args, "-tags", tags)
+		}
+		cmd := exec.Command(goBin, append(args, "./examples/todos")...)
+		// The tag must come from the arguments only, not from CI's GOFLAGS.
+		cmd.Env = append(os.Environ(), "GOFLAGS=")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		nm, err := exec.Command(goBin, "tool", "nm", bin).CombinedOutput()
+		require.NoError(t, err, "%s", nm)
+		return string(nm)
+	}
+	const builder = "github.com/kandra-go/kandra.buildDynamic"
+	require.NotContains(t, symbols(""), builder)
+	require.Contains(t, symbols("kandra_dynamic"), builder)
 }

@@ -1,10 +1,11 @@
 package kandra
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	kerrors "github.com/kandra-go/kandra/errors"
 )
 
 // Consistency is a CQL consistency level. Its values are the native
@@ -105,7 +106,8 @@ func ParseConsistency(s string) (Consistency, error) {
 			return Consistency(i), nil
 		}
 	}
-	return 0, fmt.Errorf("kandra: unknown consistency level %q (valid: %s)", s, validConsistencyNames)
+	return 0, &kerrors.ArgumentError{Op: "ParseConsistency", Arg: strconv.Quote(s),
+		Message: "unknown consistency level " + strconv.Quote(s) + " (valid: " + validConsistencyNames + ")"}
 }
 
 // equalFoldASCII is strings.EqualFold restricted to ASCII. EqualFold also
@@ -132,7 +134,8 @@ func equalFoldASCII(s, upper string) bool {
 // would later reject.
 func (c Consistency) MarshalText() ([]byte, error) {
 	if !c.IsValid() {
-		return nil, errors.New("kandra: cannot marshal invalid consistency level " + strconv.Quote(c.String()))
+		return nil, &kerrors.ArgumentError{Op: "Consistency.MarshalText", Arg: c.String(),
+			Message: "cannot marshal invalid consistency level " + strconv.Quote(c.String())}
 	}
 	return []byte(consistencyNames[c]), nil
 }

@@ -2,10 +2,12 @@ package kandra
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
 
+	kerrors "github.com/kandra-go/kandra/errors"
 	"pgregory.net/rapid"
 )
 
@@ -84,6 +86,9 @@ func TestConsistencyParseErrors(t *testing.T) {
 			got, err := ParseConsistency(in)
 			if err == nil {
 				t.Fatalf("ParseConsistency(%q) = %v, want an error", in, got)
+			}
+			if !errors.Is(err, kerrors.ErrArgument) || !errors.Is(err, kerrors.ErrKandra) {
+				t.Errorf("ParseConsistency(%q): %v is not an *errors.ArgumentError of the family", in, err)
 			}
 			msg := err.Error()
 			for _, want := range []string{

@@ -39,6 +39,10 @@ func (k *Keyspace) member(fn string, src SchemaSource) (*TableSchema, error) {
 	return t, nil
 }
 
+// ClaimColumn is the column of a unique lookup's table that holds the
+// claim token of the value's holder (bound as adapter.ParamClaim).
+const ClaimColumn = "kandra_claim"
+
 // CreateKeyspace renders the keyspace's CREATE KEYSPACE IF NOT EXISTS.
 func (k *Keyspace) CreateKeyspace() string { return renderKeyspace(k.spec) }
 

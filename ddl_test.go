@@ -116,7 +116,7 @@ type Ledger struct {
 }
 
 func (l *Ledger) Describe(s *kandra.Schema[Ledger]) {
-	s.Table("ledger", kandra.DefaultTTL(86400), kandra.GCGraceSeconds(3600))
+	s.Table("ledger", kandra.DefaultTTL(86400*time.Second), kandra.GCGrace(3600*time.Second))
 	kandra.Bind(s, &l.Currency, kandra.PartitionKey(1))
 	kandra.Bind(s, &l.WalletID, kandra.PartitionKey(0))
 	kandra.Bind(s, &l.EntryID, kandra.ClusteringKey(1, kandra.ClusteringAsc))

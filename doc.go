@@ -56,4 +56,11 @@
 // kandra returns matches errors.ErrKandra and the sentinel of its kind.
 // The runtime itself lives in package store and the driver adapters in
 // nested modules.
+//
+// No API is generic over numeric kinds, so golang.org/x/exp/constraints
+// (named in the design) is not needed: a counter is int64 because a CQL
+// counter is a 64-bit integer (a narrower Go type would silently wrap what
+// another client added), and each column's numeric range is the CQL
+// type's, checked per value (ColumnSchema.CheckValue), not a type
+// parameter's.
 package kandra

@@ -3,6 +3,7 @@ package kandra
 import (
 	"reflect"
 	"strconv"
+	"time"
 
 	"github.com/kandra-go/kandra/internal/dynamic"
 	"github.com/kandra-go/kandra/internal/reflectx"
@@ -10,10 +11,12 @@ import (
 
 // The entry points for run-time struct types (reflect.StructOf, which
 // cannot have a Describe method) live in an internal package, so the public
-// API stays generic-only. They feed the builder Register uses.
-func init() {
-	dynamic.Build = func(sp dynamic.Spec) (any, error) { return buildDynamic(sp) }
-	dynamic.Register = func(sp dynamic.Spec) (any, error) {
+// API stays generic-only. They feed the builder Register uses. Only test
+// binaries install them (export_test.go, dynamic_hook.go): nothing calls
+// installDynamic in a user's binary, so the linker leaves it and the
+// builder below out.
+func installDynamic() {
+	dynamic.Install(func(sp dynamic.Spec) (any, error) { return buildDynamic(sp) }, func(sp dynamic.Spec) (any, error) {
 		if sp.Type == nil || sp.Type.Kind() != reflect.Struct {
 			return buildDynamic(sp)
 		}
@@ -25,7 +28,7 @@ func init() {
 			return nil, r.err
 		}
 		return r.schema, nil
-	}
+	})
 }
 
 func buildDynamic(sp dynamic.Spec) (*TableSchema, error) {
@@ -61,7 +64,7 @@ func buildDynamic(sp dynamic.Spec) (*TableSchema, error) {
 			}
 			marker = m
 		}
-		d.opts.softDelete = &softDeleteSpec{ttl: sp.SoftTTL, marker: marker}
+		d.opts.softDelete = &softDeleteSpec{ttl: time.Duration(sp.SoftTTL) * time.Second, marker: marker}
 	}
 	for _, bnd := range sp.Binds {
 		f := typ.Field(bnd.Field)

@@ -43,7 +43,7 @@ func ExampleParseConsistency() {
 	// LOCAL_QUORUM 6 <nil>
 	// 0x000a
 	// true
-	// kandra: unknown consistency level "FAST" (valid: ANY, ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM, SERIAL, LOCAL_SERIAL, LOCAL_ONE)
+	// kandra: invalid argument: ParseConsistency: "FAST": unknown consistency level "FAST" (valid: ANY, ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM, SERIAL, LOCAL_SERIAL, LOCAL_ONE)
 }
 
 func ExampleConsistency_MarshalText() {
@@ -59,19 +59,7 @@ func ExampleConsistency_MarshalText() {
 	// Output:
 	// EACH_QUORUM
 	// LOCAL_ONE <nil>
-	// kandra: cannot marshal invalid consistency level "Consistency(0x0b)"
-}
-
-func ExampleTimestampOf() {
-	// Replaying an event: write it with the time it happened, so that the
-	// last event wins, not the last write.
-	occurredAt := time.Date(2024, 3, 1, 12, 0, 0, 123_456_789, time.UTC)
-	ts := kandra.TimestampOf(occurredAt)
-	fmt.Println(ts)
-	fmt.Println(ts % 1000) // microseconds below the millisecond are kept
-	// Output:
-	// 1709294400123456
-	// 456
+	// kandra: invalid argument: Consistency.MarshalText: Consistency(0x0b): cannot marshal invalid consistency level "Consistency(0x0b)"
 }
 
 func ExampleMetricsFunc() {

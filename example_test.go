@@ -22,7 +22,7 @@ type Event struct {
 }
 
 func (e *Event) Describe(s *kandra.Schema[Event]) {
-	s.Table("events", kandra.DefaultTTL(7*24*3600))
+	s.Table("events", kandra.DefaultTTL((7*24*3600)*time.Second))
 	kandra.Bind(s, &e.StreamID, kandra.PartitionKey(0))
 	kandra.GeneratedUUID(s, &e.EventID, kandra.UUIDTimeOrdered, kandra.ClusteringKey(0, kandra.ClusteringDesc))
 	kandra.Bind(s, &e.Kind, kandra.SecondaryIndex())
@@ -107,7 +107,7 @@ type Session struct {
 }
 
 func (e *Session) Describe(s *kandra.Schema[Session]) {
-	s.Table("sessions", kandra.DefaultTTL(3600))
+	s.Table("sessions", kandra.DefaultTTL(3600*time.Second))
 	kandra.Bind(s, &e.Token, kandra.PartitionKey(0), kandra.Sensitive())
 }
 

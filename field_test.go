@@ -116,13 +116,6 @@ func TestAccessorsDoNotAllocate(t *testing.T) {
 		"Field.Get":      func() { sink += len(email.Get(a)) + created.Get(a).Nanosecond() },
 		"Field.Set":      func() { email.Set(a, "c@example.com"); created.Set(a, time.Time{}) },
 		"Table.Pointers": func() { dst = accounts.Pointers(a, dst[:0]) },
-		"TableSchema.Pointers": func() {
-			var err error
-			dst, err = ts.Pointers(a, dst[:0])
-			if err != nil {
-				t.Fatal(err)
-			}
-		},
 		"ColumnSchema.Pointer": func() {
 			p, err := col.Pointer(a)
 			if err != nil {
@@ -155,11 +148,11 @@ func TestPerRowPointersAddressTheFields(t *testing.T) {
 	assert.Equal(t, int64(42), a.Balance)
 
 	// The untyped accessors check the entity type.
-	_, err := accounts.Schema().Pointers(&Ledger{}, nil)
+	_, err := accounts.Schema().Column(0).Pointer(&Ledger{})
 	assert.Error(t, err)
-	_, err = accounts.Schema().Pointers(*a, nil)
+	_, err = accounts.Schema().Column(0).Pointer(*a)
 	assert.Error(t, err, "a value, not a pointer")
-	_, err = accounts.Schema().Pointers((*Account)(nil), nil)
+	_, err = accounts.Schema().Column(0).Pointer((*Account)(nil))
 	assert.Error(t, err, "a nil pointer")
 	_, err = accounts.Schema().Column(0).Pointer("x")
 	assert.Error(t, err)

@@ -457,14 +457,14 @@ func (k *keyspaceBuilder) checkTTLCap() error {
 	for _, t := range k.tables {
 		type namedTTL struct {
 			what string
-			ttl  int
+			ttl  int // seconds
 		}
 		var ttls []namedTTL
-		if ttl, ok := t.DefaultTTL(); ok {
-			ttls = append(ttls, namedTTL{"DefaultTTL", ttl})
+		if t.hasTTL {
+			ttls = append(ttls, namedTTL{"DefaultTTL", t.ttl})
 		}
 		if sd := t.softDelete; sd != nil {
-			ttls = append(ttls, namedTTL{"the SoftDelete TTL", sd.TTLSeconds})
+			ttls = append(ttls, namedTTL{"the SoftDelete TTL", int(sd.TTL / time.Second)})
 		}
 		for _, x := range ttls {
 			if x.ttl == 0 {
@@ -492,7 +492,12 @@ func (k *keyspaceBuilder) checkTablets() error {
 		if target != Scylla2025Tablets {
 			return nil
 		}
-		const way = "; target ScyllaDB 2026.x, or use a vnodes keyspace (Tablets: kandra.TabletsDisabled with ScyllaDB-only Targets)"
+		way := "; target ScyllaDB 2026.x, or use a vnodes keyspace (Tablets: kandra.TabletsDisabled with ScyllaDB-only Targets)"
+		if k.spec.Targets == 0 {
+			// The default promise is every server; a Cassandra team's way
+			// out is to say which server it runs.
+			way = ". The keyspace gives no Targets, so it must work on every server (kandra.AllTargets): for a keyspace on Cassandra only, say Targets: kandra.Cassandra5 (or Cassandra5Latest); for ScyllaDB, target 2026.x or use a vnodes keyspace (Tablets: kandra.TabletsDisabled with ScyllaDB-only Targets)"
+		}
 		for _, t := range k.tables {
 			switch {
 			case t.counter:

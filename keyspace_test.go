@@ -2,6 +2,7 @@ package kandra_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -125,7 +126,6 @@ func TestErrorFamily(t *testing.T) {
 	_, targetErr := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "ok", Replication: oneDC}, orders) // an index, and ScyllaDB 2025.x with tablets
 	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ok", Replication: oneDC, Targets: indexTargets}, orders)
 	_, ptrErr := ts.ColumnByName("email").Pointer(&ksItem{})
-	_, ptrsErr := ts.Pointers(ksOrder{}, nil)
 	_, fieldErr := kandra.FieldOf(orders, func(o *ksOrder) *string { return new(string) })
 	_, indexErr := ks.CreateIndex(ts, ts.ColumnByName("email"))
 	_, alterErr := ks.AlterTableAdd(ts, ts.ColumnByName("id"))
@@ -138,8 +138,8 @@ func TestErrorFamily(t *testing.T) {
 		"ParseCQLType": {cqlErr, kerrors.ErrSchema}, "ValidateName": {nameErr, kerrors.ErrSchema},
 		"CreateKeyspace": {ksErr, kerrors.ErrSchema}, "NewKeyspace": {dupErr, kerrors.ErrSchema},
 		"NewKeyspace (targets)": {targetErr, kerrors.ErrSchema}, "Keyspace.CreateTable": {memberErr, kerrors.ErrSchema},
-		"ColumnSchema.Pointer": {ptrErr, kerrors.ErrSchema}, "TableSchema.Pointers": {ptrsErr, kerrors.ErrSchema},
-		"FieldOf": {fieldErr, kerrors.ErrSchema}, "CreateIndex": {indexErr, kerrors.ErrSchema},
+		"ColumnSchema.Pointer": {ptrErr, kerrors.ErrSchema},
+		"FieldOf":              {fieldErr, kerrors.ErrSchema}, "CreateIndex": {indexErr, kerrors.ErrSchema},
 		"AlterTableAdd": {alterErr, kerrors.ErrMigration}, "Register": {regErr, kerrors.ErrSchema},
 	} {
 		require.Error(t, c.err, name)
@@ -160,4 +160,29 @@ func TestErrorFamily(t *testing.T) {
 	assert.Equal(t, kandra.RuleBinding, se.Rule)
 	var ne *kandra.NameError
 	require.ErrorAs(t, nameErr, &ne)
+}
+
+type ksVersioned struct {
+	ID  string
+	Ver int64
+}
+
+func (e *ksVersioned) Describe(s *kandra.Schema[ksVersioned]) {
+	s.Table("ks_versioned")
+	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
+	kandra.Version(s, &e.Ver)
+}
+
+// TestDefaultTargetsNameTheWayOut: a Version in a keyspace that gives no
+// Targets is refused for ScyllaDB 2025.x tablets, and the error says how a
+// Cassandra keyspace says so; with Targets: Cassandra5 it is accepted.
+func TestDefaultTargetsNameTheWayOut(t *testing.T) {
+	tbl := kandra.MustRegister[ksVersioned]()
+	_, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "app", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3})}, tbl)
+	if err == nil || !strings.Contains(err.Error(), "Targets: kandra.Cassandra5") || !strings.Contains(err.Error(), "LWT is not yet supported with tablets") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "app", Targets: kandra.Cassandra5, Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3})}, tbl); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/kandra-go/kandra/internal/reflectx"
@@ -317,14 +318,17 @@ func (l *LookupTableSchema) Carried() []*ColumnSchema { return l.carried() }
 // CacheConfig is the result-cache configuration recorded with CacheResult.
 // The schema only records it; a cache layer reads it.
 type CacheConfig struct {
-	TTLSeconds int
-	MaxSize    int64
+	// TTL is how long a cached result may be served.
+	TTL time.Duration
+	// MaxSize is the most entries the cache may hold.
+	MaxSize int64
 }
 
 // SoftDeleteConfig is the soft-delete configuration recorded with
 // SoftDelete: rows are written with a TTL instead of being deleted.
 type SoftDeleteConfig struct {
-	TTLSeconds int
+	// TTL is the time to live of a soft-deleted row, whole seconds.
+	TTL time.Duration
 	// Marker is the boolean column that records deletion, or nil.
 	Marker *ColumnSchema
 }
@@ -407,12 +411,16 @@ func (t *TableSchema) SecondaryIndexes() []*ColumnSchema { return clone(t.indexe
 // "{table}_{column}_idx".
 func (t *TableSchema) IndexName(c *ColumnSchema) string { return c.indexName(t.name) }
 
-// DefaultTTL is the table's default_time_to_live in seconds, if set.
-func (t *TableSchema) DefaultTTL() (int, bool) { return t.ttl, t.hasTTL }
+// DefaultTTL is the table's default_time_to_live, if set.
+func (t *TableSchema) DefaultTTL() (time.Duration, bool) {
+	return time.Duration(t.ttl) * time.Second, t.hasTTL
+}
 
-// GCGraceSeconds is the table's gc_grace_seconds, if set (otherwise the
-// server's default of ten days applies).
-func (t *TableSchema) GCGraceSeconds() (int, bool) { return t.gcGrace, t.hasGCGrace }
+// GCGrace is the table's gc_grace_seconds, if set (otherwise the server's
+// default of ten days applies).
+func (t *TableSchema) GCGrace() (time.Duration, bool) {
+	return time.Duration(t.gcGrace) * time.Second, t.hasGCGrace
+}
 
 // IsCounterTable reports a table whose non-key columns are all counters.
 func (t *TableSchema) IsCounterTable() bool { return t.counter }

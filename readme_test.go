@@ -12,7 +12,7 @@ import (
 )
 
 // The files whose "// snippet: NAME" blocks the README may show.
-var snippetFiles = []string{"readme_snippets_test.go", "integration/readme_test.go", "examples/todoapp/store.go", "examples/todoapp/main.go"}
+var snippetFiles = []string{"readme_snippets_test.go", "examples/todos/quickstart/quickstart.go", "store/example_test.go", "integration/readme_test.go", "examples/todoapp/store.go", "examples/todoapp/main.go"}
 
 var markerRE = regexp.MustCompile(`^<!-- (.+) -->$`)
 
@@ -106,7 +106,7 @@ func snippets(t *testing.T) map[string]string {
 			if _, dup := out[name]; dup {
 				t.Fatalf("snippet %q is defined twice", name)
 			}
-			out[name] = dedent(lines[i+1 : j])
+			out[name] = strings.Trim(dedent(lines[i+1:j]), "\n") // a blank line may frame the block
 			i = j
 		}
 	}

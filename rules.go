@@ -2,6 +2,7 @@ package kandra
 
 import (
 	"strings"
+	"time"
 
 	kerrors "github.com/kandra-go/kandra/errors"
 )
@@ -25,10 +26,10 @@ const (
 	// RuleBinding: a binding's pointer is not the address of a column field
 	// of the entity Describe was called on.
 	RuleBinding Rule = "binding"
-	// RuleConflict: one field or the table was given contradicting options
+	// RuleConflictingOptions: one field or the table was given contradicting options
 	// (Transient with any column option, two column names, Table called
 	// twice, UpdatedAt on a key, ...).
-	RuleConflict Rule = "conflicting-options"
+	RuleConflictingOptions Rule = "conflicting-options"
 	// RuleNoPartitionKey: no field is a partition key.
 	RuleNoPartitionKey Rule = "no-partition-key"
 	// RuleDuplicatePartitionIndex: two partition keys share an index.
@@ -179,7 +180,7 @@ var ruleTable = []ruleRow{
 		""}, (*builder).checkTable, nil},
 	{RuleInfo{RuleBinding, EntityScope, AllTargets, "every binding is the address of a column field of Describe's receiver",
 		""}, (*builder).checkBindings, nil},
-	{RuleInfo{RuleConflict, EntityScope, AllTargets, "no field or table takes contradicting options; Transient takes no other",
+	{RuleInfo{RuleConflictingOptions, EntityScope, AllTargets, "no field or table takes contradicting options; Transient takes no other",
 		""}, (*builder).checkConflicts, nil},
 	{RuleInfo{RuleNoPartitionKey, EntityScope, AllTargets, "at least one field is a partition key",
 		`"No PRIMARY KEY specified"`}, (*builder).checkHasPartitionKey, nil},
@@ -245,8 +246,8 @@ func Rules() []RuleInfo {
 	return out
 }
 
-// MaxTTL is the largest TTL both servers accept: 20 years in seconds.
-const MaxTTL = 630720000
+// MaxTTL is the largest TTL both servers accept: 20 years (630,720,000 s).
+const MaxTTL = 630720000 * time.Second
 
 // SchemaError reports a schema that breaks a rule: an entity type (from
 // Register or FieldOf) or a keyspace (from NewKeyspace). Nothing is

@@ -313,7 +313,7 @@ func ruleCases() []ruleCase {
 	keyed := func(e *rulesUT[string], s *utStr) { s.Table("t"); Bind(s, &e.ID, PartitionKey(0)) }
 	marker := func(bind func(e *marked, s *Schema[marked])) built {
 		return of(func(e *marked, s *Schema[marked]) {
-			s.Table("t", SoftDelete(60, &e.Deleted))
+			s.Table("t", SoftDelete(60*time.Second, &e.Deleted))
 			Bind(s, &e.ID, PartitionKey(0))
 			bind(e, s)
 		})
@@ -373,60 +373,60 @@ func ruleCases() []ruleCase {
 		{"nil pointer", RuleBinding, "", "not the address of a field", onX(func(s *utStr, _ *string) { Bind[rulesUT[string], string](s, nil) })},
 
 		// conflicting-options on the table
-		{"Table called twice", RuleConflict, "", "2 times|call it once", of(func(e *rulesUT[string], s *utStr) { keyed(e, s); s.Table("t") })},
-		{"DefaultTTL twice", RuleConflict, "", "DefaultTTL is set twice", withTable(DefaultTTL(10), DefaultTTL(20))},
-		{"GCGraceSeconds twice", RuleConflict, "", "GCGraceSeconds is set twice", withTable(GCGraceSeconds(1), GCGraceSeconds(2))},
-		{"ReadConsistency twice", RuleConflict, "", "ReadConsistency is set twice", withTable(ReadConsistency(ConsistencyOne), ReadConsistency(ConsistencyQuorum))},
-		{"WriteConsistency twice", RuleConflict, "", "WriteConsistency is set twice", withTable(WriteConsistency(ConsistencyOne), WriteConsistency(ConsistencyAll))},
-		{"CacheResult twice", RuleConflict, "", "CacheResult is set twice", withTable(CacheResult(1, 1), CacheResult(1, 2))},
-		{"SoftDelete twice", RuleConflict, "", "SoftDelete is set twice", withTable(SoftDelete(10, nil), SoftDelete(10, nil))},
+		{"Table called twice", RuleConflictingOptions, "", "2 times|call it once", of(func(e *rulesUT[string], s *utStr) { keyed(e, s); s.Table("t") })},
+		{"DefaultTTL twice", RuleConflictingOptions, "", "DefaultTTL is set twice", withTable(DefaultTTL(10*time.Second), DefaultTTL(20*time.Second))},
+		{"GCGrace twice", RuleConflictingOptions, "", "GCGrace is set twice", withTable(GCGrace(1*time.Second), GCGrace(2*time.Second))},
+		{"ReadConsistency twice", RuleConflictingOptions, "", "ReadConsistency is set twice", withTable(ReadConsistency(ConsistencyOne), ReadConsistency(ConsistencyQuorum))},
+		{"WriteConsistency twice", RuleConflictingOptions, "", "WriteConsistency is set twice", withTable(WriteConsistency(ConsistencyOne), WriteConsistency(ConsistencyAll))},
+		{"CacheResult twice", RuleConflictingOptions, "", "CacheResult is set twice", withTable(CacheResult(1*time.Second, 1), CacheResult(1*time.Second, 2))},
+		{"SoftDelete twice", RuleConflictingOptions, "", "SoftDelete is set twice", withTable(SoftDelete(10*time.Second, nil), SoftDelete(10*time.Second, nil))},
 		// conflicting-options on one field
-		{"two Column names", RuleConflict, "X", `two names, "mail" and "email_address"`, onX(func(s *utStr, x *string) {
+		{"two Column names", RuleConflictingOptions, "X", `two names, "mail" and "email_address"`, onX(func(s *utStr, x *string) {
 			Bind(s, x, Column("mail"))
 			Bind(s, x, Column("email_address"))
 		})},
-		{"two PartitionKey indexes", RuleConflict, "X", "PartitionKey is given twice, with indexes 1 and 2", withX[string](PartitionKey(1), PartitionKey(2))},
-		{"two ClusteringKey orders", RuleConflict, "X", "ClusteringKey is given twice", withX[time.Time](ClusteringKey(0, ClusteringAsc), ClusteringKey(0, ClusteringDesc))},
-		{"two lookups", RuleConflict, "X", "at most one lookup table", withX[string](Lookup("by_email", LookupBatch), Lookup("by_mail", LookupBatch))},
-		{"Transient with PartitionKey", RuleConflict, "X", "Transient excludes the field|cannot also take PartitionKey", withX[string](Transient(), PartitionKey(1))},
-		{"Transient with Sensitive, in two Binds", RuleConflict, "X", "cannot also take Sensitive", onX(func(s *utStr, x *string) {
+		{"two PartitionKey indexes", RuleConflictingOptions, "X", "PartitionKey is given twice, with indexes 1 and 2", withX[string](PartitionKey(1), PartitionKey(2))},
+		{"two ClusteringKey orders", RuleConflictingOptions, "X", "ClusteringKey is given twice", withX[time.Time](ClusteringKey(0, ClusteringAsc), ClusteringKey(0, ClusteringDesc))},
+		{"two lookups", RuleConflictingOptions, "X", "at most one lookup table", withX[string](Lookup("by_email", LookupBatch), Lookup("by_mail", LookupBatch))},
+		{"Transient with PartitionKey", RuleConflictingOptions, "X", "Transient excludes the field|cannot also take PartitionKey", withX[string](Transient(), PartitionKey(1))},
+		{"Transient with Sensitive, in two Binds", RuleConflictingOptions, "X", "cannot also take Sensitive", onX(func(s *utStr, x *string) {
 			Bind(s, x, Sensitive())
 			Bind(s, x, Transient())
 		})},
-		{"Transient with a blank Column", RuleConflict, "X", "cannot also take Column", withX[string](Transient(), Column(" "))},
-		{"Transient with a role", RuleConflict, "X", "cannot also take CreatedAt", onX(func(s *utTime, x *time.Time) { CreatedAt(s, x, Transient()) })},
-		{"CreatedAt and UpdatedAt", RuleConflict, "X", "contradict each other|bind two fields", onX(func(s *utTime, x *time.Time) { CreatedAt(s, x); UpdatedAt(s, x) })},
-		{"Version and CreatedAt", RuleConflict, "X", "cannot also be a CreatedAt or UpdatedAt", onX(func(s *utTime, x *time.Time) { Version(s, x); CreatedAt(s, x) })},
-		{"Version and UpdatedAt", RuleConflict, "X", "cannot also be a CreatedAt or UpdatedAt", onX(func(s *utTime, x *time.Time) { UpdatedAt(s, x); Version(s, x) })},
-		{"Version on the counter (was counter-table)", RuleConflict, "X", "a field cannot be both", onX(func(s *utInt, x *int64) { Counter(s, x); Version(s, x) })},
-		{"Version on a key of a counter table (was counter-table)", RuleConflict, "Rev", "use a regular column", of(func(e *counted, s *Schema[counted]) {
+		{"Transient with a blank Column", RuleConflictingOptions, "X", "cannot also take Column", withX[string](Transient(), Column(" "))},
+		{"Transient with a role", RuleConflictingOptions, "X", "cannot also take CreatedAt", onX(func(s *utTime, x *time.Time) { CreatedAt(s, x, Transient()) })},
+		{"CreatedAt and UpdatedAt", RuleConflictingOptions, "X", "contradict each other|bind two fields", onX(func(s *utTime, x *time.Time) { CreatedAt(s, x); UpdatedAt(s, x) })},
+		{"Version and CreatedAt", RuleConflictingOptions, "X", "cannot also be a CreatedAt or UpdatedAt", onX(func(s *utTime, x *time.Time) { Version(s, x); CreatedAt(s, x) })},
+		{"Version and UpdatedAt", RuleConflictingOptions, "X", "cannot also be a CreatedAt or UpdatedAt", onX(func(s *utTime, x *time.Time) { UpdatedAt(s, x); Version(s, x) })},
+		{"Version on the counter (was counter-table)", RuleConflictingOptions, "X", "a field cannot be both", onX(func(s *utInt, x *int64) { Counter(s, x); Version(s, x) })},
+		{"Version on a key of a counter table (was counter-table)", RuleConflictingOptions, "Rev", "use a regular column", of(func(e *counted, s *Schema[counted]) {
 			s.Table("t")
 			Bind(s, &e.ID, PartitionKey(0))
 			Version(s, &e.Rev, ClusteringKey(0, ClusteringAsc))
 			Counter(s, &e.Hits)
 			Bind(s, &e.Made, Transient())
 		})},
-		{"UpdatedAt on a partition key", RuleConflict, "X", "a primary-key column can never be updated; stamp a regular column", onX(func(s *utTime, x *time.Time) {
+		{"UpdatedAt on a partition key", RuleConflictingOptions, "X", "a primary-key column can never be updated; stamp a regular column", onX(func(s *utTime, x *time.Time) {
 			UpdatedAt(s, x, PartitionKey(1))
 		})},
-		{"UpdatedAt on a clustering key", RuleConflict, "X", "stamp a regular column", onX(func(s *utTime, x *time.Time) { UpdatedAt(s, x, ClusteringKey(0, ClusteringAsc)) })},
-		{"Version on a partition key", RuleConflict, "X", "use a regular column", onX(func(s *utInt, x *int64) { Version(s, x, PartitionKey(1)) })},
-		{"Counter with AsType", RuleConflict, "X", "AsType cannot change it", onX(func(s *utInt, x *int64) { Counter(s, x, AsType(CQLBigint)) })},
-		{"Version int64 with AsType(VARINT)", RuleConflict, "X", "Version column must keep its exact type|AsType(VARINT) cannot change it", onX(func(s *utInt, x *int64) { Version(s, x, AsType(CQLVarint)) })},
-		{"Version int64 with AsType of its own type", RuleConflict, "X", "AsType(BIGINT) cannot change it", onX(func(s *utInt, x *int64) { Version(s, x); Bind(s, x, AsType(CQLBigint)) })},
-		{"Version time.Time with AsType(DATE)", RuleConflict, "X", "two versions could compare equal|AsType(DATE)", onX(func(s *utTime, x *time.Time) { Version(s, x, AsType(CQLDate)) })},
-		{"CreatedAt with AsType(TEXT)", RuleConflict, "X", "TIMESTAMP or DATE; AsType(TEXT) cannot hold it", onX(func(s *utTime, x *time.Time) { CreatedAt(s, x, AsType(CQLText)) })},
-		{"UpdatedAt with AsType(BIGINT)", RuleConflict, "X", "AsType(BIGINT) cannot hold it", onX(func(s *utTime, x *time.Time) { Bind(s, x, AsType(CQLBigint)); UpdatedAt(s, x) })},
-		{"CreatedAt with AsType(LIST<TIMESTAMP>)", RuleConflict, "X", "AsType(LIST<TIMESTAMP>) cannot hold it", onX(func(s *utTime, x *time.Time) { CreatedAt(s, x, AsType(ListOf(CQLTimestamp))) })},
-		{"AsType twice with different types", RuleConflict, "X", "AsType is given twice, with ASCII and TEXT", withX[string](AsType(CQLAscii), AsType(CQLText))},
-		{"GeneratedUUID with two strategies", RuleConflict, "X", "bound twice, with UUIDTimeOrdered and UUIDRandom", onX(func(s *utUUID, x *uuid.UUID) {
+		{"UpdatedAt on a clustering key", RuleConflictingOptions, "X", "stamp a regular column", onX(func(s *utTime, x *time.Time) { UpdatedAt(s, x, ClusteringKey(0, ClusteringAsc)) })},
+		{"Version on a partition key", RuleConflictingOptions, "X", "use a regular column", onX(func(s *utInt, x *int64) { Version(s, x, PartitionKey(1)) })},
+		{"Counter with AsType", RuleConflictingOptions, "X", "AsType cannot change it", onX(func(s *utInt, x *int64) { Counter(s, x, AsType(CQLBigint)) })},
+		{"Version int64 with AsType(VARINT)", RuleConflictingOptions, "X", "Version column must keep its exact type|AsType(VARINT) cannot change it", onX(func(s *utInt, x *int64) { Version(s, x, AsType(CQLVarint)) })},
+		{"Version int64 with AsType of its own type", RuleConflictingOptions, "X", "AsType(BIGINT) cannot change it", onX(func(s *utInt, x *int64) { Version(s, x); Bind(s, x, AsType(CQLBigint)) })},
+		{"Version time.Time with AsType(DATE)", RuleConflictingOptions, "X", "two versions could compare equal|AsType(DATE)", onX(func(s *utTime, x *time.Time) { Version(s, x, AsType(CQLDate)) })},
+		{"CreatedAt with AsType(TEXT)", RuleConflictingOptions, "X", "TIMESTAMP or DATE; AsType(TEXT) cannot hold it", onX(func(s *utTime, x *time.Time) { CreatedAt(s, x, AsType(CQLText)) })},
+		{"UpdatedAt with AsType(BIGINT)", RuleConflictingOptions, "X", "AsType(BIGINT) cannot hold it", onX(func(s *utTime, x *time.Time) { Bind(s, x, AsType(CQLBigint)); UpdatedAt(s, x) })},
+		{"CreatedAt with AsType(LIST<TIMESTAMP>)", RuleConflictingOptions, "X", "AsType(LIST<TIMESTAMP>) cannot hold it", onX(func(s *utTime, x *time.Time) { CreatedAt(s, x, AsType(ListOf(CQLTimestamp))) })},
+		{"AsType twice with different types", RuleConflictingOptions, "X", "AsType is given twice, with ASCII and TEXT", withX[string](AsType(CQLAscii), AsType(CQLText))},
+		{"GeneratedUUID with two strategies", RuleConflictingOptions, "X", "bound twice, with UUIDTimeOrdered and UUIDRandom", onX(func(s *utUUID, x *uuid.UUID) {
 			GeneratedUUID(s, x, UUIDTimeOrdered)
 			GeneratedUUID(s, x, UUIDRandom)
 		})},
-		{"GeneratedUUID as TIMEUUID", RuleConflict, "X", "AsType(TIMEUUID) cannot hold them", onX(func(s *utUUID, x *uuid.UUID) {
+		{"GeneratedUUID as TIMEUUID", RuleConflictingOptions, "X", "AsType(TIMEUUID) cannot hold them", onX(func(s *utUUID, x *uuid.UUID) {
 			GeneratedUUID(s, x, UUIDTimeOrdered, AsType(CQLTimeUUID))
 		})},
-		{"GeneratedUUID as TEXT", RuleConflict, "X", "AsType(TEXT) cannot hold them", onX(func(s *utUUID, x *uuid.UUID) {
+		{"GeneratedUUID as TEXT", RuleConflictingOptions, "X", "AsType(TEXT) cannot hold them", onX(func(s *utUUID, x *uuid.UUID) {
 			GeneratedUUID(s, x, UUIDRandom, AsType(CQLText))
 		})},
 
@@ -479,15 +479,15 @@ func ruleCases() []ruleCase {
 
 		// soft-delete-marker
 		{"marker is unexported", RuleSoftDeleteMarker, "deleted", "must be an exported bool field", of(func(e *marked, s *Schema[marked]) {
-			s.Table("t", SoftDelete(60, &e.deleted))
+			s.Table("t", SoftDelete(60*time.Second, &e.deleted))
 			Bind(s, &e.ID, PartitionKey(0))
 		})},
 		{"marker is a global variable", RuleSoftDeleteMarker, "", "not the address of a bool field", of(func(e *marked, s *Schema[marked]) {
-			s.Table("t", SoftDelete(60, &rulesGlobalFlag))
+			s.Table("t", SoftDelete(60*time.Second, &rulesGlobalFlag))
 			Bind(s, &e.ID, PartitionKey(0))
 		})},
 		{"marker in a non-embedded struct", RuleSoftDeleteMarker, "Flags.Deleted", "non-embedded", of(func(e *markedNested, s *Schema[markedNested]) {
-			s.Table("t", SoftDelete(60, &e.Flags.Deleted))
+			s.Table("t", SoftDelete(60*time.Second, &e.Flags.Deleted))
 			Bind(s, &e.ID, PartitionKey(0))
 			Bind(s, &e.Flags, Transient())
 		})},
@@ -613,8 +613,8 @@ func ruleCases() []ruleCase {
 		{"counter lookup column", RuleKeyType, "X", "lookup column|cannot hold a counter", onX(func(s *utInt, x *int64) { Counter(s, x, Lookup("by_x", LookupBatch)) })},
 
 		// counter-table
-		{"default TTL", RuleCounterTable, "", "cannot have a default TTL", counterTable(DefaultTTL(60))},
-		{"soft delete", RuleCounterTable, "", "cannot use SoftDelete", counterTable(SoftDelete(60, nil))},
+		{"default TTL", RuleCounterTable, "", "cannot have a default TTL", counterTable(DefaultTTL(60 * time.Second))},
+		{"soft delete", RuleCounterTable, "", "cannot use SoftDelete", counterTable(SoftDelete(60*time.Second, nil))},
 		{"CreatedAt", RuleCounterTable, "Made", "non-counter timestamp column", of(func(e *counted, s *Schema[counted]) {
 			s.Table("t")
 			Bind(s, &e.ID, PartitionKey(0))
@@ -659,13 +659,16 @@ func ruleCases() []ruleCase {
 		{"index on a map holding durations", RuleSecondaryIndex, "X", "holding a duration", withX[map[string]time.Duration](SecondaryIndex())},
 
 		// option-range on the table
-		{"TTL -1", RuleOptionRange, "", "DefaultTTL(-1) is outside 0..630720000 seconds", withTable(DefaultTTL(-1))},
-		{"TTL 630720001", RuleOptionRange, "", "DefaultTTL(630720001) is outside 0..630720000", withTable(DefaultTTL(MaxTTL + 1))},
-		{"gc grace -1", RuleOptionRange, "", "GCGraceSeconds(-1) is outside 0..2147483647", withTable(GCGraceSeconds(-1))},
-		{"soft-delete TTL -1", RuleOptionRange, "", "SoftDelete TTL -1 is outside", withTable(SoftDelete(-1, nil))},
-		{"soft-delete TTL 630720001", RuleOptionRange, "", "SoftDelete TTL 630720001", withTable(SoftDelete(MaxTTL+1, nil))},
-		{"cache TTL -1", RuleOptionRange, "", "CacheResult needs a TTL and a maximum size of at least 0", withTable(CacheResult(-1, 100))},
-		{"cache size -1", RuleOptionRange, "", "CacheResult", withTable(CacheResult(60, -1))},
+		{"TTL -1", RuleOptionRange, "", "DefaultTTL -1s is outside 0..175200h0m0s (630720000 s)", withTable(DefaultTTL(-1 * time.Second))},
+		{"TTL 630720001", RuleOptionRange, "", "DefaultTTL 175200h0m1s is outside 0..175200h0m0s (630720000 s)", withTable(DefaultTTL(MaxTTL + time.Second))},
+		{"gc grace -1", RuleOptionRange, "", "GCGrace -1s is outside 0..596523h14m7s (2147483647 s)", withTable(GCGrace(-1 * time.Second))},
+		{"soft-delete TTL -1", RuleOptionRange, "", "the SoftDelete TTL -1s is outside 0..175200h0m0s", withTable(SoftDelete(-1*time.Second, nil))},
+		{"soft-delete TTL 630720001", RuleOptionRange, "", "the SoftDelete TTL 175200h0m1s is outside", withTable(SoftDelete(MaxTTL+time.Second, nil))},
+		{"TTL 1.5s", RuleOptionRange, "", "DefaultTTL 1.5s is not a whole number of seconds, which is what CQL stores; use 1s", withTable(DefaultTTL(1500 * time.Millisecond))},
+		{"gc grace 1ns", RuleOptionRange, "", "GCGrace 1ns is not a whole number of seconds", withTable(GCGrace(time.Nanosecond))},
+		{"soft-delete TTL 1ms", RuleOptionRange, "", "the SoftDelete TTL 1ms is not a whole number of seconds", withTable(SoftDelete(time.Millisecond, nil))},
+		{"cache TTL -1", RuleOptionRange, "", "CacheResult needs a TTL and a maximum size of at least 0", withTable(CacheResult(-1*time.Second, 100))},
+		{"cache size -1", RuleOptionRange, "", "CacheResult", withTable(CacheResult(60*time.Second, -1))},
 		{"read consistency 11", RuleOptionRange, "", "ReadConsistency is given an unknown level", withTable(ReadConsistency(Consistency(11)))},
 		{"write consistency 0xFFFF", RuleOptionRange, "", "WriteConsistency is given an unknown level", withTable(WriteConsistency(Consistency(0xFFFF)))},
 		// option-range on the enums a field option carries, naming the field
@@ -699,8 +702,8 @@ func counterTable(topt TableOption, bopts ...FieldOption) built {
 func TestRules(t *testing.T) {
 	if strconv.IntSize == 64 {
 		t.Run("gc grace 2147483648", func(t *testing.T) {
-			o := withTable(GCGraceSeconds(int(int64(math.MaxInt32) + 1))).run(t)
-			wantSchemaError(t, o.err, RuleOptionRange, "", "GCGraceSeconds(2147483648)", o.entity)
+			o := withTable(GCGrace((math.MaxInt32 + 1) * time.Second)).run(t)
+			wantSchemaError(t, o.err, RuleOptionRange, "", "GCGrace 596523h14m8s is outside 0..596523h14m7s (2147483647 s)", o.entity)
 		})
 	}
 	for _, c := range ruleCases() {
@@ -737,7 +740,7 @@ func TestRulesHaveCases(t *testing.T) {
 
 func TestRulesOrder(t *testing.T) {
 	want := []Rule{
-		RuleNotStruct, RuleDescribe, RuleTableMissing, RuleBinding, RuleConflict,
+		RuleNotStruct, RuleDescribe, RuleTableMissing, RuleBinding, RuleConflictingOptions,
 		RuleNoPartitionKey, RuleDuplicatePartitionIndex, RuleDuplicateLookupTable, RuleCounterMix,
 		RuleDuplicateTimestamp, RuleDuplicateVersion, RuleSoftDeleteMarker, RuleKeyConflict,
 		RuleInvalidName, RuleDuplicateColumn, RuleDuplicateClusteringIndex, RuleUnsupportedType,
@@ -823,7 +826,7 @@ func TestRulesAccept(t *testing.T) {
 	t.Run("conflicting-options: identical options merge", func(t *testing.T) {
 		type merged struct{ ID, Email, Note string }
 		ts := accept(t, func(e *merged, s *Schema[merged]) {
-			s.Table("t", GCGraceSeconds(60), GCGraceSeconds(60), DefaultTTL(5), DefaultTTL(5))
+			s.Table("t", GCGrace(60*time.Second), GCGrace(60*time.Second), DefaultTTL(5*time.Second), DefaultTTL(5*time.Second))
 			Bind(s, &e.ID, PartitionKey(0))
 			Bind(s, &e.ID, PartitionKey(0), Column("ident"))
 			Bind(s, &e.Email, Column("mail"), Column(" "), Lookup("by_mail", LookupBatch))
@@ -865,11 +868,11 @@ func TestRulesAccept(t *testing.T) {
 			Deleted bool
 		}
 		ts := accept(t, func(e *marked, s *Schema[marked]) {
-			s.Table("t", SoftDelete(60, &e.Deleted))
+			s.Table("t", SoftDelete(60*time.Second, &e.Deleted))
 			Bind(s, &e.ID, PartitionKey(0))
 		})
 		sd := ts.SoftDelete()
-		if sd == nil || sd.TTLSeconds != 60 || sd.Marker == nil || sd.Marker.GoName() != "Deleted" || !sd.Marker.IsSoftDeleteMarker() {
+		if sd == nil || sd.TTL != time.Minute || sd.Marker == nil || sd.Marker.GoName() != "Deleted" || !sd.Marker.IsSoftDeleteMarker() {
 			t.Errorf("SoftDelete() = %+v, want TTL 60 with marker Deleted", sd)
 		}
 	})
@@ -1081,7 +1084,7 @@ func TestRulesAccept(t *testing.T) {
 			Hits, Bytes int64
 		}
 		ts := accept(t, func(e *counters, s *Schema[counters]) {
-			s.Table("t", DefaultTTL(0), GCGraceSeconds(3600))
+			s.Table("t", DefaultTTL(0*time.Second), GCGrace(3600*time.Second))
 			Bind(s, &e.ID, PartitionKey(0))
 			CreatedAt(s, &e.Day, ClusteringKey(0, ClusteringDesc))
 			Counter(s, &e.Hits)
@@ -1133,16 +1136,16 @@ func TestRulesAccept(t *testing.T) {
 			Deleted bool
 		}
 		ts := accept(t, func(e *edges, s *Schema[edges]) {
-			s.Table("t", DefaultTTL(MaxTTL), GCGraceSeconds(math.MaxInt32), SoftDelete(MaxTTL, &e.Deleted), CacheResult(0, 0),
+			s.Table("t", DefaultTTL(MaxTTL), GCGrace(math.MaxInt32*time.Second), SoftDelete(MaxTTL, &e.Deleted), CacheResult(0*time.Second, 0),
 				ReadConsistency(ConsistencyLocalOne), WriteConsistency(ConsistencyAny))
 			Bind(s, &e.ID, PartitionKey(0))
 			Bind(s, &e.At, ClusteringKey(0, ClusteringDesc))
 		})
 		if ttl, ok := ts.DefaultTTL(); !ok || ttl != MaxTTL {
-			t.Errorf("DefaultTTL() = %d, %v", ttl, ok)
+			t.Errorf("DefaultTTL() = %v, %v", ttl, ok)
 		}
-		if gc, ok := ts.GCGraceSeconds(); !ok || gc != math.MaxInt32 {
-			t.Errorf("GCGraceSeconds() = %d, %v", gc, ok)
+		if gc, ok := ts.GCGrace(); !ok || gc != math.MaxInt32*time.Second {
+			t.Errorf("GCGrace() = %v, %v", gc, ok)
 		}
 		if r, ok := ts.ReadConsistency(); !ok || r != ConsistencyLocalOne {
 			t.Errorf("ReadConsistency() = %v, %v", r, ok)
@@ -1150,10 +1153,10 @@ func TestRulesAccept(t *testing.T) {
 		if w, ok := ts.WriteConsistency(); !ok || w != ConsistencyAny {
 			t.Errorf("WriteConsistency() = %v, %v", w, ok)
 		}
-		if c := ts.CacheResult(); c == nil || c.TTLSeconds != 0 || c.MaxSize != 0 {
+		if c := ts.CacheResult(); c == nil || c.TTL != 0 || c.MaxSize != 0 {
 			t.Errorf("CacheResult() = %+v", c)
 		}
-		if sd := ts.SoftDelete(); sd == nil || sd.TTLSeconds != MaxTTL {
+		if sd := ts.SoftDelete(); sd == nil || sd.TTL != MaxTTL {
 			t.Errorf("SoftDelete() = %+v", sd)
 		}
 	})
@@ -1227,15 +1230,15 @@ func TestFirstRuleWins(t *testing.T) {
 			Bind(s, &e.ID, PartitionKey(0))
 		})},
 		{"counter mix, counter-table TTL and TTL range", []Rule{RuleCounterMix, RuleCounterTable, RuleOptionRange}, of(func(e *mix, s *Schema[mix]) {
-			s.Table("t", DefaultTTL(-5))
+			s.Table("t", DefaultTTL(-5*time.Second))
 			Bind(s, &e.ID, PartitionKey(0))
 			Counter(s, &e.Hits)
 		})},
 		{"duration key, index on the only key and TTL range", []Rule{RuleKeyType, RuleSecondaryIndex, RuleOptionRange}, of(func(e *durationKey, s *Schema[durationKey]) {
-			s.Table("t", DefaultTTL(-1))
+			s.Table("t", DefaultTTL(-1*time.Second))
 			Bind(s, &e.ID, PartitionKey(0), SecondaryIndex())
 		})},
-		{"Table twice and no partition key", []Rule{RuleConflict, RuleNoPartitionKey}, of(func(e *rulesUT[string], s *utStr) {
+		{"Table twice and no partition key", []Rule{RuleConflictingOptions, RuleNoPartitionKey}, of(func(e *rulesUT[string], s *utStr) {
 			s.Table("t")
 			s.Table("t")
 		})},
@@ -1252,21 +1255,21 @@ func TestFirstRuleWins(t *testing.T) {
 			CreatedAt(s, &e.C2)
 		})},
 		{"unexported marker and no partition key", []Rule{RuleNoPartitionKey, RuleSoftDeleteMarker}, of(func(e *marked, s *Schema[marked]) {
-			s.Table("t", SoftDelete(60, &e.deleted))
+			s.Table("t", SoftDelete(60*time.Second, &e.deleted))
 		})},
-		{"unexported marker and Table twice", []Rule{RuleConflict, RuleSoftDeleteMarker}, of(func(e *marked, s *Schema[marked]) {
-			s.Table("t", SoftDelete(60, &e.deleted))
+		{"unexported marker and Table twice", []Rule{RuleConflictingOptions, RuleSoftDeleteMarker}, of(func(e *marked, s *Schema[marked]) {
+			s.Table("t", SoftDelete(60*time.Second, &e.deleted))
 			s.Table("t")
 			Bind(s, &e.ID, PartitionKey(0))
 		})},
 		{"Transient marker and no partition key", []Rule{RuleNoPartitionKey, RuleSoftDeleteMarker}, of(func(e *marked, s *Schema[marked]) {
-			s.Table("t", SoftDelete(60, &e.Deleted))
+			s.Table("t", SoftDelete(60*time.Second, &e.Deleted))
 			Bind(s, &e.Deleted, Transient())
 		})},
 		{"ambiguous embedding and no Table", []Rule{RuleNotStruct, RuleTableMissing, RuleNoPartitionKey, RuleInvalidName}, of(func(*ambiguous, *Schema[ambiguous]) {})},
 		{"not a struct, with a value-receiver Describe", []Rule{RuleNotStruct, RuleDescribe, RuleTableMissing, RuleNoPartitionKey, RuleInvalidName}, of(func(*rulesValueInt, *Schema[rulesValueInt]) {})},
 		{"value receiver and no Table", []Rule{RuleDescribe, RuleTableMissing, RuleNoPartitionKey, RuleInvalidName}, of(func(*rulesValueRecv, *Schema[rulesValueRecv]) {})},
-		{"Transient with Sensitive and no partition key", []Rule{RuleConflict, RuleNoPartitionKey}, of(func(e *rulesUT[string], s *utStr) {
+		{"Transient with Sensitive and no partition key", []Rule{RuleConflictingOptions, RuleNoPartitionKey}, of(func(e *rulesUT[string], s *utStr) {
 			s.Table("t")
 			Bind(s, &e.X, Transient(), Sensitive())
 		})},
@@ -1275,7 +1278,7 @@ func TestFirstRuleWins(t *testing.T) {
 			Bind(s, &e.ID, PartitionKey(0))
 		})},
 		{"lookup and index on the only key, gc grace range", []Rule{RuleLookup, RuleSecondaryIndex, RuleOptionRange}, of(func(e *rulesUT[string], s *utStr) {
-			s.Table("t", GCGraceSeconds(-1))
+			s.Table("t", GCGrace(-1*time.Second))
 			Bind(s, &e.ID, PartitionKey(0), SecondaryIndex(), Lookup("by_id", LookupBatch))
 		})},
 		{"duplicate lookup table with an invalid name", []Rule{RuleDuplicateLookupTable, RuleInvalidName, RuleLookup}, of(func(e *rulesUT[string], s *utStr) {
@@ -1289,22 +1292,22 @@ func TestFirstRuleWins(t *testing.T) {
 			Bind(s, &e.B, ClusteringKey(1, ClusteringAsc))
 			Bind(s, &e.C, ClusteringKey(1, ClusteringAsc))
 		})},
-		{"Version on a key of a counter table", []Rule{RuleConflict, RuleCounterTable}, of(func(e *counterVersion, s *Schema[counterVersion]) {
+		{"Version on a key of a counter table", []Rule{RuleConflictingOptions, RuleCounterTable}, of(func(e *counterVersion, s *Schema[counterVersion]) {
 			s.Table("t")
 			Bind(s, &e.ID, PartitionKey(0))
 			Version(s, &e.Rev, ClusteringKey(0, ClusteringAsc))
 			Counter(s, &e.Hits)
 		})},
-		{"AsType twice, the last a duration in a key", []Rule{RuleConflict, RuleKeyType}, withX[time.Duration](PartitionKey(1), AsType(ListOf(CQLDuration)), AsType(CQLDuration))},
+		{"AsType twice, the last a duration in a key", []Rule{RuleConflictingOptions, RuleKeyType}, withX[time.Duration](PartitionKey(1), AsType(ListOf(CQLDuration)), AsType(CQLDuration))},
 		{"invalid ClusteringOrder on a duration clustering key", []Rule{RuleKeyType, RuleOptionRange}, withX[time.Duration](ClusteringKey(0, ClusteringOrder(5)))},
 		{"a refused AsType pair and a lookup on the only key", []Rule{RuleUnsupportedType, RuleLookup}, of(func(e *rulesUT[string], s *utStr) {
 			s.Table("t")
 			Bind(s, &e.ID, PartitionKey(0), Lookup("by_id", LookupBatch), AsType(CQLInt))
 		})},
-		{"Version with a refused AsType pair", []Rule{RuleConflict, RuleUnsupportedType}, onX(func(s *utInt, x *int64) { Version(s, x, AsType(CQLInt)) })},
-		{"CreatedAt with AsType(TEXT), also a refused pair", []Rule{RuleConflict, RuleUnsupportedType}, onX(func(s *utTime, x *time.Time) { CreatedAt(s, x, AsType(CQLText)) })},
+		{"Version with a refused AsType pair", []Rule{RuleConflictingOptions, RuleUnsupportedType}, onX(func(s *utInt, x *int64) { Version(s, x, AsType(CQLInt)) })},
+		{"CreatedAt with AsType(TEXT), also a refused pair", []Rule{RuleConflictingOptions, RuleUnsupportedType}, onX(func(s *utTime, x *time.Time) { CreatedAt(s, x, AsType(CQLText)) })},
 		{"the marker as TEXT, also a refused pair", []Rule{RuleSoftDeleteMarker, RuleUnsupportedType}, of(func(e *marked, s *Schema[marked]) {
-			s.Table("t", SoftDelete(60, &e.Deleted))
+			s.Table("t", SoftDelete(60*time.Second, &e.Deleted))
 			Bind(s, &e.ID, PartitionKey(0))
 			Bind(s, &e.Deleted, AsType(CQLText))
 		})},
@@ -1551,7 +1554,7 @@ func TestBadInputNeverPanics(t *testing.T) {
 		"zero AsType map":  withX[map[string]string](AsType(MapOf(CQLType{}, CQLType{}))),
 		"zero AsType list": withX[[]string](AsType(ListOf(CQLType{}))),
 		"everything at once": of(func(e *everything, s *Schema[everything]) {
-			s.Table("t", DefaultTTL(-3), GCGraceSeconds(-3), SoftDelete(-3, &e.Del), CacheResult(-3, -3), ReadConsistency(Consistency(0xFFFF)))
+			s.Table("t", DefaultTTL(-3*time.Second), GCGrace(-3*time.Second), SoftDelete(-3*time.Second, &e.Del), CacheResult(-3*time.Second, -3), ReadConsistency(Consistency(0xFFFF)))
 			Bind(s, &e.ID, PartitionKey(-1), ClusteringKey(-1, ClusteringOrder(9)), Lookup("", LookupConsistency(9)), AsType(CQLType{}), Column("\x00"))
 			Bind(s, &e.Tags, PartitionKey(-1), AsType(MapOf(CQLType{}, CQLType{})))
 			Counter(s, &e.Hits, Lookup("x", LookupBatch), SecondaryIndex())
@@ -1584,7 +1587,7 @@ func TestBadInputNeverPanics(t *testing.T) {
 	t.Run("nil options are ignored", func(t *testing.T) {
 		type nilOptions struct{ ID, Name string }
 		ts, validators, err := buildSchema(func(e *nilOptions, s *Schema[nilOptions]) {
-			s.Table("t", nil, GCGraceSeconds(5), nil)
+			s.Table("t", nil, GCGrace(5*time.Second), nil)
 			Bind(s, &e.ID, nil, PartitionKey(0), nil)
 			Bind(s, &e.Name)
 			s.Validate(nil)
@@ -1824,10 +1827,10 @@ func newKeyspaceTables(t *testing.T) keyspaceTables {
 		Bind(s, &e.ID, PartitionKey(0))
 		Bind(s, &e.Docs, SecondaryIndex())
 	})
-	k.ttlLatest = accept(t, ttl(DefaultTTL(ttlLatest)))
-	k.ttlOver = accept(t, ttl(DefaultTTL(ttlLatest+1)))
+	k.ttlLatest = accept(t, ttl(DefaultTTL(time.Duration(ttlLatest)*time.Second)))
+	k.ttlOver = accept(t, ttl(DefaultTTL(time.Duration(ttlLatest+1)*time.Second)))
 	k.softOver = accept(t, func(e *ttlTable, s *Schema[ttlTable]) {
-		s.Table("soft", SoftDelete(ttlLatest+1, &e.Deleted))
+		s.Table("soft", SoftDelete(time.Duration(ttlLatest+1)*time.Second, &e.Deleted))
 		Bind(s, &e.ID, PartitionKey(0))
 	})
 	k.ttlMax = accept(t, ttl(DefaultTTL(MaxTTL)))
@@ -2224,36 +2227,36 @@ var pairExpectations = []struct {
 }{
 	// Keys. X is then the only partition key, or a clustering key after ID.
 	{pPK, pPK, ""}, {pPK, pCKAsc, RuleKeyConflict}, {pPK, pCKDesc, RuleKeyConflict},
-	{pPK, pBatch, RuleLookup}, {pPK, pEvent, RuleLookup}, {pPK, pColumn, ""}, {pPK, pTrans, RuleConflict},
+	{pPK, pBatch, RuleLookup}, {pPK, pEvent, RuleLookup}, {pPK, pColumn, ""}, {pPK, pTrans, RuleConflictingOptions},
 	{pPK, pIndex, RuleSecondaryIndex}, {pPK, pSens, ""}, {pPK, pAsType, ""},
-	{pPK, pCreated, ""}, {pPK, pUpdated, RuleConflict}, {pPK, pVerTime, RuleConflict}, {pPK, pVerInt, RuleConflict},
+	{pPK, pCreated, ""}, {pPK, pUpdated, RuleConflictingOptions}, {pPK, pVerTime, RuleConflictingOptions}, {pPK, pVerInt, RuleConflictingOptions},
 	{pPK, pCounter, RuleKeyType}, {pPK, pUUIDv7, ""}, {pPK, pUUIDv4, ""}, {pPK, pMarker, RuleSoftDeleteMarker},
 
 	// A lookup on a clustering column is accepted; on the only partition
 	// key it is not (a lookup by it is a read of its partition).
-	{pCKAsc, pCKAsc, ""}, {pCKAsc, pCKDesc, RuleConflict}, {pCKAsc, pBatch, ""}, {pCKAsc, pEvent, ""},
-	{pCKAsc, pColumn, ""}, {pCKAsc, pTrans, RuleConflict}, {pCKAsc, pIndex, ""}, {pCKAsc, pSens, ""}, {pCKAsc, pAsType, ""},
-	{pCKAsc, pCreated, ""}, {pCKAsc, pUpdated, RuleConflict}, {pCKAsc, pVerTime, RuleConflict}, {pCKAsc, pVerInt, RuleConflict},
+	{pCKAsc, pCKAsc, ""}, {pCKAsc, pCKDesc, RuleConflictingOptions}, {pCKAsc, pBatch, ""}, {pCKAsc, pEvent, ""},
+	{pCKAsc, pColumn, ""}, {pCKAsc, pTrans, RuleConflictingOptions}, {pCKAsc, pIndex, ""}, {pCKAsc, pSens, ""}, {pCKAsc, pAsType, ""},
+	{pCKAsc, pCreated, ""}, {pCKAsc, pUpdated, RuleConflictingOptions}, {pCKAsc, pVerTime, RuleConflictingOptions}, {pCKAsc, pVerInt, RuleConflictingOptions},
 	{pCKAsc, pCounter, RuleKeyType}, {pCKAsc, pUUIDv7, ""}, {pCKAsc, pUUIDv4, ""}, {pCKAsc, pMarker, RuleSoftDeleteMarker},
 
 	{pCKDesc, pCKDesc, ""}, {pCKDesc, pBatch, ""}, {pCKDesc, pEvent, ""},
-	{pCKDesc, pColumn, ""}, {pCKDesc, pTrans, RuleConflict}, {pCKDesc, pIndex, ""}, {pCKDesc, pSens, ""}, {pCKDesc, pAsType, ""},
-	{pCKDesc, pCreated, ""}, {pCKDesc, pUpdated, RuleConflict}, {pCKDesc, pVerTime, RuleConflict}, {pCKDesc, pVerInt, RuleConflict},
+	{pCKDesc, pColumn, ""}, {pCKDesc, pTrans, RuleConflictingOptions}, {pCKDesc, pIndex, ""}, {pCKDesc, pSens, ""}, {pCKDesc, pAsType, ""},
+	{pCKDesc, pCreated, ""}, {pCKDesc, pUpdated, RuleConflictingOptions}, {pCKDesc, pVerTime, RuleConflictingOptions}, {pCKDesc, pVerInt, RuleConflictingOptions},
 	{pCKDesc, pCounter, RuleKeyType}, {pCKDesc, pUUIDv7, ""}, {pCKDesc, pUUIDv4, ""}, {pCKDesc, pMarker, RuleSoftDeleteMarker},
 
 	// Lookups: the lookup column is a lookup table's key.
-	{pBatch, pBatch, ""}, {pBatch, pEvent, RuleConflict}, {pBatch, pColumn, ""}, {pBatch, pTrans, RuleConflict},
+	{pBatch, pBatch, ""}, {pBatch, pEvent, RuleConflictingOptions}, {pBatch, pColumn, ""}, {pBatch, pTrans, RuleConflictingOptions},
 	{pBatch, pIndex, ""}, {pBatch, pSens, ""}, {pBatch, pAsType, ""},
 	{pBatch, pCreated, ""}, {pBatch, pUpdated, ""}, {pBatch, pVerTime, ""}, {pBatch, pVerInt, ""},
 	{pBatch, pCounter, RuleKeyType}, {pBatch, pUUIDv7, ""}, {pBatch, pUUIDv4, ""}, {pBatch, pMarker, ""},
 
-	{pEvent, pEvent, ""}, {pEvent, pColumn, ""}, {pEvent, pTrans, RuleConflict},
+	{pEvent, pEvent, ""}, {pEvent, pColumn, ""}, {pEvent, pTrans, RuleConflictingOptions},
 	{pEvent, pIndex, ""}, {pEvent, pSens, ""}, {pEvent, pAsType, ""},
 	{pEvent, pCreated, ""}, {pEvent, pUpdated, ""}, {pEvent, pVerTime, ""}, {pEvent, pVerInt, ""},
 	{pEvent, pCounter, RuleKeyType}, {pEvent, pUUIDv7, ""}, {pEvent, pUUIDv4, ""}, {pEvent, pMarker, ""},
 
 	// Column, Sensitive, SecondaryIndex, AsType: marks that go with any role.
-	{pColumn, pColumn, ""}, {pColumn, pTrans, RuleConflict}, {pColumn, pIndex, ""}, {pColumn, pSens, ""}, {pColumn, pAsType, ""},
+	{pColumn, pColumn, ""}, {pColumn, pTrans, RuleConflictingOptions}, {pColumn, pIndex, ""}, {pColumn, pSens, ""}, {pColumn, pAsType, ""},
 	{pColumn, pCreated, ""}, {pColumn, pUpdated, ""}, {pColumn, pVerTime, ""}, {pColumn, pVerInt, ""},
 	{pColumn, pCounter, ""}, {pColumn, pUUIDv7, ""}, {pColumn, pUUIDv4, ""}, {pColumn, pMarker, ""},
 
@@ -2270,8 +2273,8 @@ var pairExpectations = []struct {
 	// DATE; a Version keeps its exact type (a DATE version could not tell
 	// two writes of one day apart); COUNTER and generated UUIDs are fixed.
 	{pAsType, pAsType, ""},
-	{pAsType, pCreated, ""}, {pAsType, pUpdated, ""}, {pAsType, pVerInt, RuleConflict}, {pAsType, pVerTime, RuleConflict},
-	{pAsType, pCounter, RuleConflict}, {pAsType, pUUIDv7, RuleConflict}, {pAsType, pUUIDv4, RuleConflict}, {pAsType, pMarker, ""},
+	{pAsType, pCreated, ""}, {pAsType, pUpdated, ""}, {pAsType, pVerInt, RuleConflictingOptions}, {pAsType, pVerTime, RuleConflictingOptions},
+	{pAsType, pCounter, RuleConflictingOptions}, {pAsType, pUUIDv7, RuleConflictingOptions}, {pAsType, pUUIDv4, RuleConflictingOptions}, {pAsType, pMarker, ""},
 
 	// AsType of a pair NativeOverrides refuses (pairBadAsType: INT on a
 	// string or int64, TEXT on the rest): unsupported-type, unless a role
@@ -2279,22 +2282,22 @@ var pairExpectations = []struct {
 	// for the marker, which must stay BOOLEAN), or X is Transient.
 	{pAsBad, pPK, RuleUnsupportedType}, {pAsBad, pCKAsc, RuleUnsupportedType}, {pAsBad, pCKDesc, RuleUnsupportedType},
 	{pAsBad, pBatch, RuleUnsupportedType}, {pAsBad, pEvent, RuleUnsupportedType}, {pAsBad, pColumn, RuleUnsupportedType},
-	{pAsBad, pTrans, RuleConflict}, {pAsBad, pIndex, RuleUnsupportedType}, {pAsBad, pSens, RuleUnsupportedType},
-	{pAsBad, pAsType, RuleConflict}, {pAsBad, pAsBad, RuleUnsupportedType},
-	{pAsBad, pCreated, RuleConflict}, {pAsBad, pUpdated, RuleConflict}, {pAsBad, pVerTime, RuleConflict}, {pAsBad, pVerInt, RuleConflict},
-	{pAsBad, pCounter, RuleConflict}, {pAsBad, pUUIDv7, RuleConflict}, {pAsBad, pUUIDv4, RuleConflict}, {pAsBad, pMarker, RuleSoftDeleteMarker},
+	{pAsBad, pTrans, RuleConflictingOptions}, {pAsBad, pIndex, RuleUnsupportedType}, {pAsBad, pSens, RuleUnsupportedType},
+	{pAsBad, pAsType, RuleConflictingOptions}, {pAsBad, pAsBad, RuleUnsupportedType},
+	{pAsBad, pCreated, RuleConflictingOptions}, {pAsBad, pUpdated, RuleConflictingOptions}, {pAsBad, pVerTime, RuleConflictingOptions}, {pAsBad, pVerInt, RuleConflictingOptions},
+	{pAsBad, pCounter, RuleConflictingOptions}, {pAsBad, pUUIDv7, RuleConflictingOptions}, {pAsBad, pUUIDv4, RuleConflictingOptions}, {pAsBad, pMarker, RuleSoftDeleteMarker},
 
 	// Transient excludes the field: nothing else goes with it.
-	{pTrans, pTrans, ""}, {pTrans, pIndex, RuleConflict}, {pTrans, pSens, RuleConflict}, {pTrans, pAsType, RuleConflict},
-	{pTrans, pCreated, RuleConflict}, {pTrans, pUpdated, RuleConflict}, {pTrans, pVerTime, RuleConflict}, {pTrans, pVerInt, RuleConflict},
-	{pTrans, pCounter, RuleConflict}, {pTrans, pUUIDv7, RuleConflict}, {pTrans, pUUIDv4, RuleConflict}, {pTrans, pMarker, RuleSoftDeleteMarker},
+	{pTrans, pTrans, ""}, {pTrans, pIndex, RuleConflictingOptions}, {pTrans, pSens, RuleConflictingOptions}, {pTrans, pAsType, RuleConflictingOptions},
+	{pTrans, pCreated, RuleConflictingOptions}, {pTrans, pUpdated, RuleConflictingOptions}, {pTrans, pVerTime, RuleConflictingOptions}, {pTrans, pVerInt, RuleConflictingOptions},
+	{pTrans, pCounter, RuleConflictingOptions}, {pTrans, pUUIDv7, RuleConflictingOptions}, {pTrans, pUUIDv4, RuleConflictingOptions}, {pTrans, pMarker, RuleSoftDeleteMarker},
 
 	// Roles with roles of the same Go type.
-	{pCreated, pCreated, ""}, {pCreated, pUpdated, RuleConflict}, {pCreated, pVerTime, RuleConflict},
-	{pUpdated, pUpdated, ""}, {pUpdated, pVerTime, RuleConflict}, {pVerTime, pVerTime, ""},
-	{pVerInt, pVerInt, ""}, {pVerInt, pCounter, RuleConflict}, {pCounter, pCounter, ""},
-	{pUUIDv7, pUUIDv7, ""}, {pUUIDv7, pUUIDv4, RuleConflict}, {pUUIDv4, pUUIDv4, ""},
-	{pMarker, pMarker, RuleConflict}, // SoftDelete set twice: a table conflict
+	{pCreated, pCreated, ""}, {pCreated, pUpdated, RuleConflictingOptions}, {pCreated, pVerTime, RuleConflictingOptions},
+	{pUpdated, pUpdated, ""}, {pUpdated, pVerTime, RuleConflictingOptions}, {pVerTime, pVerTime, ""},
+	{pVerInt, pVerInt, ""}, {pVerInt, pCounter, RuleConflictingOptions}, {pCounter, pCounter, ""},
+	{pUUIDv7, pUUIDv7, ""}, {pUUIDv7, pUUIDv4, RuleConflictingOptions}, {pUUIDv4, pUUIDv4, ""},
+	{pMarker, pMarker, RuleConflictingOptions}, // SoftDelete set twice: a table conflict
 }
 
 // buildPair builds rulesUT[V] with options a and b on X: in one Bind (or
@@ -2306,7 +2309,7 @@ func buildPair[V any](a, b pairOption, split bool) (*TableSchema, error) {
 		xKey := false
 		for _, o := range []pairOption{a, b} {
 			if o.marker {
-				topts = append(topts, SoftDelete(60, any(&e.X).(*bool)))
+				topts = append(topts, SoftDelete(60*time.Second, any(&e.X).(*bool)))
 			}
 			xKey = xKey || o.name == pPK
 		}

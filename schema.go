@@ -1,6 +1,9 @@
 package kandra
 
-import "reflect"
+import (
+	"reflect"
+	"time"
+)
 
 // Schema is what an entity's Describe method receives: it names the table,
 // sets table options, and collects field bindings (Bind, CreatedAt,
@@ -54,8 +57,8 @@ type tableOptionFunc func(*tableSpec)
 func (f tableOptionFunc) applyTable(s *tableSpec) { f(s) }
 
 type tableSpec struct {
-	gcGrace    *int
-	ttl        *int
+	gcGrace    *time.Duration
+	ttl        *time.Duration
 	read       *Consistency
 	write      *Consistency
 	cache      *CacheConfig
@@ -64,7 +67,7 @@ type tableSpec struct {
 }
 
 type softDeleteSpec struct {
-	ttl    int
+	ttl    time.Duration
 	marker *bool
 }
 
@@ -75,16 +78,19 @@ func setOnce[V comparable](dst **V, v V, what string, conflicts *[]string) {
 	*dst = &v
 }
 
-// GCGraceSeconds sets gc_grace_seconds: how long tombstones are kept.
+// GCGrace sets gc_grace_seconds: how long tombstones are kept, a whole
+// number of seconds from 0 to 2^31-1 s (another value is a schema error).
 // Without it the server's default (ten days) applies.
-func GCGraceSeconds(seconds int) TableOption {
-	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.gcGrace, seconds, "GCGraceSeconds", &s.conflicts) })
+func GCGrace(d time.Duration) TableOption {
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.gcGrace, d, "GCGrace", &s.conflicts) })
 }
 
 // DefaultTTL sets default_time_to_live on the primary table (never on its
-// lookup tables): rows expire that many seconds after they are written.
-func DefaultTTL(seconds int) TableOption {
-	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.ttl, seconds, "DefaultTTL", &s.conflicts) })
+// lookup tables): rows expire d after they are written. d is a whole
+// number of seconds from 0 (no expiry) to MaxTTL; another value is a
+// schema error.
+func DefaultTTL(d time.Duration) TableOption {
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.ttl, d, "DefaultTTL", &s.conflicts) })
 }
 
 // ReadConsistency records the table's read consistency. The schema only
@@ -101,23 +107,25 @@ func WriteConsistency(c Consistency) TableOption {
 }
 
 // CacheResult records a result-cache configuration; the schema only
-// records it, for a cache layer to read (TableSchema.CacheResult).
-func CacheResult(ttlSeconds int, maxSize int64) TableOption {
+// records it, for a cache layer to read (TableSchema.CacheResult). Neither
+// value may be negative.
+func CacheResult(ttl time.Duration, maxSize int64) TableOption {
 	return tableOptionFunc(func(s *tableSpec) {
-		setOnce(&s.cache, CacheConfig{TTLSeconds: ttlSeconds, MaxSize: maxSize}, "CacheResult", &s.conflicts)
+		setOnce(&s.cache, CacheConfig{TTL: ttl, MaxSize: maxSize}, "CacheResult", &s.conflicts)
 	})
 }
 
 // SoftDelete records that the runtime deletes rows by rewriting them with a
-// TTL of ttlSeconds instead of deleting them. marker, if not nil, is the address
+// TTL of ttl (a whole number of seconds, 0 to MaxTTL) instead of deleting
+// them. marker, if not nil, is the address
 // of a bool field of the entity that permanently records deletion (true =
 // deleted): without it no query can tell a soft-deleted row from a live one
 // before the TTL expires.
-func SoftDelete(ttlSeconds int, marker *bool) TableOption {
+func SoftDelete(ttl time.Duration, marker *bool) TableOption {
 	return tableOptionFunc(func(s *tableSpec) {
 		if s.softDelete != nil {
 			s.conflicts = append(s.conflicts, "SoftDelete is set twice")
 		}
-		s.softDelete = &softDeleteSpec{ttl: ttlSeconds, marker: marker}
+		s.softDelete = &softDeleteSpec{ttl: ttl, marker: marker}
 	})
 }

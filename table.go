@@ -90,20 +90,6 @@ func (c *ColumnSchema) Pointer(entity any) (any, error) {
 	return d.PackAt(c.ptrType, c.offset), nil
 }
 
-// Pointers appends to dst the addresses of every column of entity (a
-// non-nil pointer to the table's entity type), in column order, like
-// Table.Pointers for code that holds only a TableSchema.
-func (t *TableSchema) Pointers(entity any, dst []any) ([]any, error) {
-	w, d := reflectx.Unpack(entity)
-	if w != t.ptrType || d.IsNil() {
-		return dst, t.pointerErr(entity)
-	}
-	for _, c := range t.columns {
-		dst = append(dst, d.PackAt(c.ptrType, c.offset))
-	}
-	return dst, nil
-}
-
 func (t *TableSchema) pointerErr(entity any) error {
 	return &SchemaError{Entity: t.entity.String(), Rule: RuleBinding,
 		Detail: fmt.Sprintf("table %s holds *%s; %T is not a non-nil pointer to it", t.name, t.entity, entity)}

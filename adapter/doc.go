@@ -5,7 +5,7 @@
 //
 // The core here is written once for every driver. It plans, per column,
 // how a Go type kandra maps is bound and scanned (Codec for a row's
-// columns, Plan for a kandra.Statement's markers and results), applies
+// columns, Plan for a Statement's markers and results), applies
 // kandra's value rules at the edges (docs/types.md, "Values at the edges": the
 // exact wire form of timestamps, dates, times of day, inet addresses,
 // blobs, UUIDs, durations and integers wider than their field), binds by
@@ -16,6 +16,17 @@
 // the migrator's driver: LWT classification (IsConditional), credentials
 // for an authenticator (Auth) and the plain values of schema rows
 // (MapRows).
+//
+// The statements come from here too: BuildStatements renders, once per
+// table, every CQL statement the runtime sends (TableStatements and
+// LookupStatements), each a Statement whose bind markers say where their
+// values come from (Param); AppendColumns, AppendExpected and
+// AppendResult give the entity's field addresses for them, in order.
+//
+// And the migrator's driver side: ReadSchemaRows, ReadSchemaVersions,
+// ExecSchemaThen and AwaitAgreement read the schema tables and wait for
+// schema agreement over any QueryFunc, which is what an adapter's
+// migrate.Driver methods are made of.
 //
 // An adapter implements Driver, a handful of methods for its driver's
 // types (its TypeInfo, its Marshal and Unmarshal, how it splits a

@@ -10,12 +10,12 @@ import (
 // Plans holds the Plan of every statement a driver has run, made on first
 // use. The zero value is ready; it is safe for concurrent use.
 type Plans[I any, D Driver[I]] struct {
-	m sync.Map // *kandra.Statement -> *Plan[I, D]
+	m sync.Map // *Statement -> *Plan[I, D]
 }
 
 // Of is s's plan. It fails for a column whose CQL type the core does not
 // know (a tuple or a user-defined type).
-func (ps *Plans[I, D]) Of(s *kandra.Statement) (*Plan[I, D], error) {
+func (ps *Plans[I, D]) Of(s *Statement) (*Plan[I, D], error) {
 	if p, ok := ps.m.Load(s); ok {
 		return p.(*Plan[I, D]), nil
 	}
@@ -27,7 +27,7 @@ func (ps *Plans[I, D]) Of(s *kandra.Statement) (*Plan[I, D], error) {
 	return v.(*Plan[I, D]), nil
 }
 
-// Plan is the conversions of one kandra.Statement, as Codec plans them
+// Plan is the conversions of one Statement, as Codec plans them
 // for a row's columns: per marker and per result column, nil where the
 // driver takes the value as it is.
 type Plan[I any, D Driver[I]] struct {
@@ -40,7 +40,7 @@ type Plan[I any, D Driver[I]] struct {
 
 // newPlan plans s. It fails for a column whose CQL type the core does not
 // know (a tuple or a user-defined type).
-func newPlan[I any, D Driver[I]](s *kandra.Statement) (*Plan[I, D], error) {
+func newPlan[I any, D Driver[I]](s *Statement) (*Plan[I, D], error) {
 	p := &Plan[I, D]{params: make([]*conv, s.NumParams()), goType: make([]reflect.Type, s.NumParams()), result: make([]*conv, s.NumResult()), cols: make([]*kandra.ColumnSchema, s.NumResult())}
 	for i := 0; i < s.NumParams(); i++ {
 		c := s.Param(i).Column

@@ -20,7 +20,7 @@ import (
 // such a statement of the migrator's (migrate.Driver's ExecCQL) at serial
 // consistency and reads its [applied] column. Other statements with IF
 // (CREATE ... IF NOT EXISTS) are not transactions. (The runtime's
-// statements say it themselves: kandra.Statement.IsConditional.)
+// statements say it themselves: Statement.IsConditional.)
 func IsConditional(stmt string) bool { return cqlstmt.IsConditional(stmt) }
 
 // Auth is the driver-neutral part of an adapter's authenticator: it asks
@@ -77,7 +77,7 @@ type MapIter interface {
 
 // MapRows reads every row of it (the driver fetching pages as they come)
 // with the driver's own types turned into plain values, as
-// migrate.Driver's QueryCQL and migrate.SchemaRows give them: a UUID (any
+// migrate.Driver's QueryCQL and SchemaRows give them: a UUID (any
 // 16-byte array) and a list of them as canonical strings, a net.IP as its
 // string.
 func MapRows(it MapIter) ([]map[string]any, error) {

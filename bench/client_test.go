@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kandra-go/kandra/adapter"
+
 	gocql "github.com/gocql/gocql"
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx/reflectx"
@@ -174,7 +176,7 @@ func unmarshalRow(infos []gocql.TypeInfo, row [][]byte, targets []any) error {
 type clientDriver struct {
 	m     marshaller
 	row   [][]byte
-	plans sync.Map // *kandra.Statement -> *clientPlan
+	plans sync.Map // *adapter.Statement -> *clientPlan
 	pool  sync.Pool
 	bufs  sync.Pool // *[]any
 }
@@ -189,7 +191,7 @@ type clientPlan struct {
 	result []gocql.TypeInfo
 }
 
-func (d *clientDriver) plan(s *kandra.Statement) (*clientPlan, error) {
+func (d *clientDriver) plan(s *adapter.Statement) (*clientPlan, error) {
 	if p, ok := d.plans.Load(s); ok {
 		return p.(*clientPlan), nil
 	}
@@ -200,9 +202,9 @@ func (d *clientDriver) plan(s *kandra.Statement) (*clientPlan, error) {
 		switch {
 		case p.Column != nil && plain == nil:
 			params = append(params, p.Column)
-		case p.Kind == kandra.ParamTimestamp:
+		case p.Kind == adapter.ParamTimestamp:
 			plain = append(plain, gocql.NewNativeType(protoVersion, gocql.TypeBigInt, ""))
-		case p.Kind == kandra.ParamTTL || p.Kind == kandra.ParamLimit:
+		case p.Kind == adapter.ParamTTL || p.Kind == adapter.ParamLimit:
 			plain = append(plain, gocql.NewNativeType(protoVersion, gocql.TypeInt, ""))
 		default:
 			return nil, fmt.Errorf("bench: %s: marker %s: the client driver binds column values, then USING TIMESTAMP, TTL or LIMIT values", s, p)
@@ -351,7 +353,7 @@ type clientStatements struct {
 func newClientStatements(tb testing.TB) *clientStatements {
 	tb.Helper()
 	st := eventStatements(tb)
-	var byID, byEmail *kandra.Statement
+	var byID, byEmail *adapter.Statement
 	for i := 0; i < st.NumLookups(); i++ {
 		switch l := st.Lookup(i); l.Insert().Param(0).Column.Name() {
 		case "event_id":
@@ -364,7 +366,7 @@ func newClientStatements(tb testing.TB) *clientStatements {
 	}
 	ins, get := st.Insert(0), st.SelectByKey()
 	c := &clientStatements{insert: ins.CQL(), byID: byID.CQL(), byEmail: byEmail.CQL(), get: get.CQL()}
-	params := func(s *kandra.Statement) ([]string, []gocql.TypeInfo) {
+	params := func(s *adapter.Statement) ([]string, []gocql.TypeInfo) {
 		var cols []*kandra.ColumnSchema
 		var names []string
 		for i := 0; i < s.NumParams(); i++ {
@@ -478,7 +480,7 @@ func newClientRepo(tb testing.TB, row [][]byte) (rt *store.Store, repo *store.Re
 
 // kandraValues are the values the kandra driver hands gocql for stmts,
 // bound from e and converted once: the marshal floor's input.
-func kandraValues(tb testing.TB, e *Event, stmts ...*kandra.Statement) (cqls []string, infos [][]gocql.TypeInfo, vals [][]any) {
+func kandraValues(tb testing.TB, e *Event, stmts ...*adapter.Statement) (cqls []string, infos [][]gocql.TypeInfo, vals [][]any) {
 	tb.Helper()
 	d := &clientDriver{}
 	for _, s := range stmts {
@@ -488,15 +490,15 @@ func kandraValues(tb testing.TB, e *Event, stmts ...*kandra.Statement) (cqls []s
 		}
 		cqls = append(cqls, s.CQL())
 		infos = append(infos, p.params)
-		vals = append(vals, p.bind.BindValues(kandra.AppendColumns(events(tb), s, e, nil)))
+		vals = append(vals, p.bind.BindValues(adapter.AppendColumns(events(tb), s, e, nil)))
 	}
 	return cqls, infos, vals
 }
 
 // eventStatements are Event's statements in keyspace app.
-func eventStatements(tb testing.TB) *kandra.TableStatements {
+func eventStatements(tb testing.TB) *adapter.TableStatements {
 	tb.Helper()
-	st, err := kandra.BuildStatements(events(tb).Schema(), "app")
+	st, err := adapter.BuildStatements(events(tb).Schema(), "app")
 	if err != nil {
 		tb.Fatal(err)
 	}

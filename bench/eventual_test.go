@@ -266,7 +266,7 @@ func waitingInEnqueue() bool {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "runtime.(*Runtime).enqueue") && (strings.Contains(g, "[select") || strings.Contains(g, "[chan send")) {
+		if strings.Contains(g, "store.(*Store).enqueue") && (strings.Contains(g, "[select") || strings.Contains(g, "[chan send")) {
 			return true
 		}
 	}

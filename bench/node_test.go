@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kandra-go/kandra/adapter"
+
 	gocql "github.com/gocql/gocql"
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
@@ -248,7 +250,7 @@ func TestRealServerThroughput(t *testing.T) {
 	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
 	t.Logf("keyspace %s created in %v", ks, time.Since(began).Round(time.Millisecond))
 
-	st, err := kandra.BuildStatements(events(t).Schema(), ks)
+	st, err := adapter.BuildStatements(events(t).Schema(), ks)
 	if err != nil {
 		t.Fatal(err)
 	}

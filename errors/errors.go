@@ -4,10 +4,11 @@
 // Every error of the family matches [ErrKandra] with the standard library's
 // errors.Is, and each kind also matches its own sentinel ([ErrSchema],
 // [ErrQuery], [ErrAuth], [ErrOptimisticLock], [ErrMigration],
-// [ErrValidation], [ErrNotFound], [ErrArgument], [ErrUnique]). Use
-// errors.As to reach the concrete type and its fields.
-// Kinds that wrap a cause ([QueryError], [AuthError], [MigrationError])
-// unwrap to it, so errors.Is also sees through to the cause.
+// [ErrValidation], [ErrNotFound], [ErrArgument], [ErrUnique], [ErrValue]).
+// Use errors.As to reach the concrete type and its fields. Kinds that wrap
+// a cause ([QueryError], [AuthError], [MigrationError]) unwrap to it, so
+// errors.Is also sees through to the cause: [ErrBatchTooLarge] and
+// [ErrClosed] are such causes. Every sentinel kandra has is declared here.
 //
 // The package name shadows the standard library's; import it under another
 // name, for example:
@@ -53,6 +54,13 @@ var (
 	// ErrUnique matches *UniqueError: a unique lookup value is held by
 	// another entity.
 	ErrUnique error = sentinel("kandra: unique value taken")
+	// ErrBatchTooLarge is the cause of the *QueryError of a batch refused
+	// before sending because its values exceed the batch limit (nothing
+	// was written).
+	ErrBatchTooLarge error = sentinel("kandra: batch too large")
+	// ErrClosed is the cause of the *QueryError of a call made after the
+	// store's Close (nothing was sent).
+	ErrClosed error = sentinel("kandra: store closed")
 	// ErrValue matches *ValueError: a value has no exact form in its
 	// column's CQL type (written), or a stored cell has none in the
 	// field's Go type (read).

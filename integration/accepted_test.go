@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kandra-go/kandra/adapter"
+
 	"github.com/gocql/gocql"
 	"github.com/google/uuid"
 
@@ -336,7 +338,7 @@ func TestTodoKeyCollision(t *testing.T) {
 // insertRows writes the entities with kandra's Insert statement.
 func insertRows[T any](t *testing.T, s *gocql.Session, ks string, table *kandra.Table[T], rows ...*T) {
 	t.Helper()
-	st, err := kandra.BuildStatements(table.Schema(), ks)
+	st, err := adapter.BuildStatements(table.Schema(), ks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +441,7 @@ func TestDescendingFrozen(t *testing.T) {
 	}
 	e.Elem().Field(1).Set(reflect.ValueOf(set))
 	e.Elem().Field(2).Set(reflect.ValueOf(m))
-	ptrs, _ := ts.Pointers(e.Interface(), nil)
+	ptrs := pointersOf(ts, e.Interface())
 	for i := 0; i < 20; i++ {
 		if err := s.Query(insertStmt(ks, ts), codec.BindValues(ptrs)...).Exec(); err != nil {
 			t.Fatal(err)

@@ -141,7 +141,7 @@ type Event struct {
 }
 
 func (e *Event) Describe(s *kandra.Schema[Event]) {
-	s.Table("events", kandra.DefaultTTL(7*24*3600))
+	s.Table("events", kandra.DefaultTTL((7*24*3600)*time.Second))
 	kandra.Bind(s, &e.StreamID, kandra.PartitionKey(0))
 	kandra.GeneratedUUID(s, &e.EventID, kandra.UUIDTimeOrdered, kandra.ClusteringKey(0, kandra.ClusteringDesc))
 	kandra.Bind(s, &e.Kind, kandra.SecondaryIndex())
@@ -162,7 +162,7 @@ type Reading struct {
 }
 
 func (r *Reading) Describe(s *kandra.Schema[Reading]) {
-	s.Table("readings", kandra.GCGraceSeconds(3600))
+	s.Table("readings", kandra.GCGrace(3600*time.Second))
 	kandra.Bind(s, &r.Day, kandra.PartitionKey(1), kandra.AsType(kandra.CQLDate), kandra.SecondaryIndex())
 	kandra.Bind(s, &r.Sensor, kandra.PartitionKey(0))
 	kandra.Bind(s, &r.At, kandra.ClusteringKey(1, kandra.ClusteringDesc))
@@ -204,7 +204,7 @@ type PageViews struct {
 
 func (p *PageViews) Describe(s *kandra.Schema[PageViews]) {
 	s.Table("page_views", kandra.ReadConsistency(kandra.ConsistencyLocalQuorum),
-		kandra.WriteConsistency(kandra.ConsistencyOne), kandra.CacheResult(60, 1000))
+		kandra.WriteConsistency(kandra.ConsistencyOne), kandra.CacheResult(60*time.Second, 1000))
 	kandra.Bind(s, &p.Page, kandra.PartitionKey(0))
 	kandra.Bind(s, &p.Day, kandra.ClusteringKey(0, kandra.ClusteringDesc), kandra.AsType(kandra.CQLDate))
 	kandra.Counter(s, &p.Views)
@@ -234,7 +234,7 @@ type Account struct {
 }
 
 func (a *Account) Describe(s *kandra.Schema[Account]) {
-	s.Table("accounts", kandra.SoftDelete(30*24*3600, &a.Deleted), kandra.DefaultTTL(0), kandra.GCGraceSeconds(0))
+	s.Table("accounts", kandra.SoftDelete((30*24*3600)*time.Second, &a.Deleted), kandra.DefaultTTL(0*time.Second), kandra.GCGrace(0*time.Second))
 	kandra.GeneratedUUID(s, &a.AccountID, kandra.UUIDRandom, kandra.PartitionKey(0))
 	kandra.Bind(s, &a.Email, kandra.Column("e_mail"), kandra.Lookup("by_email", kandra.LookupBatch))
 	kandra.Bind(s, &a.Handle, kandra.Lookup("by_handle", kandra.LookupEventual))
@@ -281,7 +281,7 @@ type Limits struct {
 }
 
 func (l *Limits) Describe(s *kandra.Schema[Limits]) {
-	s.Table("limits", kandra.DefaultTTL(kandra.MaxTTL), kandra.GCGraceSeconds(1<<31-1))
+	s.Table("limits", kandra.DefaultTTL(kandra.MaxTTL), kandra.GCGrace((1<<31-1)*time.Second))
 	kandra.Bind(s, &l.K, kandra.PartitionKey(0))
 }
 
@@ -293,7 +293,7 @@ type CappedLimits struct {
 }
 
 func (l *CappedLimits) Describe(s *kandra.Schema[CappedLimits]) {
-	s.Table("capped_limits", kandra.DefaultTTL(cappedTTL()), kandra.GCGraceSeconds(1<<31-1))
+	s.Table("capped_limits", kandra.DefaultTTL(cappedTTL()), kandra.GCGrace((1<<31-1)*time.Second))
 	kandra.Bind(s, &l.K, kandra.PartitionKey(0))
 }
 
@@ -305,8 +305,8 @@ var expirationCap2038 = time.Date(2038, 1, 19, 3, 14, 6, 0, time.UTC)
 // cappedTTL is the largest TTL (an hour to spare) that kandra's ttl-cap
 // rule accepts now: writes with it must still succeed kandra.TTLHorizon
 // from now.
-func cappedTTL() int {
-	return int((time.Until(expirationCap2038) - kandra.TTLHorizon - time.Hour) / time.Second)
+func cappedTTL() time.Duration {
+	return (time.Until(expirationCap2038) - kandra.TTLHorizon - time.Hour).Truncate(time.Second)
 }
 
 // KeyOnly has nothing but primary-key columns.

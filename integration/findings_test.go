@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kandra-go/kandra/adapter"
+
 	"github.com/gocql/gocql"
 
 	"github.com/kandra-go/kandra"
@@ -55,18 +57,18 @@ func findings() []finding {
 		{rule: kandra.RuleTTLCap, what: "DefaultTTL of now to 2038-01-19 plus a day: every INSERT refused", targets: kandra.Cassandra5,
 			run: func(t *testing.T, s *gocql.Session, ks string) string {
 				ttl := int((time.Until(expirationCap2038) + 24*time.Hour) / time.Second)
-				sp := specOf("r_ttl2038", []any{kandra.DefaultTTL(ttl)}, f[string]("K", pk0), f[string]("V"))
+				sp := specOf("r_ttl2038", []any{kandra.DefaultTTL(time.Duration(ttl) * time.Second)}, f[string]("K", pk0), f[string]("V"))
 				return ttlCapRefused(t, s, ks, sp, "INSERT", false)
 			}},
 		{rule: kandra.RuleTTLCap, what: "SoftDelete(MaxTTL): the soft-delete write refused", targets: kandra.Cassandra5,
 			run: func(t *testing.T, s *gocql.Session, ks string) string {
-				sp := softDelete(specOf("r_sd20y", nil, f[string]("K", pk0), f[bool]("Gone"), f[string]("V")), kandra.MaxTTL, 1)
+				sp := softDelete(specOf("r_sd20y", nil, f[string]("K", pk0), f[bool]("Gone"), f[string]("V")), maxTTLSeconds, 1)
 				return ttlCapRefused(t, s, ks, sp, "soft-delete write", true)
 			}},
 		{rule: kandra.RuleTTLCap, what: "a TTL whose writes work today and fail within TTLHorizon", targets: kandra.Cassandra5, kind: stricterHere,
 			run: func(t *testing.T, s *gocql.Session, ks string) string {
 				ttl := int((time.Until(expirationCap2038) - kandra.TTLHorizon + 30*24*time.Hour) / time.Second)
-				sp := specOf("r_ttlsoon", []any{kandra.DefaultTTL(ttl)}, f[string]("K", pk0), f[string]("V"))
+				sp := specOf("r_ttlsoon", []any{kandra.DefaultTTL(time.Duration(ttl) * time.Second)}, f[string]("K", pk0), f[string]("V"))
 				ts := refusedInKeyspace(t, ks, sp, kandra.RuleTTLCap)
 				createFor(t, s, ks, kandra.Cassandra5Latest, ts)
 				if w := checkWritable(s, ks, ts, 1); len(w.problems) > 0 {
@@ -80,7 +82,7 @@ func findings() []finding {
 				var out []string
 				for _, sp := range []dynamic.Spec{
 					specOf("r_ttl20y", []any{kandra.DefaultTTL(kandra.MaxTTL)}, f[string]("K", pk0), f[string]("V")),
-					softDelete(specOf("r_sd20y", nil, f[string]("K", pk0), f[bool]("Gone"), f[string]("V")), kandra.MaxTTL, 1),
+					softDelete(specOf("r_sd20y", nil, f[string]("K", pk0), f[bool]("Gone"), f[string]("V")), maxTTLSeconds, 1),
 				} {
 					ts := mustBuild(t, sp)
 					var se *kandra.SchemaError
@@ -202,7 +204,7 @@ func createFor(t *testing.T, s *gocql.Session, ks string, target kandra.Target, 
 func ttlCapRefused(t *testing.T, s *gocql.Session, ks string, sp dynamic.Spec, what string, softDelete bool) string {
 	ts := refusedInKeyspace(t, ks, sp, kandra.RuleTTLCap)
 	createFor(t, s, ks, kandra.Cassandra5Latest, ts)
-	st, err := kandra.BuildStatements(ts, ks)
+	st, err := adapter.BuildStatements(ts, ks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +216,7 @@ func ttlCapRefused(t *testing.T, s *gocql.Session, ks string, sp dynamic.Spec, w
 	if err != nil {
 		t.Fatal(err)
 	}
-	ptrs, _ := ts.Pointers(e.Interface(), nil)
+	ptrs := pointersOf(ts, e.Interface())
 	vals := codec.BindValues(ptrs)
 	stmt := st.Insert(0)
 	if softDelete {
@@ -265,7 +267,7 @@ func writeAndFindByIndexes(t *testing.T, s *gocql.Session, ks string, ts *kandra
 	if err != nil {
 		t.Fatal(err)
 	}
-	ptrs, _ := ts.Pointers(e.Interface(), nil)
+	ptrs := pointersOf(ts, e.Interface())
 	vals := codec.BindValues(ptrs)
 	var found []string
 	for _, c := range ts.SecondaryIndexes() {
@@ -283,7 +285,7 @@ func writeAndFindByIndexes(t *testing.T, s *gocql.Session, ks string, ts *kandra
 		}
 		q := "SELECT " + columnList(ts.Columns()) + " FROM " + qualified(ks, ts.CQLName()) + " WHERE " + c.CQLName() + op
 		out := reflect.New(ts.EntityType())
-		outPtrs, _ := ts.Pointers(out.Interface(), nil)
+		outPtrs := pointersOf(ts, out.Interface())
 		targets, finish := codec.ScanTargets(outPtrs)
 		if err := s.Query(q, arg).Scan(targets...); err != nil {
 			t.Errorf("by index on %s: %s\n-> %v", c.Name(), q, err)
@@ -494,4 +496,17 @@ func schemaSize(t *testing.T, s *gocql.Session, ks string) string {
 	t.Logf("refused by kandra from %d columns of %d-byte names (%d bytes each); the node refuses %d columns: %s", widest+1, nameLen, perColumn, over, err)
 	return fmt.Sprintf("%d columns: created; %d: refused by kandra; %d: refused by the node, which counted %d bytes, %d below kandra's estimate",
 		widest, widest+1, over, counted, est-counted)
+}
+
+// pointersOf is the address of every column's field in e, in column order.
+func pointersOf(ts *kandra.TableSchema, e any) []any {
+	var out []any
+	for _, c := range ts.Columns() {
+		p, err := c.Pointer(e)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, p)
+	}
+	return out
 }

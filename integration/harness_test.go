@@ -673,10 +673,10 @@ func compareSchema(s *gocql.Session, ks string, ts *kandra.TableSchema) ([]strin
 		}
 		return nil
 	}
-	ttl, _ := ts.DefaultTTL()
-	gc, ok := ts.GCGraceSeconds()
-	if !ok {
-		gc = serverDefaultGCGrace
+	ttlD, _ := ts.DefaultTTL()
+	ttl, gc := int(ttlD/time.Second), serverDefaultGCGrace
+	if g, ok := ts.GCGrace(); ok {
+		gc = int(g / time.Second)
 	}
 	if err := check(ts.Name(), primaryExpectation(ts), ttl, gc); err != nil {
 		return nil, err

@@ -211,8 +211,8 @@ func targetRefuses(ts *kandra.TableSchema) (rule kandra.Rule, why, open string) 
 		if ttl, ok := ts.DefaultTTL(); ok && time.Duration(ttl)*time.Second > latest {
 			return kandra.RuleTTLCap, fmt.Sprintf("has DefaultTTL(%d), past 2038 within a year", ttl), ""
 		}
-		if sd := ts.SoftDelete(); sd != nil && time.Duration(sd.TTLSeconds)*time.Second > latest {
-			return kandra.RuleTTLCap, fmt.Sprintf("has a soft-delete TTL of %d, past 2038 within a year", sd.TTLSeconds), ""
+		if sd := ts.SoftDelete(); sd != nil && time.Duration(sd.TTL)*time.Second > latest {
+			return kandra.RuleTTLCap, fmt.Sprintf("has a soft-delete TTL of %d, past 2038 within a year", sd.TTL), ""
 		}
 	}
 	if serverTarget() == kandra.Cassandra5Latest {

@@ -100,10 +100,10 @@ func mirrorOf(ts *kandra.TableSchema) tableDef {
 		d.asc = append(d.asc, c.ClusteringOrder() == kandra.ClusteringAsc)
 	}
 	if n, ok := ts.DefaultTTL(); ok {
-		d.ttl = &n
+		d.ttl = ip(int(n / time.Second))
 	}
-	if n, ok := ts.GCGraceSeconds(); ok {
-		d.gc = &n
+	if n, ok := ts.GCGrace(); ok {
+		d.gc = ip(int(n / time.Second))
 	}
 	return d
 }
@@ -312,7 +312,7 @@ func ruleCases() []ruleCase {
 		},
 		{
 			rule: kandra.RuleCounterTable, what: "counter table with a default TTL",
-			spec: specOf("r_ctrttl", []any{kandra.DefaultTTL(60)}, f[string]("K", pk0), f[int64]("N").as(dynamic.Counter)),
+			spec: specOf("r_ctrttl", []any{kandra.DefaultTTL(60 * time.Second)}, f[string]("K", pk0), f[int64]("N").as(dynamic.Counter)),
 			stmt: tableDef{name: "r_ctrttl", cols: []colDef{k, {"n", counter}}, pk: []string{"k"}, ttl: ip(60)}.render(ks),
 			want: "Cannot set default_time_to_live on a table with counters",
 		},
@@ -332,7 +332,7 @@ func ruleCases() []ruleCase {
 			// Version with Counter on one field is conflicting-options, checked
 			// before counter-table; the server refuses the runtime's
 			// conditional update all the same.
-			rule: kandra.RuleConflict, what: "counter column that is also the version (its conditional update)",
+			rule: kandra.RuleConflictingOptions, what: "counter column that is also the version (its conditional update)",
 			spec:  specOf("r_ctrver2", nil, f[string]("K", pk0), f[int64]("N").as(dynamic.Counter), f[int64]("Rev").as(dynamic.Counter, dynamic.Version)),
 			setup: []string{tableDef{name: "r_ctrver2", cols: []colDef{k, {"n", counter}, {"rev", counter}}, pk: []string{"k"}}.render(ks)},
 			stmt:  "UPDATE " + qualified(ks, "r_ctrver2") + " SET rev = rev + 1 WHERE k = 'a' IF rev = 0",
@@ -392,33 +392,33 @@ func ruleCases() []ruleCase {
 		},
 		{
 			rule: kandra.RuleOptionRange, what: "default TTL above 630720000",
-			spec: specOf("r_ttlmax", []any{kandra.DefaultTTL(kandra.MaxTTL + 1)}, f[string]("K", pk0)),
-			stmt: tableDef{name: "r_ttlmax", cols: []colDef{k}, pk: []string{"k"}, ttl: ip(kandra.MaxTTL + 1)}.render(ks),
+			spec: specOf("r_ttlmax", []any{kandra.DefaultTTL(kandra.MaxTTL + time.Second)}, f[string]("K", pk0)),
+			stmt: tableDef{name: "r_ttlmax", cols: []colDef{k}, pk: []string{"k"}, ttl: ip(maxTTLSeconds + 1)}.render(ks),
 			want: "default_time_to_live must be less than or equal to 630720000",
 		},
 		{
 			rule: kandra.RuleOptionRange, what: "negative default TTL",
-			spec: specOf("r_ttlneg", []any{kandra.DefaultTTL(-1)}, f[string]("K", pk0)),
+			spec: specOf("r_ttlneg", []any{kandra.DefaultTTL(-1 * time.Second)}, f[string]("K", pk0)),
 			stmt: tableDef{name: "r_ttlneg", cols: []colDef{k}, pk: []string{"k"}, ttl: ip(-1)}.render(ks),
 			want: "default_time_to_live must be greater than or equal to 0",
 		},
 		{
 			rule: kandra.RuleOptionRange, what: "negative gc grace",
-			spec: specOf("r_gcneg", []any{kandra.GCGraceSeconds(-1)}, f[string]("K", pk0)),
+			spec: specOf("r_gcneg", []any{kandra.GCGrace(-1 * time.Second)}, f[string]("K", pk0)),
 			stmt: tableDef{name: "r_gcneg", cols: []colDef{k}, pk: []string{"k"}, gc: ip(-1)}.render(ks),
 			want: "gc_grace_seconds must be greater than or equal to 0",
 		},
 		{
 			rule: kandra.RuleOptionRange, what: "gc grace above 2147483647",
-			spec: specOf("r_gcbig", []any{kandra.GCGraceSeconds(1 << 31)}, f[string]("K", pk0)),
+			spec: specOf("r_gcbig", []any{kandra.GCGrace((1 << 31) * time.Second)}, f[string]("K", pk0)),
 			stmt: tableDef{name: "r_gcbig", cols: []colDef{k}, pk: []string{"k"}, gc: ip(1 << 31)}.render(ks),
 			want: "gc_grace_seconds",
 		},
 		{
 			rule: kandra.RuleOptionRange, what: "soft-delete TTL above 630720000 (its TTL write)",
-			spec:  softDelete(specOf("r_sdmax", nil, f[string]("K", pk0), f[bool]("Gone")), kandra.MaxTTL+1, 1),
+			spec:  softDelete(specOf("r_sdmax", nil, f[string]("K", pk0), f[bool]("Gone")), maxTTLSeconds+1, 1),
 			setup: []string{tableDef{name: "r_sdmax", cols: []colDef{k, {"gone", "BOOLEAN"}}, pk: []string{"k"}}.render(ks)},
-			stmt:  "INSERT INTO " + qualified(ks, "r_sdmax") + " (k, gone) VALUES ('a', true) USING TTL " + strconv.Itoa(kandra.MaxTTL+1),
+			stmt:  "INSERT INTO " + qualified(ks, "r_sdmax") + " (k, gone) VALUES ('a', true) USING TTL " + strconv.Itoa(maxTTLSeconds+1),
 			want:  "ttl is too large",
 		},
 		{
@@ -662,7 +662,7 @@ var goSideRules = map[kandra.Rule]string{
 	kandra.RuleNotStruct:                "Go-level misuse, no DDL",
 	kandra.RuleDescribe:                 "a value-receiver Describe or a panic while registering: Go-level, no DDL",
 	kandra.RuleBinding:                  "a pointer that is not a field of the entity: Go-level, no DDL",
-	kandra.RuleConflict:                 "Transient with another option, two timestamps or a version and a timestamp on one field, UpdatedAt or Version on a key, AsType twice: Go-level misuse (Version with Counter is demonstrated)",
+	kandra.RuleConflictingOptions:       "Transient with another option, two timestamps or a version and a timestamp on one field, UpdatedAt or Version on a key, AsType twice: Go-level misuse (Version with Counter is demonstrated)",
 	kandra.RuleSoftDeleteMarker:         "a marker that is Transient, a key column or not the entity's: the runtime would write the wrong row or none, with DDL the server accepts",
 	kandra.RuleDuplicatePartitionIndex:  "the key order would be ambiguous; the server accepts either order",
 	kandra.RuleDuplicateClusteringIndex: "the key order would be ambiguous; the server accepts either order",
@@ -1092,7 +1092,10 @@ func TestGeneratedTimeUUID(t *testing.T) {
 	}
 	_, err := kandra.Register[GeneratedTimeUUID]()
 	var se *kandra.SchemaError
-	if !errors.As(err, &se) || se.Rule != kandra.RuleConflict {
-		t.Fatalf("Register of a GeneratedUUID column typed TIMEUUID: got %v, want a %s schema error", err, kandra.RuleConflict)
+	if !errors.As(err, &se) || se.Rule != kandra.RuleConflictingOptions {
+		t.Fatalf("Register of a GeneratedUUID column typed TIMEUUID: got %v, want a %s schema error", err, kandra.RuleConflictingOptions)
 	}
 }
+
+// maxTTLSeconds is kandra.MaxTTL in the seconds dynamic.Spec and CQL count.
+const maxTTLSeconds = int(kandra.MaxTTL / time.Second)

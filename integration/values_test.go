@@ -367,19 +367,13 @@ func roundTrip(rt *rapid.T, s *gocql.Session, ks string, ts *kandra.TableSchema,
 		v := rapid.Custom(func(t *rapid.T) reflect.Value { return genValue(t, col.GoType(), n, key) }).Draw(rt, col.Name())
 		fieldOf(rt, col, in).Set(v)
 	}
-	ptrs, err := ts.Pointers(in.Interface(), nil)
-	if err != nil {
-		rt.Fatal(err)
-	}
+	ptrs := pointersOf(ts, in.Interface())
 	bind := codec.BindValues(ptrs)
 	if err := s.Query(insertStmt(ks, ts), bind...).Exec(); err != nil {
 		rt.Fatalf("INSERT: %v", err)
 	}
 	out := reflect.New(ts.EntityType())
-	outPtrs, err := ts.Pointers(out.Interface(), nil)
-	if err != nil {
-		rt.Fatal(err)
-	}
+	outPtrs := pointersOf(ts, out.Interface())
 	targets, finish := codec.ScanTargets(outPtrs)
 	if err := s.Query(selectStmt(ks, ts), bind[:len(ts.PrimaryKey())]...).Scan(targets...); err != nil {
 		rt.Fatalf("SELECT: %v", err)
@@ -433,7 +427,7 @@ func directProbe(s *gocql.Session, ks string, ts *kandra.TableSchema, c valueCas
 		if zero {
 			what = "zero"
 		}
-		ptrs, _ := ts.Pointers(in.Interface(), nil)
+		ptrs := pointersOf(ts, in.Interface())
 		codec, _ := kgocql.NewCodec(ts.Columns())
 		if err := s.Query(insertStmt(ks, ts), ptrs...).Exec(); err != nil {
 			problems = append(problems, "bind "+what+": "+err.Error())
@@ -444,7 +438,7 @@ func directProbe(s *gocql.Session, ks string, ts *kandra.TableSchema, c valueCas
 		}
 		key := codec.BindValues(ptrs)[:len(ts.PrimaryKey())]
 		out := reflect.New(ts.EntityType())
-		outPtrs, _ := ts.Pointers(out.Interface(), nil)
+		outPtrs := pointersOf(ts, out.Interface())
 		if err := s.Query(selectStmt(ks, ts), key...).Scan(outPtrs...); err != nil {
 			problems = append(problems, "scan "+what+": "+err.Error())
 		}

@@ -6,6 +6,9 @@ import (
 	"math/big"
 	"reflect"
 	"strings"
+	"time"
+
+	"github.com/kandra-go/kandra/adapter"
 
 	"github.com/gocql/gocql"
 	"pgregory.net/rapid"
@@ -18,7 +21,7 @@ import (
 // nothing about writes (a table whose default TTL passes 2038 is created,
 // and then refuses every INSERT). checkWritable writes one row with every
 // column set into a created table through the statements a runtime sends
-// (kandra.BuildStatements), with each TTL option of the table in use, and
+// (adapter.BuildStatements), with each TTL option of the table in use, and
 // reads it back.
 
 // writeProblem is one failure of checkWritable, with the physical table
@@ -65,7 +68,7 @@ func (w *writeResult) summary() string {
 func checkWritable(s *gocql.Session, ks string, ts *kandra.TableSchema, seed int) *writeResult {
 	res := &writeResult{}
 	table := ts.Name()
-	st, err := kandra.BuildStatements(ts, ks)
+	st, err := adapter.BuildStatements(ts, ks)
 	if err != nil {
 		res.fail(table, "BuildStatements: %v", err)
 		return res
@@ -80,18 +83,14 @@ func checkWritable(s *gocql.Session, ks string, ts *kandra.TableSchema, seed int
 		res.fail(table, "%v", err)
 		return res
 	}
-	ptrs, err := ts.Pointers(in.Interface(), nil)
-	if err != nil {
-		res.fail(table, "Pointers: %v", err)
-		return res
-	}
+	ptrs := pointersOf(ts, in.Interface())
 	opaque, err := opaqueValues(ts, seed)
 	if err != nil {
 		res.fail(table, "%v", err)
 		return res
 	}
 	vals := opaque.bind(codec.BindValues(ptrs))
-	exec := func(what string, stmt *kandra.Statement, extra func(p kandra.Param) any) bool {
+	exec := func(what string, stmt *adapter.Statement, extra func(p adapter.Param) any) bool {
 		args := bindArgs(stmt, vals, extra)
 		if err := s.Query(stmt.CQL(), args...).Exec(); err != nil {
 			res.fail(stmt.TableName(), "%s refused: %s\n-> %v", what, stmt.CQL(), err)
@@ -105,7 +104,7 @@ func checkWritable(s *gocql.Session, ks string, ts *kandra.TableSchema, seed int
 				continue
 			}
 			delta := reflect.ValueOf(ptrs[c.Position()]).Elem().Int()
-			if !exec("counter update", st.Counter(c), func(kandra.Param) any { return delta }) {
+			if !exec("counter update", st.Counter(c), func(adapter.Param) any { return delta }) {
 				return res
 			}
 		}
@@ -113,12 +112,12 @@ func checkWritable(s *gocql.Session, ks string, ts *kandra.TableSchema, seed int
 	} else if !exec("INSERT", st.Insert(0), nil) {
 		return res
 	}
-	ttl, _ := ts.DefaultTTL()
-	if !readBack(s, st, ts, codec, opaque, in, vals, res, "row", ttl) {
+	ttlD, _ := ts.DefaultTTL()
+	if !readBack(s, st, ts, codec, opaque, in, vals, res, "row", int(ttlD/time.Second)) {
 		return res
 	}
-	if ttl, ok := ts.DefaultTTL(); ok && ttl >= shortTTL {
-		if checkTTL(s, ks, ts, vals, ttl, res, "default TTL") {
+	if ttl, ok := ts.DefaultTTL(); ok && ttl >= shortTTL*time.Second {
+		if checkTTL(s, ks, ts, vals, int(ttl/time.Second), res, "default TTL") {
 			res.done = append(res.done, fmt.Sprintf("DefaultTTL(%d)", ttl))
 		}
 	}
@@ -135,23 +134,23 @@ func checkWritable(s *gocql.Session, ks string, ts *kandra.TableSchema, seed int
 		if !exec("soft-delete write", st.SoftDelete(), nil) {
 			return res
 		}
-		if readBack(s, st, ts, codec, opaque, in, vals, res, "soft-deleted row", sd.TTLSeconds) && (sd.TTLSeconds < shortTTL || checkTTL(s, ks, ts, vals, sd.TTLSeconds, res, "soft-delete TTL")) {
-			res.done = append(res.done, fmt.Sprintf("SoftDelete(%d)", sd.TTLSeconds))
+		if sdTTL := int(sd.TTL / time.Second); readBack(s, st, ts, codec, opaque, in, vals, res, "soft-deleted row", sdTTL) && (sdTTL < shortTTL || checkTTL(s, ks, ts, vals, sdTTL, res, "soft-delete TTL")) {
+			res.done = append(res.done, fmt.Sprintf("SoftDelete(%d)", sd.TTL))
 		}
 	}
 	for _, ls := range st.Lookups() {
 		l := ls.Lookup()
-		ins, extra := ls.Insert(), func(kandra.Param) any { return nil }
+		ins, extra := ls.Insert(), func(adapter.Param) any { return nil }
 		if l.IsUnique() {
 			// A unique lookup's rows are claims, with a token.
-			ins, extra = ls.Claim(), func(kandra.Param) any { return int64(1) }
+			ins, extra = ls.Claim(), func(adapter.Param) any { return int64(1) }
 		}
 		if !exec("lookup INSERT", ins, extra) {
 			continue
 		}
 		sel := ls.Select()
 		out := reflect.New(ts.EntityType())
-		outPtrs, _ := ts.Pointers(out.Interface(), nil)
+		outPtrs := pointersOf(ts, out.Interface())
 		targets, finish := codec.ScanTargets(outPtrs)
 		targets, got := opaque.scan(targets)
 		scan := make([]any, sel.NumResult())
@@ -196,12 +195,12 @@ func (f failer) Fatalf(format string, args ...any) { f.res.fail(f.table, format,
 
 // bindArgs is the statement's bind values: a column's (converted) value
 // from vals by the column's position, the others from extra.
-func bindArgs(st *kandra.Statement, vals []any, extra func(kandra.Param) any) []any {
+func bindArgs(st *adapter.Statement, vals []any, extra func(adapter.Param) any) []any {
 	args := make([]any, st.NumParams())
 	for i := range args {
 		p := st.Param(i)
 		switch p.Kind {
-		case kandra.ParamColumn, kandra.ParamExpected:
+		case adapter.ParamColumn, adapter.ParamExpected:
 			args[i] = vals[p.Column.Position()]
 		default:
 			args[i] = extra(p)
@@ -216,10 +215,10 @@ const shortTTL = 10
 
 // readBack reads the row by its key (SelectByKey) and compares every
 // column with in. ttl is the row's TTL (0: none).
-func readBack(s *gocql.Session, st *kandra.TableStatements, ts *kandra.TableSchema, codec *kgocql.Codec, opaque *opaqueRow, in reflect.Value, vals []any, res *writeResult, what string, ttl int) bool {
+func readBack(s *gocql.Session, st *adapter.TableStatements, ts *kandra.TableSchema, codec *kgocql.Codec, opaque *opaqueRow, in reflect.Value, vals []any, res *writeResult, what string, ttl int) bool {
 	sel := st.SelectByKey()
 	out := reflect.New(ts.EntityType())
-	outPtrs, _ := ts.Pointers(out.Interface(), nil)
+	outPtrs := pointersOf(ts, out.Interface())
 	targets, finish := codec.ScanTargets(outPtrs)
 	targets, got := opaque.scan(targets)
 	scan := make([]any, sel.NumResult())

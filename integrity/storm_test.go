@@ -299,7 +299,7 @@ func TestStormWorker(t *testing.T) {
 		got, err := repo.Get(ctx, &StormUser{ID: id})
 		res := entry{End: true, Kind: "read", User: u, Result: "ok"}
 		switch {
-		case errors.Is(err, store.ErrNotFound):
+		case errors.Is(err, kerrors.ErrNotFound):
 			res.Result = "notfound"
 		case err != nil:
 			res.Result = "unknown"
@@ -312,7 +312,7 @@ func TestStormWorker(t *testing.T) {
 		var expect int64
 		var call func() error
 		switch r := rng.Intn(10); {
-		case got == nil && err == nil || errors.Is(err, store.ErrNotFound):
+		case got == nil && err == nil || errors.Is(err, kerrors.ErrNotFound):
 			kind = "create"
 			call = func() error { return repo.Save(ctx, &StormUser{ID: id, Handle: handle, Team: team}) }
 		case err != nil:
@@ -526,7 +526,7 @@ func storm(t *testing.T, adapter string) {
 	holders := map[string]int{}
 	for u := 0; u < nUsers; u++ {
 		got, err := repo.Get(ctx, &StormUser{ID: userID(ks, u)})
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, kerrors.ErrNotFound) {
 			continue
 		}
 		if err != nil {

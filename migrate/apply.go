@@ -76,8 +76,11 @@ type Event struct {
 // Result is what Apply did. Apply returns one even with an error: what
 // it applied before the error is in it.
 type Result struct {
-	// Plan is the plan made under the lease (or, when Apply refused, the
-	// plan it refused; nil when the live schema could not be read).
+	// Plan is the plan made under the lease, headed by the
+	// create-keyspace step when this Apply created the keyspace before
+	// taking the lease (or, when Apply refused, the plan it refused; nil
+	// when the live schema could not be read). Its Hash is the history
+	// record's.
 	Plan *Plan
 	// Applied are the steps run, in order.
 	Applied []Step
@@ -128,7 +131,10 @@ func (o *ApplyOptions) approved(s Step) bool {
 //     and stops with an error wrapping the *AgreementError, and the node
 //     takes the change when it returns; apply again then for the rest.
 //  5. It records what it applied in kandra_schema_history and releases
-//     the lease.
+//     the lease. The record is of the plan as reviewed (PlanFor's, which
+//     the command line's plan prints): its hash and its steps include the
+//     create-keyspace step of step 2, unless another applier's record
+//     has it.
 //
 // Before step 2 it returns at once, changing nothing and taking no lease,
 // when the plan has nothing it would run (in sync, or only unapproved
@@ -170,6 +176,14 @@ func Apply(ctx context.Context, d Driver, ks *kandra.Keyspace, opts ApplyOptions
 	if err := ensureInfra(ctx, d, ks); err != nil {
 		return &Result{Plan: plan}, err
 	}
+	// The plan's create-keyspace step ran just now, before the lease (the
+	// lease lives in the keyspace): the work under the lease counts it,
+	// so that the history records the plan as reviewed.
+	var created *Step
+	if i := slices.IndexFunc(plan.Steps, func(s Step) bool { return s.Kind == CreateKeyspace }); i >= 0 {
+		s := plan.Steps[i]
+		created = &s
+	}
 	l := newLease(d, ks.Name(), opts.Owner, opts.LeaseTTL)
 	idle := func(ctx context.Context) bool {
 		p, err := PlanFor(ctx, d, ks)
@@ -185,7 +199,7 @@ func Apply(ctx context.Context, d Driver, ks *kandra.Keyspace, opts ApplyOptions
 		return &Result{Plan: plan}, err
 	}
 	work, stop := l.keep(ctx)
-	res, err := applyLeased(work, d, ks, &opts, emit)
+	res, err := applyLeased(work, d, ks, &opts, emit, created)
 	stop()
 	if cause := context.Cause(work); err != nil && errors.Is(cause, errLeaseLost) {
 		err = &kerrors.MigrationError{Message: "apply of keyspace " + ks.Name() + " stopped", Cause: cause}
@@ -229,7 +243,13 @@ func unapproved(p *Plan, o *ApplyOptions) []Step {
 	return out
 }
 
-func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, opts *ApplyOptions, emit func(Event)) (*Result, error) {
+// applyLeased plans again under the lease and runs the plan. created is
+// the create-keyspace step Apply ran before the lease, if any: unless the
+// keyspace's history records it already (another applier's run), it
+// heads the plan and the steps applied, as in the plan reviewed before
+// the keyspace existed, so that the record's hash and steps are that
+// plan's.
+func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, opts *ApplyOptions, emit func(Event), created *Step) (*Result, error) {
 	plan, err := PlanFor(ctx, d, ks)
 	if err != nil {
 		return &Result{}, err
@@ -237,6 +257,20 @@ func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, opts *Apply
 	res := &Result{Plan: plan}
 	if err := refuse(plan); err != nil {
 		return res, err
+	}
+	ranEarly := ""
+	if created != nil && !planned(plan, created.ID) {
+		done, err := recorded(ctx, d, ks, created.ID)
+		if err != nil {
+			return res, err
+		}
+		if !done {
+			s := *created
+			plan.Steps = append([]Step{s}, plan.Steps...)
+			res.Applied = append(res.Applied, s)
+			ranEarly = s.ID
+			emit(Event{Kind: EventStepDone, Step: &s, Message: s.ID + " (run before the lease, which lives in the keyspace)"})
+		}
 	}
 	// A backfill of an empty primary table reads nothing: it needs no
 	// approval (an Apply interrupted right after creating the table
@@ -263,6 +297,9 @@ func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, opts *Apply
 	var failed error
 	for i := range plan.Steps {
 		s := plan.Steps[i]
+		if s.ID == ranEarly {
+			continue
+		}
 		if s.Class == NeedsApproval && !opts.approved(s) && !trivial[s.ID] {
 			res.Unapproved = append(res.Unapproved, s)
 			emit(Event{Kind: EventStepSkipped, Step: &s, Message: s.ID + " needs approval (--approve " + s.ID + ")"})
@@ -309,6 +346,20 @@ func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, opts *Apply
 	return res, failed
 }
 
+// recorded reports whether a record of ks's history lists the step id.
+func recorded(ctx context.Context, d Driver, ks *kandra.Keyspace, id string) (bool, error) {
+	h, err := History(ctx, d, ks)
+	if err != nil {
+		return false, err
+	}
+	for _, r := range h {
+		if slices.Contains(r.Steps, id) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 func stepErr(ks *kandra.Keyspace, s Step, done, total int, err error) error {
 	return &kerrors.MigrationError{Message: fmt.Sprintf("keyspace %s: step %s failed (%d of %d steps applied before it; fix the cause and run apply again to do the rest)", ks.Name(), s.ID, done, total), Cause: err}
 }
@@ -323,7 +374,11 @@ func runStep(ctx context.Context, d Driver, ks *kandra.Keyspace, s Step, opts *A
 				user(p)
 			}
 		}
-		r, err := Backfill(ctx, d, ks, s.Table, bo)
+		l := s.Lookup
+		if l == nil {
+			l = ks.LookupTable(s.Table)
+		}
+		r, err := Backfill(ctx, d, ks, l, bo)
 		if r != nil {
 			res.Backfills = append(res.Backfills, r)
 		}
@@ -362,7 +417,7 @@ func primaryEmpty(ctx context.Context, d Driver, ks *kandra.Keyspace, lookupTabl
 		return false, nil
 	}
 	t := l.Table()
-	live, err := Read(ctx, d, ks.Name())
+	live, err := Read(ctx, d, ks)
 	if err != nil {
 		return false, err
 	}

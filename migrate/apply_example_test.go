@@ -28,6 +28,7 @@ func ExampleApply() {
 	again, _ := Apply(ctx, d, ks, ApplyOptions{Owner: "deploy-43"})
 	fmt.Println("second apply:", len(again.Applied), "steps")
 	// Output:
+	// create-keyspace:app
 	// create-table:users
 	// create-table:todos
 	// second apply: 0 steps

@@ -90,15 +90,22 @@ func TestApplyFreshThenIdempotent(t *testing.T) {
 	ctx := context.Background()
 	var events []EventKind
 	var mu sync.Mutex
+	reviewed, err := PlanFor(ctx, f, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := Apply(ctx, f, ks, ApplyOptions{Owner: "me", OnEvent: func(e Event) { mu.Lock(); events = append(events, e.Kind); mu.Unlock() }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ids2(res.Applied); got != "create-table:users,create-table:todos" {
-		t.Fatalf("applied %s", got)
+	// The keyspace is created before the lease, and recorded with the
+	// rest: the record is of the plan as reviewed.
+	if got := ids2(res.Applied); got != "create-keyspace:app,create-table:users,create-table:todos" || got != ids2(reviewed.Steps) {
+		t.Fatalf("applied %s, reviewed %s", got, ids2(reviewed.Steps))
 	}
-	if res.Record == nil || res.Record.Owner != "me" || res.Record.PlanHash != res.Plan.Hash() || strings.Join(res.Record.Steps, ",") != ids2(res.Applied) {
-		t.Fatalf("record %+v", res.Record)
+	if res.Record == nil || res.Record.Owner != "me" || res.Record.PlanHash != res.Plan.Hash() || res.Record.PlanHash != reviewed.Hash() ||
+		strings.Join(res.Record.Steps, ",") != ids2(res.Applied) {
+		t.Fatalf("record %+v, reviewed plan %s", res.Record, reviewed.Hash())
 	}
 	// The keyspace and the migrator's tables come first, each with a
 	// fixed id on Cassandra.
@@ -110,7 +117,7 @@ func TestApplyFreshThenIdempotent(t *testing.T) {
 			t.Fatalf("statement %d: %q", 1+i, s)
 		}
 	}
-	want := []EventKind{EventLeaseAcquired, EventStepStarted, EventStepDone, EventStepStarted, EventStepDone, EventLeaseReleased}
+	want := []EventKind{EventLeaseAcquired, EventStepDone, EventStepStarted, EventStepDone, EventStepStarted, EventStepDone, EventLeaseReleased}
 	if !slices.Equal(events, want) {
 		t.Fatalf("events %v, want %v", events, want)
 	}
@@ -131,7 +138,7 @@ func TestApplyFreshThenIdempotent(t *testing.T) {
 			t.Fatalf("second apply ran %q", s)
 		}
 	}
-	h, err := History(ctx, f, "app")
+	h, err := History(ctx, f, ks)
 	if err != nil || len(h) != 1 {
 		t.Fatalf("history %+v, %v", h, err)
 	}
@@ -166,7 +173,7 @@ func TestApplyWaitsForAnotherLease(t *testing.T) {
 				waited = append(waited, e.Message)
 			}
 		}})
-	if err != nil || len(res.Applied) != 2 {
+	if err != nil || len(res.Applied) != 3 {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	if len(waited) != 1 || !strings.Contains(waited[0], "held by other") {
@@ -209,7 +216,7 @@ func TestApplyStopsWhenTheLeaseIsLost(t *testing.T) {
 	if time.Since(start) > 5*time.Second {
 		t.Fatalf("took %s to notice", time.Since(start))
 	}
-	if ids2(res.Applied) != "create-table:users" || res.Record == nil {
+	if ids2(res.Applied) != "create-keyspace:app,create-table:users" || res.Record == nil {
 		t.Fatalf("res = %+v", res)
 	}
 	if f.leaseOwner != "thief" {
@@ -222,11 +229,11 @@ func TestApplyResumesAfterInterruption(t *testing.T) {
 	f := newFake(nil, ks)
 	ctx, cancel := context.WithCancel(context.Background())
 	res, err := Apply(ctx, f, ks, ApplyOptions{OnEvent: func(e Event) {
-		if e.Kind == EventStepDone {
+		if e.Kind == EventStepDone && e.Step.Kind != CreateKeyspace {
 			cancel()
 		}
 	}})
-	if !errors.Is(err, context.Canceled) || ids2(res.Applied) != "create-table:users" || res.Record == nil {
+	if !errors.Is(err, context.Canceled) || ids2(res.Applied) != "create-keyspace:app,create-table:users" || res.Record == nil {
 		t.Fatalf("interrupted: %+v, %v", res, err)
 	}
 	if f.leaseOwner != "" {
@@ -244,7 +251,7 @@ func TestApplyResumesAfterInterruption(t *testing.T) {
 	if err := Check(context.Background(), f, ks); err != nil {
 		t.Fatal(err)
 	}
-	h, _ := History(context.Background(), f, "app")
+	h, _ := History(context.Background(), f, ks)
 	if len(h) != 2 {
 		t.Fatalf("history %+v", h)
 	}
@@ -323,7 +330,7 @@ func TestApplyRenewsTheLeaseDuringALongStep(t *testing.T) {
 		return nil
 	}
 	res, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me", LeaseTTL: 3 * time.Second})
-	if err != nil || len(res.Applied) != 2 {
+	if err != nil || len(res.Applied) != 3 {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	if err := <-other; err == nil || !strings.Contains(err.Error(), "held by me") {
@@ -358,6 +365,11 @@ func TestApplyConcurrentAppliers(t *testing.T) {
 	if applied != 1 || len(f.history) != 1 {
 		t.Fatalf("%d appliers applied steps, %d history records", applied, len(f.history))
 	}
+	// Every applier ran the keyspace's CREATE KEYSPACE IF NOT EXISTS; the
+	// one record has its step once, first.
+	if steps := f.history[0]["steps"].([]string); len(steps) != 4 || steps[0] != "create-keyspace:app" {
+		t.Fatalf("recorded %v", steps)
+	}
 	seen := map[string]int{}
 	for _, s := range f.schema {
 		if strings.HasPrefix(s, "CREATE KEYSPACE") || strings.Contains(s, ".kandra_") {
@@ -371,7 +383,7 @@ func TestApplyConcurrentAppliers(t *testing.T) {
 	for _, r := range results {
 		planned += len(r.Plan.Steps)
 	}
-	if len(seen) != planned || planned != 3 {
+	if len(seen)+1 != planned || planned != 4 { // the keyspace's step, run before the lease, is in the plan too
 		t.Fatalf("%d steps ran, %d planned under the lease in all", len(seen), planned)
 	}
 }
@@ -438,13 +450,36 @@ func TestApplyRecordsAStepWhoseAgreementTimedOut(t *testing.T) {
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "step create-table:todos ran") || !strings.Contains(err.Error(), "apply again") {
 		t.Fatalf("err = %v", err)
 	}
-	if got := ids2(res.Applied); got != "create-table:users,create-table:todos" {
+	if got := ids2(res.Applied); got != "create-keyspace:app,create-table:users,create-table:todos" {
 		t.Fatalf("applied %s", got)
 	}
-	if res.Record == nil || strings.Join(res.Record.Steps, ",") != "create-table:users,create-table:todos" || len(f.history) != 1 {
+	if res.Record == nil || strings.Join(res.Record.Steps, ",") != "create-keyspace:app,create-table:users,create-table:todos" || len(f.history) != 1 {
 		t.Fatalf("record %+v, history %v", res.Record, f.history)
 	}
 	if f.leaseOwner != "" {
 		t.Fatalf("lease still held by %q", f.leaseOwner)
+	}
+}
+
+// Another applier that created the keyspace first and recorded it: this
+// one ran the CREATE KEYSPACE IF NOT EXISTS too, as a no-op, and records
+// only the rest.
+func TestApplyRecordsTheKeyspaceOnce(t *testing.T) {
+	ks := applyKS(t, applyUsersV1)
+	f := newFake(nil, ks)
+	f.onSchema = func(ctx context.Context, stmt string) error {
+		if strings.HasPrefix(stmt, "CREATE KEYSPACE") {
+			f.mu.Lock()
+			f.history = append(f.history, map[string]any{"plan_hash": "other", "applied_at": time.Now().UTC(), "steps": []string{"create-keyspace:app"}, "owner": "other"})
+			f.mu.Unlock()
+		}
+		return nil
+	}
+	res, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me"})
+	if err != nil || ids2(res.Applied) != "create-table:users,create-table:todos" || ids2(res.Plan.Steps) != ids2(res.Applied) {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if len(f.history) != 2 || strings.Join(f.history[1]["steps"].([]string), ",") != ids2(res.Applied) || f.history[1]["plan_hash"] != res.Plan.Hash() {
+		t.Fatalf("history %v", f.history)
 	}
 }

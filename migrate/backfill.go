@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -112,9 +114,10 @@ func qualified(keyspace, table string) string {
 	return kandra.QuoteIdent(keyspace) + "." + table
 }
 
-// Backfill fills the lookup table named lookupTable of ks from its primary
-// table: it scans the primary table by token ranges (opts.Ranges pieces,
-// at most opts.Concurrency at a time, paged), writes each row's lookup row
+// Backfill fills lookup, a lookup table of ks (ks.LookupTable(name), or
+// TableSchema.LookupTables of one of ks's tables), from its primary table:
+// it scans the primary table by token ranges (opts.Ranges pieces, at most
+// opts.Concurrency at a time, paged), writes each row's lookup row
 // through the runtime's lookup insert and the adapter's conversions (as
 // Save does, none for an empty value), records each finished range in
 // kandra_backfill, and ends with a verification: the primary rows with a
@@ -122,17 +125,28 @@ func qualified(keyspace, table string) string {
 // (error, cancellation, kill) is resumed by the next: the finished ranges
 // are skipped (Resumed). Backfill takes no lease: the rows it writes are
 // what Save writes, so it can run beside the app and beside itself.
-func Backfill(ctx context.Context, d Driver, ks *kandra.Keyspace, lookupTable string, opts BackfillOptions) (*BackfillResult, error) {
+//
+// A nil lookup, or one that is not ks's (of a table not given to
+// kandra.NewKeyspace for ks), is a *errors.MigrationError.
+func Backfill(ctx context.Context, d Driver, ks *kandra.Keyspace, lookup *kandra.LookupTableSchema, opts BackfillOptions) (*BackfillResult, error) {
 	opts.defaults()
-	l := ks.LookupTable(lookupTable)
-	if l == nil {
-		return nil, &kerrors.MigrationError{Message: "backfill: keyspace " + ks.Name() + " has no lookup table " + lookupTable + " (name it as TableSchema.LookupTables names it, for example users_by_email)"}
+	if ks == nil {
+		return nil, &kerrors.MigrationError{Message: "backfill: nil *kandra.Keyspace; build the model with kandra.NewKeyspace"}
 	}
+	if lookup == nil {
+		return nil, &kerrors.MigrationError{Message: "backfill: nil *kandra.LookupTableSchema; pass one of keyspace " + ks.Name() +
+			"'s lookup tables (ks.LookupTable(name), for example users_by_email)"}
+	}
+	lookupTable := lookup.Name()
+	if err := notOf(ks, lookup); err != nil {
+		return nil, err
+	}
+	l := lookup
 	lb, err := store.NewLookupBackfill(d, ks, l)
 	if err != nil {
 		return nil, err
 	}
-	live, err := Read(ctx, d, ks.Name())
+	live, err := Read(ctx, d, ks)
 	if err != nil {
 		return nil, err
 	}
@@ -267,6 +281,34 @@ func Backfill(ctx context.Context, d Driver, ks *kandra.Keyspace, lookupTable st
 		return fail("recording completion in "+bt, err)
 	}
 	return res, nil
+}
+
+// notOf is the error of Backfill for a lookup table that is not one of
+// ks's: named, with the lookup tables ks has and the way to get one.
+func notOf(ks *kandra.Keyspace, lookup *kandra.LookupTableSchema) error {
+	name := lookup.Name()
+	l := ks.LookupTable(name)
+	if l == lookup && ks.Has(lookup.Table()) {
+		return nil
+	}
+	var known []string
+	for _, t := range ks.Tables() {
+		for _, l := range t.LookupTables() {
+			known = append(known, l.Name())
+		}
+	}
+	has := "it has none"
+	if len(known) > 0 {
+		has = "its lookup tables: " + strings.Join(known, ", ")
+	}
+	msg := "backfill: keyspace " + ks.Name() + " has no lookup table " + name + " (" + has + "); pass one of ks.LookupTable(name)"
+	if l != nil {
+		// Same name, other schema: a lookup of another keyspace value
+		// (another version of the model) than the one being migrated.
+		msg = "backfill: lookup table " + name + " is not keyspace " + ks.Name() + "'s: its table " + lookup.Table().Name() +
+			" is not the schema given to kandra.NewKeyspace for it (another version of the model?); pass ks.LookupTable(" + strconv.Quote(name) + ")"
+	}
+	return &kerrors.MigrationError{Message: msg}
 }
 
 // forRanges runs fn on every range, at most conc at a time; the first

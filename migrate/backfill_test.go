@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
 	"pgregory.net/rapid"
 )
 
@@ -119,7 +121,7 @@ func TestBackfillResumes(t *testing.T) {
 			cancel()
 		}
 	}}
-	r, err := Backfill(ctx, f, ks, "users_by_email", opts)
+	r, err := Backfill(ctx, f, ks, ks.LookupTable("users_by_email"), opts)
 	if err == nil || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "run it again to resume") {
 		t.Fatalf("interrupted: %+v, %v", r, err)
 	}
@@ -134,7 +136,7 @@ func TestBackfillResumes(t *testing.T) {
 		}
 	}
 	opts.Ranges = 3 // ignored: the run resumes with its own split
-	r, err = Backfill(context.Background(), f, ks, "users_by_email", opts)
+	r, err = Backfill(context.Background(), f, ks, ks.LookupTable("users_by_email"), opts)
 	if err != nil || !r.Resumed || !r.Verified || r.Valued != 1500 || r.LookupRows != 1500 || r.Rows >= 2000 || r.Rows == 0 {
 		t.Fatalf("resumed: %+v, %v", r, err)
 	}
@@ -145,7 +147,7 @@ func TestBackfillResumes(t *testing.T) {
 		t.Fatalf("status %q, %d ranges", f.bfStatus["users_by_email"], len(f.bfDone["users_by_email"]))
 	}
 	// A backfill that finished starts over when asked again.
-	r, err = Backfill(context.Background(), f, ks, "users_by_email", BackfillOptions{Ranges: 5})
+	r, err = Backfill(context.Background(), f, ks, ks.LookupTable("users_by_email"), BackfillOptions{Ranges: 5})
 	if err != nil || r.Resumed || r.Rows != 2000 || r.Written != 1500 || !r.Verified || f.bfRanges["users_by_email"] != 5 {
 		t.Fatalf("again: %+v, %v", r, err)
 	}
@@ -155,7 +157,7 @@ func TestBackfillReportsAMismatch(t *testing.T) {
 	f := backfillFake(t, 100)
 	ks := applyKS(t, applyUsersV2)
 	f.lookupRows["users_by_email"] = map[string]bool{"stale@x": true}
-	r, err := Backfill(context.Background(), f, ks, "users_by_email", BackfillOptions{})
+	r, err := Backfill(context.Background(), f, ks, ks.LookupTable("users_by_email"), BackfillOptions{})
 	if err != nil || r.Verified || r.Valued != 75 || r.LookupRows != 76 || !strings.Contains(r.Mismatch, "users has 75 rows with a non-empty email, users_by_email has 76 rows (more:") {
 		t.Fatalf("%+v, %v", r, err)
 	}
@@ -173,11 +175,28 @@ func TestBackfillReportsAMismatch(t *testing.T) {
 func TestBackfillUnknownLookup(t *testing.T) {
 	f := backfillFake(t, 0)
 	ks := applyKS(t, applyUsersV2)
-	if _, err := Backfill(context.Background(), f, ks, "users_by_nope", BackfillOptions{}); err == nil || !strings.Contains(err.Error(), "has no lookup table users_by_nope") {
-		t.Fatalf("err = %v", err)
+	ctx := context.Background()
+	if _, err := Backfill(ctx, f, ks, nil, BackfillOptions{}); !errors.Is(err, kerrors.ErrMigration) || !strings.Contains(err.Error(), "nil *kandra.LookupTableSchema") {
+		t.Fatalf("nil lookup: err = %v", err)
+	}
+	// A lookup table of a table outside ks.
+	other := kandra.MustRegister[fuzzUser]().Schema().LookupTables()[0]
+	todos := applyKS(t, applyUsersV1) // users without a lookup
+	var me *kerrors.MigrationError
+	if _, err := Backfill(ctx, f, todos, other, BackfillOptions{}); !errors.As(err, &me) ||
+		!strings.Contains(err.Error(), "keyspace app has no lookup table users_by_email (it has none); pass one of ks.LookupTable(name)") {
+		t.Fatalf("a lookup of no table of ks: err = %v", err)
+	}
+	// Of the same name, but another version of the model's.
+	if _, err := Backfill(ctx, f, ks, other, BackfillOptions{}); !errors.As(err, &me) ||
+		!strings.Contains(err.Error(), `lookup table users_by_email is not keyspace app's`) || !strings.Contains(err.Error(), `pass ks.LookupTable("users_by_email")`) {
+		t.Fatalf("another schema's lookup: err = %v", err)
+	}
+	if len(f.schema) != 0 || f.writes != 0 {
+		t.Fatalf("a refused backfill ran %v, %d writes", f.schema, f.writes)
 	}
 	f.lookups = nil
-	if _, err := Backfill(context.Background(), f, ks, "users_by_email", BackfillOptions{}); err == nil || !strings.Contains(err.Error(), "does not exist; run apply first") {
+	if _, err := Backfill(ctx, f, ks, ks.LookupTable("users_by_email"), BackfillOptions{}); err == nil || !strings.Contains(err.Error(), "does not exist; run apply first") {
 		t.Fatalf("err = %v", err)
 	}
 }

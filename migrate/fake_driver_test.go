@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/store"
 )
 
@@ -75,10 +76,10 @@ func liveType(t kandra.CQLType) string {
 	return s
 }
 
-func (f *fakeDriver) SchemaRows(ctx context.Context, keyspace string) (*SchemaRows, error) {
+func (f *fakeDriver) SchemaRows(ctx context.Context, keyspace string) (*adapter.SchemaRows, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	r := &SchemaRows{}
+	r := &adapter.SchemaRows{}
 	if !f.exists {
 		return r, nil
 	}
@@ -99,11 +100,11 @@ func (f *fakeDriver) SchemaRows(ctx context.Context, keyspace string) (*SchemaRo
 	}
 	for name, t := range f.tables {
 		ttl, _ := t.DefaultTTL()
-		gc, ok := t.GCGraceSeconds()
+		gc, ok := t.GCGrace()
 		if !ok {
-			gc = 864000
+			gc = 864000 * time.Second
 		}
-		table(name, ttl, gc, t.IsCounterTable())
+		table(name, int(ttl/time.Second), int(gc/time.Second), t.IsCounterTable())
 		cols := t.Columns()
 		if tt := ks.Table(name); tt != nil {
 			for _, c := range tt.Columns() {
@@ -170,7 +171,7 @@ func (f *fakeDriver) ExecSchema(ctx context.Context, stmt string) error {
 	f.mu.Unlock()
 	rows, _ := f.SchemaRows(ctx, f.target.Name())
 	f.mu.Lock()
-	live, err := LiveFromRows(f.target.Name(), rows)
+	live, err := liveFromRows(f.target.Name(), rows)
 	if err != nil {
 		return err
 	}

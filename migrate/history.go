@@ -11,13 +11,16 @@ import (
 
 // HistoryRecord is one row of kandra_schema_history: what one Apply ran.
 type HistoryRecord struct {
-	// PlanHash is Plan.Hash of the plan made under the lease, once the
-	// keyspace and the migrator's own tables exist: for a keyspace that
-	// did not exist, it is the hash of the reviewed plan without its
-	// create-keyspace step, which Apply runs (idempotently) before the
-	// lease and does not record.
+	// PlanHash is Plan.Hash of the plan Apply ran (Result.Plan, made
+	// under the lease): the hash PlanFor's plan has, and the migrator's
+	// command line prints, when nothing changed in between. For a
+	// keyspace that did not exist, that plan starts with its
+	// create-keyspace step, which Apply runs before the lease (the lease
+	// lives in the keyspace) and records all the same.
 	PlanHash string
-	// Steps are the IDs of the steps applied, in order.
+	// Steps are the IDs of the steps applied, in plan order: every step
+	// of the plan but those left unapproved (which PlanHash covers too),
+	// and, when Apply stopped with an error, those before the error.
 	Steps []string
 	// Owner is the lease owner that applied them.
 	Owner string
@@ -36,10 +39,14 @@ func writeHistory(ctx context.Context, d Driver, keyspace string, r *HistoryReco
 	return nil
 }
 
-// History returns the records of keyspace's kandra_schema_history, oldest
-// first; none when the table does not exist.
-func History(ctx context.Context, d Driver, keyspace string) ([]HistoryRecord, error) {
-	live, err := Read(ctx, d, keyspace)
+// History returns the records of the kandra_schema_history of ks's
+// keyspace, oldest first; none when the table does not exist.
+func History(ctx context.Context, d Driver, ks *kandra.Keyspace) ([]HistoryRecord, error) {
+	if ks == nil {
+		return nil, &kerrors.MigrationError{Message: "History: nil *kandra.Keyspace; build the model with kandra.NewKeyspace"}
+	}
+	keyspace := ks.Name()
+	live, err := readLive(ctx, d, keyspace)
 	if err != nil {
 		return nil, err
 	}

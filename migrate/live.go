@@ -116,18 +116,3 @@ func (t *LiveTable) Column(name string) *LiveColumn {
 	}
 	return nil
 }
-
-// SchemaRows are the system_schema rows of one keyspace as an adapter read
-// them, one map per row keyed by column name, with plain Go values: text
-// as string, uuid and timeuuid as a canonical string, int as int, boolean
-// as bool, timestamp as time.Time, map<text, text> as map[string]string,
-// list<text> and set<text> as []string; a null is absent or nil.
-// LiveFromRows turns them into a Live.
-type SchemaRows struct {
-	Keyspaces      []map[string]any // system_schema.keyspaces
-	Tables         []map[string]any // system_schema.tables
-	Columns        []map[string]any // system_schema.columns
-	Indexes        []map[string]any // system_schema.indexes
-	Types          []map[string]any // system_schema.types
-	DroppedColumns []map[string]any // system_schema.dropped_columns
-}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kandra-go/kandra"
 )
@@ -68,7 +69,7 @@ func NewPlan(ks *kandra.Keyspace, live *Live) (*Plan, error) {
 		return nil, errors.New("migrate: NewPlan: nil *kandra.Keyspace; build the model with kandra.NewKeyspace")
 	}
 	if live == nil {
-		return nil, errors.New("migrate: NewPlan: nil *Live for keyspace " + strconv.Quote(ks.Name()) + "; read it with Read or LiveFromRows (a missing keyspace is a Live with a nil Keyspace)")
+		return nil, errors.New("migrate: NewPlan: nil *Live for keyspace " + strconv.Quote(ks.Name()) + "; read it with Read (a missing keyspace is a Live with a nil Keyspace)")
 	}
 	if live.Keyspace != nil && live.Keyspace.Name != ks.Name() {
 		return nil, fmt.Errorf("migrate: NewPlan: the live schema is of keyspace %q, the model of keyspace %q; read the model's keyspace", live.Keyspace.Name, ks.Name())
@@ -475,12 +476,14 @@ func (p *planner) options(t *kandra.TableSchema, lt *LiveTable) {
 	var set, why []string
 	// No default TTL in the model means none (0), as the runtime writes
 	// expect; gc_grace_seconds unset leaves whatever the cluster has.
-	ttl, _ := t.DefaultTTL()
+	ttlD, _ := t.DefaultTTL()
+	ttl := int(ttlD / time.Second) // whole seconds (Register refuses others)
 	if lt.DefaultTTL != ttl {
 		set = append(set, "default_time_to_live = "+strconv.Itoa(ttl))
 		why = append(why, "default_time_to_live is "+strconv.Itoa(lt.DefaultTTL)+" in live, "+strconv.Itoa(ttl)+" in the model")
 	}
-	if gc, ok := t.GCGraceSeconds(); ok && lt.GCGraceSeconds != gc {
+	if gcD, ok := t.GCGrace(); ok && lt.GCGraceSeconds != int(gcD/time.Second) {
+		gc := int(gcD / time.Second)
 		set = append(set, "gc_grace_seconds = "+strconv.Itoa(gc))
 		why = append(why, "gc_grace_seconds is "+strconv.Itoa(lt.GCGraceSeconds)+" in live, "+strconv.Itoa(gc)+" in the model")
 	}

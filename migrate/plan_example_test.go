@@ -26,8 +26,8 @@ func (u *User) Describe(s *kandra.Schema[User]) {
 	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupEventual))
 }
 
-// v2 is version 2 of the app and the live schema of version 1. The rows
-// are what an adapter reads from system_schema.
+// v2 is version 2 of the app and the live schema of version 1, as Read
+// models it from what the cluster's system_schema holds.
 func v2() (*kandra.Keyspace, *migrate.Live) {
 	users := kandra.MustRegister[User]()
 	app := kandra.MustNewKeyspace(kandra.KeyspaceSpec{
@@ -35,24 +35,31 @@ func v2() (*kandra.Keyspace, *migrate.Live) {
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3}),
 	}, users)
 
-	col := func(name, kind, typ string, pos int) map[string]any {
-		return map[string]any{"table_name": "users", "column_name": name, "kind": kind, "position": pos, "type": typ}
+	col := func(name string, kind migrate.ColumnKind, typ string, pos int) *migrate.LiveColumn {
+		t, err := kandra.ParseCQLType(typ)
+		if err != nil {
+			panic(err)
+		}
+		return &migrate.LiveColumn{Name: name, Kind: kind, Position: pos, Order: "none", Type: t, RawType: typ}
 	}
-	live, err := migrate.LiveFromRows("app", &migrate.SchemaRows{
-		Keyspaces: []map[string]any{{"keyspace_name": "app", "durable_writes": true, "replication": map[string]string{
-			"class": "org.apache.cassandra.locator.NetworkTopologyStrategy", "dc1": "3"}}},
-		Tables: []map[string]any{{"table_name": "users", "gc_grace_seconds": 864000}},
-		Columns: []map[string]any{
-			col("id", "partition_key", "uuid", 0),
-			col("email", "regular", "text", -1),
-			col("name", "regular", "text", -1),
-			col("age", "regular", "text", -1),
-			col("legacy", "regular", "frozen<list<int>>", -1),
-		},
-	})
-	if err != nil {
-		panic(err)
-	}
+	live := &migrate.Live{Keyspace: &migrate.LiveKeyspace{
+		Name:          "app",
+		Replication:   map[string]string{"class": "org.apache.cassandra.locator.NetworkTopologyStrategy", "dc1": "3"},
+		DurableWrites: true,
+		Tables: map[string]*migrate.LiveTable{"users": {
+			Name:           "users",
+			GCGraceSeconds: 864000,
+			Dropped:        map[string]*migrate.LiveDropped{},
+			Columns: []*migrate.LiveColumn{
+				col("id", migrate.PartitionKey, "uuid", 0),
+				col("age", migrate.Regular, "text", -1),
+				col("email", migrate.Regular, "text", -1),
+				col("legacy", migrate.Regular, "frozen<list<int>>", -1),
+				col("name", migrate.Regular, "text", -1),
+			},
+		}},
+		Types: map[string]*migrate.LiveType{},
+	}}
 	return app, live
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/internal/dynamic"
 	"github.com/kandra-go/kandra/internal/schematest"
 	"pgregory.net/rapid"
@@ -47,9 +48,9 @@ func serverType(t kandra.CQLType, frozen bool) string {
 // table (server defaults for what the statements leave out), a column row
 // per column with its kind, position, clustering order and type as the
 // server spells it, and an index row per secondary index.
-func rowsOf(ks *kandra.Keyspace) *SchemaRows {
+func rowsOf(ks *kandra.Keyspace) *adapter.SchemaRows {
 	name := ks.Name()
-	r := &SchemaRows{}
+	r := &adapter.SchemaRows{}
 	repl := map[string]string{}
 	if rp := ks.Replication(); rp.IsNetworkTopology() {
 		repl["class"] = "org.apache.cassandra.locator.NetworkTopologyStrategy"
@@ -75,11 +76,11 @@ func rowsOf(ks *kandra.Keyspace) *SchemaRows {
 	}
 	for _, t := range ks.Tables() {
 		ttl, _ := t.DefaultTTL()
-		gc, ok := t.GCGraceSeconds()
+		gc, ok := t.GCGrace()
 		if !ok {
-			gc = 864000
+			gc = 864000 * time.Second
 		}
-		table(t.Name(), ttl, gc, t.IsCounterTable())
+		table(t.Name(), int(ttl/time.Second), int(gc/time.Second), t.IsCounterTable())
 		for _, c := range t.Columns() {
 			switch {
 			case c.IsPartitionKey():
@@ -127,12 +128,12 @@ type tb interface {
 }
 
 // liveOf is the Live a server holds after running ks.Statements(), read
-// back through LiveFromRows.
+// back through liveFromRows.
 func liveOf(t tb, ks *kandra.Keyspace) *Live {
 	t.Helper()
-	live, err := LiveFromRows(ks.Name(), rowsOf(ks))
+	live, err := liveFromRows(ks.Name(), rowsOf(ks))
 	if err != nil {
-		t.Fatalf("LiveFromRows of the rows of keyspace %q: %v", ks.Name(), err)
+		t.Fatalf("liveFromRows of the rows of keyspace %q: %v", ks.Name(), err)
 	}
 	return live
 }
@@ -215,7 +216,7 @@ func TestPropertyFresh(t *testing.T) {
 			t.Fatalf("fresh plan:\n%s\nwant the keyspace's statements:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 		rows := rowsOf(ks)
-		empty, err := LiveFromRows("ks", &SchemaRows{Keyspaces: rows.Keyspaces})
+		empty, err := liveFromRows("ks", &adapter.SchemaRows{Keyspaces: rows.Keyspaces})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -462,11 +463,11 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
 }
 
-func mustLive(t tb, r *SchemaRows) *Live {
+func mustLive(t tb, r *adapter.SchemaRows) *Live {
 	t.Helper()
-	live, err := LiveFromRows("ks", r)
+	live, err := liveFromRows("ks", r)
 	if err != nil {
-		t.Fatalf("LiveFromRows: %v", err)
+		t.Fatalf("liveFromRows: %v", err)
 	}
 	return live
 }
@@ -481,50 +482,50 @@ func TestPlanRules(t *testing.T) {
 	scyllaSpec := spec
 	scyllaSpec.Targets = kandra.Scylla2026
 	scylla := kandra.MustNewKeyspace(scyllaSpec, users)
-	col := func(r *SchemaRows, table, name string) map[string]any {
+	col := func(r *adapter.SchemaRows, table, name string) map[string]any {
 		i := rowsWhere(r.Columns, table, func(m map[string]any) bool { return m["column_name"] == name })
 		if len(i) != 1 {
 			t.Fatalf("no column %s.%s in the rows", table, name)
 		}
 		return r.Columns[i[0]]
 	}
-	drop := func(r *SchemaRows, table, name, typ string) {
+	drop := func(r *adapter.SchemaRows, table, name, typ string) {
 		r.Columns = without(r.Columns, func(m map[string]any) bool { return m["table_name"] == table && m["column_name"] == name })
 		r.DroppedColumns = append(r.DroppedColumns, map[string]any{"table_name": table, "column_name": name, "kind": "regular", "type": typ})
 	}
 	cases := []struct {
 		name   string
 		ks     *kandra.Keyspace
-		edit   func(r *SchemaRows)
+		edit   func(r *adapter.SchemaRows)
 		id     string
 		class  Class
 		reason string // in the step's reason
 	}{
-		{"static column", ks, func(r *SchemaRows) { col(r, "users", "email")["kind"] = "static" }, "change-column-kind:users.email", Impossible, "static in live"},
-		{"unreadable type", ks, func(r *SchemaRows) { col(r, "users", "email")["type"] = "frozen<address>" }, "change-type:users.email", Impossible, "cannot read its live type \"frozen<address>\""},
-		{"frozen collection", ks, func(r *SchemaRows) { col(r, "users", "tags")["type"] = "frozen<list<text>>" }, "change-type:users.tags", Impossible, "frozen<list<text>> in live, list<text> in the model"},
-		{"varchar", ks, func(r *SchemaRows) { col(r, "users", "email")["type"] = "varchar" }, "", Safe, ""},
-		{"dropped, other type, Cassandra", ks, func(r *SchemaRows) { drop(r, "users", "email", "int") }, "re-add-dropped:users.email", Impossible, "Cassandra refuses"},
-		{"dropped, other type, ScyllaDB", scylla, func(r *SchemaRows) { drop(r, "users", "email", "int") }, "add-column:users.email", Safe, "dropped"},
-		{"dropped collection, ScyllaDB", scylla, func(r *SchemaRows) { drop(r, "users", "tags", "set<text>") }, "re-add-dropped:users.tags", Impossible, "collection"},
-		{"dropped, same type", ks, func(r *SchemaRows) { drop(r, "users", "tags", "list<text>") }, "add-column:users.tags", Safe, "same type"},
-		{"dropped, unreadable type", ks, func(r *SchemaRows) { drop(r, "users", "tags", "tuple<int>") }, "re-add-dropped:users.tags", Impossible, "cannot read the dropped type"},
-		{"lookup lacks a key column", ks, func(r *SchemaRows) {
+		{"static column", ks, func(r *adapter.SchemaRows) { col(r, "users", "email")["kind"] = "static" }, "change-column-kind:users.email", Impossible, "static in live"},
+		{"unreadable type", ks, func(r *adapter.SchemaRows) { col(r, "users", "email")["type"] = "frozen<address>" }, "change-type:users.email", Impossible, "cannot read its live type \"frozen<address>\""},
+		{"frozen collection", ks, func(r *adapter.SchemaRows) { col(r, "users", "tags")["type"] = "frozen<list<text>>" }, "change-type:users.tags", Impossible, "frozen<list<text>> in live, list<text> in the model"},
+		{"varchar", ks, func(r *adapter.SchemaRows) { col(r, "users", "email")["type"] = "varchar" }, "", Safe, ""},
+		{"dropped, other type, Cassandra", ks, func(r *adapter.SchemaRows) { drop(r, "users", "email", "int") }, "re-add-dropped:users.email", Impossible, "Cassandra refuses"},
+		{"dropped, other type, ScyllaDB", scylla, func(r *adapter.SchemaRows) { drop(r, "users", "email", "int") }, "add-column:users.email", Safe, "dropped"},
+		{"dropped collection, ScyllaDB", scylla, func(r *adapter.SchemaRows) { drop(r, "users", "tags", "set<text>") }, "re-add-dropped:users.tags", Impossible, "collection"},
+		{"dropped, same type", ks, func(r *adapter.SchemaRows) { drop(r, "users", "tags", "list<text>") }, "add-column:users.tags", Safe, "same type"},
+		{"dropped, unreadable type", ks, func(r *adapter.SchemaRows) { drop(r, "users", "tags", "tuple<int>") }, "re-add-dropped:users.tags", Impossible, "cannot read the dropped type"},
+		{"lookup lacks a key column", ks, func(r *adapter.SchemaRows) {
 			r.Columns = without(r.Columns, func(m map[string]any) bool { return m["table_name"] == "users_by_email" && m["column_name"] == "id" })
 		}, "change-key:users_by_email", Impossible, "the clustering key is () in live, (id) in the model"},
-		{"lookup column type", ks, func(r *SchemaRows) { col(r, "users_by_email", "id")["type"] = "uuid" }, "change-key:users_by_email", Impossible, "uuid"},
-		{"lookup kind changed to unique", ks, func(r *SchemaRows) {
+		{"lookup column type", ks, func(r *adapter.SchemaRows) { col(r, "users_by_email", "id")["type"] = "uuid" }, "change-key:users_by_email", Impossible, "uuid"},
+		{"lookup kind changed to unique", ks, func(r *adapter.SchemaRows) {
 			c := col(r, "users_by_email", "id")
 			c["kind"], c["position"], c["clustering_order"] = "regular", -1, "none"
 		}, "change-key:users_by_email", Impossible, "the clustering key is () in live, (id) in the model"},
-		{"simple strategy", ks, func(r *SchemaRows) {
+		{"simple strategy", ks, func(r *adapter.SchemaRows) {
 			r.Keyspaces[0]["replication"] = map[string]string{"class": "SimpleStrategy", "replication_factor": "1"}
 		}, "change-replication:ks", Impossible, "replicated SimpleStrategy replication_factor=1, the model says NetworkTopologyStrategy dc1=1"},
-		{"short class name", ks, func(r *SchemaRows) {
+		{"short class name", ks, func(r *adapter.SchemaRows) {
 			r.Keyspaces[0]["replication"] = map[string]string{"class": "NetworkTopologyStrategy", "dc1": "1"}
 		}, "", Safe, ""},
-		{"gc grace the model leaves unset", ks, func(r *SchemaRows) { r.Tables[0]["gc_grace_seconds"] = 60 }, "", Safe, ""},
-		{"missing primary table", ks, func(r *SchemaRows) {
+		{"gc grace the model leaves unset", ks, func(r *adapter.SchemaRows) { r.Tables[0]["gc_grace_seconds"] = 60 }, "", Safe, ""},
+		{"missing primary table", ks, func(r *adapter.SchemaRows) {
 			r.Tables = without(r.Tables, func(m map[string]any) bool { return m["table_name"] == "users" })
 		}, "create-table:users", Safe, "does not exist"},
 	}

@@ -7,15 +7,25 @@ import (
 	kerrors "github.com/kandra-go/kandra/errors"
 )
 
-// Read reads the live schema of keyspace through d (system_schema) and
-// models it (LiveFromRows). A keyspace that does not exist is a Live with
-// a nil Keyspace, not an error.
-func Read(ctx context.Context, d Driver, keyspace string) (*Live, error) {
+// Read reads the live schema of ks's keyspace through d (system_schema)
+// and models it. A keyspace that does not exist is a Live with a nil
+// Keyspace, not an error.
+func Read(ctx context.Context, d Driver, ks *kandra.Keyspace) (*Live, error) {
+	if ks == nil {
+		return nil, &kerrors.MigrationError{Message: "Read: nil *kandra.Keyspace; build the model with kandra.NewKeyspace"}
+	}
+	return readLive(ctx, d, ks.Name())
+}
+
+// readLive reads and models the live schema of the keyspace named
+// keyspace: the adapter hook's rows (Driver.SchemaRows) through
+// liveFromRows.
+func readLive(ctx context.Context, d Driver, keyspace string) (*Live, error) {
 	rows, err := d.SchemaRows(ctx, keyspace)
 	if err != nil {
 		return nil, &kerrors.MigrationError{Message: "reading the live schema of keyspace " + keyspace + " from system_schema failed", Cause: err}
 	}
-	live, err := LiveFromRows(keyspace, rows)
+	live, err := liveFromRows(keyspace, rows)
 	if err != nil {
 		return nil, &kerrors.MigrationError{Message: "modelling the live schema of keyspace " + keyspace + " failed", Cause: err}
 	}
@@ -27,7 +37,7 @@ func Read(ctx context.Context, d Driver, keyspace string) (*Live, error) {
 // Apply created without its (unapproved) backfill, which the live schema
 // alone cannot show: kandra_backfill records them as pending.
 func PlanFor(ctx context.Context, d Driver, ks *kandra.Keyspace) (*Plan, error) {
-	live, err := Read(ctx, d, ks.Name())
+	live, err := Read(ctx, d, ks)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +67,7 @@ func planLive(ctx context.Context, d Driver, ks *kandra.Keyspace, live *Live) (*
 // still pending is a difference too: it exists but misses the rows
 // written before it.
 func Check(ctx context.Context, d Driver, ks *kandra.Keyspace) error {
-	live, err := Read(ctx, d, ks.Name())
+	live, err := Read(ctx, d, ks)
 	if err != nil {
 		return err
 	}

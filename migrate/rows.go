@@ -9,14 +9,16 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 )
 
-// LiveFromRows builds the live model of keyspace from the system_schema
-// rows an adapter read (see SchemaRows for the value conventions). Rows
-// of other keyspaces are skipped, and so are columns of tables that
-// system_schema.tables does not list (a materialized view's). No
-// keyspaces row for keyspace means the keyspace does not exist: Live.Keyspace
-// is nil, and any other row of it is an error.
+// liveFromRows builds the live model of keyspace from the system_schema
+// rows an adapter read (Driver.SchemaRows; see adapter.SchemaRows for the
+// value conventions): it is how Read turns the adapter hook's rows into a
+// Live. Rows of other keyspaces are skipped, and so are columns of tables
+// that system_schema.tables does not list (a materialized view's). No
+// keyspaces row for keyspace means the keyspace does not exist:
+// Live.Keyspace is nil, and any other row of it is an error.
 //
 // Types are parsed with kandra.ParseCQLType (FROZEN<...> is dropped by
 // the parser; a descending clustering column comes with clustering_order
@@ -27,9 +29,9 @@ import (
 // A row whose values do not follow the conventions (a missing name, a
 // position that is not an integer, an unknown column kind) is an error
 // naming the table, the row and the column.
-func LiveFromRows(keyspace string, r *SchemaRows) (*Live, error) {
+func liveFromRows(keyspace string, r *adapter.SchemaRows) (*Live, error) {
 	if r == nil {
-		return nil, errors.New("migrate: LiveFromRows: nil *SchemaRows for keyspace " + strconv.Quote(keyspace))
+		return nil, errors.New("migrate: Driver.SchemaRows returned a nil *adapter.SchemaRows for keyspace " + strconv.Quote(keyspace))
 	}
 	rd := rowReader{keyspace: keyspace}
 	ks := rd.keyspaceRow(r.Keyspaces)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 )
 
 func ksRow() map[string]any {
@@ -14,28 +15,28 @@ func ksRow() map[string]any {
 }
 
 func TestLiveFromRowsMissingKeyspace(t *testing.T) {
-	if _, err := LiveFromRows("ks", nil); err == nil || !strings.Contains(err.Error(), `"ks"`) {
+	if _, err := liveFromRows("ks", nil); err == nil || !strings.Contains(err.Error(), `"ks"`) {
 		t.Fatalf("nil rows: %v, want an error naming the keyspace", err)
 	}
-	live, err := LiveFromRows("ks", &SchemaRows{})
+	live, err := liveFromRows("ks", &adapter.SchemaRows{})
 	if err != nil || live.Keyspace != nil {
 		t.Fatalf("no rows: %+v, %v; want a Live with a nil Keyspace", live, err)
 	}
 	// Another keyspace's rows are not this one's.
-	other := &SchemaRows{Keyspaces: []map[string]any{{"keyspace_name": "other"}},
+	other := &adapter.SchemaRows{Keyspaces: []map[string]any{{"keyspace_name": "other"}},
 		Tables: []map[string]any{{"keyspace_name": "other", "table_name": "t"}}}
-	if live, err := LiveFromRows("ks", other); err != nil || live.Keyspace != nil {
+	if live, err := liveFromRows("ks", other); err != nil || live.Keyspace != nil {
 		t.Fatalf("another keyspace's rows: %+v, %v", live, err)
 	}
-	orphan := &SchemaRows{Tables: []map[string]any{{"keyspace_name": "ks", "table_name": "t"}}}
-	if _, err := LiveFromRows("ks", orphan); err == nil || !strings.Contains(err.Error(), "system_schema.keyspaces") {
+	orphan := &adapter.SchemaRows{Tables: []map[string]any{{"keyspace_name": "ks", "table_name": "t"}}}
+	if _, err := liveFromRows("ks", orphan); err == nil || !strings.Contains(err.Error(), "system_schema.keyspaces") {
 		t.Fatalf("a table without its keyspace row: %v", err)
 	}
 }
 
 func TestLiveFromRows(t *testing.T) {
 	dropped := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
-	r := &SchemaRows{
+	r := &adapter.SchemaRows{
 		Keyspaces: []map[string]any{ksRow()},
 		Tables: []map[string]any{
 			{"keyspace_name": "ks", "table_name": "t", "id": "5a1c0bb8-8f6a-11ee-b9d1-0242ac120002", "default_time_to_live": int32(60),
@@ -57,7 +58,7 @@ func TestLiveFromRows(t *testing.T) {
 			{"table_name": "t", "column_name": "old", "kind": "regular", "type": "text", "dropped_time": dropped},
 		},
 	}
-	live, err := LiveFromRows("ks", r)
+	live, err := liveFromRows("ks", r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,29 +103,29 @@ func TestLiveFromRows(t *testing.T) {
 func TestLiveFromRowsErrors(t *testing.T) {
 	cases := []struct {
 		name string
-		rows SchemaRows
+		rows adapter.SchemaRows
 		want string // in the error
 	}{
-		{"two keyspace rows", SchemaRows{Keyspaces: []map[string]any{ksRow(), ksRow()}}, "keyspaces of keyspace \"ks\", row 1: column keyspace_name repeats"},
-		{"replication not a map", SchemaRows{Keyspaces: []map[string]any{{"keyspace_name": "ks", "replication": "x"}}}, "column replication is a string"},
-		{"table without a name", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"id": "x"}}}, "tables of keyspace \"ks\", row 0: column table_name is missing"},
-		{"ttl as text", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t", "default_time_to_live": "60"}}}, "column default_time_to_live is string"},
-		{"two tables", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}, {"table_name": "t"}}}, "repeats \"t\""},
-		{"unknown kind", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
+		{"two keyspace rows", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow(), ksRow()}}, "keyspaces of keyspace \"ks\", row 1: column keyspace_name repeats"},
+		{"replication not a map", adapter.SchemaRows{Keyspaces: []map[string]any{{"keyspace_name": "ks", "replication": "x"}}}, "column replication is a string"},
+		{"table without a name", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"id": "x"}}}, "tables of keyspace \"ks\", row 0: column table_name is missing"},
+		{"ttl as text", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t", "default_time_to_live": "60"}}}, "column default_time_to_live is string"},
+		{"two tables", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}, {"table_name": "t"}}}, "repeats \"t\""},
+		{"unknown kind", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
 			Columns: []map[string]any{{"table_name": "t", "column_name": "c", "type": "int", "kind": "weird"}}}, "column kind is \"weird\""},
-		{"key without a position", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
+		{"key without a position", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
 			Columns: []map[string]any{{"table_name": "t", "column_name": "c", "type": "int", "kind": "partition_key"}}}, "column position is -1"},
-		{"column twice", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
+		{"column twice", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
 			Columns: []map[string]any{{"table_name": "t", "column_name": "c", "type": "int"}, {"table_name": "t", "column_name": "c", "type": "int"}}}, "repeats \"c\""},
-		{"column without a type", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
+		{"column without a type", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
 			Columns: []map[string]any{{"table_name": "t", "column_name": "c"}}}, "column type is missing"},
-		{"dropped time as text", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
+		{"dropped time as text", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
 			DroppedColumns: []map[string]any{{"table_name": "t", "column_name": "c", "dropped_time": "yesterday"}}}, "column dropped_time is a string"},
-		{"flags as text", SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t", "flags": "compound"}}}, "column flags is a string"},
+		{"flags as text", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t", "flags": "compound"}}}, "column flags is a string"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := LiveFromRows("ks", &c.rows)
+			_, err := liveFromRows("ks", &c.rows)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want one containing %q", err, c.want)
 			}
@@ -133,7 +134,7 @@ func TestLiveFromRowsErrors(t *testing.T) {
 }
 
 // FuzzLiveFromRows reads one table with fuzzed column rows and plans a
-// fixed model against it: neither may panic, and what LiveFromRows
+// fixed model against it: neither may panic, and what liveFromRows
 // accepts is well formed.
 func FuzzLiveFromRows(f *testing.F) {
 	f.Add("id", "partition_key", 0, "none", "uuid", "email", "regular", -1, "none", "frozen<map<text, frozen<list<int>>>>")
@@ -143,7 +144,7 @@ func FuzzLiveFromRows(f *testing.F) {
 	users := kandra.MustRegister[fuzzUser]()
 	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 1})}, users)
 	f.Fuzz(func(t *testing.T, n1, k1 string, p1 int, o1, t1, n2, k2 string, p2 int, o2, t2 string) {
-		r := &SchemaRows{Keyspaces: []map[string]any{ksRow()},
+		r := &adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()},
 			Tables: []map[string]any{{"table_name": "users", "flags": []string{"compound"}}},
 			Columns: []map[string]any{
 				{"table_name": "users", "column_name": n1, "kind": k1, "position": p1, "clustering_order": o1, "type": t1},
@@ -151,7 +152,7 @@ func FuzzLiveFromRows(f *testing.F) {
 			},
 			DroppedColumns: []map[string]any{{"table_name": "users", "column_name": n2, "kind": k1, "type": t2}},
 		}
-		live, err := LiveFromRows("ks", r)
+		live, err := liveFromRows("ks", r)
 		if err != nil {
 			return
 		}

@@ -15,6 +15,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+export GOFLAGS=-tags=kandra_dynamic # the tests' run-time schemas (internal/dynamic)
 CHECKS=${KANDRA_EXPLORE_CHECKS:-2000}
 BUDGET=${1:-}
 STORMS=${KANDRA_EXPLORE_STORMS:-3}

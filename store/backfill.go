@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/kandra-go/kandra/adapter"
+
 	"github.com/kandra-go/kandra"
 )
 
@@ -18,8 +20,9 @@ import (
 type LookupBackfill struct {
 	d      Driver
 	ts     *kandra.TableSchema
-	scan   *kandra.Statement
-	insert *kandra.Statement
+	cols   []*kandra.ColumnSchema // ts.Columns(), the token-range scan's result
+	scan   *adapter.Statement
+	insert *adapter.Statement
 	lookup *kandra.LookupTableSchema
 }
 
@@ -35,7 +38,7 @@ func NewLookupBackfill(d Driver, ks *kandra.Keyspace, lookup *kandra.LookupTable
 		return nil, &kandra.SchemaError{Entity: "keyspace " + ks.Name(), Rule: kandra.RuleLookup,
 			Detail: "lookup table " + lookup.Name() + " is not in the keyspace"}
 	}
-	st, err := kandra.BuildStatements(t, ks.Name())
+	st, err := adapter.BuildStatements(t, ks.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +52,7 @@ func NewLookupBackfill(d Driver, ks *kandra.Keyspace, lookup *kandra.LookupTable
 				// the latter.
 				ins = l.Claim()
 			}
-			return &LookupBackfill{d: d, ts: t, scan: st.TokenRange(), insert: ins, lookup: l.Lookup()}, nil
+			return &LookupBackfill{d: d, ts: t, cols: t.Columns(), scan: st.TokenRange(), insert: ins, lookup: l.Lookup()}, nil
 		}
 	}
 	panic("kandra/store: NewLookupBackfill: lookup table " + lookup.Name() + " has no statements") // BuildStatements plans every lookup
@@ -101,7 +104,11 @@ func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int
 		w := newWriter(ctx)
 		for {
 			e := reflect.New(typ).Interface()
-			dst, _ = b.ts.Pointers(e, dst[:0])
+			dst = dst[:0]
+			for _, c := range b.cols {
+				p, _ := c.Pointer(e) // e is a new entity of the table's type
+				dst = append(dst, p)
+			}
 			if !rows.Next(dst) {
 				break
 			}
@@ -116,7 +123,7 @@ func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int
 			}
 			vals := make([]any, b.insert.NumParams())
 			for i := range vals {
-				if p := b.insert.Param(i); p.Kind == kandra.ParamClaim {
+				if p := b.insert.Param(i); p.Kind == adapter.ParamClaim {
 					vals[i] = newToken()
 				} else {
 					vals[i], _ = p.Column.Pointer(e)

@@ -64,7 +64,7 @@ func (r *bfRows) Next(dst []any) bool {
 	}
 	u := r.rows[0]
 	r.rows = r.rows[1:]
-	src, _ := fUsers.Schema().Pointers(&u, nil)
+	src := fUsers.Pointers(&u, nil)
 	for i := range dst {
 		reflect.ValueOf(dst[i]).Elem().Set(reflect.ValueOf(src[i]).Elem())
 	}

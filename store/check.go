@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/kandra-go/kandra/adapter"
+
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	kerrors "github.com/kandra-go/kandra/errors"
@@ -23,10 +25,6 @@ const MaxPageSize = math.MaxInt32
 
 // DefaultMaxTimestampAhead is the default of WithMaxTimestampAhead.
 const DefaultMaxTimestampAhead = time.Minute
-
-// nanosLike is a timestamp in microseconds that lies past the year 5000:
-// a Timestamp that large is almost surely UnixNano given for UnixMicro.
-const nanosLike = 100_000_000_000_000_000
 
 func (r *Repo[T]) argErr(op, arg, msg string) error {
 	return &kerrors.ArgumentError{Op: op + " on " + r.ts.Name(), Arg: arg, Message: msg}
@@ -125,39 +123,45 @@ func (r *Repo[T]) checkWrite(op string, c *call) error {
 	}
 	now := r.now()
 	if c.hasTS {
-		if c.ts < 0 {
-			return r.argErr(op, "Timestamp", fmt.Sprintf("%d is negative; a write timestamp is microseconds since the Unix epoch (kandra.TimestampOf(t))", c.ts))
+		if c.tsAt.Before(epoch) || c.tsAt.After(maxMicros) {
+			return r.argErr(op, "Timestamp", c.tsAt.Format(time.RFC3339Nano)+" lies before the Unix epoch: a write timestamp is microseconds since 1970-01-01T00:00:00Z")
 		}
 		ahead := r.rt.cfg.ahead
-		if limit := now.Add(ahead).UnixMicro(); c.ts > limit {
-			hint := ""
-			if c.ts > nanosLike {
-				hint = "; it looks like nanoseconds (UnixNano): a write timestamp is microseconds, kandra.TimestampOf(t) or t.UnixMicro()"
-			}
-			return r.argErr(op, "Timestamp", fmt.Sprintf("%d µs lies %s past the runtime's clock, more than WithMaxTimestampAhead (%s): a write from the future wins over every later write of the same row until that time comes%s",
-				c.ts, aheadOf(c.ts, now), ahead, hint))
+		if limit := now.Add(ahead); c.tsAt.After(limit) {
+			return r.argErr(op, "Timestamp", fmt.Sprintf("%s lies %s past the runtime's clock, more than WithMaxTimestampAhead (%s): a write from the future wins over every later write of the same row until that time comes",
+				c.tsAt.Format(time.RFC3339Nano), aheadOf(c.tsAt, now), ahead))
 		}
 	}
 	if c.hasTTL {
-		if max := kandra.MaxWriteTTL(r.rt.ks.Targets(), now); c.ttl < 0 || c.ttl > max {
+		max := kandra.MaxWriteTTL(r.rt.ks.Targets(), now)
+		switch {
+		case c.ttl < 0 || c.ttl > max:
 			why := "kandra.MaxTTL, 20 years, is the servers' limit"
 			if max < kandra.MaxTTL {
-				why = "on " + kandra.Cassandra5.String() + " (storage_compatibility_mode CASSANDRA_4, its default) an expiry past 2038-01-19T03:14:06Z is refused; with storage_compatibility_mode NONE everywhere, say so with WithTargets"
+				why = "on " + kandra.Cassandra5.String() + " (storage_compatibility_mode CASSANDRA_4, its default) an expiry past 2038-01-19T03:14:06Z is refused; with storage_compatibility_mode NONE everywhere, say so in the keyspace's Targets (kandra.Cassandra5Latest)"
 			}
-			return r.argErr(op, "TTL", fmt.Sprintf("%d s is not in 0 (no expiry) to %d s: %s", c.ttl, max, why))
+			return r.argErr(op, "TTL", fmt.Sprintf("%v is not in 0 (no expiry) to %v (%d s): %s", c.ttl, max, max/time.Second, why))
+		case c.ttl%time.Second != 0:
+			return r.argErr(op, "TTL", fmt.Sprintf("%v is not a whole number of seconds, which is what CQL stores; use %v", c.ttl, c.ttl.Truncate(time.Second)))
 		}
 	}
 	return nil
 }
 
-// aheadOf renders how far micros lies past now.
-func aheadOf(micros int64, now time.Time) string {
-	d := float64(micros - now.UnixMicro())
-	const year = 365.25 * 24 * 3600 * 1e6
+// epoch and maxMicros bound the times a write timestamp can carry.
+var (
+	epoch     = time.Unix(0, 0)
+	maxMicros = time.UnixMicro(math.MaxInt64)
+)
+
+// aheadOf renders how far t lies past now.
+func aheadOf(t, now time.Time) string {
+	d := t.Sub(now) // saturates at about 292 years
+	const year = 365.25 * 24 * time.Hour
 	if d >= year {
-		return fmt.Sprintf("%.0f years", d/year)
+		return fmt.Sprintf("%.0f years", float64(t.Year()-now.Year()))
 	}
-	return (time.Duration(d) * time.Microsecond).Round(time.Second).String()
+	return d.Round(time.Second).String()
 }
 
 // checkConsistency refuses the levels the servers refuse for the kind of
@@ -206,7 +210,7 @@ func (r *Repo[T]) checkRange(op string, c *call) error {
 // values. A Cursor carries
 // the fingerprint of the query that made it, so that it is not used with
 // another: a driver's paging state only makes sense for its own query.
-func (r *Repo[T]) fingerprint(st *kandra.Statement, partition *T, c *call) uint64 {
+func (r *Repo[T]) fingerprint(st *adapter.Statement, partition *T, c *call) uint64 {
 	vals := make([]any, 0, len(r.partition)+2)
 	for _, col := range r.partition {
 		if col.IsSensitive() {

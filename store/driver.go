@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 
+	"github.com/kandra-go/kandra/adapter"
+
 	"github.com/kandra-go/kandra"
 )
 
@@ -43,7 +45,7 @@ type Driver interface {
 
 // Query is one statement with its values and options.
 type Query struct {
-	Statement *kandra.Statement
+	Statement *adapter.Statement
 	Values    []any
 	// Consistency is the resolved consistency level.
 	Consistency kandra.Consistency

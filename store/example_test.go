@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
@@ -157,4 +158,26 @@ func ExampleLookup_Find() {
 	// Output:
 	// SELECT id FROM app.accounts_by_email WHERE email = ?
 	// not found: accounts_by_email value=ada@example.com
+}
+
+// Replaying events: each is written with the time it happened, so that the
+// row ends up holding the last event, whatever order the replay runs in;
+// a TTL is a time.Duration of whole seconds.
+func ExampleTimestamp() {
+	rt, _ := store.New(printer{}, App)
+	defer rt.Close(context.Background())
+	accounts := store.MustNewRepo(rt, Accounts)
+	ctx := context.Background()
+	occurredAt := time.Now().Add(-time.Hour)
+	a := &Account{Email: "ada@example.com"}
+	// snippet: timestamps
+	err := accounts.Save(ctx, a, store.Timestamp(occurredAt), store.TTL(30*24*time.Hour))
+	// end snippet
+	fmt.Println(err)
+	// Output:
+	// BEGIN BATCH
+	//   INSERT INTO app.accounts (id, email, name) VALUES (?, ?, ?) USING TTL ? AND TIMESTAMP ?
+	//   INSERT INTO app.accounts_by_email (email, id) VALUES (?, ?) USING TIMESTAMP ?
+	// APPLY BATCH
+	// <nil>
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kandra-go/kandra/adapter"
+
 	"github.com/kandra-go/kandra"
 	kerrors "github.com/kandra-go/kandra/errors"
 )
@@ -86,7 +88,7 @@ func (r *Repo[T]) lookupInsertIn(sc *scratch, i int, e *T, ts int64) *Query {
 	} else {
 		q, vals = &Query{Statement: s}, make([]any, 0, s.NumParams())
 	}
-	q.Values = kandra.AppendColumns(r.t, s, e, vals)
+	q.Values = adapter.AppendColumns(r.t, s, e, vals)
 	if ts != noTS {
 		q.Values = append(q.Values, ts)
 	}
@@ -97,7 +99,7 @@ func (r *Repo[T]) lookupInsertIn(sc *scratch, i int, e *T, ts int64) *Query {
 func (r *Repo[T]) lookupDeleteAt(i int, e *T, ts int64) *Query {
 	s := r.st.Lookup(i).DeleteAt()
 	vals := append(make([]any, 0, s.NumParams()), ts)
-	return &Query{Statement: s, Values: kandra.AppendColumns(r.t, s, e, vals)}
+	return &Query{Statement: s, Values: adapter.AppendColumns(r.t, s, e, vals)}
 }
 
 // claims are the unique values one call newly claimed, with their
@@ -249,7 +251,7 @@ func (r *Repo[T]) claim(ctx context.Context, op string, i int, e *T, cons, seria
 	for try := 0; try < claimTries; try++ {
 		tok := newToken()
 		cl := ls.Claim()
-		vals := append(kandra.AppendColumns(r.t, cl, e, make([]any, 0, cl.NumParams())), tok)
+		vals := append(adapter.AppendColumns(r.t, cl, e, make([]any, 0, cl.NumParams())), tok)
 		applied, err := r.exec(ctx, metricOp(op), &Query{Statement: cl, Values: vals, Consistency: cons, SerialConsistency: serial})
 		if err != nil {
 			return false, 0, err
@@ -268,8 +270,8 @@ func (r *Repo[T]) claim(ctx context.Context, op string, i int, e *T, cons, seria
 			// Already e's: renew the token, so that a takeover decided on
 			// the old one (while e did not hold the value) cannot apply.
 			rc := ls.Reclaim()
-			vals := kandra.AppendColumns(r.t, rc, e, append(make([]any, 0, rc.NumParams()), tok))
-			vals = kandra.AppendExpected(r.t, rc, e, vals)
+			vals := adapter.AppendColumns(r.t, rc, e, append(make([]any, 0, rc.NumParams()), tok))
+			vals = adapter.AppendExpected(r.t, rc, e, vals)
 			applied, err := r.exec(ctx, metricOp(op), &Query{Statement: rc, Values: vals, Consistency: cons, SerialConsistency: serial})
 			if err != nil {
 				return false, 0, err
@@ -287,8 +289,8 @@ func (r *Repo[T]) claim(ctx context.Context, op string, i int, e *T, cons, seria
 			return false, 0, r.uniqueErr(i, e, holder, !live)
 		}
 		tk := ls.Takeover()
-		vals = kandra.AppendColumns(r.t, tk, e, append(make([]any, 0, tk.NumParams()), tok))
-		vals = append(kandra.AppendExpected(r.t, tk, holder, vals), tokenArg(held))
+		vals = adapter.AppendColumns(r.t, tk, e, append(make([]any, 0, tk.NumParams()), tok))
+		vals = append(adapter.AppendExpected(r.t, tk, holder, vals), tokenArg(held))
 		applied, err = r.exec(ctx, metricOp(op), &Query{Statement: tk, Values: vals, Consistency: cons, SerialConsistency: serial})
 		if err != nil {
 			return false, 0, err
@@ -308,9 +310,9 @@ func (r *Repo[T]) holderOf(ctx context.Context, op string, i int, e *T, serial k
 	sel := r.st.Lookup(i).SelectOwner()
 	holder = new(T)
 	var tokenAt, holderAt int64
-	q := &Query{Statement: sel, Values: kandra.AppendColumns(r.t, sel, e, make([]any, 0, 1)), Consistency: serial}
+	q := &Query{Statement: sel, Values: adapter.AppendColumns(r.t, sel, e, make([]any, 0, 1)), Consistency: serial}
 	found, err = r.one(ctx, metricOp(op), q, func(dst []any) []any {
-		return append(kandra.AppendResult(r.t, sel, holder, dst), &token, &tokenAt, &holderAt)
+		return append(adapter.AppendResult(r.t, sel, holder, dst), &token, &tokenAt, &holderAt)
 	})
 	return holder, token, time.UnixMicro(max(tokenAt, holderAt)), found, err
 }
@@ -319,11 +321,11 @@ func (r *Repo[T]) holderOf(ctx context.Context, op string, i int, e *T, serial k
 // i, read linearizably (at the serial level): a holder is judged by its
 // latest write.
 func (r *Repo[T]) holds(ctx context.Context, op string, i int, holder, e *T, serial kandra.Consistency) (bool, error) {
-	sc := getScratch(nil)
+	sc := getScratch[option](nil)
 	defer sc.release()
 	sc.c.cons, sc.c.hasCons = serial, true
 	got, err := r.getIn(ctx, metricOp(op), sc, holder)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, kerrors.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {
@@ -417,8 +419,8 @@ func (r *Repo[T]) releaseOwned(ctx context.Context, op string, e *T, o *owned, c
 // and taken over by the next claimant.
 func (r *Repo[T]) release(ctx context.Context, op string, i int, e *T, token int64, cons, serial kandra.Consistency) {
 	rl := r.st.Lookup(i).Release()
-	vals := kandra.AppendColumns(r.t, rl, e, make([]any, 0, rl.NumParams()))
-	vals = append(kandra.AppendExpected(r.t, rl, e, vals), tokenArg(token))
+	vals := adapter.AppendColumns(r.t, rl, e, make([]any, 0, rl.NumParams()))
+	vals = append(adapter.AppendExpected(r.t, rl, e, vals), tokenArg(token))
 	if _, err := r.exec(ctx, metricOp(op), &Query{Statement: rl, Values: vals, Consistency: cons, SerialConsistency: serial}); err != nil {
 		cp := new(T)
 		*cp = *e
@@ -453,29 +455,28 @@ func (r *Repo[T]) uniqueErr(i int, e, holder *T, pending bool) error {
 // lookup has a row per holder; a unique one has at most one). Options:
 // PageSize (lookup rows per page, default 100), After, Consistency. The
 // page may hold fewer entities than rows, since stale rows are skipped.
-func (l *Lookup[T, V]) FindAll(ctx context.Context, v V, opts ...CallOption) *Iter[T] {
+func (l *Lookup[T, V]) FindAll(ctx context.Context, v V, opts ...ListOption) *Iter[T] {
 	return l.findAll(ctx, "FindAll", v, false, opts)
 }
 
 // FindAllActive is FindAll without soft-deleted entities.
-func (l *Lookup[T, V]) FindAllActive(ctx context.Context, v V, opts ...CallOption) *Iter[T] {
+func (l *Lookup[T, V]) FindAllActive(ctx context.Context, v V, opts ...ListOption) *Iter[T] {
 	return l.findAll(ctx, "FindAllActive", v, true, opts)
 }
 
-func (l *Lookup[T, V]) findAll(ctx context.Context, op string, v V, active bool, opts []CallOption) *Iter[T] {
+func (l *Lookup[T, V]) findAll(ctx context.Context, op string, v V, active bool, opts []ListOption) *Iter[T] {
 	r := l.repo
 	if err := r.begin(ctx, op); err != nil {
 		return &Iter[T]{err: err}
 	}
 	defer r.rt.leave()
-	return l.findAllIn(ctx, op, v, active, opts)
+	return l.findAllIn(ctx, op, v, active, applyCall(opts))
 }
 
 // findAllIn is findAll inside a call that began.
-func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active bool, opts []CallOption) *Iter[T] {
+func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active bool, c call) *Iter[T] {
 	r := l.repo
 	it := &Iter[T]{}
-	c := applyCall(opts)
 	if it.err = r.checkRange(op, &c); it.err != nil {
 		return it
 	}
@@ -508,7 +509,7 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active boo
 		it.err = r.argErr(op, "After", "the cursor was made by another query (another lookup or value); a cursor resumes only the FindAll that returned it")
 		return it
 	}
-	q := &Query{Statement: st, Values: kandra.AppendColumns(r.t, st, probe, make([]any, 0, 1)), Consistency: cons,
+	q := &Query{Statement: st, Values: adapter.AppendColumns(r.t, st, probe, make([]any, 0, 1)), Consistency: cons,
 		PageSize: c.pageSize, PageState: c.cursor.state}
 	start := r.rt.start()
 	rows, err := r.rt.d.Query(ctx, q)
@@ -521,7 +522,7 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active boo
 	dst := make([]any, 0, st.NumResult())
 	for {
 		k := new(T)
-		if !rows.Next(kandra.AppendResult(r.t, st, k, dst[:0])) {
+		if !rows.Next(adapter.AppendResult(r.t, st, k, dst[:0])) {
 			break
 		}
 		keys = append(keys, k)
@@ -533,12 +534,12 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active boo
 		return it
 	}
 	state := rows.PageState()
-	sc := getScratch(nil)
+	sc := getScratch[option](nil)
 	defer sc.release()
 	sc.c = c
 	for _, k := range keys {
 		e, err := r.getIn(ctx, OpFind, sc, k)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, kerrors.ErrNotFound) {
 			continue
 		}
 		if err != nil {
@@ -557,7 +558,7 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active boo
 
 // fingerprint identifies a FindAll query (see Repo.fingerprint); a
 // Sensitive value is left out, since a cursor travels in URLs.
-func (l *Lookup[T, V]) fingerprint(st *kandra.Statement, v V) uint64 {
+func (l *Lookup[T, V]) fingerprint(st *adapter.Statement, v V) uint64 {
 	if l.repo.lookups[l.idx].IndexColumn().IsSensitive() {
 		return fingerprintOf(st.CQL())
 	}

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kandra-go/kandra/adapter"
+
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	kerrors "github.com/kandra-go/kandra/errors"
@@ -24,7 +26,7 @@ type Repo[T any] struct {
 	rt       *Store
 	t        *kandra.Table[T]
 	ts       *kandra.TableSchema
-	st       *kandra.TableStatements
+	st       *adapter.TableStatements
 	typeName string
 	gen      []*kandra.ColumnSchema
 	key      []*kandra.ColumnSchema
@@ -53,7 +55,7 @@ func NewRepo[T any](rt *Store, t *kandra.Table[T]) (*Repo[T], error) {
 		return nil, &kandra.SchemaError{Entity: t.Schema().EntityType().String(), Rule: kandra.RuleBinding,
 			Detail: "table " + t.Name() + " is not in keyspace " + rt.keyspace + "; give it to the kandra.NewKeyspace the store was built from"}
 	}
-	st, err := kandra.BuildStatements(t.Schema(), rt.keyspace)
+	st, err := adapter.BuildStatements(t.Schema(), rt.keyspace)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +97,7 @@ func MustNewRepo[T any](rt *Store, t *kandra.Table[T]) *Repo[T] {
 func (r *Repo[T]) Table() *kandra.Table[T] { return r.t }
 
 // Statements are the repository's statements.
-func (r *Repo[T]) Statements() *kandra.TableStatements { return r.st }
+func (r *Repo[T]) Statements() *adapter.TableStatements { return r.st }
 
 // ---------------------------------------------------------------------------
 // Consistency and execution.
@@ -144,7 +146,7 @@ func (r *Repo[T]) begin(ctx context.Context, op string) error {
 		return r.argErr(op, "ctx", "a nil context.Context (pass context.Background() or the request's context)")
 	}
 	if !r.rt.enter() {
-		return queryErr(op+" on "+r.ts.Name()+": the runtime is closed", ErrClosed)
+		return queryErr(op+" on "+r.ts.Name()+": the runtime is closed", kerrors.ErrClosed)
 	}
 	if err := ctx.Err(); err != nil {
 		r.rt.leave()
@@ -199,7 +201,7 @@ func (r *Repo[T]) checkBatchSize(op string, entries []*Query) error {
 	}
 	if size > max {
 		return queryErr(fmt.Sprintf("%s on %s: the LOGGED BATCH of the row and its BATCH lookup rows holds about %d bytes, over the %d-byte batch limit; nothing was written (make the large lookups EVENTUAL, shrink the row, or raise WithMaxBatchBytes with the server's batch_size_fail_threshold)",
-			op, r.ts.Name(), size, max), ErrBatchTooLarge)
+			op, r.ts.Name(), size, max), kerrors.ErrBatchTooLarge)
 	}
 	return nil
 }
@@ -348,34 +350,34 @@ func (r *Repo[T]) nextVersion(old, nw *T) {
 // ---------------------------------------------------------------------------
 // Building queries.
 
-func using(c *call) kandra.Using {
-	var u kandra.Using
+func using(c *call) adapter.Using {
+	var u adapter.Using
 	if c.hasTTL {
-		u |= kandra.UsingTTL
+		u |= adapter.UsingTTL
 	}
 	if c.hasTS {
-		u |= kandra.UsingTimestamp
+		u |= adapter.UsingTimestamp
 	}
 	return u
 }
 
 // bindWrite binds a statement whose markers are [ttl] [timestamp]
 // columns... [expected...] from e (and old for the expected values).
-func (r *Repo[T]) bindWrite(s *kandra.Statement, c *call, e, old *T) []any {
+func (r *Repo[T]) bindWrite(s *adapter.Statement, c *call, e, old *T) []any {
 	return r.appendWrite(make([]any, 0, s.NumParams()), s, c, e, old)
 }
 
 // appendWrite is bindWrite appending to vals.
-func (r *Repo[T]) appendWrite(vals []any, s *kandra.Statement, c *call, e, old *T) []any {
+func (r *Repo[T]) appendWrite(vals []any, s *adapter.Statement, c *call, e, old *T) []any {
 	for i := 0; i < s.ColumnsOffset(); i++ {
 		vals = appendParam(vals, s.Param(i), c)
 	}
-	vals = kandra.AppendColumns(r.t, s, e, vals)
+	vals = adapter.AppendColumns(r.t, s, e, vals)
 	n := len(vals)
 	for i := n; i < s.NumParams(); i++ {
 		p := s.Param(i)
-		if p.Kind == kandra.ParamExpected {
-			vals = kandra.AppendExpected(r.t, s, old, vals)
+		if p.Kind == adapter.ParamExpected {
+			vals = adapter.AppendExpected(r.t, s, old, vals)
 			break
 		}
 		vals = appendParam(vals, p, c)
@@ -383,17 +385,17 @@ func (r *Repo[T]) appendWrite(vals []any, s *kandra.Statement, c *call, e, old *
 	return vals
 }
 
-func appendParam(vals []any, p kandra.Param, c *call) []any {
+func appendParam(vals []any, p adapter.Param, c *call) []any {
 	switch p.Kind {
-	case kandra.ParamTTL:
-		return append(vals, c.ttl)
-	case kandra.ParamTimestamp:
+	case adapter.ParamTTL:
+		return append(vals, int(c.ttl/time.Second))
+	case adapter.ParamTimestamp:
 		return append(vals, c.ts)
-	case kandra.ParamLowerBound:
+	case adapter.ParamLowerBound:
 		return append(vals, c.lower)
-	case kandra.ParamUpperBound:
+	case adapter.ParamUpperBound:
 		return append(vals, c.upper)
-	case kandra.ParamLimit:
+	case adapter.ParamLimit:
 		return append(vals, c.pageSize)
 	}
 	panic("kandra/store: internal error: unexpected marker " + p.String())
@@ -477,7 +479,7 @@ func equalPtr(a, b any) bool {
 // *errors.OptimisticLockError, the row is not written and e is left as it
 // was; SaveIfNotExists refuses any existing row. Timestamp is refused
 // there; ForceSave writes without the check.
-func (r *Repo[T]) Save(ctx context.Context, e *T, opts ...CallOption) error {
+func (r *Repo[T]) Save(ctx context.Context, e *T, opts ...WriteOption) error {
 	return r.save(ctx, "Save", e, opts, false)
 }
 
@@ -487,11 +489,11 @@ func (r *Repo[T]) Save(ctx context.Context, e *T, opts ...CallOption) error {
 // the LOGGED BATCH of its lookup rows), so that it leaves no row marker. It
 // is the seed's updateForce, for repairs and imports; on a table without a
 // Version it is Save.
-func (r *Repo[T]) ForceSave(ctx context.Context, e *T, opts ...CallOption) error {
+func (r *Repo[T]) ForceSave(ctx context.Context, e *T, opts ...WriteOption) error {
 	return r.save(ctx, "ForceSave", e, opts, true)
 }
 
-func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []CallOption, force bool) error {
+func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []WriteOption, force bool) error {
 	if err := r.begin(ctx, op); err != nil {
 		return err
 	}
@@ -623,14 +625,14 @@ type eventualInsert[T any] struct {
 
 // write inserts lookup i's row, on a worker.
 func (w *eventualInsert[T]) write(ctx context.Context, i int) error {
-	sc := getScratch(nil)
+	sc := getScratch[option](nil)
 	defer sc.release()
 	s := w.r.st.Lookup(i).Insert()
 	if w.ts != noTS {
 		s = w.r.st.Lookup(i).InsertAt()
 	}
 	q := sc.query(s)
-	q.Values = kandra.AppendColumns(w.r.t, s, &w.e, sc.values(s.NumParams()))
+	q.Values = adapter.AppendColumns(w.r.t, s, &w.e, sc.values(s.NumParams()))
 	if w.ts != noTS {
 		// The timestamp by reference, as the field values are: boxing the
 		// int64 would allocate on every Save.
@@ -673,10 +675,10 @@ type scratch struct {
 var scratchPool = sync.Pool{New: func() any { return &scratch{entries: make([]*Query, 0, 4), vals: make([]any, 0, 32)} }}
 
 // getScratch takes a scratch from the pool, with opts applied to its call.
-func getScratch(opts []CallOption) *scratch {
+func getScratch[O option](opts []O) *scratch {
 	sc := scratchPool.Get().(*scratch)
 	for _, o := range opts {
-		o(&sc.c)
+		o.apply(&sc.c)
 	}
 	return sc
 }
@@ -697,7 +699,7 @@ func (sc *scratch) release() {
 }
 
 // query returns a cleared Query for s, appended to sc.entries.
-func (sc *scratch) query(s *kandra.Statement) *Query {
+func (sc *scratch) query(s *adapter.Statement) *Query {
 	var q *Query
 	if sc.nq < len(sc.qs) {
 		q = &sc.qs[sc.nq]
@@ -733,7 +735,7 @@ func (sc *scratch) values(n int) []any {
 // On a versioned table too it refuses any existing row, one without a
 // version included (where a Save of a zero version would write).
 // Options: TTL, Consistency, SerialConsistency; Timestamp is refused.
-func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption) (bool, error) {
+func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...InsertOption) (bool, error) {
 	const op = "SaveIfNotExists"
 	if err := r.begin(ctx, op); err != nil {
 		return false, err
@@ -746,9 +748,6 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 		return false, err
 	}
 	c := applyCall(opts)
-	if c.hasTS {
-		return false, r.argErr(op, "Timestamp", "a conditional write cannot carry a client timestamp")
-	}
 	if err := r.t.Validate(e); err != nil {
 		return false, err
 	}
@@ -840,7 +839,7 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...CallOption)
 // version to the next one; a conflict is a *errors.OptimisticLockError and
 // new is left as it was (see the package documentation for the order of
 // the writes, versioned.go for the conditions).
-func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (err error) {
+func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (err error) {
 	const op = "Update"
 	if err := r.begin(ctx, op); err != nil {
 		return err
@@ -1053,7 +1052,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...CallOption) (e
 
 // Delete removes e: a soft delete on a table with SoftDelete, a hard delete
 // otherwise (see HardDelete and SoftDelete).
-func (r *Repo[T]) Delete(ctx context.Context, e *T, opts ...CallOption) error {
+func (r *Repo[T]) Delete(ctx context.Context, e *T, opts ...DeleteOption) error {
 	if r.ts.SoftDelete() != nil {
 		return r.SoftDelete(ctx, e, opts...)
 	}
@@ -1068,18 +1067,18 @@ func (r *Repo[T]) Delete(ctx context.Context, e *T, opts ...CallOption) error {
 // runs alone, and the lookup rows follow it.
 // Options: Timestamp (of the deletes; refused on a versioned table),
 // Consistency, SerialConsistency.
-func (r *Repo[T]) HardDelete(ctx context.Context, e *T, opts ...CallOption) error {
+func (r *Repo[T]) HardDelete(ctx context.Context, e *T, opts ...DeleteOption) error {
 	return r.hardDelete(ctx, "HardDelete", e, opts, false)
 }
 
 // ForceDelete is HardDelete without the version check of a versioned
 // table: it deletes the row whatever its version, with every lookup row
 // that still points to e. On a table without a Version it is HardDelete.
-func (r *Repo[T]) ForceDelete(ctx context.Context, e *T, opts ...CallOption) error {
+func (r *Repo[T]) ForceDelete(ctx context.Context, e *T, opts ...DeleteOption) error {
 	return r.hardDelete(ctx, "ForceDelete", e, opts, true)
 }
 
-func (r *Repo[T]) hardDelete(ctx context.Context, op string, e *T, opts []CallOption, force bool) error {
+func (r *Repo[T]) hardDelete(ctx context.Context, op string, e *T, opts []DeleteOption, force bool) error {
 	if err := r.begin(ctx, op); err != nil {
 		return err
 	}
@@ -1095,9 +1094,6 @@ func (r *Repo[T]) hardDelete(ctx context.Context, op string, e *T, opts []CallOp
 	if err != nil {
 		return err
 	}
-	if c.hasTTL {
-		return r.argErr(op, "TTL", "a delete cannot carry a TTL")
-	}
 	if err := r.checkWrite(op, &c); err != nil {
 		return err
 	}
@@ -1107,7 +1103,7 @@ func (r *Repo[T]) hardDelete(ctx context.Context, op string, e *T, opts []CallOp
 			return err
 		}
 	}
-	st := r.st.Delete(using(&c) & kandra.UsingTimestamp)
+	st := r.st.Delete(using(&c) & adapter.UsingTimestamp)
 	entries := []*Query{{Statement: st, Values: r.bindWrite(st, &c, e, nil)}}
 	ts := lookupTS(&c)
 	for i, l := range r.lookups {
@@ -1137,7 +1133,7 @@ func (r *Repo[T]) hardDelete(ctx context.Context, op string, e *T, opts []CallOp
 // On a versioned table it is conditional on e's version like HardDelete,
 // moves e to the next version, and rewrites the row marker with the TTL
 // too (SoftDeleteIfVersion), so the row vanishes whole when it passes.
-func (r *Repo[T]) SoftDelete(ctx context.Context, e *T, opts ...CallOption) error {
+func (r *Repo[T]) SoftDelete(ctx context.Context, e *T, opts ...DeleteOption) error {
 	const op = "SoftDelete"
 	if err := r.begin(ctx, op); err != nil {
 		return err
@@ -1157,9 +1153,6 @@ func (r *Repo[T]) SoftDelete(ctx context.Context, e *T, opts ...CallOption) erro
 	cons, err := r.writeCons(op, &c)
 	if err != nil {
 		return err
-	}
-	if c.hasTTL {
-		return r.argErr(op, "TTL", "the soft-delete TTL is the table's (SoftDelete in Describe)")
 	}
 	if err := r.checkWrite(op, &c); err != nil {
 		return err
@@ -1183,10 +1176,10 @@ func (r *Repo[T]) SoftDelete(ctx context.Context, e *T, opts ...CallOption) erro
 // Reads.
 
 // Get reads the row with key's primary key (the other fields of key are
-// ignored) into a new entity; ErrNotFound when there is none. On a
+// ignored) into a new entity; errors.ErrNotFound when there is none. On a
 // versioned table a row whose version is null reads at version zero (see
 // versioned.go).
-func (r *Repo[T]) Get(ctx context.Context, key *T, opts ...CallOption) (*T, error) {
+func (r *Repo[T]) Get(ctx context.Context, key *T, opts ...ReadOption) (*T, error) {
 	if err := r.begin(ctx, "Get"); err != nil {
 		return nil, err
 	}
@@ -1210,9 +1203,9 @@ func (r *Repo[T]) getIn(ctx context.Context, op string, sc *scratch, key *T) (*T
 	}
 	st := r.st.SelectByKey()
 	q := sc.query(st)
-	q.Values, q.Consistency = kandra.AppendColumns(r.t, st, key, sc.values(st.NumParams())), cons
+	q.Values, q.Consistency = adapter.AppendColumns(r.t, st, key, sc.values(st.NumParams())), cons
 	e := new(T)
-	found, err := r.oneInto(ctx, op, q, kandra.AppendResult(r.t, st, e, sc.values(st.NumResult())))
+	found, err := r.oneInto(ctx, op, q, adapter.AppendResult(r.t, st, e, sc.values(st.NumResult())))
 	if err != nil {
 		return nil, err
 	}
@@ -1246,7 +1239,7 @@ func (r *Repo[T]) oneInto(ctx context.Context, op string, q *Query, dst []any) (
 
 // FindActive is Get that treats a soft-deleted row (marker true) as not
 // found. A row whose marker is null counts as live.
-func (r *Repo[T]) FindActive(ctx context.Context, key *T, opts ...CallOption) (*T, error) {
+func (r *Repo[T]) FindActive(ctx context.Context, key *T, opts ...ReadOption) (*T, error) {
 	e, err := r.Get(ctx, key, opts...)
 	if err != nil {
 		return nil, err
@@ -1341,18 +1334,18 @@ const defaultPageSize = 100
 // other fields are ignored), in the table's clustering order or Reversed,
 // optionally bounded by From and To on the first clustering column.
 // Options: PageSize (default 100), After, From, To, Reversed, Consistency.
-func (r *Repo[T]) List(ctx context.Context, partition *T, opts ...CallOption) *Iter[T] {
+func (r *Repo[T]) List(ctx context.Context, partition *T, opts ...ListOption) *Iter[T] {
 	return r.list(ctx, partition, false, opts)
 }
 
 // ListActive is List without soft-deleted rows (marker true; a null marker
 // counts as live). It filters within the partition and keeps fetching until
 // the page is full or the partition ends.
-func (r *Repo[T]) ListActive(ctx context.Context, partition *T, opts ...CallOption) *Iter[T] {
+func (r *Repo[T]) ListActive(ctx context.Context, partition *T, opts ...ListOption) *Iter[T] {
 	return r.list(ctx, partition, true, opts)
 }
 
-func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []CallOption) *Iter[T] {
+func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []ListOption) *Iter[T] {
 	it := &Iter[T]{}
 	op := "List"
 	if active {
@@ -1381,7 +1374,7 @@ func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []Ca
 		it.err = err
 		return it
 	}
-	rng := kandra.Range{Reversed: c.reversed}
+	rng := adapter.Range{Reversed: c.reversed}
 	if c.lowerCol != nil {
 		rng.Lower = c.lowerB
 	}
@@ -1398,7 +1391,7 @@ func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []Ca
 		}
 	}
 	vals := make([]any, 0, st.NumParams())
-	vals = kandra.AppendColumns(r.t, st, partition, vals)
+	vals = adapter.AppendColumns(r.t, st, partition, vals)
 	for i := len(vals); i < st.NumParams(); i++ {
 		vals = appendParam(vals, st.Param(i), &c)
 	}
@@ -1417,7 +1410,7 @@ func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []Ca
 		dst := make([]any, 0, st.NumResult())
 		for {
 			e := new(T)
-			if !rows.Next(kandra.AppendResult(r.t, st, e, dst[:0])) {
+			if !rows.Next(adapter.AppendResult(r.t, st, e, dst[:0])) {
 				break
 			}
 			if active && r.deleted(e) {
@@ -1483,19 +1476,19 @@ func MustLookupOf[T, V any](r *Repo[T], f kandra.Field[T, V]) *Lookup[T, V] {
 // Find returns the entity whose lookup column has value v: it reads the
 // lookup row, then the primary row by its full key, and checks that the row
 // still carries v. A missing or stale lookup row, and an empty v, are
-// ErrNotFound, never another entity. A non-unique value may have many
+// errors.ErrNotFound, never another entity. A non-unique value may have many
 // holders: Find returns the first live one, FindAll every one. Options:
 // Consistency.
-func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...CallOption) (*T, error) {
+func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...ReadOption) (*T, error) {
 	return l.find(ctx, v, false, opts)
 }
 
 // FindActive is Find that also treats a soft-deleted row as not found.
-func (l *Lookup[T, V]) FindActive(ctx context.Context, v V, opts ...CallOption) (*T, error) {
+func (l *Lookup[T, V]) FindActive(ctx context.Context, v V, opts ...ReadOption) (*T, error) {
 	return l.find(ctx, v, true, opts)
 }
 
-func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []CallOption) (*T, error) {
+func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []ReadOption) (*T, error) {
 	r := l.repo
 	op := "Find"
 	if active {
@@ -1515,9 +1508,10 @@ func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []CallOp
 	}
 	if !r.lookups[l.idx].IsUnique() {
 		// Many may hold v: the first live holder, page by page.
-		opts = append(opts[:len(opts):len(opts)], PageSize(findPage))
+		c := applyCall(opts)
+		c.pageSize, c.hasPageSize = findPage, true
 		for {
-			it := l.findAllIn(ctx, op, v, active, opts)
+			it := l.findAllIn(ctx, op, v, active, c)
 			if it.err != nil {
 				return nil, it.err
 			}
@@ -1527,7 +1521,7 @@ func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []CallOp
 			if it.cursor.IsZero() {
 				return nil, l.notFound(v)
 			}
-			opts = append(opts[:len(opts):len(opts)], After(it.cursor))
+			c.cursor, c.hasCursor = it.cursor, true
 		}
 	}
 	c := applyCall(opts)
@@ -1538,19 +1532,19 @@ func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []CallOp
 	st := r.st.Lookup(l.idx).Select()
 	key := new(T)
 	l.f.Set(key, v)
-	q := &Query{Statement: st, Values: kandra.AppendColumns(r.t, st, key, make([]any, 0, 1)), Consistency: cons}
-	found, err := r.one(ctx, OpFind, q, func(dst []any) []any { return kandra.AppendResult(r.t, st, key, dst) })
+	q := &Query{Statement: st, Values: adapter.AppendColumns(r.t, st, key, make([]any, 0, 1)), Consistency: cons}
+	found, err := r.one(ctx, OpFind, q, func(dst []any) []any { return adapter.AppendResult(r.t, st, key, dst) })
 	if err != nil {
 		return nil, err
 	}
 	if !found {
 		return nil, l.notFound(v)
 	}
-	sc := getScratch(nil)
+	sc := getScratch[option](nil)
 	defer sc.release()
 	sc.c = c
 	e, err := r.getIn(ctx, OpFind, sc, key)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, kerrors.ErrNotFound) {
 		return nil, l.notFound(v)
 	}
 	if err != nil {
@@ -1579,7 +1573,7 @@ func (l *Lookup[T, V]) notFound(v V) error {
 // Counter is a typed handle on one counter column.
 type Counter[T any] struct {
 	repo *Repo[T]
-	st   *kandra.Statement
+	st   *adapter.Statement
 }
 
 // CounterOf returns the handle of counter column f; it fails when f is not
@@ -1604,11 +1598,11 @@ func MustCounterOf[T any](r *Repo[T], f kandra.Field[T, int64]) *Counter[T] {
 
 // Increment adds delta to the counter of key's primary key. Options:
 // Consistency.
-func (c *Counter[T]) Increment(ctx context.Context, key *T, delta int64, opts ...CallOption) error {
+func (c *Counter[T]) Increment(ctx context.Context, key *T, delta int64, opts ...CounterOption) error {
 	return c.add(ctx, "Increment", key, delta, opts)
 }
 
-func (c *Counter[T]) add(ctx context.Context, op string, key *T, delta int64, opts []CallOption) error {
+func (c *Counter[T]) add(ctx context.Context, op string, key *T, delta int64, opts []CounterOption) error {
 	r := c.repo
 	if err := r.begin(ctx, op); err != nil {
 		return err
@@ -1625,19 +1619,16 @@ func (c *Counter[T]) add(ctx context.Context, op string, key *T, delta int64, op
 	if err != nil {
 		return err
 	}
-	if cl.hasTS || cl.hasTTL {
-		return r.argErr(op, "Timestamp, TTL", "a counter update can carry neither a client timestamp nor a TTL")
-	}
 	vals := make([]any, 0, c.st.NumParams())
 	vals = append(vals, delta)
-	vals = kandra.AppendColumns(r.t, c.st, key, vals)
+	vals = adapter.AppendColumns(r.t, c.st, key, vals)
 	_, err = r.exec(ctx, OpIncrement, &Query{Statement: c.st, Values: vals, Consistency: cons})
 	return err
 }
 
 // Decrement subtracts delta from the counter of key's primary key. A delta
 // of math.MinInt64, whose negation overflows, is a *errors.ArgumentError.
-func (c *Counter[T]) Decrement(ctx context.Context, key *T, delta int64, opts ...CallOption) error {
+func (c *Counter[T]) Decrement(ctx context.Context, key *T, delta int64, opts ...CounterOption) error {
 	if delta == math.MinInt64 {
 		return c.repo.argErr("Decrement", "delta", "math.MinInt64 cannot be negated; decrement by at most math.MaxInt64")
 	}

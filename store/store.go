@@ -17,11 +17,11 @@
 //     null (the zero netip.Addr, the zero UUID in a TIMEUUID) gets no
 //     lookup row: Save and Update write none (and an Update away from an
 //     empty value deletes none), and Lookup.Find of an empty value is
-//     ErrNotFound without a query.
+//     errors.ErrNotFound without a query.
 //   - Batch too large. A LOGGED BATCH whose bound values add up to more than
 //     the batch limit (WithMaxBatchBytes, default 50 KiB, Cassandra 5.0's
 //     batch_size_fail_threshold) fails before anything is sent, with a
-//     *errors.QueryError matching ErrBatchTooLarge: nothing is written.
+//     *errors.QueryError matching errors.ErrBatchTooLarge: nothing is written.
 //     There is no fallback to separate writes, which would lose the
 //     atomicity a BATCH lookup promises. A write with no BATCH lookup row
 //     is a single statement and has no such limit.
@@ -73,7 +73,7 @@
 //   - Reads through a lookup never return the wrong entity: Find reads the
 //     lookup row, then the primary row by the full key, and checks that the
 //     row still carries the value. A stale row (EVENTUAL lag, a moved or
-//     hijacked value, a deleted entity) is ErrNotFound.
+//     hijacked value, a deleted entity) is errors.ErrNotFound.
 //   - EVENTUAL lookups run after the primary write succeeded, on goroutines
 //     the runtime owns and keeps for the next writes (they end when idle
 //     for a few seconds, or after Close), at most WithEventualConcurrency
@@ -88,28 +88,15 @@ package store
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/kandra-go/kandra/adapter"
+
 	"github.com/kandra-go/kandra"
 	kerrors "github.com/kandra-go/kandra/errors"
 )
-
-// ErrNotFound is matched (errors.Is) by the *errors.NotFoundError that Get,
-// FindActive and Lookup.Find return when there is no (live, matching) row;
-// it is errors.ErrNotFound. The error names the table and the key (or the
-// lookup table and the value), Sensitive values redacted.
-var ErrNotFound = kerrors.ErrNotFound
-
-// ErrBatchTooLarge is matched (errors.Is) by the *errors.QueryError of a
-// batch refused before sending because it exceeds the batch limit.
-var ErrBatchTooLarge = errors.New("kandra: batch too large")
-
-// ErrClosed is matched by the *errors.QueryError of a call made after
-// Close.
-var ErrClosed = errors.New("kandra: runtime closed")
 
 // DefaultMaxBatchBytes is Cassandra 5.0's default batch_size_fail_threshold.
 const DefaultMaxBatchBytes = 50 << 10
@@ -237,7 +224,7 @@ func New(d Driver, ks *kandra.Keyspace, opts ...Option) (*Store, error) {
 func (r *Store) Keyspace() *kandra.Keyspace { return r.ks }
 
 // Close stops accepting calls (a later call fails with an error matching
-// ErrClosed, sending nothing), then waits, until ctx is done, for the calls
+// errors.ErrClosed, sending nothing), then waits, until ctx is done, for the calls
 // in progress and for every EVENTUAL lookup write they queue. When it
 // returns nil, nothing more is sent through the driver; it returns ctx's
 // error if the work did not finish in time (it then goes on in the
@@ -308,17 +295,78 @@ func (r *Store) eventualFailed(lookupTable string, entity any, err error, d time
 	}
 }
 
-// CallOption sets a per-call option.
-type CallOption func(*call)
+// The per-call options. Each call takes the option interface of its kind,
+// so that an option that cannot apply to it (a TTL on Get, a range on
+// Save) does not compile:
+//
+//	option              Read List Write Insert Delete Counter
+//	Consistency          x    x    x     x      x      x
+//	SerialConsistency              x     x      x
+//	TTL                            x     x
+//	Timestamp                      x            x
+//	PageSize, After,          x
+//	From, To, Reversed
+//
+// Read is Get, FindActive, Lookup.Find and Lookup.FindActive; List is List,
+// ListActive, Lookup.FindAll and Lookup.FindAllActive; Write is Save,
+// ForceSave and Update; Insert is SaveIfNotExists (a conditional write,
+// which the servers refuse a client timestamp); Delete is Delete,
+// HardDelete, ForceDelete and SoftDelete (whose TTL is the table's); Counter
+// is Counter.Increment and Decrement (the servers refuse both a timestamp
+// and a TTL on a counter update). What depends on the table, not the call
+// (a versioned table's writes are conditional and refuse a Timestamp), is
+// checked when the call is made, with a *errors.ArgumentError.
+
+// option is what every per-call option does.
+type option interface{ apply(*call) }
+
+// ReadOption configures a read of one entity; see the table above.
+type ReadOption interface {
+	option
+	readOption()
+}
+
+// ListOption configures a read of a page of entities; see the table above.
+type ListOption interface {
+	option
+	listOption()
+}
+
+// WriteOption configures Save, ForceSave and Update; see the table above.
+type WriteOption interface {
+	option
+	writeOption()
+}
+
+// InsertOption configures SaveIfNotExists; see the table above.
+type InsertOption interface {
+	option
+	insertOption()
+}
+
+// DeleteOption configures Delete, HardDelete, ForceDelete and SoftDelete;
+// see the table above.
+type DeleteOption interface {
+	option
+	deleteOption()
+}
+
+// CounterOption configures Counter.Increment and Decrement; see the table
+// above.
+type CounterOption interface {
+	option
+	counterOption()
+}
 
 type call struct {
 	cons      kandra.Consistency
 	hasCons   bool
 	serial    kandra.Consistency
 	hasSerial bool
-	ttl       int
+	ttl       time.Duration
 	hasTTL    bool
-	ts        int64
+	ts        int64     // microseconds since the epoch
+	tsAt      time.Time // the time given, for messages
 	hasTS     bool
 
 	pageSize    int
@@ -327,79 +375,123 @@ type call struct {
 	hasCursor   bool
 	lower       any
 	lowerCol    *kandra.ColumnSchema
-	lowerB      kandra.Bound
+	lowerB      adapter.Bound
 	upper       any
 	upperCol    *kandra.ColumnSchema
-	upperB      kandra.Bound
+	upperB      adapter.Bound
 	reversed    bool
 }
 
+// ConsistencyOption is the option Consistency returns; every call takes it.
+type ConsistencyOption struct{ c kandra.Consistency }
+
+func (o ConsistencyOption) apply(c *call) { c.cons, c.hasCons = o.c, true }
+func (ConsistencyOption) readOption()     {}
+func (ConsistencyOption) listOption()     {}
+func (ConsistencyOption) writeOption()    {}
+func (ConsistencyOption) insertOption()   {}
+func (ConsistencyOption) deleteOption()   {}
+func (ConsistencyOption) counterOption()  {}
+
 // Consistency sets the consistency of the call; it wins over the table's
 // and the runtime's.
-func Consistency(c kandra.Consistency) CallOption {
-	return func(o *call) { o.cons, o.hasCons = c, true }
-}
+func Consistency(c kandra.Consistency) ConsistencyOption { return ConsistencyOption{c} }
+
+// SerialOption is the option SerialConsistency returns; the writes and
+// deletes take it.
+type SerialOption struct{ c kandra.Consistency }
+
+func (o SerialOption) apply(c *call) { c.serial, c.hasSerial = o.c, true }
+func (SerialOption) writeOption()    {}
+func (SerialOption) insertOption()   {}
+func (SerialOption) deleteOption()   {}
 
 // SerialConsistency sets the serial consistency of a call's lightweight
 // transactions: SaveIfNotExists, every write of a versioned table, and the
 // claims of unique lookups. A level that is not SERIAL or LOCAL_SERIAL
 // makes the call fail with a *errors.ArgumentError before anything is
 // sent.
-func SerialConsistency(c kandra.Consistency) CallOption {
-	return func(o *call) { o.serial, o.hasSerial = c, true }
+func SerialConsistency(c kandra.Consistency) SerialOption { return SerialOption{c} }
+
+// TTLOption is the option TTL returns; Save, ForceSave, Update and
+// SaveIfNotExists take it.
+type TTLOption struct{ d time.Duration }
+
+func (o TTLOption) apply(c *call) { c.ttl, c.hasTTL = o.d, true }
+func (TTLOption) writeOption()    {}
+func (TTLOption) insertOption()   {}
+
+// TTL writes the row with a time to live (USING TTL): a whole number of
+// seconds, 0 for none, up to kandra.MaxWriteTTL of the keyspace's targets.
+// Another value is a *errors.ArgumentError and nothing is sent.
+func TTL(d time.Duration) TTLOption { return TTLOption{d} }
+
+// TimestampOption is the option Timestamp returns; Save, ForceSave, Update
+// and the deletes take it.
+type TimestampOption struct{ t time.Time }
+
+func (o TimestampOption) apply(c *call) { c.ts, c.tsAt, c.hasTS = o.t.UnixMicro(), o.t, true }
+func (TimestampOption) writeOption()    {}
+func (TimestampOption) deleteOption()   {}
+
+// Timestamp writes with a client write time (USING TIMESTAMP), sent in
+// microseconds since the Unix epoch (t.UnixMicro: finer digits are
+// dropped). A time before the epoch, or more than WithMaxTimestampAhead
+// past the runtime's clock, is a *errors.ArgumentError and nothing is
+// sent: a write from the future wins over every later write of the row
+// until that time comes. A write of a versioned table is conditional and
+// cannot carry one (ForceSave and ForceDelete can).
+func Timestamp(t time.Time) TimestampOption { return TimestampOption{t} }
+
+// PageOption is the option PageSize, After, From, To and Reversed return;
+// the list calls take it.
+type PageOption struct{ set func(*call) }
+
+func (o PageOption) apply(c *call) { o.set(c) }
+func (PageOption) listOption()     {}
+
+// PageSize sets the rows per page of a list call (default 100), 1 to
+// MaxPageSize; another value is a *errors.ArgumentError.
+func PageSize(n int) PageOption {
+	return PageOption{func(o *call) { o.pageSize, o.hasPageSize = n, true }}
 }
 
-// TTL writes the row with a time to live, in seconds (USING TTL): 0 means
-// none, and the largest is kandra.MaxWriteTTL of the runtime's targets
-// (WithTargets); a TTL out of range is a *errors.ArgumentError and nothing
-// is sent.
-func TTL(seconds int) CallOption { return func(o *call) { o.ttl, o.hasTTL = seconds, true } }
-
-// Timestamp writes with a client timestamp in microseconds (USING
-// TIMESTAMP), such as kandra.TimestampOf returns. A negative one, or one
-// more than WithMaxTimestampAhead past the runtime's clock (a value in
-// nanoseconds is), is a *errors.ArgumentError and nothing is sent.
-// Conditional writes cannot carry one: they fail with a *errors.QueryError.
-func Timestamp(micros int64) CallOption { return func(o *call) { o.ts, o.hasTS = micros, true } }
-
-// PageSize sets the rows per page of List and ListActive (default 100),
-// 1 to MaxPageSize; another value is a *errors.ArgumentError.
-func PageSize(n int) CallOption { return func(o *call) { o.pageSize, o.hasPageSize = n, true } }
-
-// After resumes List or ListActive at a cursor returned by Iter.Cursor. A
-// cursor of another query (another table, partition, bounds or order) is
-// a *errors.ArgumentError.
-func After(c Cursor) CallOption { return func(o *call) { o.cursor, o.hasCursor = c, true } }
+// After resumes a list call at a cursor returned by Iter.Cursor. A cursor
+// of another query (another table, partition, bounds or order) is a
+// *errors.ArgumentError.
+func After(c Cursor) PageOption {
+	return PageOption{func(o *call) { o.cursor, o.hasCursor = c, true }}
+}
 
 // From bounds List to rows whose clustering column f is >= v (inclusive)
 // or > v. f must be the table's first clustering column; another field is
 // a *errors.ArgumentError.
-func From[T, V any](f kandra.Field[T, V], v V, inclusive bool) CallOption {
+func From[T, V any](f kandra.Field[T, V], v V, inclusive bool) PageOption {
 	col := f.Column()
-	return func(o *call) { o.lower, o.lowerCol, o.lowerB = v, col, bound(inclusive) }
+	return PageOption{func(o *call) { o.lower, o.lowerCol, o.lowerB = v, col, bound(inclusive) }}
 }
 
 // To bounds List to rows whose clustering column f is <= v (inclusive) or
 // < v. f must be the table's first clustering column.
-func To[T, V any](f kandra.Field[T, V], v V, inclusive bool) CallOption {
+func To[T, V any](f kandra.Field[T, V], v V, inclusive bool) PageOption {
 	col := f.Column()
-	return func(o *call) { o.upper, o.upperCol, o.upperB = v, col, bound(inclusive) }
+	return PageOption{func(o *call) { o.upper, o.upperCol, o.upperB = v, col, bound(inclusive) }}
 }
 
 // Reversed lists in the reverse of the table's clustering order.
-func Reversed() CallOption { return func(o *call) { o.reversed = true } }
+func Reversed() PageOption { return PageOption{func(o *call) { o.reversed = true }} }
 
-func bound(inclusive bool) kandra.Bound {
+func bound(inclusive bool) adapter.Bound {
 	if inclusive {
-		return kandra.Inclusive
+		return adapter.Inclusive
 	}
-	return kandra.Exclusive
+	return adapter.Exclusive
 }
 
-func applyCall(opts []CallOption) call {
+func applyCall[O option](opts []O) call {
 	var c call
 	for _, o := range opts {
-		o(&c)
+		o.apply(&c)
 	}
 	return c
 }

@@ -159,7 +159,7 @@ func TestSaveValidationAndEmptyLookups(t *testing.T) {
 func TestBatchTooLarge(t *testing.T) {
 	f, repo, _, _ := newFake(t)
 	err := repo.Save(context.Background(), &fUser{Email: "a", Bio: strings.Repeat("x", 60000)})
-	if !errors.Is(err, ErrBatchTooLarge) || len(f.sent()) != 0 {
+	if !errors.Is(err, kerrors.ErrBatchTooLarge) || len(f.sent()) != 0 {
 		t.Fatalf("%v %v", err, f.sent())
 	}
 }
@@ -255,14 +255,14 @@ func TestDriverErrorWrappedAndEventualFailureReported(t *testing.T) {
 func TestFindEmptyValueAndClosed(t *testing.T) {
 	f, repo, rt, _ := newFake(t)
 	l := MustLookupOf(repo, kandra.MustFieldOf(fUsers, func(u *fUser) *string { return &u.Email }))
-	if _, err := l.Find(context.Background(), ""); !errors.Is(err, ErrNotFound) || len(f.sent()) != 0 {
+	if _, err := l.Find(context.Background(), ""); !errors.Is(err, kerrors.ErrNotFound) || len(f.sent()) != 0 {
 		t.Fatalf("%v %v", err, f.sent())
 	}
-	if _, err := l.Find(context.Background(), "x"); !errors.Is(err, ErrNotFound) {
+	if _, err := l.Find(context.Background(), "x"); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatal(err)
 	}
 	_ = rt.Close(context.Background())
-	if err := repo.Save(context.Background(), &fUser{}); !errors.Is(err, ErrClosed) {
+	if err := repo.Save(context.Background(), &fUser{}); !errors.Is(err, kerrors.ErrClosed) {
 		t.Fatalf("after Close: %v", err)
 	}
 }

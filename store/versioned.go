@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/kandra-go/kandra/adapter"
+
 	"github.com/kandra-go/kandra"
 	kerrors "github.com/kandra-go/kandra/errors"
 )
@@ -125,12 +127,12 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 	var row *Query
 	if first {
 		r.stampInsert(e)
-		st := r.st.UpdateIfNoVersion(using(c) & kandra.UsingTTL)
+		st := r.st.UpdateIfNoVersion(using(c) & adapter.UsingTTL)
 		row = &Query{Statement: st, Values: r.bindWrite(st, c, e, nil)}
 	} else {
 		r.stampInsert(e) // ids and CreatedAt when zero, UpdatedAt
 		r.nextVersion(&was, e)
-		st := r.st.Update(using(c) & kandra.UsingTTL)
+		st := r.st.Update(using(c) & adapter.UsingTTL)
 		row = &Query{Statement: st, Values: r.bindWrite(st, c, e, &was)}
 	}
 	row.Consistency, row.SerialConsistency = cons, serial

@@ -21,7 +21,7 @@ type fDoc struct {
 }
 
 func (d *fDoc) Describe(s *kandra.Schema[fDoc]) {
-	s.Table("fdocs", kandra.SoftDelete(3600, &d.Deleted))
+	s.Table("fdocs", kandra.SoftDelete(3600*time.Second, &d.Deleted))
 	kandra.Bind(s, &d.ID, kandra.PartitionKey(0))
 	kandra.Bind(s, &d.Title)
 	kandra.Bind(s, &d.Deleted)
@@ -93,10 +93,10 @@ func TestVersionedWritePaths(t *testing.T) {
 	f.applied = true
 
 	// A timestamp cannot join a conditional write.
-	if err := users.Save(ctx, u, Timestamp(clock.UnixMicro())); !errors.Is(err, kerrors.ErrArgument) {
+	if err := users.Save(ctx, u, Timestamp(clock)); !errors.Is(err, kerrors.ErrArgument) {
 		t.Fatalf("versioned Save with a timestamp: %v", err)
 	}
-	if err := users.HardDelete(ctx, &fUser{ID: u.ID}, Timestamp(clock.UnixMicro())); !errors.Is(err, kerrors.ErrArgument) {
+	if err := users.HardDelete(ctx, &fUser{ID: u.ID}, Timestamp(clock)); !errors.Is(err, kerrors.ErrArgument) {
 		t.Fatalf("versioned HardDelete with a timestamp: %v", err)
 	}
 	n := len(f.sent())
@@ -116,7 +116,7 @@ func TestVersionedWritePaths(t *testing.T) {
 		last().cql != "UPDATE ks.fusers SET email = ?, ticket = ?, bio = ?, updated_at = ?, version = ? WHERE id = ?" {
 		t.Fatalf("ForceSave: %v %+v", err, last())
 	}
-	if err := users.ForceSave(ctx, &fUser{ID: u.ID, Email: "f@b", Version: 7}, TTL(60), Timestamp(clock.UnixMicro())); err != nil ||
+	if err := users.ForceSave(ctx, &fUser{ID: u.ID, Email: "f@b", Version: 7}, TTL(time.Minute), Timestamp(clock)); err != nil ||
 		len(last().batch) != 2 || !strings.HasPrefix(last().batch[0], "UPDATE ks.fusers USING TTL ? AND TIMESTAMP ? SET ") || strings.Contains(last().batch[0], " IF ") {
 		t.Fatalf("ForceSave with a lookup row: %v %+v", err, last())
 	}

@@ -1,9 +1,9 @@
 // Package kgocql is the kandra runtime's adapter for gocql v1.7.0
-// (github.com/gocql/gocql), the API ScyllaDB's fork of gocql also has (use
-// it through a replace directive).
+// (github.com/gocql/gocql). ScyllaDB's fork of gocql is not supported yet:
+// its newer releases changed API the adapter uses.
 //
 //	session, err := cluster.CreateSession()
-//	rt, err := store.New(kgocql.New(session), "app")
+//	rt, err := store.New(kgocql.New(session), app) // app is the *kandra.Keyspace
 //	users := store.MustNewRepo(rt, Users)
 //
 // It converts the Go types gocql v1.7.0 cannot marshal or scan (see Codec)

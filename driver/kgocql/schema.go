@@ -17,14 +17,14 @@ var _ migrate.Driver = (*Driver)(nil)
 // SchemaRows implements migrate.Driver: every row of
 // system_schema.{keyspaces,tables,columns,indexes,types,dropped_columns}
 // of keyspace, with uuids as canonical strings.
-func (d *Driver) SchemaRows(ctx context.Context, keyspace string) (*migrate.SchemaRows, error) {
-	return migrate.ReadSchemaRows(ctx, d.QueryCQL, keyspace)
+func (d *Driver) SchemaRows(ctx context.Context, keyspace string) (*adapter.SchemaRows, error) {
+	return adapter.ReadSchemaRows(ctx, d.QueryCQL, keyspace)
 }
 
 // ExecSchema implements migrate.Driver: it runs stmt, then waits for
 // schema agreement.
 func (d *Driver) ExecSchema(ctx context.Context, stmt string) error {
-	return migrate.ExecSchemaThen(ctx, stmt, func(ctx context.Context, stmt string) error {
+	return adapter.ExecSchemaThen(ctx, stmt, func(ctx context.Context, stmt string) error {
 		return d.s.Query(stmt).WithContext(ctx).Consistency(gocql.One).Exec()
 	}, d.AwaitSchemaAgreement)
 }
@@ -33,13 +33,13 @@ func (d *Driver) ExecSchema(ctx context.Context, stmt string) error {
 // AwaitSchemaAgreement (ClusterConfig.MaxWaitSchemaAgreement bounds it);
 // a failure becomes a *migrate.AgreementError with the versions seen.
 func (d *Driver) AwaitSchemaAgreement(ctx context.Context) error {
-	return migrate.AwaitAgreement(ctx, d.s.AwaitSchemaAgreement, d.SchemaVersions)
+	return adapter.AwaitAgreement(ctx, d.s.AwaitSchemaAgreement, d.SchemaVersions)
 }
 
 // SchemaVersions implements migrate.Driver: the coordinator's
 // system.local and system.peers, by host address.
 func (d *Driver) SchemaVersions(ctx context.Context) (map[string]string, error) {
-	return migrate.ReadSchemaVersions(ctx, d.QueryCQL)
+	return adapter.ReadSchemaVersions(ctx, d.QueryCQL)
 }
 
 // ExecCQL implements migrate.Driver. A conditional INSERT, UPDATE or

@@ -5,7 +5,7 @@
 //	cluster := gocql.NewCluster("127.0.0.1")
 //	cluster.AuthProvider = kgocqlv2.Authenticator(auth.FromEnv(), listener)
 //	session, err := cluster.CreateSession()
-//	rt, err := store.New(kgocqlv2.New(session), "app")
+//	rt, err := store.New(kgocqlv2.New(session), app) // app is the *kandra.Keyspace
 //	users := store.MustNewRepo(rt, Users)
 //
 // It converts the Go types the driver cannot marshal or scan (see Codec)

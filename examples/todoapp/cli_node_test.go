@@ -90,10 +90,11 @@ func TestSchemaCommandOnNode(t *testing.T) {
 	}
 
 	// Apply, then in sync; a second apply does nothing. Apply creates the
-	// keyspace before it takes the lease (the lease lives in it), so the
-	// plan it makes under the lease, and records, has the tables only.
+	// keyspace before it takes the lease (the lease lives in it) and
+	// records that step with the rest, so the record holds the very steps
+	// and hash plan printed.
 	r = todoapp("schema", "apply", "--owner", "cli-test")
-	expect(r, 0, "applied 6 step(s) to keyspace "+ks+" (plan ", "  create-table:users\n", "  create-lookup-table:users_by_ticket_ref\n",
+	expect(r, 0, "applied 7 step(s) to keyspace "+ks+" (plan ", "  create-keyspace:"+ks+"\n", "  create-table:users\n", "  create-lookup-table:users_by_ticket_ref\n",
 		"recorded in "+ks+".kandra_schema_history: owner cli-test")
 	if !strings.Contains(r.stderr, "apply: lease acquired") || !strings.Contains(r.stderr, "apply: create-table:users done") {
 		t.Fatalf("apply's events:\n%s", r.stderr)

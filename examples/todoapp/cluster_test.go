@@ -254,7 +254,7 @@ func TestCluster(t *testing.T) {
 	}
 	checkSchema(t, sessions, clusterHosts, name, base)
 	d1 := kgocql.New(sessions[h1])
-	hist, err := migrate.History(ctx, d1, name)
+	hist, err := migrate.History(ctx, d1, base)
 	if err != nil || len(hist) != 1 {
 		t.Fatalf("history: %+v, %v; want one record", hist, err)
 	}
@@ -342,7 +342,7 @@ func TestCluster(t *testing.T) {
 			t.Errorf("Check through %s: %v", h, err)
 		}
 	}
-	hist, err = migrate.History(ctx, d1, name)
+	hist, err = migrate.History(ctx, d1, more)
 	if err != nil {
 		t.Fatal(err)
 	}

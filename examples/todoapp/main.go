@@ -248,7 +248,7 @@ func demo(ctx context.Context, st *Store, out func(string) (int, error)) error {
 	if u, err = st.ChangeEmail(ctx, u, "ann.b-"+tag+"@example.com"); err != nil {
 		return err
 	}
-	if _, err := st.LogIn(ctx, "ann-"+tag+"@example.com"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.LogIn(ctx, "ann-"+tag+"@example.com"); !errors.Is(err, kerrors.ErrNotFound) {
 		return fmt.Errorf("old email still logs in: %v", err)
 	}
 	say("email changed to %s", u.Email)

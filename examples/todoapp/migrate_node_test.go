@@ -195,7 +195,7 @@ func TestMigrationHistory(t *testing.T) {
 	}
 	check(v1, "v1")
 	again(v1, "v1")
-	live, err := migrate.Read(ctx, d, name)
+	live, err := migrate.Read(ctx, d, v1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestMigrationHistory(t *testing.T) {
 			t.Fatalf("the migrator's table %s: %+v, want id %s", own, lt, migrate.TableID(name, own))
 		}
 	}
-	if h, err := migrate.History(ctx, d, name); err != nil || len(h) != 2 || h[0].Steps[0] != firstStep || h[1].Owner != "migrate-node-test" {
+	if h, err := migrate.History(ctx, d, v1); err != nil || len(h) != 2 || h[0].Steps[0] != firstStep || h[1].Owner != "migrate-node-test" {
 		t.Fatalf("v1 history: %+v, %v", h, err)
 	}
 
@@ -277,7 +277,7 @@ func TestMigrationHistory(t *testing.T) {
 	}
 	defer func() { _ = rt3.Close(context.Background()) }()
 	byTicket := store.MustLookupOf(store.MustNewRepo(rt3, migUsersV3), kandra.MustFieldOf(migUsersV3, func(u *migUserV3) *string { return &u.TicketRef }))
-	if _, err := byTicket.Find(ctx, "T-01234"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := byTicket.Find(ctx, "T-01234"); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("v3 before the backfill: Find = %v, want not found", err)
 	}
 
@@ -326,7 +326,7 @@ func TestMigrationHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	histBefore, _ := migrate.History(ctx, d, name)
+	histBefore, _ := migrate.History(ctx, d, v4)
 	res, err = migrate.Apply(ctx, d, v4, opts("all"))
 	var me *kerrors.MigrationError
 	if err == nil || !errors.As(err, &me) || !strings.Contains(err.Error(), "change-type:users.name") || !strings.Contains(err.Error(), "manual path") ||
@@ -340,7 +340,7 @@ func TestMigrationHistory(t *testing.T) {
 	if !reflect.DeepEqual(before, after) {
 		t.Fatal("v4: the refused Apply changed the live schema")
 	}
-	if h, _ := migrate.History(ctx, d, name); len(h) != len(histBefore) {
+	if h, _ := migrate.History(ctx, d, v4); len(h) != len(histBefore) {
 		t.Fatalf("v4: history %d records, was %d", len(h), len(histBefore))
 	}
 	if err := migrate.Check(ctx, d, v4); err == nil || !strings.Contains(err.Error(), "change-type:users.name") {
@@ -348,7 +348,7 @@ func TestMigrationHistory(t *testing.T) {
 	}
 	check(v3, "v3 after the refused v4")
 
-	h, _ := migrate.History(ctx, d, name)
+	h, _ := migrate.History(ctx, d, v4)
 	t.Logf("history: %d records; load %d users in %s; backfill resumed %d rows in %s (%.0f rows/s), verified %d lookup rows",
 		len(h), migRows, load.Round(time.Millisecond), r.Rows, bfTime.Round(time.Millisecond), float64(r.Rows)/bfTime.Seconds(), r.LookupRows)
 	fmt.Printf("real-server: migration versions=4 ok=true users=%d backfilled=%d history=%d time=%s\n", migRows, r.LookupRows, len(h), time.Since(start).Round(time.Second))

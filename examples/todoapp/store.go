@@ -34,7 +34,7 @@ type Todo struct {
 }
 
 func (t *Todo) Describe(s *kandra.Schema[Todo]) {
-	s.Table("todos", kandra.SoftDelete(86400, &t.Deleted))
+	s.Table("todos", kandra.SoftDelete(86400*time.Second, &t.Deleted))
 	kandra.Bind(s, &t.OwnerID, kandra.PartitionKey(0))
 	kandra.GeneratedUUID(s, &t.TodoID, kandra.UUIDTimeOrdered, kandra.ClusteringKey(0, kandra.ClusteringDesc))
 	kandra.CreatedAt(s, &t.CreatedAt)

@@ -70,7 +70,7 @@ func TestScenarios(t *testing.T) {
 		if err != nil || *got != *u {
 			t.Fatalf("%+v %v", got, err)
 		}
-		if _, err := st.LogIn(ctx, "nobody@example.com"); !errors.Is(err, store.ErrNotFound) {
+		if _, err := st.LogIn(ctx, "nobody@example.com"); !errors.Is(err, kerrors.ErrNotFound) {
 			t.Fatalf("unknown email: %v", err)
 		}
 	})

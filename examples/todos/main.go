@@ -1,6 +1,8 @@
 // Command todos registers the tutorial's entities and the lookup recipe's
-// User, and prints the CQL of their two keyspaces, ready to paste into
-// cqlsh.
+// User, and prints the CQL of their keyspaces, ready to paste into cqlsh:
+// first the README quick start's keyspace, app (its users, and its todos
+// keyed by a time-ordered id), then the seed's Todo beside SafeTodo, then
+// the recipe's.
 //
 //	go run ./examples/todos
 package main
@@ -12,43 +14,65 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/examples/todos/model"
+	"github.com/kandra-go/kandra/examples/todos/quickstart"
 	"github.com/kandra-go/kandra/examples/todos/recipe"
 )
 
-// local is the replication of a single-node cluster: NetworkTopologyStrategy
-// works on every target (ScyllaDB's tablets keyspaces refuse SimpleStrategy).
+// local is the replication of a single-node cluster, as the quick start's:
+// NetworkTopologyStrategy works on every target (ScyllaDB's tablets
+// keyspaces refuse SimpleStrategy).
 var local = kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1})
 
-func main() {
-	users, err := kandra.Register[model.User]()
-	check(err)
-	todos, err := kandra.Register[model.Todo]()
-	check(err)
+// section is one printed keyspace and the comment above it.
+type section struct {
+	title string
+	ks    *kandra.Keyspace
+}
+
+// sections are the keyspaces main prints, in order.
+func sections() ([]section, error) {
+	// The seed's Todo uses the table name "todos" too: it lives in a
+	// keyspace of its own.
+	seedTodos, err := kandra.Register[model.Todo]()
+	if err != nil {
+		return nil, err
+	}
 	safeTodos, err := kandra.Register[model.SafeTodo]()
-	check(err)
-	app, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "todos", Replication: local}, users, todos, safeTodos)
-	check(err)
-	fmt.Println("-- Tutorial: users and todos (safe_todos is Todo with a key that never collides)")
-	printKeyspace(app)
+	if err != nil {
+		return nil, err
+	}
+	seed, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "todos", Replication: local}, seedTodos, safeTodos)
+	if err != nil {
+		return nil, err
+	}
 
 	// The recipe's User is another type with the table name "users": fine,
 	// because it lives in a keyspace of its own.
 	recipeUsers, err := kandra.Register[recipe.User]()
-	check(err)
+	if err != nil {
+		return nil, err
+	}
 	recipes, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "recipes", Replication: local}, recipeUsers)
-	check(err)
-	fmt.Println("-- Recipe: lookup tables, BATCH and EVENTUAL")
-	printKeyspace(recipes)
+	if err != nil {
+		return nil, err
+	}
+	return []section{
+		{"Quick start (README.md): users, and todos keyed by a time-ordered id", quickstart.App},
+		{"The seed's Todo, keyed by (owner_id, created_at): two todos of one owner in one millisecond are one row;\n" +
+			"-- safe_todos is SafeTodo, keyed by a time-ordered id as the quick start's", seed},
+		{"Recipe: lookup tables, BATCH and EVENTUAL", recipes},
+	}, nil
 }
 
-func printKeyspace(k *kandra.Keyspace) {
-	fmt.Println(strings.Join(k.Statements(), "\n\n"))
-	fmt.Println()
-}
-
-func check(err error) {
+func main() {
+	ss, err := sections()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	for _, s := range ss {
+		fmt.Println("-- " + s.title)
+		fmt.Println(strings.Join(s.ks.Statements(), "\n\n"))
+		fmt.Println()
 	}
 }

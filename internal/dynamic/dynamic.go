@@ -1,7 +1,10 @@
 // Package dynamic lets kandra's own tests (the property tests, the
 // real-server suite) build schemas for struct types made at run time with
 // reflect.StructOf, which cannot have a Describe method. It feeds the very
-// builder Register uses; the kandra package installs the entry point.
+// builder Register uses. Package kandra installs the entry points only in
+// test binaries (its export_test.go, and the kandra_dynamic build tag the
+// other packages' tests are built with), so that no user's binary carries
+// them.
 package dynamic
 
 import "reflect"
@@ -39,11 +42,29 @@ type Spec struct {
 	Binds        []Bind
 }
 
+var build, register func(spec Spec) (any, error)
+
+// Install sets the entry points; package kandra calls it.
+func Install(b, r func(spec Spec) (any, error)) { build, register = b, r }
+
+// notInstalled says how to get the entry points: tests outside package
+// kandra are built with the kandra_dynamic tag.
+const notInstalled = "internal/dynamic: kandra's run-time builder is not in this binary; build the tests with -tags kandra_dynamic (as .ci/run does)"
+
 // Build validates spec and returns its *kandra.TableSchema, or the schema
-// error. It does not register anything. Set by package kandra.
-var Build func(spec Spec) (any, error)
+// error. It does not register anything.
+func Build(spec Spec) (any, error) {
+	if build == nil {
+		panic(notInstalled)
+	}
+	return build(spec)
+}
 
 // Register is Build through kandra's per-type cache, as Register[T] does:
 // the schema is built once per type and then found by kandra.SchemaOf.
-// Set by package kandra.
-var Register func(spec Spec) (any, error)
+func Register(spec Spec) (any, error) {
+	if register == nil {
+		panic(notInstalled)
+	}
+	return register(spec)
+}

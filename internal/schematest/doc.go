@@ -22,7 +22,7 @@
 // notes/cql-server-rules.md), never by the builder's code: an independent
 // second reading is what lets the property tests catch a wrong check. Only
 // facts that are not decisions are taken from kandra: the rule order
-// (kandra.Rules), kandra.MaxTTL, kandra.MaxColumnNameBytes,
+// (kandra.Rules), maxTTLSeconds, kandra.MaxColumnNameBytes,
 // kandra.MaxSchemaMutationBytes and kandra.TTLHorizon.
 //
 // The package was called schemagen. In the Cassandra world that name means

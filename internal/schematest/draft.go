@@ -3,6 +3,7 @@ package schematest
 import (
 	"reflect"
 	"strings"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -102,15 +103,15 @@ type tableOpt struct {
 func (o tableOpt) option() kandra.TableOption {
 	switch o.kind {
 	case tTTL:
-		return kandra.DefaultTTL(o.n)
+		return kandra.DefaultTTL(time.Duration(o.n) * time.Second)
 	case tGC:
-		return kandra.GCGraceSeconds(o.n)
+		return kandra.GCGrace(time.Duration(o.n) * time.Second)
 	case tRead:
 		return kandra.ReadConsistency(kandra.Consistency(o.n))
 	case tWrite:
 		return kandra.WriteConsistency(kandra.Consistency(o.n))
 	}
-	return kandra.CacheResult(o.n, o.m)
+	return kandra.CacheResult(time.Duration(o.n)*time.Second, o.m)
 }
 
 type draft struct {

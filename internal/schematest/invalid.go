@@ -145,13 +145,13 @@ var mutations = []mutation{
 		g.d.fields[i].add(rapid.SampledFrom([]fieldOpt{{kind: oSensitive}, {kind: oColumn, name: "audit"}, {kind: oTransient}}).Draw(g.t, "option"))
 		return true
 	}},
-	{"table option twice", kandra.RuleConflict, func(g *gen) bool {
+	{"table option twice", kandra.RuleConflictingOptions, func(g *gen) bool {
 		k := rapid.SampledFrom([]tableOptKind{tTTL, tGC, tRead, tWrite, tCache}).Draw(g.t, "option kind")
 		a := rapid.IntRange(0, 10).Draw(g.t, "first value")
 		g.d.topts = append(g.d.topts, tableOpt{kind: k, n: a, m: 1}, tableOpt{kind: k, n: a + 1, m: 1})
 		return true
 	}},
-	{"partition key twice", kandra.RuleConflict, func(g *gen) bool {
+	{"partition key twice", kandra.RuleConflictingOptions, func(g *gen) bool {
 		c := g.pickColumn("column", anyColumn)
 		if c == nil {
 			return false
@@ -161,7 +161,7 @@ var mutations = []mutation{
 		g.d.fields[c.field].add(fieldOpt{kind: oPK, index: i + 1})
 		return true
 	}},
-	{"clustering key twice", kandra.RuleConflict, func(g *gen) bool {
+	{"clustering key twice", kandra.RuleConflictingOptions, func(g *gen) bool {
 		c := g.pickColumn("column", anyColumn)
 		if c == nil {
 			return false
@@ -171,7 +171,7 @@ var mutations = []mutation{
 		g.d.fields[c.field].add(fieldOpt{kind: oCK, index: i, order: kandra.ClusteringDesc})
 		return true
 	}},
-	{"two column names", kandra.RuleConflict, func(g *gen) bool {
+	{"two column names", kandra.RuleConflictingOptions, func(g *gen) bool {
 		c := g.pickColumn("column", anyColumn)
 		if c == nil {
 			return false
@@ -180,7 +180,7 @@ var mutations = []mutation{
 		g.d.fields[c.field].add(fieldOpt{kind: oColumn, name: "second_name"})
 		return true
 	}},
-	{"two lookups on a field", kandra.RuleConflict, func(g *gen) bool {
+	{"two lookups on a field", kandra.RuleConflictingOptions, func(g *gen) bool {
 		c := g.pickColumn("column", anyColumn)
 		if c == nil {
 			return false
@@ -189,7 +189,7 @@ var mutations = []mutation{
 		g.d.fields[c.field].add(fieldOpt{kind: oLookup, suffix: "by_one", consistency: kandra.LookupEventual})
 		return true
 	}},
-	{"transient with another option", kandra.RuleConflict, func(g *gen) bool {
+	{"transient with another option", kandra.RuleConflictingOptions, func(g *gen) bool {
 		if rapid.IntRange(0, 4).Draw(g.t, "transient role") == 0 {
 			i := g.roleField(rapid.SampledFrom(allRoles).Draw(g.t, "role"))
 			g.d.fields[i].add(fieldOpt{kind: oTransient})
@@ -223,23 +223,23 @@ var mutations = []mutation{
 		}
 		return true
 	}},
-	{"counter with AsType", kandra.RuleConflict, func(g *gen) bool {
+	{"counter with AsType", kandra.RuleConflictingOptions, func(g *gen) bool {
 		i := g.roleField(dynamic.Counter)
 		g.d.fields[i].add(fieldOpt{kind: oAsType, as: nat("BIGINT")})
 		return true
 	}},
-	{"two uuid strategies", kandra.RuleConflict, func(g *gen) bool {
+	{"two uuid strategies", kandra.RuleConflictingOptions, func(g *gen) bool {
 		i := g.roleField(dynamic.UUIDTimeOrdered)
 		g.d.fields[i].setRole(dynamic.UUIDRandom)
 		return true
 	}},
-	{"generated uuid with AsType", kandra.RuleConflict, func(g *gen) bool {
+	{"generated uuid with AsType", kandra.RuleConflictingOptions, func(g *gen) bool {
 		i := g.roleField(rapid.SampledFrom([]dynamic.Role{dynamic.UUIDTimeOrdered, dynamic.UUIDRandom}).Draw(g.t, "strategy"))
 		as := rapid.SampledFrom([]*CQL{nat("TIMEUUID"), nat("TEXT"), nat("BLOB"), nil}).Draw(g.t, "as type")
 		g.d.fields[i].add(fieldOpt{kind: oAsType, as: as})
 		return true
 	}},
-	{"two AsTypes", kandra.RuleConflict, func(g *gen) bool {
+	{"two AsTypes", kandra.RuleConflictingOptions, func(g *gen) bool {
 		pairs := []struct {
 			typ     reflect.Type
 			as, as2 *CQL
@@ -256,12 +256,12 @@ var mutations = []mutation{
 		g.d.fields[i].add(fieldOpt{kind: oAsType, as: p.as2})
 		return true
 	}},
-	{"CreatedAt and UpdatedAt on one field", kandra.RuleConflict, func(g *gen) bool {
+	{"CreatedAt and UpdatedAt on one field", kandra.RuleConflictingOptions, func(g *gen) bool {
 		i := g.roleField(dynamic.CreatedAt)
 		g.d.fields[i].setRole(dynamic.UpdatedAt)
 		return true
 	}},
-	{"role with an AsType it refuses", kandra.RuleConflict, func(g *gen) bool {
+	{"role with an AsType it refuses", kandra.RuleConflictingOptions, func(g *gen) bool {
 		switch rapid.IntRange(0, 2).Draw(g.t, "role") {
 		case 0:
 			// A Version keeps its exact type, even when AsType names it.
@@ -276,7 +276,7 @@ var mutations = []mutation{
 		}
 		return true
 	}},
-	{"Version with another role", kandra.RuleConflict, func(g *gen) bool {
+	{"Version with another role", kandra.RuleConflictingOptions, func(g *gen) bool {
 		switch rapid.IntRange(0, 2).Draw(g.t, "other role") {
 		case 0:
 			g.d.fields[g.roleField(dynamic.CreatedAt)].setRole(dynamic.Version)
@@ -287,7 +287,7 @@ var mutations = []mutation{
 		}
 		return true
 	}},
-	{"UpdatedAt or Version on a key", kandra.RuleConflict, func(g *gen) bool {
+	{"UpdatedAt or Version on a key", kandra.RuleConflictingOptions, func(g *gen) bool {
 		i := g.roleField(rapid.SampledFrom([]dynamic.Role{dynamic.UpdatedAt, dynamic.Version}).Draw(g.t, "role"))
 		if rapid.Bool().Draw(g.t, "partition key") {
 			g.d.fields[i].add(fieldOpt{kind: oPK, index: g.freshIndex(false)})
@@ -509,7 +509,7 @@ var mutations = []mutation{
 		}
 		switch rapid.IntRange(0, 5).Draw(g.t, "what") {
 		case 0:
-			g.d.topts = append(g.d.topts, tableOpt{kind: tTTL, n: rapid.IntRange(1, kandra.MaxTTL).Draw(g.t, "ttl")})
+			g.d.topts = append(g.d.topts, tableOpt{kind: tTTL, n: rapid.IntRange(1, maxTTLSeconds).Draw(g.t, "ttl")})
 		case 1:
 			g.d.softDelete, g.d.marker = true, -1
 		case 2:
@@ -557,12 +557,12 @@ var mutations = []mutation{
 	{"option out of range", kandra.RuleOptionRange, func(g *gen) bool {
 		switch rapid.IntRange(0, 5).Draw(g.t, "which") {
 		case 0:
-			g.d.setOption(tableOpt{kind: tTTL, n: rapid.SampledFrom([]int{-1, kandra.MaxTTL + 1, math.MinInt32}).Draw(g.t, "ttl")})
+			g.d.setOption(tableOpt{kind: tTTL, n: rapid.SampledFrom([]int{-1, maxTTLSeconds + 1, math.MinInt32}).Draw(g.t, "ttl")})
 		case 1:
 			g.d.setOption(tableOpt{kind: tGC, n: rapid.SampledFrom([]int{-1, math.MinInt32, math.MaxInt32 + 1}).Draw(g.t, "gc")})
 		case 2:
 			g.d.softDelete = true
-			g.d.softTTL = rapid.SampledFrom([]int{-1, kandra.MaxTTL + 1}).Draw(g.t, "soft ttl")
+			g.d.softTTL = rapid.SampledFrom([]int{-1, maxTTLSeconds + 1}).Draw(g.t, "soft ttl")
 		case 3:
 			// A negative TTL, a negative size, or both.
 			o := tableOpt{kind: tCache, n: 10, m: 10}

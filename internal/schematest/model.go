@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/internal/dynamic"
@@ -124,3 +125,6 @@ func (m Model) WithTable(table string) Model {
 // Room is the longest table name WithTable takes: the longer of 16 and the
 // model's table name.
 func (m Model) Room() int { return max(maxTable, len(m.Table)) }
+
+// maxTTLSeconds is kandra.MaxTTL in the seconds the generators count in.
+const maxTTLSeconds = int(kandra.MaxTTL / time.Second)

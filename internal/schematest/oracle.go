@@ -142,7 +142,7 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 			}
 		}
 		if countDistinct(vals, equal) > 1 {
-			b[kandra.RuleConflict] = true
+			b[kandra.RuleConflictingOptions] = true
 		}
 	}
 	for _, c := range cols {
@@ -150,7 +150,7 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 			continue
 		}
 		if fieldConflict(c) {
-			b[kandra.RuleConflict] = true
+			b[kandra.RuleConflictingOptions] = true
 		}
 	}
 	var live, pks, cks, regular []*column
@@ -344,13 +344,13 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 	}
 	// option-range: numbers outside their range, and enum values that are
 	// none of the named constants.
-	if o, ok := d.lastOpt(tTTL); ok && (o.n < 0 || o.n > kandra.MaxTTL) {
+	if o, ok := d.lastOpt(tTTL); ok && (o.n < 0 || o.n > maxTTLSeconds) {
 		b[kandra.RuleOptionRange] = true
 	}
 	if o, ok := d.lastOpt(tGC); ok && (o.n < 0 || int64(o.n) > math.MaxInt32) {
 		b[kandra.RuleOptionRange] = true
 	}
-	if d.softDelete && (d.softTTL < 0 || d.softTTL > kandra.MaxTTL) {
+	if d.softDelete && (d.softTTL < 0 || d.softTTL > maxTTLSeconds) {
 		b[kandra.RuleOptionRange] = true
 	}
 	if o, ok := d.lastOpt(tCache); ok && (o.n < 0 || o.m < 0) {

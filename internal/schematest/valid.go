@@ -262,7 +262,7 @@ func newValid(t *rapid.T, counter int) *gen {
 		}
 		if chance(t, 20, "soft delete") {
 			d.softDelete = true
-			d.softTTL = drawRange(t, 0, kandra.MaxTTL, "soft delete ttl")
+			d.softTTL = drawRange(t, 0, maxTTLSeconds, "soft delete ttl")
 			g.feature("SoftDelete")
 			if g.budget > 0 && chance(t, 70, "marker") {
 				d.marker = g.addField(tBool)
@@ -460,7 +460,7 @@ func newValid(t *rapid.T, counter int) *gen {
 	}
 	// Table options.
 	if !isCounter && chance(t, 30, "ttl") {
-		d.topts = append(d.topts, tableOpt{kind: tTTL, n: drawRange(t, 0, kandra.MaxTTL, "ttl")})
+		d.topts = append(d.topts, tableOpt{kind: tTTL, n: drawRange(t, 0, maxTTLSeconds, "ttl")})
 		g.feature("DefaultTTL")
 	}
 	if chance(t, 30, "gc grace") {

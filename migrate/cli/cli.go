@@ -51,8 +51,8 @@ const (
 type backend struct {
 	planFor  func(context.Context, migrate.Driver, *kandra.Keyspace) (*migrate.Plan, error)
 	apply    func(context.Context, migrate.Driver, *kandra.Keyspace, migrate.ApplyOptions) (*migrate.Result, error)
-	backfill func(context.Context, migrate.Driver, *kandra.Keyspace, string, migrate.BackfillOptions) (*migrate.BackfillResult, error)
-	history  func(context.Context, migrate.Driver, string) ([]migrate.HistoryRecord, error)
+	backfill func(context.Context, migrate.Driver, *kandra.Keyspace, *kandra.LookupTableSchema, migrate.BackfillOptions) (*migrate.BackfillResult, error)
+	history  func(context.Context, migrate.Driver, *kandra.Keyspace) ([]migrate.HistoryRecord, error)
 }
 
 var migrateBackend = backend{
@@ -376,7 +376,16 @@ func (c *command) apply(args []string) int {
 	case len(res.Applied) == 0 && len(res.Unapproved) == 0:
 		c.printf(c.stdout, "keyspace %s matches the model: nothing to apply\n", c.ks.Name())
 	case len(res.Applied) > 0:
-		c.printf(c.stdout, "applied %d step(s) to keyspace %s (plan %s):\n", len(res.Applied), c.ks.Name(), res.Plan.Hash())
+		// The hash the history records (plan prints the same one for the
+		// same steps), or, with no record, the plan's.
+		var hash string
+		switch {
+		case res.Record != nil:
+			hash = res.Record.PlanHash
+		case res.Plan != nil:
+			hash = res.Plan.Hash()
+		}
+		c.printf(c.stdout, "applied %d step(s) to keyspace %s (plan %s):\n", len(res.Applied), c.ks.Name(), hash)
 		for _, s := range res.Applied {
 			c.printf(c.stdout, "  %s\n", s.ID)
 		}
@@ -453,8 +462,8 @@ func (c *command) backfillCmd(args []string) int {
 		fs.Usage()
 		return ExitUsage
 	}
-	name, known := lookupTable(c.ks, pos[0])
-	if name == "" {
+	lookup, known := lookupTable(c.ks, pos[0])
+	if lookup == nil {
 		if len(known) == 0 {
 			c.printf(c.stderr, "%s backfill: keyspace %s has no lookup tables to backfill\n", c.prog, c.ks.Name())
 		} else {
@@ -469,7 +478,7 @@ func (c *command) backfillCmd(args []string) int {
 		defer bar.mu.Unlock()
 		bar.update(p)
 	}
-	res, err := c.be.backfill(c.ctx, c.d, c.ks, name, bo)
+	res, err := c.be.backfill(c.ctx, c.d, c.ks, lookup, bo)
 	bar.interrupt()
 	if err != nil {
 		return c.fail("backfill", err)
@@ -495,7 +504,7 @@ func (c *command) historyCmd(args []string) int {
 	if _, done := c.parse(fs, args, 0); done >= 0 {
 		return done
 	}
-	recs, err := c.be.history(c.ctx, c.d, c.ks.Name())
+	recs, err := c.be.history(c.ctx, c.d, c.ks)
 	if err != nil {
 		return c.fail("history", err)
 	}
@@ -508,19 +517,23 @@ func (c *command) historyCmd(args []string) int {
 	return ExitOK
 }
 
-// lookupTable finds the lookup table named name (Go or CQL spelling) in
-// ks and returns its name, or "" and the names there are.
-func lookupTable(ks *kandra.Keyspace, name string) (string, []string) {
+// lookupTable resolves name, as given on the command line, to ks's
+// lookup table of that name (ks.LookupTable; the CQL spelling, quoted,
+// is taken too), or returns nil and the names of ks's lookup tables.
+func lookupTable(ks *kandra.Keyspace, name string) (*kandra.LookupTableSchema, []string) {
+	if l := ks.LookupTable(name); l != nil {
+		return l, nil
+	}
 	var known []string
 	for _, t := range ks.Tables() {
 		for _, l := range t.LookupTables() {
-			if l.Name() == name || l.CQLName() == name {
-				return l.Name(), nil
+			if l.CQLName() == name {
+				return l, nil
 			}
 			known = append(known, l.Name())
 		}
 	}
-	return "", known
+	return nil, known
 }
 
 // stepIDs lists the steps' IDs.

@@ -66,7 +66,7 @@ func TestUsageErrors(t *testing.T) {
 				t.Fatalf("%q: usage error reached the server", tc.args)
 				return nil, nil
 			},
-			backfill: func(context.Context, migrate.Driver, *kandra.Keyspace, string, migrate.BackfillOptions) (*migrate.BackfillResult, error) {
+			backfill: func(context.Context, migrate.Driver, *kandra.Keyspace, *kandra.LookupTableSchema, migrate.BackfillOptions) (*migrate.BackfillResult, error) {
 				t.Fatalf("%q: usage error reached the server", tc.args)
 				return nil, nil
 			},
@@ -347,7 +347,11 @@ func TestBackfill(t *testing.T) {
 	var gotName string
 	var gotOpts migrate.BackfillOptions
 	be := func(res *migrate.BackfillResult, err error) backend {
-		return backend{backfill: func(_ context.Context, _ migrate.Driver, ks *kandra.Keyspace, name string, o migrate.BackfillOptions) (*migrate.BackfillResult, error) {
+		return backend{backfill: func(_ context.Context, _ migrate.Driver, ks *kandra.Keyspace, l *kandra.LookupTableSchema, o migrate.BackfillOptions) (*migrate.BackfillResult, error) {
+			if l != ks.LookupTable(l.Name()) {
+				t.Fatalf("backfill of %s: not the keyspace's lookup table", l.Name())
+			}
+			name := l.Name()
 			gotName, gotOpts = name, o
 			for i := 1; i <= 2; i++ {
 				o.OnProgress(migrate.BackfillProgress{Lookup: name, Rows: int64(i * 50), RangesDone: i, Ranges: 2, RowsPerSecond: 100, Remaining: time.Second})
@@ -385,9 +389,9 @@ func TestHistory(t *testing.T) {
 		{PlanHash: "aaaa", Steps: []string{"create-keyspace:shop", "create-table:accounts"}, Owner: "web-1:12:y", AppliedAt: t1},
 	}
 	be := func(recs []migrate.HistoryRecord, err error) backend {
-		return backend{history: func(_ context.Context, _ migrate.Driver, ks string) ([]migrate.HistoryRecord, error) {
-			if ks != "shop" {
-				t.Fatalf("history of %q", ks)
+		return backend{history: func(_ context.Context, _ migrate.Driver, ks *kandra.Keyspace) ([]migrate.HistoryRecord, error) {
+			if ks != testKeyspace {
+				t.Fatalf("history of %q", ks.Name())
 			}
 			return recs, err
 		}}

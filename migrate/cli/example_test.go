@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/migrate"
 	"github.com/kandra-go/kandra/migrate/cli"
 )
@@ -28,8 +29,8 @@ func (o *Order) Describe(s *kandra.Schema[Order]) {
 // in a real program): a cluster where the keyspace does not exist yet.
 type freshCluster struct{ migrate.Driver }
 
-func (freshCluster) SchemaRows(context.Context, string) (*migrate.SchemaRows, error) {
-	return &migrate.SchemaRows{}, nil
+func (freshCluster) SchemaRows(context.Context, string) (*adapter.SchemaRows, error) {
+	return &adapter.SchemaRows{}, nil
 }
 
 // A program mounts the migrator as its "schema" subcommand; here it plans

@@ -34,12 +34,12 @@ func FuzzRun(f *testing.F) {
 				called = true
 				return &migrate.Result{Plan: plan, Applied: plan.Steps[:1], Unapproved: plan.Steps[1:]}, nil
 			},
-			backfill: func(_ context.Context, _ migrate.Driver, _ *kandra.Keyspace, name string, o migrate.BackfillOptions) (*migrate.BackfillResult, error) {
+			backfill: func(_ context.Context, _ migrate.Driver, _ *kandra.Keyspace, l *kandra.LookupTableSchema, o migrate.BackfillOptions) (*migrate.BackfillResult, error) {
 				called = true
-				o.OnProgress(migrate.BackfillProgress{Lookup: name, Ranges: o.Ranges, RangesDone: o.Ranges})
-				return &migrate.BackfillResult{Lookup: name, Verified: true}, nil
+				o.OnProgress(migrate.BackfillProgress{Lookup: l.Name(), Ranges: o.Ranges, RangesDone: o.Ranges})
+				return &migrate.BackfillResult{Lookup: l.Name(), Verified: true}, nil
 			},
-			history: func(context.Context, migrate.Driver, string) ([]migrate.HistoryRecord, error) {
+			history: func(context.Context, migrate.Driver, *kandra.Keyspace) ([]migrate.HistoryRecord, error) {
 				called = true
 				return nil, nil
 			},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/migrate"
 	"github.com/kandra-go/kandra/store"
 )
@@ -35,7 +36,7 @@ var testKeyspace = kandra.MustNewKeyspace(kandra.KeyspaceSpec{
 // system_schema (a fresh cluster) unless rows is set, and err, if set,
 // from every call.
 type fakeDriver struct {
-	rows *migrate.SchemaRows
+	rows *adapter.SchemaRows
 	err  error
 }
 
@@ -44,14 +45,14 @@ func (f *fakeDriver) Query(context.Context, *store.Query) (store.Rows, error) {
 	return nil, errors.New("fakeDriver: no rows")
 }
 func (f *fakeDriver) Batch(context.Context, *store.Batch) error { return f.err }
-func (f *fakeDriver) SchemaRows(context.Context, string) (*migrate.SchemaRows, error) {
+func (f *fakeDriver) SchemaRows(context.Context, string) (*adapter.SchemaRows, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
 	if f.rows != nil {
 		return f.rows, nil
 	}
-	return &migrate.SchemaRows{}, nil
+	return &adapter.SchemaRows{}, nil
 }
 func (f *fakeDriver) ExecSchema(context.Context, string) error   { return f.err }
 func (f *fakeDriver) AwaitSchemaAgreement(context.Context) error { return f.err }
@@ -117,8 +118,8 @@ var (
 // liveRows are the system_schema rows of testKeyspace as a server holds
 // them after applying it, with accounts.name of type nameType ("" leaves
 // the column out).
-func liveRows(nameType string) *migrate.SchemaRows {
-	r := &migrate.SchemaRows{Keyspaces: []map[string]any{{"keyspace_name": "shop", "durable_writes": true,
+func liveRows(nameType string) *adapter.SchemaRows {
+	r := &adapter.SchemaRows{Keyspaces: []map[string]any{{"keyspace_name": "shop", "durable_writes": true,
 		"replication": map[string]string{"class": "org.apache.cassandra.locator.NetworkTopologyStrategy", "datacenter1": "1"}}}}
 	for _, tn := range []string{"accounts", "accounts_by_email"} {
 		r.Tables = append(r.Tables, map[string]any{"keyspace_name": "shop", "table_name": tn, "id": uuid.NewString(),

@@ -89,7 +89,12 @@ func testSchema(t *testing.T, n Node) {
 	if got := rows.Tables[0]["id"]; got != id.String() {
 		t.Fatalf("table id %v (%T), want the fixed %s", got, got, id)
 	}
-	live, err := migrate.LiveFromRows(ks, rows)
+	// The rows, modelled as the migrator models them.
+	empty, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: ks, Replication: kandra.SimpleStrategy(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := migrate.Read(ctx, d, empty)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +217,7 @@ func testMigrate(t *testing.T, n Node) {
 		return ks
 	}
 	v1, v2 := keyspace(migAccountsV1), keyspace(migAccountsV2)
-	if res, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{}); err != nil || len(res.Applied) != 1 {
+	if res, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{}); err != nil || len(res.Applied) != 2 { // the keyspace, the table
 		t.Fatalf("v1: %+v, %v", res, err)
 	}
 	rt, err := store.New(d, v1)
@@ -256,7 +261,7 @@ func testMigrate(t *testing.T, n Node) {
 	if res, err := migrate.Apply(ctx, d, v2, migrate.ApplyOptions{}); err != nil || !res.Plan.Empty() || res.Record != nil {
 		t.Fatalf("again: %+v, %v", res, err)
 	}
-	if h, err := migrate.History(ctx, d, name); err != nil || len(h) != 2 {
+	if h, err := migrate.History(ctx, d, v2); err != nil || len(h) != 2 {
 		t.Fatalf("history %+v, %v", h, err)
 	}
 }

@@ -61,7 +61,7 @@ func testStaleCopyRefused(t *testing.T, h *harness) {
 	if err := e.wallets.HardDelete(ctx, got); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.wallets.Get(ctx, w); !errors.Is(err, store.ErrNotFound) {
+	if _, err := e.wallets.Get(ctx, w); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("after HardDelete: %v", err)
 	}
 	if n := h.rows(t, "wallets_by_owner", "owner = ?", w.Owner); n != 0 {
@@ -111,7 +111,7 @@ func testOptionsRefused(t *testing.T, h *harness) {
 	if err := e.users.Save(ctx, u); err != nil {
 		t.Fatal(err)
 	}
-	for name, ts := range map[string]int64{"UnixNano": time.Now().UnixNano(), "MaxInt64": math.MaxInt64, "negative": -1} {
+	for name, ts := range map[string]time.Time{"a year ahead": time.Now().AddDate(1, 0, 0), "year 300000": time.Date(300000, 1, 1, 0, 0, 0, 0, time.UTC), "zero": {}} {
 		u.DisplayName = name
 		if err := e.users.Save(ctx, u, store.Timestamp(ts)); !errors.Is(err, kerrors.ErrArgument) {
 			t.Fatalf("Timestamp %s: %v", name, err)
@@ -127,7 +127,7 @@ func testOptionsRefused(t *testing.T, h *harness) {
 	if got, err := e.users.Get(ctx, u); err != nil || got.DisplayName != "later" {
 		t.Fatalf("a later Save does not count: %+v %v", got, err)
 	}
-	if err := e.users.Save(ctx, u, store.TTL(kandra.MaxWriteTTL(kandra.Cassandra5, time.Now())+3600)); !errors.Is(err, kerrors.ErrArgument) {
+	if err := e.users.Save(ctx, u, store.TTL(kandra.MaxWriteTTL(kandra.Cassandra5, time.Now())+time.Hour)); !errors.Is(err, kerrors.ErrArgument) {
 		t.Fatalf("TTL past 2038: %v", err)
 	}
 	owner := uuid.New()
@@ -177,7 +177,7 @@ func testOptionsRefused(t *testing.T, h *harness) {
 func testSaveIfNotExistsBatchFirst(t *testing.T, h *harness) {
 	e := h.env(t)
 	u := &User{Email: uniq("big") + strings.Repeat("e", 60<<10), DisplayName: "b"}
-	if _, err := e.users.SaveIfNotExists(ctx, u); !errors.Is(err, store.ErrBatchTooLarge) {
+	if _, err := e.users.SaveIfNotExists(ctx, u); !errors.Is(err, kerrors.ErrBatchTooLarge) {
 		t.Fatalf("SaveIfNotExists: %v", err)
 	}
 	if u.UserID != (uuid.UUID{}) {
@@ -227,7 +227,7 @@ func testCloseWaitsForSave(t *testing.T, h *harness) {
 	if n := h.rows(t, "users_by_ticket_ref", "ticket_ref = ?", u.TicketRef); n != 1 {
 		t.Fatalf("the EVENTUAL lookup row is not written when Close returns")
 	}
-	if err := e.users.Save(ctx, &User{Email: uniq("late")}); !errors.Is(err, store.ErrClosed) || !errors.Is(err, kerrors.ErrKandra) {
+	if err := e.users.Save(ctx, &User{Email: uniq("late")}); !errors.Is(err, kerrors.ErrClosed) || !errors.Is(err, kerrors.ErrKandra) {
 		t.Fatalf("after Close: %v", err)
 	}
 }
@@ -250,7 +250,7 @@ func testVersionedSoftDelete(t *testing.T, h *harness) {
 	if err := e.notes.Delete(ctx, &stale); !errors.Is(err, kerrors.ErrOptimisticLock) || stale != before {
 		t.Fatalf("stale SoftDelete: %v %+v", err, stale)
 	}
-	if _, err := e.notes.FindActive(ctx, n); !errors.Is(err, store.ErrNotFound) {
+	if _, err := e.notes.FindActive(ctx, n); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("FindActive of a soft-deleted note: %v", err)
 	}
 	forced := &Note{NoteID: uniq("f"), Body: "b"}
@@ -264,7 +264,7 @@ func testVersionedSoftDelete(t *testing.T, h *harness) {
 	if c := h.rows(t, "notes", "note_id = ?", n.NoteID); c != 0 {
 		t.Fatalf("the soft-deleted row survives its TTL (%d rows)", c)
 	}
-	if _, err := e.notes.Get(ctx, n); !errors.Is(err, store.ErrNotFound) {
+	if _, err := e.notes.Get(ctx, n); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("Get after the TTL: %v", err)
 	}
 	// ForceSave is an UPDATE too, and the soft delete rewrites the row
@@ -272,7 +272,7 @@ func testVersionedSoftDelete(t *testing.T, h *harness) {
 	if c := h.rows(t, "notes", "note_id = ?", forced.NoteID); c != 0 {
 		t.Fatalf("the ForceSaved, soft-deleted row survives its TTL (%d rows)", c)
 	}
-	if _, err := e.notes.Get(ctx, forced); !errors.Is(err, store.ErrNotFound) {
+	if _, err := e.notes.Get(ctx, forced); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("Get of the ForceSaved row after the TTL: %v", err)
 	}
 	if err := e.notes.Save(ctx, &Note{NoteID: forced.NoteID, Body: "again"}); err != nil {

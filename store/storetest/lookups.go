@@ -43,7 +43,7 @@ func testNonUniqueThousand(t *testing.T, h *harness) {
 	count := func() int {
 		t.Helper()
 		n, pages := 0, 0
-		var opts []store.CallOption
+		var opts []store.ListOption
 		for {
 			it := byRef.FindAll(ctx, ref, append(opts, store.PageSize(100))...)
 			rows, err := it.All()
@@ -60,7 +60,7 @@ func testNonUniqueThousand(t *testing.T, h *harness) {
 			if it.Cursor().IsZero() {
 				break
 			}
-			opts = []store.CallOption{store.After(it.Cursor())}
+			opts = []store.ListOption{store.After(it.Cursor())}
 		}
 		if pages < 10 {
 			t.Fatalf("%d pages of 100 for %d rows", pages, n)
@@ -279,7 +279,7 @@ func testUniqueStaleClaim(t *testing.T, h *harness) {
 	if time.Since(claimedAt) < grace-200*time.Millisecond && (!errors.As(err, &ue) || !ue.Pending || ue.Holder != dead) {
 		t.Fatalf("a fresh claim of a missing holder: %v", err)
 	}
-	if _, err := byHandle.Find(ctx, hd); !errors.Is(err, store.ErrNotFound) {
+	if _, err := byHandle.Find(ctx, hd); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("Find of a claim without a holder: %v", err)
 	}
 	time.Sleep(time.Until(claimedAt.Add(grace + 200*time.Millisecond)))

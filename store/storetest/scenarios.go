@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kandra-go/kandra/adapter"
+
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	kerrors "github.com/kandra-go/kandra/errors"
@@ -42,7 +44,7 @@ func testSaveStampsAndGet(t *testing.T, h *harness) {
 	if u2.UserID != id || !u2.CreatedAt.Equal(at) {
 		t.Fatalf("overwrote caller's values: %+v", u2)
 	}
-	if _, err := e.users.Get(ctx, &User{UserID: uuid.New()}); !errors.Is(err, store.ErrNotFound) {
+	if _, err := e.users.Get(ctx, &User{UserID: uuid.New()}); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("Get of a missing key: %v", err)
 	}
 	if e.count("users/save") < 2 || e.count("users/get") < 2 {
@@ -66,8 +68,9 @@ func testSaveValidation(t *testing.T, h *harness) {
 func testSaveTTLAndTimestamp(t *testing.T, h *harness) {
 	e := h.env(t)
 	u := &User{Email: uniq("ttl") + "@x.io"}
-	ts := kandra.TimestampOf(time.Now().Add(-time.Hour))
-	if err := e.users.Save(ctx, u, store.TTL(600), store.Timestamp(ts)); err != nil {
+	at := time.Now().Add(-time.Hour)
+	ts := at.UnixMicro()
+	if err := e.users.Save(ctx, u, store.TTL(10*time.Minute), store.Timestamp(at)); err != nil {
 		t.Fatal(err)
 	}
 	var ttl, wt int64
@@ -93,7 +96,7 @@ func testSaveIfNotExists(t *testing.T, h *harness) {
 	// Its lookup row went before the LWT (a conditional write cannot share
 	// the batch): it points to a user that does not hold the value, and
 	// Find does not return it.
-	if _, err := store.MustLookupOf(e.users, userEmail).Find(ctx, again.Email); !errors.Is(err, store.ErrNotFound) {
+	if _, err := store.MustLookupOf(e.users, userEmail).Find(ctx, again.Email); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("the refused insert is found by its email: %v", err)
 	}
 	if f, err := store.MustLookupOf(e.users, userEmail).Find(ctx, u.Email); err != nil || f.UserID != u.UserID {
@@ -119,7 +122,7 @@ func testLookupsBatchAndEventual(t *testing.T, h *harness) {
 	if err := e.rt.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if f, err := byTicket.Find(ctx, u.TicketRef); !errors.Is(err, store.ErrClosed) {
+	if f, err := byTicket.Find(ctx, u.TicketRef); !errors.Is(err, kerrors.ErrClosed) {
 		t.Fatalf("Find after Close: %v %v", f, err)
 	}
 	// EVENTUAL: written once Close returned.
@@ -150,7 +153,7 @@ func testEmptyLookupValue(t *testing.T, h *harness) {
 		t.Fatalf("eventual failures: %v", fs)
 	}
 	e2 := h.env(t)
-	if _, err := store.MustLookupOf(e2.users, userEmail).Find(ctx, ""); !errors.Is(err, store.ErrNotFound) {
+	if _, err := store.MustLookupOf(e2.users, userEmail).Find(ctx, ""); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("Find(\"\"): %v", err)
 	}
 	if f, err := store.MustLookupOf(e2.users, userEmail).Find(ctx, nu.Email); err != nil || f.UserID != u.UserID {
@@ -164,10 +167,10 @@ func testBatchTooLarge(t *testing.T, h *harness) {
 	u := &User{Email: uniq("big") + "@x.io", Bio: big}
 	err := e.users.Save(ctx, u)
 	var qe *kerrors.QueryError
-	if !errors.As(err, &qe) || !errors.Is(err, store.ErrBatchTooLarge) {
+	if !errors.As(err, &qe) || !errors.Is(err, kerrors.ErrBatchTooLarge) {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := e.users.Get(ctx, u); !errors.Is(err, store.ErrNotFound) {
+	if _, err := e.users.Get(ctx, u); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("row was written: %v", err)
 	}
 	// Without the check the server refuses it too ("Batch too large").
@@ -226,7 +229,7 @@ func testUpdateMovesAndHijack(t *testing.T, h *harness) {
 	if err := h.n.Exec(ctx, "INSERT INTO "+h.ks+".users_by_email (email, user_id) VALUES (?, ?)", x, a.UserID.String()); err != nil {
 		t.Fatal(err)
 	}
-	if f, err := byEmail.Find(ctx, x); !errors.Is(err, store.ErrNotFound) {
+	if f, err := byEmail.Find(ctx, x); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("stale row returned %v %v", f, err)
 	}
 }
@@ -277,7 +280,7 @@ func testVersionedConflict(t *testing.T, h *harness) {
 	if f, err := byOwner.Find(ctx, got.Owner); err != nil || f.WalletID != w.WalletID {
 		t.Fatalf("by new owner: %v %v", f, err)
 	}
-	if _, err := byOwner.Find(ctx, w.Owner); !errors.Is(err, store.ErrNotFound) {
+	if _, err := byOwner.Find(ctx, w.Owner); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("by old owner: %v", err)
 	}
 	if n := h.rows(t, "wallets_by_owner", "owner = ?", w.Owner); n != 0 {
@@ -304,7 +307,7 @@ func testHardDelete(t *testing.T, h *harness) {
 	if n := h.rows(t, "users_by_ticket_ref", "ticket_ref = ?", u.TicketRef); n != 0 {
 		t.Fatalf("ticket row survives")
 	}
-	if _, err := e.users.Get(ctx, u); !errors.Is(err, store.ErrNotFound) {
+	if _, err := e.users.Get(ctx, u); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("row survives: %v", err)
 	}
 	// One LOGGED BATCH: the primary delete and both lookup deletes, each
@@ -478,7 +481,7 @@ func testListAndSoftDelete(t *testing.T, h *harness) {
 	if err != nil || len(page) != 4 || page[0].TodoID != ids[9] {
 		t.Fatalf("ListActive: %d %v", len(page), err)
 	}
-	if _, err := e.todos.FindActive(ctx, &Todo{OwnerID: owner, TodoID: ids[24]}); !errors.Is(err, store.ErrNotFound) {
+	if _, err := e.todos.FindActive(ctx, &Todo{OwnerID: owner, TodoID: ids[24]}); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("FindActive of a soft-deleted row: %v", err)
 	}
 	if _, err := e.todos.FindActive(ctx, &Todo{OwnerID: owner, TodoID: ids[0]}); err != nil {
@@ -515,9 +518,9 @@ func testDriverErrors(t *testing.T, h *harness) {
 	// refuses it before sending.
 	key := &User{UserID: uuid.New()}
 	st := e.users.Statements().SelectByKey()
-	rows, err := h.n.Driver.Query(ctx, &store.Query{Statement: st, Values: kandra.AppendColumns(Users, st, key, nil), Consistency: kandra.ConsistencyAny})
+	rows, err := h.n.Driver.Query(ctx, &store.Query{Statement: st, Values: adapter.AppendColumns(Users, st, key, nil), Consistency: kandra.ConsistencyAny})
 	if err == nil {
-		rows.Next(kandra.AppendResult(Users, st, new(User), nil))
+		rows.Next(adapter.AppendResult(Users, st, new(User), nil))
 		err = rows.Close()
 	}
 	if err == nil || !strings.Contains(err.Error(), "ANY") {
@@ -624,7 +627,7 @@ func testEventualConcurrent(t *testing.T, h *harness) {
 		if old[i] == "" {
 			continue
 		}
-		if f, err := byTicket.Find(ctx, old[i]); !errors.Is(err, store.ErrNotFound) {
+		if f, err := byTicket.Find(ctx, old[i]); !errors.Is(err, kerrors.ErrNotFound) {
 			t.Fatalf("old value %s found %v %v", old[i], f, err)
 		}
 		stale += h.rows(t, "users_by_ticket_ref", "ticket_ref = ?", old[i])

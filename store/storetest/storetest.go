@@ -80,7 +80,7 @@ type Todo struct {
 
 // Describe implements kandra's description.
 func (t *Todo) Describe(s *kandra.Schema[Todo]) {
-	s.Table("todos", kandra.SoftDelete(3600, &t.Deleted))
+	s.Table("todos", kandra.SoftDelete(3600*time.Second, &t.Deleted))
 	kandra.Bind(s, &t.OwnerID, kandra.PartitionKey(0))
 	kandra.GeneratedUUID(s, &t.TodoID, kandra.UUIDTimeOrdered, kandra.ClusteringKey(0, kandra.ClusteringDesc))
 	kandra.CreatedAt(s, &t.CreatedAt)
@@ -170,7 +170,7 @@ type Note struct {
 
 // Describe implements kandra's description.
 func (n *Note) Describe(s *kandra.Schema[Note]) {
-	s.Table("notes", kandra.SoftDelete(2, &n.Deleted))
+	s.Table("notes", kandra.SoftDelete(2*time.Second, &n.Deleted))
 	kandra.Bind(s, &n.NoteID, kandra.PartitionKey(0))
 	kandra.Version(s, &n.Version)
 }

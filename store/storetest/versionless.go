@@ -35,7 +35,7 @@ type docV1 struct {
 
 // Describe implements kandra's description.
 func (d *docV1) Describe(s *kandra.Schema[docV1]) {
-	s.Table("docs", kandra.SoftDelete(2, &d.Deleted))
+	s.Table("docs", kandra.SoftDelete(2*time.Second, &d.Deleted))
 	kandra.Bind(s, &d.Shelf, kandra.PartitionKey(0))
 	kandra.Bind(s, &d.DocID, kandra.ClusteringKey(0, kandra.ClusteringAsc))
 	kandra.Bind(s, &d.Title, kandra.Lookup("by_title", kandra.LookupBatch))
@@ -52,7 +52,7 @@ type docV2 struct {
 
 // Describe implements kandra's description.
 func (d *docV2) Describe(s *kandra.Schema[docV2]) {
-	s.Table("docs", kandra.SoftDelete(2, &d.Deleted))
+	s.Table("docs", kandra.SoftDelete(2*time.Second, &d.Deleted))
 	kandra.Bind(s, &d.Shelf, kandra.PartitionKey(0))
 	kandra.Bind(s, &d.DocID, kandra.ClusteringKey(0, kandra.ClusteringAsc))
 	kandra.Bind(s, &d.Title, kandra.Lookup("by_title", kandra.LookupBatch))
@@ -125,7 +125,7 @@ func testVersionAdded(t *testing.T, h *harness) {
 	if err := migrate.Check(ctx, d, ks2); err != nil {
 		t.Fatal(err)
 	}
-	hist, err := migrate.History(ctx, d, name)
+	hist, err := migrate.History(ctx, d, ks2)
 	if err != nil || len(hist) != 2 || !slices.Contains(hist[1].Steps, "add-column:docs.version") {
 		t.Fatalf("history %+v, %v", hist, err)
 	}
@@ -203,10 +203,10 @@ func testVersionAdded(t *testing.T, h *harness) {
 	if err := docs.HardDelete(ctx, b0); err != nil {
 		t.Fatalf("HardDelete of a zero copy: %v", err)
 	}
-	if _, err := docs.Get(ctx, key("b")); !errors.Is(err, store.ErrNotFound) {
+	if _, err := docs.Get(ctx, key("b")); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("Get after the HardDelete: %v", err)
 	}
-	if _, err := byTitle.Find(ctx, "title b"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := byTitle.Find(ctx, "title b"); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("Find after the HardDelete: %v", err)
 	}
 
@@ -219,7 +219,7 @@ func testVersionAdded(t *testing.T, h *harness) {
 	if err := docs.Delete(ctx, c0); err != nil || !c0.Deleted || c0.Version != 1 {
 		t.Fatalf("SoftDelete of a zero copy: %v, %+v", err, c0)
 	}
-	if _, err := docs.FindActive(ctx, key("c")); !errors.Is(err, store.ErrNotFound) {
+	if _, err := docs.FindActive(ctx, key("c")); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("FindActive of the soft-deleted row: %v", err)
 	}
 
@@ -251,7 +251,7 @@ func testVersionAdded(t *testing.T, h *harness) {
 	if n := count("shelf = ? AND doc_id = ?", shelf, "c"); n != 0 {
 		t.Fatalf("the soft-deleted row survives its TTL (%d rows): its pre-version row marker is left", n)
 	}
-	if _, err := docs.Get(ctx, key("c")); !errors.Is(err, store.ErrNotFound) {
+	if _, err := docs.Get(ctx, key("c")); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("Get after the TTL: %v", err)
 	}
 	all, err := docs.List(ctx, key("")).All()

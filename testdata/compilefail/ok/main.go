@@ -17,7 +17,7 @@ type E struct {
 }
 
 func (e *E) Describe(s *kandra.Schema[E]) {
-	s.Table("e", kandra.SoftDelete(60, &e.Deleted))
+	s.Table("e", kandra.SoftDelete(60*time.Second, &e.Deleted))
 	kandra.GeneratedUUID(s, &e.ID, kandra.UUIDTimeOrdered, kandra.PartitionKey(0))
 	kandra.CreatedAt(s, &e.Created)
 	kandra.UpdatedAt(s, &e.Created)

@@ -1,9 +1,15 @@
 package main
 
-import "github.com/kandra-go/kandra"
+import (
+	"time"
+
+	"github.com/kandra-go/kandra"
+)
 
 type E struct{ Deleted string }
 
-func (e *E) Describe(s *kandra.Schema[E]) { s.Table("e", kandra.SoftDelete(60, &e.Deleted)) }
+func (e *E) Describe(s *kandra.Schema[E]) {
+	s.Table("e", kandra.SoftDelete(60*time.Second, &e.Deleted))
+}
 
 func main() {}

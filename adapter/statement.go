@@ -1,8 +1,13 @@
-package kandra
+package adapter
 
 import (
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/kandra-go/kandra"
 )
 
 // ParamKind says where the value of one bind marker (?) of a [Statement]
@@ -15,8 +20,8 @@ const (
 	ParamColumn ParamKind = iota
 	// ParamTTL is a time to live in seconds (USING TTL ?), an int.
 	ParamTTL
-	// ParamTimestamp is a write timestamp in microseconds (USING TIMESTAMP
-	// ?), an int64 such as TimestampOf returns.
+	// ParamTimestamp is a write timestamp in microseconds since the Unix
+	// epoch (USING TIMESTAMP ?), an int64 (time.Time.UnixMicro).
 	ParamTimestamp
 	// ParamExpected is the value a condition expects Param.Column to have
 	// (IF version = ?, IF user_id = ?), taken from the entity as it was
@@ -39,10 +44,6 @@ const (
 	ParamClaim
 )
 
-// ClaimColumn is the column of a unique lookup's table that holds the
-// claim token (ParamClaim).
-const ClaimColumn = "kandra_claim"
-
 var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit", "token", "claim"}
 
 // String returns a short name: "col", "ttl", "timestamp", "expected",
@@ -51,7 +52,7 @@ func (k ParamKind) String() string {
 	if int(k) < len(paramKindNames) {
 		return paramKindNames[k]
 	}
-	return invalidEnum("ParamKind", uint64(k))
+	return "ParamKind(" + strconv.FormatUint(uint64(k), 10) + ")"
 }
 
 // Param is one bind marker of a Statement: where its value comes from and,
@@ -59,7 +60,7 @@ func (k ParamKind) String() string {
 // adapter converts by).
 type Param struct {
 	Kind   ParamKind
-	Column *ColumnSchema // nil for ParamTTL, ParamTimestamp, ParamDelta, ParamLimit, ParamToken, ParamClaim
+	Column *kandra.ColumnSchema // nil for ParamTTL, ParamTimestamp, ParamDelta, ParamLimit, ParamToken, ParamClaim
 }
 
 // String renders "col:email", "ttl", "expected:version".
@@ -67,7 +68,7 @@ func (p Param) String() string {
 	if p.Column == nil {
 		return p.Kind.String()
 	}
-	return p.Kind.String() + ":" + p.Column.name
+	return p.Kind.String() + ":" + p.Column.Name()
 }
 
 // Statement is one prepared-statement text with its bind plan: the kind and
@@ -79,10 +80,10 @@ func (p Param) String() string {
 type Statement struct {
 	cql         string
 	params      []Param
-	cols        []*ColumnSchema // the contiguous ParamColumn markers
-	firstCol    int             // index in params of cols[0]
-	expected    []*ColumnSchema // the ParamExpected markers, in order
-	result      []*ColumnSchema // selected columns
+	cols        []*kandra.ColumnSchema // the contiguous ParamColumn markers
+	firstCol    int                    // index in params of cols[0]
+	expected    []*kandra.ColumnSchema // the ParamExpected markers, in order
+	result      []*kandra.ColumnSchema // selected columns
 	conditional bool
 	writeTime   bool   // the row ends with one BIGINT WRITETIME(...) after result
 	claim       bool   // the row has the claim token (BIGINT) after result, before the WRITETIME
@@ -97,7 +98,7 @@ func (s *Statement) String() string { return s.cql }
 
 // Params returns the bind plan: one Param per marker, in order (a fresh
 // slice).
-func (s *Statement) Params() []Param { return clone(s.params) }
+func (s *Statement) Params() []Param { return slices.Clone(s.params) }
 
 // NumParams is the number of bind markers.
 func (s *Statement) NumParams() int { return len(s.params) }
@@ -110,7 +111,7 @@ func (s *Statement) NumResult() int { return len(s.result) }
 
 // Result returns the i-th returned column, in the order the row is
 // scanned.
-func (s *Statement) Result(i int) *ColumnSchema { return s.result[i] }
+func (s *Statement) Result(i int) *kandra.ColumnSchema { return s.result[i] }
 
 // HasWriteTime reports a SELECT whose rows end, after the NumResult
 // columns, with one more value: a WRITETIME in microseconds, scanned into
@@ -139,19 +140,19 @@ func (s *Statement) ColumnsOffset() int { return s.firstCol }
 // ParamColumn markers, in order, through Table.ColumnPointers: no
 // reflection, no allocation when dst has room. The statement must have been
 // built for t's schema.
-func AppendColumns[T any](t *Table[T], s *Statement, e *T, dst []any) []any {
+func AppendColumns[T any](t *kandra.Table[T], s *Statement, e *T, dst []any) []any {
 	return t.ColumnPointers(e, s.cols, dst)
 }
 
 // AppendExpected appends to dst the addresses in old of the statement's
 // ParamExpected markers (the values a condition expects), in order.
-func AppendExpected[T any](t *Table[T], s *Statement, old *T, dst []any) []any {
+func AppendExpected[T any](t *kandra.Table[T], s *Statement, old *T, dst []any) []any {
 	return t.ColumnPointers(old, s.expected, dst)
 }
 
 // AppendResult appends to dst the addresses in e of the columns the SELECT
 // returns, in order: the scan targets of one row.
-func AppendResult[T any](t *Table[T], s *Statement, e *T, dst []any) []any {
+func AppendResult[T any](t *kandra.Table[T], s *Statement, e *T, dst []any) []any {
 	return t.ColumnPointers(e, s.result, dst)
 }
 
@@ -192,7 +193,7 @@ type Range struct {
 // they bind is a column of the primary table (the index column and the
 // primary key), so the values come from the primary entity.
 type LookupStatements struct {
-	lookup *LookupTableSchema
+	lookup *kandra.LookupTableSchema
 	// Insert writes the lookup row: INSERT INTO lk (index, pk..., ck...)
 	// VALUES (...).
 	insert *Statement
@@ -211,7 +212,7 @@ type LookupStatements struct {
 }
 
 // Lookup is the lookup table the statements are for.
-func (l *LookupStatements) Lookup() *LookupTableSchema { return l.lookup }
+func (l *LookupStatements) Lookup() *kandra.LookupTableSchema { return l.lookup }
 
 // Insert is INSERT INTO lk (index, pk..., ck...) VALUES (?, ...): every
 // marker a ParamColumn of the primary entity. Nil for a unique lookup,
@@ -276,7 +277,7 @@ func (l *LookupStatements) DeleteAt() *Statement { return l.delAt }
 // TableStatements are the runtime statements of one table, rendered once
 // (BuildStatements) and then only read, concurrently.
 type TableStatements struct {
-	schema     *TableSchema
+	schema     *kandra.TableSchema
 	keyspace   string
 	insert     [4]*Statement // by Using
 	insertINE  [2]*Statement // by UsingTTL
@@ -292,26 +293,26 @@ type TableStatements struct {
 	softVersion *Statement
 	softNone    *Statement
 	force       [4]*Statement // by Using: the unconditional UPDATE
-	counters    map[*ColumnSchema]*Statement
+	counters    map[*kandra.ColumnSchema]*Statement
 	lookups     []*LookupStatements
 	tokenRange  *Statement
 }
 
 // BuildStatements renders the runtime statements of t. keyspace, if not
 // empty, qualifies every table name (keyspace.table), written through
-// QuoteIdent; an invalid keyspace name is a *NameError.
-func BuildStatements(t *TableSchema, keyspace string) (*TableStatements, error) {
+// kandra.QuoteIdent; an invalid keyspace name is a *kandra.NameError.
+func BuildStatements(t *kandra.TableSchema, keyspace string) (*TableStatements, error) {
 	if t == nil {
-		panic("kandra: BuildStatements: nil *TableSchema")
+		panic("kandra: BuildStatements: nil *kandra.TableSchema")
 	}
 	if keyspace != "" {
-		if err := ValidateName(keyspace); err != nil {
+		if err := kandra.ValidateName(keyspace); err != nil {
 			return nil, err
 		}
 	}
 	b := &stmtBuilder{t: t, ks: keyspace}
 	ts := &TableStatements{schema: t, keyspace: keyspace}
-	if !t.counter {
+	if !t.IsCounterTable() {
 		for u := Using(0); u < 4; u++ {
 			ts.insert[u] = b.insert(u, false)
 		}
@@ -320,17 +321,17 @@ func BuildStatements(t *TableSchema, keyspace string) (*TableStatements, error) 
 		for u := Using(0); u < 4; u++ {
 			ts.update[u] = b.update(u)
 		}
-		if sd := t.softDelete; sd != nil {
-			ts.softDelete = b.softDelete(sd.TTLSeconds)
+		if sd := t.SoftDelete(); sd != nil {
+			ts.softDelete = b.softDelete(int(sd.TTL / time.Second))
 		}
-		if t.version != nil {
+		if t.VersionColumn() != nil {
 			ts.create[0] = b.updateRow(0, "", versionNull)
 			ts.create[1] = b.updateRow(UsingTTL, "", versionNull)
 			ts.delVersion = b.deleteIfVersion(versionExpected)
 			ts.delNone = b.deleteIfVersion(versionNull)
-			if sd := t.softDelete; sd != nil {
-				ts.softVersion = b.softDeleteIf(sd.TTLSeconds, versionExpected)
-				ts.softNone = b.softDeleteIf(sd.TTLSeconds, versionNull)
+			if sd := t.SoftDelete(); sd != nil {
+				ts.softVersion = b.softDeleteIf(int(sd.TTL/time.Second), versionExpected)
+				ts.softNone = b.softDeleteIf(int(sd.TTL/time.Second), versionNull)
 			}
 			for u := Using(0); u < 4; u++ {
 				ts.force[u] = b.updateRow(u, "", noVersion)
@@ -351,15 +352,15 @@ func BuildStatements(t *TableSchema, keyspace string) (*TableStatements, error) 
 	}
 	ts.del[0] = b.delete(0)
 	ts.del[1] = b.delete(UsingTimestamp)
-	if t.counter {
-		ts.counters = make(map[*ColumnSchema]*Statement)
-		for _, c := range t.columns {
-			if c.counter {
+	if t.IsCounterTable() {
+		ts.counters = make(map[*kandra.ColumnSchema]*Statement)
+		for _, c := range t.Columns() {
+			if c.IsCounter() {
 				ts.counters[c] = b.counter(c)
 			}
 		}
 	}
-	for _, l := range t.lookups {
+	for _, l := range t.LookupTables() {
 		ts.lookups = append(ts.lookups, b.lookup(l))
 	}
 	ts.tokenRange = b.tokenRange()
@@ -367,7 +368,7 @@ func BuildStatements(t *TableSchema, keyspace string) (*TableStatements, error) 
 }
 
 // Schema is the table the statements are for.
-func (s *TableStatements) Schema() *TableSchema { return s.schema }
+func (s *TableStatements) Schema() *kandra.TableSchema { return s.schema }
 
 // Keyspace is the qualifier given to BuildStatements ("" for none).
 func (s *TableStatements) Keyspace() string { return s.keyspace }
@@ -481,7 +482,7 @@ func (s *TableStatements) SoftDelete() *Statement { return s.softDelete }
 // Counter is UPDATE t SET c = c + ? WHERE the primary key = ?, for the
 // counter column c: a ParamDelta, then the key as ParamColumn markers. Nil
 // for a column that is not a counter of this table.
-func (s *TableStatements) Counter(c *ColumnSchema) *Statement { return s.counters[c] }
+func (s *TableStatements) Counter(c *kandra.ColumnSchema) *Statement { return s.counters[c] }
 
 // TokenRange is SELECT every column FROM t WHERE token(pk...) > ? AND
 // token(pk...) <= ?: two ParamToken markers (int64, the exclusive start
@@ -492,8 +493,8 @@ func (s *TableStatements) Counter(c *ColumnSchema) *Statement { return s.counter
 func (s *TableStatements) TokenRange() *Statement { return s.tokenRange }
 
 // Lookups returns the statements of every lookup table, in the order of
-// TableSchema.LookupTables (a fresh slice).
-func (s *TableStatements) Lookups() []*LookupStatements { return clone(s.lookups) }
+// kandra.TableSchema.LookupTables (a fresh slice).
+func (s *TableStatements) Lookups() []*LookupStatements { return slices.Clone(s.lookups) }
 
 // NumLookups is len(Lookups()) without the copy.
 func (s *TableStatements) NumLookups() int { return len(s.lookups) }
@@ -503,7 +504,7 @@ func (s *TableStatements) Lookup(i int) *LookupStatements { return s.lookups[i] 
 
 // stmtBuilder renders the statements of one table.
 type stmtBuilder struct {
-	t  *TableSchema
+	t  *kandra.TableSchema
 	ks string
 }
 
@@ -511,7 +512,7 @@ func (b *stmtBuilder) qualify(cqlName string) string {
 	if b.ks == "" {
 		return cqlName
 	}
-	return QuoteIdent(b.ks) + "." + cqlName
+	return kandra.QuoteIdent(b.ks) + "." + cqlName
 }
 
 // sb collects the text and plan of one statement.
@@ -522,7 +523,7 @@ type sb struct {
 
 func newSB(table string) *sb { return &sb{s: &Statement{table: table}} }
 
-func (w *sb) mark(k ParamKind, c *ColumnSchema) {
+func (w *sb) mark(k ParamKind, c *kandra.ColumnSchema) {
 	if k == ParamColumn {
 		if len(w.s.cols) == 0 {
 			w.s.firstCol = len(w.s.params)
@@ -542,26 +543,26 @@ func (w *sb) done() *Statement {
 	return w.s
 }
 
-func (w *sb) names(cols []*ColumnSchema) {
+func (w *sb) names(cols []*kandra.ColumnSchema) {
 	for i, c := range cols {
 		if i > 0 {
 			w.WriteString(", ")
 		}
-		w.WriteString(c.cqlName)
+		w.WriteString(c.CQLName())
 	}
 }
 
 // where writes "col = ? AND col = ?" with ParamColumn markers.
-func (w *sb) where(cols []*ColumnSchema) { w.pairs(cols, " AND ", ParamColumn) }
+func (w *sb) where(cols []*kandra.ColumnSchema) { w.pairs(cols, " AND ", ParamColumn) }
 
 // pairs writes "col = ?" for each of cols, joined by sep, each a marker of
 // kind k.
-func (w *sb) pairs(cols []*ColumnSchema, sep string, k ParamKind) {
+func (w *sb) pairs(cols []*kandra.ColumnSchema, sep string, k ParamKind) {
 	for i, c := range cols {
 		if i > 0 {
 			w.WriteString(sep)
 		}
-		w.WriteString(c.cqlName)
+		w.WriteString(c.CQLName())
 		w.WriteString(" = ?")
 		w.mark(k, c)
 	}
@@ -582,7 +583,7 @@ func (w *sb) using(u Using) {
 	}
 }
 
-func (b *stmtBuilder) insertInto(w *sb, table string, cols []*ColumnSchema) {
+func (b *stmtBuilder) insertInto(w *sb, table string, cols []*kandra.ColumnSchema) {
 	w.WriteString("INSERT INTO ")
 	w.WriteString(b.qualify(table))
 	w.WriteString(" (")
@@ -599,8 +600,8 @@ func (b *stmtBuilder) insertInto(w *sb, table string, cols []*ColumnSchema) {
 }
 
 func (b *stmtBuilder) insert(u Using, ifNotExists bool) *Statement {
-	w := newSB(b.t.name)
-	b.insertInto(w, b.t.cqlName, b.t.columns)
+	w := newSB(b.t.Name())
+	b.insertInto(w, b.t.CQLName(), b.t.Columns())
 	if ifNotExists {
 		w.WriteString(" IF NOT EXISTS")
 		w.s.conditional = true
@@ -611,14 +612,14 @@ func (b *stmtBuilder) insert(u Using, ifNotExists bool) *Statement {
 }
 
 func (b *stmtBuilder) softDelete(ttl int) *Statement {
-	w := newSB(b.t.name)
-	b.insertInto(w, b.t.cqlName, b.t.columns)
+	w := newSB(b.t.Name())
+	b.insertInto(w, b.t.CQLName(), b.t.Columns())
 	w.WriteString(" USING TTL ")
 	w.WriteString(strconv.Itoa(ttl))
 	return w.done()
 }
 
-func (b *stmtBuilder) selectFrom(w *sb, table string, result []*ColumnSchema) {
+func (b *stmtBuilder) selectFrom(w *sb, table string, result []*kandra.ColumnSchema) {
 	w.WriteString("SELECT ")
 	w.names(result)
 	w.WriteString(" FROM ")
@@ -628,21 +629,21 @@ func (b *stmtBuilder) selectFrom(w *sb, table string, result []*ColumnSchema) {
 }
 
 func (b *stmtBuilder) selectKey() *Statement {
-	w := newSB(b.t.name)
-	b.selectFrom(w, b.t.cqlName, b.t.columns)
+	w := newSB(b.t.Name())
+	b.selectFrom(w, b.t.CQLName(), b.t.Columns())
 	w.where(b.t.PrimaryKey())
 	return w.done()
 }
 
 func (b *stmtBuilder) partition(r Range) *Statement {
-	w := newSB(b.t.name)
-	b.selectFrom(w, b.t.cqlName, b.t.columns)
-	w.where(b.t.partition)
-	if len(b.t.clustering) > 0 {
-		ck := b.t.clustering[0]
+	w := newSB(b.t.Name())
+	b.selectFrom(w, b.t.CQLName(), b.t.Columns())
+	w.where(b.t.PartitionKeys())
+	if len(b.t.ClusteringKeys()) > 0 {
+		ck := b.t.ClusteringKeys()[0]
 		if r.Lower != Unbounded {
 			w.WriteString(" AND ")
-			w.WriteString(ck.cqlName)
+			w.WriteString(ck.CQLName())
 			if r.Lower == Inclusive {
 				w.WriteString(" >= ?")
 			} else {
@@ -652,7 +653,7 @@ func (b *stmtBuilder) partition(r Range) *Statement {
 		}
 		if r.Upper != Unbounded {
 			w.WriteString(" AND ")
-			w.WriteString(ck.cqlName)
+			w.WriteString(ck.CQLName())
 			if r.Upper == Inclusive {
 				w.WriteString(" <= ?")
 			} else {
@@ -662,12 +663,12 @@ func (b *stmtBuilder) partition(r Range) *Statement {
 		}
 		if r.Reversed {
 			w.WriteString(" ORDER BY ")
-			for i, c := range b.t.clustering {
+			for i, c := range b.t.ClusteringKeys() {
 				if i > 0 {
 					w.WriteString(", ")
 				}
-				w.WriteString(c.cqlName)
-				if c.order == ClusteringDesc {
+				w.WriteString(c.CQLName())
+				if c.ClusteringOrder() == kandra.ClusteringDesc {
 					w.WriteString(" ASC")
 				} else {
 					w.WriteString(" DESC")
@@ -683,15 +684,15 @@ func (b *stmtBuilder) partition(r Range) *Statement {
 }
 
 func (b *stmtBuilder) tokenRange() *Statement {
-	w := newSB(b.t.name)
-	b.selectFrom(w, b.t.cqlName, b.t.columns)
+	w := newSB(b.t.Name())
+	b.selectFrom(w, b.t.CQLName(), b.t.Columns())
 	var tok strings.Builder
 	tok.WriteString("token(")
-	for i, c := range b.t.partition {
+	for i, c := range b.t.PartitionKeys() {
 		if i > 0 {
 			tok.WriteString(", ")
 		}
-		tok.WriteString(c.cqlName)
+		tok.WriteString(c.CQLName())
 	}
 	tok.WriteString(")")
 	w.WriteString(tok.String())
@@ -704,7 +705,7 @@ func (b *stmtBuilder) tokenRange() *Statement {
 }
 
 func (b *stmtBuilder) update(u Using) *Statement {
-	versioned := b.t.version != nil
+	versioned := b.t.VersionColumn() != nil
 	if len(b.regular()) == 0 || versioned && u&UsingTimestamp != 0 {
 		return nil
 	}
@@ -725,10 +726,10 @@ const (
 )
 
 // regular is the table's non-key columns, in column order.
-func (b *stmtBuilder) regular() []*ColumnSchema {
-	var set []*ColumnSchema
-	for _, c := range b.t.columns {
-		if c.role == RegularColumn {
+func (b *stmtBuilder) regular() []*kandra.ColumnSchema {
+	var set []*kandra.ColumnSchema
+	for _, c := range b.t.Columns() {
+		if c.Role() == kandra.RegularColumn {
 			set = append(set, c)
 		}
 	}
@@ -739,14 +740,14 @@ func (b *stmtBuilder) regular() []*ColumnSchema {
 // the primary key = ? [IF version ...]. ttl, if not "", is a literal TTL
 // written instead of u's markers.
 func (b *stmtBuilder) updateRow(u Using, ttl string, cond versionCond) *Statement {
-	w := newSB(b.t.name)
+	w := newSB(b.t.Name())
 	b.updateInto(w, u, ttl, cond)
 	return w.done()
 }
 
 func (b *stmtBuilder) updateInto(w *sb, u Using, ttl string, cond versionCond) {
 	w.WriteString("UPDATE ")
-	w.WriteString(b.qualify(b.t.cqlName))
+	w.WriteString(b.qualify(b.t.CQLName()))
 	if ttl != "" {
 		w.WriteString(" USING TTL " + ttl)
 	} else {
@@ -764,9 +765,9 @@ func (b *stmtBuilder) updateInto(w *sb, u Using, ttl string, cond versionCond) {
 // one conditional batch of the row (see SoftDeleteIfVersion).
 func (b *stmtBuilder) softDeleteIf(ttl int, cond versionCond) *Statement {
 	n := strconv.Itoa(ttl)
-	w := newSB(b.t.name)
+	w := newSB(b.t.Name())
 	w.WriteString("BEGIN UNLOGGED BATCH ")
-	b.insertInto(w, b.t.cqlName, b.t.PrimaryKey())
+	b.insertInto(w, b.t.CQLName(), b.t.PrimaryKey())
 	w.WriteString(" USING TTL " + n + "; ")
 	b.updateInto(w, 0, n, cond)
 	w.WriteString(" APPLY BATCH")
@@ -779,12 +780,12 @@ func (b *stmtBuilder) ifVersion(w *sb, cond versionCond) {
 		return
 	}
 	w.WriteString(" IF ")
-	w.WriteString(b.t.version.cqlName)
+	w.WriteString(b.t.VersionColumn().CQLName())
 	switch {
 	case cond == versionExpected:
 		w.WriteString(" = ?")
-		w.mark(ParamExpected, b.t.version)
-	case b.t.version.goType == typeTime:
+		w.mark(ParamExpected, b.t.VersionColumn())
+	case b.t.VersionColumn().GoType() == reflect.TypeFor[time.Time]():
 		w.WriteString(" = null")
 	default:
 		// An int64 version read as 0 was null or 0: the condition takes
@@ -795,9 +796,9 @@ func (b *stmtBuilder) ifVersion(w *sb, cond versionCond) {
 }
 
 func (b *stmtBuilder) deleteIfVersion(cond versionCond) *Statement {
-	w := newSB(b.t.name)
+	w := newSB(b.t.Name())
 	w.WriteString("DELETE FROM ")
-	w.WriteString(b.qualify(b.t.cqlName))
+	w.WriteString(b.qualify(b.t.CQLName()))
 	w.WriteString(" WHERE ")
 	w.where(b.t.PrimaryKey())
 	b.ifVersion(w, cond)
@@ -805,23 +806,23 @@ func (b *stmtBuilder) deleteIfVersion(cond versionCond) *Statement {
 }
 
 func (b *stmtBuilder) delete(u Using) *Statement {
-	w := newSB(b.t.name)
+	w := newSB(b.t.Name())
 	w.WriteString("DELETE FROM ")
-	w.WriteString(b.qualify(b.t.cqlName))
+	w.WriteString(b.qualify(b.t.CQLName()))
 	w.using(u)
 	w.WriteString(" WHERE ")
 	w.where(b.t.PrimaryKey())
 	return w.done()
 }
 
-func (b *stmtBuilder) counter(c *ColumnSchema) *Statement {
-	w := newSB(b.t.name)
+func (b *stmtBuilder) counter(c *kandra.ColumnSchema) *Statement {
+	w := newSB(b.t.Name())
 	w.WriteString("UPDATE ")
-	w.WriteString(b.qualify(b.t.cqlName))
+	w.WriteString(b.qualify(b.t.CQLName()))
 	w.WriteString(" SET ")
-	w.WriteString(c.cqlName)
+	w.WriteString(c.CQLName())
 	w.WriteString(" = ")
-	w.WriteString(c.cqlName)
+	w.WriteString(c.CQLName())
 	w.WriteString(" + ?")
 	w.mark(ParamDelta, nil)
 	w.WriteString(" WHERE ")
@@ -829,19 +830,19 @@ func (b *stmtBuilder) counter(c *ColumnSchema) *Statement {
 	return w.done()
 }
 
-func (b *stmtBuilder) lookup(l *LookupTableSchema) *LookupStatements {
-	key := append(clone(l.partition), l.clustering...)
-	carried := l.carried()
+func (b *stmtBuilder) lookup(l *kandra.LookupTableSchema) *LookupStatements {
+	key := append(slices.Clone(l.PartitionKeys()), l.ClusteringKeys()...)
+	carried := l.Carried()
 	ls := &LookupStatements{lookup: l}
 
 	if l.IsUnique() {
 		// INSERT INTO lk (index, pk..., kandra_claim) VALUES (?, ..., ?) IF NOT EXISTS
-		w := newSB(l.name)
+		w := newSB(l.Name())
 		w.WriteString("INSERT INTO ")
-		w.WriteString(b.qualify(l.cqlName))
+		w.WriteString(b.qualify(l.CQLName()))
 		w.WriteString(" (")
 		w.names(l.Columns())
-		w.WriteString(", " + ClaimColumn + ") VALUES (")
+		w.WriteString(", " + kandra.ClaimColumn + ") VALUES (")
 		for i, c := range l.Columns() {
 			if i > 0 {
 				w.WriteString(", ")
@@ -858,57 +859,57 @@ func (b *stmtBuilder) lookup(l *LookupTableSchema) *LookupStatements {
 		ls.takeover = b.claimUpdate(l, carried, true)
 
 		// DELETE FROM lk WHERE index = ? IF pk... = ? AND kandra_claim = ?
-		w = newSB(l.name)
+		w = newSB(l.Name())
 		w.WriteString("DELETE FROM ")
-		w.WriteString(b.qualify(l.cqlName))
+		w.WriteString(b.qualify(l.CQLName()))
 		w.WriteString(" WHERE ")
-		w.where([]*ColumnSchema{l.index})
+		w.where([]*kandra.ColumnSchema{l.IndexColumn()})
 		b.ifHolder(w, carried, true)
 		ls.release = w.done()
 	} else {
-		w := newSB(l.name)
-		b.insertInto(w, l.cqlName, l.Columns())
+		w := newSB(l.Name())
+		b.insertInto(w, l.CQLName(), l.Columns())
 		ls.insert = w.done()
 
-		w = newSB(l.name)
-		b.insertInto(w, l.cqlName, l.Columns())
+		w = newSB(l.Name())
+		b.insertInto(w, l.CQLName(), l.Columns())
 		w.using(UsingTimestamp)
 		ls.insertAt = w.done()
 
-		w = newSB(l.name)
+		w = newSB(l.Name())
 		w.WriteString("DELETE FROM ")
-		w.WriteString(b.qualify(l.cqlName))
+		w.WriteString(b.qualify(l.CQLName()))
 		w.using(UsingTimestamp)
 		w.WriteString(" WHERE ")
 		w.where(l.Columns())
 		ls.delAt = w.done()
 	}
 
-	w := newSB(l.name)
-	b.selectFrom(w, l.cqlName, key)
-	w.where([]*ColumnSchema{l.index})
+	w := newSB(l.Name())
+	b.selectFrom(w, l.CQLName(), key)
+	w.where([]*kandra.ColumnSchema{l.IndexColumn()})
 	ls.sel = w.done()
 
-	w = newSB(l.name)
+	w = newSB(l.Name())
 	w.WriteString("DELETE FROM ")
-	w.WriteString(b.qualify(l.cqlName))
+	w.WriteString(b.qualify(l.CQLName()))
 	w.WriteString(" WHERE ")
-	w.where([]*ColumnSchema{l.index})
+	w.where([]*kandra.ColumnSchema{l.IndexColumn()})
 	ls.del = w.done()
 
 	if l.IsUnique() {
 		// The holder's key columns are regular columns of a unique
 		// lookup's table, so WRITETIME of one is the claim's time. (A
 		// non-unique lookup's table has no regular column to ask.)
-		w = newSB(l.name)
+		w = newSB(l.Name())
 		w.WriteString("SELECT ")
 		w.names(key)
-		w.WriteString(", " + ClaimColumn + ", WRITETIME(" + ClaimColumn + "), WRITETIME(" + carried[0].cqlName + ") FROM ")
-		w.WriteString(b.qualify(l.cqlName))
+		w.WriteString(", " + kandra.ClaimColumn + ", WRITETIME(" + kandra.ClaimColumn + "), WRITETIME(" + carried[0].CQLName() + ") FROM ")
+		w.WriteString(b.qualify(l.CQLName()))
 		w.WriteString(" WHERE ")
 		w.s.result = key
 		w.s.writeTime, w.s.claim = true, true
-		w.where([]*ColumnSchema{l.index})
+		w.where([]*kandra.ColumnSchema{l.IndexColumn()})
 		ls.selOwner = w.done()
 	}
 	return ls
@@ -918,18 +919,18 @@ func (b *stmtBuilder) lookup(l *LookupTableSchema) *LookupStatements {
 // WHERE index = ? IF pk... = ? (a renewal by the holder), or, for a move to
 // another holder, UPDATE lk SET kandra_claim = ?, pk... = ? WHERE index = ?
 // IF pk... = ? AND kandra_claim = ?.
-func (b *stmtBuilder) claimUpdate(l *LookupTableSchema, carried []*ColumnSchema, move bool) *Statement {
-	w := newSB(l.name)
+func (b *stmtBuilder) claimUpdate(l *kandra.LookupTableSchema, carried []*kandra.ColumnSchema, move bool) *Statement {
+	w := newSB(l.Name())
 	w.WriteString("UPDATE ")
-	w.WriteString(b.qualify(l.cqlName))
-	w.WriteString(" SET " + ClaimColumn + " = ?")
+	w.WriteString(b.qualify(l.CQLName()))
+	w.WriteString(" SET " + kandra.ClaimColumn + " = ?")
 	w.mark(ParamClaim, nil)
 	if move {
 		w.WriteString(", ")
 		w.pairs(carried, ", ", ParamColumn)
 	}
 	w.WriteString(" WHERE ")
-	w.where([]*ColumnSchema{l.index})
+	w.where([]*kandra.ColumnSchema{l.IndexColumn()})
 	b.ifHolder(w, carried, move)
 	return w.done()
 }
@@ -937,11 +938,11 @@ func (b *stmtBuilder) claimUpdate(l *LookupTableSchema, carried []*ColumnSchema,
 // ifHolder writes " IF c = ? AND ..." with ParamExpected markers: a claim
 // held by the entity whose key the expected values are; token adds " AND
 // kandra_claim = ?", a ParamClaim: that very claim.
-func (b *stmtBuilder) ifHolder(w *sb, carried []*ColumnSchema, token bool) {
+func (b *stmtBuilder) ifHolder(w *sb, carried []*kandra.ColumnSchema, token bool) {
 	w.WriteString(" IF ")
 	w.pairs(carried, " AND ", ParamExpected)
 	if token {
-		w.WriteString(" AND " + ClaimColumn + " = ?")
+		w.WriteString(" AND " + kandra.ClaimColumn + " = ?")
 		w.mark(ParamClaim, nil)
 	}
 	w.s.conditional = true

@@ -1,4 +1,4 @@
-package kandra_test
+package adapter_test
 
 import (
 	"flag"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kandra-go/kandra/adapter"
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
@@ -42,7 +44,7 @@ type stmtTodo struct {
 }
 
 func (t *stmtTodo) Describe(s *kandra.Schema[stmtTodo]) {
-	s.Table("Todos", kandra.SoftDelete(3600, &t.Deleted))
+	s.Table("Todos", kandra.SoftDelete(3600*time.Second, &t.Deleted))
 	kandra.Bind(s, &t.OwnerID, kandra.PartitionKey(0))
 	kandra.Bind(s, &t.Day, kandra.PartitionKey(1))
 	kandra.GeneratedUUID(s, &t.TodoID, kandra.UUIDTimeOrdered, kandra.ClusteringKey(0, kandra.ClusteringDesc))
@@ -72,7 +74,7 @@ type stmtNote struct {
 }
 
 func (n *stmtNote) Describe(s *kandra.Schema[stmtNote]) {
-	s.Table("notes", kandra.SoftDelete(600, &n.Deleted))
+	s.Table("notes", kandra.SoftDelete(600*time.Second, &n.Deleted))
 	kandra.Bind(s, &n.Board, kandra.PartitionKey(0))
 	kandra.Bind(s, &n.NoteID, kandra.ClusteringKey(0, kandra.ClusteringAsc))
 	kandra.Version(s, &n.Version)
@@ -91,7 +93,7 @@ func (h *stmtHits) Describe(s *kandra.Schema[stmtHits]) {
 	kandra.Counter(s, &h.Views)
 }
 
-func renderStmt(b *strings.Builder, name string, s *kandra.Statement) {
+func renderStmt(b *strings.Builder, name string, s *adapter.Statement) {
 	b.WriteString("-- ")
 	b.WriteString(name)
 	b.WriteString("\n")
@@ -123,32 +125,32 @@ func renderStmt(b *strings.Builder, name string, s *kandra.Statement) {
 
 func renderTable(t *testing.T, b *strings.Builder, ts *kandra.TableSchema, ks string) {
 	t.Helper()
-	st, err := kandra.BuildStatements(ts, ks)
+	st, err := adapter.BuildStatements(ts, ks)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.WriteString("==== " + ts.Name() + " (keyspace " + ks + ")\n\n")
 	usings := []struct {
 		n string
-		u kandra.Using
-	}{{"", 0}, {" ttl", kandra.UsingTTL}, {" timestamp", kandra.UsingTimestamp}, {" ttl+timestamp", kandra.UsingTTL | kandra.UsingTimestamp}}
+		u adapter.Using
+	}{{"", 0}, {" ttl", adapter.UsingTTL}, {" timestamp", adapter.UsingTimestamp}, {" ttl+timestamp", adapter.UsingTTL | adapter.UsingTimestamp}}
 	for _, u := range usings {
 		renderStmt(b, "insert"+u.n, st.Insert(u.u))
 	}
 	renderStmt(b, "insert if not exists", st.InsertIfNotExists(0))
-	renderStmt(b, "insert if not exists ttl", st.InsertIfNotExists(kandra.UsingTTL))
+	renderStmt(b, "insert if not exists ttl", st.InsertIfNotExists(adapter.UsingTTL))
 	renderStmt(b, "select by key", st.SelectByKey())
-	renderStmt(b, "select partition", st.SelectPartition(kandra.Range{}))
-	renderStmt(b, "select partition > <= reversed limit", st.SelectPartition(kandra.Range{Lower: kandra.Exclusive, Upper: kandra.Inclusive, Reversed: true, Limit: true}))
-	renderStmt(b, "select partition >= < limit", st.SelectPartition(kandra.Range{Lower: kandra.Inclusive, Upper: kandra.Exclusive, Limit: true}))
+	renderStmt(b, "select partition", st.SelectPartition(adapter.Range{}))
+	renderStmt(b, "select partition > <= reversed limit", st.SelectPartition(adapter.Range{Lower: adapter.Exclusive, Upper: adapter.Inclusive, Reversed: true, Limit: true}))
+	renderStmt(b, "select partition >= < limit", st.SelectPartition(adapter.Range{Lower: adapter.Inclusive, Upper: adapter.Exclusive, Limit: true}))
 	for _, u := range usings {
 		renderStmt(b, "update"+u.n, st.Update(u.u))
 	}
 	renderStmt(b, "delete", st.Delete(0))
-	renderStmt(b, "delete timestamp", st.Delete(kandra.UsingTimestamp))
+	renderStmt(b, "delete timestamp", st.Delete(adapter.UsingTimestamp))
 	renderStmt(b, "soft delete", st.SoftDelete())
 	renderStmt(b, "update if no version", st.UpdateIfNoVersion(0))
-	renderStmt(b, "update if no version ttl", st.UpdateIfNoVersion(kandra.UsingTTL))
+	renderStmt(b, "update if no version ttl", st.UpdateIfNoVersion(adapter.UsingTTL))
 	renderStmt(b, "delete if version", st.DeleteIfVersion())
 	renderStmt(b, "delete if no version", st.DeleteIfNoVersion())
 	renderStmt(b, "soft delete if version", st.SoftDeleteIfVersion())
@@ -200,22 +202,22 @@ func TestStatementsGolden(t *testing.T) {
 }
 
 func TestBuildStatementsBadKeyspace(t *testing.T) {
-	if _, err := kandra.BuildStatements(kandra.MustRegister[stmtWallet]().Schema(), strings.Repeat("k", 60)); err == nil {
+	if _, err := adapter.BuildStatements(kandra.MustRegister[stmtWallet]().Schema(), strings.Repeat("k", 60)); err == nil {
 		t.Fatal("a 60-character keyspace name was accepted")
 	}
 }
 
 func TestAppendColumnsNoAlloc(t *testing.T) {
 	users := kandra.MustRegister[stmtUser]()
-	st, err := kandra.BuildStatements(users.Schema(), "app")
+	st, err := adapter.BuildStatements(users.Schema(), "app")
 	if err != nil {
 		t.Fatal(err)
 	}
 	u := &stmtUser{Email: "a@b.c"}
 	buf := make([]any, 0, 16)
-	ins := st.Insert(kandra.UsingTTL)
+	ins := st.Insert(adapter.UsingTTL)
 	allocs := testing.AllocsPerRun(100, func() {
-		buf = kandra.AppendColumns(users, ins, u, buf[:0])
+		buf = adapter.AppendColumns(users, ins, u, buf[:0])
 	})
 	if allocs != 0 {
 		t.Errorf("AppendColumns allocates %v times", allocs)

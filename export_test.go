@@ -1,0 +1,5 @@
+package kandra
+
+// The package's own tests build run-time schemas (internal/dynamic)
+// without the kandra_dynamic tag.
+func init() { installDynamic() }

@@ -1,0 +1,18 @@
+// A client timestamp on SaveIfNotExists (a lightweight transaction) does not compile.
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/store"
+	. "github.com/kandra-go/kandra/testdata/optionentity"
+)
+
+func use(ctx context.Context, r *store.Repo[E], at kandra.Field[E, time.Time], c *store.Counter[E]) {
+	_, _ = r.SaveIfNotExists(ctx, &E{}, store.Timestamp(time.Now()))
+	_, _ = at, c
+}
+
+func main() { _ = use }

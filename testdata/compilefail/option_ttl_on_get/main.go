@@ -1,0 +1,19 @@
+// A TTL on a read does not compile.
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/store"
+	. "github.com/kandra-go/kandra/testdata/optionentity"
+)
+
+func use(ctx context.Context, r *store.Repo[E], at kandra.Field[E, time.Time], c *store.Counter[E]) {
+	_, _ = r.Get(ctx, &E{}, store.TTL(time.Minute))
+	_ = at
+	_ = c
+}
+
+func main() { _ = use }

@@ -45,7 +45,8 @@ func (c *ColumnSchema) CheckValue(p any) error {
 	}
 	v := reflect.ValueOf(p)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Type() != c.goType {
-		return fmt.Errorf("kandra: CheckValue on %s.%s: want a non-nil *%s, got %T", c.table.Name(), c.name, c.goType, p)
+		return &kerrors.ArgumentError{Op: "CheckValue on " + c.table.Name() + "." + c.name, Arg: "p",
+			Message: fmt.Sprintf("want a non-nil *%s, got %T", c.goType, p)}
 	}
 	if bad, problem := c.check(v.Elem()); problem != "" {
 		return c.valueErr(bad, problem)

@@ -1,7 +1,6 @@
 package migrate
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
 )
 
 // Plan is the difference between a kandra.Keyspace and the live keyspace,
@@ -66,13 +66,13 @@ type planner struct {
 // or a live keyspace of another name.
 func NewPlan(ks *kandra.Keyspace, live *Live) (*Plan, error) {
 	if ks == nil {
-		return nil, errors.New("migrate: NewPlan: nil *kandra.Keyspace; build the model with kandra.NewKeyspace")
+		return nil, &kerrors.MigrationError{Message: "NewPlan: nil *kandra.Keyspace; build the model with kandra.NewKeyspace"}
 	}
 	if live == nil {
-		return nil, errors.New("migrate: NewPlan: nil *Live for keyspace " + strconv.Quote(ks.Name()) + "; read it with Read (a missing keyspace is a Live with a nil Keyspace)")
+		return nil, &kerrors.MigrationError{Message: "NewPlan: nil *Live for keyspace " + strconv.Quote(ks.Name()) + "; read it with Read (a missing keyspace is a Live with a nil Keyspace)"}
 	}
 	if live.Keyspace != nil && live.Keyspace.Name != ks.Name() {
-		return nil, fmt.Errorf("migrate: NewPlan: the live schema is of keyspace %q, the model of keyspace %q; read the model's keyspace", live.Keyspace.Name, ks.Name())
+		return nil, &kerrors.MigrationError{Message: fmt.Sprintf("NewPlan: the live schema is of keyspace %q, the model of keyspace %q; read the model's keyspace", live.Keyspace.Name, ks.Name())}
 	}
 	p := &planner{ks: ks, live: live, qks: kandra.QuoteIdent(ks.Name()), targets: ks.Spec().Targets}
 	p.keyspace()

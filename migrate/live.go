@@ -52,9 +52,9 @@ type LiveTable struct {
 	// Dropped are system_schema.dropped_columns rows, by name.
 	Dropped map[string]*LiveDropped
 	// DefaultTTL is default_time_to_live (0 = none).
-	DefaultTTL int
-	// GCGraceSeconds is gc_grace_seconds.
-	GCGraceSeconds int
+	DefaultTTL time.Duration
+	// GCGrace is gc_grace_seconds.
+	GCGrace time.Duration
 	// Flags are system_schema.tables.flags, for example "compound" or
 	// "counter".
 	Flags []string

@@ -476,16 +476,15 @@ func (p *planner) options(t *kandra.TableSchema, lt *LiveTable) {
 	var set, why []string
 	// No default TTL in the model means none (0), as the runtime writes
 	// expect; gc_grace_seconds unset leaves whatever the cluster has.
-	ttlD, _ := t.DefaultTTL()
-	ttl := int(ttlD / time.Second) // whole seconds (Register refuses others)
-	if lt.DefaultTTL != ttl {
-		set = append(set, "default_time_to_live = "+strconv.Itoa(ttl))
-		why = append(why, "default_time_to_live is "+strconv.Itoa(lt.DefaultTTL)+" in live, "+strconv.Itoa(ttl)+" in the model")
+	// The options count whole seconds (Register refuses other durations).
+	secs := func(d time.Duration) string { return strconv.FormatInt(int64(d/time.Second), 10) }
+	if ttl, _ := t.DefaultTTL(); lt.DefaultTTL != ttl {
+		set = append(set, "default_time_to_live = "+secs(ttl))
+		why = append(why, "default_time_to_live is "+secs(lt.DefaultTTL)+" in live, "+secs(ttl)+" in the model")
 	}
-	if gcD, ok := t.GCGrace(); ok && lt.GCGraceSeconds != int(gcD/time.Second) {
-		gc := int(gcD / time.Second)
-		set = append(set, "gc_grace_seconds = "+strconv.Itoa(gc))
-		why = append(why, "gc_grace_seconds is "+strconv.Itoa(lt.GCGraceSeconds)+" in live, "+strconv.Itoa(gc)+" in the model")
+	if gc, ok := t.GCGrace(); ok && lt.GCGrace != gc {
+		set = append(set, "gc_grace_seconds = "+secs(gc))
+		why = append(why, "gc_grace_seconds is "+secs(lt.GCGrace)+" in live, "+secs(gc)+" in the model")
 	}
 	if len(set) == 0 {
 		return

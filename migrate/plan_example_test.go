@@ -3,6 +3,7 @@ package migrate_test
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
@@ -47,9 +48,9 @@ func v2() (*kandra.Keyspace, *migrate.Live) {
 		Replication:   map[string]string{"class": "org.apache.cassandra.locator.NetworkTopologyStrategy", "dc1": "3"},
 		DurableWrites: true,
 		Tables: map[string]*migrate.LiveTable{"users": {
-			Name:           "users",
-			GCGraceSeconds: 864000,
-			Dropped:        map[string]*migrate.LiveDropped{},
+			Name:    "users",
+			GCGrace: 864000 * time.Second,
+			Dropped: map[string]*migrate.LiveDropped{},
 			Columns: []*migrate.LiveColumn{
 				col("id", migrate.PartitionKey, "uuid", 0),
 				col("age", migrate.Regular, "text", -1),

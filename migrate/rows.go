@@ -225,12 +225,12 @@ func (rd *rowReader) tables(ks *LiveKeyspace, rows []map[string]any) {
 			return
 		}
 		ks.Tables[name] = &LiveTable{
-			Name:           name,
-			ID:             rd.str(tab, i, row, "id", false),
-			Dropped:        map[string]*LiveDropped{},
-			DefaultTTL:     rd.num(tab, i, row, "default_time_to_live", 0),
-			GCGraceSeconds: rd.num(tab, i, row, "gc_grace_seconds", 0),
-			Flags:          rd.strings(tab, i, row, "flags"),
+			Name:       name,
+			ID:         rd.str(tab, i, row, "id", false),
+			Dropped:    map[string]*LiveDropped{},
+			DefaultTTL: time.Duration(rd.num(tab, i, row, "default_time_to_live", 0)) * time.Second,
+			GCGrace:    time.Duration(rd.num(tab, i, row, "gc_grace_seconds", 0)) * time.Second,
+			Flags:      rd.strings(tab, i, row, "flags"),
 		}
 	}
 }

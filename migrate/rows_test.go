@@ -73,7 +73,7 @@ func TestLiveFromRows(t *testing.T) {
 	if got := strings.Join(order, " "); got != "p c1 c2 a u v" {
 		t.Fatalf("columns in order %q, want partition key, clustering by position, then by name", got)
 	}
-	if lt.DefaultTTL != 60 || lt.GCGraceSeconds != 3600 || lt.ID != "5a1c0bb8-8f6a-11ee-b9d1-0242ac120002" {
+	if lt.DefaultTTL != time.Minute || lt.GCGrace != time.Hour || lt.ID != "5a1c0bb8-8f6a-11ee-b9d1-0242ac120002" {
 		t.Fatalf("table %+v", lt)
 	}
 	want := kandra.MapOf(kandra.CQLText, kandra.ListOf(kandra.CQLInt))

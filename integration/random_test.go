@@ -208,11 +208,11 @@ func tableStatements(t *testing.T, k *kandra.Keyspace, ts *kandra.TableSchema) [
 func targetRefuses(ts *kandra.TableSchema) (rule kandra.Rule, why, open string) {
 	if serverTarget() == kandra.Cassandra5 {
 		latest := time.Until(expirationCap2038) - kandra.TTLHorizon
-		if ttl, ok := ts.DefaultTTL(); ok && time.Duration(ttl)*time.Second > latest {
-			return kandra.RuleTTLCap, fmt.Sprintf("has DefaultTTL(%d), past 2038 within a year", ttl), ""
+		if ttl, ok := ts.DefaultTTL(); ok && ttl > latest {
+			return kandra.RuleTTLCap, fmt.Sprintf("has DefaultTTL(%v), past 2038 within a year", ttl), ""
 		}
-		if sd := ts.SoftDelete(); sd != nil && time.Duration(sd.TTL)*time.Second > latest {
-			return kandra.RuleTTLCap, fmt.Sprintf("has a soft-delete TTL of %d, past 2038 within a year", sd.TTL), ""
+		if sd := ts.SoftDelete(); sd != nil && sd.TTL > latest {
+			return kandra.RuleTTLCap, fmt.Sprintf("has a soft-delete TTL of %v, past 2038 within a year", sd.TTL), ""
 		}
 	}
 	if serverTarget() == kandra.Cassandra5Latest {

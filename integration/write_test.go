@@ -135,7 +135,7 @@ func checkWritable(s *gocql.Session, ks string, ts *kandra.TableSchema, seed int
 			return res
 		}
 		if sdTTL := int(sd.TTL / time.Second); readBack(s, st, ts, codec, opaque, in, vals, res, "soft-deleted row", sdTTL) && (sdTTL < shortTTL || checkTTL(s, ks, ts, vals, sdTTL, res, "soft-delete TTL")) {
-			res.done = append(res.done, fmt.Sprintf("SoftDelete(%d)", sd.TTL))
+			res.done = append(res.done, fmt.Sprintf("SoftDelete(%v)", sd.TTL))
 		}
 	}
 	for _, ls := range st.Lookups() {

@@ -90,7 +90,7 @@ func testSchema(t *testing.T, n Node) {
 		t.Fatalf("table id %v (%T), want the fixed %s", got, got, id)
 	}
 	// The rows, modelled as the migrator models them.
-	empty, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: ks, Replication: kandra.SimpleStrategy(1)})
+	empty, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: ks, Targets: kandra.Cassandra5, Replication: kandra.SimpleStrategy(1)})
 	if err != nil {
 		t.Fatal(err)
 	}

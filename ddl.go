@@ -43,8 +43,6 @@ func (k *Keyspace) member(fn string, src SchemaSource) (*TableSchema, error) {
 // claim token of the value's holder (bound as adapter.ParamClaim).
 const ClaimColumn = "kandra_claim"
 
-// CreateKeyspace renders the keyspace's CREATE KEYSPACE IF NOT EXISTS.
-func (k *Keyspace) CreateKeyspace() string { return renderKeyspace(k.spec) }
 
 // CreateTable renders the CREATE TABLE statement of table t of the
 // keyspace: columns in DDL order, the primary key (a composite partition

@@ -189,9 +189,21 @@ func (k *Keyspace) Table(name string) *TableSchema {
 // to NewKeyspace and qualified with the keyspace's name. Each statement is
 // IF NOT EXISTS, so running them again changes nothing; a changed schema
 // needs a migration, not these.
-func (k *Keyspace) Statements() []string {
+//
+// The CREATE KEYSPACE is CreateKeyspace's: for a keyspace whose targets
+// mix Cassandra and ScyllaDB it is Cassandra's form, without ScyllaDB's
+// tablets option; on ScyllaDB use StatementsOn (migrate.Apply does).
+func (k *Keyspace) Statements() []string { return k.statements(k.CreateKeyspace()) }
+
+// StatementsOn is Statements with the CREATE KEYSPACE of CreateKeyspaceOn
+// for the server that serves the targets server.
+func (k *Keyspace) StatementsOn(server Target) []string {
+	return k.statements(k.CreateKeyspaceOn(server))
+}
+
+func (k *Keyspace) statements(create string) []string {
 	s := ddlSpec{keyspace: k.spec.Name}
-	out := []string{renderKeyspace(k.spec)}
+	out := []string{create}
 	for _, t := range k.tables {
 		out = append(out, createTable(t, s))
 	}
@@ -208,7 +220,63 @@ func (k *Keyspace) Statements() []string {
 	return out
 }
 
-func renderKeyspace(spec KeyspaceSpec) string {
+// Which data distribution a ScyllaDB server gives a new keyspace is the
+// server's configuration (tablets_mode_for_new_keyspaces, "enabled" in the
+// shipped scylla.yaml, so tablets by default), not something a spec may
+// leave unset: kandra renders the tablets option whenever the targets
+// allow only one distribution on the server, so that the keyspace is what
+// its rules were checked for.
+
+// tabletsFor is the tablets choice the CREATE KEYSPACE states on server, a
+// set of the targets one server may be (Cassandra5|Cassandra5Latest for a
+// Cassandra node, Scylla2025|Scylla2025Tablets for a ScyllaDB 2025.x node,
+// scyllaTargets when its version is unknown).
+func (k *Keyspace) tabletsFor(server Target) Tablets {
+	if k.spec.Tablets != TabletsUnset || server&cassandraTargets != 0 {
+		return k.spec.Tablets // Cassandra refuses the option (NewKeyspace saw to it)
+	}
+	s := k.Targets() & server & scyllaTargets
+	switch {
+	case s == 0:
+		return TabletsUnset // not a target: the migrator refuses it first
+	case s&tabletTargets == 0:
+		return TabletsDisabled // vnodes only: say so, the server would pick tablets
+	case s&^tabletTargets == 0:
+		return TabletsEnabled // tablets only: say so, whatever the server's default
+	case s&Scylla2025 != 0:
+		// Both are checked, and 2025.x refuses lightweight transactions in
+		// a tablets keyspace (the migrator's lease is one): vnodes.
+		return TabletsDisabled
+	}
+	return TabletsUnset // 2026.x, both checked: the server's own choice
+}
+
+// CreateKeyspace renders the keyspace's CREATE KEYSPACE IF NOT EXISTS for
+// every target at once, when one statement can serve them all: with the
+// tablets option on ScyllaDB-only targets (see CreateKeyspaceOn), without
+// it when a target is Cassandra, which refuses the option. A keyspace
+// whose targets mix the two needs CreateKeyspaceOn on ScyllaDB.
+func (k *Keyspace) CreateKeyspace() string {
+	if k.Targets()&cassandraTargets != 0 {
+		return renderKeyspace(k.spec, k.spec.Tablets)
+	}
+	return k.CreateKeyspaceOn(scyllaTargets)
+}
+
+// CreateKeyspaceOn renders the CREATE KEYSPACE IF NOT EXISTS for the server
+// that serves the targets server: Cassandra5|Cassandra5Latest for a
+// Cassandra node, Scylla2025|Scylla2025Tablets or
+// Scylla2026|Scylla2026Tablets for a ScyllaDB node of that year (or both
+// years' when its version is unknown). On ScyllaDB it states the
+// distribution whenever the keyspace's targets on that server allow only
+// one, and prefers vnodes on 2025.x when they allow both (2025.x refuses
+// lightweight transactions in a tablets keyspace); the Tablets of the spec
+// wins when set.
+func (k *Keyspace) CreateKeyspaceOn(server Target) string {
+	return renderKeyspace(k.spec, k.tabletsFor(server))
+}
+
+func renderKeyspace(spec KeyspaceSpec, tablets Tablets) string {
 	r := spec.Replication
 	var b strings.Builder
 	b.WriteString("CREATE KEYSPACE IF NOT EXISTS ")
@@ -227,7 +295,7 @@ func renderKeyspace(spec KeyspaceSpec) string {
 		}
 	}
 	b.WriteString("}")
-	switch spec.Tablets {
+	switch tablets {
 	case TabletsDisabled:
 		b.WriteString(" AND tablets = {'enabled': false}")
 	case TabletsEnabled:
@@ -422,10 +490,11 @@ func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''
 // keyspace against the limit of each target.
 func (k *keyspaceBuilder) checkNameLengths() error {
 	return k.each(AllTargets, func(target Target) error {
-		limit := nameLimit(target)
 		check := func(t *TableSchema, what, name string) error {
-			if len(name) > limit {
-				return k.fail(RuleNameLength, fmt.Sprintf("%s name %q of %s is %d characters long; %s accepts at most %d (set Targets to servers that accept it, or shorten it)", what, name, t.entity, len(name), target, limit))
+			index := what == "index"
+			if limit := nameLimit(target, index); len(name) > limit {
+				return k.fail(RuleNameLength, fmt.Sprintf("%s name %q of %s is %d characters long; %s accepts at most %d: %s (set Targets to servers that accept it, or shorten it)",
+					what, name, t.entity, len(name), target, limit, nameRefusal(target, index, limit)))
 			}
 			return nil
 		}
@@ -496,16 +565,29 @@ func (k *keyspaceBuilder) checkTablets() error {
 		if k.spec.Targets == 0 {
 			// The default promise is every server; a Cassandra team's way
 			// out is to say which server it runs.
-			way = ". The keyspace gives no Targets, so it must work on every server (kandra.AllTargets): for a keyspace on Cassandra only, say Targets: kandra.Cassandra5 (or Cassandra5Latest); for ScyllaDB, target 2026.x or use a vnodes keyspace (Tablets: kandra.TabletsDisabled with ScyllaDB-only Targets)"
+			way = ". The keyspace gives no Targets, so it must work on every server (kandra.AllTargets): for every server but a tablets keyspace of ScyllaDB 2025.x (kandra then makes it a vnodes keyspace there), say Targets: kandra.AllTargets &^ kandra.Scylla2025Tablets; for a keyspace on Cassandra only, Targets: kandra.Cassandra5 (or Cassandra5Latest)"
 		}
+		// The releases that lift each refusal are ScyllaDB's (its
+		// storage_proxy.cc, create_table_statement.cc, db/view/view.cc):
+		// the refusals hold until every node of the cluster runs them.
+		const lwt = "refuses lightweight transactions in a tablets keyspace (\"LWT is not yet supported with tablets\"; 2025.4 lifts it once every node has the lwt_with_tablets feature, 2026.1 always)"
 		for _, t := range k.tables {
+			var unique *LookupTableSchema
+			for _, l := range t.lookups {
+				if l.consistency == LookupUnique {
+					unique = l
+					break
+				}
+			}
 			switch {
 			case t.counter:
-				return k.fail(RuleTablets, fmt.Sprintf("%s is a counter table; %s refuses counters (\"Counters are not yet supported with tablets\")%s", t.entity, target, way))
+				return k.fail(RuleTablets, fmt.Sprintf("%s is a counter table; %s refuses counters in a tablets keyspace (\"Counters are not yet supported with tablets\"; 2026.1 lifts it)%s", t.entity, target, way))
 			case t.version != nil:
-				return k.fail(RuleTablets, fmt.Sprintf("%s has a Version column, which the runtime updates with a lightweight transaction; %s refuses them (\"LWT is not yet supported with tablets\")%s", t.entity, target, way))
+				return k.fail(RuleTablets, fmt.Sprintf("%s has a Version column, which the runtime updates with a lightweight transaction; %s %s%s", t.entity, target, lwt, way))
+			case unique != nil:
+				return k.fail(RuleTablets, fmt.Sprintf("%s has the unique lookup %s, whose values the runtime claims with lightweight transactions; %s %s%s", t.entity, unique.name, target, lwt, way))
 			case len(t.indexes) > 0:
-				return k.fail(RuleTablets, fmt.Sprintf("%s has a secondary index on %s; %s builds them on tablets only as an experimental feature%s", t.entity, t.indexes[0].name, target, way))
+				return k.fail(RuleTablets, fmt.Sprintf("%s has a secondary index on %s; %s builds them in a tablets keyspace only as an experimental feature (views-with-tablets; 2025.4 with rf_rack_valid_keyspaces)%s", t.entity, t.indexes[0].name, target, way))
 			}
 		}
 		return nil

@@ -186,3 +186,52 @@ func TestDefaultTargetsNameTheWayOut(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTabletsRendered: a keyspace's CREATE KEYSPACE states ScyllaDB's data
+// distribution whenever its targets on the server allow only one, since a
+// ScyllaDB server picks tablets for a keyspace that says nothing; Cassandra
+// never gets the option, which it refuses.
+func TestTabletsRendered(t *testing.T) {
+	nts := kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3})
+	const (
+		none     = ""
+		vnodes   = " AND tablets = {'enabled': false}"
+		tablets  = " AND tablets = {'enabled': true}"
+		scylla25 = kandra.Scylla2025 | kandra.Scylla2025Tablets
+		scylla26 = kandra.Scylla2026 | kandra.Scylla2026Tablets
+		cass     = kandra.Cassandra5 | kandra.Cassandra5Latest
+	)
+	for _, c := range []struct {
+		name    string
+		targets kandra.Target
+		tablets kandra.Tablets
+		// want is the option of CreateKeyspace, then on a Cassandra node,
+		// a ScyllaDB 2025.x node, a 2026.x node and one of unknown version.
+		want [5]string
+	}{
+		{"vnodes only", kandra.Scylla2025 | kandra.Scylla2026, kandra.TabletsUnset, [5]string{vnodes, none, vnodes, vnodes, vnodes}},
+		{"tablets only", kandra.Scylla2026Tablets, kandra.TabletsUnset, [5]string{tablets, none, none, tablets, tablets}},
+		{"both on 2025.x: vnodes, which keep LWTs", scylla25, kandra.TabletsUnset, [5]string{vnodes, none, vnodes, none, vnodes}},
+		{"both on 2026.x: the server's choice", scylla26, kandra.TabletsUnset, [5]string{none, none, none, none, none}},
+		{"every target", kandra.AllTargets, kandra.TabletsUnset, [5]string{none, none, vnodes, none, vnodes}},
+		{"Cassandra and ScyllaDB 2025.x vnodes", kandra.Cassandra5 | kandra.Scylla2025, kandra.TabletsUnset, [5]string{none, none, vnodes, none, vnodes}},
+		{"the spec's choice wins", scylla26, kandra.TabletsDisabled, [5]string{vnodes, vnodes, vnodes, vnodes, vnodes}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "app", Replication: nts, Targets: c.targets, Tablets: c.tablets})
+			base := "CREATE KEYSPACE IF NOT EXISTS app WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3}"
+			got := []string{ks.CreateKeyspace(), ks.CreateKeyspaceOn(cass), ks.CreateKeyspaceOn(scylla25), ks.CreateKeyspaceOn(scylla26), ks.CreateKeyspaceOn(scylla25 | scylla26)}
+			for i, w := range c.want {
+				if got[i] != base+w+";" {
+					t.Errorf("form %d = %q, want the option %q", i, got[i], w)
+				}
+			}
+			if s := ks.StatementsOn(scylla25); s[0] != got[2] {
+				t.Errorf("StatementsOn's CREATE KEYSPACE %q, want %q", s[0], got[2])
+			}
+			if s := ks.Statements(); s[0] != got[0] {
+				t.Errorf("Statements' CREATE KEYSPACE %q, want %q", s[0], got[0])
+			}
+		})
+	}
+}

@@ -1696,7 +1696,7 @@ func named(name string, r Replication) KeyspaceSpec { return KeyspaceSpec{Name: 
 // keyspaceTables are the tables of the keyspace cases.
 type keyspaceTables struct {
 	usersA, usersB, owner, victim, idxA, idxB, viewIdx, viewTable, own      *TableSchema
-	long48, long49, long192, long193, long222, lookup197, lookup49, index49 *TableSchema
+	long48, long49, long192, long193, long222, lookup197, lookup49, index49, index193 *TableSchema
 	counter, versioned, indexed, blobIdx, blobListIdx, blobMapIdx           *TableSchema
 	ttlLatest, ttlOver, softOver, ttlMax                                    *TableSchema
 }
@@ -1796,6 +1796,11 @@ func newKeyspaceTables(t *testing.T) keyspaceTables {
 		s.Table("u")
 		Bind(s, &e.ID, PartitionKey(0))
 		Bind(s, &e.X, Column(strings.Repeat("c", 43)), SecondaryIndex()) // u_ccc..._idx: 49 characters
+	})
+	k.index193 = accept(t, func(e *long, s *Schema[long]) {
+		s.Table("u")
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.X, Column(strings.Repeat("c", 187)), SecondaryIndex()) // u_ccc..._idx: 193 characters
 	})
 	k.counter = accept(t, func(e *counted, s *Schema[counted]) {
 		s.Table("hits")
@@ -1899,13 +1904,13 @@ func keyspaceCases(t *testing.T) []keyspaceCase {
 		{`a table named "{index}_index", before the index`, RuleNameTaken, `"tv_v_idx_index" of kandra.viewIdx.V is already the table name of kandra.viewTable`, on(noIndexTablets), tables(k.viewTable, k.viewIdx), ""},
 		{`an own lookup named "{own index}_index"`, RuleNameTaken, `"to_x_idx_index" of kandra.own.X is already the lookup table name of kandra.own`, on(noIndexTablets), tables(k.own), ""},
 		// name-length
-		{"table name of 49 characters", RuleNameLength, `table name "` + name49 + `" of kandra.long is 49 characters long; ScyllaDB 2025.x accepts at most 48 (set Targets to servers that accept it, or shorten it)`, named("ks", nts1), tables(k.long49), ""},
+		{"table name of 49 characters", RuleNameLength, `table name "` + name49 + `" of kandra.long is 49 characters long; ScyllaDB 2025.x accepts at most 48: it answers "Table names shouldn't be more than 48 characters long" (set Targets to servers that accept it, or shorten it)`, named("ks", nts1), tables(k.long49), ""},
 		{"table name of 49 characters, tablets", RuleNameLength, "is 49 characters long; ScyllaDB 2025.x with tablets accepts at most 48", on(Scylla2025Tablets), tables(k.usersA, k.long49), ""},
 		{"table name of 193 characters", RuleNameLength, "is 193 characters long; ScyllaDB 2026.x accepts at most 192", on(Cassandra5 | Scylla2026), tables(k.long193), ""},
 		{"table name of 193 characters, tablets", RuleNameLength, "ScyllaDB 2026.x with tablets accepts at most 192", on(Scylla2026Tablets), tables(k.long193), ""},
 		{"lookup table name of 197 characters", RuleNameLength, `lookup table name "` + name192 + `_by_x" of kandra.long is 197 characters long; ScyllaDB 2026.x accepts at most 192`, on(Cassandra5 | Scylla2026), tables(k.lookup197), ""},
 		{"lookup table name of 49 characters", RuleNameLength, `lookup table name "t_lllllllll`, on(Scylla2025), tables(k.lookup49), ""},
-		{"index name of 49 characters", RuleNameLength, `index name "u_ccccccccc|is 49 characters long; ScyllaDB 2025.x accepts at most 48`, on(Scylla2025), tables(k.index49), ""},
+		{"index name of 193 characters", RuleNameLength, `index name "u_ccccccccc|is 193 characters long; ScyllaDB 2025.x accepts at most 192: it answers "index names shouldn't be more than 192 characters long"`, on(Scylla2025), tables(k.index193), ""},
 		// ttl-cap (Cassandra5 only), at the fixed clock ttlNow
 		{"DefaultTTL one second past the cap", RuleTTLCap, "DefaultTTL of kandra.ttlTable is " + strconv.Itoa(ttlLatest+1) + " s: " + cassandraCap + "|writes with it fail from 2027-11-30|365 days from now|Use a TTL of at most " + strconv.Itoa(ttlLatest) + " s|Targets: kandra.Cassandra5Latest", on(Cassandra5), tables(k.ttlOver), ""},
 		{"the SoftDelete TTL one second past the cap", RuleTTLCap, "the SoftDelete TTL of kandra.ttlTable is " + strconv.Itoa(ttlLatest+1) + " s", on(Cassandra5 | Scylla2026), tables(k.softOver), ""},
@@ -1914,9 +1919,9 @@ func keyspaceCases(t *testing.T) []keyspaceCase {
 		{"SimpleStrategy under the default targets", RuleTablets, "ScyllaDB 2025.x with tablets supports only NetworkTopologyStrategy in a keyspace with tablets; use kandra.NetworkTopologyStrategy, or a vnodes keyspace (Tablets: kandra.TabletsDisabled with ScyllaDB-only Targets)", named("ks", SimpleStrategy(1)), nil, same},
 		{"SimpleStrategy on ScyllaDB 2026.x with tablets", RuleTablets, "ScyllaDB 2026.x with tablets supports only NetworkTopologyStrategy", KeyspaceSpec{Name: "ks", Replication: SimpleStrategy(3), Targets: Cassandra5 | Scylla2026Tablets}, nil, same},
 		{"SimpleStrategy with TabletsEnabled", RuleTablets, "ScyllaDB 2026.x with tablets supports only NetworkTopologyStrategy", KeyspaceSpec{Name: "ks", Replication: SimpleStrategy(1), Targets: Scylla2026 | Scylla2026Tablets, Tablets: TabletsEnabled}, nil, same},
-		{"a counter table on ScyllaDB 2025.x with tablets", RuleTablets, `kandra.counted is a counter table; ScyllaDB 2025.x with tablets refuses counters ("Counters are not yet supported with tablets"); target ScyllaDB 2026.x, or use a vnodes keyspace`, on(Scylla2025Tablets), tables(k.usersA, k.counter), ""},
-		{"a Version column on ScyllaDB 2025.x with tablets", RuleTablets, `kandra.versioned has a Version column, which the runtime updates with a lightweight transaction; ScyllaDB 2025.x with tablets refuses them ("LWT is not yet supported with tablets")`, on(Scylla2025Tablets | Scylla2026Tablets), tables(k.versioned), ""},
-		{"an index on ScyllaDB 2025.x with tablets", RuleTablets, "kandra.indexed has a secondary index on note; ScyllaDB 2025.x with tablets builds them on tablets only as an experimental feature", named("ks", nts1), tables(k.indexed), ""},
+		{"a counter table on ScyllaDB 2025.x with tablets", RuleTablets, `kandra.counted is a counter table; ScyllaDB 2025.x with tablets refuses counters in a tablets keyspace ("Counters are not yet supported with tablets"; 2026.1 lifts it); target ScyllaDB 2026.x, or use a vnodes keyspace`, on(Scylla2025Tablets), tables(k.usersA, k.counter), ""},
+		{"a Version column on ScyllaDB 2025.x with tablets", RuleTablets, `kandra.versioned has a Version column, which the runtime updates with a lightweight transaction; ScyllaDB 2025.x with tablets refuses lightweight transactions in a tablets keyspace ("LWT is not yet supported with tablets"; 2025.4 lifts it once every node has the lwt_with_tablets feature, 2026.1 always)`, on(Scylla2025Tablets | Scylla2026Tablets), tables(k.versioned), ""},
+		{"an index on ScyllaDB 2025.x with tablets", RuleTablets, "kandra.indexed has a secondary index on note; ScyllaDB 2025.x with tablets builds them in a tablets keyspace only as an experimental feature", named("ks", nts1), tables(k.indexed), ""},
 		// sai-index (Cassandra5Latest only)
 		{"an index on a blob", RuleSAIIndex, `the index on kandra.blobs.Data (BLOB) would be a storage-attached index on Cassandra 5.0 (cassandra_latest.yaml) (default_secondary_index: sai), and SAI refuses blob values ("Unsupported type: blob"); target Cassandra5 only, or drop the index`, on(Cassandra5Latest), tables(k.blobIdx), ""},
 		{"an index on a list of blobs", RuleSAIIndex, "kandra.blobList.Parts (LIST<BLOB>)", on(noIndexTablets), tables(k.blobListIdx), ""},
@@ -2008,6 +2013,7 @@ func TestKeyspaceAccepts(t *testing.T) {
 		{"a table name of 192 characters on ScyllaDB 2026.x", on(Scylla2026 | Scylla2026Tablets | Cassandra5), tables(k.long192), ""},
 		{"a table name of 222 characters on Cassandra", on(Cassandra5 | Cassandra5Latest), tables(k.long222, k.lookup197), ""},
 		{"lookup and index names of 49 on ScyllaDB 2026.x", on(Scylla2026), tables(k.lookup49, k.index49), ""},
+		{"an index name of 49 on ScyllaDB 2025.x, whose index names may have 192", on(Scylla2025), tables(k.index49), ""},
 		{"the longest TTL at the cap, on Cassandra 5.0", on(Cassandra5), tables(k.ttlLatest), ""},
 		{"TTLs past the 2038 cap without Cassandra5", on(Cassandra5Latest | Scylla2025 | Scylla2026Tablets), tables(k.ttlMax, k.softOver), ""},
 		{"counters, Version and indexes in a vnodes keyspace, with SimpleStrategy", vnodes, tables(k.counter, k.versioned, k.indexed),
@@ -2015,8 +2021,8 @@ func TestKeyspaceAccepts(t *testing.T) {
 		{"counters, Version and indexes on ScyllaDB 2026.x with tablets", tabletsOn, tables(k.counter, k.versioned, k.indexed),
 			"CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 1} AND tablets = {'enabled': true};"},
 		{"blob indexes without Cassandra5Latest", on(Cassandra5 | Scylla2025 | Scylla2026 | Scylla2026Tablets), tables(k.blobIdx, k.blobListIdx, k.blobMapIdx), ""},
-		{"ScyllaDB-only targets, no tablets option", KeyspaceSpec{Name: "ks", Replication: nts1, Targets: Scylla2025 | Scylla2026}, nil,
-			"CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 1};"},
+		{"ScyllaDB vnodes targets: the option says vnodes, which the server would not pick", KeyspaceSpec{Name: "ks", Replication: nts1, Targets: Scylla2025 | Scylla2026}, nil,
+			"CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 1} AND tablets = {'enabled': false};"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

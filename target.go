@@ -1,6 +1,7 @@
 package kandra
 
 import (
+	"fmt"
 	"strings"
 	"time"
 )
@@ -138,14 +139,30 @@ var timeNow = time.Now
 
 // nameLimit is the longest table or index name a target accepts, and
 // keyspaceLimit the longest keyspace name.
-func nameLimit(t Target) int {
-	switch t {
-	case Cassandra5, Cassandra5Latest:
+// nameLimit is the longest table (index false) or index name target
+// accepts, counted in bytes as the servers count them. ScyllaDB's
+// schema::NAME_LENGTH is 48 through 2025.1 and 192 from 2025.2.0
+// (schema/schema.hh); index names have a check only from 2025.2.0
+// (create_index_statement.cc), against the same 192.
+func nameLimit(t Target, index bool) int {
+	switch {
+	case t&cassandraTargets != 0:
 		return 222 // CASSANDRA-20389: 255 - 32 - 1; longer names break on the file system
-	case Scylla2025, Scylla2025Tablets:
-		return 48 // 2025.1; 192 from 2025.2
+	case t&(Scylla2025|Scylla2025Tablets) != 0 && !index:
+		return 48
 	}
 	return 192
+}
+
+// nameRefusal is what target says of a table or index name over its limit.
+func nameRefusal(t Target, index bool, limit int) string {
+	switch {
+	case t&cassandraTargets != 0:
+		return "past 222 characters its file names break on the file system (CASSANDRA-20389)"
+	case index:
+		return fmt.Sprintf("it answers \"index names shouldn't be more than %d characters long\"", limit)
+	}
+	return fmt.Sprintf("it answers \"Table names shouldn't be more than %d characters long\"", limit)
 }
 
 func keyspaceLimit(t Target) int {

@@ -18,6 +18,11 @@ import (
 	"github.com/kandra-go/kandra/examples/todos/recipe"
 )
 
+// targets are the quick start's: every server, but on ScyllaDB 2025.x a
+// vnodes keyspace only, since the unique lookups' lightweight transactions
+// need one there.
+var targets = kandra.AllTargets &^ kandra.Scylla2025Tablets
+
 // local is the replication of a single-node cluster, as the quick start's:
 // NetworkTopologyStrategy works on every target (ScyllaDB's tablets
 // keyspaces refuse SimpleStrategy).
@@ -41,7 +46,7 @@ func sections() ([]section, error) {
 	if err != nil {
 		return nil, err
 	}
-	seed, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "todos", Replication: local}, seedTodos, safeTodos)
+	seed, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "todos", Replication: local, Targets: targets}, seedTodos, safeTodos)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +57,7 @@ func sections() ([]section, error) {
 	if err != nil {
 		return nil, err
 	}
-	recipes, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "recipes", Replication: local}, recipeUsers)
+	recipes, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "recipes", Replication: local, Targets: targets}, recipeUsers)
 	if err != nil {
 		return nil, err
 	}

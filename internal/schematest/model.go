@@ -52,6 +52,7 @@ type ColumnModel struct {
 type LookupModel struct {
 	Table  string // {table}_{suffix}
 	Column string // raw name of the indexed column
+	Unique bool   // LookupUnique: its values are claimed by lightweight transactions
 }
 
 func (d *draft) model(sp dynamic.Spec) Model {
@@ -73,7 +74,7 @@ func (d *draft) model(sp dynamic.Spec) Model {
 		m.Counter = m.Counter || c.counter
 		m.Version = m.Version || c.version
 		for _, l := range uniqueLookups(c.lookups) {
-			m.Lookups = append(m.Lookups, LookupModel{Table: d.table + "_" + l.suffix, Column: c.name()})
+			m.Lookups = append(m.Lookups, LookupModel{Table: d.table + "_" + l.suffix, Column: c.name(), Unique: l.consistency == kandra.LookupUnique})
 		}
 	}
 	byIndex := func(cs []ColumnModel) {
@@ -117,7 +118,7 @@ func (m Model) WithTable(table string) Model {
 	out.Spec.Table, out.Table = table, table
 	out.Lookups = make([]LookupModel, len(m.Lookups))
 	for i, l := range m.Lookups {
-		out.Lookups[i] = LookupModel{Table: table + strings.TrimPrefix(l.Table, m.Table), Column: l.Column}
+		out.Lookups[i] = LookupModel{Table: table + strings.TrimPrefix(l.Table, m.Table), Column: l.Column, Unique: l.Unique}
 	}
 	return out
 }

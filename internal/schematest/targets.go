@@ -36,6 +36,33 @@ func nameLimit(target kandra.Target) int {
 	return 192
 }
 
+// indexNameLimit is the longest index name target accepts: ScyllaDB checks
+// index names only from 2025.2, against 192.
+func indexNameLimit(target kandra.Target) int {
+	if target == kandra.Cassandra5 || target == kandra.Cassandra5Latest {
+		return maxName
+	}
+	return 192
+}
+
+// longestTableName is the longest table or lookup-table name of m.
+func (m Model) longestTableName() int {
+	n := len(m.Table)
+	for _, l := range m.Lookups {
+		n = max(n, len(l.Table))
+	}
+	return n
+}
+
+// longestIndexName is the longest index name of m.
+func (m Model) longestIndexName() int {
+	n := 0
+	for _, c := range m.Indexes {
+		n = max(n, len(IndexName(m.Table, c)))
+	}
+	return n
+}
+
 // TTLMargin is how close to the ttl-cap boundary a TTL may lie before the
 // oracle is unsure of Cassandra5's verdict: kandra reads its own clock, a
 // little later than the caller's now.
@@ -107,7 +134,7 @@ func plainName(s string) bool {
 func (m Model) refuses(rule kandra.Rule, target kandra.Target, now time.Time) (refused, sure bool) {
 	switch rule {
 	case kandra.RuleNameLength:
-		return m.LongestName() > nameLimit(target), true
+		return m.longestTableName() > nameLimit(target) || m.longestIndexName() > indexNameLimit(target), true
 	case kandra.RuleTTLCap:
 		if target != kandra.Cassandra5 {
 			return false, true
@@ -127,8 +154,12 @@ func (m Model) refuses(rule kandra.Rule, target kandra.Target, now time.Time) (r
 	case kandra.RuleTablets:
 		// With NetworkTopologyStrategy, only ScyllaDB 2025.x with tablets
 		// refuses anything: counters, lightweight transactions (a Version
-		// column) and secondary indexes.
-		return target == kandra.Scylla2025Tablets && (m.Counter || m.Version || len(m.Indexes) > 0), true
+		// column, a unique lookup's claims) and secondary indexes.
+		unique := false
+		for _, l := range m.Lookups {
+			unique = unique || l.Unique
+		}
+		return target == kandra.Scylla2025Tablets && (m.Counter || m.Version || unique || len(m.Indexes) > 0), true
 	case kandra.RuleSAIIndex:
 		return target == kandra.Cassandra5Latest && m.saiRefused(), true
 	}

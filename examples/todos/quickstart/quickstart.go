@@ -56,6 +56,9 @@ var (
 	App   = kandra.MustNewKeyspace(kandra.KeyspaceSpec{
 		Name:        "app",
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}), // one local node
+		// Every server, but on ScyllaDB 2025.x a vnodes keyspace only: with
+		// tablets it refuses the lightweight transactions of the unique lookup.
+		Targets: kandra.AllTargets &^ kandra.Scylla2025Tablets,
 	}, Users, Todos)
 )
 

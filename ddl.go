@@ -43,7 +43,6 @@ func (k *Keyspace) member(fn string, src SchemaSource) (*TableSchema, error) {
 // claim token of the value's holder (bound as adapter.ParamClaim).
 const ClaimColumn = "kandra_claim"
 
-
 // CreateTable renders the CREATE TABLE statement of table t of the
 // keyspace: columns in DDL order, the primary key (a composite partition
 // key in its own parentheses), then WITH CLUSTERING ORDER BY,

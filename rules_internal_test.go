@@ -1695,10 +1695,10 @@ func named(name string, r Replication) KeyspaceSpec { return KeyspaceSpec{Name: 
 
 // keyspaceTables are the tables of the keyspace cases.
 type keyspaceTables struct {
-	usersA, usersB, owner, victim, idxA, idxB, viewIdx, viewTable, own      *TableSchema
+	usersA, usersB, owner, victim, idxA, idxB, viewIdx, viewTable, own                *TableSchema
 	long48, long49, long192, long193, long222, lookup197, lookup49, index49, index193 *TableSchema
-	counter, versioned, indexed, blobIdx, blobListIdx, blobMapIdx           *TableSchema
-	ttlLatest, ttlOver, softOver, ttlMax                                    *TableSchema
+	counter, versioned, indexed, blobIdx, blobListIdx, blobMapIdx                     *TableSchema
+	ttlLatest, ttlOver, softOver, ttlMax                                              *TableSchema
 }
 
 func newKeyspaceTables(t *testing.T) keyspaceTables {

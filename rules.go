@@ -95,8 +95,8 @@ const (
 	// is a table name (ScyllaDB backs an index with a view of that name).
 	RuleNameTaken Rule = "name-taken"
 	// RuleNameLength: a table, lookup-table or index name longer than a
-	// target accepts (48 on ScyllaDB 2025.1, 192 from 2025.2, 222 on
-	// Cassandra 5.0).
+	// target accepts (table names 48 on ScyllaDB 2025.1 and 192 from
+	// 2025.2, index names 192 from 2025.2, 222 on Cassandra 5.0).
 	RuleNameLength Rule = "name-length"
 	// RuleTTLCap: a default or soft-delete TTL whose writes Cassandra 5.0
 	// refuses within TTLHorizon under its default
@@ -104,7 +104,9 @@ const (
 	RuleTTLCap Rule = "ttl-cap"
 	// RuleTablets: what a ScyllaDB keyspace with tablets refuses:
 	// SimpleStrategy; on 2025.x also counters, lightweight transactions
-	// (a Version column) and secondary indexes.
+	// (a Version column, a unique lookup's claims) and secondary indexes.
+	// The migrator reports under it what a server refuses in a tablets
+	// keyspace that no schema shows (RF-rack validity, cluster features).
 	RuleTablets Rule = "tablets"
 	// RuleSAIIndex: an index a storage-attached index cannot be, on a
 	// target where CREATE INDEX makes one: on a blob, or on a column whose
@@ -219,7 +221,7 @@ var ruleTable = []ruleRow{
 	{RuleInfo{RuleSchemaSize, EntityScope, AllTargets, "each table's and lookup table's schema mutation, about 3 bytes per byte of column name, fits in 16 MiB",
 		`"Rejected an oversized mutation (N/16777216) for keyspace: system_schema" (Cassandra 5.0's max_mutation_size)`}, (*builder).checkSchemaSize, nil},
 	{RuleInfo{RuleKeyspaceName, KeyspaceScope, AllTargets, "the keyspace name is 1-48 of [A-Za-z0-9_] (192 on ScyllaDB 2026.x only), not system or system_*",
-		`"Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters"`}, nil, (*keyspaceBuilder).checkName},
+		`"Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters" (Cassandra); "Keyspace names shouldn't be more than 48 characters long (got ...)" (ScyllaDB 2025.1; 192 from 2025.2)`}, nil, (*keyspaceBuilder).checkName},
 	{RuleInfo{RuleTargets, KeyspaceScope, AllTargets, "Targets names known servers; Tablets needs ScyllaDB-only targets and leaves one",
 		""}, nil, (*keyspaceBuilder).checkTargets},
 	{RuleInfo{RuleReplication, KeyspaceScope, AllTargets, "factors are 1-64 (SimpleStrategy) or 0-64 with one replica (per datacenter); datacenter names are printable, not class or replication_factor",

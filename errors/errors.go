@@ -129,6 +129,12 @@ func (e *OptimisticLockError) Is(target error) bool { return isKind(target, ErrO
 type MigrationError struct {
 	// Message says which step failed.
 	Message string
+	// Rule is the kandra rule (a kandra.Rule, for example "tablets") the
+	// failure falls under, when the migrator recognises it: a server the
+	// keyspace does not target, or a server's refusal no schema can show
+	// (a ScyllaDB keyspace that is not RF-rack-valid, a cluster feature
+	// not yet on every node). "" otherwise.
+	Rule string
 	// Cause is the underlying error, or nil.
 	Cause error
 }

@@ -155,7 +155,14 @@ func Apply(ctx context.Context, d Driver, ks *kandra.Keyspace, opts ApplyOptions
 			opts.OnEvent(e)
 		}
 	}
-	plan, err := PlanFor(ctx, d, ks)
+	live, err := Read(ctx, d, ks)
+	if err != nil {
+		return &Result{}, err
+	}
+	if err := checkServer(ks, live); err != nil {
+		return &Result{}, err
+	}
+	plan, err := planLive(ctx, d, ks, live)
 	if err != nil {
 		return &Result{}, err
 	}
@@ -173,7 +180,14 @@ func Apply(ctx context.Context, d Driver, ks *kandra.Keyspace, opts ApplyOptions
 			": the nodes do not agree on one schema version, or one of them does not answer (a node down?); " +
 			"bring every node up, or wait for them to converge, and apply again", Cause: err}
 	}
-	if err := ensureInfra(ctx, d, ks); err != nil {
+	var create string // the plan's CREATE KEYSPACE, rendered for this server
+	if i := slices.IndexFunc(plan.Steps, func(s Step) bool { return s.Kind == CreateKeyspace }); i >= 0 {
+		create = plan.Steps[i].CQL
+	}
+	if err := checkLease(ks, live, create); err != nil {
+		return &Result{Plan: plan}, err
+	}
+	if err := ensureInfra(ctx, d, ks, live.Server); err != nil {
 		return &Result{Plan: plan}, err
 	}
 	// The plan's create-keyspace step ran just now, before the lease (the
@@ -361,7 +375,7 @@ func recorded(ctx context.Context, d Driver, ks *kandra.Keyspace, id string) (bo
 }
 
 func stepErr(ks *kandra.Keyspace, s Step, done, total int, err error) error {
-	return &kerrors.MigrationError{Message: fmt.Sprintf("keyspace %s: step %s failed (%d of %d steps applied before it; fix the cause and run apply again to do the rest)", ks.Name(), s.ID, done, total), Cause: err}
+	return &kerrors.MigrationError{Message: fmt.Sprintf("keyspace %s: step %s failed (%d of %d steps applied before it; fix the cause and run apply again to do the rest)", ks.Name(), s.ID, done, total), Cause: err, Rule: serverRule(err)}
 }
 
 func runStep(ctx context.Context, d Driver, ks *kandra.Keyspace, s Step, opts *ApplyOptions, emit func(Event), res *Result) error {

@@ -154,7 +154,7 @@ func Backfill(ctx context.Context, d Driver, ks *kandra.Keyspace, lookup *kandra
 		return nil, &kerrors.MigrationError{Message: "backfill: lookup table " + ks.Name() + "." + lookupTable + " does not exist; run apply first"}
 	}
 	if live.Table(BackfillTable) == nil {
-		if err := ensureInfra(ctx, d, ks); err != nil {
+		if err := ensureInfra(ctx, d, ks, live.Server); err != nil {
 			return nil, err
 		}
 	}

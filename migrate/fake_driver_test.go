@@ -48,6 +48,12 @@ type fakeDriver struct {
 
 	agreement error // what AwaitSchemaAgreement returns
 
+	// The server: Cassandra 5.0.8 unless scylla is set to a ScyllaDB
+	// version ("?" for one this role may not read); tablets says whether
+	// the existing keyspace uses tablets.
+	scylla  string
+	tablets bool
+
 	onSchema func(ctx context.Context, stmt string) error // runs before a schema statement, if set
 	onExec   func(stmt string)                            // runs before an ExecCQL, if set
 }
@@ -85,6 +91,12 @@ func (f *fakeDriver) SchemaRows(ctx context.Context, keyspace string) (*adapter.
 	}
 	ks := f.target
 	repl := map[string]string{"class": "org.apache.cassandra.locator.SimpleStrategy", "replication_factor": strconv.Itoa(ks.Replication().SimpleFactor())}
+	if r := ks.Replication(); r.IsNetworkTopology() {
+		repl = map[string]string{"class": "org.apache.cassandra.locator.NetworkTopologyStrategy"}
+		for dc, n := range r.Datacenters() {
+			repl[dc] = strconv.Itoa(n)
+		}
+	}
 	r.Keyspaces = append(r.Keyspaces, map[string]any{"keyspace_name": keyspace, "durable_writes": true, "replication": repl})
 	table := func(name string, ttl, gc int, counter bool) {
 		flags := []string{"compound"}
@@ -266,8 +278,23 @@ func (f *fakeDriver) QueryCQL(ctx context.Context, stmt string, v []any, c kandr
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch {
-	case strings.Contains(stmt, "system.scylla_local"):
-		return nil, errors.New("unconfigured table scylla_local")
+	case strings.Contains(stmt, "scylla_nr_shards FROM system.local"):
+		if f.scylla == "" {
+			return nil, errors.New("Undefined column name scylla_nr_shards in table system.local")
+		}
+		return []map[string]any{{"scylla_nr_shards": 2}}, nil
+	case strings.Contains(stmt, "release_version FROM system.local"):
+		return []map[string]any{{"release_version": "5.0.8"}}, nil
+	case strings.Contains(stmt, "FROM system.versions"):
+		if f.scylla == "?" {
+			return nil, errors.New("User app has no SELECT permission on <table system.versions> or any of its parents")
+		}
+		return []map[string]any{{"version": f.scylla}}, nil
+	case strings.Contains(stmt, "system_schema.scylla_keyspaces"):
+		if !f.tablets {
+			return nil, nil
+		}
+		return []map[string]any{{"initial_tablets": 0}}, nil
 	case strings.Contains(stmt, LeaseTable):
 		if f.leaseOwner == "" || !time.Now().Before(f.leaseExpiry) {
 			return nil, nil

@@ -61,35 +61,20 @@ func ownTables(keyspace string, withID bool) []string {
 	return out
 }
 
-// fixedIDs reports whether the server takes WITH ID: Cassandra does;
-// ScyllaDB's Raft-based schema changes are serialised already and it
-// refuses the option. A keyspace meant for both asks the server.
-func fixedIDs(ctx context.Context, d Driver, ks *kandra.Keyspace) bool {
-	t := ks.Spec().Targets
-	if t == 0 {
-		t = kandra.AllTargets
-	}
-	const cassandra = kandra.Cassandra5 | kandra.Cassandra5Latest
-	switch {
-	case t&cassandra == 0:
-		return false
-	case t&^cassandra == 0:
-		return true
-	}
-	// system.scylla_local exists on ScyllaDB only.
-	_, err := d.QueryCQL(ctx, "SELECT key FROM system.scylla_local LIMIT 1", nil, kandra.ConsistencyOne)
-	return err != nil
-}
-
 // ensureInfra creates the keyspace (if missing) and the migrator's own
 // tables, each statement deterministic, so any number of appliers may run
-// them at once.
-func ensureInfra(ctx context.Context, d Driver, ks *kandra.Keyspace) error {
+// them at once. Cassandra takes the tables' fixed ids (WITH ID); ScyllaDB,
+// whose Raft-based schema changes are serialised already, refuses the
+// option.
+func ensureInfra(ctx context.Context, d Driver, ks *kandra.Keyspace, server Server) error {
 	stmt := ks.CreateKeyspace()
+	if server.Targets != 0 {
+		stmt = ks.CreateKeyspaceOn(server.Targets)
+	}
 	if err := d.ExecSchema(ctx, strings.TrimSuffix(stmt, ";")); err != nil {
 		return schemaErr("creating keyspace "+ks.Name(), err)
 	}
-	for _, s := range ownTables(ks.Name(), fixedIDs(ctx, d, ks)) {
+	for _, s := range ownTables(ks.Name(), !server.IsScylla()) {
 		if err := d.ExecSchema(ctx, s); err != nil {
 			return schemaErr("creating the migrator's table ("+s+")", err)
 		}
@@ -102,7 +87,7 @@ func schemaErr(what string, err error) error {
 	if errors.As(err, &ae) {
 		return err
 	}
-	return &kerrors.MigrationError{Message: what + " failed", Cause: err}
+	return &kerrors.MigrationError{Message: what + " failed", Cause: err, Rule: serverRule(err)}
 }
 
 // DefaultOwner is "<hostname>:<pid>:<random>", unique per process.
@@ -195,7 +180,7 @@ func (l *lease) acquire(ctx context.Context, wait time.Duration, emit func(Event
 			// 3-node cluster). Look at the holder and retry a few times;
 			// keep failing and it is a real error.
 			if failures++; failures >= 8 || time.Now().After(deadline) {
-				return &kerrors.MigrationError{Message: fmt.Sprintf("taking the schema lease in %s failed (%d attempts)", l.table, failures), Cause: err}
+				return &kerrors.MigrationError{Message: fmt.Sprintf("taking the schema lease in %s failed (%d attempts)", l.table, failures), Cause: err, Rule: serverRule(err)}
 			}
 		} else {
 			failures = 0

@@ -12,6 +12,8 @@ import (
 type Live struct {
 	// Keyspace is nil when the keyspace does not exist.
 	Keyspace *LiveKeyspace
+	// Server is the server the schema was read from (Read fills it).
+	Server Server
 }
 
 // LiveKeyspace is a row of system_schema.keyspaces and what it holds.
@@ -22,6 +24,8 @@ type LiveKeyspace struct {
 	// "replication_factor": "1"}.
 	Replication   map[string]string
 	DurableWrites bool
+	// Tablets reports a ScyllaDB keyspace that uses tablets.
+	Tablets bool
 	// Tables by name (the CQL name as stored: unquoted).
 	Tables map[string]*LiveTable
 	// Types are the user-defined types, by name.

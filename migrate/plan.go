@@ -111,7 +111,11 @@ func (p *planner) keyspace() {
 	lks := p.live.Keyspace
 	name := p.ks.Name()
 	if lks == nil {
-		p.add(phaseKeyspace, Step{ID: stepID(CreateKeyspace, name), Class: Safe, Kind: CreateKeyspace, CQL: p.ks.CreateKeyspace(),
+		create := p.ks.CreateKeyspace()
+		if t := p.live.Server.Targets; t != 0 {
+			create = p.ks.CreateKeyspaceOn(t) // the tablets option as the server needs it
+		}
+		p.add(phaseKeyspace, Step{ID: stepID(CreateKeyspace, name), Class: Safe, Kind: CreateKeyspace, CQL: create,
 			Reason: "keyspace " + strconv.Quote(name) + " does not exist"})
 		return
 	}

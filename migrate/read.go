@@ -14,7 +14,19 @@ func Read(ctx context.Context, d Driver, ks *kandra.Keyspace) (*Live, error) {
 	if ks == nil {
 		return nil, &kerrors.MigrationError{Message: "Read: nil *kandra.Keyspace; build the model with kandra.NewKeyspace"}
 	}
-	return readLive(ctx, d, ks.Name())
+	live, err := readLive(ctx, d, ks.Name())
+	if err != nil {
+		return nil, err
+	}
+	if live.Server, err = readServer(ctx, d); err != nil {
+		return nil, err
+	}
+	if live.Keyspace != nil && live.Server.IsScylla() {
+		if live.Keyspace.Tablets, err = readTablets(ctx, d, ks.Name()); err != nil {
+			return nil, err
+		}
+	}
+	return live, nil
 }
 
 // readLive reads and models the live schema of the keyspace named
@@ -39,6 +51,9 @@ func readLive(ctx context.Context, d Driver, keyspace string) (*Live, error) {
 func PlanFor(ctx context.Context, d Driver, ks *kandra.Keyspace) (*Plan, error) {
 	live, err := Read(ctx, d, ks)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkServer(ks, live); err != nil {
 		return nil, err
 	}
 	return planLive(ctx, d, ks, live)

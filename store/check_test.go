@@ -415,3 +415,25 @@ func TestClaimsRecordedUnderDocumentedOps(t *testing.T) {
 		}
 	}
 }
+
+// TestSaveIfNotExistsRefusedForScylla2025Tablets: a keyspace that must
+// work in a ScyllaDB 2025.x tablets keyspace cannot take the lightweight
+// transaction of SaveIfNotExists; nothing is sent, and the error names the
+// target and what lifts the refusal.
+func TestSaveIfNotExistsRefusedForScylla2025Tablets(t *testing.T) {
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Targets: kandra.Cassandra5 | kandra.Scylla2025Tablets,
+		Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3})}, fNotes)
+	f := &fake{applied: true}
+	rt, err := New(f, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := MustNewRepo(rt, fNotes)
+	_, err = notes.SaveIfNotExists(context.Background(), &fNote{Owner: "o", At: clock, Secret: "s"})
+	if !errors.Is(err, kerrors.ErrArgument) || !strings.Contains(err.Error(), "ScyllaDB 2025.x with tablets") || !strings.Contains(err.Error(), "2026.1") || len(f.sent()) != 0 {
+		t.Fatalf("err = %v, sent %d", err, len(f.sent()))
+	}
+	if err := notes.Save(context.Background(), &fNote{Owner: "o", At: clock, Secret: "s"}); err != nil {
+		t.Fatalf("Save: %v", err)
+	}
+}

@@ -36,7 +36,10 @@ type Driver interface {
 	Exec(ctx context.Context, q *Query) (applied bool, err error)
 	// Query runs a SELECT and returns one page of rows: at most
 	// q.PageSize rows (all of them when PageSize is 0), starting at
-	// q.PageState. It must not fetch further pages by itself.
+	// q.PageState. It must not return the rows of more than one page; it
+	// may pass over empty pages to the first page with rows, as
+	// ScyllaDB's fork of gocql does by itself (Rows.PageState is then the
+	// state after that page).
 	Query(ctx context.Context, q *Query) (Rows, error)
 	// Batch runs the statements as one LOGGED BATCH at b.Consistency.
 	// The runtime never puts a conditional statement in a batch.

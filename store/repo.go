@@ -734,7 +734,10 @@ func (sc *scratch) values(n int) []any {
 // point to an entity that does not hold their values, and reads skip them.
 // On a versioned table too it refuses any existing row, one without a
 // version included (where a Save of a zero version would write).
-// Options: TTL, Consistency, SerialConsistency; Timestamp is refused.
+// Options: TTL, Consistency, SerialConsistency (a Timestamp does not
+// compile). A keyspace whose targets include kandra.Scylla2025Tablets
+// refuses it with a *errors.ArgumentError before anything is sent: that
+// server refuses lightweight transactions in a tablets keyspace.
 func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...InsertOption) (bool, error) {
 	const op = "SaveIfNotExists"
 	if err := r.begin(ctx, op); err != nil {
@@ -743,6 +746,11 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...InsertOptio
 	defer r.rt.leave()
 	if r.ts.IsCounterTable() {
 		return false, queryErr(r.ts.Name()+" is a counter table: SaveIfNotExists is not possible", nil)
+	}
+	if t := r.rt.ks.Targets(); t&kandra.Scylla2025Tablets != 0 {
+		return false, r.argErr(op, "the keyspace's Targets", "they include "+kandra.Scylla2025Tablets.String()+
+			", which refuses the lightweight transaction SaveIfNotExists is (\"LWT is not yet supported with tablets\"; 2025.4 lifts it once every node has the lwt_with_tablets feature, 2026.1 always): "+
+			"leave kandra.Scylla2025Tablets out of KeyspaceSpec.Targets (kandra then creates a vnodes keyspace on ScyllaDB 2025.x), or use Save")
 	}
 	if err := r.checkEntity(op, "entity", e); err != nil {
 		return false, err

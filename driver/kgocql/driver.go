@@ -1,6 +1,8 @@
 // Package kgocql is the kandra runtime's adapter for gocql v1.7.0
-// (github.com/gocql/gocql). ScyllaDB's fork of gocql is not supported yet:
-// its newer releases changed API the adapter uses.
+// (github.com/gocql/gocql). It also builds against ScyllaDB's fork of
+// gocql, which keeps the module path (`replace github.com/gocql/gocql =>
+// github.com/scylladb/gocql v1.19.0`), and reads and writes values as the
+// fork does; scripts/scylla-fork-check.sh checks a release of the fork.
 //
 //	session, err := cluster.CreateSession()
 //	rt, err := store.New(kgocql.New(session), app) // app is the *kandra.Keyspace
@@ -23,6 +25,7 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/auth"
+	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/store"
 )
 
@@ -55,6 +58,12 @@ func (d *Driver) query(ctx context.Context, q *store.Query) (*gocql.Query, *adap
 	if err != nil {
 		return nil, nil, err
 	}
+	if q.Statement.IsConditional() && !q.SerialConsistency.IsSerial() {
+		// ScyllaDB's fork of gocql panics on any other serial level;
+		// gocql v1.7.0 sends it, and the server refuses it.
+		return nil, nil, &kerrors.ArgumentError{Op: "kgocql: conditional statement", Arg: "SerialConsistency",
+			Message: q.SerialConsistency.String() + " is not SERIAL or LOCAL_SERIAL"}
+	}
 	gq := d.s.Query(q.Statement.CQL()).WithContext(ctx).Consistency(gocql.Consistency(q.Consistency))
 	gq.Bind(p.Values(q.Values, !gq.IsIdempotent())...)
 	if q.Statement.IsConditional() {
@@ -76,7 +85,8 @@ func (d *Driver) Exec(ctx context.Context, q *store.Query) (bool, error) {
 }
 
 // Query implements store.Driver: one page, never fetching the next by
-// itself.
+// itself, but for pages with no rows that are not the last, which it
+// passes (as ScyllaDB's fork of gocql does).
 func (d *Driver) Query(ctx context.Context, q *store.Query) (store.Rows, error) {
 	gq, p, err := d.query(ctx, q)
 	if err != nil {
@@ -86,7 +96,18 @@ func (d *Driver) Query(ctx context.Context, q *store.Query) (store.Rows, error) 
 		gq = gq.PageSize(q.PageSize)
 	}
 	gq = gq.PageState(q.PageState) // also turns gocql's automatic paging off
-	return p.Rows(gq.Iter()), nil
+	it := gq.Iter()
+	// A page with no rows that is not the last (the server may return
+	// one): ScyllaDB's fork of gocql fetches the next page itself, from its
+	// v1.14.3; so does this, for gocql v1.7.0.
+	for it.NumRows() == 0 && len(it.PageState()) > 0 {
+		state := it.PageState() // a copy of the frame's bytes
+		if err := it.Close(); err != nil {
+			return nil, err
+		}
+		it = gq.PageState(state).Iter()
+	}
+	return p.Rows(it), nil
 }
 
 // Batch implements store.Driver with a LOGGED BATCH.

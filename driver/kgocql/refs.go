@@ -23,9 +23,12 @@ import (
 // gocql.Marshal for every other type, so that the bytes, the nulls and
 // the errors are gocql's own. Their UnmarshalCQL methods do the same the
 // other way: they decode exactly what gocql's unmarshal functions decode
-// for those types into a pointer of the field's type (null, and a value
-// of the wrong length where gocql reads it as zero, included), and call
-// gocql.Unmarshal for any other.
+// for those types into a pointer of the field's type (null and an empty
+// value included), and call gocql.Unmarshal for any other type and for
+// the values on which gocql v1.7.0 and ScyllaDB's fork of gocql differ:
+// a value of the wrong length (gocql v1.7.0 reads it as zero, the fork
+// refuses it and leaves the field as it was) and an ascii value with a
+// byte above 127 (the fork refuses it).
 type (
 	textRef   string
 	int32Ref  int32
@@ -155,14 +158,19 @@ func (r *textListRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 	}
 	v, ok := adapter.DecodeTextList(data)
 	if !ok {
-		return gocql.UnmarshalError("unmarshal list: unexpected eof")
+		return errListEOF
+	}
+	if info.(gocql.CollectionType).Elem.Type() == gocql.TypeAscii && !allASCII(v) {
+		// Well formed (so gocql allocates no more than the data holds):
+		// gocql v1.7.0 reads it as v, the fork refuses it.
+		return gocql.Unmarshal(info, data, (*[]string)(r))
 	}
 	*r = v
 	return nil
 }
 
 func (r *textRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
-	if isText(info.Type()) {
+	if t := info.Type(); isText(t) && (t != gocql.TypeAscii || isASCII(data)) {
 		*r = textRef(data)
 		return nil
 	}
@@ -170,7 +178,7 @@ func (r *textRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 }
 
 func (r *int32Ref) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
-	if info.Type() == gocql.TypeInt {
+	if info.Type() == gocql.TypeInt && sized(data, 4) {
 		*r = int32Ref(dec64(data, 4))
 		return nil
 	}
@@ -180,8 +188,10 @@ func (r *int32Ref) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 func (r *int64Ref) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 	switch info.Type() {
 	case gocql.TypeBigInt, gocql.TypeCounter, gocql.TypeTimestamp:
-		*r = int64Ref(dec64(data, 8))
-		return nil
+		if sized(data, 8) {
+			*r = int64Ref(dec64(data, 8))
+			return nil
+		}
 	}
 	return gocql.Unmarshal(info, data, (*int64)(r))
 }
@@ -189,19 +199,21 @@ func (r *int64Ref) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 func (r *intRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 	switch info.Type() {
 	case gocql.TypeBigInt, gocql.TypeCounter:
-		if strconv.IntSize == 64 { // else gocql checks the range
+		if strconv.IntSize == 64 && sized(data, 8) { // else gocql checks the range
 			*r = intRef(dec64(data, 8))
 			return nil
 		}
 	case gocql.TypeInt:
-		*r = intRef(int32(dec64(data, 4)))
-		return nil
+		if sized(data, 4) {
+			*r = intRef(int32(dec64(data, 4)))
+			return nil
+		}
 	}
 	return gocql.Unmarshal(info, data, (*int)(r))
 }
 
 func (r *doubleRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
-	if info.Type() == gocql.TypeDouble {
+	if info.Type() == gocql.TypeDouble && sized(data, 8) {
 		*r = doubleRef(math.Float64frombits(uint64(dec64(data, 8))))
 		return nil
 	}
@@ -209,7 +221,7 @@ func (r *doubleRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 }
 
 func (r *boolRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
-	if info.Type() == gocql.TypeBoolean {
+	if info.Type() == gocql.TypeBoolean && sized(data, 1) {
 		*r = len(data) > 0 && data[0] != 0
 		return nil
 	}
@@ -229,6 +241,33 @@ func (r *uuidRef) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 		}
 	}
 	return gocql.Unmarshal(info, data, (*gocql.UUID)(r)) // and its error for another length
+}
+
+// sized reports whether data is null, empty or n bytes long: the values
+// of a type of n bytes that gocql v1.7.0 and the fork read alike (null and
+// empty as zero). The fork refuses any other length, which gocql v1.7.0
+// reads as zero (or, for a boolean, by its first byte).
+func sized(data []byte, n int) bool { return len(data) == 0 || len(data) == n }
+
+// isASCII reports whether every byte of s is 127 or below: the ascii
+// values the fork reads (gocql v1.7.0 reads any bytes).
+func isASCII[S ~string | ~[]byte](s S) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] > 127 {
+			return false
+		}
+	}
+	return true
+}
+
+// allASCII reports whether every string of v isASCII.
+func allASCII(v []string) bool {
+	for _, s := range v {
+		if !isASCII(s) {
+			return false
+		}
+	}
+	return true
 }
 
 // dec64 is gocql's decInt (n = 4) or decBigInt (n = 8): the big-endian

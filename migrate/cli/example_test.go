@@ -2,7 +2,9 @@ package cli_test
 
 import (
 	"context"
+	"errors"
 	"os"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
@@ -31,6 +33,15 @@ type freshCluster struct{ migrate.Driver }
 
 func (freshCluster) SchemaRows(context.Context, string) (*adapter.SchemaRows, error) {
 	return &adapter.SchemaRows{}, nil
+}
+
+// QueryCQL answers the migrator's question of which server this is as
+// Cassandra 5.0 does.
+func (freshCluster) QueryCQL(_ context.Context, stmt string, _ []any, _ kandra.Consistency) ([]map[string]any, error) {
+	if strings.Contains(stmt, "scylla_nr_shards") {
+		return nil, errors.New("Undefined column name scylla_nr_shards in table system.local")
+	}
+	return []map[string]any{{"release_version": "5.0.8"}}, nil
 }
 
 // A program mounts the migrator as its "schema" subcommand; here it plans

@@ -105,6 +105,11 @@ func testSchema(t *testing.T, n Node) {
 	if live.Keyspace.Types["addr"] == nil || live.Keyspace.Replication["replication_factor"] != "1" {
 		t.Fatalf("live keyspace: %+v", live.Keyspace)
 	}
+	// Which server this is, as the migrator reads it (ScyllaDB's
+	// system.local columns are not there).
+	if s := live.Server; s.Product != "Cassandra" || !strings.HasPrefix(s.Version, "5.0.") || s.Targets != kandra.Cassandra5|kandra.Cassandra5Latest || live.Keyspace.Tablets {
+		t.Fatalf("live server: %+v, tablets %v", s, live.Keyspace.Tablets)
+	}
 
 	versions, err := d.SchemaVersions(ctx)
 	if err != nil || len(versions) != 1 {

@@ -43,7 +43,8 @@ func signUp(ctx context.Context, session *gocql.Session, keyspace string, u *Use
 	users := kandra.MustRegister[User]()
 	app, err := kandra.NewKeyspace(kandra.KeyspaceSpec{
 		Name:        keyspace,
-		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}), // every target
+		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
+		Targets:     kandra.AllTargets &^ kandra.Scylla2025Tablets, // the unique lookup needs a vnodes keyspace on 2025.x
 	}, users)
 	if err != nil {
 		return nil, err

@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kandra-go/kandra/adapter"
-
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 )
 
 var updateGolden = flag.Bool("update-statements", false, "rewrite testdata/statements.golden")

@@ -11,12 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kandra-go/kandra/adapter"
-
 	gocql "github.com/gocql/gocql"
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx/reflectx"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocql"
 	"github.com/kandra-go/kandra/store"
 )

@@ -10,12 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kandra-go/kandra/adapter"
-
 	"github.com/gocql/gocql"
 	"github.com/google/uuid"
 
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocql"
 	"github.com/kandra-go/kandra/examples/todos/model"
 	"github.com/kandra-go/kandra/internal/dynamic"

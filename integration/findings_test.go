@@ -10,11 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kandra-go/kandra/adapter"
-
 	"github.com/gocql/gocql"
 
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocql"
 	"github.com/kandra-go/kandra/internal/dynamic"
 )

@@ -8,12 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kandra-go/kandra/adapter"
-
 	"github.com/gocql/gocql"
 	"pgregory.net/rapid"
 
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocql"
 )
 

@@ -5,9 +5,8 @@ import (
 	"reflect"
 	"sync"
 
-	"github.com/kandra-go/kandra/adapter"
-
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 )
 
 // LookupBackfill writes the rows of one lookup table from the rows of its

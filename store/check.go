@@ -8,10 +8,9 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/kandra-go/kandra/adapter"
-
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	kerrors "github.com/kandra-go/kandra/errors"
 )
 

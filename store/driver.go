@@ -3,9 +3,8 @@ package store
 import (
 	"context"
 
-	"github.com/kandra-go/kandra/adapter"
-
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 )
 
 // Driver is what a runtime needs from a CQL driver. An adapter module

@@ -8,9 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kandra-go/kandra/adapter"
-
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	kerrors "github.com/kandra-go/kandra/errors"
 )
 

@@ -13,10 +13,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kandra-go/kandra/adapter"
-
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	kerrors "github.com/kandra-go/kandra/errors"
 )
 

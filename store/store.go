@@ -92,9 +92,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kandra-go/kandra/adapter"
-
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	kerrors "github.com/kandra-go/kandra/errors"
 )
 

@@ -6,9 +6,8 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/kandra-go/kandra/adapter"
-
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	kerrors "github.com/kandra-go/kandra/errors"
 )
 

@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kandra-go/kandra/adapter"
-
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/store"
 )

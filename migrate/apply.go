@@ -258,11 +258,14 @@ func unapproved(p *Plan, o *ApplyOptions) []Step {
 }
 
 // applyLeased plans again under the lease and runs the plan. created is
-// the create-keyspace step Apply ran before the lease, if any: unless the
-// keyspace's history records it already (another applier's run), it
-// heads the plan and the steps applied, as in the plan reviewed before
-// the keyspace existed, so that the record's hash and steps are that
-// plan's.
+// the create-keyspace step Apply ran before the lease, if any: when this
+// applier has the rest of the work to do and the keyspace's history does
+// not record the step already, it heads the plan and the steps applied,
+// as in the plan reviewed before the keyspace existed, so that the
+// record's hash and steps are that plan's. When another applier did the
+// rest (its plan, made once the keyspace existed, had no such step),
+// this one records nothing: its CREATE KEYSPACE IF NOT EXISTS may not
+// even have been the one that created it.
 func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, opts *ApplyOptions, emit func(Event), created *Step) (*Result, error) {
 	plan, err := PlanFor(ctx, d, ks)
 	if err != nil {
@@ -273,7 +276,7 @@ func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, opts *Apply
 		return res, err
 	}
 	ranEarly := ""
-	if created != nil && !planned(plan, created.ID) {
+	if created != nil && !planned(plan, created.ID) && runnable(plan, opts) {
 		done, err := recorded(ctx, d, ks, created.ID)
 		if err != nil {
 			return res, err

@@ -84,6 +84,30 @@
 //     context detached from the caller's cancellation. Failures go to
 //     EventListener.OnEventualWriteFailed and to metrics
 //     (OpEventualWriteFailed), never to the caller. Close waits for them.
+//
+// # Call options
+//
+// Each call takes the option interface of its kind,
+// so that an option that cannot apply to it (a TTL on Get, a range on
+// Save) does not compile:
+//
+//	option              Read List Write Insert Delete Counter
+//	Consistency          x    x    x     x      x      x
+//	SerialConsistency              x     x      x
+//	TTL                            x     x
+//	Timestamp                      x            x
+//	PageSize, After,          x
+//	From, To, Reversed
+//
+// Read is Get, FindActive, Lookup.Find and Lookup.FindActive; List is List,
+// ListActive, Lookup.FindAll and Lookup.FindAllActive; Write is Save,
+// ForceSave and Update; Insert is SaveIfNotExists (a conditional write,
+// which the servers refuse a client timestamp); Delete is Delete,
+// HardDelete, ForceDelete and SoftDelete (whose TTL is the table's); Counter
+// is Counter.Increment and Decrement (the servers refuse both a timestamp
+// and a TTL on a counter update). What depends on the table, not the call
+// (a versioned table's writes are conditional and refuse a Timestamp), is
+// checked when the call is made, with a *errors.ArgumentError.
 package store
 
 import (
@@ -294,57 +318,35 @@ func (r *Store) eventualFailed(lookupTable string, entity any, err error, d time
 	}
 }
 
-// The per-call options. Each call takes the option interface of its kind,
-// so that an option that cannot apply to it (a TTL on Get, a range on
-// Save) does not compile:
-//
-//	option              Read List Write Insert Delete Counter
-//	Consistency          x    x    x     x      x      x
-//	SerialConsistency              x     x      x
-//	TTL                            x     x
-//	Timestamp                      x            x
-//	PageSize, After,          x
-//	From, To, Reversed
-//
-// Read is Get, FindActive, Lookup.Find and Lookup.FindActive; List is List,
-// ListActive, Lookup.FindAll and Lookup.FindAllActive; Write is Save,
-// ForceSave and Update; Insert is SaveIfNotExists (a conditional write,
-// which the servers refuse a client timestamp); Delete is Delete,
-// HardDelete, ForceDelete and SoftDelete (whose TTL is the table's); Counter
-// is Counter.Increment and Decrement (the servers refuse both a timestamp
-// and a TTL on a counter update). What depends on the table, not the call
-// (a versioned table's writes are conditional and refuse a Timestamp), is
-// checked when the call is made, with a *errors.ArgumentError.
-
 // option is what every per-call option does.
 type option interface{ apply(*call) }
 
-// ReadOption configures a read of one entity; see the table above.
+// ReadOption configures a read of one entity; see "Call options" in the package doc.
 type ReadOption interface {
 	option
 	readOption()
 }
 
-// ListOption configures a read of a page of entities; see the table above.
+// ListOption configures a read of a page of entities; see "Call options" in the package doc.
 type ListOption interface {
 	option
 	listOption()
 }
 
-// WriteOption configures Save, ForceSave and Update; see the table above.
+// WriteOption configures Save, ForceSave and Update; see "Call options" in the package doc.
 type WriteOption interface {
 	option
 	writeOption()
 }
 
-// InsertOption configures SaveIfNotExists; see the table above.
+// InsertOption configures SaveIfNotExists; see "Call options" in the package doc.
 type InsertOption interface {
 	option
 	insertOption()
 }
 
 // DeleteOption configures Delete, HardDelete, ForceDelete and SoftDelete;
-// see the table above.
+// see "Call options" in the package doc.
 type DeleteOption interface {
 	option
 	deleteOption()

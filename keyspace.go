@@ -227,11 +227,11 @@ func (k *Keyspace) statements(create string) []string {
 // allow only one distribution on the server, so that the keyspace is what
 // its rules were checked for.
 
-// tabletsFor is the tablets choice the CREATE KEYSPACE states on server, a
-// set of the targets one server may be (Cassandra5|Cassandra5Latest for a
-// Cassandra node, Scylla2025|Scylla2025Tablets for a ScyllaDB 2025.x node,
-// scyllaTargets when its version is unknown).
-func (k *Keyspace) tabletsFor(server Target) Tablets {
+// TabletsOn is the tablets choice CreateKeyspaceOn(server) states, server
+// being the set of targets one server may be (see CreateKeyspaceOn):
+// TabletsUnset when the statement leaves it to the server (always on
+// Cassandra).
+func (k *Keyspace) TabletsOn(server Target) Tablets {
 	if k.spec.Tablets != TabletsUnset || server&cassandraTargets != 0 {
 		return k.spec.Tablets // Cassandra refuses the option (NewKeyspace saw to it)
 	}
@@ -260,20 +260,24 @@ func (k *Keyspace) CreateKeyspace() string {
 	if k.Targets()&cassandraTargets != 0 {
 		return renderKeyspace(k.spec, k.spec.Tablets)
 	}
-	return k.CreateKeyspaceOn(scyllaTargets)
+	return renderKeyspace(k.spec, k.TabletsOn(scyllaTargets))
 }
 
 // CreateKeyspaceOn renders the CREATE KEYSPACE IF NOT EXISTS for the server
 // that serves the targets server: Cassandra5|Cassandra5Latest for a
 // Cassandra node, Scylla2025|Scylla2025Tablets or
 // Scylla2026|Scylla2026Tablets for a ScyllaDB node of that year (or both
-// years' when its version is unknown). On ScyllaDB it states the
+// years' when its version is unknown); 0, a server not known, is
+// CreateKeyspace. On ScyllaDB it states the
 // distribution whenever the keyspace's targets on that server allow only
 // one, and prefers vnodes on 2025.x when they allow both (2025.x refuses
 // lightweight transactions in a tablets keyspace); the Tablets of the spec
 // wins when set.
 func (k *Keyspace) CreateKeyspaceOn(server Target) string {
-	return renderKeyspace(k.spec, k.tabletsFor(server))
+	if server == 0 {
+		return k.CreateKeyspace()
+	}
+	return renderKeyspace(k.spec, k.TabletsOn(server))
 }
 
 func renderKeyspace(spec KeyspaceSpec, tablets Tablets) string {

@@ -159,10 +159,7 @@ func Apply(ctx context.Context, d Driver, ks *kandra.Keyspace, opts ApplyOptions
 	if err != nil {
 		return &Result{}, err
 	}
-	if err := checkServer(ks, live); err != nil {
-		return &Result{}, err
-	}
-	plan, err := planLive(ctx, d, ks, live)
+	plan, err := planChecked(ctx, d, ks, live)
 	if err != nil {
 		return &Result{}, err
 	}
@@ -180,11 +177,7 @@ func Apply(ctx context.Context, d Driver, ks *kandra.Keyspace, opts ApplyOptions
 			": the nodes do not agree on one schema version, or one of them does not answer (a node down?); " +
 			"bring every node up, or wait for them to converge, and apply again", Cause: err}
 	}
-	var create string // the plan's CREATE KEYSPACE, rendered for this server
-	if i := slices.IndexFunc(plan.Steps, func(s Step) bool { return s.Kind == CreateKeyspace }); i >= 0 {
-		create = plan.Steps[i].CQL
-	}
-	if err := checkLease(ks, live, create); err != nil {
+	if err := checkLease(ks, live); err != nil {
 		return &Result{Plan: plan}, err
 	}
 	if err := ensureInfra(ctx, d, ks, live.Server); err != nil {
@@ -200,11 +193,11 @@ func Apply(ctx context.Context, d Driver, ks *kandra.Keyspace, opts ApplyOptions
 	}
 	l := newLease(d, ks.Name(), opts.Owner, opts.LeaseTTL)
 	idle := func(ctx context.Context) bool {
-		p, err := PlanFor(ctx, d, ks)
+		p, err := planOn(ctx, d, ks, live.Server)
 		return err == nil && !runnable(p, &opts)
 	}
 	if err := l.acquire(ctx, opts.LeaseWait, emit, idle); errors.Is(err, errNothingLeft) {
-		p, perr := PlanFor(ctx, d, ks)
+		p, perr := planOn(ctx, d, ks, live.Server)
 		if perr != nil {
 			return &Result{Plan: plan}, perr
 		}
@@ -213,7 +206,7 @@ func Apply(ctx context.Context, d Driver, ks *kandra.Keyspace, opts ApplyOptions
 		return &Result{Plan: plan}, err
 	}
 	work, stop := l.keep(ctx)
-	res, err := applyLeased(work, d, ks, &opts, emit, created)
+	res, err := applyLeased(work, d, ks, live.Server, &opts, emit, created)
 	stop()
 	if cause := context.Cause(work); err != nil && errors.Is(cause, errLeaseLost) {
 		err = &kerrors.MigrationError{Message: "apply of keyspace " + ks.Name() + " stopped", Cause: cause}
@@ -266,8 +259,8 @@ func unapproved(p *Plan, o *ApplyOptions) []Step {
 // rest (its plan, made once the keyspace existed, had no such step),
 // this one records nothing: its CREATE KEYSPACE IF NOT EXISTS may not
 // even have been the one that created it.
-func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, opts *ApplyOptions, emit func(Event), created *Step) (*Result, error) {
-	plan, err := PlanFor(ctx, d, ks)
+func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, server Server, opts *ApplyOptions, emit func(Event), created *Step) (*Result, error) {
+	plan, err := planOn(ctx, d, ks, server)
 	if err != nil {
 		return &Result{}, err
 	}

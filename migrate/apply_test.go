@@ -514,7 +514,7 @@ func TestApplyRecordsNothingWhenAnotherDidTheWork(t *testing.T) {
 	}
 	o := ApplyOptions{Owner: "a"}
 	o.defaults()
-	a, err := applyLeased(ctx, f, ks, &o, func(Event) {}, &created)
+	a, err := applyLeased(ctx, f, ks, Server{}, &o, func(Event) {}, &created)
 	if err != nil || len(a.Applied) != 0 || len(f.history) != 1 {
 		t.Fatalf("A under the lease: %+v, %v, %d records", a, err, len(f.history))
 	}

@@ -67,10 +67,7 @@ func ownTables(keyspace string, withID bool) []string {
 // whose Raft-based schema changes are serialised already, refuses the
 // option.
 func ensureInfra(ctx context.Context, d Driver, ks *kandra.Keyspace, server Server) error {
-	stmt := ks.CreateKeyspace()
-	if server.Targets != 0 {
-		stmt = ks.CreateKeyspaceOn(server.Targets)
-	}
+	stmt := ks.CreateKeyspaceOn(server.Targets)
 	if err := d.ExecSchema(ctx, strings.TrimSuffix(stmt, ";")); err != nil {
 		return schemaErr("creating keyspace "+ks.Name(), err)
 	}

@@ -111,11 +111,8 @@ func (p *planner) keyspace() {
 	lks := p.live.Keyspace
 	name := p.ks.Name()
 	if lks == nil {
-		create := p.ks.CreateKeyspace()
-		if t := p.live.Server.Targets; t != 0 {
-			create = p.ks.CreateKeyspaceOn(t) // the tablets option as the server needs it
-		}
-		p.add(phaseKeyspace, Step{ID: stepID(CreateKeyspace, name), Class: Safe, Kind: CreateKeyspace, CQL: create,
+		// The tablets option as the server needs it.
+		p.add(phaseKeyspace, Step{ID: stepID(CreateKeyspace, name), Class: Safe, Kind: CreateKeyspace, CQL: p.ks.CreateKeyspaceOn(p.live.Server.Targets),
 			Reason: "keyspace " + strconv.Quote(name) + " does not exist"})
 		return
 	}

@@ -14,14 +14,22 @@ func Read(ctx context.Context, d Driver, ks *kandra.Keyspace) (*Live, error) {
 	if ks == nil {
 		return nil, &kerrors.MigrationError{Message: "Read: nil *kandra.Keyspace; build the model with kandra.NewKeyspace"}
 	}
+	s, err := readServer(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	return readOn(ctx, d, ks, s)
+}
+
+// readOn is Read on the server s, read already: the server an Apply talks
+// to does not change while it waits and applies.
+func readOn(ctx context.Context, d Driver, ks *kandra.Keyspace, s Server) (*Live, error) {
 	live, err := readLive(ctx, d, ks.Name())
 	if err != nil {
 		return nil, err
 	}
-	if live.Server, err = readServer(ctx, d); err != nil {
-		return nil, err
-	}
-	if live.Keyspace != nil && live.Server.IsScylla() {
+	live.Server = s
+	if live.Keyspace != nil && s.IsScylla() {
 		if live.Keyspace.Tablets, err = readTablets(ctx, d, ks.Name()); err != nil {
 			return nil, err
 		}
@@ -53,6 +61,21 @@ func PlanFor(ctx context.Context, d Driver, ks *kandra.Keyspace) (*Plan, error) 
 	if err != nil {
 		return nil, err
 	}
+	return planChecked(ctx, d, ks, live)
+}
+
+// planOn is PlanFor on the server s, read already.
+func planOn(ctx context.Context, d Driver, ks *kandra.Keyspace, s Server) (*Plan, error) {
+	live, err := readOn(ctx, d, ks, s)
+	if err != nil {
+		return nil, err
+	}
+	return planChecked(ctx, d, ks, live)
+}
+
+// planChecked plans live after checking that the keyspace's rules were
+// checked for its server (checkServer).
+func planChecked(ctx context.Context, d Driver, ks *kandra.Keyspace, live *Live) (*Plan, error) {
 	if err := checkServer(ks, live); err != nil {
 		return nil, err
 	}

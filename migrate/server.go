@@ -132,16 +132,16 @@ const tabletTargets = kandra.Scylla2025Tablets | kandra.Scylla2026Tablets
 // the keyspace, the server refuses: ScyllaDB 2025.1 to 2025.3 in a
 // tablets keyspace. 2025.4 takes it once every node has the
 // lwt_with_tablets feature, which a client cannot see; the server's own
-// refusal is then reported under the rule (serverRule). create is the
-// plan's CREATE KEYSPACE, when the keyspace does not exist yet.
-func checkLease(ks *kandra.Keyspace, live *Live, create string) error {
+// refusal is then reported under the rule (serverRule). A keyspace that
+// does not exist yet gets the distribution its CREATE KEYSPACE states.
+func checkLease(ks *kandra.Keyspace, live *Live) error {
 	s := live.Server
 	if !s.IsScylla() || s.Targets != kandra.Scylla2025|kandra.Scylla2025Tablets {
 		return nil
 	}
 	tablets := live.Keyspace != nil && live.Keyspace.Tablets
 	if live.Keyspace == nil {
-		tablets = strings.Contains(create, "tablets = {'enabled': true}")
+		tablets = ks.TabletsOn(s.Targets) == kandra.TabletsEnabled
 	}
 	minor, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(s.Version, "2025."), ".", 2)[0])
 	if !tablets || minor >= 4 {

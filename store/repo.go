@@ -476,8 +476,9 @@ func equalPtr(a, b any) bool {
 // lightweight transaction after the BATCH lookup rows (see versioned.go).
 // A stale copy, or a new entity whose key has a versioned row, is an
 // *errors.OptimisticLockError, the row is not written and e is left as it
-// was; SaveIfNotExists refuses any existing row. Timestamp is refused
-// there; ForceSave writes without the check.
+// was; SaveIfNotExists refuses any existing row. A Timestamp is refused
+// on such a table (its writes are conditional); ForceSave writes without
+// the check.
 func (r *Repo[T]) Save(ctx context.Context, e *T, opts ...WriteOption) error {
 	return r.save(ctx, "Save", e, opts, false)
 }

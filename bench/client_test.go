@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -105,216 +104,6 @@ func typeInfos(cols []*kandra.ColumnSchema) ([]gocql.TypeInfo, error) {
 	return out, nil
 }
 
-// marshaller marshals rows of bound values as gocql does before it writes
-// a frame, and keeps the byte count so that the work is not discarded. When
-// record is set (tests only), it keeps every marshalled row by CQL text.
-type marshaller struct {
-	bytes  atomic.Int64
-	mu     sync.Mutex
-	record map[string][][][]byte
-}
-
-func (m *marshaller) row(cql string, infos []gocql.TypeInfo, vals []any) error {
-	if len(vals) != len(infos) {
-		return fmt.Errorf("bench: %s: %d values for %d markers", cql, len(vals), len(infos))
-	}
-	var kept [][]byte
-	if m.record != nil {
-		kept = make([][]byte, len(vals))
-	}
-	n := 0
-	for i, v := range vals {
-		b, err := gocql.Marshal(infos[i], v)
-		if err != nil {
-			return fmt.Errorf("bench: %s: marker %d: %w", cql, i, err)
-		}
-		n += len(b)
-		if kept != nil {
-			kept[i] = b
-		}
-	}
-	m.bytes.Add(int64(n))
-	if kept != nil {
-		m.mu.Lock()
-		m.record[cql] = append(m.record[cql], kept)
-		m.mu.Unlock()
-	}
-	return nil
-}
-
-// unmarshalRow scans one row of column bytes into targets as gocql's
-// Iter.Scan does.
-func unmarshalRow(infos []gocql.TypeInfo, row [][]byte, targets []any) error {
-	if len(targets) != len(infos) {
-		return fmt.Errorf("bench: %d scan targets for %d columns", len(targets), len(infos))
-	}
-	for i, t := range targets {
-		if err := gocql.Unmarshal(infos[i], row[i], t); err != nil {
-			return fmt.Errorf("bench: column %d: %w", i, err)
-		}
-	}
-	return nil
-}
-
-// clientDriver is a store.Driver with no network: Exec and Batch convert
-// each statement's values with the gocql adapter's Codec and marshal them;
-// Query does the same with its key, and its one row (row, marshalled
-// column bytes) is scanned through the Codec's scan path. The Codec is the
-// adapter's exported form of the conversions its Driver applies.
-//
-// It binds into a reused buffer (AppendBindRefs, as the adapter's Driver binds a
-// statement gocql cannot run speculatively), as the hand-written
-// contender's literal argument lists are on the stack here (the marshaller
-// keeps nothing): with a real gocql session both pay one argument slice
-// per statement, which the gocql.Query keeps. Its pooled buffers are not
-// cleared when given back: a real driver's are new for every statement
-// and never cleared, and clearing pointers in heap memory during a
-// collection's mark phase (a third of the time at GOMAXPROCS=1 with a heap
-// this small) costs write barriers that the hand-written contender's
-// stack-allocated lists never pay.
-type clientDriver struct {
-	m     marshaller
-	row   [][]byte
-	plans sync.Map // *adapter.Statement -> *clientPlan
-	pool  sync.Pool
-	bufs  sync.Pool // *[]any
-}
-
-var _ store.Driver = (*clientDriver)(nil)
-
-type clientPlan struct {
-	bind   *kgocql.Codec
-	cols   int // the column markers, first; the rest are plain values (a USING TIMESTAMP or TTL)
-	params []gocql.TypeInfo
-	scan   *kgocql.Codec
-	result []gocql.TypeInfo
-}
-
-func (d *clientDriver) plan(s *adapter.Statement) (*clientPlan, error) {
-	if p, ok := d.plans.Load(s); ok {
-		return p.(*clientPlan), nil
-	}
-	var params []*kandra.ColumnSchema
-	var plain []gocql.TypeInfo // the trailing markers without a column
-	for i := 0; i < s.NumParams(); i++ {
-		p := s.Param(i)
-		switch {
-		case p.Column != nil && plain == nil:
-			params = append(params, p.Column)
-		case p.Kind == adapter.ParamTimestamp:
-			plain = append(plain, gocql.NewNativeType(protoVersion, gocql.TypeBigInt, ""))
-		case p.Kind == adapter.ParamTTL || p.Kind == adapter.ParamLimit:
-			plain = append(plain, gocql.NewNativeType(protoVersion, gocql.TypeInt, ""))
-		default:
-			return nil, fmt.Errorf("bench: %s: marker %s: the client driver binds column values, then USING TIMESTAMP, TTL or LIMIT values", s, p)
-		}
-	}
-	if s.HasWriteTime() {
-		return nil, fmt.Errorf("bench: %s: WRITETIME is not supported by the client driver", s)
-	}
-	result := make([]*kandra.ColumnSchema, s.NumResult())
-	for i := range result {
-		result[i] = s.Result(i)
-	}
-	p := &clientPlan{}
-	var err error
-	if p.bind, err = kgocql.NewCodec(params); err != nil {
-		return nil, err
-	}
-	if p.params, err = typeInfos(params); err != nil {
-		return nil, err
-	}
-	p.cols = len(params)
-	p.params = append(p.params, plain...)
-	if p.scan, err = kgocql.NewCodec(result); err != nil {
-		return nil, err
-	}
-	if p.result, err = typeInfos(result); err != nil {
-		return nil, err
-	}
-	v, _ := d.plans.LoadOrStore(s, p)
-	return v.(*clientPlan), nil
-}
-
-func (d *clientDriver) marshal(q *store.Query) (*clientPlan, error) {
-	p, err := d.plan(q.Statement)
-	if err != nil {
-		return nil, err
-	}
-	buf, _ := d.bufs.Get().(*[]any)
-	if buf == nil {
-		buf = new([]any)
-	}
-	vals := append(p.bind.AppendBindRefs((*buf)[:0], q.Values[:p.cols]), q.Values[p.cols:]...)
-	err = d.m.row(q.Statement.CQL(), p.params, vals)
-	*buf = vals[:0] // not cleared: see clientDriver
-	d.bufs.Put(buf)
-	return p, err
-}
-
-// Exec implements store.Driver.
-func (d *clientDriver) Exec(_ context.Context, q *store.Query) (bool, error) {
-	_, err := d.marshal(q)
-	return err == nil, err
-}
-
-// Batch implements store.Driver.
-func (d *clientDriver) Batch(_ context.Context, b *store.Batch) error {
-	for _, e := range b.Entries {
-		if _, err := d.marshal(e); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Query implements store.Driver. Its Rows come from a pool, so that the
-// fake driver's own bookkeeping does not count against the runtime (a real
-// driver allocates its iterator in any case).
-func (d *clientDriver) Query(_ context.Context, q *store.Query) (store.Rows, error) {
-	p, err := d.marshal(q)
-	if err != nil {
-		return nil, err
-	}
-	r, _ := d.pool.Get().(*clientRows)
-	if r == nil {
-		r = &clientRows{d: d}
-	}
-	r.p, r.done, r.err = p, false, nil
-	return r, nil
-}
-
-type clientRows struct {
-	d       *clientDriver
-	p       *clientPlan
-	done    bool
-	err     error
-	targets []any // reused, as the adapter's rows reuse theirs
-}
-
-func (r *clientRows) Next(dst []any) bool {
-	if r.done || r.d.row == nil {
-		return false
-	}
-	r.done = true
-	targets, finish := r.p.scan.AppendScanTargets(r.targets[:0], dst)
-	r.targets = targets
-	if r.err = unmarshalRow(r.p.result, r.d.row, targets); r.err != nil {
-		return false
-	}
-	r.err = finish()
-	return r.err == nil
-}
-
-func (r *clientRows) PageState() []byte { return nil }
-
-func (r *clientRows) Close() error {
-	err := r.err
-	r.p, r.err = nil, nil // r.targets not cleared: see clientDriver
-	r.d.pool.Put(r)
-	return err
-}
-
 // gocqlEvent is Event as a gocqlx user declares it: gocql.UUID where
 // gocql v1.7.0 cannot marshal uuid.UUID, the same fields otherwise.
 type gocqlEvent struct {
@@ -401,7 +190,7 @@ func newClientStatements(tb testing.TB) *clientStatements {
 // handwrittenSave is the Save a programmer writes on gocql: the row and
 // its BATCH lookup (one LOGGED BATCH), then the EVENTUAL lookup, each with
 // a literal argument list.
-func handwrittenSave(m *marshaller, c *clientStatements, e *Event) error {
+func handwrittenSave(m *marshaller[gocql.TypeInfo], c *clientStatements, e *Event) error {
 	tid := gocql.UUID(e.TenantID)
 	if err := m.row(c.insert, c.insertInfo, []any{tid, e.Day, e.OccurredAt, gocql.UUID(e.EventID), e.Email,
 		e.Kind, e.Title, e.Priority, e.Score, e.Done, e.Tags, e.Payload}); err != nil {
@@ -438,7 +227,7 @@ func gocqlxScanTargets(mp *reflectx.Mapper, names []string, dest any) []any {
 	return values
 }
 
-func reflectxSave(m *marshaller, mp *reflectx.Mapper, c *clientStatements, e *gocqlEvent) error {
+func reflectxSave(m *marshaller[gocql.TypeInfo], mp *reflectx.Mapper, c *clientStatements, e *gocqlEvent) error {
 	if err := m.row(c.insert, c.insertInfo, gocqlxBind(mp, c.insertNames, e)); err != nil {
 		return err
 	}
@@ -454,9 +243,12 @@ func reflectxSave(m *marshaller, mp *reflectx.Mapper, c *clientStatements, e *go
 // newClientRepo is the kandra contender: a runtime on a clientDriver. An
 // EVENTUAL write that fails is kept in failed (the runtime reports it to
 // the listener, not to Save's caller).
-func newClientRepo(tb testing.TB, row [][]byte) (rt *store.Store, repo *store.Repo[Event], d *clientDriver, failed func() error) {
+func newClientRepo(tb testing.TB, row [][]byte) (rt *store.Store, repo *store.Repo[Event], d *clientDriver[gocql.TypeInfo], failed func() error) {
 	tb.Helper()
-	d = &clientDriver{row: row}
+	d = newClientDriver(gocqlWire)
+	if row != nil {
+		d.m.rows[eventStatements(tb).SelectByKey().CQL()] = [][][]byte{row}
+	}
 	var mu sync.Mutex
 	var first error
 	l := kandra.EventListenerFunc(func(table string, _ any, err error) {
@@ -481,7 +273,7 @@ func newClientRepo(tb testing.TB, row [][]byte) (rt *store.Store, repo *store.Re
 // bound from e and converted once: the marshal floor's input.
 func kandraValues(tb testing.TB, e *Event, stmts ...*adapter.Statement) (cqls []string, infos [][]gocql.TypeInfo, vals [][]any) {
 	tb.Helper()
-	d := &clientDriver{}
+	d := newClientDriver(gocqlWire)
 	for _, s := range stmts {
 		p, err := d.plan(s)
 		if err != nil {
@@ -489,7 +281,7 @@ func kandraValues(tb testing.TB, e *Event, stmts ...*adapter.Statement) (cqls []
 		}
 		cqls = append(cqls, s.CQL())
 		infos = append(infos, p.params)
-		vals = append(vals, p.bind.BindValues(adapter.AppendColumns(events(tb), s, e, nil)))
+		vals = append(vals, p.bindValues(adapter.AppendColumns(events(tb), s, e, nil)))
 	}
 	return cqls, infos, vals
 }
@@ -540,7 +332,7 @@ func BenchmarkSaveClient(b *testing.B) {
 	})
 	b.Run("reflectx", func(b *testing.B) {
 		oneP(b)
-		var m marshaller
+		m := marshaller[gocql.TypeInfo]{w: gocqlWire}
 		c, mp, e := newClientStatements(b), newMapper(), toGocqlEvent(NewEvent())
 		b.ReportAllocs()
 		b.ResetTimer()
@@ -552,7 +344,7 @@ func BenchmarkSaveClient(b *testing.B) {
 	})
 	b.Run("handwritten", func(b *testing.B) {
 		oneP(b)
-		var m marshaller
+		m := marshaller[gocql.TypeInfo]{w: gocqlWire}
 		c, e := newClientStatements(b), NewEvent()
 		b.ReportAllocs()
 		b.ResetTimer()
@@ -564,7 +356,7 @@ func BenchmarkSaveClient(b *testing.B) {
 	})
 	b.Run("marshal", func(b *testing.B) {
 		oneP(b)
-		var m marshaller
+		m := marshaller[gocql.TypeInfo]{w: gocqlWire}
 		st := eventStatements(b)
 		cqls, infos, vals := kandraValues(b, NewEvent(), st.Insert(0), st.Lookup(0).Insert(), st.Lookup(1).Insert())
 		b.ReportAllocs()
@@ -583,7 +375,7 @@ func BenchmarkSaveClient(b *testing.B) {
 // marshalled with its TypeInfo.
 func eventRow(tb testing.TB, c *clientStatements) [][]byte {
 	tb.Helper()
-	m := marshaller{record: map[string][][][]byte{}}
+	m := marshaller[gocql.TypeInfo]{w: gocqlWire, record: map[string][][][]byte{}}
 	e := NewEvent()
 	if err := m.row("row", c.resultInfo, []any{gocql.UUID(e.TenantID), e.Day, e.OccurredAt, gocql.UUID(e.EventID), e.Email,
 		e.Kind, e.Title, e.Priority, e.Score, e.Done, e.Tags, e.Payload}); err != nil {
@@ -595,13 +387,13 @@ func eventRow(tb testing.TB, c *clientStatements) [][]byte {
 // handwrittenGet is the Get a programmer writes on gocql: the key as a
 // literal argument list, then Scan into the fields, through gocql.UUID
 // temporaries for the uuid.UUID fields.
-func handwrittenGet(m *marshaller, c *clientStatements, row [][]byte, key *Event) (*Event, error) {
+func handwrittenGet(m *marshaller[gocql.TypeInfo], c *clientStatements, row [][]byte, key *Event) (*Event, error) {
 	if err := m.row(c.get, c.keyInfo, []any{gocql.UUID(key.TenantID), key.Day, key.OccurredAt}); err != nil {
 		return nil, err
 	}
 	e := new(Event)
 	var tid, eid gocql.UUID
-	if err := unmarshalRow(c.resultInfo, row, []any{&tid, &e.Day, &e.OccurredAt, &eid, &e.Email, &e.Kind,
+	if err := unmarshalRow(gocqlWire, c.resultInfo, row, []any{&tid, &e.Day, &e.OccurredAt, &eid, &e.Email, &e.Kind,
 		&e.Title, &e.Priority, &e.Score, &e.Done, &e.Tags, &e.Payload}); err != nil {
 		return nil, err
 	}
@@ -611,12 +403,12 @@ func handwrittenGet(m *marshaller, c *clientStatements, row [][]byte, key *Event
 
 // reflectxGet is gocqlx's Get: bind the key struct by name, then
 // StructScan into a new struct.
-func reflectxGet(m *marshaller, mp *reflectx.Mapper, c *clientStatements, row [][]byte, key *gocqlEvent) (*gocqlEvent, error) {
+func reflectxGet(m *marshaller[gocql.TypeInfo], mp *reflectx.Mapper, c *clientStatements, row [][]byte, key *gocqlEvent) (*gocqlEvent, error) {
 	if err := m.row(c.get, c.keyInfo, gocqlxBind(mp, c.keyNames, key)); err != nil {
 		return nil, err
 	}
 	e := new(gocqlEvent)
-	if err := unmarshalRow(c.resultInfo, row, gocqlxScanTargets(mp, c.resultNames, e)); err != nil {
+	if err := unmarshalRow(gocqlWire, c.resultInfo, row, gocqlxScanTargets(mp, c.resultNames, e)); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -649,7 +441,7 @@ func BenchmarkGetClient(b *testing.B) {
 	})
 	b.Run("reflectx", func(b *testing.B) {
 		oneP(b)
-		var m marshaller
+		m := marshaller[gocql.TypeInfo]{w: gocqlWire}
 		c, mp, key := newClientStatements(b), newMapper(), toGocqlEvent(NewEvent())
 		row := eventRow(b, c)
 		b.ReportAllocs()
@@ -664,7 +456,7 @@ func BenchmarkGetClient(b *testing.B) {
 	})
 	b.Run("handwritten", func(b *testing.B) {
 		oneP(b)
-		var m marshaller
+		m := marshaller[gocql.TypeInfo]{w: gocqlWire}
 		c, key := newClientStatements(b), NewEvent()
 		row := eventRow(b, c)
 		b.ReportAllocs()
@@ -681,7 +473,7 @@ func BenchmarkGetClient(b *testing.B) {
 		oneP(b)
 		// The key as the kandra driver converts it, and the scan targets
 		// the Codec gives for Event's columns: the gocql work alone.
-		var m marshaller
+		m := marshaller[gocql.TypeInfo]{w: gocqlWire}
 		c, key := newClientStatements(b), NewEvent()
 		row := eventRow(b, c)
 		_, _, vals := kandraValues(b, key, eventStatements(b).SelectByKey())
@@ -697,7 +489,7 @@ func BenchmarkGetClient(b *testing.B) {
 			if err := m.row(c.get, c.keyInfo, keyVals); err != nil {
 				b.Fatal(err)
 			}
-			if err := unmarshalRow(c.resultInfo, row, targets); err != nil {
+			if err := unmarshalRow(gocqlWire, c.resultInfo, row, targets); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -722,11 +514,11 @@ func TestClientContendersAgree(t *testing.T) {
 	if err := failed(); err != nil {
 		t.Fatal(err)
 	}
-	hand := marshaller{record: map[string][][][]byte{}}
+	hand := marshaller[gocql.TypeInfo]{w: gocqlWire, record: map[string][][][]byte{}}
 	if err := handwrittenSave(&hand, c, NewEvent()); err != nil {
 		t.Fatal(err)
 	}
-	rx := marshaller{record: map[string][][][]byte{}}
+	rx := marshaller[gocql.TypeInfo]{w: gocqlWire, record: map[string][][][]byte{}}
 	if err := reflectxSave(&rx, newMapper(), c, toGocqlEvent(NewEvent())); err != nil {
 		t.Fatal(err)
 	}
@@ -764,7 +556,7 @@ func TestClientContendersAgree(t *testing.T) {
 		t.Errorf("kandra's Get reads %+v, want %+v", got, want)
 	}
 	row := eventRow(t, c)
-	var m marshaller
+	m := marshaller[gocql.TypeInfo]{w: gocqlWire}
 	h, err := handwrittenGet(&m, c, row, want)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ module github.com/kandra-go/kandra/bench
 go 1.23
 
 require (
+	github.com/apache/cassandra-gocql-driver/v2 v2.1.2
 	github.com/google/uuid v1.6.0
 	github.com/jmoiron/sqlx v1.4.0
 	github.com/kandra-go/kandra v0.1.0
@@ -20,6 +21,7 @@ require (
 	github.com/jinzhu/inflection v1.0.0 // indirect
 	github.com/jinzhu/now v1.1.5 // indirect
 	github.com/kandra-go/kandra/driver/kgocql v0.1.0
+	github.com/kandra-go/kandra/driver/kgocqlv2 v0.1.0
 	golang.org/x/text v0.20.0 // indirect
 )
 

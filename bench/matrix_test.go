@@ -1,0 +1,840 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/store"
+)
+
+// The benchmark matrix: every operation of the store, on entities of 4,
+// 12 and 48 columns with 0, 1, 2 and 4 lookups (BATCH or EVENTUAL), on
+// both adapters, each cell against the code a careful engineer writes by
+// hand on that driver (matrix_hand_*_gen_test.go), and the marshalling
+// floor. All on the client, with no network (see wire_test.go); the
+// method is in bench/README.md ("Method"). TestMatrixAgree checks every
+// cell compares like with like; TestMatrix measures (KANDRA_MATRIX=1).
+
+var (
+	matrixRounds = flag.Int("matrix.rounds", 40, "TestMatrix: rounds (blocks per contender) of every cell")
+	matrixBlock  = flag.Duration("matrix.block", 2*time.Millisecond, "TestMatrix: the time a block takes, about (its operations are fixed per cell)")
+	matrixRun    = flag.String("matrix.run", "", "TestMatrix: only the cells whose adapter/shape/op matches this regexp")
+	matrixOut    = flag.String("matrix.out", "", "TestMatrix: write the table (markdown) to this file")
+)
+
+//go:generate go run ./internal/genmatrix
+
+var (
+	matrixPart = uuid.MustParse("0190f0a8-1d2c-7a3b-8c4d-5e6f7a8b9c0d")
+	matrixTime = time.Date(2025, 6, 1, 12, 30, 0, 0, time.UTC)
+	errNoRow   = errors.New("bench: no row")
+)
+
+// matrixUUID is the i-th UUID of a matrix entity.
+func matrixUUID(i int) uuid.UUID {
+	u := matrixPart
+	u[15] = byte(i)
+	u[14] = 0xee
+	return u
+}
+
+// MatrixCounter is the counter table of the matrix.
+type MatrixCounter struct {
+	Part  uuid.UUID
+	Seq   int64
+	Hits  int64
+	Views int64
+}
+
+func (c *MatrixCounter) Describe(s *kandra.Schema[MatrixCounter]) {
+	s.Table("matrix_counter")
+	kandra.Bind(s, &c.Part, kandra.PartitionKey(0))
+	kandra.Bind(s, &c.Seq, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+	kandra.Counter(s, &c.Hits)
+	kandra.Counter(s, &c.Views)
+}
+
+// hstmt is a statement as the hand-written code runs it: kandra's CQL
+// text (every contender sends the same), the type info of each marker and
+// result column, and which markers are a USING TIMESTAMP (a call's clock:
+// equal in kind, not in value, when contenders are compared).
+type hstmt[I any] struct {
+	cql    string
+	infos  []I
+	result []I
+	ts     []int
+}
+
+func newHstmt[I any](w *wire[I], s *adapter.Statement) (hstmt[I], error) {
+	if s == nil {
+		return hstmt[I]{}, nil
+	}
+	h := hstmt[I]{cql: s.CQL()}
+	for i := 0; i < s.NumParams(); i++ {
+		p := s.Param(i)
+		switch {
+		case p.Column != nil:
+			info, err := w.info(p.Column.Type())
+			if err != nil {
+				return h, err
+			}
+			h.infos = append(h.infos, info)
+		case p.Kind == adapter.ParamTimestamp:
+			h.infos, h.ts = append(h.infos, w.bigint), append(h.ts, i)
+		case p.Kind == adapter.ParamDelta:
+			h.infos = append(h.infos, w.bigint)
+		case p.Kind == adapter.ParamTTL || p.Kind == adapter.ParamLimit:
+			h.infos = append(h.infos, w.int32)
+		default:
+			return h, fmt.Errorf("bench: %s: marker %s: not in the matrix", s, p)
+		}
+	}
+	for i := 0; i < s.NumResult(); i++ {
+		info, err := w.info(s.Result(i).Type())
+		if err != nil {
+			return h, err
+		}
+		h.result = append(h.result, info)
+	}
+	return h, nil
+}
+
+// hand is the statements of one table for the hand-written code.
+type hand[I any] struct {
+	insert, insertIfNotExists, get, update, delete, list hstmt[I]
+	lookups                                              []handLookup[I]
+}
+
+type handLookup[I any] struct{ insert, insertAt, deleteAt, sel hstmt[I] }
+
+func newHand[I any](w *wire[I], st *adapter.TableStatements) (*hand[I], error) {
+	h := &hand[I]{}
+	var errs []error
+	mk := func(s *adapter.Statement) hstmt[I] {
+		x, err := newHstmt(w, s)
+		errs = append(errs, err)
+		return x
+	}
+	h.insert = mk(st.Insert(0))
+	h.insertIfNotExists = mk(st.InsertIfNotExists(0))
+	h.get = mk(st.SelectByKey())
+	h.update = mk(st.Update(adapter.UsingTimestamp))
+	h.delete = mk(st.Delete(0))
+	h.list = mk(st.SelectPartition(adapter.Range{}))
+	for i := 0; i < st.NumLookups(); i++ {
+		l := st.Lookup(i)
+		h.lookups = append(h.lookups, handLookup[I]{mk(l.Insert()), mk(l.InsertAt()), mk(l.DeleteAt()), mk(l.Select())})
+	}
+	return h, errors.Join(errs...)
+}
+
+// all is every statement of h.
+func (h *hand[I]) all() []*hstmt[I] {
+	out := []*hstmt[I]{&h.insert, &h.insertIfNotExists, &h.get, &h.update, &h.delete, &h.list}
+	for i := range h.lookups {
+		l := &h.lookups[i]
+		out = append(out, &l.insert, &l.insertAt, &l.deleteAt, &l.sel)
+	}
+	return out
+}
+
+// handOps is the hand-written code of one shape on one driver.
+type handOps[T, I any] struct {
+	row, key        func(*T) []any // the server's row of an entity; its key
+	save            func(*marshaller[I], *hand[I], *T) error
+	saveIfNotExists func(*marshaller[I], *hand[I], *T) (bool, error)
+	get             func(*marshaller[I], *hand[I], *T) (*T, error)
+	update          func(*marshaller[I], *hand[I], *T, *T) error
+	delete          func(*marshaller[I], *hand[I], *T) error
+	find            func(*marshaller[I], *hand[I], string) (*T, error)
+	list            func(*marshaller[I], *hand[I], *T) ([]*T, error)
+}
+
+// contender is one side of a cell. Before each block, setup runs
+// untimed; run(n) is timed: n operations and whatever finishes them (a
+// store's Close, which waits for its EVENTUAL writes).
+type contender struct {
+	name  string
+	setup func() error
+	run   func(n int) error
+}
+
+// cell is one operation on one shape and adapter: kandra, the
+// hand-written code and the floor, with the check that kandra and the
+// hand-written code do the same work.
+type cell struct {
+	adapter, shape, op  string
+	kandra, hand, floor contender
+	agree               func() error
+	target              float64 // the time ratio kandra/hand to meet
+}
+
+func (c *cell) name() string { return c.adapter + "/" + c.shape + "/" + c.op }
+
+// cellSet is a shape's cells; make builds them.
+type cellSet struct {
+	shape string
+	make  func() ([]*cell, error)
+}
+
+// rig is kandra on a client driver for one table: a new Store and Repo
+// per block (Close is timed with the block's operations).
+type rig[T, I any] struct {
+	d     *clientDriver[I]
+	ks    *kandra.Keyspace
+	table *kandra.Table[T]
+	f0    func(*T) *string
+	rt    *store.Store
+	repo  *store.Repo[T]
+	find  *store.Lookup[T, string]
+	mu    sync.Mutex
+	fail  error
+}
+
+func (k *rig[T, I]) open() error {
+	l := kandra.EventListenerFunc(func(table string, _ any, err error) {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if k.fail == nil {
+			k.fail = fmt.Errorf("EVENTUAL write to %s: %w", table, err)
+		}
+	})
+	rt, err := store.New(k.d, k.ks, store.WithEventListener(l))
+	if err != nil {
+		return err
+	}
+	k.rt = rt
+	if k.repo, err = store.NewRepo(rt, k.table); err != nil {
+		return err
+	}
+	if k.f0 != nil && len(k.table.Schema().LookupTables()) > 0 {
+		f, err := kandra.FieldOf(k.table, k.f0)
+		if err != nil {
+			return err
+		}
+		if k.find, err = store.LookupOf(k.repo, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (k *rig[T, I]) close() error {
+	err := k.rt.Close(context.Background())
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return errors.Join(err, k.fail)
+}
+
+var matrixKeyspace = kandra.KeyspaceSpec{Name: "app", Replication: kandra.SimpleStrategy(1), Targets: kandra.Cassandra5}
+
+// tableOf registers a matrix table (register is kandra.Register of its
+// type) and builds its keyspace and statements.
+func tableOf[T any](register func() (*kandra.Table[T], error)) (*kandra.Table[T], *kandra.Keyspace, *adapter.TableStatements, error) {
+	table, err := register()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ks, err := kandra.NewKeyspace(matrixKeyspace, table)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st, err := adapter.BuildStatements(table.Schema(), ks.Name())
+	return table, ks, st, err
+}
+
+// times runs op n times, then finish.
+func times(op, finish func() error) func(n int) error {
+	return func(n int) error {
+		for i := 0; i < n; i++ {
+			if err := op(); err != nil {
+				return err
+			}
+		}
+		return finish()
+	}
+}
+
+func none() error { return nil }
+
+// cellDef is what a cell is made of: kandra's operation kop on a store
+// that open opens and close closes (on driver d), the hand-written hop on
+// marshaller hm, and check, which looks at what both returned after one
+// of each (nil: nothing returned).
+type cellDef[I any] struct {
+	adapter, shape, op string
+	target             float64
+	d                  *clientDriver[I]
+	open, close        func() error
+	kop                func() error
+	hm                 *marshaller[I]
+	hand               *hand[I] // its statements, for sameWrites
+	hop                func() error
+	check              func() error
+}
+
+func newCell[I any](def cellDef[I]) *cell {
+	var tape *floorTape[I]
+	fm := &marshaller[I]{w: def.hm.w}
+	// once runs kop once on a fresh store.
+	once := func() error {
+		if err := def.open(); err != nil {
+			return err
+		}
+		return errors.Join(def.kop(), def.close())
+	}
+	c := &cell{adapter: def.adapter, shape: def.shape, op: def.op, target: def.target,
+		kandra: contender{name: "kandra", setup: def.open, run: times(def.kop, def.close)},
+		hand:   contender{name: "hand", setup: none, run: times(def.hop, none)},
+		floor: contender{name: "floor", setup: func() error {
+			if tape != nil {
+				return nil
+			}
+			def.d.tape = &floorTape[I]{}
+			err := once()
+			tape, def.d.tape = def.d.tape, nil
+			return err
+		}, run: times(func() error { return tape.replay(fm) }, none)},
+	}
+	c.agree = func() error {
+		def.d.m.record = map[string][][][]byte{}
+		err := once()
+		got := def.d.m.record
+		def.d.m.record = nil
+		if err != nil {
+			return fmt.Errorf("kandra: %w", err)
+		}
+		def.hm.record = map[string][][][]byte{}
+		defer func() { def.hm.record = nil }()
+		if err := def.hop(); err != nil {
+			return fmt.Errorf("hand-written: %w", err)
+		}
+		if err := sameWrites(def.hand, got, def.hm.record); err != nil {
+			return err
+		}
+		if def.check != nil {
+			return def.check()
+		}
+		return nil
+	}
+	return c
+}
+
+// shapeCells is the cells of shape T (registered by register) on wire w: newT(seq) is the entity
+// of clustering key seq, f0 selects its first non-key field (a string,
+// the first lookup's), ops the hand-written code.
+func shapeCells[T, I any](w *wire[I], register func() (*kandra.Table[T], error), cols, lookups int, mode string, newT func(int64) *T, f0 func(*T) *string, ops handOps[T, I]) *cellSet {
+	name := fmt.Sprintf("C%dL%d%s", cols, lookups, mode)
+	return &cellSet{shape: name, make: func() ([]*cell, error) {
+		table, ks, st, err := tableOf(register)
+		if err != nil {
+			return nil, err
+		}
+		h, err := newHand(w, st)
+		if err != nil {
+			return nil, err
+		}
+		d := newClientDriver(w)
+		// The fake server's rows: entity 0 by key, a page of 100 of its
+		// partition, and its key in the first lookup's table.
+		srv := marshaller[I]{w: w, record: map[string][][][]byte{}}
+		if err := srv.row(h.get.cql, h.get.result, ops.row(newT(0))); err != nil {
+			return nil, err
+		}
+		for i := int64(0); i < 100; i++ {
+			if err := srv.row(h.list.cql, h.list.result, ops.row(newT(i))); err != nil {
+				return nil, err
+			}
+		}
+		d.m.rows[h.get.cql] = srv.record[h.get.cql]
+		d.m.rows[h.list.cql] = srv.record[h.list.cql]
+		if lookups > 0 {
+			l := h.lookups[0].sel
+			if err := srv.row(l.cql, l.result, ops.key(newT(0))); err != nil {
+				return nil, err
+			}
+			d.m.rows[l.cql] = srv.record[l.cql]
+		}
+		hm := &marshaller[I]{w: w, rows: d.m.rows}
+		k := &rig[T, I]{d: d, ks: ks, table: table, f0: f0}
+		ctx := context.Background()
+
+		e0, e1 := newT(0), newT(1)
+		moved := *e0
+		*f0(&moved) = "moved to another value"
+		want100 := make([]*T, 100)
+		for i := range want100 {
+			want100[i] = newT(int64(i))
+		}
+		type opDef struct {
+			name  string
+			k     func() error // kandra's, once
+			h     func() error // the hand-written, once
+			check func() error // what both returned, after one of each
+		}
+		var kGot, hGot any
+		defs := []opDef{
+			{"save", func() error { return k.repo.Save(ctx, e1) }, func() error { return ops.save(hm, h, e1) }, nil},
+			{"saveIfNotExists", func() error {
+				ok, err := k.repo.SaveIfNotExists(ctx, e1)
+				if err == nil && !ok {
+					err = errors.New("not applied")
+				}
+				return err
+			}, func() error {
+				ok, err := ops.saveIfNotExists(hm, h, e1)
+				if err == nil && !ok {
+					err = errors.New("not applied")
+				}
+				return err
+			}, nil},
+			{"get", func() (err error) { kGot, err = k.repo.Get(ctx, e0); return err },
+				func() (err error) { hGot, err = ops.get(hm, h, e0); return err },
+				func() error { return sameAs(kGot, hGot, e0) }},
+			{"update", func() error { return k.repo.Update(ctx, e0, &moved) }, func() error { return ops.update(hm, h, e0, &moved) }, nil},
+			{"delete", func() error { return k.repo.Delete(ctx, e0) }, func() error { return ops.delete(hm, h, e0) }, nil},
+			{"list", func() error {
+				it := k.repo.List(ctx, e0, store.PageSize(100))
+				var err error
+				kGot, err = it.All()
+				return err
+			}, func() (err error) { hGot, err = ops.list(hm, h, e0); return err },
+				func() error { return sameAs(kGot, hGot, want100) }},
+		}
+		if lookups > 0 {
+			defs = append(defs, opDef{"find", func() (err error) { kGot, err = k.find.Find(ctx, *f0(e0)); return err },
+				func() (err error) { hGot, err = ops.find(hm, h, *f0(e0)); return err },
+				func() error { return sameAs(kGot, hGot, e0) }})
+		}
+		var cells []*cell
+		for _, def := range defs {
+			def := def
+			target := 1.1
+			if cols == 12 && lookups == 0 && (def.name == "save" || def.name == "get") {
+				target = 1.0 // kandra's references replace the driver's reflection
+			}
+			c := newCell(cellDef[I]{adapter: w.name, shape: name, op: def.name, target: target,
+				d: d, open: k.open, close: k.close, kop: def.k, hm: hm, hand: h, hop: def.h, check: def.check})
+			cells = append(cells, c)
+		}
+		return cells, nil
+	}}
+}
+
+// counterCells is the counter increment on wire w; inc is the
+// hand-written one.
+func counterCells[I any](w *wire[I], inc func(*marshaller[I], *hstmt[I], *MatrixCounter, int64) error) *cellSet {
+	return &cellSet{shape: "counter", make: func() ([]*cell, error) {
+		table, ks, st, err := tableOf(kandra.Register[MatrixCounter])
+		if err != nil {
+			return nil, err
+		}
+		hits, err := kandra.FieldOf(table, func(c *MatrixCounter) *int64 { return &c.Hits })
+		if err != nil {
+			return nil, err
+		}
+		hs, err := newHstmt(w, st.Counter(hits.Column()))
+		if err != nil {
+			return nil, err
+		}
+		k := &rig[MatrixCounter, I]{d: newClientDriver(w), ks: ks, table: table}
+		var ctr *store.Counter[MatrixCounter]
+		open := func() (err error) {
+			if err = k.open(); err == nil {
+				ctr, err = store.CounterOf(k.repo, hits)
+			}
+			return err
+		}
+		ctx := context.Background()
+		key := &MatrixCounter{Part: matrixPart, Seq: 7}
+		hm := &marshaller[I]{w: w}
+		return []*cell{newCell(cellDef[I]{adapter: w.name, shape: "counter", op: "increment", target: 1.1,
+			d: k.d, open: open, close: k.close, kop: func() error { return ctr.Increment(ctx, key, 3) },
+			hm: hm, hand: &hand[I]{insert: hs}, hop: func() error { return inc(hm, &hs, key, 3) }})}, nil
+	}}
+}
+
+// sameAs checks that kandra and the hand-written code read the same
+// entities, and the ones expected.
+func sameAs(k, h, want any) error {
+	if !reflect.DeepEqual(k, h) {
+		return fmt.Errorf("kandra read %+v, the hand-written code %+v", k, h)
+	}
+	if w := reflect.ValueOf(want); w.Kind() == reflect.Slice {
+		kv := reflect.ValueOf(k)
+		if kv.Len() != w.Len() {
+			return fmt.Errorf("read %d rows, want %d", kv.Len(), w.Len())
+		}
+		for i := 0; i < w.Len(); i++ {
+			if !reflect.DeepEqual(kv.Index(i).Interface(), w.Index(i).Interface()) {
+				return fmt.Errorf("row %d: read %+v, want %+v", i, kv.Index(i).Interface(), w.Index(i).Interface())
+			}
+		}
+		return nil
+	}
+	if !reflect.DeepEqual(k, want) {
+		return fmt.Errorf("read %+v, want %+v", k, want)
+	}
+	return nil
+}
+
+// sameWrites checks that kandra and the hand-written code marshalled the
+// same statements to the same bytes, but for the value of a USING
+// TIMESTAMP (each takes its own clock's).
+func sameWrites[I any](h *hand[I], k, hw map[string][][][]byte) error {
+	ts := map[string][]int{}
+	for _, s := range h.all() {
+		ts[s.cql] = s.ts
+	}
+	blank := func(rec map[string][][][]byte) map[string][][][]byte {
+		out := map[string][][][]byte{}
+		for cql, rows := range rec {
+			for _, row := range rows {
+				row = slices.Clone(row)
+				for _, i := range ts[cql] {
+					if len(row[i]) != 8 {
+						return map[string][][][]byte{"timestamp not 8 bytes in " + cql: nil}
+					}
+					row[i] = nil
+				}
+				out[cql] = append(out[cql], row)
+			}
+		}
+		return out
+	}
+	if kb, hb := blank(k), blank(hw); !reflect.DeepEqual(kb, hb) {
+		return fmt.Errorf("the contenders marshal different statements or values:\nkandra: %v\nhand-written: %v", kb, hb)
+	}
+	return nil
+}
+
+// allCells is every cell of the matrix whose name keep accepts (nil:
+// all). The others are dropped as their shape is built, so that a run of
+// a few cells does not keep the whole matrix's rows in its heap (every
+// block starts with a collection).
+func allCells(keep func(string) bool) ([]*cell, error) {
+	type set struct {
+		adapter string
+		s       *cellSet
+	}
+	var sets []set
+	for _, s := range matrixShapes(gocqlWire, handGocql) {
+		sets = append(sets, set{gocqlWire.name, s})
+	}
+	sets = append(sets, set{gocqlWire.name, counterCells(gocqlWire, handGocql.counter)})
+	for _, s := range matrixShapes(v2Wire, handV2) {
+		sets = append(sets, set{v2Wire.name, s})
+	}
+	sets = append(sets, set{v2Wire.name, counterCells(v2Wire, handV2.counter)})
+	var out []*cell
+	for _, s := range sets {
+		cs, err := s.s.make()
+		if err != nil {
+			return nil, fmt.Errorf("shape %s: %w", s.s.shape, err)
+		}
+		for _, c := range cs {
+			if keep == nil || keep(c.name()) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// TestMatrixAgree checks that every cell of the matrix compares like with
+// like: kandra and the hand-written code marshal the same statements to
+// the same bytes, and read the same entities (the ones expected).
+func TestMatrixAgree(t *testing.T) {
+	cells, err := allCells(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells) != 2*(19*6+16+1) { // per adapter: six operations of 19 shapes, Find of the 16 with lookups, the counter
+		t.Fatalf("%d cells", len(cells))
+	}
+	for _, c := range cells {
+		if err := c.agree(); err != nil {
+			t.Errorf("%s: %v", c.name(), err)
+		}
+	}
+}
+
+// sample is one block of one contender.
+type sample struct{ ns, allocs, bytes float64 }
+
+// measureCell runs the contenders of c in interleaved blocks: rounds
+// rounds, each one block of n operations per contender (the order
+// reversed every other round), each block after setup and a forced
+// collection, at GOMAXPROCS=1 (so that the store's EVENTUAL worker is
+// timed with the calls that gave it work).
+func measureCell(c *cell, rounds int, block time.Duration) (k, h, f []sample, n int, err error) {
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	cs := []*contender{&c.kandra, &c.hand, &c.floor}
+	out := make([][]sample, len(cs))
+	// Warm up (plans, pools), and size the block from the slowest.
+	var slowest time.Duration
+	for _, x := range cs {
+		for i := 0; i < 2; i++ {
+			s, err := runBlock(x, 20)
+			if err != nil {
+				return nil, nil, nil, 0, fmt.Errorf("%s: %w", x.name, err)
+			}
+			slowest = max(slowest, time.Duration(s.ns))
+		}
+	}
+	n = int(min(max(block/max(slowest, 1), 10), 20000))
+	for r := 0; r < rounds; r++ {
+		for j := range cs {
+			i := j
+			if r%2 == 1 {
+				i = len(cs) - 1 - j
+			}
+			s, err := runBlock(cs[i], n)
+			if err != nil {
+				return nil, nil, nil, 0, fmt.Errorf("%s: %w", cs[i].name, err)
+			}
+			out[i] = append(out[i], s)
+		}
+	}
+	return out[0], out[1], out[2], n, nil
+}
+
+func runBlock(x *contender, n int) (sample, error) {
+	if err := x.setup(); err != nil {
+		return sample{}, err
+	}
+	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	t0 := time.Now()
+	err := x.run(n)
+	dt := time.Since(t0)
+	runtime.ReadMemStats(&m1)
+	return sample{
+		ns:     float64(dt.Nanoseconds()) / float64(n),
+		allocs: float64(m1.Mallocs-m0.Mallocs) / float64(n),
+		bytes:  float64(m1.TotalAlloc-m0.TotalAlloc) / float64(n),
+	}, err
+}
+
+// quantile is the q-quantile of xs (linear between order statistics).
+func quantileOf(xs []float64, q float64) float64 {
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	if len(s) == 0 {
+		return math.NaN()
+	}
+	pos := q * float64(len(s)-1)
+	lo := int(pos)
+	if lo+1 >= len(s) {
+		return s[lo]
+	}
+	return s[lo] + (pos-float64(lo))*(s[lo+1]-s[lo])
+}
+
+// result is a cell's figures: medians over the rounds, the per-round
+// ratio kandra/hand with its 10th and 90th percentiles, min and max.
+type result struct {
+	c               *cell
+	k, h, f         float64 // ns/op
+	ka, ha, fa      float64 // allocs/op
+	ratio, p10, p90 float64
+	lo, hi          float64
+	rounds, ops     int // rounds; operations per block
+}
+
+func summarize(c *cell, k, h, f []sample, n int) result {
+	col := func(s []sample, g func(sample) float64) []float64 {
+		out := make([]float64, len(s))
+		for i := range s {
+			out[i] = g(s[i])
+		}
+		return out
+	}
+	ns := func(s sample) float64 { return s.ns }
+	al := func(s sample) float64 { return s.allocs }
+	ratios := make([]float64, len(k))
+	for i := range k {
+		ratios[i] = k[i].ns / h[i].ns
+	}
+	return result{c: c,
+		k: quantileOf(col(k, ns), .5), h: quantileOf(col(h, ns), .5), f: quantileOf(col(f, ns), .5),
+		ka: quantileOf(col(k, al), .5), ha: quantileOf(col(h, al), .5), fa: quantileOf(col(f, al), .5),
+		ratio: quantileOf(ratios, .5), p10: quantileOf(ratios, .1), p90: quantileOf(ratios, .9),
+		lo: slices.Min(ratios), hi: slices.Max(ratios), rounds: len(k), ops: n}
+}
+
+// verdict says whether r meets its cell's targets: time (the median
+// ratio) and allocations (no more than the hand-written code's).
+func (r result) verdict() string {
+	var miss []string
+	if r.ratio > r.c.target {
+		miss = append(miss, fmt.Sprintf("time %.2f > %.2f", r.ratio, r.c.target))
+	}
+	if math.Round(r.ka) > math.Round(r.ha) {
+		miss = append(miss, fmt.Sprintf("allocs %.0f > %.0f", r.ka, r.ha))
+	}
+	if len(miss) == 0 {
+		return "met"
+	}
+	return "missed: " + strings.Join(miss, ", ")
+}
+
+func (r result) line() string {
+	return fmt.Sprintf("matrix: adapter=%s shape=%s op=%s kandra=%s hand=%s floor=%s ratio=%.2f p10-p90=%.2f-%.2f min-max=%.2f-%.2f allocs=%.0f/%.0f/%.0f blocks=%dx%d target=%.1f %s",
+		r.c.adapter, r.c.shape, r.c.op, fmtNs(r.k), fmtNs(r.h), fmtNs(r.f), r.ratio, r.p10, r.p90, r.lo, r.hi, r.ka, r.ha, r.fa, r.rounds, r.ops, r.c.target, r.verdict())
+}
+
+func fmtNs(ns float64) string {
+	if ns >= 1000 {
+		return fmt.Sprintf("%.2fµs", ns/1000)
+	}
+	return fmt.Sprintf("%.0fns", ns)
+}
+
+// TestMatrix measures the matrix (KANDRA_MATRIX=1; see bench/README.md
+// for the command and the method), one line per cell, and with
+// -matrix.out the markdown table.
+func TestMatrix(t *testing.T) {
+	if os.Getenv("KANDRA_MATRIX") != "1" {
+		t.Skip("the benchmark matrix runs with KANDRA_MATRIX=1 (bench/README.md)")
+	}
+	var keep func(string) bool
+	if *matrixRun != "" {
+		keep = regexp.MustCompile(*matrixRun).MatchString
+	}
+	cells, err := allCells(keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []result
+	for _, c := range cells {
+		k, h, f, n, err := measureCell(c, *matrixRounds, *matrixBlock)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name(), err)
+		}
+		r := summarize(c, k, h, f, n)
+		results = append(results, r)
+		fmt.Println(r.line())
+	}
+	if *matrixOut != "" {
+		if err := os.WriteFile(*matrixOut, []byte(matrixTable(results)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// matrixTable is results as a markdown table.
+func matrixTable(rs []result) string {
+	var b strings.Builder
+	b.WriteString("| adapter | shape | op | kandra | hand-written | floor | ratio (p10–p90; min–max) | allocs kandra/hand/floor | target | verdict |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rs {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %.2f (%.2f–%.2f; %.2f–%.2f) | %.0f / %.0f / %.0f | ≤ %.1f | %s |\n",
+			r.c.adapter, r.c.shape, r.c.op, fmtNs(r.k), fmtNs(r.h), fmtNs(r.f), r.ratio, r.p10, r.p90, r.lo, r.hi, r.ka, r.ha, r.fa, r.c.target, r.verdict())
+	}
+	return b.String()
+}
+
+// BenchmarkMatrix runs every cell's contenders as the testing package's
+// benchmarks (BenchmarkMatrix/<adapter>/<shape>/<op>/<contender>), at
+// GOMAXPROCS=1, for profiling one cell (-cpuprofile, -memprofile) and
+// for benchstat. Its figures are blocks, not interleaved: the published
+// ones are TestMatrix's.
+func BenchmarkMatrix(b *testing.B) {
+	cells, err := allCells(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range cells {
+		for _, x := range []*contender{&c.kandra, &c.hand, &c.floor} {
+			b.Run(c.name()+"/"+x.name, func(b *testing.B) {
+				oneP(b)
+				if err := x.setup(); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				if err := x.run(b.N); err != nil {
+					b.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+// TestMatrixMeasures runs the measurement of one cell briefly, so that CI
+// knows TestMatrix works: every block timed, the hand-written Save's
+// allocations counted (it boxes its argument lists), the ratio and
+// quantiles computed from the blocks.
+func TestMatrixMeasures(t *testing.T) {
+	cells, err := allCells(regexp.MustCompile(`^kgocql/C12L1E/save$`).MatchString)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells) != 1 {
+		t.Fatalf("%d cells", len(cells))
+	}
+	k, h, f, n, err := measureCell(cells[0], 3, 200*time.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(k) != 3 || len(h) != 3 || len(f) != 3 || n < 10 {
+		t.Fatalf("%d, %d, %d blocks of %d", len(k), len(h), len(f), n)
+	}
+	for i := range k {
+		if k[i].ns <= 0 || h[i].ns <= 0 || f[i].ns <= 0 || h[i].allocs < 1 {
+			t.Fatalf("round %d: %+v %+v %+v", i, k[i], h[i], f[i])
+		}
+	}
+	r := summarize(cells[0], k, h, f, n)
+	if r.lo > r.p10 || r.p10 > r.ratio || r.ratio > r.p90 || r.p90 > r.hi {
+		t.Fatalf("quantiles out of order: %s", r.line())
+	}
+	if got := quantileOf([]float64{4, 1, 3, 2}, .5); got != 2.5 {
+		t.Fatalf("median of 1..4 = %v", got)
+	}
+}
+
+// TestMatrixGenerated checks that the generated files are the generator's
+// output (go generate after changing it).
+func TestMatrixGenerated(t *testing.T) {
+	dir := t.TempDir()
+	out, err := exec.Command("go", "run", "./internal/genmatrix", "-dir", dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("genmatrix: %v\n%s", err, out)
+	}
+	for _, f := range []string{"matrix_shapes_gen_test.go", "matrix_hand_gocql_gen_test.go", "matrix_hand_v2_gen_test.go"} {
+		want, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is not what ./internal/genmatrix writes: run go generate in bench/", f)
+		}
+	}
+}

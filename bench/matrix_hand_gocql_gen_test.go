@@ -73,11 +73,7 @@ func handC4L0Gocql() handOps[C4L0, gocql.TypeInfo] {
 			return e, nil
 		},
 		update: func(m *marshaller[gocql.TypeInfo], h *hand[gocql.TypeInfo], old, nw *C4L0) error {
-			ts := time.Now().UnixMicro()
-			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocql.UUID(nw.F1), gocql.UUID(nw.Part), nw.Seq}); err != nil {
-				return err
-			}
-			return nil
+			return m.exec(h.updatePlain.cql, h.updatePlain.infos, []any{nw.F0, gocql.UUID(nw.F1), gocql.UUID(nw.Part), nw.Seq})
 		},
 		delete: func(m *marshaller[gocql.TypeInfo], h *hand[gocql.TypeInfo], e *C4L0) error {
 			return m.exec(h.delete.cql, h.delete.infos, []any{gocql.UUID(e.Part), e.Seq})
@@ -642,11 +638,7 @@ func handC12L0Gocql() handOps[C12L0, gocql.TypeInfo] {
 			return e, nil
 		},
 		update: func(m *marshaller[gocql.TypeInfo], h *hand[gocql.TypeInfo], old, nw *C12L0) error {
-			ts := time.Now().UnixMicro()
-			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocql.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocql.UUID(nw.Part), nw.Seq}); err != nil {
-				return err
-			}
-			return nil
+			return m.exec(h.updatePlain.cql, h.updatePlain.infos, []any{nw.F0, gocql.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocql.UUID(nw.Part), nw.Seq})
 		},
 		delete: func(m *marshaller[gocql.TypeInfo], h *hand[gocql.TypeInfo], e *C12L0) error {
 			return m.exec(h.delete.cql, h.delete.infos, []any{gocql.UUID(e.Part), e.Seq})
@@ -1532,11 +1524,7 @@ func handC48L0Gocql() handOps[C48L0, gocql.TypeInfo] {
 			return e, nil
 		},
 		update: func(m *marshaller[gocql.TypeInfo], h *hand[gocql.TypeInfo], old, nw *C48L0) error {
-			ts := time.Now().UnixMicro()
-			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocql.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocql.UUID(nw.F10), nw.F11, nw.F12, nw.F13, nw.F14, nw.F15, nw.F16, nw.F17, nw.F18, gocql.UUID(nw.F19), nw.F20, nw.F21, nw.F22, nw.F23, nw.F24, nw.F25, nw.F26, nw.F27, gocql.UUID(nw.F28), nw.F29, nw.F30, nw.F31, nw.F32, nw.F33, nw.F34, nw.F35, nw.F36, gocql.UUID(nw.F37), nw.F38, nw.F39, nw.F40, nw.F41, nw.F42, nw.F43, nw.F44, nw.F45, gocql.UUID(nw.Part), nw.Seq}); err != nil {
-				return err
-			}
-			return nil
+			return m.exec(h.updatePlain.cql, h.updatePlain.infos, []any{nw.F0, gocql.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocql.UUID(nw.F10), nw.F11, nw.F12, nw.F13, nw.F14, nw.F15, nw.F16, nw.F17, nw.F18, gocql.UUID(nw.F19), nw.F20, nw.F21, nw.F22, nw.F23, nw.F24, nw.F25, nw.F26, nw.F27, gocql.UUID(nw.F28), nw.F29, nw.F30, nw.F31, nw.F32, nw.F33, nw.F34, nw.F35, nw.F36, gocql.UUID(nw.F37), nw.F38, nw.F39, nw.F40, nw.F41, nw.F42, nw.F43, nw.F44, nw.F45, gocql.UUID(nw.Part), nw.Seq})
 		},
 		delete: func(m *marshaller[gocql.TypeInfo], h *hand[gocql.TypeInfo], e *C48L0) error {
 			return m.exec(h.delete.cql, h.delete.infos, []any{gocql.UUID(e.Part), e.Seq})

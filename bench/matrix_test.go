@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -36,7 +37,7 @@ import (
 
 var (
 	matrixRounds = flag.Int("matrix.rounds", 40, "TestMatrix: rounds (blocks per contender) of every cell")
-	matrixBlock  = flag.Duration("matrix.block", 2*time.Millisecond, "TestMatrix: the time a block takes, about (its operations are fixed per cell)")
+	matrixBlock  = flag.Duration("matrix.block", 5*time.Millisecond, "TestMatrix: the time a block takes, about (its operations are fixed per cell)")
 	matrixRun    = flag.String("matrix.run", "", "TestMatrix: only the cells whose adapter/shape/op matches this regexp")
 	matrixOut    = flag.String("matrix.out", "", "TestMatrix: write the table (markdown) to this file")
 )
@@ -120,8 +121,9 @@ func newHstmt[I any](w *wire[I], s *adapter.Statement) (hstmt[I], error) {
 
 // hand is the statements of one table for the hand-written code.
 type hand[I any] struct {
-	insert, insertIfNotExists, get, update, delete, list hstmt[I]
-	lookups                                              []handLookup[I]
+	insert, insertIfNotExists, get, list hstmt[I]
+	update, updatePlain, delete          hstmt[I] // update USING TIMESTAMP, and without
+	lookups                              []handLookup[I]
 }
 
 type handLookup[I any] struct{ insert, insertAt, deleteAt, sel hstmt[I] }
@@ -138,6 +140,7 @@ func newHand[I any](w *wire[I], st *adapter.TableStatements) (*hand[I], error) {
 	h.insertIfNotExists = mk(st.InsertIfNotExists(0))
 	h.get = mk(st.SelectByKey())
 	h.update = mk(st.Update(adapter.UsingTimestamp))
+	h.updatePlain = mk(st.Update(0))
 	h.delete = mk(st.Delete(0))
 	h.list = mk(st.SelectPartition(adapter.Range{}))
 	for i := 0; i < st.NumLookups(); i++ {
@@ -149,7 +152,7 @@ func newHand[I any](w *wire[I], st *adapter.TableStatements) (*hand[I], error) {
 
 // all is every statement of h.
 func (h *hand[I]) all() []*hstmt[I] {
-	out := []*hstmt[I]{&h.insert, &h.insertIfNotExists, &h.get, &h.update, &h.delete, &h.list}
+	out := []*hstmt[I]{&h.insert, &h.insertIfNotExists, &h.get, &h.update, &h.updatePlain, &h.delete, &h.list}
 	for i := range h.lookups {
 		l := &h.lookups[i]
 		out = append(out, &l.insert, &l.insertAt, &l.deleteAt, &l.sel)
@@ -527,103 +530,151 @@ func sameWrites[I any](h *hand[I], k, hw map[string][][][]byte) error {
 	return nil
 }
 
-// allCells is every cell of the matrix whose name keep accepts (nil:
-// all). The others are dropped as their shape is built, so that a run of
-// a few cells does not keep the whole matrix's rows in its heap (every
-// block starts with a collection).
-func allCells(keep func(string) bool) ([]*cell, error) {
-	type set struct {
-		adapter string
-		s       *cellSet
-	}
-	var sets []set
-	for _, s := range matrixShapes(gocqlWire, handGocql) {
-		sets = append(sets, set{gocqlWire.name, s})
-	}
-	sets = append(sets, set{gocqlWire.name, counterCells(gocqlWire, handGocql.counter)})
-	for _, s := range matrixShapes(v2Wire, handV2) {
-		sets = append(sets, set{v2Wire.name, s})
-	}
-	sets = append(sets, set{v2Wire.name, counterCells(v2Wire, handV2.counter)})
-	var out []*cell
-	for _, s := range sets {
-		cs, err := s.s.make()
+// cellSets is every shape's cells on both adapters, not yet built.
+func cellSets() []*cellSet {
+	var sets []*cellSet
+	sets = append(sets, matrixShapes(gocqlWire, handGocql)...)
+	sets = append(sets, counterCells(gocqlWire, handGocql.counter))
+	sets = append(sets, matrixShapes(v2Wire, handV2)...)
+	return append(sets, counterCells(v2Wire, handV2.counter))
+}
+
+// eachCell builds the shapes one at a time and calls f with each cell
+// whose name keep accepts (nil: all). One shape's rows at a time are in
+// the heap: every block starts with a collection, whose cost grows with
+// the heap.
+func eachCell(keep func(string) bool, f func(*cell) error) error {
+	for _, s := range cellSets() {
+		cs, err := s.make()
 		if err != nil {
-			return nil, fmt.Errorf("shape %s: %w", s.s.shape, err)
+			return fmt.Errorf("shape %s: %w", s.shape, err)
 		}
 		for _, c := range cs {
-			if keep == nil || keep(c.name()) {
-				out = append(out, c)
+			if keep != nil && !keep(c.name()) {
+				continue
+			}
+			if err := f(c); err != nil {
+				return fmt.Errorf("%s: %w", c.name(), err)
 			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // TestMatrixAgree checks that every cell of the matrix compares like with
 // like: kandra and the hand-written code marshal the same statements to
 // the same bytes, and read the same entities (the ones expected).
 func TestMatrixAgree(t *testing.T) {
-	cells, err := allCells(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(cells) != 2*(19*6+16+1) { // per adapter: six operations of 19 shapes, Find of the 16 with lookups, the counter
-		t.Fatalf("%d cells", len(cells))
-	}
-	for _, c := range cells {
+	n := 0
+	err := eachCell(nil, func(c *cell) error {
+		n++
 		if err := c.agree(); err != nil {
 			t.Errorf("%s: %v", c.name(), err)
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 2*(19*6+16+1) { // per adapter: six operations of 19 shapes, Find of the 16 with lookups, the counter
+		t.Fatalf("%d cells", n)
 	}
 }
 
-// sample is one block of one contender.
-type sample struct{ ns, allocs, bytes float64 }
+// sample is one block of one contender, per operation: its time (with
+// gc, the collector's charge for its bytes), allocations and bytes.
+type sample struct{ ns, gc, allocs, bytes float64 }
 
 // measureCell runs the contenders of c in interleaved blocks: rounds
 // rounds, each one block of n operations per contender (the order
-// reversed every other round), each block after setup and a forced
-// collection, at GOMAXPROCS=1 (so that the store's EVENTUAL worker is
-// timed with the calls that gave it work).
+// reversed every other round), at GOMAXPROCS=1, so that the store's
+// EVENTUAL worker is timed with the calls that gave it work.
+//
+// The collector is accounted for, not left to chance. A block runs with
+// collection off, after a forced collection (so every block starts from
+// the same heap), and is charged, on top of its own time, gcPerByte for
+// every byte it allocated: the cost of a collection of this process's
+// live heap (the forced collections, timed) over the bytes a service
+// allocates between two collections at the default GOGC. A block shorter
+// than a collection cycle would otherwise pay for none, or for a whole
+// one, by chance: the spread of the per-round ratios was ±60% that way.
 func measureCell(c *cell, rounds int, block time.Duration) (k, h, f []sample, n int, err error) {
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	cs := []*contender{&c.kandra, &c.hand, &c.floor}
 	out := make([][]sample, len(cs))
-	// Warm up (plans, pools), and size the block from the slowest.
+	// Warm up (plans, pools), and size the block from the slowest
+	// contender's last warm-up block.
 	var slowest time.Duration
+	var gc gcCost
 	for _, x := range cs {
-		for i := 0; i < 2; i++ {
-			s, err := runBlock(x, 20)
-			if err != nil {
+		var s sample
+		for i := 0; i < 3; i++ {
+			if s, err = runBlock(x, 50, &gc); err != nil {
 				return nil, nil, nil, 0, fmt.Errorf("%s: %w", x.name, err)
 			}
-			slowest = max(slowest, time.Duration(s.ns))
 		}
+		slowest = max(slowest, time.Duration(s.ns))
 	}
-	n = int(min(max(block/max(slowest, 1), 10), 20000))
+	n = int(min(max(block/max(slowest, 1), 10), 100000))
+	gc = gcCost{}
 	for r := 0; r < rounds; r++ {
 		for j := range cs {
 			i := j
 			if r%2 == 1 {
 				i = len(cs) - 1 - j
 			}
-			s, err := runBlock(cs[i], n)
+			s, err := runBlock(cs[i], n, &gc)
 			if err != nil {
 				return nil, nil, nil, 0, fmt.Errorf("%s: %w", cs[i].name, err)
 			}
 			out[i] = append(out[i], s)
 		}
 	}
+	perByte := gc.perByte()
+	for _, o := range out {
+		for i := range o {
+			o[i].gc = o[i].bytes * perByte
+			o[i].ns += o[i].gc
+		}
+	}
 	return out[0], out[1], out[2], n, nil
 }
 
-func runBlock(x *contender, n int) (sample, error) {
+// gcCost collects the forced collections' durations and live heaps.
+type gcCost struct {
+	dur  []float64 // ns
+	live []float64 // bytes
+}
+
+// collect runs a collection and records it.
+func (g *gcCost) collect() {
+	t0 := time.Now()
+	runtime.GC()
+	dt := time.Since(t0)
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	g.dur, g.live = append(g.dur, float64(dt.Nanoseconds())), append(g.live, float64(m.HeapAlloc))
+}
+
+// perByte is the collector's cost per allocated byte at GOGC=100: a
+// collection of the live heap (the median forced one) every time the
+// heap grows from live to its goal, twice the live heap but at least
+// the runtime's 4 MiB.
+func (g *gcCost) perByte() float64 {
+	live := quantileOf(g.live, .5)
+	between := max(4<<20, 2*live) - live
+	return quantileOf(g.dur, .5) / between
+}
+
+// runBlock times x.run(n) after x.setup and a collection (collection is
+// off during the block), with the allocations it made.
+func runBlock(x *contender, n int, gc *gcCost) (sample, error) {
 	if err := x.setup(); err != nil {
 		return sample{}, err
 	}
-	runtime.GC()
+	gc.collect()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	t0 := time.Now()
@@ -637,7 +688,16 @@ func runBlock(x *contender, n int) (sample, error) {
 	}, err
 }
 
-// quantile is the q-quantile of xs (linear between order statistics).
+// mean is the mean of xs.
+func mean(xs []float64) float64 {
+	t := 0.0
+	for _, x := range xs {
+		t += x
+	}
+	return t / float64(len(xs))
+}
+
+// quantileOf is the q-quantile of xs (linear between order statistics).
 func quantileOf(xs []float64, q float64) float64 {
 	s := slices.Clone(xs)
 	sort.Float64s(s)
@@ -652,8 +712,12 @@ func quantileOf(xs []float64, q float64) float64 {
 	return s[lo] + (pos-float64(lo))*(s[lo+1]-s[lo])
 }
 
-// result is a cell's figures: medians over the rounds, the per-round
-// ratio kandra/hand with its 10th and 90th percentiles, min and max.
+// result is a cell's figures: each contender's mean time and
+// allocations per operation over the rounds (every block has the same
+// operations: the mean is total time over total operations, and counts
+// the collections a block happened to run), the ratio of the means
+// kandra/hand, and the spread of the per-round ratios (10th and 90th
+// percentiles, min and max).
 type result struct {
 	c               *cell
 	k, h, f         float64 // ns/op
@@ -677,10 +741,11 @@ func summarize(c *cell, k, h, f []sample, n int) result {
 	for i := range k {
 		ratios[i] = k[i].ns / h[i].ns
 	}
+	km, hm := mean(col(k, ns)), mean(col(h, ns))
 	return result{c: c,
-		k: quantileOf(col(k, ns), .5), h: quantileOf(col(h, ns), .5), f: quantileOf(col(f, ns), .5),
-		ka: quantileOf(col(k, al), .5), ha: quantileOf(col(h, al), .5), fa: quantileOf(col(f, al), .5),
-		ratio: quantileOf(ratios, .5), p10: quantileOf(ratios, .1), p90: quantileOf(ratios, .9),
+		k: km, h: hm, f: mean(col(f, ns)),
+		ka: mean(col(k, al)), ha: mean(col(h, al)), fa: mean(col(f, al)),
+		ratio: km / hm, p10: quantileOf(ratios, .1), p90: quantileOf(ratios, .9),
 		lo: slices.Min(ratios), hi: slices.Max(ratios), rounds: len(k), ops: n}
 }
 
@@ -723,19 +788,19 @@ func TestMatrix(t *testing.T) {
 	if *matrixRun != "" {
 		keep = regexp.MustCompile(*matrixRun).MatchString
 	}
-	cells, err := allCells(keep)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var results []result
-	for _, c := range cells {
+	err := eachCell(keep, func(c *cell) error {
 		k, h, f, n, err := measureCell(c, *matrixRounds, *matrixBlock)
 		if err != nil {
-			t.Fatalf("%s: %v", c.name(), err)
+			return err
 		}
 		r := summarize(c, k, h, f, n)
 		results = append(results, r)
 		fmt.Println(r.line())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if *matrixOut != "" {
 		if err := os.WriteFile(*matrixOut, []byte(matrixTable(results)), 0o644); err != nil {
@@ -762,8 +827,8 @@ func matrixTable(rs []result) string {
 // for benchstat. Its figures are blocks, not interleaved: the published
 // ones are TestMatrix's.
 func BenchmarkMatrix(b *testing.B) {
-	cells, err := allCells(nil)
-	if err != nil {
+	var cells []*cell
+	if err := eachCell(nil, func(c *cell) error { cells = append(cells, c); return nil }); err != nil {
 		b.Fatal(err)
 	}
 	for _, c := range cells {
@@ -788,7 +853,8 @@ func BenchmarkMatrix(b *testing.B) {
 // allocations counted (it boxes its argument lists), the ratio and
 // quantiles computed from the blocks.
 func TestMatrixMeasures(t *testing.T) {
-	cells, err := allCells(regexp.MustCompile(`^kgocql/C12L1E/save$`).MatchString)
+	var cells []*cell
+	err := eachCell(regexp.MustCompile(`^kgocql/C12L1E/save$`).MatchString, func(c *cell) error { cells = append(cells, c); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -808,7 +874,7 @@ func TestMatrixMeasures(t *testing.T) {
 		}
 	}
 	r := summarize(cells[0], k, h, f, n)
-	if r.lo > r.p10 || r.p10 > r.ratio || r.ratio > r.p90 || r.p90 > r.hi {
+	if r.lo > r.p10 || r.p10 > r.p90 || r.p90 > r.hi || r.ratio <= 0 {
 		t.Fatalf("quantiles out of order: %s", r.line())
 	}
 	if got := quantileOf([]float64{4, 1, 3, 2}, .5); got != 2.5 {

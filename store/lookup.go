@@ -95,10 +95,20 @@ func (r *Repo[T]) lookupInsertIn(sc *scratch, i int, e *T, ts int64) *Query {
 }
 
 // lookupDeleteAt is the DeleteAt of e's row of lookup i.
-func (r *Repo[T]) lookupDeleteAt(i int, e *T, ts int64) *Query {
+func (r *Repo[T]) lookupDeleteAt(i int, e *T, ts int64) *Query { return r.lookupDeleteIn(nil, i, e, ts) }
+
+// lookupDeleteIn is lookupDeleteAt in sc (nil: a new Query).
+func (r *Repo[T]) lookupDeleteIn(sc *scratch, i int, e *T, ts int64) *Query {
 	s := r.st.Lookup(i).DeleteAt()
-	vals := append(make([]any, 0, s.NumParams()), ts)
-	return &Query{Statement: s, Values: adapter.AppendColumns(r.t, s, e, vals)}
+	var q *Query
+	var vals []any
+	if sc != nil {
+		q, vals = sc.query(s), sc.values(s.NumParams())
+	} else {
+		q, vals = &Query{Statement: s}, make([]any, 0, s.NumParams())
+	}
+	q.Values = adapter.AppendColumns(r.t, s, e, append(vals, ts))
+	return q
 }
 
 // claims are the unique values one call newly claimed, with their
@@ -501,40 +511,23 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active boo
 		return it
 	}
 	st := r.st.Lookup(l.idx).Select()
-	probe := new(T)
-	l.f.Set(probe, v)
-	fp := l.fingerprint(st, v)
+	// The fingerprint only when a cursor is given or made: hashing the
+	// value's text costs more than the rest of a Find.
+	var fp uint64
+	if !c.cursor.IsZero() {
+		fp = l.fingerprint(st, v)
+	}
 	if !c.cursor.IsZero() && c.cursor.query != fp {
 		it.err = r.argErr(op, "After", "the cursor was made by another query (another lookup or value); a cursor resumes only the FindAll that returned it")
 		return it
 	}
-	q := &Query{Statement: st, Values: adapter.AppendColumns(r.t, st, probe, make([]any, 0, 1)), Consistency: cons,
-		PageSize: c.pageSize, PageState: c.cursor.state}
-	start := r.rt.start()
-	rows, err := r.rt.d.Query(ctx, q)
-	if err != nil {
-		r.rt.record(st.TableName(), OpFind, start)
-		it.err = queryErr(op+" on "+st.TableName()+" failed", err)
-		return it
-	}
-	var keys []*T
-	dst := make([]any, 0, st.NumResult())
-	for {
-		k := new(T)
-		if !rows.Next(adapter.AppendResult(r.t, st, k, dst[:0])) {
-			break
-		}
-		keys = append(keys, k)
-	}
-	err = rows.Close()
-	r.rt.record(st.TableName(), OpFind, start)
-	if err != nil {
-		it.err = queryErr(op+" on "+st.TableName()+" failed", err)
-		return it
-	}
-	state := rows.PageState()
 	sc := getScratch[option](nil)
 	defer sc.release()
+	keys, state, err := l.keysPage(ctx, op, v, &c, cons, sc, nil)
+	if err != nil {
+		it.err = err
+		return it
+	}
 	sc.c = c
 	for _, k := range keys {
 		e, err := r.getIn(ctx, OpFind, sc, k)
@@ -550,12 +543,77 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active boo
 		}
 	}
 	if len(state) > 0 {
+		if fp == 0 {
+			fp = l.fingerprint(st, v)
+		}
 		it.cursor = Cursor{state: append([]byte(nil), state...), query: fp}
 	}
 	return it
 }
 
 // fingerprint identifies a FindAll query (see Repo.fingerprint); a
+
+// keysPage reads one page of lookup l's rows of v (c.pageSize of them,
+// from c's cursor) and returns the keys they point to, appended to keys,
+// with the page state of the next page. Its query is in sc.
+func (l *Lookup[T, V]) keysPage(ctx context.Context, op string, v V, c *call, cons kandra.Consistency, sc *scratch, keys []*T) ([]*T, []byte, error) {
+	r := l.repo
+	st := r.st.Lookup(l.idx).Select()
+	probe := new(T) // the first key, too: its key columns are scanned into it
+	l.f.Set(probe, v)
+	q := sc.query(st)
+	q.Values = adapter.AppendColumns(r.t, st, probe, sc.values(st.NumParams()))
+	q.Consistency, q.PageSize, q.PageState = cons, c.pageSize, c.cursor.state
+	start := r.rt.start()
+	rows, err := r.rt.d.Query(ctx, q)
+	if err != nil {
+		r.rt.record(st.TableName(), OpFind, start)
+		return keys, nil, queryErr(op+" on "+st.TableName()+" failed", err)
+	}
+	dst := sc.values(st.NumResult())
+	for k := probe; rows.Next(adapter.AppendResult(r.t, st, k, dst[:0])); k = new(T) {
+		keys = append(keys, k)
+	}
+	err = rows.Close()
+	r.rt.record(st.TableName(), OpFind, start)
+	if err != nil {
+		return keys, nil, queryErr(op+" on "+st.TableName()+" failed", err)
+	}
+	return keys, rows.PageState(), nil
+}
+
+// firstHolder is a page of Find's search for a non-unique value v: the
+// first entity among one page of v's lookup rows that still holds v
+// (and is live, with active), or nil, with the cursor of the next page
+// (zero at the end).
+func (l *Lookup[T, V]) firstHolder(ctx context.Context, op string, v V, active bool, c *call, cons kandra.Consistency) (*T, Cursor, error) {
+	r := l.repo
+	sc := getScratch[option](nil)
+	defer sc.release()
+	var buf [findPage]*T
+	keys, state, err := l.keysPage(ctx, op, v, c, cons, sc, buf[:0])
+	if err != nil {
+		return nil, Cursor{}, err
+	}
+	sc.c = *c
+	for _, k := range keys {
+		e, err := r.getIn(ctx, OpFind, sc, k)
+		if errors.Is(err, kerrors.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, Cursor{}, err
+		}
+		if equalPtr(any(l.f.Pointer(e)), any(&v)) && !(active && r.deleted(e)) {
+			return e, Cursor{}, nil
+		}
+	}
+	if len(state) == 0 {
+		return nil, Cursor{}, nil
+	}
+	return nil, Cursor{state: append([]byte(nil), state...), query: l.fingerprint(r.st.Lookup(l.idx).Select(), v)}, nil
+}
+
 // Sensitive value is left out, since a cursor travels in URLs.
 func (l *Lookup[T, V]) fingerprint(st *adapter.Statement, v V) uint64 {
 	if l.repo.lookups[l.idx].IndexColumn().IsSensitive() {

@@ -271,16 +271,26 @@ func (r *Repo[T]) stampInsert(e *T) {
 			*id = s.New()
 		}
 	}
-	now := r.now()
-	if c := r.ts.CreatedAtColumn(); c != nil {
+	created, updated, version := r.ts.CreatedAtColumn(), r.ts.UpdatedAtColumn(), r.ts.VersionColumn()
+	if created == nil && updated == nil && version == nil {
+		return // nothing to stamp: no clock reading (tens of ns a call)
+	}
+	var now time.Time
+	clock := func() time.Time {
+		if now.IsZero() {
+			now = r.now()
+		}
+		return now
+	}
+	if c := created; c != nil {
 		if p := r.timeField(c, e); p.IsZero() {
-			*p = truncate(c, now)
+			*p = truncate(c, clock())
 		}
 	}
-	if c := r.ts.UpdatedAtColumn(); c != nil {
-		*r.timeField(c, e) = truncate(c, now)
+	if c := updated; c != nil {
+		*r.timeField(c, e) = truncate(c, clock())
 	}
-	if c := r.ts.VersionColumn(); c != nil {
+	if c := version; c != nil {
 		p, _ := c.Pointer(e)
 		switch v := p.(type) {
 		case *int64:
@@ -289,43 +299,49 @@ func (r *Repo[T]) stampInsert(e *T) {
 			}
 		case *time.Time:
 			if v.IsZero() {
-				*v = truncate(c, now)
+				*v = truncate(c, clock())
 			}
 		}
 	}
 }
 
-// keepStamps saves e's UpdatedAt and version; the function it returns puts
-// them back.
-func (r *Repo[T]) keepStamps(e *T) func() {
-	var at *time.Time
-	var atWas time.Time
+// keepStamps saves e's UpdatedAt and version, for stamps.restore (a
+// value, not a closure: Update would allocate one on every call).
+func (r *Repo[T]) keepStamps(e *T) stamps {
+	var s stamps
 	if col := r.ts.UpdatedAtColumn(); col != nil {
-		at = r.timeField(col, e)
-		atWas = *at
+		s.at = r.timeField(col, e)
+		s.atWas = *s.at
 	}
-	var verInt *int64
-	var verTime *time.Time
-	var intWas int64
-	var timeWas time.Time
 	if col := r.ts.VersionColumn(); col != nil {
 		switch p, _ := col.Pointer(e); v := p.(type) {
 		case *int64:
-			verInt, intWas = v, *v
+			s.verInt, s.intWas = v, *v
 		case *time.Time:
-			verTime, timeWas = v, *v
+			s.verTime, s.timeWas = v, *v
 		}
 	}
-	return func() {
-		if at != nil {
-			*at = atWas
-		}
-		if verInt != nil {
-			*verInt = intWas
-		}
-		if verTime != nil {
-			*verTime = timeWas
-		}
+	return s
+}
+
+// stamps are an entity's UpdatedAt and version as keepStamps found them.
+type stamps struct {
+	at, verTime    *time.Time
+	atWas, timeWas time.Time
+	verInt         *int64
+	intWas         int64
+}
+
+// restore puts the stamps back.
+func (s *stamps) restore() {
+	if s.at != nil {
+		*s.at = s.atWas
+	}
+	if s.verInt != nil {
+		*s.verInt = s.intWas
+	}
+	if s.verTime != nil {
+		*s.verTime = s.timeWas
 	}
 }
 
@@ -755,19 +771,21 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...InsertOptio
 	if err := r.checkEntity(op, "entity", e); err != nil {
 		return false, err
 	}
-	c := applyCall(opts)
+	sc := getScratch(opts)
+	defer sc.release()
+	c := &sc.c
 	if err := r.t.Validate(e); err != nil {
 		return false, err
 	}
-	cons, err := r.writeCons(op, &c)
+	cons, err := r.writeCons(op, c)
 	if err != nil {
 		return false, err
 	}
-	serial, err := r.serialCons(op, &c)
+	serial, err := r.serialCons(op, c)
 	if err != nil {
 		return false, err
 	}
-	if err := r.checkWrite(op, &c); err != nil {
+	if err := r.checkWrite(op, c); err != nil {
 		return false, err
 	}
 	if err := r.checkKey(op, e, r.key, true); err != nil {
@@ -778,43 +796,44 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...InsertOptio
 	}
 	was := *e // put back when the row is not written
 	r.stampInsert(e)
-	ts := insertTS(&c)
+	ts := insertTS(c)
 	// On a versioned table too: an UPDATE IF version IN (null, 0) would
 	// take over a live row without a version. The row marker it writes
 	// does not outlive a soft delete, which rewrites it with its TTL (see
 	// versioned.go).
-	ins := r.st.InsertIfNotExists(using(&c))
-	row := &Query{Statement: ins, Values: r.bindWrite(ins, &c, e, nil), Consistency: cons, SerialConsistency: serial}
-	var entries []*Query
+	ins := r.st.InsertIfNotExists(using(c))
+	row := sc.query(ins)
+	row.Values, row.Consistency, row.SerialConsistency = r.appendWrite(sc.values(ins.NumParams()), ins, c, e, nil), cons, serial
 	for _, i := range r.batch {
 		if !r.emptyAt(i, r.lookupValue(i, e)) {
-			entries = append(entries, r.lookupInsertIn(nil, i, e, ts))
+			r.lookupInsertIn(sc, i, e, ts)
 		}
 	}
+	entries := sc.entries[1:] // the lookup rows
 	// The size check is of the batch a Save of e would send (the row and
 	// its lookup rows), so that what SaveIfNotExists writes a Save can
 	// rewrite.
 	if len(entries) > 0 {
-		if err := r.checkBatchSize(op, append([]*Query{row}, entries...)); err != nil {
+		if err := r.checkBatchSize(op, sc.entries); err != nil {
 			*e = was
 			return false, err
 		}
 	}
-	evTS := lookupTS(&c)
-	claimed, err := r.claimAll(ctx, op, e, nil, &c, cons)
+	evTS := lookupTS(c)
+	claimed, err := r.claimAll(ctx, op, e, nil, c, cons)
 	if err != nil {
 		*e = was
 		return false, err
 	}
 	// The lookup rows before the LWT (see saveVersioned for why).
 	if len(entries) > 0 {
-		if err := r.batchExec(ctx, OpSaveIfNotExists, cons, entries, nil); err != nil {
-			r.giveBack(ctx, op, claimed, &c, cons) // the row was not sent
+		if err := r.batchExec(ctx, OpSaveIfNotExists, cons, entries, &sc.batch); err != nil {
+			r.giveBack(ctx, op, claimed, c, cons) // the row was not sent
 			*e = was
 			return false, err
 		}
 	}
-	if err := r.fresh(ctx, op, claimed, &c, cons); err != nil {
+	if err := r.fresh(ctx, op, claimed, c, cons); err != nil {
 		*e = was
 		return false, err
 	}
@@ -823,7 +842,7 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...InsertOptio
 		return false, err // the claims stay: the LWT may have applied
 	}
 	if !applied {
-		r.giveBack(ctx, op, claimed, &c, cons)
+		r.giveBack(ctx, op, claimed, c, cons)
 		*e = was
 		return false, nil
 	}
@@ -881,33 +900,35 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 	if err := r.t.Validate(nw); err != nil {
 		return err
 	}
-	c := applyCall(opts)
-	cons, err := r.writeCons(op, &c)
+	sc := getScratch(opts)
+	defer sc.release()
+	c := &sc.c
+	cons, err := r.writeCons(op, c)
 	if err != nil {
 		return err
 	}
-	if err := r.checkWrite(op, &c); err != nil {
+	if err := r.checkWrite(op, c); err != nil {
 		return err
 	}
 	versioned := r.ts.VersionColumn() != nil
 	var serial kandra.Consistency
 	if versioned || len(r.unique) > 0 {
-		if serial, err = r.serialCons(op, &c); err != nil {
+		if serial, err = r.serialCons(op, c); err != nil {
 			return err
 		}
 	}
 	if versioned {
-		if err := r.checkVersioned(op, &c); err != nil {
+		if err := r.checkVersioned(op, c); err != nil {
 			return err
 		}
 	}
 	// new's stamps are put back when the call fails before the row is
 	// written, so that a retry of Update(old, new) starts from the same
 	// new; once the row is written new keeps them, as it is.
-	restore, written := r.keepStamps(nw), false
+	kept, written := r.keepStamps(nw), false
 	defer func() {
 		if err != nil && !written {
-			restore()
+			kept.restore()
 		}
 	}()
 	if col := r.ts.UpdatedAtColumn(); col != nil {
@@ -923,12 +944,30 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 	// stale copy, so every value of new is written (claimed) again, as
 	// Save does, and the primary row carries the same timestamp as the
 	// lookup rows: whichever of two Updates is later wins in both.
-	ts := lookupTS(&c)
-	if !versioned && !c.hasTS {
-		c.ts, c.hasTS = ts, true
+	var ts int64
+	if len(r.lookups) > 0 { // without lookups, no timestamp to share (and no clock reading)
+		ts = lookupTS(c)
+		if !versioned && !c.hasTS {
+			c.ts, c.hasTS = ts, true
+		}
 	}
-	var batchIns, batchDels []*Query
-	var eventual, claimNew, leave []int
+	st := r.st.Update(using(c))
+	if versioned && r.versionZero(old) {
+		st = r.st.UpdateIfNoVersion(using(c)) // old was read without a version
+	}
+	if st == nil { // every column is in the key
+		st = r.st.Insert(using(c))
+	}
+	// The primary row first in sc.entries, then the BATCH lookup rows: the
+	// LOGGED BATCH of a table without a version.
+	primary := sc.query(st)
+	primary.Values = r.appendWrite(sc.values(st.NumParams()), st, c, nw, old)
+	if versioned {
+		primary.Consistency, primary.SerialConsistency = cons, serial
+	}
+	var batchIns, batchDels []*Query // on a versioned table, which sends them apart
+	var evBuf, claimBuf, leaveBuf [4]int
+	eventual, claimNew, leave := evBuf[:0], claimBuf[:0], leaveBuf[:0]
 	// A soft-deleted entity holds no unique value (another may have taken
 	// it): bringing it back claims them all again.
 	revive := r.deleted(old) && !r.deleted(nw)
@@ -943,10 +982,14 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 			eventual = append(eventual, i)
 		case kandra.LookupBatch:
 			if changed && !r.emptyAt(i, ov) {
-				batchDels = append(batchDels, r.lookupDeleteAt(i, old, ts))
+				if q := r.lookupDeleteIn(sc, i, old, ts); versioned {
+					batchDels = append(batchDels, q)
+				}
 			}
 			if !r.emptyAt(i, nv) {
-				batchIns = append(batchIns, r.lookupInsertIn(nil, i, nw, ts))
+				if q := r.lookupInsertIn(sc, i, nw, ts); versioned {
+					batchIns = append(batchIns, q)
+				}
 			}
 		default:
 			claimNew = append(claimNew, i)
@@ -955,33 +998,21 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 			}
 		}
 	}
-	st := r.st.Update(using(&c))
-	if versioned && r.versionZero(old) {
-		st = r.st.UpdateIfNoVersion(using(&c)) // old was read without a version
-	}
-	if st == nil { // every column is in the key
-		st = r.st.Insert(using(&c))
-	}
-	primary := &Query{Statement: st, Values: r.bindWrite(st, &c, nw, old)}
-	if versioned {
-		primary.Consistency, primary.SerialConsistency = cons, serial
-	}
-	if len(batchIns)+len(batchDels) > 0 {
-		all := append(append([]*Query{primary}, batchDels...), batchIns...)
-		if err := r.checkBatchSize(op, all); err != nil {
+	if len(sc.entries) > 1 {
+		if err := r.checkBatchSize(op, sc.entries); err != nil {
 			return err
 		}
 	}
 	var claimed *claims[T]
 	if len(claimNew) > 0 {
-		if claimed, err = r.claimAll(ctx, op, nw, claimNew, &c, cons); err != nil {
+		if claimed, err = r.claimAll(ctx, op, nw, claimNew, c, cons); err != nil {
 			return err
 		}
 	}
 	var left *owned // the claims of the values nw leaves, read before the write
 	if len(leave) > 0 {
-		if left, err = r.ownedClaims(ctx, op, old, leave, &c); err != nil {
-			r.giveBack(ctx, op, claimed, &c, cons)
+		if left, err = r.ownedClaims(ctx, op, old, leave, c); err != nil {
+			r.giveBack(ctx, op, claimed, c, cons)
 			return err
 		}
 	}
@@ -993,11 +1024,11 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 		// entity its lookups cannot find.
 		if len(batchIns) > 0 {
 			if err := r.batchExec(ctx, OpUpdate, cons, batchIns, nil); err != nil {
-				r.giveBack(ctx, op, claimed, &c, cons) // the row was not sent
+				r.giveBack(ctx, op, claimed, c, cons) // the row was not sent
 				return err
 			}
 		}
-		if err := r.fresh(ctx, op, claimed, &c, cons); err != nil {
+		if err := r.fresh(ctx, op, claimed, c, cons); err != nil {
 			return err
 		}
 		applied, err := r.exec(ctx, OpUpdate, primary)
@@ -1005,7 +1036,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 			return err // the claims stay: the UPDATE may have applied
 		}
 		if !applied {
-			r.giveBack(ctx, op, claimed, &c, cons)
+			r.giveBack(ctx, op, claimed, c, cons)
 			return r.lockErr(nw, r.expected(old)+" expected, the row has another version or is gone: Get it again and retry")
 		}
 		written = true
@@ -1020,17 +1051,16 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 			}
 		}
 	} else {
-		if err := r.fresh(ctx, op, claimed, &c, cons); err != nil {
+		if err := r.fresh(ctx, op, claimed, c, cons); err != nil {
 			return err
 		}
-		entries := append(append([]*Query{primary}, batchDels...), batchIns...)
-		if err := r.batchExec(ctx, OpUpdate, cons, entries, nil); err != nil {
+		if err := r.batchExec(ctx, OpUpdate, cons, sc.entries, &sc.batch); err != nil {
 			return err // the claims stay: the batch may have landed
 		}
 		written = true
 		r.landed(claimed)
 	}
-	r.releaseOwned(ctx, op, old, left, &c, cons)
+	r.releaseOwned(ctx, op, old, left, c, cons)
 	if len(eventual) > 0 {
 		oldCopy, newCopy := new(T), new(T)
 		*oldCopy, *newCopy = *old, *nw
@@ -1097,41 +1127,47 @@ func (r *Repo[T]) hardDelete(ctx context.Context, op string, e *T, opts []Delete
 	if err := r.checkKey(op, e, r.key, false); err != nil {
 		return err
 	}
-	c := applyCall(opts)
-	cons, err := r.writeCons(op, &c)
+	sc := getScratch(opts)
+	defer sc.release()
+	c := &sc.c
+	cons, err := r.writeCons(op, c)
 	if err != nil {
 		return err
 	}
-	if err := r.checkWrite(op, &c); err != nil {
+	if err := r.checkWrite(op, c); err != nil {
 		return err
 	}
 	versioned := !force && r.ts.VersionColumn() != nil
 	if versioned {
-		if err := r.checkVersioned(op, &c); err != nil {
+		if err := r.checkVersioned(op, c); err != nil {
 			return err
 		}
 	}
-	st := r.st.Delete(using(&c) & adapter.UsingTimestamp)
-	entries := []*Query{{Statement: st, Values: r.bindWrite(st, &c, e, nil)}}
-	ts := lookupTS(&c)
+	st := r.st.Delete(using(c) & adapter.UsingTimestamp)
+	row := sc.query(st)
+	row.Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, nil)
+	ts := int64(noTS) // read from the clock only when a lookup row is deleted
 	for i, l := range r.lookups {
 		if !l.IsUnique() && !r.emptyAt(i, r.lookupValue(i, e)) {
-			entries = append(entries, r.lookupDeleteAt(i, e, ts))
+			if ts == noTS {
+				ts = lookupTS(c)
+			}
+			r.lookupDeleteIn(sc, i, e, ts)
 		}
 	}
 	// The claims e holds, read before the delete, are released after it:
 	// exactly those, so that a re-creation of e in between keeps its own.
-	left, err := r.ownedClaims(ctx, op, e, nil, &c)
+	left, err := r.ownedClaims(ctx, op, e, nil, c)
 	if err != nil {
 		return err
 	}
 	if versioned {
-		return r.deleteVersioned(ctx, op, e, &c, cons, entries[1:], left)
+		return r.deleteVersioned(ctx, op, e, c, cons, sc.entries[1:], left)
 	}
-	if err := r.batchExec(ctx, OpDelete, cons, entries, nil); err != nil {
+	if err := r.batchExec(ctx, OpDelete, cons, sc.entries, &sc.batch); err != nil {
 		return err
 	}
-	r.releaseOwned(ctx, op, e, left, &c, cons)
+	r.releaseOwned(ctx, op, e, left, c, cons)
 	return nil
 }
 
@@ -1518,18 +1554,19 @@ func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []ReadOp
 		// Many may hold v: the first live holder, page by page.
 		c := applyCall(opts)
 		c.pageSize, c.hasPageSize = findPage, true
+		cons, err := r.readCons(op, &c)
+		if err != nil {
+			return nil, err
+		}
 		for {
-			it := l.findAllIn(ctx, op, v, active, c)
-			if it.err != nil {
-				return nil, it.err
+			e, next, err := l.firstHolder(ctx, op, v, active, &c, cons)
+			if err != nil || e != nil {
+				return e, err
 			}
-			if len(it.rows) > 0 {
-				return it.rows[0], nil
-			}
-			if it.cursor.IsZero() {
+			if next.IsZero() {
 				return nil, l.notFound(v)
 			}
-			c.cursor, c.hasCursor = it.cursor, true
+			c.cursor, c.hasCursor = next, true
 		}
 	}
 	c := applyCall(opts)
@@ -1622,15 +1659,16 @@ func (c *Counter[T]) add(ctx context.Context, op string, key *T, delta int64, op
 	if err := r.checkKey(op, key, r.key, false); err != nil {
 		return err
 	}
-	cl := applyCall(opts)
-	cons, err := r.writeCons(op, &cl)
+	sc := getScratch(opts)
+	defer sc.release()
+	cons, err := r.writeCons(op, &sc.c)
 	if err != nil {
 		return err
 	}
-	vals := make([]any, 0, c.st.NumParams())
-	vals = append(vals, delta)
-	vals = adapter.AppendColumns(r.t, c.st, key, vals)
-	_, err = r.exec(ctx, OpIncrement, &Query{Statement: c.st, Values: vals, Consistency: cons})
+	q := sc.query(c.st)
+	q.Values = adapter.AppendColumns(r.t, c.st, key, append(sc.values(c.st.NumParams()), delta))
+	q.Consistency = cons
+	_, err = r.exec(ctx, OpIncrement, q)
 	return err
 }
 

@@ -297,9 +297,14 @@ func handShape(b *buf, s shape, pkg, sfx string) {
 	// Update with a lookup move: F0 may change; the row at one timestamp
 	// with the lookups' deletes and inserts.
 	b.p("update: func(%s, %s, old, nw *%s) error {", m, h, n)
-	b.p("ts := time.Now().UnixMicro()")
 	upd := append(append([]field{}, rest...), key...)
+	if s.lookups == 0 { // no lookup rows to share a timestamp with
+		b.p("return m.exec(h.updatePlain.cql, h.updatePlain.infos, []any{%s})\n},", list("nw", upd))
+	} else {
+		b.p("ts := time.Now().UnixMicro()")
+	}
 	switch {
+	case s.lookups == 0:
 	case s.mode == "B":
 		b.p("bt := m.batch()")
 		b.p("bt.query(h.update.cql, h.update.infos, []any{ts, %s})", list("nw", upd))
@@ -320,7 +325,9 @@ func handShape(b *buf, s shape, pkg, sfx string) {
 		}
 		b.p("return nil")
 	}
-	b.p("},")
+	if s.lookups > 0 {
+		b.p("},")
+	}
 
 	// Delete: the row and every lookup row of the entity, in one batch.
 	b.p("delete: func(%s, %s, e *%s) error {", m, h, n)

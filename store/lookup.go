@@ -95,7 +95,9 @@ func (r *Repo[T]) lookupInsertIn(sc *scratch, i int, e *T, ts int64) *Query {
 }
 
 // lookupDeleteAt is the DeleteAt of e's row of lookup i.
-func (r *Repo[T]) lookupDeleteAt(i int, e *T, ts int64) *Query { return r.lookupDeleteIn(nil, i, e, ts) }
+func (r *Repo[T]) lookupDeleteAt(i int, e *T, ts int64) *Query {
+	return r.lookupDeleteIn(nil, i, e, ts)
+}
 
 // lookupDeleteIn is lookupDeleteAt in sc (nil: a new Query).
 func (r *Repo[T]) lookupDeleteIn(sc *scratch, i int, e *T, ts int64) *Query {

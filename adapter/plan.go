@@ -16,7 +16,11 @@ type Plans[I any, D Driver[I]] struct {
 // Of is s's plan. It fails for a column whose CQL type the core does not
 // know (a tuple or a user-defined type).
 func (ps *Plans[I, D]) Of(s *Statement) (*Plan[I, D], error) {
+	if p, ok := s.Cached(ps).(*Plan[I, D]); ok {
+		return p, nil
+	}
 	if p, ok := ps.m.Load(s); ok {
+		s.Cache(ps, p)
 		return p.(*Plan[I, D]), nil
 	}
 	p, err := newPlan[I, D](s)
@@ -24,6 +28,7 @@ func (ps *Plans[I, D]) Of(s *Statement) (*Plan[I, D], error) {
 		return nil, err
 	}
 	v, _ := ps.m.LoadOrStore(s, p)
+	s.Cache(ps, v)
 	return v.(*Plan[I, D]), nil
 }
 

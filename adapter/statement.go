@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/kandra-go/kandra"
@@ -73,7 +74,8 @@ func (p Param) String() string {
 
 // Statement is one prepared-statement text with its bind plan: the kind and
 // column of every bind marker, in order, and the columns a SELECT returns.
-// It is immutable and safe for concurrent use.
+// It is immutable but for one slot an adapter may cache its own plan of
+// the statement in (Cached, Cache), and safe for concurrent use.
 //
 // The ParamColumn markers of a statement are contiguous; [AppendColumns]
 // appends their values (field addresses) for an entity without reflection.
@@ -88,7 +90,28 @@ type Statement struct {
 	writeTime   bool   // the row ends with one BIGINT WRITETIME(...) after result
 	claim       bool   // the row has the claim token (BIGINT) after result, before the WRITETIME
 	table       string // raw name of the table written or read, for metrics
+	cache       atomic.Pointer[cached]
 }
+
+// cached is what Cache stored, with its owner.
+type cached struct{ owner, v any }
+
+// Cached is the value owner stored with Cache, or nil when it stored none
+// or another owner's replaced it. It is one atomic load: an adapter finds
+// its plan of a statement here on every call, where a map lookup would
+// cost several times that.
+func (s *Statement) Cached(owner any) any {
+	if c := s.cache.Load(); c != nil && c.owner == owner {
+		return c.v
+	}
+	return nil
+}
+
+// Cache stores v for owner (comparable: normally a pointer of the
+// adapter's), replacing what any owner stored. A statement has one slot:
+// an adapter keeps its plans somewhere of its own as well (a statement
+// may be run by two drivers), and treats the slot as a shortcut to them.
+func (s *Statement) Cache(owner, v any) { s.cache.Store(&cached{owner, v}) }
 
 // CQL is the statement text.
 func (s *Statement) CQL() string { return s.cql }

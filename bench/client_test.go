@@ -192,17 +192,17 @@ func newClientStatements(tb testing.TB) *clientStatements {
 // a literal argument list.
 func handwrittenSave(m *marshaller[gocql.TypeInfo], c *clientStatements, e *Event) error {
 	tid := gocql.UUID(e.TenantID)
-	if err := m.row(c.insert, c.insertInfo, []any{tid, e.Day, e.OccurredAt, gocql.UUID(e.EventID), e.Email,
-		e.Kind, e.Title, e.Priority, e.Score, e.Done, e.Tags, e.Payload}); err != nil {
-		return err
-	}
-	if err := m.row(c.byID, c.byIDInfo, []any{gocql.UUID(e.EventID), tid, e.Day, e.OccurredAt}); err != nil {
+	b := m.batch()
+	b.query(c.insert, c.insertInfo, []any{tid, e.Day, e.OccurredAt, gocql.UUID(e.EventID), e.Email,
+		e.Kind, e.Title, e.Priority, e.Score, e.Done, e.Tags, e.Payload})
+	b.query(c.byID, c.byIDInfo, []any{gocql.UUID(e.EventID), tid, e.Day, e.OccurredAt})
+	if err := b.exec(); err != nil {
 		return err
 	}
 	if e.Email == "" {
 		return nil
 	}
-	return m.row(c.byEmail, c.byEmailInfo, []any{e.Email, tid, e.Day, e.OccurredAt, time.Now().UnixMicro()})
+	return m.exec(c.byEmail, c.byEmailInfo, []any{e.Email, tid, e.Day, e.OccurredAt, time.Now().UnixMicro()})
 }
 
 // gocqlxBind is gocqlx's BindStruct: traversals by name, then each field
@@ -228,16 +228,16 @@ func gocqlxScanTargets(mp *reflectx.Mapper, names []string, dest any) []any {
 }
 
 func reflectxSave(m *marshaller[gocql.TypeInfo], mp *reflectx.Mapper, c *clientStatements, e *gocqlEvent) error {
-	if err := m.row(c.insert, c.insertInfo, gocqlxBind(mp, c.insertNames, e)); err != nil {
-		return err
-	}
-	if err := m.row(c.byID, c.byIDInfo, gocqlxBind(mp, c.byIDNames, e)); err != nil {
+	b := m.batch()
+	b.query(c.insert, c.insertInfo, gocqlxBind(mp, c.insertNames, e))
+	b.query(c.byID, c.byIDInfo, gocqlxBind(mp, c.byIDNames, e))
+	if err := b.exec(); err != nil {
 		return err
 	}
 	if e.Email == "" {
 		return nil
 	}
-	return m.row(c.byEmail, c.byEmailInfo, append(gocqlxBind(mp, c.byEmailNames, e), time.Now().UnixMicro()))
+	return m.exec(c.byEmail, c.byEmailInfo, append(gocqlxBind(mp, c.byEmailNames, e), time.Now().UnixMicro()))
 }
 
 // newClientRepo is the kandra contender: a runtime on a clientDriver. An
@@ -388,7 +388,7 @@ func eventRow(tb testing.TB, c *clientStatements) [][]byte {
 // literal argument list, then Scan into the fields, through gocql.UUID
 // temporaries for the uuid.UUID fields.
 func handwrittenGet(m *marshaller[gocql.TypeInfo], c *clientStatements, row [][]byte, key *Event) (*Event, error) {
-	if err := m.row(c.get, c.keyInfo, []any{gocql.UUID(key.TenantID), key.Day, key.OccurredAt}); err != nil {
+	if err := m.exec(c.get, c.keyInfo, []any{gocql.UUID(key.TenantID), key.Day, key.OccurredAt}); err != nil {
 		return nil, err
 	}
 	e := new(Event)
@@ -404,7 +404,7 @@ func handwrittenGet(m *marshaller[gocql.TypeInfo], c *clientStatements, row [][]
 // reflectxGet is gocqlx's Get: bind the key struct by name, then
 // StructScan into a new struct.
 func reflectxGet(m *marshaller[gocql.TypeInfo], mp *reflectx.Mapper, c *clientStatements, row [][]byte, key *gocqlEvent) (*gocqlEvent, error) {
-	if err := m.row(c.get, c.keyInfo, gocqlxBind(mp, c.keyNames, key)); err != nil {
+	if err := m.exec(c.get, c.keyInfo, gocqlxBind(mp, c.keyNames, key)); err != nil {
 		return nil, err
 	}
 	e := new(gocqlEvent)

@@ -40,7 +40,50 @@ type wire[I any] struct {
 	marshal   func(I, any) ([]byte, error)
 	unmarshal func(I, []byte, any) error
 	codec     func([]*kandra.ColumnSchema) (codec, error)
+	session   session
 }
+
+// session is the driver's own per-statement work before its frame: the
+// Query it builds for a statement (from its pool, with the session's
+// defaults, its context and consistency; given back after), or the Batch
+// of a LOGGED BATCH. Both contenders do it for every statement, as a call
+// through a real session does; the frame, the connection and the network
+// are not modelled. Its values are kept by the Query or the Batch, as the
+// driver keeps them: the argument list of every statement is on the heap.
+type session interface {
+	query(cql string, vals []any)
+	batch() sessionBatch
+}
+
+type sessionBatch interface{ add(cql string, vals []any) }
+
+// gocqlSession is gocql's: a Session with no connections builds its
+// queries and batches as a connected one does.
+type gocqlSession struct{ s *gocql.Session }
+
+func (g gocqlSession) query(cql string, vals []any) {
+	g.s.Query(cql, vals...).WithContext(context.Background()).Consistency(gocql.LocalQuorum).Release()
+}
+
+func (g gocqlSession) batch() sessionBatch { return gocqlBatch{g.s.NewBatch(gocql.LoggedBatch)} }
+
+type gocqlBatch struct{ b *gocql.Batch }
+
+func (b gocqlBatch) add(cql string, vals []any) { b.b.Query(cql, vals...) }
+
+// v2Session is the Apache driver v2's (which takes the context at
+// ExecContext: no copy of the Query).
+type v2Session struct{ s *gocqlv2.Session }
+
+func (g v2Session) query(cql string, vals []any) {
+	g.s.Query(cql, vals...).Consistency(gocqlv2.LocalQuorum)
+}
+
+func (g v2Session) batch() sessionBatch { return v2Batch{g.s.Batch(gocqlv2.LoggedBatch)} }
+
+type v2Batch struct{ b *gocqlv2.Batch }
+
+func (b v2Batch) add(cql string, vals []any) { b.b.Query(cql, vals...) }
 
 func (w *wire[I]) infos(cols []*kandra.ColumnSchema) ([]I, error) {
 	out := make([]I, len(cols))
@@ -65,6 +108,7 @@ var gocqlWire = &wire[gocql.TypeInfo]{
 		c, err := kgocql.NewCodec(cols)
 		return c, err
 	},
+	session: gocqlSession{&gocql.Session{}},
 }
 
 // v2Proto is the protocol of the Apache driver v2 here, as kgocqlv2's.
@@ -87,6 +131,7 @@ var v2Wire = &wire[gocqlv2.TypeInfo]{
 		c, err := kgocqlv2.NewCodec(cols)
 		return c, err
 	},
+	session: v2Session{&gocqlv2.Session{}},
 }
 
 // marshaller marshals rows of bound values as the driver does before it
@@ -135,14 +180,17 @@ func (m *marshaller[I]) row(cql string, infos []I, vals []any) error {
 // server always applies it), a query of one page (its rows), a LOGGED
 // BATCH of statements.
 
-func (m *marshaller[I]) exec(cql string, infos []I, vals []any) error { return m.row(cql, infos, vals) }
+func (m *marshaller[I]) exec(cql string, infos []I, vals []any) error {
+	m.w.session.query(cql, vals)
+	return m.row(cql, infos, vals)
+}
 
 func (m *marshaller[I]) cas(cql string, infos []I, vals []any) (bool, error) {
-	return true, m.row(cql, infos, vals)
+	return true, m.exec(cql, infos, vals)
 }
 
 func (m *marshaller[I]) query(cql string, infos []I, vals []any, pageSize int) ([][][]byte, error) {
-	if err := m.row(cql, infos, vals); err != nil {
+	if err := m.exec(cql, infos, vals); err != nil {
 		return nil, err
 	}
 	rows := m.rows[cql]
@@ -152,18 +200,18 @@ func (m *marshaller[I]) query(cql string, infos []I, vals []any, pageSize int) (
 	return rows, nil
 }
 
-// handBatch is a LOGGED BATCH being built. Its entries are marshalled as
-// they are added: a driver's batch keeps each entry's argument list until
-// it is sent, and so does the kandra driver's, so neither pays for that
-// here.
+// handBatch is a LOGGED BATCH being built: the driver's Batch, and its
+// entries marshalled as they are added.
 type handBatch[I any] struct {
 	m   *marshaller[I]
+	b   sessionBatch
 	err error
 }
 
-func (m *marshaller[I]) batch() handBatch[I] { return handBatch[I]{m: m} }
+func (m *marshaller[I]) batch() handBatch[I] { return handBatch[I]{m: m, b: m.w.session.batch()} }
 
 func (b *handBatch[I]) query(cql string, infos []I, vals []any) {
+	b.b.add(cql, vals)
 	if b.err == nil {
 		b.err = b.m.row(cql, infos, vals)
 	}
@@ -190,15 +238,10 @@ func unmarshalRow[I any](w *wire[I], infos []I, row [][]byte, targets []any) err
 // Query does the same with its key, and its rows (the marshaller's rows
 // of its CQL) are scanned through the Codec's scan path.
 //
-// It binds into a reused buffer (AppendBindRefs, as the adapter's Driver
-// binds a statement the driver cannot run speculatively), as the
-// hand-written contender's literal argument lists are on the stack here
-// (the marshaller keeps nothing): with a real session both pay one
-// argument slice per statement, which the driver's query keeps. Its
-// pooled buffers are not cleared when given back: a real driver's are new
-// for every statement and never cleared, and clearing pointers in heap
-// memory during a collection's mark phase costs write barriers that the
-// hand-written contender's stack-allocated lists never pay.
+// It binds as the adapter's Driver does (Plan.Values): a new argument
+// list per statement, by reference (AppendBindRefs: the adapter's Driver
+// binds so a statement the driver cannot run speculatively), handed to
+// the driver's Query or Batch (see session), which keeps it.
 //
 // With tape set, it also records what it hands the driver (the floor's
 // input: see floorTape).
@@ -206,7 +249,6 @@ type clientDriver[I any] struct {
 	m     marshaller[I]
 	plans sync.Map // *adapter.Statement -> *clientPlan[I]
 	pool  sync.Pool
-	bufs  sync.Pool // *[]any
 	tape  *floorTape[I]
 }
 
@@ -228,7 +270,12 @@ type clientPlan[I any] struct {
 }
 
 func (d *clientDriver[I]) plan(s *adapter.Statement) (*clientPlan[I], error) {
+	// As adapter.Plans finds a plan: the statement's slot, then the map.
+	if p, ok := s.Cached(d).(*clientPlan[I]); ok {
+		return p, nil
+	}
 	if p, ok := d.plans.Load(s); ok {
+		s.Cache(d, p)
 		return p.(*clientPlan[I]), nil
 	}
 	w := d.m.w
@@ -277,6 +324,7 @@ func (d *clientDriver[I]) plan(s *adapter.Statement) (*clientPlan[I], error) {
 		return nil, err
 	}
 	v, _ := d.plans.LoadOrStore(s, p)
+	s.Cache(d, v)
 	return v.(*clientPlan[I]), nil
 }
 
@@ -297,19 +345,20 @@ func (p *clientPlan[I]) bindValues(vals []any) []any {
 	return append(out, vals[end:]...)
 }
 
-func (d *clientDriver[I]) marshal(q *store.Query) (*clientPlan[I], error) {
+// marshal binds q's values, hands them to the driver's Query (or, with
+// b, adds them to its Batch) and marshals them.
+func (d *clientDriver[I]) marshal(q *store.Query, b sessionBatch) (*clientPlan[I], error) {
 	p, err := d.plan(q.Statement)
 	if err != nil {
 		return nil, err
 	}
-	buf, _ := d.bufs.Get().(*[]any)
-	if buf == nil {
-		buf = new([]any)
+	vals := p.bindRefs(make([]any, 0, len(q.Values)), q.Values)
+	if b != nil {
+		b.add(q.Statement.CQL(), vals)
+	} else {
+		d.m.w.session.query(q.Statement.CQL(), vals)
 	}
-	vals := p.bindRefs((*buf)[:0], q.Values)
 	err = d.m.row(q.Statement.CQL(), p.params, vals)
-	*buf = vals[:0] // not cleared: see clientDriver
-	d.bufs.Put(buf)
 	if d.tape != nil {
 		d.tape.add(q.Statement.CQL(), p.params, p.bindValues(q.Values))
 	}
@@ -318,14 +367,15 @@ func (d *clientDriver[I]) marshal(q *store.Query) (*clientPlan[I], error) {
 
 // Exec implements store.Driver: a lightweight transaction always applies.
 func (d *clientDriver[I]) Exec(_ context.Context, q *store.Query) (bool, error) {
-	_, err := d.marshal(q)
+	_, err := d.marshal(q, nil)
 	return err == nil, err
 }
 
 // Batch implements store.Driver.
 func (d *clientDriver[I]) Batch(_ context.Context, b *store.Batch) error {
+	sb := d.m.w.session.batch()
 	for _, e := range b.Entries {
-		if _, err := d.marshal(e); err != nil {
+		if _, err := d.marshal(e, sb); err != nil {
 			return err
 		}
 	}
@@ -337,7 +387,7 @@ func (d *clientDriver[I]) Batch(_ context.Context, b *store.Batch) error {
 // bookkeeping does not count against the runtime (a real driver allocates
 // its iterator in any case).
 func (d *clientDriver[I]) Query(_ context.Context, q *store.Query) (store.Rows, error) {
-	p, err := d.marshal(q)
+	p, err := d.marshal(q, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +433,7 @@ func (r *clientRows[I]) PageState() []byte { return nil }
 
 func (r *clientRows[I]) Close() error {
 	err := r.err
-	r.p, r.err, r.rows = nil, nil, nil // r.targets not cleared: see clientDriver
+	r.p, r.err, r.rows = nil, nil, nil // r.targets not cleared, as a driver's iterator's scan buffer is not
 	r.d.pool.Put(r)
 	return err
 }

@@ -305,7 +305,8 @@ type TableStatements struct {
 	insert     [4]*Statement // by Using
 	insertINE  [2]*Statement // by UsingTTL
 	selectKey  *Statement
-	partition  [3][3][2][2]*Statement // lower, upper, reversed, limit
+	partition  [3][3][2][2]atomic.Pointer[Statement] // lower, upper, reversed, limit: made on first use
+	builder    *stmtBuilder                          // for them
 	update     [4]*Statement          // by Using; nil when no non-key column
 	del        [2]*Statement          // by UsingTimestamp
 	softDelete *Statement
@@ -364,15 +365,10 @@ func BuildStatements(t *kandra.TableSchema, keyspace string) (*TableStatements, 
 		}
 	}
 	ts.selectKey = b.selectKey()
-	for lo := Unbounded; lo <= Exclusive; lo++ {
-		for up := Unbounded; up <= Exclusive; up++ {
-			for rev := 0; rev < 2; rev++ {
-				for lim := 0; lim < 2; lim++ {
-					ts.partition[lo][up][rev][lim] = b.partition(Range{Lower: lo, Upper: up, Reversed: rev == 1, Limit: lim == 1})
-				}
-			}
-		}
-	}
+	// The 36 partition SELECTs (bounds, order, limit) are made when first
+	// asked for: most tables are listed one or two ways, and each costs
+	// about a kilobyte.
+	ts.builder = b
 	ts.del[0] = b.delete(0)
 	ts.del[1] = b.delete(UsingTimestamp)
 	if t.IsCounterTable() {
@@ -427,7 +423,12 @@ func (s *TableStatements) SelectPartition(r Range) *Statement {
 	if r.Limit {
 		lim = 1
 	}
-	return s.partition[r.Lower][r.Upper][rev][lim]
+	slot := &s.partition[r.Lower][r.Upper][rev][lim]
+	if st := slot.Load(); st != nil {
+		return st
+	}
+	slot.CompareAndSwap(nil, s.builder.partition(Range{Lower: r.Lower, Upper: r.Upper, Reversed: rev == 1, Limit: lim == 1}))
+	return slot.Load()
 }
 
 // Update is UPDATE t [USING TTL ? AND TIMESTAMP ?] SET every non-key column

@@ -1,0 +1,36 @@
+package bench
+
+import (
+	"testing"
+
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/store"
+)
+
+// BenchmarkNewRepo is what a Repo costs: NewRepo of Event (12 columns,
+// two lookups, an index), and of that the statements alone
+// (adapter.BuildStatements). The drivers' plans of the statements are
+// made on first use and are not in it.
+func BenchmarkNewRepo(b *testing.B) {
+	ks := eventsKeyspace(b)
+	rt, err := store.New(newClientDriver(gocqlWire), ks)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("repo", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := store.NewRepo(rt, events(b)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("statements", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := adapter.BuildStatements(events(b).Schema(), "app"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -307,8 +307,8 @@ type TableStatements struct {
 	selectKey  *Statement
 	partition  [3][3][2][2]atomic.Pointer[Statement] // lower, upper, reversed, limit: made on first use
 	builder    *stmtBuilder                          // for them
-	update     [4]*Statement          // by Using; nil when no non-key column
-	del        [2]*Statement          // by UsingTimestamp
+	update     [4]*Statement                         // by Using; nil when no non-key column
+	del        [2]*Statement                         // by UsingTimestamp
 	softDelete *Statement
 	// The versioned table's writes (nil without a version).
 	create      [2]*Statement // by UsingTTL: IF version has no value

@@ -17,10 +17,10 @@ import (
 	"time"
 
 	gocql "github.com/gocql/gocql"
-	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocql"
+	"github.com/kandra-go/kandra/driver/kgocqlv2"
 	"github.com/kandra-go/kandra/store"
 )
 
@@ -80,7 +80,7 @@ const (
 	// them kandra's.
 	nodeRounds = 24
 	// grossMiss is the throughput ratio under which the test fails (the
-	// target is 0.95; see TestRealServerThroughput).
+	// target is 1.0; see TestRealServerThroughput).
 	grossMiss = 0.8
 )
 
@@ -106,59 +106,6 @@ func nodeEvent(run uint32, w, n int) *Event {
 	binary.BigEndian.PutUint64(e.EventID[8:], uint64(w)<<40|uint64(n))
 	e.Email = "w" + strconv.Itoa(w) + "-" + strconv.Itoa(n) + "@example.com"
 	return e
-}
-
-// handSaver is Save written by hand on gocql with kandra's CQL: the row and
-// its BATCH lookup in one LOGGED BATCH, then the EVENTUAL lookup on a
-// goroutine, at most 16 at a time, as the runtime does, so that both keep
-// the same number of statements in flight.
-type handSaver struct {
-	s                     *gocql.Session
-	insert, byID, byEmail string
-	sem                   chan struct{}
-	wg                    sync.WaitGroup
-	mu                    sync.Mutex
-	err                   error
-}
-
-func (h *handSaver) save(ctx context.Context, e *Event) error {
-	tid, eid := gocql.UUID(e.TenantID), gocql.UUID(e.EventID)
-	b := h.s.NewBatch(gocql.LoggedBatch).WithContext(ctx)
-	b.Cons = gocql.LocalQuorum
-	b.Query(h.insert, tid, e.Day, e.OccurredAt, eid, e.Email, e.Kind, e.Title, e.Priority, e.Score, e.Done, e.Tags, e.Payload)
-	b.Query(h.byID, eid, tid, e.Day, e.OccurredAt)
-	if err := h.s.ExecuteBatch(b); err != nil {
-		return err
-	}
-	if e.Email == "" {
-		return nil
-	}
-	email, day, at, ts := e.Email, e.Day, e.OccurredAt, time.Now().UnixMicro()
-	h.sem <- struct{}{}
-	h.wg.Add(1)
-	go func() {
-		defer func() { <-h.sem; h.wg.Done() }()
-		err := h.s.Query(h.byEmail, email, tid, day, at, ts).WithContext(ctx).Consistency(gocql.LocalQuorum).Exec()
-		for try := 0; try < 3 && err != nil && serverTimeout(err); try++ {
-			err = h.s.Query(h.byEmail, email, tid, day, at, ts).WithContext(ctx).Consistency(gocql.LocalQuorum).Exec()
-		}
-		if err != nil {
-			h.mu.Lock()
-			if h.err == nil {
-				h.err = err
-			}
-			h.mu.Unlock()
-		}
-	}()
-	return nil
-}
-
-// wait waits for the EVENTUAL writes and returns the first failure.
-func (h *handSaver) wait() error {
-	h.wg.Wait()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.err
 }
 
 // serverTimeout reports the node's own timeouts (a write or read that the
@@ -210,24 +157,26 @@ func round(t *testing.T, d time.Duration, timeouts *atomic.Int64, op func(w, n i
 	return float64(ops.Load()) / elapsed.Seconds()
 }
 
-// TestRealServerThroughput measures Save and Get throughput with 16
-// goroutines, kandra against hand-written gocql with the same CQL, in
-// interleaved rounds (24 per operation, 500ms each by default, in pairs:
-// kandra then hand-written, hand-written then kandra, ...), after a warm-up
-// round of each. It prints
+// TestRealServerThroughput measures Save, Get and Update throughput with
+// 16 goroutines on each adapter, kandra (the store on driver/kgocql, on
+// driver/kgocqlv2) against hand-written code on the same driver sending
+// the same CQL (nodehand_test.go), in interleaved rounds (24 per
+// operation, 500ms each by default, in pairs: kandra then hand-written,
+// hand-written then kandra, ...), after a warm-up round of each. It prints
+// one line per adapter,
 //
-//	real-server: throughput save=<ratio> get=<ratio> ok=<bool>
+//	real-server: throughput adapter=kgocql save=<ratio> get=<ratio> update=<ratio> ok=<bool>
 //
 // with the ratios kandra/hand-written of the operations per second, the
-// median over the pairs of rounds; ok says whether both meet issue 11's
-// target of 0.95. A ratio under the target does not fail the test: on a
-// shared 2-core machine one round's throughput can differ from the next by
-// several times, and one run's median moves by several percent. Only a
-// gross miss fails it: kandra under 0.8x (grossMiss) in three pairs of
-// rounds in four, in the measurement and again in a second one taken at
-// once (skipped when the test has run 30 s, to stay under a minute), which
-// no noise explains. Server timeouts are retried for both contenders and
-// counted in the log.
+// median over the pairs of rounds (their spread is in the log); ok says
+// whether all three are at least 1.0, the target. A ratio under the
+// target does not fail the test: on a shared 2-core machine one round's
+// throughput can differ from the next by several times, and one run's
+// median moves by several percent. Only a gross miss fails it: kandra
+// under 0.8x (grossMiss) in three pairs of rounds in four, in the
+// measurement and again in a second one taken at once (skipped when the
+// adapter's measurement has run 60 s), which no noise explains. Server timeouts are
+// retried for both contenders and counted in the log.
 func TestRealServerThroughput(t *testing.T) {
 	s := nodeSession(t)
 	ctx := context.Background()
@@ -248,78 +197,108 @@ func TestRealServerThroughput(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
 	t.Logf("keyspace %s created in %v", ks, time.Since(began).Round(time.Millisecond))
-
 	st, err := adapter.BuildStatements(events(t).Schema(), ks)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := &handSaver{s: s, insert: st.Insert(0).CQL(), sem: make(chan struct{}, 16)}
-	for i := 0; i < st.NumLookups(); i++ {
-		switch l := st.Lookup(i); l.Insert().Param(0).Column.Name() {
-		case "event_id":
-			hs.byID = l.Insert().CQL()
-		case "email":
-			hs.byEmail = l.InsertAt().CQL() // at the call's timestamp, as kandra writes it
+	cql := newNodeCQL(st)
+	s2 := nodeSessionV2(t)
+	adapters := []struct {
+		name   string
+		driver store.Driver
+		hand   nodeHand
+	}{
+		{"kgocql", kgocql.New(s), newGocqlHand(s, cql)},
+		{"kgocqlv2", kgocqlv2.New(s2), newV2Hand(s2, cql)},
+	}
+	for i, a := range adapters {
+		// Each adapter writes rows of its own: the run's high bits carry
+		// the adapter.
+		nt := &nodeThroughput{t: t, ctx: ctx, d: d, began: time.Now(), run: run ^ uint32(i)<<31, ks: k, driver: a.driver, hand: a.hand}
+		save, get, update := nt.measureAll()
+		fmt.Printf("real-server: throughput adapter=%s save=%.3f get=%.3f update=%.3f ok=%v\n", a.name, save.median, get.median, update.median,
+			save.median >= 1 && get.median >= 1 && update.median >= 1)
+		for _, r := range []struct {
+			op string
+			r  pairRatios
+		}{{"save", save}, {"get", get}, {"update", update}} {
+			if r.r.gross() {
+				t.Errorf("%s: kandra's %s throughput is a gross miss against hand-written code on the driver: three pairs of rounds in four under %.1fx, twice (upper quartile %.3f)",
+					a.name, r.op, grossMiss, r.r.upper)
+			}
 		}
 	}
-	get := st.SelectByKey().CQL()
+}
 
-	// A new runtime per kandra round, closed inside the round's timing so
-	// that its EVENTUAL writes count, as the hand-written ones are waited
-	// for.
-	driver := kgocql.New(s)
-	// The runtime does not retry an EVENTUAL write: one that failed (other
-	// than by a server timeout, which the hand-written side retries) fails
-	// the round.
+// nodeThroughput is one adapter's measurement.
+type nodeThroughput struct {
+	t        *testing.T
+	ctx      context.Context
+	d        time.Duration
+	began    time.Time
+	run      uint32
+	ks       *kandra.Keyspace
+	driver   store.Driver
+	hand     nodeHand
+	timeouts atomic.Int64
+	roundNo  atomic.Int64
+}
+
+// newRepo is a new store per kandra round, closed inside the round's
+// timing so that its EVENTUAL writes count, as the hand-written ones are
+// waited for. The store does not retry an EVENTUAL write: one that
+// failed (other than by a server timeout, which the hand-written side
+// retries) fails the round.
+func (nt *nodeThroughput) newRepo() (*store.Repo[Event], func() error) {
 	var eventualErr atomic.Value
 	listener := kandra.EventListenerFunc(func(table string, _ any, err error) {
 		if !serverTimeout(err) {
 			eventualErr.CompareAndSwap(nil, fmt.Errorf("EVENTUAL write to %s: %w", table, err))
 		}
 	})
-	newRepo := func() (*store.Store, *store.Repo[Event], func() error) {
-		rt, err := store.New(driver, k, store.WithConsistency(kandra.ConsistencyLocalQuorum), store.WithEventListener(listener))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rt, store.MustNewRepo(rt, events(t)), func() error {
-			if err := rt.Close(ctx); err != nil {
-				return err
-			}
-			err, _ := eventualErr.Load().(error)
+	rt, err := store.New(nt.driver, nt.ks, store.WithConsistency(kandra.ConsistencyLocalQuorum), store.WithEventListener(listener))
+	if err != nil {
+		nt.t.Fatal(err)
+	}
+	return store.MustNewRepo(rt, events(nt.t)), func() error {
+		if err := rt.Close(nt.ctx); err != nil {
 			return err
 		}
+		err, _ := eventualErr.Load().(error)
+		return err
 	}
-	var timeouts atomic.Int64
-	// Each round writes new rows: the round number goes into the clustering
-	// key's offset.
-	var roundNo atomic.Int64
+}
+
+func (nt *nodeThroughput) measureAll() (save, get, update pairRatios) {
+	t, ctx := nt.t, nt.ctx
 	kandraSave := func(d time.Duration) float64 {
-		_, repo, closeRT := newRepo()
-		base := int(roundNo.Add(1)) << 20
-		return round(t, d, &timeouts, func(w, n int) error { return repo.Save(ctx, nodeEvent(run, w, base+n)) }, closeRT)
+		repo, closeRT := nt.newRepo()
+		base := int(nt.roundNo.Add(1)) << 20 // each round writes new rows
+		return round(t, d, &nt.timeouts, func(w, n int) error { return repo.Save(ctx, nodeEvent(nt.run, w, base+n)) }, closeRT)
 	}
 	handSave := func(d time.Duration) float64 {
-		base := int(roundNo.Add(1)) << 20
-		return round(t, d, &timeouts, func(w, n int) error { return hs.save(ctx, nodeEvent(run, w, base+n)) }, hs.wait)
+		base := int(nt.roundNo.Add(1)) << 20
+		return round(t, d, &nt.timeouts, func(w, n int) error { return nt.hand.save(ctx, nodeEvent(nt.run, w, base+n)) }, nt.hand.wait)
 	}
 
-	// The rows Get reads: 32 per worker, written before the Get rounds.
+	// The rows Get and Update read and write: 32 per worker, written
+	// before their rounds; cur is each row as it is now (Update writes a
+	// new email each time, and passes the row as it was).
 	const perWorker = 32
-	keys := make([][]*Event, nodeWorkers)
+	cur := make([][]*Event, nodeWorkers)
 	var setup sync.WaitGroup
 	var setupErr atomic.Value
-	for w := range keys {
+	for w := range cur {
 		for n := 0; n < perWorker; n++ {
-			keys[w] = append(keys[w], nodeEvent(run, w, n))
+			cur[w] = append(cur[w], nodeEvent(nt.run, w, n))
 		}
 		setup.Add(1)
 		go func() {
 			defer setup.Done()
-			for _, e := range keys[w] {
-				err := hs.save(ctx, e)
+			for _, e := range cur[w] {
+				err := nt.hand.save(ctx, e)
 				for try := 0; try < 3 && err != nil && serverTimeout(err); try++ {
-					err = hs.save(ctx, e)
+					err = nt.hand.save(ctx, e)
 				}
 				if err != nil {
 					setupErr.CompareAndSwap(nil, err)
@@ -332,20 +311,19 @@ func TestRealServerThroughput(t *testing.T) {
 	if err, _ := setupErr.Load().(error); err != nil {
 		t.Fatal(err)
 	}
-	if err := hs.wait(); err != nil {
+	if err := nt.hand.wait(); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("set up in %v", time.Since(began).Round(time.Millisecond))
 	check := func(got, want *Event) error {
-		if got.Title != want.Title || got.EventID != want.EventID || got.Email != want.Email {
+		if got.Title != want.Title || got.EventID != want.EventID {
 			return fmt.Errorf("read %+v, want %+v", got, want)
 		}
 		return nil
 	}
 	kandraGet := func(d time.Duration) float64 {
-		_, repo, closeRT := newRepo()
-		return round(t, d, &timeouts, func(w, n int) error {
-			want := keys[w][n%perWorker]
+		repo, closeRT := nt.newRepo()
+		return round(t, d, &nt.timeouts, func(w, n int) error {
+			want := cur[w][n%perWorker]
 			e, err := repo.Get(ctx, want)
 			if err != nil {
 				return err
@@ -354,72 +332,97 @@ func TestRealServerThroughput(t *testing.T) {
 		}, closeRT)
 	}
 	handGet := func(d time.Duration) float64 {
-		return round(t, d, &timeouts, func(w, n int) error {
-			want := keys[w][n%perWorker]
-			e := new(Event)
-			var tid, eid gocql.UUID
-			err := s.Query(get, gocql.UUID(want.TenantID), want.Day, want.OccurredAt).WithContext(ctx).Consistency(gocql.LocalQuorum).
-				Scan(&tid, &e.Day, &e.OccurredAt, &eid, &e.Email, &e.Kind, &e.Title, &e.Priority, &e.Score, &e.Done, &e.Tags, &e.Payload)
+		return round(t, d, &nt.timeouts, func(w, n int) error {
+			want := cur[w][n%perWorker]
+			e, err := nt.hand.get(ctx, want)
 			if err != nil {
 				return err
 			}
-			e.TenantID, e.EventID = uuid.UUID(tid), uuid.UUID(eid)
 			return check(e, want)
 		}, func() error { return nil })
 	}
-
-	// measure runs nodeRounds short rounds in pairs, in the order k h, h k,
-	// k h, ..., and returns the median over the pairs of kandra's
-	// operations per second over hand-written's. Each pair runs back to
-	// back, so a load that drifts during the test weighs on both alike; the
-	// median keeps a round that met a stall (a flush or a GC pause on the
-	// node, a burst of other work on a shared machine: one round can differ
-	// from the next by several times) from deciding the result.
-	measure := func(name string, k, h func(time.Duration) float64) pairRatios {
-		ratios := make([]float64, 0, nodeRounds/2)
-		var kSum, hSum float64
-		for p := 0; p < nodeRounds/2; p++ {
-			var kv, hv float64
-			if p%2 == 0 {
-				kv = k(d)
-				hv = h(d)
-			} else {
-				hv = h(d)
-				kv = k(d)
-			}
-			kSum, hSum = kSum+kv, hSum+hv
-			ratios = append(ratios, kv/hv)
-		}
-		slices.Sort(ratios)
-		r := pairRatios{median: quantile(ratios, 0.5), upper: quantile(ratios, 0.75)}
-		t.Logf("%s: kandra %.0f ops/s, hand-written %.0f ops/s (means over %d rounds each); per-pair ratios %.2f: median %.3f, upper quartile %.3f",
-			name, kSum/float64(len(ratios)), hSum/float64(len(ratios)), len(ratios), ratios, r.median, r.upper)
-		return r
+	// moved is row (w, n%32) with a new email: a move of its EVENTUAL
+	// lookup, and a rewrite of its BATCH one.
+	moved := func(w, n int) (old, nw *Event) {
+		old = cur[w][n%perWorker]
+		e := *old
+		e.Email = fmt.Sprintf("w%d-u%d-%d@example.com", w, nt.roundNo.Load(), n)
+		return old, &e
 	}
-	ratio := func(name string, k, h func(time.Duration) float64) pairRatios {
-		k(d / 2) // warm-up: prepared statements, connections, the node's JIT
-		h(d / 2)
-		r := measure(name, k, h)
-		if r.gross() && time.Since(began) < 30*time.Second {
-			// One more measurement before calling it a gross miss: a
-			// burst of load on a shared machine can sink one series.
-			t.Logf("%s: a gross miss? measuring once more", name)
-			if again := measure(name, k, h); !again.gross() {
-				r = again
+	kandraUpdate := func(d time.Duration) float64 {
+		repo, closeRT := nt.newRepo()
+		nt.roundNo.Add(1)
+		return round(t, d, &nt.timeouts, func(w, n int) error {
+			old, nw := moved(w, n)
+			if err := repo.Update(ctx, old, nw); err != nil {
+				return err
 			}
-		}
-		return r
+			cur[w][n%perWorker] = nw
+			return nil
+		}, closeRT)
 	}
-	save := ratio("save", kandraSave, handSave)
-	getR := ratio("get", kandraGet, handGet)
-	if n := timeouts.Load(); n > 0 {
+	handUpdate := func(d time.Duration) float64 {
+		nt.roundNo.Add(1)
+		return round(t, d, &nt.timeouts, func(w, n int) error {
+			old, nw := moved(w, n)
+			if err := nt.hand.update(ctx, old, nw); err != nil {
+				return err
+			}
+			cur[w][n%perWorker] = nw
+			return nil
+		}, nt.hand.wait)
+	}
+	save = nt.ratio("save", kandraSave, handSave)
+	get = nt.ratio("get", kandraGet, handGet)
+	update = nt.ratio("update", kandraUpdate, handUpdate)
+	if n := nt.timeouts.Load(); n > 0 {
 		t.Logf("%d operations met a server timeout and were retried", n)
 	}
-	fmt.Printf("real-server: throughput save=%.3f get=%.3f ok=%v\n", save.median, getR.median, save.median >= 0.95 && getR.median >= 0.95)
-	if save.gross() || getR.gross() {
-		t.Errorf("kandra's throughput is a gross miss against hand-written gocql: three pairs of rounds in four under %.1fx, twice (upper quartiles: save %.3f, get %.3f)",
-			grossMiss, save.upper, getR.upper)
+	return save, get, update
+}
+
+// measure runs nodeRounds short rounds in pairs, in the order k h, h k, k
+// h, ..., and returns the median over the pairs of kandra's operations per
+// second over hand-written's. Each pair runs back to back, so a load that
+// drifts during the test weighs on both alike; the median keeps a round
+// that met a stall (a flush or a GC pause on the node, a burst of other
+// work on a shared machine: one round can differ from the next by several
+// times) from deciding the result.
+func (nt *nodeThroughput) measure(name string, k, h func(time.Duration) float64) pairRatios {
+	ratios := make([]float64, 0, nodeRounds/2)
+	var kSum, hSum float64
+	for p := 0; p < nodeRounds/2; p++ {
+		var kv, hv float64
+		if p%2 == 0 {
+			kv = k(nt.d)
+			hv = h(nt.d)
+		} else {
+			hv = h(nt.d)
+			kv = k(nt.d)
+		}
+		kSum, hSum = kSum+kv, hSum+hv
+		ratios = append(ratios, kv/hv)
 	}
+	slices.Sort(ratios)
+	r := pairRatios{median: quantile(ratios, 0.5), upper: quantile(ratios, 0.75)}
+	nt.t.Logf("%s: kandra %.0f ops/s, hand-written %.0f ops/s (means over %d rounds each); per-pair ratios %.2f: median %.3f, quartiles %.3f–%.3f",
+		name, kSum/float64(len(ratios)), hSum/float64(len(ratios)), len(ratios), ratios, r.median, quantile(ratios, 0.25), r.upper)
+	return r
+}
+
+func (nt *nodeThroughput) ratio(name string, k, h func(time.Duration) float64) pairRatios {
+	k(nt.d / 2) // warm-up: prepared statements, connections, the node's JIT
+	h(nt.d / 2)
+	r := nt.measure(name, k, h)
+	if r.gross() && time.Since(nt.began) < 60*time.Second {
+		// One more measurement before calling it a gross miss: a burst of
+		// load on a shared machine can sink one series.
+		nt.t.Logf("%s: a gross miss? measuring once more", name)
+		if again := nt.measure(name, k, h); !again.gross() {
+			r = again
+		}
+	}
+	return r
 }
 
 // pairRatios sums up the per-pair throughput ratios of one measurement.

@@ -624,6 +624,30 @@ func (r *Repo[T]) eventualInserts(ctx context.Context, op string, cons kandra.Co
 	}
 }
 
+// eventualMoves writes, for an Update, the EVENTUAL lookup rows of
+// lookups idx (every EVENTUAL one the Update touches) at timestamp ts:
+// for each, old's row is deleted if the value changed, then nw's is
+// written, on the workers, from copies of both.
+func (r *Repo[T]) eventualMoves(ctx context.Context, cons kandra.Consistency, old, nw *T, idx []int, ts int64) {
+	w, _ := r.inserts.Get().(*eventualInsert[T])
+	if w == nil {
+		w = &eventualInsert[T]{r: r}
+	}
+	w.op, w.cons, w.ts, w.e, w.old, w.moved = OpUpdate, cons, ts, *nw, *old, 0
+	for _, i := range idx {
+		if ov := r.lookupValue(i, old); !equalPtr(ov, r.lookupValue(i, nw)) && !r.emptyAt(i, ov) {
+			w.moved |= 1 << i
+		}
+	}
+	w.pending.Store(int32(len(idx)))
+	for k, i := range idx {
+		r.rt.asyncWrite(ctx, r.lookups[i].Name(), &w.e, w, i)
+		if k == len(idx)-1 {
+			return // w may be back in the pool: see eventualInserts
+		}
+	}
+}
+
 // eventualInsert is the EVENTUAL lookup rows of one write: a copy of the
 // entity as it was when the call returned, shared by its lookups. It goes
 // back to the Repo's pool when its last write is done, unless a write was
@@ -637,12 +661,31 @@ type eventualInsert[T any] struct {
 	pending atomic.Int32 // writes not yet done
 	kept    atomic.Bool  // a listener has &e: never reused
 	e       T
+	// An Update's moves: bit i says lookup i's value changed, and old's
+	// row of it is deleted (at ts) before e's is written.
+	moved uint64
+	old   T
 }
 
-// write inserts lookup i's row, on a worker.
+// maxMoves is the lookups an eventualInsert can move (the bits of moved);
+// an Update of a table with more moves its EVENTUAL rows by closures.
+const maxMoves = 64
+
+// write deletes old's row of lookup i if it moved, and inserts e's (if
+// e has a value), on a worker.
 func (w *eventualInsert[T]) write(ctx context.Context, i int) error {
 	sc := getScratch[option](nil)
 	defer sc.release()
+	if w.moved&(1<<i) != 0 {
+		q := w.r.lookupDeleteIn(sc, i, &w.old, w.ts)
+		q.Consistency = w.cons
+		if _, err := w.r.exec(ctx, w.op, q); err != nil {
+			return err
+		}
+	}
+	if w.r.emptyAt(i, w.r.lookupValue(i, &w.e)) {
+		return nil // a move to no value: the old row is all there was to do
+	}
 	s := w.r.st.Lookup(i).Insert()
 	if w.ts != noTS {
 		s = w.r.st.Lookup(i).InsertAt()
@@ -669,7 +712,7 @@ func (w *eventualInsert[T]) done(reported bool) {
 		return
 	}
 	var zero T
-	w.e, w.op = zero, "" // hold no entity while pooled
+	w.e, w.old, w.op, w.moved = zero, zero, "", 0 // hold no entity while pooled
 	w.r.inserts.Put(w)
 }
 
@@ -705,12 +748,16 @@ func (sc *scratch) release() {
 	sc.c = call{}
 	clear(sc.qs[:sc.nq])
 	sc.nq = 0
-	sc.more = nil
+	if sc.more != nil { // the stores are skipped when there is nothing to clear: each costs a write barrier
+		sc.more = nil
+	}
 	clear(sc.entries)
 	sc.entries = sc.entries[:0]
 	clear(sc.vals)
 	sc.vals = sc.vals[:0]
-	sc.batch = Batch{}
+	if sc.batch.Entries != nil {
+		sc.batch = Batch{}
+	}
 	scratchPool.Put(sc)
 }
 
@@ -1061,7 +1108,9 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 		r.landed(claimed)
 	}
 	r.releaseOwned(ctx, op, old, left, c, cons)
-	if len(eventual) > 0 {
+	if len(eventual) > 0 && len(r.lookups) <= maxMoves {
+		r.eventualMoves(ctx, cons, old, nw, eventual, ts)
+	} else if len(eventual) > 0 {
 		oldCopy, newCopy := new(T), new(T)
 		*oldCopy, *newCopy = *old, *nw
 		for _, i := range eventual {

@@ -59,4 +59,10 @@ const (
 	// the failed statement's duration, when an asynchronous lookup write
 	// fails (the listener's OnEventualWriteFailed is called too).
 	OpEventualWriteFailed = "eventualWriteFailed"
+	// OpBackfill is a backfill's writes of lookup rows, and its reads of
+	// the table's token ranges.
+	OpBackfill = "backfill"
+	// OpMigrate is a migration's statements: its schema changes, its
+	// reads of the schema and of its history, and its lease.
+	OpMigrate = "migrate"
 )

@@ -43,6 +43,17 @@ func (c *ColumnSchema) CheckValue(p any) error {
 		}
 		return nil
 	}
+	if tp, ok := p.(*time.Time); ok && c.typ.Kind() == KindNative && (c.typ.n.name == "TIMESTAMP" || c.typ.n.name == "DATE") {
+		// The other common case: reflect would allocate.
+		enc := cqlvalue.TimestampMillis
+		if c.typ.n.name == "DATE" {
+			enc = cqlvalue.DateDays
+		}
+		if _, err := enc(*tp); err != nil {
+			return c.valueErr(reflect.ValueOf(*tp), err.Error())
+		}
+		return nil
+	}
 	v := reflect.ValueOf(p)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Type() != c.goType {
 		return &kerrors.ArgumentError{Op: "CheckValue on " + c.table.Name() + "." + c.name, Arg: "p",

@@ -18,6 +18,8 @@ import (
 // concurrent use; run one token range per goroutine.
 type LookupBackfill struct {
 	d      Driver
+	cfg    config // its observer and recorder
+	ks     string
 	ts     *kandra.TableSchema
 	cols   []*kandra.ColumnSchema // ts.Columns(), the token-range scan's result
 	scan   *adapter.Statement
@@ -27,8 +29,9 @@ type LookupBackfill struct {
 
 // NewLookupBackfill prepares the backfill of lookup table lookup of
 // keyspace ks (from ks.LookupTable). A lookup table that is not in ks is a
-// *kandra.SchemaError.
-func NewLookupBackfill(d Driver, ks *kandra.Keyspace, lookup *kandra.LookupTableSchema) (*LookupBackfill, error) {
+// *kandra.SchemaError. Of opts, WithObserver and WithMetrics apply: they
+// see its scans and its writes (background, operation OpBackfill).
+func NewLookupBackfill(d Driver, ks *kandra.Keyspace, lookup *kandra.LookupTableSchema, opts ...Option) (*LookupBackfill, error) {
 	if d == nil || ks == nil || lookup == nil {
 		panic("kandra/store: NewLookupBackfill: nil Driver, Keyspace or LookupTableSchema")
 	}
@@ -51,7 +54,11 @@ func NewLookupBackfill(d Driver, ks *kandra.Keyspace, lookup *kandra.LookupTable
 				// the latter.
 				ins = l.Claim()
 			}
-			return &LookupBackfill{d: d, ts: t, cols: t.Columns(), scan: st.TokenRange(), insert: ins, lookup: l.Lookup()}, nil
+			b := &LookupBackfill{d: d, ks: ks.Name(), ts: t, cols: t.Columns(), scan: st.TokenRange(), insert: ins, lookup: l.Lookup()}
+			for _, o := range opts {
+				o(&b.cfg)
+			}
+			return b, nil
 		}
 	}
 	panic("kandra/store: NewLookupBackfill: lookup table " + lookup.Name() + " has no statements") // BuildStatements plans every lookup
@@ -95,8 +102,10 @@ func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int
 			return st, queryErr("backfill of "+b.lookup.Name()+": context done", err)
 		}
 		q := &Query{Statement: b.scan, Values: []any{start, end}, Consistency: cons, PageSize: pageSize, PageState: state}
-		rows, err := b.d.Query(ctx, q)
+		octx, watch := b.cfg.observe(ctx, b.ks, b.ts.Name(), OpBackfill, kandra.KindStatement, b.scan.CQL(), 1, cons, true)
+		rows, err := b.d.Query(octx, q)
 		if err != nil {
+			b.cfg.observed(octx, watch, b.ts.Name(), OpBackfill, 0, err)
 			return st, queryErr("backfill of "+b.lookup.Name()+": scan of "+b.ts.Name()+" failed ("+b.scan.CQL()+")", err)
 		}
 		var page int64
@@ -129,16 +138,22 @@ func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int
 				}
 			}
 			w.do(func(ctx context.Context) error {
-				_, err := b.d.Exec(ctx, &Query{Statement: b.insert, Values: vals, Consistency: cons, SerialConsistency: kandra.ConsistencySerial})
+				table := b.lookup.Name()
+				octx, watch := b.cfg.observe(ctx, b.ks, table, OpBackfill, kandra.KindStatement, b.insert.CQL(), 1, cons, true)
+				_, err := b.d.Exec(octx, &Query{Statement: b.insert, Values: vals, Consistency: cons, SerialConsistency: kandra.ConsistencySerial})
+				b.cfg.observed(octx, watch, table, OpBackfill, 0, err)
 				return err
 			})
 		}
 		if err := w.wait(); err != nil {
 			_ = rows.Close()
+			b.cfg.observed(octx, watch, b.ts.Name(), OpBackfill, int(page), err)
 			return st, queryErr("backfill of "+b.lookup.Name()+": insert failed ("+b.insert.CQL()+")", err)
 		}
 		state = rows.PageState()
-		if err := rows.Close(); err != nil {
+		err = rows.Close()
+		b.cfg.observed(octx, watch, b.ts.Name(), OpBackfill, int(page), err)
+		if err != nil {
 			return st, queryErr("backfill of "+b.lookup.Name()+": scan of "+b.ts.Name()+" failed ("+b.scan.CQL()+")", err)
 		}
 		st.Rows += page

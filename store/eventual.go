@@ -42,6 +42,7 @@ type job struct {
 	fn     func(ctx context.Context) error
 	w      eventualWriter
 	i      int
+	seq    uint64 // its place in the order of admission (see Wait)
 }
 
 // eventualWriter writes lookup i's row of one entity. A Repo's EVENTUAL
@@ -69,6 +70,20 @@ type workers struct {
 	idleFor time.Duration // workerIdle; shorter in tests
 	idle    []*idleState  // parked workers, the most recent last
 	closing bool          // Close has seen every write finish
+
+	// Wait's bookkeeping: the writes are numbered as they are admitted
+	// (next), low is the first not yet finished, fin marks the finished
+	// ones past low (a ring: fewer than len(fin) are admitted and
+	// unrecorded at once), and waiters wait for low to pass their target.
+	next, low uint64
+	fin       []bool
+	waiters   []waiter
+}
+
+// waiter is a Wait for every write admitted before target.
+type waiter struct {
+	target uint64
+	done   chan struct{}
 }
 
 // idleState is a parked worker's wake-up: the one who takes it off the
@@ -76,7 +91,55 @@ type workers struct {
 type idleState struct{ wake chan struct{} }
 
 func newWorkers(concurrency, queue int) *workers {
-	return &workers{room: make(chan struct{}, concurrency+queue), queue: make([]job, concurrency+queue), max: concurrency, idleFor: workerIdle}
+	// fin holds twice the admitted writes: a worker gives a write's room
+	// back before it records the write finished, so up to concurrency
+	// more may be admitted meanwhile.
+	return &workers{room: make(chan struct{}, concurrency+queue), queue: make([]job, concurrency+queue), max: concurrency, idleFor: workerIdle,
+		fin: make([]bool, 2*(concurrency+queue))}
+}
+
+// finish records write seq finished (p.mu is held) and lets go the Waits
+// it completes.
+func (p *workers) finish(seq uint64) {
+	p.fin[seq%uint64(len(p.fin))] = true
+	for p.low < p.next && p.fin[p.low%uint64(len(p.fin))] {
+		p.fin[p.low%uint64(len(p.fin))] = false
+		p.low++
+	}
+	kept := p.waiters[:0]
+	for _, w := range p.waiters {
+		if w.target <= p.low {
+			close(w.done)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	clear(p.waiters[len(kept):])
+	p.waiters = kept
+}
+
+// Wait waits until every EVENTUAL lookup write queued before it was
+// called is done (written, or failed and reported to the listener), or
+// until ctx is done, and returns ctx's error then. Writes queued while it
+// waits are not waited for. Unlike Close it stops nothing: for tests, and
+// for a graceful handover that wants the lookups written before it goes
+// on.
+func (r *Store) Wait(ctx context.Context) error {
+	p := r.pool
+	p.mu.Lock()
+	if p.low >= p.next {
+		p.mu.Unlock()
+		return nil
+	}
+	w := waiter{target: p.next, done: make(chan struct{})}
+	p.waiters = append(p.waiters, w)
+	p.mu.Unlock()
+	select {
+	case <-w.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err() // w stays listed until its target passes, then is let go
+	}
 }
 
 // async runs fn on a runtime-owned goroutine (see workers). If ctx ends
@@ -114,6 +177,8 @@ func (r *Store) enqueue(ctx context.Context, j job) {
 		}
 	}
 	p.mu.Lock()
+	j.seq = p.next
+	p.next++
 	// The slot taken above bounds the writes admitted, so the ring has room.
 	p.queue[(p.head+p.n)%len(p.queue)] = j
 	p.n++
@@ -191,6 +256,7 @@ func (r *Store) work() {
 			r.run(j)
 			ran = true
 			p.mu.Lock()
+			p.finish(j.seq)
 			continue
 		}
 		if p.closing {

@@ -566,18 +566,19 @@ func (l *Lookup[T, V]) keysPage(ctx context.Context, op string, v V, c *call, co
 	q := sc.query(st)
 	q.Values = adapter.AppendColumns(r.t, st, probe, sc.values(st.NumParams()))
 	q.Consistency, q.PageSize, q.PageState = cons, c.pageSize, c.cursor.state
-	start := r.rt.start()
-	rows, err := r.rt.d.Query(ctx, q)
+	octx, w := r.rt.observe(ctx, st.TableName(), OpFind, kandra.KindStatement, st.CQL(), 1, cons, false)
+	rows, err := r.rt.d.Query(octx, q)
 	if err != nil {
-		r.rt.record(st.TableName(), OpFind, start)
+		r.rt.observed(octx, w, st.TableName(), OpFind, 0, err)
 		return keys, nil, queryErr(op+" on "+st.TableName()+" failed", err)
 	}
 	dst := sc.values(st.NumResult())
+	n := len(keys)
 	for k := probe; rows.Next(adapter.AppendResult(r.t, st, k, dst[:0])); k = new(T) {
 		keys = append(keys, k)
 	}
 	err = rows.Close()
-	r.rt.record(st.TableName(), OpFind, start)
+	r.rt.observed(octx, w, st.TableName(), OpFind, len(keys)-n, err)
 	if err != nil {
 		return keys, nil, queryErr(op+" on "+st.TableName()+" failed", err)
 	}

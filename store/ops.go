@@ -27,4 +27,6 @@ const (
 	// OpEventualWriteFailed is kandra.OpEventualWriteFailed: a failed
 	// asynchronous lookup write.
 	OpEventualWriteFailed = kandra.OpEventualWriteFailed
+	// OpBackfill is kandra.OpBackfill: a backfill's scans and writes.
+	OpBackfill = kandra.OpBackfill
 )

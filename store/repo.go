@@ -155,9 +155,15 @@ func (r *Repo[T]) begin(ctx context.Context, op string) error {
 }
 
 func (r *Repo[T]) exec(ctx context.Context, op string, q *Query) (bool, error) {
-	start := r.rt.start()
-	applied, err := r.rt.d.Exec(ctx, q)
-	r.rt.record(q.Statement.TableName(), op, start)
+	return r.execAs(ctx, op, q, false)
+}
+
+// execAs is exec, of a background write (an EVENTUAL lookup row) or not.
+func (r *Repo[T]) execAs(ctx context.Context, op string, q *Query, background bool) (bool, error) {
+	table := q.Statement.TableName()
+	octx, w := r.rt.observe(ctx, table, op, kandra.KindStatement, q.Statement.CQL(), 1, q.Consistency, background)
+	applied, err := r.rt.d.Exec(octx, q)
+	r.rt.observed(octx, w, table, op, 0, err)
 	if err != nil {
 		return false, queryErr(op+" on "+q.Statement.TableName()+" failed ("+q.Statement.CQL()+")", err)
 	}
@@ -179,9 +185,9 @@ func (r *Repo[T]) batchExec(ctx context.Context, op string, cons kandra.Consiste
 		b = new(Batch)
 	}
 	b.Entries, b.Consistency = entries, cons
-	start := r.rt.start()
-	err := r.rt.d.Batch(ctx, b)
-	r.rt.record(r.ts.Name(), op, start)
+	octx, w := r.rt.observe(ctx, r.ts.Name(), op, kandra.KindBatch, entries[0].Statement.CQL(), len(entries), cons, false)
+	err := r.rt.d.Batch(octx, b)
+	r.rt.observed(octx, w, r.ts.Name(), op, 0, err)
 	if err != nil {
 		return queryErr(op+" on "+r.ts.Name()+": LOGGED BATCH of "+fmt.Sprint(len(entries))+" statements failed", err)
 	}
@@ -679,7 +685,7 @@ func (w *eventualInsert[T]) write(ctx context.Context, i int) error {
 	if w.moved&(1<<i) != 0 {
 		q := w.r.lookupDeleteIn(sc, i, &w.old, w.ts)
 		q.Consistency = w.cons
-		if _, err := w.r.exec(ctx, w.op, q); err != nil {
+		if _, err := w.r.execAs(ctx, w.op, q, true); err != nil {
 			return err
 		}
 	}
@@ -698,7 +704,7 @@ func (w *eventualInsert[T]) write(ctx context.Context, i int) error {
 		q.Values = append(q.Values, &w.ts)
 	}
 	q.Consistency = w.cons
-	_, err := w.r.exec(ctx, w.op, q)
+	_, err := w.r.execAs(ctx, w.op, q, true)
 	return err
 }
 
@@ -1120,7 +1126,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 				if changed && !r.emptyAt(i, r.lookupValue(i, oldCopy)) {
 					q := r.lookupDeleteAt(i, oldCopy, ts)
 					q.Consistency = cons
-					if _, err := r.exec(ctx, OpUpdate, q); err != nil {
+					if _, err := r.execAs(ctx, OpUpdate, q, true); err != nil {
 						return err
 					}
 				}
@@ -1129,7 +1135,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 				}
 				q := r.lookupInsertIn(nil, i, newCopy, ts)
 				q.Consistency = cons
-				_, err := r.exec(ctx, OpUpdate, q)
+				_, err := r.execAs(ctx, OpUpdate, q, true)
 				return err
 			})
 		}
@@ -1315,15 +1321,20 @@ func (r *Repo[T]) one(ctx context.Context, op string, q *Query, targets func([]a
 
 // oneInto reads at most one row into dst.
 func (r *Repo[T]) oneInto(ctx context.Context, op string, q *Query, dst []any) (bool, error) {
-	start := r.rt.start()
-	rows, err := r.rt.d.Query(ctx, q)
+	table := q.Statement.TableName()
+	octx, w := r.rt.observe(ctx, table, op, kandra.KindStatement, q.Statement.CQL(), 1, q.Consistency, false)
+	rows, err := r.rt.d.Query(octx, q)
 	if err != nil {
-		r.rt.record(q.Statement.TableName(), op, start)
+		r.rt.observed(octx, w, table, op, 0, err)
 		return false, queryErr(op+" on "+q.Statement.TableName()+" failed ("+q.Statement.CQL()+")", err)
 	}
 	found := rows.Next(dst)
 	err = rows.Close()
-	r.rt.record(q.Statement.TableName(), op, start)
+	n := 0
+	if found {
+		n = 1
+	}
+	r.rt.observed(octx, w, table, op, n, err)
 	if err != nil {
 		return false, queryErr(op+" on "+q.Statement.TableName()+" failed ("+q.Statement.CQL()+")", err)
 	}
@@ -1493,26 +1504,28 @@ func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []Li
 	for {
 		fetch := want - len(it.rows)
 		q := &Query{Statement: st, Values: vals, Consistency: cons, PageSize: fetch, PageState: state}
-		start := r.rt.start()
-		rows, err := r.rt.d.Query(ctx, q)
+		octx, w := r.rt.observe(ctx, r.ts.Name(), OpList, kandra.KindStatement, st.CQL(), 1, cons, false)
+		rows, err := r.rt.d.Query(octx, q)
 		if err != nil {
-			r.rt.record(r.ts.Name(), OpList, start)
+			r.rt.observed(octx, w, r.ts.Name(), OpList, 0, err)
 			it.err = queryErr("list on "+r.ts.Name()+" failed", err)
 			return it
 		}
 		dst := make([]any, 0, st.NumResult())
+		read := 0
 		for {
 			e := new(T)
 			if !rows.Next(adapter.AppendResult(r.t, st, e, dst[:0])) {
 				break
 			}
+			read++
 			if active && r.deleted(e) {
 				continue
 			}
 			it.rows = append(it.rows, e)
 		}
 		err = rows.Close()
-		r.rt.record(r.ts.Name(), OpList, start)
+		r.rt.observed(octx, w, r.ts.Name(), OpList, read, err)
 		if err != nil {
 			it.err = queryErr("list on "+r.ts.Name()+" failed", err)
 			return it

@@ -148,6 +148,7 @@ type config struct {
 	consistency kandra.Consistency
 	serial      kandra.Consistency
 	metrics     kandra.Metrics
+	observer    kandra.Observer
 	listener    kandra.EventListener
 	concurrency int
 	queue       int
@@ -170,6 +171,13 @@ func WithSerialConsistency(c kandra.Consistency) Option { return func(o *config)
 
 // WithMetrics sets the recorder called after every statement.
 func WithMetrics(m kandra.Metrics) Option { return func(o *config) { o.metrics = m } }
+
+// WithObserver sets the observer of every statement, batch and EVENTUAL
+// write the store sends (see kandra.Observer; the module
+// github.com/kandra-go/kandra/otelkandra is one, for OpenTelemetry). It is
+// called with the context it gives the driver, and with a recorder of
+// WithMetrics too, if there is one.
+func WithObserver(ob kandra.Observer) Option { return func(o *config) { o.observer = ob } }
 
 // WithEventListener sets the listener of asynchronous failures.
 func WithEventListener(l kandra.EventListener) Option { return func(o *config) { o.listener = l } }
@@ -292,19 +300,50 @@ func (r *Store) leave() {
 	}
 }
 
-// start is when a statement starts, for record: the zero time without a
-// recorder, which then needs no clock reading.
-func (r *Store) start() time.Time {
-	if r.cfg.metrics == nil {
-		return time.Time{}
-	}
-	return time.Now()
+// watch is a statement (or batch) being sent: its observation, when an
+// observer is set, and its start, when anyone wants its duration.
+type watch struct {
+	o     *kandra.Observation
+	start time.Time
 }
 
-// record calls the metrics recorder, if any.
-func (r *Store) record(table, op string, start time.Time) {
-	if r.cfg.metrics != nil {
-		r.cfg.metrics.Record(table, op, time.Since(start))
+// observe starts watching a statement (or a batch of n) of op on table,
+// and returns the context to send it with. With neither an observer nor
+// a recorder it costs two nil checks: no clock reading, no allocation.
+func (r *Store) observe(ctx context.Context, table, op string, kind kandra.StatementKind, cql string, n int, cons kandra.Consistency, background bool) (context.Context, watch) {
+	return r.cfg.observe(ctx, r.keyspace, table, op, kind, cql, n, cons, background)
+}
+
+// observed ends w: rows read, and the driver's error.
+func (r *Store) observed(ctx context.Context, w watch, table, op string, rows int, err error) {
+	r.cfg.observed(ctx, w, table, op, rows, err)
+}
+
+func (c *config) observe(ctx context.Context, keyspace, table, op string, kind kandra.StatementKind, cql string, n int, cons kandra.Consistency, background bool) (context.Context, watch) {
+	if c.observer == nil {
+		if c.metrics == nil {
+			return ctx, watch{}
+		}
+		return ctx, watch{start: time.Now()}
+	}
+	w := watch{o: &kandra.Observation{Keyspace: keyspace, Table: table, Operation: op, Kind: kind, Statement: cql,
+		Statements: n, Consistency: cons, Attempt: 1, Background: background}}
+	ctx = c.observer.Start(ctx, w.o)
+	w.start = time.Now()
+	return ctx, w
+}
+
+func (c *config) observed(ctx context.Context, w watch, table, op string, rows int, err error) {
+	if w.start.IsZero() {
+		return
+	}
+	d := time.Since(w.start)
+	if c.metrics != nil {
+		c.metrics.Record(table, op, d)
+	}
+	if w.o != nil {
+		w.o.Duration, w.o.Rows, w.o.Err = d, rows, err
+		c.observer.End(ctx, w.o)
 	}
 }
 

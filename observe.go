@@ -1,0 +1,101 @@
+package kandra
+
+import (
+	"context"
+	"strconv"
+	"time"
+)
+
+// Observer sees every statement, batch and background write the store
+// and the migrator send, before and after: a tracer opens a span in
+// Start and ends it in End (the module github.com/kandra-go/kandra/otelkandra
+// does, with OpenTelemetry), a recorder counts in End. Set one with
+// store.WithObserver or migrate.WithObserver; with none set, nothing of
+// this is built.
+//
+// Start and End are called on the goroutine that runs the work (the
+// caller's, or a store worker's for a background write), from many
+// goroutines at once: implementations must be safe for concurrent use and
+// return quickly. o is the caller's for the duration of the work only:
+// copy what you keep.
+type Observer interface {
+	// Start is called before the work is sent. The context it returns is
+	// the one the work runs with, and the one End gets: return ctx, or a
+	// context derived from it (one carrying a span).
+	Start(ctx context.Context, o *Observation) context.Context
+	// End is called once the work is done, with its outcome in o
+	// (Duration, Rows, Err).
+	End(ctx context.Context, o *Observation)
+}
+
+// StatementKind is what an Observation is of.
+type StatementKind uint8
+
+const (
+	// KindStatement is one statement.
+	KindStatement StatementKind = iota + 1
+	// KindBatch is a LOGGED BATCH of Observation.Statements statements.
+	KindBatch
+	// KindSchema is a schema change (CREATE, ALTER, DROP) and the wait
+	// for the cluster's agreement on it.
+	KindSchema
+)
+
+var kindNames = [...]string{KindStatement: "statement", KindBatch: "batch", KindSchema: "schema"}
+
+// String returns "statement", "batch" or "schema".
+func (k StatementKind) String() string {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return "StatementKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Observation is one statement, batch or schema change, as an Observer
+// sees it. It never holds a bound value: the CQL text has markers where
+// the values go.
+type Observation struct {
+	// Keyspace is the keyspace's name ("" for a statement outside one).
+	Keyspace string
+	// Table is the table written or read: a lookup table's own name for
+	// its rows; for a batch, the entity's table.
+	Table string
+	// Operation is what the call is: one of Operations.
+	Operation string
+	// Kind is a statement, a batch or a schema change.
+	Kind StatementKind
+	// Statement is the CQL text (of a batch, its first statement's).
+	Statement string
+	// Statements is the number of statements: 1, or a batch's.
+	Statements int
+	// Consistency is the consistency the work runs at (zero for a schema
+	// change).
+	Consistency Consistency
+	// Attempt is 1: kandra sends each statement once (the driver's retry
+	// policy may retry it, unseen here). A migration's wait for schema
+	// agreement counts its attempts.
+	Attempt int
+	// Background is true for a write no caller waits for: an EVENTUAL
+	// lookup row (on a store worker; the context is the call's that
+	// queued it, detached from its cancellation) or a backfill's.
+	Background bool
+
+	// Set for End:
+
+	// Duration is how long the work took.
+	Duration time.Duration
+	// Rows is the number of rows a read returned (0 for a write).
+	Rows int
+	// Err is the work's error, or nil. A lightweight transaction that did
+	// not apply is not an error.
+	Err error
+}
+
+// Operations is every operation name an Observation carries, which
+// Metrics.Record gets too (it also gets OpEventualWriteFailed, for a
+// failed background write). The store's tests check that it emits no
+// other.
+func Operations() []string {
+	return []string{OpSave, OpUpdate, OpDelete, OpSaveIfNotExists, OpSoftDelete, OpGet, OpFind, OpList,
+		OpIncrement, OpBackfill, OpMigrate}
+}

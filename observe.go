@@ -87,8 +87,12 @@ type Observation struct {
 	// Rows is the number of rows a read returned (0 for a write).
 	Rows int
 	// Err is the work's error, or nil. A lightweight transaction that did
-	// not apply is not an error.
+	// not apply is not an error: see Applied.
 	Err error
+	// Conditional is true for a lightweight transaction (IF ...), and
+	// Applied then says whether it applied (a version conflict, a value
+	// another entity holds, a row that exists: false).
+	Conditional, Applied bool
 }
 
 // Operations is every operation name an Observation carries, which

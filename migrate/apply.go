@@ -32,6 +32,10 @@ type ApplyOptions struct {
 	OnEvent func(Event)
 	// Backfill tunes the backfill steps.
 	Backfill BackfillOptions
+	// Observer, if set, sees every statement Apply sends, its backfills'
+	// included (see kandra.Observer; operations kandra.OpMigrate and
+	// kandra.OpBackfill).
+	Observer kandra.Observer
 }
 
 // EventKind says what an Event reports.
@@ -150,6 +154,12 @@ func (o *ApplyOptions) approved(s Step) bool {
 // Check) still shows it once its lookup table exists.
 func Apply(ctx context.Context, d Driver, ks *kandra.Keyspace, opts ApplyOptions) (*Result, error) {
 	opts.defaults()
+	if ks != nil {
+		d = observing(d, ks.Name(), opts.Observer)
+		if opts.Backfill.Observer == nil {
+			opts.Backfill.Observer = opts.Observer // d is already observed by it: observing keeps d
+		}
+	}
 	emit := func(e Event) {
 		if opts.OnEvent != nil {
 			opts.OnEvent(e)

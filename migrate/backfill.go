@@ -27,6 +27,11 @@ type BackfillOptions struct {
 	// OnProgress, if set, is called after each page and each finished
 	// range, from the scanning goroutines one at a time.
 	OnProgress func(BackfillProgress)
+	// Observer, if set, sees every statement the backfill sends (see
+	// kandra.Observer): its scans and lookup rows (operation
+	// kandra.OpBackfill, in the background) and its bookkeeping
+	// (kandra.OpMigrate).
+	Observer kandra.Observer
 }
 
 // BackfillProgress is where a backfill stands.
@@ -137,6 +142,7 @@ func Backfill(ctx context.Context, d Driver, ks *kandra.Keyspace, lookup *kandra
 		return nil, &kerrors.MigrationError{Message: "backfill: nil *kandra.LookupTableSchema; pass one of keyspace " + ks.Name() +
 			"'s lookup tables (ks.LookupTable(name), for example users_by_email)"}
 	}
+	d = observing(d, ks.Name(), opts.Observer)
 	lookupTable := lookup.Name()
 	if err := notOf(ks, lookup); err != nil {
 		return nil, err

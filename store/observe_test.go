@@ -121,6 +121,9 @@ func TestObserverSeesEveryStatement(t *testing.T) {
 		if o.Statement == "" || o.Attempt != 1 || o.Duration < 0 || o.Consistency == 0 {
 			t.Errorf("incomplete observation %+v", o)
 		}
+		if !slices.Contains(kandra.Operations(), o.Operation) {
+			t.Errorf("operation %q is not in kandra.Operations", o.Operation)
+		}
 		if strings.Contains(o.Statement, "a@b") || strings.Contains(o.Statement, "T1") {
 			t.Errorf("a value in the statement text: %s", o.Statement)
 		}

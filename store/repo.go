@@ -163,6 +163,9 @@ func (r *Repo[T]) execAs(ctx context.Context, op string, q *Query, background bo
 	table := q.Statement.TableName()
 	octx, w := r.rt.observe(ctx, table, op, kandra.KindStatement, q.Statement.CQL(), 1, q.Consistency, background)
 	applied, err := r.rt.d.Exec(octx, q)
+	if w.o != nil && q.Statement.IsConditional() {
+		w.o.Conditional, w.o.Applied = true, applied && err == nil
+	}
 	r.rt.observed(octx, w, table, op, 0, err)
 	if err != nil {
 		return false, queryErr(op+" on "+q.Statement.TableName()+" failed ("+q.Statement.CQL()+")", err)

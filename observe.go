@@ -76,8 +76,9 @@ type Observation struct {
 	// agreement counts its attempts.
 	Attempt int
 	// Background is true for a write no caller waits for: an EVENTUAL
-	// lookup row (on a store worker; the context is the call's that
-	// queued it, detached from its cancellation) or a backfill's.
+	// lookup row, on a store worker (the context is the call's that
+	// queued it, detached from its cancellation). A backfill's writes are
+	// not: its caller waits for them.
 	Background bool
 
 	// Set for End:

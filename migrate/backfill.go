@@ -29,8 +29,7 @@ type BackfillOptions struct {
 	OnProgress func(BackfillProgress)
 	// Observer, if set, sees every statement the backfill sends (see
 	// kandra.Observer): its scans and lookup rows (operation
-	// kandra.OpBackfill, in the background) and its bookkeeping
-	// (kandra.OpMigrate).
+	// kandra.OpBackfill) and its bookkeeping (kandra.OpMigrate).
 	Observer kandra.Observer
 }
 

@@ -14,7 +14,7 @@ import (
 // KindSchema, the reads and writes of the schema, the history and the
 // lease as statements, all with operation kandra.OpMigrate, and a
 // backfill's scans and lookup rows (the store.Driver calls) with
-// kandra.OpBackfill, in the background.
+// kandra.OpBackfill.
 func observing(d Driver, keyspace string, o kandra.Observer) Driver {
 	if o == nil {
 		return d
@@ -96,7 +96,7 @@ func (od *observedDriver) QueryCQL(ctx context.Context, stmt string, values []an
 // The store.Driver calls are a backfill's.
 
 func (od *observedDriver) Exec(ctx context.Context, q *store.Query) (bool, error) {
-	ctx, ob, t0 := od.start(ctx, q.Statement.TableName(), kandra.OpBackfill, kandra.KindStatement, q.Statement.CQL(), q.Consistency, true)
+	ctx, ob, t0 := od.start(ctx, q.Statement.TableName(), kandra.OpBackfill, kandra.KindStatement, q.Statement.CQL(), q.Consistency, false)
 	applied, err := od.d.Exec(ctx, q)
 	if q.Statement.IsConditional() {
 		ob.Conditional, ob.Applied = true, applied && err == nil
@@ -110,7 +110,7 @@ func (od *observedDriver) Batch(ctx context.Context, b *store.Batch) error {
 	if len(b.Entries) > 0 {
 		table, stmt = b.Entries[0].Statement.TableName(), b.Entries[0].Statement.CQL()
 	}
-	ctx, ob, t0 := od.start(ctx, table, kandra.OpBackfill, kandra.KindBatch, stmt, b.Consistency, true)
+	ctx, ob, t0 := od.start(ctx, table, kandra.OpBackfill, kandra.KindBatch, stmt, b.Consistency, false)
 	ob.Statements = len(b.Entries)
 	err := od.d.Batch(ctx, b)
 	od.end(ctx, ob, t0, 0, err)
@@ -118,7 +118,7 @@ func (od *observedDriver) Batch(ctx context.Context, b *store.Batch) error {
 }
 
 func (od *observedDriver) Query(ctx context.Context, q *store.Query) (store.Rows, error) {
-	ctx, ob, t0 := od.start(ctx, q.Statement.TableName(), kandra.OpBackfill, kandra.KindStatement, q.Statement.CQL(), q.Consistency, true)
+	ctx, ob, t0 := od.start(ctx, q.Statement.TableName(), kandra.OpBackfill, kandra.KindStatement, q.Statement.CQL(), q.Consistency, false)
 	rows, err := od.d.Query(ctx, q)
 	if err != nil {
 		od.end(ctx, ob, t0, 0, err)

@@ -9,9 +9,9 @@
 //	res, err := migrate.Apply(ctx, kgocql.New(session), app, migrate.ApplyOptions{Observer: obs})
 //
 // A span is a child of the caller's span (the context given to the store's
-// call). A background write, an EVENTUAL lookup row or a backfill's, runs
-// after its call has returned: its span starts a trace of its own, linked
-// to the call's span. Spans carry no bound value: the statement text, with
+// call). A background write, an EVENTUAL lookup row, runs after its call
+// has returned: its span starts a trace of its own, linked to the call's
+// span. Spans carry no bound value: the statement text, with
 // its markers, only with WithStatementText, and never a value of any
 // column, Sensitive or not.
 //

@@ -20,8 +20,8 @@ VERSION=${1:-v0.1.0}
 WORK=$(mktemp -d)
 trap 'chmod -R u+w "$WORK" 2>/dev/null; rm -rf "$WORK"' EXIT
 PROXY=$WORK/proxy
-published=(. driver/kgocql driver/kgocqlv2)
-paths=(github.com/kandra-go/kandra github.com/kandra-go/kandra/driver/kgocql github.com/kandra-go/kandra/driver/kgocqlv2)
+published=(. driver/kgocql driver/kgocqlv2 otelkandra)
+paths=(github.com/kandra-go/kandra github.com/kandra-go/kandra/driver/kgocql github.com/kandra-go/kandra/driver/kgocqlv2 github.com/kandra-go/kandra/otelkandra)
 
 summary() { echo "release: modules=${#published[@]} consumed=$1 ok=$2"; }
 fail() { echo "release-check: $*" >&2; summary 0 false; exit 1; }

@@ -30,7 +30,7 @@ type LookupBackfill struct {
 // NewLookupBackfill prepares the backfill of lookup table lookup of
 // keyspace ks (from ks.LookupTable). A lookup table that is not in ks is a
 // *kandra.SchemaError. Of opts, WithObserver and WithMetrics apply: they
-// see its scans and its writes (background, operation OpBackfill).
+// see its scans and its writes (operation OpBackfill).
 func NewLookupBackfill(d Driver, ks *kandra.Keyspace, lookup *kandra.LookupTableSchema, opts ...Option) (*LookupBackfill, error) {
 	if d == nil || ks == nil || lookup == nil {
 		panic("kandra/store: NewLookupBackfill: nil Driver, Keyspace or LookupTableSchema")
@@ -102,7 +102,7 @@ func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int
 			return st, queryErr("backfill of "+b.lookup.Name()+": context done", err)
 		}
 		q := &Query{Statement: b.scan, Values: []any{start, end}, Consistency: cons, PageSize: pageSize, PageState: state}
-		octx, watch := b.cfg.observe(ctx, b.ks, b.ts.Name(), OpBackfill, kandra.KindStatement, b.scan.CQL(), 1, cons, true)
+		octx, watch := b.cfg.observe(ctx, b.ks, b.ts.Name(), OpBackfill, kandra.KindStatement, b.scan.CQL(), 1, cons, false)
 		rows, err := b.d.Query(octx, q)
 		if err != nil {
 			b.cfg.observed(octx, watch, b.ts.Name(), OpBackfill, 0, err)
@@ -139,7 +139,7 @@ func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int
 			}
 			w.do(func(ctx context.Context) error {
 				table := b.lookup.Name()
-				octx, watch := b.cfg.observe(ctx, b.ks, table, OpBackfill, kandra.KindStatement, b.insert.CQL(), 1, cons, true)
+				octx, watch := b.cfg.observe(ctx, b.ks, table, OpBackfill, kandra.KindStatement, b.insert.CQL(), 1, cons, false)
 				_, err := b.d.Exec(octx, &Query{Statement: b.insert, Values: vals, Consistency: cons, SerialConsistency: kandra.ConsistencySerial})
 				b.cfg.observed(octx, watch, table, OpBackfill, 0, err)
 				return err

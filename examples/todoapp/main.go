@@ -60,7 +60,10 @@ import (
 	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/migrate"
 	"github.com/kandra-go/kandra/migrate/cli"
+	"github.com/kandra-go/kandra/otelkandra"
 	"github.com/kandra-go/kandra/store"
+	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // Keyspace is the service's schema, replicated once in datacenter1.
@@ -174,6 +177,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	rf := fs.Int("rf", rfDefault, "replicas in datacenter1, NetworkTopologyStrategy (env KANDRA_RF)")
 	startup := fs.String("startup", envOr("KANDRA_STARTUP", "apply"), "schema at start-up: apply (safe steps) or check (env KANDRA_STARTUP)")
+	traced := fs.Bool("trace", os.Getenv("KANDRA_TRACE") == "stdout", "write an OpenTelemetry span of every statement to stdout, as JSON (env KANDRA_TRACE=stdout)")
 	fs.Usage = func() {
 		_, _ = fmt.Fprintf(stderr, "Usage: todoapp [flags]              run the tutorial\n"+
 			"       todoapp [flags] schema ...   the schema commands (todoapp schema --help)\n")
@@ -217,7 +221,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		logger.Print(err)
 		return 1
 	}
-	rt, err := store.New(d, ks)
+	var opts []store.Option
+	if *traced {
+		tp, err := stdoutTracer(stdout)
+		if err != nil {
+			logger.Print(err)
+			return 1
+		}
+		defer func() { _ = tp.Shutdown(context.WithoutCancel(ctx)) }()
+		// snippet: otel
+		obs, err := otelkandra.New(otelkandra.WithTracerProvider(tp)) // otelkandra.New(): the global providers
+		if err != nil {
+			logger.Print(err)
+			return 1
+		}
+		opts = append(opts, store.WithObserver(obs)) // and migrate.ApplyOptions{Observer: obs}
+		// end snippet
+	}
+	rt, err := store.New(d, ks, opts...)
 	if err != nil {
 		logger.Print(err)
 		return 1
@@ -228,6 +249,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// stdoutTracer is a TracerProvider that writes every span to w as JSON,
+// as it ends.
+func stdoutTracer(w io.Writer) (*sdktrace.TracerProvider, error) {
+	exp, err := stdouttrace.New(stdouttrace.WithWriter(w))
+	if err != nil {
+		return nil, err
+	}
+	return sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)), nil
 }
 
 func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "help" }

@@ -1,6 +1,7 @@
 module github.com/kandra-go/kandra/bench
 
-go 1.23
+// otelkandra (TestObserverCost) needs Go 1.26.
+go 1.26.0
 
 require (
 	github.com/apache/cassandra-gocql-driver/v2 v2.1.2
@@ -22,6 +23,19 @@ require (
 	github.com/jinzhu/now v1.1.5 // indirect
 	github.com/kandra-go/kandra/driver/kgocql v0.1.0
 	github.com/kandra-go/kandra/driver/kgocqlv2 v0.1.0
+	github.com/kandra-go/kandra/otelkandra v0.1.0
+	go.opentelemetry.io/otel/sdk v1.47.0
+	go.opentelemetry.io/otel/sdk/metric v1.47.0
 	golang.org/x/text v0.20.0 // indirect
 )
 
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-logr/logr v1.4.4 // indirect
+	github.com/go-logr/stdr v1.2.2 // indirect
+	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
+	go.opentelemetry.io/otel v1.47.0 // indirect
+	go.opentelemetry.io/otel/metric v1.47.0 // indirect
+	go.opentelemetry.io/otel/trace v1.47.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)

@@ -209,6 +209,7 @@ type rig[T, I any] struct {
 	rt    *store.Store
 	repo  *store.Repo[T]
 	find  *store.Lookup[T, string]
+	opts  []store.Option // more options of the store (an observer)
 	mu    sync.Mutex
 	fail  error
 }
@@ -221,7 +222,7 @@ func (k *rig[T, I]) open() error {
 			k.fail = fmt.Errorf("EVENTUAL write to %s: %w", table, err)
 		}
 	})
-	rt, err := store.New(k.d, k.ks, store.WithEventListener(l))
+	rt, err := store.New(k.d, k.ks, append([]store.Option{store.WithEventListener(l)}, k.opts...)...)
 	if err != nil {
 		return err
 	}

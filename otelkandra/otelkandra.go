@@ -29,6 +29,7 @@ import (
 	"context"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/kandra-go/kandra"
 	"go.opentelemetry.io/otel"
@@ -79,7 +80,11 @@ type Observer struct {
 	duration metric.Float64Histogram
 	errors   metric.Int64Counter
 	text     bool
+	sets     sync.Map // setKey -> metric.MeasurementOption: a metric's attributes, built once per table and operation
 }
+
+// setKey is what a metric's attributes are made of.
+type setKey struct{ keyspace, table, op, errType string }
 
 var _ kandra.Observer = (*Observer)(nil)
 
@@ -113,11 +118,10 @@ func New(opts ...Option) (*Observer, error) {
 
 // Start implements kandra.Observer: it starts the span.
 func (o *Observer) Start(ctx context.Context, ob *kandra.Observation) context.Context {
-	attrs := make([]attribute.KeyValue, 0, 9)
-	attrs = append(attrs, o.common(ob)...)
+	attrs := o.appendCommon(make([]attribute.KeyValue, 0, 10), ob)
 	attrs = append(attrs, attribute.String("kandra.statement.kind", ob.Kind.String()))
 	if ob.Consistency != 0 {
-		attrs = append(attrs, attribute.String("cassandra.consistency.level", strings.ToLower(ob.Consistency.String())))
+		attrs = append(attrs, attribute.String("cassandra.consistency.level", consistencyLevel(ob.Consistency)))
 	}
 	if ob.Kind == kandra.KindBatch {
 		attrs = append(attrs, attribute.Int("db.operation.batch.size", ob.Statements))
@@ -150,22 +154,52 @@ func (o *Observer) End(ctx context.Context, ob *kandra.Observation) {
 	if ob.Conditional {
 		span.SetAttributes(attribute.Bool("kandra.lwt.applied", ob.Applied))
 	}
-	attrs := o.common(ob)
+	et := ""
 	if ob.Err != nil {
-		et := errorType(ob.Err)
+		et = errorType(ob.Err)
 		span.SetAttributes(attribute.String("error.type", et))
 		span.SetStatus(codes.Error, ob.Err.Error())
 		span.RecordError(ob.Err)
-		attrs = append(attrs, attribute.String("error.type", et))
-		o.errors.Add(ctx, 1, metric.WithAttributes(attrs...))
 	}
-	o.duration.Record(ctx, ob.Duration.Seconds(), metric.WithAttributes(attrs...))
+	set := o.set(ob, et)
+	if ob.Err != nil {
+		o.errors.Add(ctx, 1, set)
+	}
+	o.duration.Record(ctx, ob.Duration.Seconds(), set)
 	span.End()
 }
 
-// common is the attributes of both the span and the metrics.
-func (o *Observer) common(ob *kandra.Observation) []attribute.KeyValue {
-	attrs := []attribute.KeyValue{attribute.String("db.system.name", "cassandra"), attribute.String("db.operation.name", ob.Operation)}
+// set is the metrics' attributes of ob with error type et: built once
+// per keyspace, table, operation and error type (a bounded set), since
+// building an attribute set costs more than recording a measurement.
+func (o *Observer) set(ob *kandra.Observation, et string) metric.MeasurementOption {
+	k := setKey{ob.Keyspace, ob.Table, ob.Operation, et}
+	if v, ok := o.sets.Load(k); ok {
+		return v.(metric.MeasurementOption)
+	}
+	attrs := o.appendCommon(nil, ob)
+	if et != "" {
+		attrs = append(attrs, attribute.String("error.type", et))
+	}
+	v, _ := o.sets.LoadOrStore(k, metric.WithAttributeSet(attribute.NewSet(attrs...)))
+	return v.(metric.MeasurementOption)
+}
+
+// levels are the consistency levels' names as the conventions write
+// them (lower case), made once.
+var levels sync.Map // kandra.Consistency -> string
+
+func consistencyLevel(c kandra.Consistency) string {
+	if v, ok := levels.Load(c); ok {
+		return v.(string)
+	}
+	v, _ := levels.LoadOrStore(c, strings.ToLower(c.String()))
+	return v.(string)
+}
+
+// appendCommon appends the attributes of both the span and the metrics.
+func (o *Observer) appendCommon(attrs []attribute.KeyValue, ob *kandra.Observation) []attribute.KeyValue {
+	attrs = append(attrs, attribute.String("db.system.name", "cassandra"), attribute.String("db.operation.name", ob.Operation))
 	if ob.Keyspace != "" {
 		attrs = append(attrs, attribute.String("db.namespace", ob.Keyspace))
 	}

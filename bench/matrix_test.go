@@ -15,7 +15,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -698,19 +697,15 @@ func mean(xs []float64) float64 {
 	return t / float64(len(xs))
 }
 
-// quantileOf is the q-quantile of xs (linear between order statistics).
+// quantileOf is the q-quantile of xs, in any order (quantile, of
+// node_test.go, takes them sorted).
 func quantileOf(xs []float64, q float64) float64 {
-	s := slices.Clone(xs)
-	sort.Float64s(s)
-	if len(s) == 0 {
+	if len(xs) == 0 {
 		return math.NaN()
 	}
-	pos := q * float64(len(s)-1)
-	lo := int(pos)
-	if lo+1 >= len(s) {
-		return s[lo]
-	}
-	return s[lo] + (pos-float64(lo))*(s[lo+1]-s[lo])
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return quantile(s, q)
 }
 
 // result is a cell's figures: each contender's mean time and

@@ -532,15 +532,12 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active boo
 	}
 	sc.c = c
 	for _, k := range keys {
-		e, err := r.getIn(ctx, OpFind, sc, k)
-		if errors.Is(err, kerrors.ErrNotFound) {
-			continue
-		}
+		e, err := l.holder(ctx, sc, k, v, active)
 		if err != nil {
 			it.err = err
 			return it
 		}
-		if equalPtr(any(l.f.Pointer(e)), any(&v)) && !(active && r.deleted(e)) {
+		if e != nil {
 			it.rows = append(it.rows, e)
 		}
 	}
@@ -585,6 +582,24 @@ func (l *Lookup[T, V]) keysPage(ctx context.Context, op string, v V, c *call, co
 	return keys, rows.PageState(), nil
 }
 
+// holder reads the entity of key k (a lookup row's) and returns it if it
+// still holds v (and is live, with active), or nil: a lookup row can
+// outlive its value's move, or its entity.
+func (l *Lookup[T, V]) holder(ctx context.Context, sc *scratch, k *T, v V, active bool) (*T, error) {
+	r := l.repo
+	e, err := r.getIn(ctx, OpFind, sc, k)
+	if errors.Is(err, kerrors.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !equalPtr(any(l.f.Pointer(e)), any(&v)) || (active && r.deleted(e)) {
+		return nil, nil
+	}
+	return e, nil
+}
+
 // firstHolder is a page of Find's search for a non-unique value v: the
 // first entity among one page of v's lookup rows that still holds v
 // (and is live, with active), or nil, with the cursor of the next page
@@ -600,15 +615,8 @@ func (l *Lookup[T, V]) firstHolder(ctx context.Context, op string, v V, active b
 	}
 	sc.c = *c
 	for _, k := range keys {
-		e, err := r.getIn(ctx, OpFind, sc, k)
-		if errors.Is(err, kerrors.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, Cursor{}, err
-		}
-		if equalPtr(any(l.f.Pointer(e)), any(&v)) && !(active && r.deleted(e)) {
-			return e, Cursor{}, nil
+		if e, err := l.holder(ctx, sc, k, v, active); err != nil || e != nil {
+			return e, Cursor{}, err
 		}
 	}
 	if len(state) == 0 {

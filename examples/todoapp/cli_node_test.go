@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,15 +19,7 @@ import (
 // validate and history, then two drifts of the live keyspace, and the
 // start-up policy of main.go's doc comment.
 func TestSchemaCommandOnNode(t *testing.T) {
-	addr := net.JoinHostPort(envOr("KANDRA_CASSANDRA_HOST", "127.0.0.1"), envOr("KANDRA_CASSANDRA_PORT", "9042"))
-	if c, err := net.DialTimeout("tcp", addr, 3*time.Second); err != nil {
-		if os.Getenv("KANDRA_REQUIRE_CASSANDRA") == "1" {
-			t.Fatalf("no node on %s", addr)
-		}
-		t.Skipf("skipping real-server test: no node on %s; start one with scripts/cassandra.sh start", addr)
-	} else {
-		_ = c.Close()
-	}
+	needNode(t)
 	start := time.Now()
 	bin := filepath.Join(t.TempDir(), "todoapp")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

@@ -16,9 +16,9 @@ import (
 	"github.com/kandra-go/kandra/store"
 )
 
-// The service's scenarios on a real node (skipped without one, unless
-// KANDRA_REQUIRE_CASSANDRA=1), in a keyspace of their own.
-func newStore(t *testing.T) (mk func() (*Store, *store.Store)) {
+// needNode skips t without a node (fails it with
+// KANDRA_REQUIRE_CASSANDRA=1).
+func needNode(t *testing.T) {
 	t.Helper()
 	addr := net.JoinHostPort(envOr("KANDRA_CASSANDRA_HOST", "127.0.0.1"), envOr("KANDRA_CASSANDRA_PORT", "9042"))
 	if c, err := net.DialTimeout("tcp", addr, 3*time.Second); err != nil {
@@ -29,6 +29,13 @@ func newStore(t *testing.T) (mk func() (*Store, *store.Store)) {
 	} else {
 		_ = c.Close()
 	}
+}
+
+// The service's scenarios on a real node (skipped without one, unless
+// KANDRA_REQUIRE_CASSANDRA=1), in a keyspace of their own.
+func newStore(t *testing.T) (mk func() (*Store, *store.Store)) {
+	t.Helper()
+	needNode(t)
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	ks := "todoapp_test_" + hex.EncodeToString(b)

@@ -5,11 +5,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"net"
-	"os"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestTraceFlag: the tutorial with -trace on a real node writes the
@@ -17,15 +14,7 @@ import (
 // Find's, a List's, with the conventions' attributes and no value (the
 // tutorial's own lines, which name emails, are not spans).
 func TestTraceFlag(t *testing.T) {
-	addr := net.JoinHostPort(envOr("KANDRA_CASSANDRA_HOST", "127.0.0.1"), envOr("KANDRA_CASSANDRA_PORT", "9042"))
-	if c, err := net.DialTimeout("tcp", addr, 3*time.Second); err != nil {
-		if os.Getenv("KANDRA_REQUIRE_CASSANDRA") == "1" {
-			t.Fatalf("no node on %s", addr)
-		}
-		t.Skipf("skipping real-server test: no node on %s; start one with scripts/cassandra.sh start", addr)
-	} else {
-		_ = c.Close()
-	}
+	needNode(t)
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	ks := "todoapp_trace_" + hex.EncodeToString(b)

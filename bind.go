@@ -35,6 +35,7 @@ type columnFlags struct {
 	generated        bool         // GeneratedUUID
 	uuid             UUIDStrategy // GeneratedUUID's strategy
 	softDeleteMarker bool         // SoftDelete's marker
+	static           bool         // Static: one value per partition
 }
 
 // fieldSpec is what the bindings of one field declared.
@@ -107,6 +108,18 @@ func Transient() FieldOption {
 // "{table}_{column}_idx". Queries through it touch every node.
 func SecondaryIndex() FieldOption {
 	return fieldOption{"SecondaryIndex", func(s *fieldSpec) { s.index = true }}
+}
+
+// Static makes the column static: it holds one value per partition,
+// shared by every row of it (CQL's STATIC). Only a table with clustering
+// columns has one, and a key column cannot be static. Save, Update and Get
+// write and read it with the row like any column; Repo.SaveStatic and
+// Repo.GetStatic write and read the partition's static columns by its
+// partition key alone. A static column cannot have a lookup table, nor be
+// the CreatedAt, Version or soft-delete marker column: each of those
+// describes one row, and a static column is the partition's.
+func Static() FieldOption {
+	return fieldOption{"Static", func(s *fieldSpec) { s.static = true }}
 }
 
 // Sensitive marks the column for masking by logging layers.

@@ -257,6 +257,8 @@ func (s *fieldSpec) conflict() string {
 		return "UpdatedAt is stamped on every update, but a primary-key column can never be updated; stamp a regular column"
 	case key && s.version:
 		return "a Version column changes on every update, but a primary-key column can never be updated; use a regular column"
+	case key && s.static:
+		return "a static column holds one value per partition, outside the primary key; a key column cannot be static"
 	case s.generated && s.hasAsType && !s.asType.Equal(CQLUUID):
 		return "a GeneratedUUID column holds UUIDv7 or UUIDv4 ids, so its type is UUID; AsType(" + s.asType.brief() + ") cannot hold them (a TIMEUUID column accepts only version-1 ids)"
 	case s.counter && s.hasAsType:
@@ -592,6 +594,64 @@ func (b *builder) checkKeyTypes() error {
 		}
 		return nil
 	})
+}
+
+// checkStatic refuses what servers or the runtime cannot do with a static
+// column: one in a table without clustering columns (servers: "Static
+// columns are only useful (and thus allowed) if the table has at least one
+// clustering column"), a per-row role on one, and a table whose non-key
+// columns are all static, whose rows could not be updated by key ("Invalid
+// restrictions on clustering columns since the UPDATE statement modifies
+// only static columns").
+func (b *builder) checkStatic() error {
+	clustering, statics, regular := 0, 0, 0
+	for _, c := range b.columns() {
+		switch {
+		case c.role == ClusteringKeyColumn:
+			clustering++
+		case c.role == RegularColumn && c.static:
+			statics++
+		case c.role == RegularColumn:
+			regular++
+		}
+	}
+	if statics == 0 {
+		return nil
+	}
+	err := b.each(func(c *ColumnSchema, s *fieldSpec) error {
+		if !c.static {
+			return nil
+		}
+		why := ""
+		switch {
+		case clustering == 0:
+			return b.fail(c.goName, RuleStatic, "a static column is shared by the rows of a partition, and this table has no clustering columns, so each partition is one row (servers refuse it: \"Static columns are only useful (and thus allowed) if the table has at least one clustering column\"); drop Static, or add a ClusteringKey")
+		case len(s.lookups) > 0:
+			why = "a lookup table maps a value to one row's key, and a static column's value belongs to every row of its partition"
+		case c.createdAt:
+			why = "CreatedAt is stamped when a row is first written, and a static column is shared by every row of the partition"
+		case c.version:
+			why = "a Version column guards one row's updates, and a static column is shared by every row of the partition"
+		case c.softDeleteMarker:
+			why = "the soft-delete marker records one row's deletion, and a static column is shared by every row of the partition"
+		case c.generated:
+			why = "GeneratedUUID fills one row's id on insert, and a static column is shared by every row of the partition"
+		default:
+			return nil
+		}
+		return b.fail(c.goName, RuleStatic, why+"; drop Static, or use a regular column")
+	})
+	if err != nil {
+		return err
+	}
+	if regular == 0 {
+		for _, c := range b.columns() {
+			if c.static {
+				return b.fail(c.goName, RuleStatic, "every non-key column of the table is static, so a row holds nothing but its key and cannot be updated by it (servers refuse an UPDATE of only static columns that names the clustering columns); add a regular column, or make one of these regular")
+			}
+		}
+	}
+	return nil
 }
 
 func (b *builder) isCounterTable() bool {

@@ -111,6 +111,9 @@ func writeColumnDefs(b *strings.Builder, cols []*ColumnSchema) {
 		b.WriteString(c.cqlName)
 		b.WriteByte(' ')
 		c.writeDecl(b)
+		if c.static {
+			b.WriteString(" STATIC")
+		}
 		b.WriteString(",\n")
 	}
 }
@@ -236,6 +239,9 @@ func (k *Keyspace) AlterTableAdd(t SchemaSource, c *ColumnSchema) (string, error
 	b.WriteString(c.cqlName)
 	b.WriteByte(' ')
 	c.writeDecl(&b)
+	if c.static {
+		b.WriteString(" STATIC")
+	}
 	b.WriteByte(';')
 	return b.String(), nil
 }

@@ -221,3 +221,38 @@ func ExampleValidatorFunc() {
 	fmt.Println(v.Validate(&Event{}))
 	// Output: [kind: must not be blank]
 }
+
+// Reply is one reply of a forum thread; the thread's title and tags are
+// static: stored once per partition, read with every reply.
+type Reply struct {
+	ThreadID string
+	ReplyID  int64
+	Body     string
+	Title    string
+	Tags     []string
+}
+
+func (r *Reply) Describe(s *kandra.Schema[Reply]) {
+	s.Table("replies")
+	kandra.Bind(s, &r.ThreadID, kandra.PartitionKey(0))
+	kandra.Bind(s, &r.ReplyID, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+	kandra.Bind(s, &r.Title, kandra.Static())
+	kandra.Bind(s, &r.Tags, kandra.Static())
+}
+
+func ExampleStatic() {
+	replies := kandra.MustRegister[Reply]()
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "forum", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3})}, replies)
+	ddl, _ := ks.CreateTable(replies)
+	fmt.Println(ddl)
+	// Output:
+	// CREATE TABLE IF NOT EXISTS forum.replies (
+	//     thread_id TEXT,
+	//     reply_id BIGINT,
+	//     body TEXT,
+	//     title TEXT STATIC,
+	//     tags LIST<TEXT> STATIC,
+	//     PRIMARY KEY (thread_id, reply_id)
+	// )
+	// WITH CLUSTERING ORDER BY (reply_id ASC);
+}

@@ -211,6 +211,10 @@ func (c *ColumnSchema) IsVersion() bool { return c.version }
 // IsSecondaryIndex reports a column with a native secondary index.
 func (c *ColumnSchema) IsSecondaryIndex() bool { return c.index }
 
+// IsStatic reports whether the column is static (Static): one value per
+// partition.
+func (c *ColumnSchema) IsStatic() bool { return c.static }
+
 // IsSensitive reports a column that logging layers must mask.
 func (c *ColumnSchema) IsSensitive() bool { return c.sensitive }
 
@@ -403,6 +407,18 @@ func (t *TableSchema) PrimaryKey() []*ColumnSchema {
 
 // LookupTables returns the lookup tables in declaration order (a fresh slice).
 func (t *TableSchema) LookupTables() []*LookupTableSchema { return clone(t.lookups) }
+
+// StaticColumns returns the table's static columns (Static), in column
+// order.
+func (t *TableSchema) StaticColumns() []*ColumnSchema {
+	var out []*ColumnSchema
+	for _, c := range t.columns {
+		if c.static {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 
 // SecondaryIndexes returns the columns with a secondary index (a fresh slice).
 func (t *TableSchema) SecondaryIndexes() []*ColumnSchema { return clone(t.indexes) }

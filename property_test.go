@@ -109,8 +109,9 @@ type ident struct {
 }
 
 type colDef struct {
-	name ident
-	typ  string
+	name   ident
+	typ    string
+	static bool // STATIC after the type
 }
 
 type orderItem struct {
@@ -242,6 +243,10 @@ func parseCreateTable(s string) (*createTable, error) {
 	for p.err == nil && !(p.isWord("PRIMARY") && p.peek(1).src == "KEY") {
 		c := colDef{name: p.ident()}
 		c.typ = p.typ()
+		if p.isWord("STATIC") {
+			c.static = true
+			p.pos++
+		}
 		p.expect(",")
 		ct.cols = append(ct.cols, c)
 	}
@@ -313,7 +318,11 @@ func (ct *createTable) render() string {
 	var b strings.Builder
 	b.WriteString("CREATE TABLE IF NOT EXISTS " + ct.keyspace.src + "." + ct.name.src + " (\n")
 	for _, c := range ct.cols {
-		b.WriteString("    " + c.name.src + " " + c.typ + ",\n")
+		static := ""
+		if c.static {
+			static = " STATIC"
+		}
+		b.WriteString("    " + c.name.src + " " + c.typ + static + ",\n")
 	}
 	srcs := func(ids []ident) string {
 		var s []string
@@ -619,6 +628,9 @@ func TestPropertyCreateTable(t *testing.T) {
 			if ct.cols[i].typ != c.Decl() || ct.cols[i].typ != m.Columns[i].Type {
 				t.Fatalf("column %q declared %s; Decl %s, model %s", c.Name(), ct.cols[i].typ, c.Decl(), m.Columns[i].Type)
 			}
+			if ct.cols[i].static != c.IsStatic() || c.IsStatic() != m.Columns[i].Static {
+				t.Fatalf("column %q: STATIC %v in the DDL, IsStatic %v, static in the model %v", c.Name(), ct.cols[i].static, c.IsStatic(), m.Columns[i].Static)
+			}
 		}
 
 		// Primary key.
@@ -861,7 +873,11 @@ func TestPropertyIndexesAndStatements(t *testing.T) {
 				}
 				continue
 			}
-			want := "ALTER TABLE ks." + kandra.QuoteIdent(ts.Name()) + " ADD " + kandra.QuoteIdent(c.Name()) + " " + c.Decl() + ";"
+			want := "ALTER TABLE ks." + kandra.QuoteIdent(ts.Name()) + " ADD " + kandra.QuoteIdent(c.Name()) + " " + c.Decl()
+			if c.IsStatic() {
+				want += " STATIC"
+			}
+			want += ";"
 			if alter != want || err != nil {
 				t.Fatalf("AlterTableAdd(%q) = %q, %v; want %q", c.Name(), alter, err, want)
 			}
@@ -1031,7 +1047,7 @@ func TestPropertyKeyspaceTargets(t *testing.T) {
 // oracle changed, never bad luck.
 
 const (
-	validCoverageSeeds = 200 // valid models drawn
+	validCoverageSeeds = 300 // valid models drawn
 	mutationSeeds      = 16  // drafts each mutation is applied to
 )
 
@@ -1080,7 +1096,7 @@ func TestPropertyGeneratorCoverage(t *testing.T) {
 		"lookup on a partition-key component", "lookup on a clustering key", "AsType on a key",
 		"AsType to another allowed type", "AsType on a type without a mapping", "go:schematest.Ref",
 		"go:schematest.Stamp", "go:schematest.Peer", "go:[16]uint8", "zero-size twins", "index on a blob",
-		"index on an override that is not all word characters", "column name of 1024 bytes"} {
+		"index on an override that is not all word characters", "column name of 1024 bytes", "Static"} {
 		if valid[f] == 0 {
 			t.Errorf("no valid spec of the %d fixed seeds has %q", validCoverageSeeds, f)
 		}

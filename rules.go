@@ -64,6 +64,11 @@ const (
 	// RuleKeyType: a counter or duration in a primary-key position,
 	// including a lookup table's key.
 	RuleKeyType Rule = "key-type"
+	// RuleStatic: a static column in a table without clustering columns,
+	// with a lookup, as the CreatedAt, Version, soft-delete marker or
+	// GeneratedUUID column, or a table whose non-key columns are all
+	// static.
+	RuleStatic Rule = "static"
 	// RuleCounterTable: a counter table with a default TTL, soft delete, a
 	// version column, a timestamp column, a lookup or a secondary index.
 	RuleCounterTable Rule = "counter-table"
@@ -210,6 +215,8 @@ var ruleTable = []ruleRow{
 		`"Durations are not allowed inside sets" / "as map keys"`}, (*builder).checkTypes, nil},
 	{RuleInfo{RuleKeyType, EntityScope, AllTargets, "no counter or duration in a primary key or lookup key",
 		`"counter type is not supported for PRIMARY KEY column", "duration type is not supported for PRIMARY KEY column"`}, (*builder).checkKeyTypes, nil},
+	{RuleInfo{RuleStatic, EntityScope, AllTargets, "a static column is in a table with clustering columns, has no lookup or per-row role, and the table keeps a regular column",
+		`"Static columns are only useful (and thus allowed) if the table has at least one clustering column"; "Invalid restrictions on clustering columns since the UPDATE statement modifies only static columns"`}, (*builder).checkStatic, nil},
 	{RuleInfo{RuleCounterTable, EntityScope, AllTargets, "a counter table has no TTL, soft delete, version, timestamp, lookup or index",
 		`"Cannot set default_time_to_live on a table with counters", "Secondary indexes on counter tables aren't supported"`}, (*builder).checkCounterTable, nil},
 	{RuleInfo{RuleLookup, EntityScope, AllTargets, "no lookup on the only partition-key column",

@@ -278,6 +278,26 @@ func ruleCases() []ruleCase {
 		Rev, Hits int64
 		Made      time.Time
 	}
+	// staticRow is a partition ID of rows At with a regular column Body
+	// and the candidates for Static.
+	type staticRow struct {
+		ID, Body string
+		At, Made time.Time
+		S        string
+		Rev      int64
+		Gone     bool
+		Ref      uuid.UUID
+	}
+	static := func(bind func(e *staticRow, s *Schema[staticRow])) built {
+		return of(func(e *staticRow, s *Schema[staticRow]) {
+			Bind(s, &e.ID, PartitionKey(0))
+			Bind(s, &e.At, ClusteringKey(0, ClusteringAsc))
+			bind(e, s)
+			if s.tableCalls == 0 {
+				s.Table("t")
+			}
+		})
+	}
 	type Audit struct{ Created, Updated time.Time }
 	type audited struct {
 		ID   string
@@ -612,6 +632,34 @@ func ruleCases() []ruleCase {
 		{"duration lookup column", RuleKeyType, "X", "lookup column is its lookup table's primary key and cannot hold a duration", withX[time.Duration](Lookup("by_x", LookupBatch))},
 		{"counter lookup column", RuleKeyType, "X", "lookup column|cannot hold a counter", onX(func(s *utInt, x *int64) { Counter(s, x, Lookup("by_x", LookupBatch)) })},
 
+		// static
+		{"static without clustering columns", RuleStatic, "S", "no clustering columns|Static columns are only useful|add a ClusteringKey", of(func(e *staticRow, s *Schema[staticRow]) {
+			s.Table("t")
+			Bind(s, &e.ID, PartitionKey(0))
+			Bind(s, &e.S, Static())
+		})},
+		{"static lookup", RuleStatic, "S", "a lookup table maps a value to one row's key|drop Static", static(func(e *staticRow, s *Schema[staticRow]) {
+			Bind(s, &e.S, Static(), Lookup("by_s", LookupBatch))
+		})},
+		{"static CreatedAt", RuleStatic, "Made", "CreatedAt is stamped when a row is first written|drop Static", static(func(e *staticRow, s *Schema[staticRow]) {
+			CreatedAt(s, &e.Made, Static())
+		})},
+		{"static Version", RuleStatic, "Rev", "a Version column guards one row's updates", static(func(e *staticRow, s *Schema[staticRow]) {
+			Version(s, &e.Rev, Static())
+		})},
+		{"static soft-delete marker", RuleStatic, "Gone", "the soft-delete marker records one row's deletion", static(func(e *staticRow, s *Schema[staticRow]) {
+			s.Table("t", SoftDelete(time.Minute, &e.Gone))
+			Bind(s, &e.Gone, Static())
+		})},
+		{"static GeneratedUUID", RuleStatic, "Ref", "GeneratedUUID fills one row's id", static(func(e *staticRow, s *Schema[staticRow]) {
+			GeneratedUUID(s, &e.Ref, UUIDTimeOrdered, Static())
+		})},
+		{"every non-key column static", RuleStatic, "Body", "every non-key column of the table is static|add a regular column", static(func(e *staticRow, s *Schema[staticRow]) {
+			for _, p := range []any{&e.Body, &e.Made, &e.S, &e.Rev, &e.Gone, &e.Ref} {
+				s.bind(p, reflect.TypeOf(p).Elem(), []FieldOption{Static()}, nil)
+			}
+		})},
+
 		// counter-table
 		{"default TTL", RuleCounterTable, "", "cannot have a default TTL", counterTable(DefaultTTL(60 * time.Second))},
 		{"soft delete", RuleCounterTable, "", "cannot use SoftDelete", counterTable(SoftDelete(60*time.Second, nil))},
@@ -744,7 +792,7 @@ func TestRulesOrder(t *testing.T) {
 		RuleNoPartitionKey, RuleDuplicatePartitionIndex, RuleDuplicateLookupTable, RuleCounterMix,
 		RuleDuplicateTimestamp, RuleDuplicateVersion, RuleSoftDeleteMarker, RuleKeyConflict,
 		RuleInvalidName, RuleDuplicateColumn, RuleDuplicateClusteringIndex, RuleUnsupportedType,
-		RuleKeyType, RuleCounterTable, RuleLookup, RuleSecondaryIndex, RuleOptionRange, RuleSchemaSize,
+		RuleKeyType, RuleStatic, RuleCounterTable, RuleLookup, RuleSecondaryIndex, RuleOptionRange, RuleSchemaSize,
 		RuleKeyspaceName, RuleTargets, RuleReplication, RuleNameTaken, RuleNameLength, RuleTTLCap, RuleTablets, RuleSAIIndex,
 	}
 	// The servers each rule serves: the keyspace rules of one server's

@@ -58,6 +58,7 @@ func newPlan[I any, D Driver[I]](s *Statement) (*Plan[I, D], error) {
 		}
 		p.params[i], p.goType[i] = cv, c.GoType()
 	}
+	p.scans = s.HasPresence()
 	for i := 0; i < s.NumResult(); i++ {
 		c := s.Result(i)
 		cv, err := planColumn[I, D](c)
@@ -144,7 +145,7 @@ func (r *Rows[I, D]) Next(dst []any) bool {
 	}
 	for i, t := range dst {
 		var cv *conv
-		if i < len(r.p.result) { // past the columns: the WRITETIME of Statement.HasWriteTime
+		if i < len(r.p.result) { // past the columns: the WRITETIME of Statement.HasWriteTime, the Present of HasPresence
 			cv = r.p.result[i]
 		}
 		r.targets[i], r.tmps[i] = scanTarget[I, D](cv, t)

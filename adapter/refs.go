@@ -85,8 +85,32 @@ func refOf[I any, D Driver[I]](p any) (any, bool) {
 		return (*boolRef[I, D])(x), true
 	case *[]string:
 		return (*textListRef[I, D])(x), true
+	case *Present:
+		return (*presentRef[I, D])(x), true
 	}
 	return nil, false
+}
+
+// Present is a scan target that records whether a column's value was
+// there (not null), whatever the column's type: the rows of a partition
+// SELECT of a table with static columns end with the first clustering
+// column as one (Statement.HasPresence), which is null only in the row a
+// partition with static values but no rows returns.
+type Present bool
+
+// presentRef is a Present as the driver's Unmarshaler.
+type presentRef[I any, D Driver[I]] Present
+
+// UnmarshalCQL implements the driver's Unmarshaler: a null value is
+// absent, any other (an empty one too) present.
+func (r *presentRef[I, D]) UnmarshalCQL(_ I, data []byte) error {
+	*r = data != nil
+	return nil
+}
+
+// MarshalCQL implements the driver's Marshaler; a Present is never bound.
+func (r *presentRef[I, D]) MarshalCQL(I) ([]byte, error) {
+	return nil, errors.New("kandra: an adapter.Present is a scan target only")
 }
 
 // ref is the reference that marshals the field at p, and deref(p) for a

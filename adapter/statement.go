@@ -88,6 +88,7 @@ type Statement struct {
 	result      []*kandra.ColumnSchema // selected columns
 	conditional bool
 	writeTime   bool   // the row ends with one BIGINT WRITETIME(...) after result
+	present     bool   // the row ends with the first clustering column, for a Present
 	claim       bool   // the row has the claim token (BIGINT) after result, before the WRITETIME
 	table       string // raw name of the table written or read, for metrics
 	cache       atomic.Pointer[cached]
@@ -135,6 +136,14 @@ func (s *Statement) NumResult() int { return len(s.result) }
 // Result returns the i-th returned column, in the order the row is
 // scanned.
 func (s *Statement) Result(i int) *kandra.ColumnSchema { return s.result[i] }
+
+// HasPresence reports a SELECT whose rows end, after the NumResult
+// columns, with the first clustering column again, to be scanned into a
+// *Present: the partition SELECTs and the token-range scan of a table with
+// static columns. A partition that has static values and no rows returns
+// one row of them with null clustering columns, which is no entity; the
+// runtime skips the rows whose Present is false.
+func (s *Statement) HasPresence() bool { return s.present }
 
 // HasWriteTime reports a SELECT whose rows end, after the NumResult
 // columns, with one more value: a WRITETIME in microseconds, scanned into
@@ -318,8 +327,11 @@ type TableStatements struct {
 	softNone    *Statement
 	force       [4]*Statement // by Using: the unconditional UPDATE
 	counters    map[*kandra.ColumnSchema]*Statement
-	lookups     []*LookupStatements
-	tokenRange  *Statement
+	// The static columns' writes and read (nil without static columns).
+	staticUpdate [4]*Statement // by Using
+	staticSelect *Statement
+	lookups      []*LookupStatements
+	tokenRange   *Statement
 }
 
 // BuildStatements renders the runtime statements of t. keyspace, if not
@@ -379,6 +391,14 @@ func BuildStatements(t *kandra.TableSchema, keyspace string) (*TableStatements, 
 			}
 		}
 	}
+	if len(t.StaticColumns()) > 0 {
+		if !t.IsCounterTable() {
+			for u := Using(0); u < 4; u++ {
+				ts.staticUpdate[u] = b.updateStatic(u)
+			}
+		}
+		ts.staticSelect = b.selectStatic()
+	}
 	for _, l := range t.LookupTables() {
 		ts.lookups = append(ts.lookups, b.lookup(l))
 	}
@@ -430,6 +450,19 @@ func (s *TableStatements) SelectPartition(r Range) *Statement {
 	slot.CompareAndSwap(nil, s.builder.partition(Range{Lower: r.Lower, Upper: r.Upper, Reversed: rev == 1, Limit: lim == 1}))
 	return slot.Load()
 }
+
+// UpdateStatic is UPDATE t [USING TTL ? AND TIMESTAMP ?] SET every static
+// column = ? WHERE the partition key = ?: ParamTTL and ParamTimestamp as u
+// asks, then the static columns and the partition key as ParamColumn
+// markers. Nil for a table without static columns and for a counter table
+// (whose counters only Counter changes).
+func (s *TableStatements) UpdateStatic(u Using) *Statement { return s.staticUpdate[u&3] }
+
+// SelectStatic is SELECT the partition key and every static column FROM t
+// WHERE the partition key = ? LIMIT 1: the partition key as ParamColumn
+// markers; the result is the partition key then the static columns. Nil
+// for a table without static columns.
+func (s *TableStatements) SelectStatic() *Statement { return s.staticSelect }
 
 // Update is UPDATE t [USING TTL ? AND TIMESTAMP ?] SET every non-key column
 // = ? WHERE the primary key = ?, and IF version = ? on a versioned table:
@@ -637,7 +670,7 @@ func (b *stmtBuilder) insert(u Using, ifNotExists bool) *Statement {
 
 func (b *stmtBuilder) softDelete(ttl int) *Statement {
 	w := newSB(b.t.Name())
-	b.insertInto(w, b.t.CQLName(), b.t.Columns())
+	b.insertInto(w, b.t.CQLName(), b.rowColumns(b.t.Columns()))
 	w.WriteString(" USING TTL ")
 	w.WriteString(strconv.Itoa(ttl))
 	return w.done()
@@ -652,6 +685,24 @@ func (b *stmtBuilder) selectFrom(w *sb, table string, result []*kandra.ColumnSch
 	w.s.result = result
 }
 
+// selectRows is selectFrom of every column, with the first clustering
+// column again at the end when the table has static columns (see
+// Statement.HasPresence).
+func (b *stmtBuilder) selectRows(w *sb) {
+	if len(b.t.StaticColumns()) == 0 {
+		b.selectFrom(w, b.t.CQLName(), b.t.Columns())
+		return
+	}
+	w.WriteString("SELECT ")
+	w.names(b.t.Columns())
+	w.WriteString(", ")
+	w.WriteString(b.t.ClusteringKeys()[0].CQLName())
+	w.WriteString(" FROM ")
+	w.WriteString(b.qualify(b.t.CQLName()))
+	w.WriteString(" WHERE ")
+	w.s.result, w.s.present = b.t.Columns(), true
+}
+
 func (b *stmtBuilder) selectKey() *Statement {
 	w := newSB(b.t.Name())
 	b.selectFrom(w, b.t.CQLName(), b.t.Columns())
@@ -661,7 +712,7 @@ func (b *stmtBuilder) selectKey() *Statement {
 
 func (b *stmtBuilder) partition(r Range) *Statement {
 	w := newSB(b.t.Name())
-	b.selectFrom(w, b.t.CQLName(), b.t.Columns())
+	b.selectRows(w)
 	w.where(b.t.PartitionKeys())
 	if len(b.t.ClusteringKeys()) > 0 {
 		ck := b.t.ClusteringKeys()[0]
@@ -709,7 +760,7 @@ func (b *stmtBuilder) partition(r Range) *Statement {
 
 func (b *stmtBuilder) tokenRange() *Statement {
 	w := newSB(b.t.Name())
-	b.selectFrom(w, b.t.CQLName(), b.t.Columns())
+	b.selectRows(w)
 	var tok strings.Builder
 	tok.WriteString("token(")
 	for i, c := range b.t.PartitionKeys() {
@@ -770,6 +821,11 @@ func (b *stmtBuilder) updateRow(u Using, ttl string, cond versionCond) *Statemen
 }
 
 func (b *stmtBuilder) updateInto(w *sb, u Using, ttl string, cond versionCond) {
+	b.updateSet(w, u, ttl, b.regular(), cond)
+}
+
+// updateSet is updateInto setting only the columns set.
+func (b *stmtBuilder) updateSet(w *sb, u Using, ttl string, set []*kandra.ColumnSchema, cond versionCond) {
 	w.WriteString("UPDATE ")
 	w.WriteString(b.qualify(b.t.CQLName()))
 	if ttl != "" {
@@ -778,10 +834,51 @@ func (b *stmtBuilder) updateInto(w *sb, u Using, ttl string, cond versionCond) {
 		w.using(u)
 	}
 	w.WriteString(" SET ")
-	w.pairs(b.regular(), ", ", ParamColumn)
+	w.pairs(set, ", ", ParamColumn)
 	w.WriteString(" WHERE ")
 	w.where(b.t.PrimaryKey())
 	b.ifVersion(w, cond)
+}
+
+// rowColumns is cols without the static columns: what a soft delete
+// rewrites with its TTL, which must not expire the values the partition's
+// other rows share.
+func (b *stmtBuilder) rowColumns(cols []*kandra.ColumnSchema) []*kandra.ColumnSchema {
+	var out []*kandra.ColumnSchema
+	for _, c := range cols {
+		if !c.IsStatic() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// updateStatic renders UPDATE t [USING ...] SET every static column = ?
+// WHERE the partition key = ?: a write of the partition's shared values
+// that names no row (servers refuse clustering columns in the WHERE of an
+// UPDATE that sets only static columns).
+func (b *stmtBuilder) updateStatic(u Using) *Statement {
+	w := newSB(b.t.Name())
+	w.WriteString("UPDATE ")
+	w.WriteString(b.qualify(b.t.CQLName()))
+	w.using(u)
+	w.WriteString(" SET ")
+	w.pairs(b.t.StaticColumns(), ", ", ParamColumn)
+	w.WriteString(" WHERE ")
+	w.where(b.t.PartitionKeys())
+	return w.done()
+}
+
+// selectStatic renders SELECT the partition key and the static columns
+// FROM t WHERE the partition key = ? LIMIT 1: the partition's shared
+// values, which every row of it returns (and a partition with statics but
+// no rows returns once).
+func (b *stmtBuilder) selectStatic() *Statement {
+	w := newSB(b.t.Name())
+	b.selectFrom(w, b.t.CQLName(), append(b.t.PartitionKeys(), b.t.StaticColumns()...))
+	w.where(b.t.PartitionKeys())
+	w.WriteString(" LIMIT 1")
+	return w.done()
 }
 
 // softDeleteIf renders the soft delete of a versioned table: the row
@@ -793,7 +890,7 @@ func (b *stmtBuilder) softDeleteIf(ttl int, cond versionCond) *Statement {
 	w.WriteString("BEGIN UNLOGGED BATCH ")
 	b.insertInto(w, b.t.CQLName(), b.t.PrimaryKey())
 	w.WriteString(" USING TTL " + n + "; ")
-	b.updateInto(w, 0, n, cond)
+	b.updateSet(w, 0, n, b.rowColumns(b.regular()), cond)
 	w.WriteString(" APPLY BATCH")
 	return w.done()
 }
@@ -850,7 +947,11 @@ func (b *stmtBuilder) counter(c *kandra.ColumnSchema) *Statement {
 	w.WriteString(" + ?")
 	w.mark(ParamDelta, nil)
 	w.WriteString(" WHERE ")
-	w.where(b.t.PrimaryKey())
+	if c.IsStatic() {
+		w.where(b.t.PartitionKeys()) // a static counter is the partition's
+	} else {
+		w.where(b.t.PrimaryKey())
+	}
 	return w.done()
 }
 

@@ -92,6 +92,42 @@ func (h *stmtHits) Describe(s *kandra.Schema[stmtHits]) {
 	kandra.Counter(s, &h.Views)
 }
 
+// stmtThread has static columns, a versioned soft delete and a static
+// counter's twin table (stmtThreadHits).
+type stmtThread struct {
+	ThreadID string
+	PostID   int64
+	Body     string
+	Title    string
+	Tags     []string
+	Deleted  bool
+	Version  int64
+}
+
+func (p *stmtThread) Describe(s *kandra.Schema[stmtThread]) {
+	s.Table("threads", kandra.SoftDelete(60*time.Second, &p.Deleted))
+	kandra.Bind(s, &p.ThreadID, kandra.PartitionKey(0))
+	kandra.Bind(s, &p.PostID, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+	kandra.Bind(s, &p.Title, kandra.Static())
+	kandra.Bind(s, &p.Tags, kandra.Static())
+	kandra.Version(s, &p.Version)
+}
+
+type stmtThreadHits struct {
+	ThreadID string
+	PostID   int64
+	Views    int64
+	Likes    int64
+}
+
+func (h *stmtThreadHits) Describe(s *kandra.Schema[stmtThreadHits]) {
+	s.Table("thread_hits")
+	kandra.Bind(s, &h.ThreadID, kandra.PartitionKey(0))
+	kandra.Bind(s, &h.PostID, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+	kandra.Counter(s, &h.Views, kandra.Static())
+	kandra.Counter(s, &h.Likes)
+}
+
 func renderStmt(b *strings.Builder, name string, s *adapter.Statement) {
 	b.WriteString("-- ")
 	b.WriteString(name)
@@ -115,6 +151,9 @@ func renderStmt(b *strings.Builder, name string, s *adapter.Statement) {
 	}
 	if s.HasWriteTime() {
 		b.WriteString("\n   + writetime")
+	}
+	if s.HasPresence() {
+		b.WriteString("\n   + presence")
 	}
 	if s.IsConditional() {
 		b.WriteString("\n   conditional")
@@ -158,6 +197,12 @@ func renderTable(t *testing.T, b *strings.Builder, ts *kandra.TableSchema, ks st
 		renderStmt(b, "force update"+u.n, st.ForceUpdate(u.u))
 	}
 	renderStmt(b, "token range", st.TokenRange())
+	if st.SelectStatic() != nil {
+		for _, u := range usings {
+			renderStmt(b, "update static"+u.n, st.UpdateStatic(u.u))
+		}
+		renderStmt(b, "select static", st.SelectStatic())
+	}
 	for _, c := range ts.Columns() {
 		if c.IsCounter() {
 			renderStmt(b, "counter "+c.Name(), st.Counter(c))
@@ -185,6 +230,8 @@ func TestStatementsGolden(t *testing.T) {
 	renderTable(t, &b, kandra.MustRegister[stmtWallet]().Schema(), "")
 	renderTable(t, &b, kandra.MustRegister[stmtHits]().Schema(), "app")
 	renderTable(t, &b, kandra.MustRegister[stmtNote]().Schema(), "app")
+	renderTable(t, &b, kandra.MustRegister[stmtThread]().Schema(), "app")
+	renderTable(t, &b, kandra.MustRegister[stmtThreadHits]().Schema(), "app")
 	path := filepath.Join("testdata", "statements.golden")
 	if *updateGolden {
 		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {

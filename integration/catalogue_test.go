@@ -35,6 +35,7 @@ func registerCatalogue() ([]*kandra.TableSchema, error) {
 		schemaOf[Message],
 		schemaOf[CappedLimits],
 		schemaOf[KeyOnly],
+		schemaOf[Topic],
 	}
 	if latestMode() {
 		// Past 2038: writable only with storage_compatibility_mode NONE.

@@ -320,3 +320,24 @@ func (k *KeyOnly) Describe(s *kandra.Schema[KeyOnly]) {
 	kandra.Bind(s, &k.A, kandra.PartitionKey(0))
 	kandra.Bind(s, &k.B, kandra.ClusteringKey(0, kandra.ClusteringAsc))
 }
+
+// Topic is a partition of replies sharing static columns: an indexed
+// title (a legacy index on the default node, a storage-attached one on the
+// latest), a set of tags and a flag.
+type Topic struct {
+	TopicID string
+	Reply   int64
+	Body    string
+	Title   string
+	Tags    map[string]struct{}
+	Pinned  bool
+}
+
+func (p *Topic) Describe(s *kandra.Schema[Topic]) {
+	s.Table("topics")
+	kandra.Bind(s, &p.TopicID, kandra.PartitionKey(0))
+	kandra.Bind(s, &p.Reply, kandra.ClusteringKey(0, kandra.ClusteringDesc))
+	kandra.Bind(s, &p.Title, kandra.Static(), kandra.SecondaryIndex())
+	kandra.Bind(s, &p.Tags, kandra.Static())
+	kandra.Bind(s, &p.Pinned, kandra.Static())
+}

@@ -210,7 +210,7 @@ var (
 	summaryLines = map[string]string{}
 )
 
-var summaryOrder = []string{"config", "catalogue", "random", "rules", "values", "overrides", "ordering", "names", "accepted", "todos", "frozen", "auth"}
+var summaryOrder = []string{"config", "catalogue", "random", "rules", "values", "overrides", "ordering", "names", "accepted", "todos", "frozen", "static", "auth"}
 
 func summary(part, line string) {
 	summaryMu.Lock()
@@ -557,8 +557,12 @@ func primaryExpectation(ts *kandra.TableSchema) map[string]sysColumn {
 			want[c.Name()] = expectedColumn("partition_key", indexIn(ts.PartitionKeys(), c), "none", c.Decl())
 		case kandra.ClusteringKeyColumn:
 			want[c.Name()] = expectedColumn("clustering", indexIn(ts.ClusteringKeys(), c), strings.ToLower(c.ClusteringOrder().String()), c.Decl())
-		default:
-			want[c.Name()] = expectedColumn("regular", -1, "none", c.Decl())
+		case kandra.RegularColumn:
+			kind := "regular"
+			if c.IsStatic() {
+				kind = "static"
+			}
+			want[c.Name()] = expectedColumn(kind, -1, "none", c.Decl())
 		}
 	}
 	return want

@@ -90,7 +90,11 @@ func (d tableDef) render(ks string) string {
 func mirrorOf(ts *kandra.TableSchema) tableDef {
 	d := tableDef{name: ts.Name()}
 	for _, c := range ts.Columns() {
-		d.cols = append(d.cols, colDef{c.Name(), c.Decl()})
+		typ := c.Decl()
+		if c.IsStatic() {
+			typ += " STATIC"
+		}
+		d.cols = append(d.cols, colDef{c.Name(), typ})
 	}
 	for _, c := range ts.PartitionKeys() {
 		d.pk = append(d.pk, c.Name())
@@ -309,6 +313,21 @@ func ruleCases() []ruleCase {
 			spec: specOf("r_durmap", nil, f[string]("K", pk0), f[map[time.Duration]string]("M")),
 			stmt: tableDef{name: "r_durmap", cols: []colDef{k, {"m", "MAP<DURATION, TEXT>"}}, pk: []string{"k"}}.render(ks),
 			want: "Durations are not allowed as map keys",
+		},
+		{
+			rule: kandra.RuleStatic, what: "static column in a table without clustering columns",
+			spec: specOf("r_stnock", nil, f[string]("K", pk0), f[string]("S", kandra.Static())),
+			stmt: tableDef{name: "r_stnock", cols: []colDef{k, {"s", "TEXT STATIC"}}, pk: []string{"k"}}.render(ks),
+			want: "Static columns are only useful (and thus allowed) if the table has at least one clustering column",
+		},
+		{
+			// The table is accepted; the runtime's Update of a row, which
+			// names the clustering column, is not.
+			rule: kandra.RuleStatic, what: "every non-key column static (the update of a row)",
+			spec:  specOf("r_stall", nil, f[string]("K", pk0), f[string]("C", kandra.ClusteringKey(0, kandra.ClusteringAsc)), f[string]("S", kandra.Static())),
+			setup: []string{tableDef{name: "r_stall", cols: []colDef{k, {"c", text}, {"s", "TEXT STATIC"}}, pk: []string{"k"}, ck: []string{"c"}, asc: []bool{true}}.render(ks)},
+			stmt:  "UPDATE " + qualified(ks, "r_stall") + " SET s = 'x' WHERE k = 'a' AND c = 'b'",
+			want:  "Invalid restrictions on clustering columns since the UPDATE statement modifies only static columns",
 		},
 		{
 			rule: kandra.RuleCounterTable, what: "counter table with a default TTL",

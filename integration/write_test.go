@@ -259,7 +259,9 @@ func readBack(s *gocql.Session, st *adapter.TableStatements, ts *kandra.TableSch
 // the server reports, or nil (a table of keys and collections only).
 func ttlColumn(ts *kandra.TableSchema) *kandra.ColumnSchema {
 	for _, c := range ts.Columns() {
-		if c.Role() == kandra.RegularColumn && !c.IsCounter() && !c.Type().IsCollection() {
+		// A static column's TTL is the partition's, which a soft delete's
+		// never reaches.
+		if c.Role() == kandra.RegularColumn && !c.IsCounter() && !c.IsStatic() && !c.Type().IsCollection() {
 			return c
 		}
 	}

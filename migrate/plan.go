@@ -219,10 +219,12 @@ func modelColumn(c *kandra.ColumnSchema) wantColumn {
 	case c.IsClusteringKey():
 		w.kind = Clustering
 		w.order = strings.ToLower(c.ClusteringOrder().String())
+	case c.IsStatic():
+		w.kind = Static
 	}
 	// kandra freezes a collection in a key position and nowhere else at
 	// the top level (nested collections are always frozen).
-	w.frozen = w.kind != Regular && c.Type().IsCollection()
+	w.frozen = (w.kind == PartitionKey || w.kind == Clustering) && c.Type().IsCollection()
 	return w
 }
 
@@ -390,11 +392,12 @@ func (p *planner) column(t *kandra.TableSchema, lt *LiveTable, c *kandra.ColumnS
 		return
 	}
 	switch lc.Kind {
-	case Regular:
-	case Static:
-		p.impossible(ChangeColumnKind, object, tn, cn, "column "+strconv.Quote(cn)+" of table "+strconv.Quote(tn)+" is static in live, regular in the model",
-			"a column's kind cannot be altered: "+p.newTableManual(t))
-		return
+	case Regular, Static:
+		if lc.Kind != w.kind {
+			p.impossible(ChangeColumnKind, object, tn, cn, "column "+strconv.Quote(cn)+" of table "+strconv.Quote(tn)+" is "+string(lc.Kind)+" in live, "+string(w.kind)+" in the model",
+				"a column's kind cannot be altered: add a column under a new name (kandra.Column) and copy the values over, or "+p.newTableManual(t))
+			return
+		}
 	default:
 		// A key column in live that the model has as a regular one: the
 		// key sets differ, so a ChangeKey step says so already.
@@ -440,18 +443,22 @@ func (p *planner) reAddRefused(d *LiveDropped, w wantColumn) string {
 	if d.Type.Name() == "COUNTER" || w.typ.Name() == "COUNTER" {
 		return "servers refuse to add a counter column back in place of a dropped column"
 	}
-	if sameType(d.Type, w.typ) && (d.Kind == Regular || d.Kind == "") {
+	dk := d.Kind
+	if dk == "" {
+		dk = Regular
+	}
+	if sameType(d.Type, w.typ) && dk == w.kind {
 		return ""
 	}
 	const cassandra = kandra.Cassandra5 | kandra.Cassandra5Latest
 	if p.targets&cassandra != 0 {
-		return "Cassandra refuses to add it back with another type or kind (" + w.decl() + ", regular)"
+		return "Cassandra refuses to add it back with another type or kind (" + w.decl() + ", " + string(w.kind) + ")"
 	}
 	if d.Type.IsCollection() || w.typ.IsCollection() {
 		return "ScyllaDB refuses to add a collection back with another type (" + w.decl() + ")"
 	}
-	if d.Kind != Regular && d.Kind != "" {
-		return "it was a " + string(d.Kind) + " column, and the model's is regular"
+	if dk != w.kind {
+		return "it was a " + string(dk) + " column, and the model's is " + string(w.kind)
 	}
 	return ""
 }

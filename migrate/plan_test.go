@@ -87,6 +87,8 @@ func rowsOf(ks *kandra.Keyspace) *adapter.SchemaRows {
 				column(t.Name(), c.Name(), PartitionKey, c.KeyIndex(), "none", serverType(c.Type(), c.Type().IsCollection()))
 			case c.IsClusteringKey():
 				column(t.Name(), c.Name(), Clustering, c.KeyIndex(), strings.ToLower(c.ClusteringOrder().String()), serverType(c.Type(), c.Type().IsCollection()))
+			case c.IsStatic():
+				column(t.Name(), c.Name(), Static, -1, "none", serverType(c.Type(), false))
 			default:
 				column(t.Name(), c.Name(), Regular, -1, "none", serverType(c.Type(), false))
 			}

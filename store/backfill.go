@@ -109,6 +109,7 @@ func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int
 			return st, queryErr("backfill of "+b.lookup.Name()+": scan of "+b.ts.Name()+" failed ("+b.scan.CQL()+")", err)
 		}
 		var page int64
+		var present adapter.Present
 		w := newWriter(ctx)
 		for {
 			e := reflect.New(typ).Interface()
@@ -117,8 +118,14 @@ func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int
 				p, _ := c.Pointer(e) // e is a new entity of the table's type
 				dst = append(dst, p)
 			}
+			if b.scan.HasPresence() {
+				dst = append(dst, &present)
+			}
 			if !rows.Next(dst) {
 				break
+			}
+			if b.scan.HasPresence() && !bool(present) {
+				continue // the static values of a partition without rows: no entity
 			}
 			page++
 			v, _ := idx.Pointer(e)

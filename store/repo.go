@@ -1303,7 +1303,12 @@ func (r *Repo[T]) getIn(ctx context.Context, op string, sc *scratch, key *T) (*T
 	if err != nil {
 		return nil, err
 	}
-	st := r.st.SelectByKey()
+	return r.readRow(ctx, op, sc, r.st.SelectByKey(), key, cons)
+}
+
+// readRow reads the one row st (a SELECT bound by key's columns) returns,
+// with sc's Query and targets: a new entity, or a not-found error.
+func (r *Repo[T]) readRow(ctx context.Context, op string, sc *scratch, st *adapter.Statement, key *T, cons kandra.Consistency) (*T, error) {
 	q := sc.query(st)
 	q.Values, q.Consistency = adapter.AppendColumns(r.t, st, key, sc.values(st.NumParams())), cons
 	e := new(T)
@@ -1514,14 +1519,22 @@ func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []Li
 			it.err = queryErr("list on "+r.ts.Name()+" failed", err)
 			return it
 		}
-		dst := make([]any, 0, st.NumResult())
+		dst := make([]any, 0, st.NumResult()+1)
 		read := 0
+		var present adapter.Present
 		for {
 			e := new(T)
-			if !rows.Next(adapter.AppendResult(r.t, st, e, dst[:0])) {
+			dst = adapter.AppendResult(r.t, st, e, dst[:0])
+			if st.HasPresence() {
+				dst = append(dst, &present)
+			}
+			if !rows.Next(dst) {
 				break
 			}
 			read++
+			if st.HasPresence() && !bool(present) {
+				continue // the static values of a partition without rows
+			}
 			if active && r.deleted(e) {
 				continue
 			}
@@ -1684,6 +1697,7 @@ func (l *Lookup[T, V]) notFound(v V) error {
 type Counter[T any] struct {
 	repo *Repo[T]
 	st   *adapter.Statement
+	key  []*kandra.ColumnSchema // the primary key; the partition key for a static counter
 }
 
 // CounterOf returns the handle of counter column f; it fails when f is not
@@ -1694,7 +1708,11 @@ func CounterOf[T any](r *Repo[T], f kandra.Field[T, int64]) (*Counter[T], error)
 		return nil, &kandra.SchemaError{Entity: r.typeName, Field: f.Column().GoName(), Rule: kandra.RuleCounterTable,
 			Detail: "column " + f.Name() + " is not a counter"}
 	}
-	return &Counter[T]{repo: r, st: st}, nil
+	key := r.key
+	if f.Column().IsStatic() {
+		key = r.partition
+	}
+	return &Counter[T]{repo: r, st: st, key: key}, nil
 }
 
 // MustCounterOf is CounterOf that panics on error.
@@ -1706,7 +1724,8 @@ func MustCounterOf[T any](r *Repo[T], f kandra.Field[T, int64]) *Counter[T] {
 	return c
 }
 
-// Increment adds delta to the counter of key's primary key. Options:
+// Increment adds delta to the counter of key's primary key (of its
+// partition key, for a static counter). Options:
 // Consistency.
 func (c *Counter[T]) Increment(ctx context.Context, key *T, delta int64, opts ...CounterOption) error {
 	return c.add(ctx, "Increment", key, delta, opts)
@@ -1721,7 +1740,7 @@ func (c *Counter[T]) add(ctx context.Context, op string, key *T, delta int64, op
 	if err := r.checkEntity(op, "key", key); err != nil {
 		return err
 	}
-	if err := r.checkKey(op, key, r.key, false); err != nil {
+	if err := r.checkKey(op, key, c.key, false); err != nil {
 		return err
 	}
 	sc := getScratch(opts)

@@ -26,6 +26,7 @@ const (
 	oIndex
 	oSensitive
 	oAsType
+	oStatic
 )
 
 type fieldOpt struct {
@@ -54,6 +55,8 @@ func (o fieldOpt) option() kandra.FieldOption {
 		return kandra.SecondaryIndex()
 	case oSensitive:
 		return kandra.Sensitive()
+	case oStatic:
+		return kandra.Static()
 	}
 	return kandra.AsType(kandraType(o.as))
 }
@@ -145,6 +148,7 @@ type column struct {
 	version   bool
 	index     bool
 	sensitive bool
+	static    bool
 	uuidRoles []dynamic.Role
 	as        []fieldOpt
 }
@@ -236,6 +240,8 @@ func (d *draft) columns() []*column {
 					c.index = true
 				case oSensitive:
 					c.sensitive = true
+				case oStatic:
+					c.static = true
 				case oAsType:
 					c.as = append(c.as, o)
 				}

@@ -609,6 +609,23 @@ var mutations = []mutation{
 		}
 		return true
 	}},
+	{"static off the row", kandra.RuleStatic, func(g *gen) bool {
+		if g.isCounterTable() {
+			return false
+		}
+		clustering := false
+		for _, c := range g.d.live() {
+			clustering = clustering || c.isCK()
+		}
+		i := g.addField(tString)
+		g.d.fields[i].add(fieldOpt{kind: oStatic})
+		if clustering {
+			// A static column cannot have a lookup table: the lookup row
+			// names one row, the value is the partition's.
+			g.d.fields[i].add(fieldOpt{kind: oLookup, suffix: "by_static", consistency: kandra.LookupBatch})
+		}
+		return true
+	}},
 }
 
 const counterTableMutation = "counter table with a forbidden option"

@@ -46,6 +46,7 @@ type ColumnModel struct {
 	KeyIndex int
 	Order    kandra.ClusteringOrder
 	Indexed  bool
+	Static   bool
 }
 
 // LookupModel is an expected lookup table.
@@ -60,7 +61,7 @@ func (d *draft) model(sp dynamic.Spec) Model {
 	var pks, cks, regular []ColumnModel
 	for _, c := range d.live() {
 		ty := c.cql()
-		cm := ColumnModel{GoName: c.goName, Name: c.name(), Type: ty.Render(false), KeyType: ty.Render(true), Indexed: c.index}
+		cm := ColumnModel{GoName: c.goName, Name: c.name(), Type: ty.Render(false), KeyType: ty.Render(true), Indexed: c.index, Static: c.static && !c.isKey()}
 		switch {
 		case c.isPK():
 			cm.Role, cm.KeyIndex, cm.Type = kandra.PartitionKeyColumn, c.pk[0], ty.Render(true)

@@ -305,6 +305,29 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 			b[kandra.RuleKeyType] = true
 		}
 	}
+	// static: a static column in a table without clustering columns, with
+	// a lookup or a per-row role (CreatedAt, Version, the soft-delete
+	// marker, a generated id), or a table whose non-key columns are all
+	// static.
+	clustering, statics, rowCols := 0, 0, 0
+	for _, c := range live {
+		switch {
+		case c.isCK():
+			clustering++
+		case c.isKey():
+		case c.static:
+			statics++
+			marker := d.softDelete && d.marker == c.field && !c.embedded
+			if len(c.lookups) > 0 || c.created || c.version || marker || len(c.uuidRoles) > 0 {
+				b[kandra.RuleStatic] = true
+			}
+		default:
+			rowCols++
+		}
+	}
+	if statics > 0 && (clustering == 0 || rowCols == 0) {
+		b[kandra.RuleStatic] = true
+	}
 	// counter-table: a table with a counter column cannot have a non-zero
 	// default TTL, soft delete, a version column, a (non-key) timestamp
 	// column, a lookup or a secondary index.
@@ -431,7 +454,7 @@ func fieldConflict(c *column) bool {
 	case c.created && c.updated, c.version && (c.created || c.updated || c.counter):
 	// A key column is never updated, so it cannot be stamped on update or
 	// hold a lock value.
-	case key && (c.updated || c.version):
+	case key && (c.updated || c.version || c.static):
 	// The type is fixed by the role: COUNTER, UUID for generated ids, the
 	// Go type's own for a Version (BIGINT or TIMESTAMP: two versions must
 	// never compare equal), a point in time for the timestamps.

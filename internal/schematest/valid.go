@@ -499,7 +499,41 @@ func newValid(t *rapid.T, counter int) *gen {
 		}
 		g.feature("zero-size twins")
 	}
+	if !isCounter {
+		g.static()
+	}
 	return g
+}
+
+// static makes some row columns static, when the draft has clustering
+// columns, keeping at least one row column: a plain column (no lookup,
+// role, index or soft-delete marker) of a field of its own.
+func (g *gen) static() {
+	d := g.d
+	var cands []*column
+	rows, clustering := 0, false
+	for _, c := range d.live() {
+		switch {
+		case c.isCK():
+			clustering = true
+		case c.isKey():
+		default:
+			rows++
+			plain := !c.embedded && len(c.lookups) == 0 && !c.index && !c.created && !c.updated && !c.version && !c.counter &&
+				len(c.uuidRoles) == 0 && !(d.softDelete && d.marker == c.field)
+			if plain && len(twins(d.fieldsType(), c.field)) == 1 {
+				cands = append(cands, c)
+			}
+		}
+	}
+	if !clustering || len(cands) == 0 || rows < 2 || !chance(g.t, 25, "static") {
+		return
+	}
+	n := rapid.IntRange(1, min(len(cands), rows-1)).Draw(g.t, "static columns")
+	for _, i := range rapid.Permutation(seq(len(cands))).Draw(g.t, "static order")[:n] {
+		d.fields[cands[i].field].add(fieldOpt{kind: oStatic})
+	}
+	g.feature("Static")
 }
 
 // nameLimits are the targets' name limits (name-length): ScyllaDB 2025.x,

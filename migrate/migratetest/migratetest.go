@@ -42,6 +42,7 @@ func Run(t *testing.T, n Node) {
 	t.Run("Schema", func(t *testing.T) { testSchema(t, n) })
 	t.Run("AgreementError", func(t *testing.T) { testAgreementError(t, n) })
 	t.Run("Migrate", func(t *testing.T) { testMigrate(t, n) })
+	t.Run("Static", func(t *testing.T) { testStatic(t, n) })
 }
 
 // The migrator's side of the adapter on the node: system_schema rows,
@@ -269,4 +270,149 @@ func testMigrate(t *testing.T, n Node) {
 	if h, err := migrate.History(ctx, d, v2); err != nil || len(h) != 2 {
 		t.Fatalf("history %+v, %v", h, err)
 	}
+}
+
+type migPostV1 struct {
+	Thread string
+	Post   int64
+	Body   string
+}
+
+func (p *migPostV1) Describe(s *kandra.Schema[migPostV1]) {
+	s.Table("posts")
+	kandra.Bind(s, &p.Thread, kandra.PartitionKey(0))
+	kandra.Bind(s, &p.Post, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+}
+
+// migPostV2 adds two static columns to migPostV1.
+type migPostV2 struct {
+	Thread string
+	Post   int64
+	Body   string
+	Title  string
+	Tags   map[string]struct{}
+}
+
+func (p *migPostV2) Describe(s *kandra.Schema[migPostV2]) {
+	s.Table("posts")
+	kandra.Bind(s, &p.Thread, kandra.PartitionKey(0))
+	kandra.Bind(s, &p.Post, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+	kandra.Bind(s, &p.Title, kandra.Static())
+	kandra.Bind(s, &p.Tags, kandra.Static())
+}
+
+// migPostV3 has Title regular and Body static: kinds the live table has
+// the other way round.
+type migPostV3 struct {
+	Thread string
+	Post   int64
+	Body   string
+	Title  string
+	Tags   map[string]struct{}
+}
+
+func (p *migPostV3) Describe(s *kandra.Schema[migPostV3]) {
+	s.Table("posts")
+	kandra.Bind(s, &p.Thread, kandra.PartitionKey(0))
+	kandra.Bind(s, &p.Post, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+	kandra.Bind(s, &p.Body, kandra.Static())
+	kandra.Bind(s, &p.Tags, kandra.Static())
+}
+
+var (
+	migPostsV1 = kandra.MustRegister[migPostV1]()
+	migPostsV2 = kandra.MustRegister[migPostV2]()
+	migPostsV3 = kandra.MustRegister[migPostV3]()
+)
+
+// testStatic: the migrator adds static columns to a populated table
+// (ALTER TABLE ... ADD ... STATIC), reads them back as static, plans
+// nothing more, and plans a column's change of kind, either way, as
+// impossible with the manual path. It prints "real-server: static-migrate
+// adapter=<Name> ok=<bool>".
+func testStatic(t *testing.T, n Node) {
+	ok := false
+	defer func() { fmt.Printf("real-server: static-migrate adapter=%s ok=%t\n", n.Name, ok && !t.Failed()) }()
+	d, _ := n.Open(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	name := "kandra_adapter_static_" + n.Name + "_" + hex.EncodeToString(b)
+	t.Cleanup(func() { _ = d.ExecSchema(context.Background(), "DROP KEYSPACE IF EXISTS "+name) })
+	keyspace := func(src kandra.SchemaSource) *kandra.Keyspace {
+		ks, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: name, Targets: kandra.Cassandra5, Replication: kandra.SimpleStrategy(1)}, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ks
+	}
+	v1, v2, v3 := keyspace(migPostsV1), keyspace(migPostsV2), keyspace(migPostsV3)
+	if _, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := store.New(d, v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rt.Close(context.Background()) }()
+	for i := int64(1); i <= 3; i++ {
+		if err := store.MustNewRepo(rt, migPostsV1).Save(ctx, &migPostV1{Thread: "a", Post: i, Body: "b"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := migrate.Apply(ctx, d, v2, migrate.ApplyOptions{})
+	if err != nil || len(res.Applied) != 2 {
+		t.Fatalf("v2: %+v, %v", res, err)
+	}
+	for _, s := range res.Plan.Steps {
+		if s.Kind != migrate.AddColumn || !strings.HasSuffix(s.CQL, " STATIC;") {
+			t.Fatalf("v2 step %s: %s, want an ADD ... STATIC", s.ID, s.CQL)
+		}
+	}
+	live, err := migrate.Read(ctx, d, v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"title", "tags"} {
+		if lc := live.Table("posts").Column(c); lc == nil || lc.Kind != migrate.Static {
+			t.Fatalf("live column %s: %+v, want static", c, lc)
+		}
+	}
+	if res, err := migrate.Apply(ctx, d, v2, migrate.ApplyOptions{}); err != nil || !res.Plan.Empty() {
+		t.Fatalf("v2 again: %+v, %v", res, err)
+	}
+	// The new statics, written once by the partition key, are every row's.
+	rt2, err := store.New(d, v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rt2.Close(context.Background()) }()
+	posts := store.MustNewRepo(rt2, migPostsV2)
+	if err := posts.SaveStatic(ctx, &migPostV2{Thread: "a", Title: "hello", Tags: map[string]struct{}{"x": {}}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := posts.List(ctx, &migPostV2{Thread: "a"}).All()
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("List: %d rows, %v", len(rows), err)
+	}
+	for _, r := range rows {
+		if r.Title != "hello" || len(r.Tags) != 1 || r.Body != "b" {
+			t.Fatalf("post %d: %+v, want the partition's title and tags beside its own body", r.Post, r)
+		}
+	}
+	p, err := migrate.NewPlan(v3, live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := 0
+	for _, s := range p.Steps {
+		if s.Kind == migrate.ChangeColumnKind && s.Class == migrate.Impossible && s.Manual != "" {
+			kinds++
+		}
+	}
+	if kinds != 2 {
+		t.Fatalf("v3 over v2's live schema plans %d impossible kind changes, want 2 (title static to regular, body regular to static):\n%s", kinds, p)
+	}
+	ok = true
 }

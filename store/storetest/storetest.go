@@ -201,7 +201,7 @@ func Keyspace(name string) (*kandra.Keyspace, error) {
 		Name:        name,
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 		Targets:     kandra.Cassandra5,
-	}, Users, Todos, Wallets, Hits, Events, Devices, Members, Notes)
+	}, Users, Todos, Wallets, Hits, Events, Devices, Members, Notes, Threads, ThreadHit)
 }
 
 // harness is one keyspace on one node.
@@ -271,6 +271,7 @@ var scenarios = []struct {
 	{"UniqueValueClaimedOnce", testUniqueClaims},
 	{"UniqueStaleClaimTakenOverAfterGrace", testUniqueStaleClaim},
 	{"VersionedSoftDeleteExpiresWhole", testVersionedSoftDelete},
+	{"StaticColumnsArePerPartition", testStatic},
 }
 
 type failures struct {

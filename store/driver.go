@@ -40,8 +40,9 @@ type Driver interface {
 	// ScyllaDB's fork of gocql does by itself (Rows.PageState is then the
 	// state after that page).
 	Query(ctx context.Context, q *Query) (Rows, error)
-	// Batch runs the statements as one LOGGED BATCH at b.Consistency.
-	// The runtime never puts a conditional statement in a batch.
+	// Batch runs the statements as one LOGGED BATCH at b.Consistency (an
+	// UNLOGGED one when b.Unlogged). The runtime never puts a conditional
+	// statement in a batch.
 	Batch(ctx context.Context, b *Batch) error
 }
 
@@ -68,6 +69,10 @@ type Batch struct {
 	// not used.
 	Entries     []*Query
 	Consistency kandra.Consistency
+	// Unlogged asks for an UNLOGGED BATCH: the runtime sets it only when
+	// every entry writes one partition of one table, which the server
+	// applies atomically and in isolation without the batch log.
+	Unlogged bool
 }
 
 // Rows is one page of a SELECT.

@@ -12,6 +12,10 @@ const (
 	OpUpdate = kandra.OpUpdate
 	// OpDelete is kandra.OpDelete: a hard delete, its lookup reads and deletes.
 	OpDelete = kandra.OpDelete
+	// OpSaveAll is kandra.OpSaveAll: the batch of a SaveAll.
+	OpSaveAll = kandra.OpSaveAll
+	// OpDeleteAll is kandra.OpDeleteAll: the batch of a DeleteAll.
+	OpDeleteAll = kandra.OpDeleteAll
 	// OpSaveIfNotExists is kandra.OpSaveIfNotExists: the LWT insert.
 	OpSaveIfNotExists = kandra.OpSaveIfNotExists
 	// OpSoftDelete is kandra.OpSoftDelete: the soft-delete rewrite.

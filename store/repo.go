@@ -192,7 +192,11 @@ func (r *Repo[T]) batchExec(ctx context.Context, op string, cons kandra.Consiste
 	err := r.rt.d.Batch(octx, b)
 	r.rt.observed(octx, w, r.ts.Name(), op, 0, err)
 	if err != nil {
-		return queryErr(op+" on "+r.ts.Name()+": LOGGED BATCH of "+fmt.Sprint(len(entries))+" statements failed", err)
+		kind := "LOGGED"
+		if b.Unlogged {
+			kind = "UNLOGGED"
+		}
+		return queryErr(op+" on "+r.ts.Name()+": "+kind+" BATCH of "+fmt.Sprint(len(entries))+" statements failed", err)
 	}
 	return nil
 }
@@ -208,7 +212,7 @@ func (r *Repo[T]) checkBatchSize(op string, entries []*Query) error {
 		size += estimateSize(e.Values)
 	}
 	if size > max {
-		return queryErr(fmt.Sprintf("%s on %s: the LOGGED BATCH of the row and its BATCH lookup rows holds about %d bytes, over the %d-byte batch limit; nothing was written (make the large lookups EVENTUAL, shrink the row, or raise WithMaxBatchBytes with the server's batch_size_fail_threshold)",
+		return queryErr(fmt.Sprintf("%s on %s: the batch of the rows and their BATCH lookup rows holds about %d bytes, over the %d-byte batch limit; nothing was written (make the large lookups EVENTUAL, shrink the rows, write fewer at once, or raise WithMaxBatchBytes with the server's batch_size_fail_threshold)",
 			op, r.ts.Name(), size, max), kerrors.ErrBatchTooLarge)
 	}
 	return nil

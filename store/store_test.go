@@ -40,10 +40,11 @@ func (u *fUser) Describe(s *kandra.Schema[fUser]) {
 var fUsers = kandra.MustRegister[fUser]()
 
 type sent struct {
-	cql    string
-	cons   kandra.Consistency
-	serial kandra.Consistency
-	batch  []string
+	cql      string
+	cons     kandra.Consistency
+	serial   kandra.Consistency
+	batch    []string
+	unlogged bool
 }
 
 type fake struct {
@@ -81,7 +82,7 @@ func (f *fake) Query(ctx context.Context, q *Query) (Rows, error) {
 }
 
 func (f *fake) Batch(ctx context.Context, b *Batch) error {
-	s := sent{cons: b.Consistency}
+	s := sent{cons: b.Consistency, unlogged: b.Unlogged}
 	for _, e := range b.Entries {
 		s.batch = append(s.batch, e.Statement.CQL())
 	}
@@ -272,7 +273,7 @@ func TestFindEmptyValueAndClosed(t *testing.T) {
 func keyspaceOf(name string, targets kandra.Target) *kandra.Keyspace {
 	return kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: name, Targets: targets,
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3})},
-		fUsers, fNotes, fHitsT, fMembers, twoEventuals, vRows, fDocs, fStamps)
+		fUsers, fNotes, fHitsT, fMembers, twoEventuals, vRows, fDocs, fStamps, fPosts)
 }
 
 // testKeyspace is keyspace "ks" on Cassandra 5.0, the one most tests use.

@@ -94,7 +94,11 @@ func (d *Driver) Query(ctx context.Context, q *store.Query) (store.Rows, error) 
 
 // Batch implements store.Driver with a LOGGED BATCH.
 func (d *Driver) Batch(ctx context.Context, b *store.Batch) error {
-	gb := d.s.Batch(gocql.LoggedBatch).Consistency(gocql.Consistency(b.Consistency))
+	kind := gocql.LoggedBatch
+	if b.Unlogged {
+		kind = gocql.UnloggedBatch
+	}
+	gb := d.s.Batch(kind).Consistency(gocql.Consistency(b.Consistency))
 	for _, e := range b.Entries {
 		p, err := d.plans.Of(e.Statement)
 		if err != nil {

@@ -272,6 +272,7 @@ var scenarios = []struct {
 	{"UniqueStaleClaimTakenOverAfterGrace", testUniqueStaleClaim},
 	{"VersionedSoftDeleteExpiresWhole", testVersionedSoftDelete},
 	{"StaticColumnsArePerPartition", testStatic},
+	{"SaveAllDeleteAll", testSaveAllDeleteAll},
 }
 
 type failures struct {

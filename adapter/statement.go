@@ -43,12 +43,15 @@ const (
 	// BIGINT), an int64 the runtime draws for each claim: a takeover or a
 	// release applies only to the claim whose token it read.
 	ParamClaim
+	// ParamPrefix is the value the clustering column Param.Column equals
+	// in a partition SELECT of a clustering prefix (Range.Prefix).
+	ParamPrefix
 )
 
-var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit", "token", "claim"}
+var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit", "token", "claim", "prefix"}
 
 // String returns a short name: "col", "ttl", "timestamp", "expected",
-// "delta", "lower", "upper", "limit" or "token".
+// "delta", "lower", "upper", "limit", "token", "claim" or "prefix".
 func (k ParamKind) String() string {
 	if int(k) < len(paramKindNames) {
 		return paramKindNames[k]
@@ -211,9 +214,14 @@ const (
 	Exclusive
 )
 
-// Range selects the clustering bounds, order and limit of a partition
-// SELECT. The bounds apply to the first clustering column.
+// Range selects the clustering prefix, bounds, order and limit of a
+// partition SELECT. The first Prefix clustering columns are fixed by
+// equality; the bounds apply to the next one.
 type Range struct {
+	// Prefix is the number of leading clustering columns fixed by
+	// equality (ParamPrefix markers), at most the number of clustering
+	// columns.
+	Prefix       int
 	Lower, Upper Bound
 	// Reversed reads the partition in the reverse of its clustering order.
 	Reversed bool
@@ -314,7 +322,7 @@ type TableStatements struct {
 	insert     [4]*Statement // by Using
 	insertINE  [2]*Statement // by UsingTTL
 	selectKey  *Statement
-	partition  [3][3][2][2]atomic.Pointer[Statement] // lower, upper, reversed, limit: made on first use
+	partition  []partitionSlots // by Range.Prefix: made on first use
 	builder    *stmtBuilder                          // for them
 	update     [4]*Statement                         // by Using; nil when no non-key column
 	del        [2]*Statement                         // by UsingTimestamp
@@ -333,6 +341,10 @@ type TableStatements struct {
 	lookups      []*LookupStatements
 	tokenRange   *Statement
 }
+
+// partitionSlots are the partition SELECTs of one prefix length, by
+// lower bound, upper bound, order and limit.
+type partitionSlots [3][3][2][2]atomic.Pointer[Statement]
 
 // BuildStatements renders the runtime statements of t. keyspace, if not
 // empty, qualifies every table name (keyspace.table), written through
@@ -381,6 +393,7 @@ func BuildStatements(t *kandra.TableSchema, keyspace string) (*TableStatements, 
 	// asked for: most tables are listed one or two ways, and each costs
 	// about a kilobyte.
 	ts.builder = b
+	ts.partition = make([]partitionSlots, len(t.ClusteringKeys())+1)
 	ts.del[0] = b.delete(0)
 	ts.del[1] = b.delete(UsingTimestamp)
 	if t.IsCounterTable() {
@@ -428,13 +441,19 @@ func (s *TableStatements) InsertIfNotExists(u Using) *Statement { return s.inser
 func (s *TableStatements) SelectByKey() *Statement { return s.selectKey }
 
 // SelectPartition is SELECT every column FROM t WHERE the partition key =
-// ?, with the bounds, order and limit of r: the partition key as
-// ParamColumn markers, then ParamLowerBound, ParamUpperBound (on the first
-// clustering column) and ParamLimit. A table without clustering columns
-// ignores the bounds and the order.
+// ?, with the prefix, bounds, order and limit of r: the partition key as
+// ParamColumn markers, the first r.Prefix clustering columns as
+// ParamPrefix markers, then ParamLowerBound, ParamUpperBound (on the
+// clustering column after the prefix) and ParamLimit. A table without
+// clustering columns ignores the bounds and the order. It panics on a
+// Prefix past the clustering columns, or bounds with every clustering
+// column fixed.
 func (s *TableStatements) SelectPartition(r Range) *Statement {
 	if r.Lower > Exclusive || r.Upper > Exclusive {
 		panic("kandra: SelectPartition: invalid Bound")
+	}
+	if r.Prefix < 0 || r.Prefix >= len(s.partition) || len(s.partition) > 1 && r.Prefix == len(s.partition)-1 && (r.Lower != Unbounded || r.Upper != Unbounded) {
+		panic("kandra: SelectPartition: invalid Prefix")
 	}
 	rev, lim := 0, 0
 	if r.Reversed {
@@ -443,11 +462,11 @@ func (s *TableStatements) SelectPartition(r Range) *Statement {
 	if r.Limit {
 		lim = 1
 	}
-	slot := &s.partition[r.Lower][r.Upper][rev][lim]
+	slot := &s.partition[r.Prefix][r.Lower][r.Upper][rev][lim]
 	if st := slot.Load(); st != nil {
 		return st
 	}
-	slot.CompareAndSwap(nil, s.builder.partition(Range{Lower: r.Lower, Upper: r.Upper, Reversed: rev == 1, Limit: lim == 1}))
+	slot.CompareAndSwap(nil, s.builder.partition(Range{Prefix: r.Prefix, Lower: r.Lower, Upper: r.Upper, Reversed: rev == 1, Limit: lim == 1}))
 	return slot.Load()
 }
 
@@ -714,8 +733,17 @@ func (b *stmtBuilder) partition(r Range) *Statement {
 	w := newSB(b.t.Name())
 	b.selectRows(w)
 	w.where(b.t.PartitionKeys())
+	for _, c := range b.t.ClusteringKeys()[:r.Prefix] {
+		w.WriteString(" AND ")
+		w.WriteString(c.CQLName())
+		w.WriteString(" = ?")
+		w.mark(ParamPrefix, c)
+	}
 	if len(b.t.ClusteringKeys()) > 0 {
-		ck := b.t.ClusteringKeys()[0]
+		var ck *kandra.ColumnSchema
+		if r.Prefix < len(b.t.ClusteringKeys()) {
+			ck = b.t.ClusteringKeys()[r.Prefix]
+		}
 		if r.Lower != Unbounded {
 			w.WriteString(" AND ")
 			w.WriteString(ck.CQLName())

@@ -2,6 +2,7 @@ package adapter_test
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,6 +114,21 @@ func (p *stmtThread) Describe(s *kandra.Schema[stmtThread]) {
 	kandra.Version(s, &p.Version)
 }
 
+// stmtReading is clustered by (day, at DESC): prefix ranges.
+type stmtReading struct {
+	Sensor string
+	Day    string
+	At     time.Time
+	Value  float64
+}
+
+func (r *stmtReading) Describe(s *kandra.Schema[stmtReading]) {
+	s.Table("readings")
+	kandra.Bind(s, &r.Sensor, kandra.PartitionKey(0))
+	kandra.Bind(s, &r.Day, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+	kandra.Bind(s, &r.At, kandra.ClusteringKey(1, kandra.ClusteringDesc))
+}
+
 type stmtThreadHits struct {
 	ThreadID string
 	PostID   int64
@@ -181,6 +197,13 @@ func renderTable(t *testing.T, b *strings.Builder, ts *kandra.TableSchema, ks st
 	renderStmt(b, "select partition", st.SelectPartition(adapter.Range{}))
 	renderStmt(b, "select partition > <= reversed limit", st.SelectPartition(adapter.Range{Lower: adapter.Exclusive, Upper: adapter.Inclusive, Reversed: true, Limit: true}))
 	renderStmt(b, "select partition >= < limit", st.SelectPartition(adapter.Range{Lower: adapter.Inclusive, Upper: adapter.Exclusive, Limit: true}))
+	for k := 1; k <= len(ts.ClusteringKeys()); k++ {
+		r := adapter.Range{Prefix: k, Reversed: true}
+		if k < len(ts.ClusteringKeys()) {
+			r.Lower, r.Upper = adapter.Inclusive, adapter.Exclusive
+		}
+		renderStmt(b, fmt.Sprintf("select partition prefix %d", k), st.SelectPartition(r))
+	}
 	for _, u := range usings {
 		renderStmt(b, "update"+u.n, st.Update(u.u))
 	}
@@ -232,6 +255,7 @@ func TestStatementsGolden(t *testing.T) {
 	renderTable(t, &b, kandra.MustRegister[stmtNote]().Schema(), "app")
 	renderTable(t, &b, kandra.MustRegister[stmtThread]().Schema(), "app")
 	renderTable(t, &b, kandra.MustRegister[stmtThreadHits]().Schema(), "app")
+	renderTable(t, &b, kandra.MustRegister[stmtReading]().Schema(), "app")
 	path := filepath.Join("testdata", "statements.golden")
 	if *updateGolden {
 		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {

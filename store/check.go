@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/netip"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -187,6 +188,10 @@ func (r *Repo[T]) checkRange(op string, c *call) error {
 	if c.hasPageSize && (c.pageSize < 1 || c.pageSize > MaxPageSize) {
 		return r.argErr(op, "PageSize", fmt.Sprintf("%d is not in 1 to %d", c.pageSize, MaxPageSize))
 	}
+	if err := r.sortPrefix(op, c); err != nil {
+		return err
+	}
+	k := len(c.prefix)
 	for _, b := range []struct {
 		name string
 		col  *kandra.ColumnSchema
@@ -197,11 +202,55 @@ func (r *Repo[T]) checkRange(op string, c *call) error {
 		switch {
 		case len(r.clustering) == 0:
 			return r.argErr(op, b.name, "the table has no clustering column to bound")
-		case b.col != r.clustering[0]:
-			return r.argErr(op, b.name, "bounds field "+b.col.GoName()+"; a range bounds the first clustering column, "+r.clustering[0].GoName())
+		case k == len(r.clustering):
+			return r.argErr(op, b.name, "bounds field "+b.col.GoName()+", but Equal fixes every clustering column already")
+		case b.col != r.clustering[k]:
+			after := "the first clustering column, " + r.clustering[0].GoName()
+			if k > 0 {
+				after = "the clustering column after those Equal fixes, " + r.clustering[k].GoName()
+			}
+			return r.argErr(op, b.name, "bounds field "+b.col.GoName()+"; a range bounds "+after+" (servers refuse a range on a later column without ALLOW FILTERING)")
 		}
 	}
 	return nil
+}
+
+// sortPrefix puts c's Equal values in clustering order and refuses those
+// that are not a prefix of the clustering key, or whose value the column
+// cannot hold.
+func (r *Repo[T]) sortPrefix(op string, c *call) error {
+	if len(c.prefix) == 0 {
+		return nil
+	}
+	sorted := make([]prefixValue, len(c.prefix))
+	for _, p := range c.prefix {
+		i := slices.Index(r.clustering, p.col)
+		switch {
+		case i < 0:
+			return r.argErr(op, "Equal", "field "+p.col.GoName()+" is not a clustering column of "+r.ts.Name())
+		case i >= len(sorted):
+			return r.argErr(op, "Equal", "fixes "+p.col.GoName()+" without the clustering columns before it, "+r.clustering[0].GoName()+" first: servers refuse it without ALLOW FILTERING; add an Equal for each")
+		case sorted[i].col != nil:
+			return r.argErr(op, "Equal", "fixes "+p.col.GoName()+" twice")
+		}
+		if msg := keyProblem(ptrTo(p.v), false); msg != "" {
+			return r.argErr(op, "Equal", "the value of "+p.col.GoName()+" "+msg)
+		}
+		if err := p.col.CheckValue(ptrTo(p.v)); err != nil {
+			return err
+		}
+		sorted[i] = p
+	}
+	c.prefix = sorted
+	return nil
+}
+
+// ptrTo is a pointer to a copy of v, for the checks that take a field's
+// address.
+func ptrTo(v any) any {
+	p := reflect.New(reflect.TypeOf(v))
+	p.Elem().Set(reflect.ValueOf(v))
+	return p.Interface()
 }
 
 // fingerprint identifies a List query: the statement (table, bounds,
@@ -217,6 +266,11 @@ func (r *Repo[T]) fingerprint(st *adapter.Statement, partition *T, c *call) uint
 		}
 		p, _ := col.Pointer(partition)
 		vals = append(vals, derefAny(p))
+	}
+	for _, p := range c.prefix {
+		if !p.col.IsSensitive() {
+			vals = append(vals, p.v)
+		}
 	}
 	if c.lowerCol != nil {
 		vals = append(vals, c.lower)

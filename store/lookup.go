@@ -491,8 +491,8 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active boo
 	if it.err = r.checkRange(op, &c); it.err != nil {
 		return it
 	}
-	if c.lowerCol != nil || c.upperCol != nil || c.reversed {
-		it.err = r.argErr(op, "From, To, Reversed", "a lookup is read in its own order, unbounded")
+	if c.lowerCol != nil || c.upperCol != nil || c.reversed || len(c.prefix) > 0 {
+		it.err = r.argErr(op, "Equal, From, To, Reversed", "a lookup is read in its own order, unbounded")
 		return it
 	}
 	if !c.hasPageSize {

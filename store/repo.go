@@ -1448,8 +1448,10 @@ const defaultPageSize = 100
 
 // List reads one page of the partition of partition's partition key (its
 // other fields are ignored), in the table's clustering order or Reversed,
-// optionally bounded by From and To on the first clustering column.
-// Options: PageSize (default 100), After, From, To, Reversed, Consistency.
+// optionally restricted to a prefix of the clustering key by Equal and
+// bounded by From and To on the clustering column after it.
+// Options: PageSize (default 100), After, Equal, From, To, Reversed,
+// Consistency.
 func (r *Repo[T]) List(ctx context.Context, partition *T, opts ...ListOption) *Iter[T] {
 	return r.list(ctx, partition, false, opts)
 }
@@ -1490,7 +1492,7 @@ func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []Li
 		it.err = err
 		return it
 	}
-	rng := adapter.Range{Reversed: c.reversed}
+	rng := adapter.Range{Prefix: len(c.prefix), Reversed: c.reversed}
 	if c.lowerCol != nil {
 		rng.Lower = c.lowerB
 	}
@@ -1509,6 +1511,10 @@ func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []Li
 	vals := make([]any, 0, st.NumParams())
 	vals = adapter.AppendColumns(r.t, st, partition, vals)
 	for i := len(vals); i < st.NumParams(); i++ {
+		if p := st.Param(i); p.Kind == adapter.ParamPrefix {
+			vals = append(vals, c.prefix[i-len(r.partition)].v)
+			continue
+		}
 		vals = appendParam(vals, st.Param(i), &c)
 	}
 	state := c.cursor.state

@@ -420,6 +420,13 @@ type call struct {
 	upperCol    *kandra.ColumnSchema
 	upperB      adapter.Bound
 	reversed    bool
+	prefix      []prefixValue // Equal's, in the order given
+}
+
+// prefixValue is one Equal: a clustering column and its value.
+type prefixValue struct {
+	col *kandra.ColumnSchema
+	v   any
 }
 
 // ConsistencyOption is the option Consistency returns; every call takes it.
@@ -503,16 +510,32 @@ func After(c Cursor) PageOption {
 	return PageOption{func(o *call) { o.cursor, o.hasCursor = c, true }}
 }
 
+// Equal restricts List to the rows whose clustering column f equals v.
+// Equal on the first clustering column, then on the second, and so on,
+// lists a prefix of the clustering key: Equal(day, d) lists one day of a
+// partition clustered by (day, hour). The columns must be the first ones
+// of the clustering key, each once, in any order of the options; a gap
+// (the second without the first) is a *errors.ArgumentError, since servers
+// refuse it unless ALLOW FILTERING, which kandra never sends.
+func Equal[T, V any](f kandra.Field[T, V], v V) PageOption {
+	col := f.Column()
+	return PageOption{func(o *call) { o.prefix = append(o.prefix, prefixValue{col, v}) }}
+}
+
 // From bounds List to rows whose clustering column f is >= v (inclusive)
-// or > v. f must be the table's first clustering column; another field is
-// a *errors.ArgumentError.
+// or > v. f must be the clustering column after those Equal fixes: the
+// first one without Equal; another field is a *errors.ArgumentError.
+//
+// In a column stored in descending order (kandra.ClusteringDesc), From is
+// still the smaller end: From(t, a) and To(t, b) list a <= t <= b, newest
+// first, the table's order; Reversed lists them oldest first.
 func From[T, V any](f kandra.Field[T, V], v V, inclusive bool) PageOption {
 	col := f.Column()
 	return PageOption{func(o *call) { o.lower, o.lowerCol, o.lowerB = v, col, bound(inclusive) }}
 }
 
 // To bounds List to rows whose clustering column f is <= v (inclusive) or
-// < v. f must be the table's first clustering column.
+// < v, on the column From bounds (see From).
 func To[T, V any](f kandra.Field[T, V], v V, inclusive bool) PageOption {
 	col := f.Column()
 	return PageOption{func(o *call) { o.upper, o.upperCol, o.upperB = v, col, bound(inclusive) }}

@@ -201,7 +201,7 @@ func Keyspace(name string) (*kandra.Keyspace, error) {
 		Name:        name,
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 		Targets:     kandra.Cassandra5,
-	}, Users, Todos, Wallets, Hits, Events, Devices, Members, Notes, Threads, ThreadHit)
+	}, Users, Todos, Wallets, Hits, Events, Devices, Members, Notes, Threads, ThreadHit, Readings)
 }
 
 // harness is one keyspace on one node.
@@ -273,6 +273,7 @@ var scenarios = []struct {
 	{"VersionedSoftDeleteExpiresWhole", testVersionedSoftDelete},
 	{"StaticColumnsArePerPartition", testStatic},
 	{"SaveAllDeleteAll", testSaveAllDeleteAll},
+	{"PrefixRanges", testPrefixRanges},
 }
 
 type failures struct {

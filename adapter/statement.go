@@ -323,9 +323,9 @@ type TableStatements struct {
 	insertINE  [2]*Statement // by UsingTTL
 	selectKey  *Statement
 	partition  []partitionSlots // by Range.Prefix: made on first use
-	builder    *stmtBuilder                          // for them
-	update     [4]*Statement                         // by Using; nil when no non-key column
-	del        [2]*Statement                         // by UsingTimestamp
+	builder    *stmtBuilder     // for them
+	update     [4]*Statement    // by Using; nil when no non-key column
+	del        [2]*Statement    // by UsingTimestamp
 	softDelete *Statement
 	// The versioned table's writes (nil without a version).
 	create      [2]*Statement // by UsingTTL: IF version has no value

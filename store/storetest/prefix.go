@@ -109,8 +109,8 @@ func testPrefixRanges(t *testing.T, h *harness) {
 	var ae *kerrors.ArgumentError
 	for name, opts := range map[string][]store.ListOption{
 		"a range on the second clustering column without the first fixed": {store.From(readingAt, t0, true)},
-		"the second clustering column fixed without the first":             {store.Equal(readingAt, t0)},
-		"a range on the first with the first fixed":                        {day, store.To(readingDay, "x", true)},
+		"the second clustering column fixed without the first":            {store.Equal(readingAt, t0)},
+		"a range on the first with the first fixed":                       {day, store.To(readingDay, "x", true)},
 	} {
 		if _, err := readings.List(ctx, &Reading{Sensor: sensor}, opts...).All(); !errors.As(err, &ae) {
 			t.Fatalf("%s: %v, want an *errors.ArgumentError", name, err)

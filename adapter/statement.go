@@ -46,12 +46,16 @@ const (
 	// ParamPrefix is the value the clustering column Param.Column equals
 	// in a partition SELECT of a clustering prefix (Range.Prefix).
 	ParamPrefix
+	// ParamRaw is a marker of a hand-written statement (NewRawStatement):
+	// a value of Param.Column's Go type, or, without a column, a value the
+	// driver binds as it is.
+	ParamRaw
 )
 
-var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit", "token", "claim", "prefix"}
+var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit", "token", "claim", "prefix", "raw"}
 
 // String returns a short name: "col", "ttl", "timestamp", "expected",
-// "delta", "lower", "upper", "limit", "token", "claim" or "prefix".
+// "delta", "lower", "upper", "limit", "token", "claim", "prefix" or "raw".
 func (k ParamKind) String() string {
 	if int(k) < len(paramKindNames) {
 		return paramKindNames[k]
@@ -99,6 +103,19 @@ type Statement struct {
 
 // cached is what Cache stored, with its owner.
 type cached struct{ owner, v any }
+
+// NewRawStatement is a statement written by hand (store.Prepare) for
+// table: its text as it is sent, one ParamRaw per marker, and the columns
+// a SELECT returns, in order (none for a write). A statement with an IF
+// clause is conditional.
+func NewRawStatement(table, cql string, params []Param, result []*kandra.ColumnSchema) *Statement {
+	for _, p := range params {
+		if p.Kind != ParamRaw {
+			panic("kandra: NewRawStatement: a " + p.Kind.String() + " marker; raw statements have ParamRaw markers only")
+		}
+	}
+	return &Statement{table: table, cql: cql, params: slices.Clone(params), result: slices.Clone(result), conditional: IsConditional(cql)}
+}
 
 // Cached is the value owner stored with Cache, or nil when it stored none
 // or another owner's replaced it. It is one atomic load: an adapter finds

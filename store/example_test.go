@@ -131,7 +131,7 @@ func ExampleRepo_Update() {
 	// BEGIN BATCH
 	//   UPDATE app.accounts USING TIMESTAMP ? SET email = ?, name = ? WHERE id = ?
 	//   DELETE FROM app.accounts_by_email USING TIMESTAMP ? WHERE email = ? AND id = ?
-	//   INSERT INTO app.accounts_by_email (email, id) VALUES (?, ?) USING TIMESTAMP ?
+	//   INSERT INTO app.accounts_by_email (email, id) VALUES (?, ?)
 	// APPLY BATCH
 }
 
@@ -177,7 +177,36 @@ func ExampleTimestamp() {
 	// Output:
 	// BEGIN BATCH
 	//   INSERT INTO app.accounts (id, email, name) VALUES (?, ?, ?) USING TTL ? AND TIMESTAMP ?
-	//   INSERT INTO app.accounts_by_email (email, id) VALUES (?, ?) USING TIMESTAMP ?
+	//   INSERT INTO app.accounts_by_email (email, id) VALUES (?, ?)
+	// APPLY BATCH
+	// <nil>
+}
+
+func ExamplePrepare() {
+	rt, _ := store.New(printer{}, App)
+	accounts := store.MustNewRepo(rt, Accounts)
+	accountID := kandra.MustFieldOf(Accounts, func(a *Account) *uuid.UUID { return &a.ID })
+	// An IN query over uuid.UUID keys, bound through the adapter's codec.
+	byIDs := store.MustPrepare(accounts, "SELECT * FROM accounts WHERE id IN (?, ?)",
+		store.Arg(accountID), store.Arg(accountID))
+	rows, err := byIDs.Query(context.Background(), []any{uuid.New(), uuid.New()}).All()
+	fmt.Println(len(rows), err)
+	// Output:
+	// SELECT id, email, name FROM app.accounts WHERE id IN (?, ?)
+	// 0 <nil>
+}
+
+func ExampleRepo_SaveAll() {
+	rt, _ := store.New(printer{}, App)
+	accounts := store.MustNewRepo(rt, Accounts)
+	err := accounts.SaveAll(context.Background(), []*Account{{Email: "a@example.com"}, {Email: "b@example.com"}})
+	fmt.Println(err)
+	// Output:
+	// BEGIN BATCH
+	//   INSERT INTO app.accounts (id, email, name) VALUES (?, ?, ?)
+	//   INSERT INTO app.accounts_by_email (email, id) VALUES (?, ?)
+	//   INSERT INTO app.accounts (id, email, name) VALUES (?, ?, ?)
+	//   INSERT INTO app.accounts_by_email (email, id) VALUES (?, ?)
 	// APPLY BATCH
 	// <nil>
 }

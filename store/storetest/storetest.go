@@ -274,6 +274,7 @@ var scenarios = []struct {
 	{"StaticColumnsArePerPartition", testStatic},
 	{"SaveAllDeleteAll", testSaveAllDeleteAll},
 	{"PrefixRanges", testPrefixRanges},
+	{"RawStatementsAndGetMany", testRawAndGetMany},
 }
 
 type failures struct {

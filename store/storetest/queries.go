@@ -1,0 +1,168 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/store"
+)
+
+var userID = kandra.MustFieldOf(Users, func(u *User) *uuid.UUID { return &u.UserID })
+
+// testRawAndGetMany proves the typed escape hatch and the multi-get on the
+// node: an IN query over uuid.UUID keys (which raw gocql cannot bind), a
+// projection of two columns, a conditional UPDATE, a Plain LIMIT, an
+// argument of the wrong type refused before sending, and GetMany, aligned
+// with its keys. It times GetMany's fan-out against one IN query of the
+// same 50 keys, in interleaved rounds, and prints "real-server: queries
+// adapter=<Name> kinds=<n> ok=<n>" and "real-server: multiget
+// adapter=<Name> keys=50 rounds=<n> fanout_median=<d> in_median=<d>".
+func testRawAndGetMany(t *testing.T, h *harness) {
+	kinds, passed := 0, 0
+	defer func() {
+		fmt.Printf("real-server: queries adapter=%s kinds=%d ok=%d\n", h.n.Name, kinds, passed)
+	}()
+	check := func(name string, fn func() error) {
+		t.Helper()
+		kinds++
+		if err := fn(); err != nil {
+			t.Errorf("%s: %v", name, err)
+			return
+		}
+		passed++
+	}
+	e := h.env(t)
+	var us []*User
+	for i := 0; i < 50; i++ {
+		us = append(us, &User{Email: uniq("q") + "@x", DisplayName: fmt.Sprintf("u%02d", i), Bio: "b"})
+	}
+	if err := e.users.SaveAll(ctx, us[:25]); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.users.SaveAll(ctx, us[25:]); err != nil {
+		t.Fatal(err)
+	}
+	in := store.MustPrepare(e.users, "SELECT * FROM users WHERE user_id IN (?, ?, ?)", store.Arg(userID), store.Arg(userID), store.Arg(userID))
+	check("IN over uuid.UUID keys", func() error {
+		rows, err := in.Query(ctx, []any{us[0].UserID, &us[1].UserID, uuid.New()}).All()
+		if err != nil {
+			return err
+		}
+		var names []string
+		for _, r := range rows {
+			names = append(names, r.DisplayName)
+		}
+		sort.Strings(names)
+		if !slices.Equal(names, []string{"u00", "u01"}) || rows[0].Email == "" || rows[0].CreatedAt.IsZero() {
+			return fmt.Errorf("rows %v: want u00 and u01, every column read", names)
+		}
+		return nil
+	})
+	check("a projection of two columns", func() error {
+		q := store.MustPrepare(e.users, `SELECT "user_id", display_name FROM `+h.ks+`.users WHERE user_id = ?`, store.Arg(userID))
+		rows, err := q.Query(ctx, []any{us[2].UserID}).All()
+		if err != nil || len(rows) != 1 || rows[0].DisplayName != "u02" || rows[0].UserID != us[2].UserID || rows[0].Email != "" {
+			return fmt.Errorf("%+v, %v: want the id and the name, the rest zero", rows, err)
+		}
+		return nil
+	})
+	check("a conditional UPDATE", func() error {
+		bio := kandra.MustFieldOf(Users, func(u *User) *string { return &u.Bio })
+		q := store.MustPrepare(e.users, "UPDATE users SET bio = ? WHERE user_id = ? IF bio = ?", store.Arg(bio), store.Arg(userID), store.Arg(bio))
+		if applied, err := q.Exec(ctx, []any{"new", us[3].UserID, "other"}); err != nil || applied {
+			return fmt.Errorf("a false condition: applied %v, %v", applied, err)
+		}
+		if applied, err := q.Exec(ctx, []any{"new", us[3].UserID, "b"}); err != nil || !applied {
+			return fmt.Errorf("a true condition: applied %v, %v", applied, err)
+		}
+		got, err := e.users.Get(ctx, us[3])
+		if err != nil || got.Bio != "new" {
+			return fmt.Errorf("after it: %+v, %v", got, err)
+		}
+		return nil
+	})
+	check("a Plain LIMIT and paging", func() error {
+		q := store.MustPrepare(e.users, "SELECT user_id FROM users WHERE user_id IN (?, ?, ?) LIMIT ?", store.Arg(userID), store.Arg(userID), store.Arg(userID), store.Plain())
+		rows, err := q.Query(ctx, []any{us[4].UserID, us[5].UserID, us[6].UserID, 2}).All()
+		if err != nil || len(rows) != 2 {
+			return fmt.Errorf("%d rows, %v: want the LIMIT's 2", len(rows), err)
+		}
+		return nil
+	})
+	check("refusals before sending", func() error {
+		var ae *kerrors.ArgumentError
+		if _, err := in.Query(ctx, []any{us[0].UserID.String(), us[1].UserID, us[2].UserID}).All(); !errors.As(err, &ae) {
+			return fmt.Errorf("a string for a uuid column: %v", err)
+		}
+		for _, bad := range []string{"SELECT writetime(bio) FROM users", "SELECT * FROM devices", "SELECT JSON * FROM users", "SELECT bio AS b FROM users", "SELECT bio FROM users WHERE user_id = :id"} {
+			if _, err := store.Prepare(e.users, bad); !errors.As(err, &ae) {
+				return fmt.Errorf("Prepare(%q): %v, want an *errors.ArgumentError", bad, err)
+			}
+		}
+		return nil
+	})
+	check("GetMany, aligned with its keys", func() error {
+		keys := []*User{us[7], {UserID: uuid.New()}, us[8]}
+		got, err := e.users.GetMany(ctx, keys)
+		if err != nil || len(got) != 3 || got[0].DisplayName != "u07" || got[1] != nil || got[2].DisplayName != "u08" {
+			return fmt.Errorf("%+v, %v", got, err)
+		}
+		return nil
+	})
+
+	// GetMany's fan-out against one IN query of the same 50 keys, in
+	// interleaved rounds (the order swapped every round).
+	marks := make([]string, len(us))
+	ps := make([]store.RawParam, len(us))
+	args := make([]any, len(us))
+	for i, u := range us {
+		marks[i], ps[i], args[i] = "?", store.Arg(userID), u.UserID
+	}
+	in50 := store.MustPrepare(e.users, "SELECT * FROM users WHERE user_id IN ("+strings.Join(marks, ", ")+")", ps...)
+	fan := func() error {
+		got, err := e.users.GetMany(ctx, us)
+		if err == nil && slices.Contains(got, nil) {
+			err = errors.New("GetMany missed a row")
+		}
+		return err
+	}
+	inq := func() error {
+		rows, err := in50.Query(ctx, args, store.PageSize(100)).All()
+		if err == nil && len(rows) != len(us) {
+			err = fmt.Errorf("IN read %d rows", len(rows))
+		}
+		return err
+	}
+	const rounds = 21
+	var tf, ti []time.Duration
+	run := func(isFan bool) {
+		fn, to := inq, &ti
+		if isFan {
+			fn, to = fan, &tf
+		}
+		start := time.Now()
+		if err := fn(); err != nil {
+			t.Fatal(err)
+		}
+		*to = append(*to, time.Since(start))
+	}
+	for r := 0; r < rounds; r++ {
+		run(r%2 == 0)
+		run(r%2 == 1)
+	}
+	fmt.Printf("real-server: multiget adapter=%s keys=%d rounds=%d fanout_median=%v in_median=%v\n", h.n.Name, len(us), rounds, median(tf), median(ti))
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

@@ -131,7 +131,7 @@ func ExampleRepo_Update() {
 	// BEGIN BATCH
 	//   UPDATE app.accounts USING TIMESTAMP ? SET email = ?, name = ? WHERE id = ?
 	//   DELETE FROM app.accounts_by_email USING TIMESTAMP ? WHERE email = ? AND id = ?
-	//   INSERT INTO app.accounts_by_email (email, id) VALUES (?, ?)
+	//   INSERT INTO app.accounts_by_email (email, id) VALUES (?, ?) USING TIMESTAMP ?
 	// APPLY BATCH
 }
 
@@ -177,7 +177,7 @@ func ExampleTimestamp() {
 	// Output:
 	// BEGIN BATCH
 	//   INSERT INTO app.accounts (id, email, name) VALUES (?, ?, ?) USING TTL ? AND TIMESTAMP ?
-	//   INSERT INTO app.accounts_by_email (email, id) VALUES (?, ?)
+	//   INSERT INTO app.accounts_by_email (email, id) VALUES (?, ?) USING TIMESTAMP ?
 	// APPLY BATCH
 	// <nil>
 }

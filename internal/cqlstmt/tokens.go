@@ -10,13 +10,13 @@ import (
 type TokenKind uint8
 
 const (
-	Word     TokenKind = iota // a keyword or an unquoted identifier
-	Quoted                    // a quoted identifier, "Name"
-	String                    // a string literal, 'x' or $$x$$
-	Number                    // a numeric literal (or a UUID, a blob)
-	Marker                    // a positional bind marker, ?
-	Named                     // a named bind marker, :name
-	Symbol                    // anything else, one character
+	Word   TokenKind = iota // a keyword or an unquoted identifier
+	Quoted                  // a quoted identifier, "Name"
+	String                  // a string literal, 'x' or $$x$$
+	Number                  // a numeric literal (or a UUID, a blob)
+	Marker                  // a positional bind marker, ?
+	Named                   // a named bind marker, :name
+	Symbol                  // anything else, one character
 )
 
 // Token is one token of a CQL statement: Text is its source text (the

@@ -352,6 +352,7 @@ type TableStatements struct {
 	softNone    *Statement
 	force       [4]*Statement // by Using: the unconditional UPDATE
 	counters    map[*kandra.ColumnSchema]*Statement
+	byIndex     map[*kandra.ColumnSchema]*Statement // SELECT ... WHERE indexed = ?
 	// The static columns' writes and read (nil without static columns).
 	staticUpdate [4]*Statement // by Using
 	staticSelect *Statement
@@ -419,6 +420,14 @@ func BuildStatements(t *kandra.TableSchema, keyspace string) (*TableStatements, 
 			if c.IsCounter() {
 				ts.counters[c] = b.counter(c)
 			}
+		}
+	}
+	for _, c := range t.SecondaryIndexes() {
+		if c.Role() != kandra.RegularColumn || !c.Type().IsCollection() { // a collection's index is on its values: CONTAINS
+			if ts.byIndex == nil {
+				ts.byIndex = make(map[*kandra.ColumnSchema]*Statement)
+			}
+			ts.byIndex[c] = b.selectByIndex(c)
 		}
 	}
 	if len(t.StaticColumns()) > 0 {
@@ -493,6 +502,12 @@ func (s *TableStatements) SelectPartition(r Range) *Statement {
 // markers. Nil for a table without static columns and for a counter table
 // (whose counters only Counter changes).
 func (s *TableStatements) UpdateStatic(u Using) *Statement { return s.staticUpdate[u&3] }
+
+// SelectByIndex is SELECT every column FROM t WHERE c = ?, through c's
+// secondary index: c as a ParamColumn marker. Nil for a column without an
+// index, and for a regular collection column (whose index is on its
+// values, read with CONTAINS).
+func (s *TableStatements) SelectByIndex(c *kandra.ColumnSchema) *Statement { return s.byIndex[c] }
 
 // SelectStatic is SELECT the partition key and every static column FROM t
 // WHERE the partition key = ? LIMIT 1: the partition key as ParamColumn
@@ -911,6 +926,16 @@ func (b *stmtBuilder) updateStatic(u Using) *Statement {
 	w.pairs(b.t.StaticColumns(), ", ", ParamColumn)
 	w.WriteString(" WHERE ")
 	w.where(b.t.PartitionKeys())
+	return w.done()
+}
+
+// selectByIndex renders SELECT every column FROM t WHERE c = ?, a read
+// through c's secondary index (with the first clustering column again on a
+// table with static columns, see Statement.HasPresence).
+func (b *stmtBuilder) selectByIndex(c *kandra.ColumnSchema) *Statement {
+	w := newSB(b.t.Name())
+	b.selectRows(w)
+	w.where([]*kandra.ColumnSchema{c})
 	return w.done()
 }
 

@@ -14,7 +14,8 @@ import (
 // TestStaticIndex: an index on a static column (Topic.Title) is a legacy
 // index on the default node and a storage-attached one on the latest; on
 // both, the runtime's writes (Save and SaveStatic) are found through it,
-// every row of the matching partition once and no row of another. It
+// by a raw SELECT and by store.Index.Find, every row of the matching
+// partition once and no row of another. It
 // prints "real-server: static index=<kind> ok=<bool>".
 func TestStaticIndex(t *testing.T) {
 	s := session(t)
@@ -59,6 +60,23 @@ func TestStaticIndex(t *testing.T) {
 	sort.Strings(got)
 	if fmt.Sprint(got) != "[a/1 a/2]" {
 		t.Fatalf("rows with title go through the %s index on a static column: %v, want [a/1 a/2]", kind, got)
+	}
+	// The same through the runtime's typed index read.
+	title := kandra.MustFieldOf(topics, func(p *Topic) *string { return &p.Title })
+	rows, err := store.MustIndexOf(repo, title).Find(ctx, "go").All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for _, r := range rows {
+		if r.Title != "go" || !r.Pinned {
+			t.Fatalf("Index.Find row %+v: want the partition's statics", r)
+		}
+		got = append(got, fmt.Sprintf("%s/%d", r.TopicID, r.Reply))
+	}
+	sort.Strings(got)
+	if fmt.Sprint(got) != "[a/1 a/2]" {
+		t.Fatalf("Index.Find(title go) through the %s index: %v, want [a/1 a/2]", kind, got)
 	}
 	ok = true
 }

@@ -1517,17 +1517,27 @@ func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []Li
 		}
 		vals = appendParam(vals, st.Param(i), &c)
 	}
+	it.rows, it.cursor, it.err = r.readPage(ctx, OpList, "list", st, vals, cons, &c, active, fp, func() uint64 { return r.fingerprint(st, partition, &c) })
+	return it
+}
+
+// readPage reads one page of st's rows (at most c.pageSize; with active,
+// the live ones, fetching on until the page is full or the rows end) from
+// c's cursor, skipping the row a partition of static values only returns
+// (Statement.HasPresence). fp is the query's fingerprint, or 0 for fpOf
+// to compute it when a cursor is made.
+func (r *Repo[T]) readPage(ctx context.Context, op, what string, st *adapter.Statement, vals []any, cons kandra.Consistency, c *call, active bool, fp uint64, fpOf func() uint64) ([]*T, Cursor, error) {
+	var out []*T
 	state := c.cursor.state
 	want := c.pageSize
 	for {
-		fetch := want - len(it.rows)
+		fetch := want - len(out)
 		q := &Query{Statement: st, Values: vals, Consistency: cons, PageSize: fetch, PageState: state}
-		octx, w := r.rt.observe(ctx, r.ts.Name(), OpList, kandra.KindStatement, st.CQL(), 1, cons, false)
+		octx, w := r.rt.observe(ctx, r.ts.Name(), op, kandra.KindStatement, st.CQL(), 1, cons, false)
 		rows, err := r.rt.d.Query(octx, q)
 		if err != nil {
-			r.rt.observed(octx, w, r.ts.Name(), OpList, 0, err)
-			it.err = queryErr("list on "+r.ts.Name()+" failed", err)
-			return it
+			r.rt.observed(octx, w, r.ts.Name(), op, 0, err)
+			return out, Cursor{}, queryErr(what+" on "+r.ts.Name()+" failed", err)
 		}
 		dst := make([]any, 0, st.NumResult()+1)
 		read := 0
@@ -1548,30 +1558,28 @@ func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []Li
 			if active && r.deleted(e) {
 				continue
 			}
-			it.rows = append(it.rows, e)
+			out = append(out, e)
 		}
 		err = rows.Close()
-		r.rt.observed(octx, w, r.ts.Name(), OpList, read, err)
+		r.rt.observed(octx, w, r.ts.Name(), op, read, err)
 		if err != nil {
-			it.err = queryErr("list on "+r.ts.Name()+" failed", err)
-			return it
+			return out, Cursor{}, queryErr(what+" on "+r.ts.Name()+" failed", err)
 		}
 		state = rows.PageState()
-		if len(state) == 0 || len(it.rows) >= want || !active {
+		if len(state) == 0 || len(out) >= want || !active {
 			break
 		}
 		if err := ctx.Err(); err != nil {
-			it.err = queryErr("list on "+r.ts.Name()+": context done", err)
-			return it
+			return out, Cursor{}, queryErr(what+" on "+r.ts.Name()+": context done", err)
 		}
 	}
-	if len(state) > 0 {
-		if fp == 0 {
-			fp = r.fingerprint(st, partition, &c)
-		}
-		it.cursor = Cursor{state: append([]byte(nil), state...), query: fp}
+	if len(state) == 0 {
+		return out, Cursor{}, nil
 	}
-	return it
+	if fp == 0 {
+		fp = fpOf()
+	}
+	return out, Cursor{state: append([]byte(nil), state...), query: fp}, nil
 }
 
 // ---------------------------------------------------------------------------

@@ -17,6 +17,28 @@ import (
 
 var userID = kandra.MustFieldOf(Users, func(u *User) *uuid.UUID { return &u.UserID })
 
+// Ticket has a secondary index on its status.
+type Ticket struct {
+	Queue    string
+	TicketID int64
+	Status   string
+	Title    string
+}
+
+// Describe implements kandra's description.
+func (k *Ticket) Describe(s *kandra.Schema[Ticket]) {
+	s.Table("tickets")
+	kandra.Bind(s, &k.Queue, kandra.PartitionKey(0))
+	kandra.Bind(s, &k.TicketID, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+	kandra.Bind(s, &k.Status, kandra.SecondaryIndex())
+}
+
+var (
+	Tickets      = kandra.MustRegister[Ticket]()
+	ticketStatus = kandra.MustFieldOf(Tickets, func(k *Ticket) *string { return &k.Status })
+	ticketTitle  = kandra.MustFieldOf(Tickets, func(k *Ticket) *string { return &k.Title })
+)
+
 // testRawAndGetMany proves the typed escape hatch and the multi-get on the
 // node: an IN query over uuid.UUID keys (which raw gocql cannot bind), a
 // projection of two columns, a conditional UPDATE, a Plain LIMIT, an
@@ -106,6 +128,49 @@ func testRawAndGetMany(t *testing.T, h *harness) {
 			if _, err := store.Prepare(e.users, bad); !errors.As(err, &ae) {
 				return fmt.Errorf("Prepare(%q): %v, want an *errors.ArgumentError", bad, err)
 			}
+		}
+		return nil
+	})
+	check("equality through a secondary index, paged", func() error {
+		tickets := store.MustNewRepo(e.rt, Tickets)
+		status := uniq("open")
+		for i, q := range []string{"a", "b", "c", "a"} {
+			if err := tickets.Save(ctx, &Ticket{Queue: q + status, TicketID: int64(i), Status: status, Title: "t"}); err != nil {
+				return err
+			}
+		}
+		if err := tickets.Save(ctx, &Ticket{Queue: "a" + status, TicketID: 9, Status: "closed"}); err != nil {
+			return err
+		}
+		byStatus := store.MustIndexOf(tickets, ticketStatus)
+		var n int
+		var cur store.Cursor
+		for page := 0; page < 4; page++ {
+			opts := []store.ListOption{store.PageSize(3)}
+			if !cur.IsZero() {
+				opts = append(opts, store.After(cur))
+			}
+			it := byStatus.Find(ctx, status, opts...)
+			rows, err := it.All()
+			if err != nil {
+				return err
+			}
+			for _, r := range rows {
+				if r.Status != status {
+					return fmt.Errorf("the index returned a %q ticket", r.Status)
+				}
+			}
+			n += len(rows)
+			if cur = it.Cursor(); cur.IsZero() {
+				break
+			}
+		}
+		if n != 4 {
+			return fmt.Errorf("found %d tickets, want 4", n)
+		}
+		var se *kandra.SchemaError
+		if _, err := store.IndexOf(tickets, ticketTitle); !errors.As(err, &se) || !strings.Contains(err.Error(), "kandra.SecondaryIndex()") {
+			return fmt.Errorf("IndexOf an unindexed field: %v, want a *kandra.SchemaError naming the option", err)
 		}
 		return nil
 	})

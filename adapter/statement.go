@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/internal/cqlstmt"
 )
 
 // ParamKind says where the value of one bind marker (?) of a [Statement]
@@ -114,7 +115,7 @@ func NewRawStatement(table, cql string, params []Param, result []*kandra.ColumnS
 			panic("kandra: NewRawStatement: a " + p.Kind.String() + " marker; raw statements have ParamRaw markers only")
 		}
 	}
-	return &Statement{table: table, cql: cql, params: slices.Clone(params), result: slices.Clone(result), conditional: IsConditional(cql)}
+	return &Statement{table: table, cql: cql, params: slices.Clone(params), result: slices.Clone(result), conditional: cqlstmt.HasIF(cql)}
 }
 
 // Cached is the value owner stored with Cache, or nil when it stored none

@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/kandra-go/kandra"
 )
@@ -75,6 +78,9 @@ func (r *Repo[T]) SaveAll(ctx context.Context, es []*T, opts ...WriteOption) err
 			return err
 		}
 	}
+	if err := r.distinctKeys(op, es); err != nil {
+		return err
+	}
 	// As in Save, the statements bind the fields' addresses and are built,
 	// and the batch checked, before the stamps are written.
 	ts := insertTS(c)
@@ -144,6 +150,9 @@ func (r *Repo[T]) DeleteAll(ctx context.Context, es []*T, opts ...DeleteOption) 
 			return err
 		}
 	}
+	if err := r.distinctKeys(op, es); err != nil {
+		return err
+	}
 	st := r.st.Delete(using(c))
 	ts := int64(noTS)
 	for _, e := range es {
@@ -184,7 +193,7 @@ func (r *Repo[T]) batchAll(ctx context.Context, op string, cons kandra.Consisten
 	switch {
 	case len(sc.entries) == 0:
 		return nil
-	case len(sc.entries) == len(es) && r.onePartition(es):
+	case len(sc.entries) > 1 && len(sc.entries) == len(es) && r.onePartition(es):
 		sc.batch.Unlogged = true
 	}
 	return r.batchExec(ctx, op, cons, sc.entries, &sc.batch)
@@ -203,4 +212,32 @@ func (r *Repo[T]) onePartition(es []*T) bool {
 		}
 	}
 	return true
+}
+
+// distinctKeys refuses two entities of es with one primary key: in one
+// batch their writes carry one timestamp, and the server would keep, cell
+// by cell, the larger of the two values, a row neither entity is. A
+// generated key still zero is filled on insert and never collides.
+func (r *Repo[T]) distinctKeys(op string, es []*T) error {
+	seen := make(map[string]int, len(es))
+	var b strings.Builder
+	for i, e := range es {
+		b.Reset()
+		fresh := false
+		for _, c := range r.key {
+			p, _ := c.Pointer(e)
+			if _, gen := c.GeneratedUUID(); gen && reflect.ValueOf(p).Elem().IsZero() {
+				fresh = true
+			}
+			fmt.Fprintf(&b, "%#v\x00", derefAny(p))
+		}
+		if fresh {
+			continue
+		}
+		if j, ok := seen[b.String()]; ok {
+			return r.argErr(op, "entities["+strconv.Itoa(i)+"]", "has the primary key of entities["+strconv.Itoa(j)+"]: one batch cannot write a row twice (the server would merge the two, cell by cell); keep one of them")
+		}
+		seen[b.String()] = i
+	}
+	return nil
 }

@@ -108,3 +108,40 @@ func TestSaveAllRefusals(t *testing.T) {
 		t.Fatalf("refused calls sent %+v", log)
 	}
 }
+
+// A SaveAll of one entity leaves the pooled scratch as it found it: the
+// next Save's batch of a row and its lookup row stays LOGGED.
+func TestSaveAllLeavesNoUnloggedBatch(t *testing.T) {
+	f, _, rt, _ := newFake(t)
+	posts := MustNewRepo(rt, fPosts)
+	ctx := context.Background()
+	for i := 0; i < 50; i++ {
+		if err := posts.SaveAll(ctx, []*fPost{{Board: "c", PostID: 1}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := posts.Save(ctx, &fPost{Board: "d", PostID: 1, Author: "ann"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range f.sent() {
+		if s.unlogged {
+			t.Fatalf("a batch went out UNLOGGED: %+v", s)
+		}
+	}
+}
+
+func TestSaveAllRefusesOneKeyTwice(t *testing.T) {
+	f, _, rt, _ := newFake(t)
+	posts := MustNewRepo(rt, fPosts)
+	var ae *kerrors.ArgumentError
+	err := posts.SaveAll(context.Background(), []*fPost{{Board: "a", PostID: 1, Tag: "x"}, {Board: "b", PostID: 1}, {Board: "a", PostID: 1, Tag: "y"}})
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "entities[2]") || !strings.Contains(err.Error(), "entities[0]") {
+		t.Fatalf("%v, want an *errors.ArgumentError naming entities[2] and entities[0]", err)
+	}
+	if err := posts.DeleteAll(context.Background(), []*fPost{{Board: "a", PostID: 1}, {Board: "a", PostID: 1}}); !errors.As(err, &ae) {
+		t.Fatalf("DeleteAll of one key twice: %v", err)
+	}
+	if len(f.sent()) != 0 {
+		t.Fatalf("sent %+v", f.sent())
+	}
+}

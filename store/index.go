@@ -66,11 +66,11 @@ func (x *Index[T, V]) find(ctx context.Context, op string, v V, active bool, opt
 	}
 	defer r.rt.leave()
 	c := applyCall(opts)
-	if it.err = r.checkRange(op, &c); it.err != nil {
-		return it
-	}
 	if c.lowerCol != nil || c.upperCol != nil || c.reversed || len(c.prefix) > 0 {
 		it.err = r.argErr(op, "Equal, From, To, Reversed", "an index is read by equality, in the server's order")
+		return it
+	}
+	if it.err = r.checkRange(op, &c); it.err != nil {
 		return it
 	}
 	if !c.hasPageSize {

@@ -228,7 +228,31 @@ func (q *Raw[T]) bind(op string, args []any) ([]any, error) {
 			return nil, q.r.argErr(op, "args["+strconv.Itoa(i)+"]", fmt.Sprintf("a %v for column %s, which takes a %v (or a pointer to one)", t, p.col.Name(), p.col.GoType()))
 		}
 	}
-	return args, nil
+	out := make([]any, len(args))
+	for i, a := range args {
+		if v := reflect.ValueOf(a); a != nil && v.Kind() == reflect.Pointer && v.IsNil() {
+			continue // a nil pointer binds null
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+// fingerprint identifies a query by its text and values, as a cursor
+// carries it: pointers by the value they point to, Sensitive columns'
+// values left out (a cursor travels in URLs).
+func (q *Raw[T]) fingerprint(vals []any) uint64 {
+	fv := make([]any, 0, len(vals))
+	for i, v := range vals {
+		if c := q.params[i].col; c != nil && c.IsSensitive() {
+			continue
+		}
+		if rv := reflect.ValueOf(v); v != nil && rv.Kind() == reflect.Pointer {
+			v = rv.Elem().Interface()
+		}
+		fv = append(fv, v)
+	}
+	return fingerprintOf(q.st.CQL(), fv...)
 }
 
 // Query runs a SELECT with args, one per marker, and returns one page of
@@ -249,11 +273,11 @@ func (q *Raw[T]) Query(ctx context.Context, args []any, opts ...ListOption) *Ite
 		return it
 	}
 	c := applyCall(opts)
-	if it.err = r.checkRange(op, &c); it.err != nil {
-		return it
-	}
 	if c.lowerCol != nil || c.upperCol != nil || c.reversed || len(c.prefix) > 0 {
 		it.err = r.argErr(op, "Equal, From, To, Reversed", "a Raw statement says its own WHERE and ORDER BY")
+		return it
+	}
+	if it.err = r.checkRange(op, &c); it.err != nil {
 		return it
 	}
 	if !c.hasPageSize {
@@ -269,7 +293,7 @@ func (q *Raw[T]) Query(ctx context.Context, args []any, opts ...ListOption) *Ite
 		it.err = err
 		return it
 	}
-	fp := fingerprintOf(q.st.CQL(), vals...)
+	fp := q.fingerprint(vals)
 	if !c.cursor.IsZero() && c.cursor.query != fp {
 		it.err = r.argErr(op, "After", "the cursor was made by another query; a cursor resumes only the query that returned it")
 		return it
@@ -384,6 +408,10 @@ func (r *Repo[T]) GetMany(ctx context.Context, keys []*T, opts ...ReadOption) ([
 	var wg sync.WaitGroup
 	for i, k := range keys {
 		sem <- struct{}{}
+		if ctx.Err() != nil {
+			<-sem
+			break
+		}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
@@ -399,8 +427,13 @@ func (r *Repo[T]) GetMany(ctx context.Context, keys []*T, opts ...ReadOption) ([
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // the first: the others are most often the same
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, queryErr("GetMany on "+r.ts.Name()+": context done", err)
 	}
 	return out, nil
 }

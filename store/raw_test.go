@@ -85,3 +85,20 @@ func cqlOf[T any](q *Raw[T], err error) (string, error) {
 	}
 	return q.CQL(), nil
 }
+
+// A nil pointer binds null; a pointer's cursor resumes with another
+// pointer to the same value.
+func TestRawNilPointerAndCursor(t *testing.T) {
+	_, _, rt, _ := newFake(t)
+	posts := MustNewRepo(rt, fPosts)
+	board := kandra.MustFieldOf(fPosts, func(p *fPost) *string { return &p.Board })
+	q := MustPrepare(posts, "SELECT author FROM fposts WHERE board = ?", Arg(board))
+	vals, err := q.bind("test", []any{(*string)(nil)})
+	if err != nil || vals[0] != nil {
+		t.Fatalf("a nil *string: %v, %v; want an untyped nil", vals, err)
+	}
+	a, b := "x", "x"
+	if q.fingerprint([]any{&a}) != q.fingerprint([]any{&b}) || q.fingerprint([]any{&a}) != q.fingerprint([]any{"x"}) {
+		t.Fatal("the fingerprint depends on the pointer, not the value")
+	}
+}

@@ -768,7 +768,7 @@ func (sc *scratch) release() {
 	sc.entries = sc.entries[:0]
 	clear(sc.vals)
 	sc.vals = sc.vals[:0]
-	if sc.batch.Entries != nil {
+	if sc.batch.Entries != nil || sc.batch.Unlogged {
 		sc.batch = Batch{}
 	}
 	scratchPool.Put(sc)

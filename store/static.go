@@ -33,8 +33,11 @@ func (r *Repo[T]) SaveStatic(ctx context.Context, e *T, opts ...WriteOption) err
 	if err := r.checkKey(op, e, r.partition, false); err != nil {
 		return err
 	}
-	if err := r.checkValues(e); err != nil {
-		return err
+	for _, c := range r.ts.StaticColumns() { // the other columns are ignored
+		p, _ := c.Pointer(e)
+		if err := c.CheckValue(p); err != nil {
+			return err
+		}
 	}
 	sc := getScratch(opts)
 	defer sc.release()

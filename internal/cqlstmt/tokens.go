@@ -83,7 +83,7 @@ func Tokens(stmt string) ([]Token, error) {
 		case c == '?':
 			out = append(out, Token{Kind: Marker, Text: "?", Pos: i, End: i + 1})
 			i++
-		case c == ':' && i+1 < len(stmt) && isWordByte(stmt[i+1]):
+		case c == ':' && i+1 < len(stmt) && isNameStart(stmt[i+1]) && !afterValue(out): // :name; {'a':1} and {'b':true} are map literals
 			j := i + 1
 			for j < len(stmt) && isWordByte(stmt[j]) {
 				j++
@@ -92,7 +92,8 @@ func Tokens(stmt string) ([]Token, error) {
 			i = j
 		case isWordByte(c):
 			j := i
-			for j < len(stmt) && (isWordByte(stmt[j]) || stmt[j] == '-' && c >= '0' && c <= '9') {
+			// A number may hold '-' (a UUID literal), never "--", a comment.
+			for j < len(stmt) && (isWordByte(stmt[j]) || stmt[j] == '-' && c >= '0' && c <= '9' && !strings.HasPrefix(stmt[j:], "--")) {
 				j++
 			}
 			kind := Word
@@ -107,6 +108,36 @@ func Tokens(stmt string) ([]Token, error) {
 		}
 	}
 	return out, nil
+}
+
+// afterValue reports whether the last token ends a value, after which a
+// colon separates a map literal's key from its value.
+func afterValue(toks []Token) bool {
+	if len(toks) == 0 {
+		return false
+	}
+	t := toks[len(toks)-1]
+	return t.Kind == String || t.Kind == Number || t.Kind == Quoted || t.Kind == Symbol && (t.Text == "}" || t.Text == "]" || t.Text == ")")
+}
+
+func isNameStart(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// HasIF reports a statement whose tokens hold the word IF outside strings,
+// quoted names and comments: for an INSERT, UPDATE or DELETE, a
+// lightweight transaction.
+func HasIF(stmt string) bool {
+	toks, err := Tokens(stmt)
+	if err != nil || len(toks) == 0 || !(toks[0].Is("INSERT") || toks[0].Is("UPDATE") || toks[0].Is("DELETE")) {
+		return false
+	}
+	for _, t := range toks {
+		if t.Is("IF") {
+			return true
+		}
+	}
+	return false
 }
 
 func isWordByte(c byte) bool {

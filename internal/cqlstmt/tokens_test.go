@@ -61,3 +61,31 @@ func FuzzTokens(f *testing.F) {
 		}
 	})
 }
+
+func TestTokensReviewCases(t *testing.T) {
+	count := func(stmt string) int {
+		toks, err := Tokens(stmt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, tk := range toks {
+			if tk.Kind == Marker {
+				n++
+			}
+			if tk.Kind == Named {
+				t.Errorf("%q: a named marker %q", stmt, tk.Text)
+			}
+		}
+		return n
+	}
+	if n := count("UPDATE t SET m = {'a':1, 'b':true} WHERE k = ?"); n != 1 {
+		t.Errorf("map literal: %d markers", n)
+	}
+	if n := count("SELECT * FROM t WHERE k = ? LIMIT 10-- max ?\n"); n != 1 {
+		t.Errorf("a number before a comment: %d markers", n)
+	}
+	if HasIF("UPDATE t SET note = 'call if late' WHERE k = ?") || HasIF("DELETE FROM t WHERE k = ? -- if any") || !HasIF("UPDATE t SET a = 1 WHERE k = ? if a = 0") || HasIF("CREATE TABLE IF NOT EXISTS t (k int PRIMARY KEY)") {
+		t.Error("HasIF misreads a literal, a comment, a condition or DDL")
+	}
+}

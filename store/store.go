@@ -97,13 +97,18 @@
 //	TTL                            x     x
 //	Timestamp                      x            x
 //	PageSize, After,          x
-//	From, To, Reversed
+//	Equal, From, To,
+//	Reversed
 //
-// Read is Get, FindActive, Lookup.Find and Lookup.FindActive; List is List,
-// ListActive, Lookup.FindAll and Lookup.FindAllActive; Write is Save,
-// ForceSave and Update; Insert is SaveIfNotExists (a conditional write,
-// which the servers refuse a client timestamp); Delete is Delete,
-// HardDelete, ForceDelete and SoftDelete (whose TTL is the table's); Counter
+// Read is Get, GetMany, GetStatic, FindActive, Lookup.Find and
+// Lookup.FindActive; List is List, ListActive, Lookup.FindAll,
+// Lookup.FindAllActive, Index.Find, Index.FindActive and Raw.Query (the
+// last three refuse Equal, From, To and Reversed, as the lookups do);
+// Write is Save, ForceSave, Update, SaveAll and SaveStatic; Insert is
+// SaveIfNotExists (a conditional write, which the servers refuse a client
+// timestamp); Delete is Delete, HardDelete, ForceDelete, SoftDelete (whose
+// TTL is the table's), DeleteAll and Raw.Exec (which refuses a Timestamp:
+// the statement says its own USING); Counter
 // is Counter.Increment and Decrement (the servers refuse both a timestamp
 // and a TTL on a counter update). What depends on the table, not the call
 // (a versioned table's writes are conditional and refuse a Timestamp), is

@@ -56,11 +56,8 @@ func (r *Repo[T]) SaveAll(ctx context.Context, es []*T, opts ...WriteOption) err
 	sc := getScratch(opts)
 	defer sc.release()
 	c := &sc.c
-	cons, err := r.writeCons(op, c)
+	cons, err := r.writeCall(op, c)
 	if err != nil {
-		return err
-	}
-	if err := r.checkWrite(op, c); err != nil {
 		return err
 	}
 	for i, e := range es {
@@ -135,11 +132,8 @@ func (r *Repo[T]) DeleteAll(ctx context.Context, es []*T, opts ...DeleteOption) 
 	sc := getScratch(opts)
 	defer sc.release()
 	c := &sc.c
-	cons, err := r.writeCons(op, c)
+	cons, err := r.writeCall(op, c)
 	if err != nil {
-		return err
-	}
-	if err := r.checkWrite(op, c); err != nil {
 		return err
 	}
 	for i, e := range es {
@@ -171,6 +165,16 @@ func (r *Repo[T]) DeleteAll(ctx context.Context, es []*T, opts ...DeleteOption) 
 		return err
 	}
 	return r.batchAll(ctx, OpDeleteAll, cons, sc, es)
+}
+
+// writeCall resolves a write's consistency and checks its Timestamp and
+// TTL options.
+func (r *Repo[T]) writeCall(op string, c *call) (kandra.Consistency, error) {
+	cons, err := r.writeCons(op, c)
+	if err != nil {
+		return cons, err
+	}
+	return cons, r.checkWrite(op, c)
 }
 
 // checkAll refuses what no batch of n entities of the table can do.

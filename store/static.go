@@ -42,11 +42,8 @@ func (r *Repo[T]) SaveStatic(ctx context.Context, e *T, opts ...WriteOption) err
 	sc := getScratch(opts)
 	defer sc.release()
 	c := &sc.c
-	cons, err := r.writeCons(op, c)
+	cons, err := r.writeCall(op, c)
 	if err != nil {
-		return err
-	}
-	if err := r.checkWrite(op, c); err != nil {
 		return err
 	}
 	if u := r.ts.UpdatedAtColumn(); u != nil && u.IsStatic() {

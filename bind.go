@@ -31,6 +31,7 @@ type columnFlags struct {
 	updatedAt        bool         // UpdatedAt: stamped on every write
 	version          bool         // Version: the optimistic-lock column
 	index            bool         // SecondaryIndex
+	indexOpts        indexSpec    // SecondaryIndex's options
 	sensitive        bool         // Sensitive: masked by logging layers
 	generated        bool         // GeneratedUUID
 	uuid             UUIDStrategy // GeneratedUUID's strategy
@@ -104,10 +105,32 @@ func Transient() FieldOption {
 	return fieldOption{"Transient", func(s *fieldSpec) { s.transient = true }}
 }
 
-// SecondaryIndex creates a native secondary index on the column,
-// "{table}_{column}_idx". Queries through it touch every node.
-func SecondaryIndex() FieldOption {
-	return fieldOption{"SecondaryIndex", func(s *fieldSpec) { s.index = true }}
+// SecondaryIndex creates a secondary index on the column,
+// "{table}_{column}_idx", read with store.IndexOf. Queries through it
+// touch every node. Without options the index is the server's default kind
+// (IndexDefault) on the column's natural target: its value, a collection's
+// values, a frozen collection whole. The options choose the kind
+// (UsingSAI, UsingLegacy), the target of a collection (IndexValues,
+// IndexKeys, IndexEntries, IndexFull) and an SAI index's text analysis
+// (SAICaseInsensitive, SAINormalize, SAIASCII). A column has one index:
+// SecondaryIndex given twice must be given the same options.
+func SecondaryIndex(opts ...IndexOption) FieldOption {
+	return fieldOption{"SecondaryIndex", func(s *fieldSpec) {
+		var spec indexSpec
+		for _, o := range opts {
+			if o.apply == nil {
+				s.conflicts = append(s.conflicts, "SecondaryIndex is given a zero IndexOption; use the constructors (kandra.UsingSAI, kandra.IndexKeys, ...)")
+				continue
+			}
+			if c := o.apply(&spec); c != "" {
+				s.conflicts = append(s.conflicts, c)
+			}
+		}
+		if s.index && s.indexOpts != spec {
+			s.conflicts = append(s.conflicts, "SecondaryIndex is given twice with different options; a column has one index: give its options in one SecondaryIndex(...)")
+		}
+		s.index, s.indexOpts = true, spec
+	}}
 }
 
 // Static makes the column static: it holds one value per partition,

@@ -726,6 +726,26 @@ func (b *builder) checkIndexes() error {
 		if c.typ.Kind() != KindNative && strings.ContainsAny(c.name, lineTerminators) {
 			return b.fail(c.goName, RuleSecondaryIndex, "a secondary index on a collection column cannot have a line break in the column's name ("+strconv.Quote(c.name)+"): Cassandra writes the target as values(name) or full(name) and cannot parse it back (\"Unable to parse targets for index\"); rename the column with Column(...)")
 		}
+		if p := c.indexTargetProblem(); p != "" {
+			return b.fail(c.goName, RuleSecondaryIndex, p)
+		}
+		return nil
+	})
+}
+
+func (b *builder) checkSAI() error {
+	return b.each(func(c *ColumnSchema, _ *fieldSpec) error {
+		if !c.index {
+			return nil
+		}
+		if c.indexOpts.kind == IndexSAI {
+			if p := c.saiProblem(); p != "" {
+				return b.fail(c.goName, RuleSAI, "the index is an SAI index (UsingSAI) on "+c.typ.brief()+", and "+p+"; or give it kandra.UsingLegacy()")
+			}
+		}
+		if p := c.analysisProblem(); p != "" {
+			return b.fail(c.goName, RuleSAI, p)
+		}
 		return nil
 	})
 }

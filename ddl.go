@@ -1,6 +1,7 @@
 package kandra
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -203,14 +204,39 @@ func createIndex(t *TableSchema, c *ColumnSchema, s ddlSpec) string {
 	b.WriteString(" ON ")
 	s.qualify(&b, t.cqlName)
 	b.WriteString(" (")
-	if c.role != RegularColumn && c.typ.IsCollection() {
-		b.WriteString("FULL(")
+	// Without a target option the column is written bare, as before
+	// targets existed; a frozen collection takes FULL either way.
+	target := c.indexOpts.target
+	if target == IndexTargetColumn && c.isFrozenCollection() {
+		target = IndexTargetFull
+	}
+	if target != IndexTargetColumn {
+		b.WriteString(strings.ToUpper(target.String()))
+		b.WriteByte('(')
 		b.WriteString(c.cqlName)
 		b.WriteByte(')')
 	} else {
 		b.WriteString(c.cqlName)
 	}
-	b.WriteString(");")
+	b.WriteByte(')')
+	switch c.indexOpts.kind {
+	case IndexSAI:
+		b.WriteString(" USING 'sai'")
+	case IndexLegacy:
+		b.WriteString(" USING 'legacy_local_table'")
+	}
+	if spec, _ := c.Index(); spec.AnalysisOptions() != nil {
+		opts := spec.AnalysisOptions()
+		b.WriteString(" WITH OPTIONS = {")
+		for i, k := range slices.Sorted(maps.Keys(opts)) {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(quoteLiteral(k) + ": " + quoteLiteral(opts[k]))
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte(';')
 	return b.String()
 }
 

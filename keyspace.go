@@ -599,15 +599,30 @@ func (k *keyspaceBuilder) checkTablets() error {
 }
 
 // checkSAIIndexes refuses index targets that a storage-attached index
-// cannot have, on a target where CREATE INDEX makes one by default.
+// cannot have, on a target where CREATE INDEX makes one by default. An
+// explicit kind is not the default: UsingLegacy is the way out, and
+// RuleSAI checked UsingSAI at Register.
 func (k *keyspaceBuilder) checkSAIIndexes() error {
 	for _, t := range k.tables {
 		for _, c := range t.indexes {
-			if p := nameProblem(c.name); p != "" {
-				return k.fail(RuleSAIIndex, fmt.Sprintf("the index on %s.%s would be a storage-attached index on %s (default_secondary_index: sai), and SAI refuses a column whose name %s (\"contains non-alphanumeric-underscore characters\"); rename the column with kandra.Column, or target Cassandra5 only", t.entity, c.goName, Cassandra5Latest, p))
+			if c.indexOpts.kind != IndexDefault {
+				continue
 			}
-			if c.typ.contains(CQLBlob) {
-				return k.fail(RuleSAIIndex, fmt.Sprintf("the index on %s.%s (%s) would be a storage-attached index on %s (default_secondary_index: sai), and SAI refuses blob values (\"Unsupported type: blob\"); target Cassandra5 only, or drop the index", t.entity, c.goName, c.typ.brief(), Cassandra5Latest))
+			if p := c.saiProblem(); p != "" {
+				return k.fail(RuleSAIIndex, fmt.Sprintf("the index on %s.%s (%s) would be a storage-attached index on %s (default_secondary_index: sai), and %s; give the index kandra.UsingLegacy(), or target Cassandra5 only", t.entity, c.goName, c.typ.brief(), Cassandra5Latest, p))
+			}
+		}
+	}
+	return nil
+}
+
+// checkIndexKinds refuses an explicit index kind on a ScyllaDB target:
+// ScyllaDB has neither Cassandra's legacy class nor SAI off vectors.
+func (k *keyspaceBuilder) checkIndexKinds() error {
+	for _, t := range k.tables {
+		for _, c := range t.indexes {
+			if kind := c.indexOpts.kind; kind != IndexDefault {
+				return k.fail(RuleIndexKind, fmt.Sprintf("the index on %s.%s asks for a %s index, which only Cassandra has, and the keyspace targets %s; drop the kind option to get each server's default index, or target Cassandra only (Targets: kandra.Cassandra5 | kandra.Cassandra5Latest)", t.entity, c.goName, kind, k.targets&scyllaTargets))
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package kandra_test
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -35,7 +36,8 @@ const (
 	tokWord   tokKind = iota // keyword or bare identifier
 	tokQuoted                // "quoted identifier"
 	tokNumber
-	tokSym // ( ) , ; < > = .
+	tokSym    // ( ) , ; < > = . { } :
+	tokString // 'string literal', val decoded
 )
 
 type token struct {
@@ -90,7 +92,28 @@ func lexCQL(s string) ([]token, error) {
 			}
 			out = append(out, token{tokNumber, s[i:j], s[i:j]})
 			i = j
-		case strings.IndexByte("(),;<>=.", c) >= 0:
+		case c == '\'':
+			// STRING_LITERAL: '\'' (~'\'' | '\'\'')* '\''
+			var b strings.Builder
+			j := i + 1
+			for {
+				if j >= len(s) {
+					return nil, fmt.Errorf("unterminated string at %d", i)
+				}
+				if s[j] == '\'' {
+					if j+1 < len(s) && s[j+1] == '\'' {
+						b.WriteByte('\'')
+						j += 2
+						continue
+					}
+					break
+				}
+				b.WriteByte(s[j])
+				j++
+			}
+			out = append(out, token{tokString, s[i : j+1], b.String()})
+			i = j + 1
+		case strings.IndexByte("(),;<>=.{}:", c) >= 0:
 			out = append(out, token{tokSym, s[i : i+1], s[i : i+1]})
 			i++
 		default:
@@ -137,7 +160,9 @@ type createTable struct {
 
 type createIndex struct {
 	name, keyspace, table, column ident
-	full                          bool
+	target                        string            // "", FULL, VALUES, KEYS or ENTRIES
+	using                         string            // USING's class, decoded
+	options                       map[string]string // WITH OPTIONS, decoded
 }
 
 type parser struct {
@@ -370,15 +395,33 @@ func parseCreateIndex(s string) (*createIndex, error) {
 	p.expect("ON")
 	ci.keyspace, ci.table = p.qualified()
 	p.expect("(")
-	if p.isWord("FULL") && p.peek(1).src == "(" {
-		ci.full = true
-		p.expect("FULL", "(")
+	if t := p.peek(0); t.kind == tokWord && slices.Contains([]string{"FULL", "VALUES", "KEYS", "ENTRIES"}, t.src) && p.peek(1).src == "(" {
+		ci.target = t.src
+		p.expect(t.src, "(")
 		ci.column = p.ident()
 		p.expect(")")
 	} else {
 		ci.column = p.ident()
 	}
 	p.expect(")")
+	if p.isWord("USING") {
+		p.expect("USING")
+		ci.using = p.str()
+	}
+	if p.isWord("WITH") {
+		p.expect("WITH", "OPTIONS", "=", "{")
+		ci.options = map[string]string{}
+		for p.err == nil {
+			k := p.str()
+			p.expect(":")
+			ci.options[k] = p.str()
+			if !p.isSym(",") {
+				break
+			}
+			p.expect(",")
+		}
+		p.expect("}")
+	}
 	p.end()
 	if p.err != nil {
 		return nil, p.err
@@ -386,12 +429,34 @@ func parseCreateIndex(s string) (*createIndex, error) {
 	return ci, nil
 }
 
+// str reads a string literal, decoded.
+func (p *parser) str() string {
+	t := p.peek(0)
+	if p.err != nil || t.kind != tokString {
+		p.fail("want a string")
+		return ""
+	}
+	p.pos++
+	return t.val
+}
+
 func (ci *createIndex) render() string {
 	col := ci.column.src
-	if ci.full {
-		col = "FULL(" + col + ")"
+	if ci.target != "" {
+		col = ci.target + "(" + col + ")"
 	}
-	return "CREATE INDEX IF NOT EXISTS " + ci.name.src + " ON " + ci.keyspace.src + "." + ci.table.src + " (" + col + ");"
+	out := "CREATE INDEX IF NOT EXISTS " + ci.name.src + " ON " + ci.keyspace.src + "." + ci.table.src + " (" + col + ")"
+	if ci.using != "" {
+		out += " USING '" + ci.using + "'"
+	}
+	if len(ci.options) > 0 {
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(ci.options)) {
+			kv = append(kv, "'"+k+"': '"+ci.options[k]+"'")
+		}
+		out += " WITH OPTIONS = {" + strings.Join(kv, ", ") + "}"
+	}
+	return out + ";"
 }
 
 // ---------------------------------------------------------------------------
@@ -857,8 +922,27 @@ func TestPropertyIndexesAndStatements(t *testing.T) {
 				t.Fatalf("IndexName = %q, want %q", ts.IndexName(c), name)
 			}
 			frozen := c.Role() != kandra.RegularColumn && c.Type().IsCollection()
-			if ci.full != frozen {
+			if (ci.target == "FULL") != frozen {
 				t.Fatalf("%s: FULL() is for frozen collections (collections in a key) only", ddl)
+			}
+			spec, ok := c.Index()
+			if !ok {
+				t.Fatalf("%s: Index() reports no index", c.Name())
+			}
+			if want := map[kandra.IndexKind]string{kandra.IndexSAI: "sai", kandra.IndexLegacy: "legacy_local_table"}[spec.Kind]; ci.using != want {
+				t.Fatalf("%s: USING %q, want %q for a %s index", ddl, ci.using, want, spec.Kind)
+			}
+			// The target: the bare column where none was asked for (the
+			// server reads a collection's values), else the one asked for.
+			if got := map[string]kandra.IndexTarget{"VALUES": kandra.IndexTargetValues, "KEYS": kandra.IndexTargetKeys, "ENTRIES": kandra.IndexTargetEntries, "FULL": kandra.IndexTargetFull}[ci.target]; ci.target != "" && got != spec.Target ||
+				ci.target == "" && spec.Target != map[bool]kandra.IndexTarget{false: kandra.IndexTargetColumn, true: kandra.IndexTargetValues}[c.Type().IsCollection()] {
+				t.Fatalf("%s: target %q, but Index() says %s", ddl, ci.target, spec.Target)
+			}
+			if !maps.Equal(ci.options, spec.AnalysisOptions()) {
+				t.Fatalf("%s: options %v, want %v", ddl, ci.options, spec.AnalysisOptions())
+			}
+			if spec.AnalysisOptions() != nil && spec.Kind != kandra.IndexSAI {
+				t.Fatalf("%s: analysis options on a %s index", ddl, spec.Kind)
 			}
 		}
 		if s := ks.Statements(); !reflect.DeepEqual(s, stmts) {
@@ -1096,7 +1180,8 @@ func TestPropertyGeneratorCoverage(t *testing.T) {
 		"lookup on a partition-key component", "lookup on a clustering key", "AsType on a key",
 		"AsType to another allowed type", "AsType on a type without a mapping", "go:schematest.Ref",
 		"go:schematest.Stamp", "go:schematest.Peer", "go:[16]uint8", "zero-size twins", "index on a blob",
-		"index on an override that is not all word characters", "column name of 1024 bytes", "Static"} {
+		"index on an override that is not all word characters", "column name of 1024 bytes", "Static",
+		"index kind sai", "index kind legacy", "SAI analysis", "index target values", "index target keys", "index target entries", "index target full"} {
 		if valid[f] == 0 {
 			t.Errorf("no valid spec of the %d fixed seeds has %q", validCoverageSeeds, f)
 		}

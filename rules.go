@@ -117,6 +117,14 @@ const (
 	// target where CREATE INDEX makes one: on a blob, or on a column whose
 	// name is not 1 to 48 ASCII letters, digits or underscores.
 	RuleSAIIndex Rule = "sai-index"
+	// RuleSAI: an explicit SAI index (UsingSAI) on a blob or on a column
+	// whose name is not 1 to 48 ASCII letters, digits or underscores; or
+	// text analysis options (SAICaseInsensitive, SAINormalize, SAIASCII)
+	// without UsingSAI, on a key column, or on a value that is not text.
+	RuleSAI Rule = "sai"
+	// RuleIndexKind: an index kind only Cassandra has (UsingSAI,
+	// UsingLegacy) in a keyspace with a ScyllaDB target.
+	RuleIndexKind Rule = "index-kind"
 )
 
 // Scope says what a rule is checked on.
@@ -221,8 +229,10 @@ var ruleTable = []ruleRow{
 		`"Cannot set default_time_to_live on a table with counters", "Secondary indexes on counter tables aren't supported"`}, (*builder).checkCounterTable, nil},
 	{RuleInfo{RuleLookup, EntityScope, AllTargets, "no lookup on the only partition-key column",
 		""}, (*builder).checkLookupColumns, nil},
-	{RuleInfo{RuleSecondaryIndex, EntityScope, AllTargets, "no index on the only partition-key column or on a duration, nor on a collection whose column name has a line break",
-		`"Cannot create secondary index on the only partition key column", "Secondary indexes are not supported on duration columns", "Unable to parse targets for index"`}, (*builder).checkIndexes, nil},
+	{RuleInfo{RuleSecondaryIndex, EntityScope, AllTargets, "no index on the only partition-key column or on a duration, nor on a collection whose column name has a line break; KEYS and ENTRIES on a map, VALUES on a collection, FULL on a frozen one",
+		`"Cannot create secondary index on the only partition key column", "Secondary indexes are not supported on duration columns", "Unable to parse targets for index", "Cannot create index on keys of column l with non-map type", "full() indexes can only be created on frozen collections"`}, (*builder).checkIndexes, nil},
+	{RuleInfo{RuleSAI, EntityScope, AllTargets, "an explicit SAI index is on no blob and a column named 1-48 of [A-Za-z0-9_]; text analysis options only with UsingSAI, on a regular column's text value",
+		`"Unsupported type: blob"; "Analysis options are not supported on primary key columns"; "CQL type int cannot be analyzed."`}, (*builder).checkSAI, nil},
 	{RuleInfo{RuleOptionRange, EntityScope, AllTargets, "TTLs, gc grace, cache settings and every enum value are in range",
 		`"default_time_to_live must be less than or equal to 630720000", "gc_grace_seconds must be greater than or equal to 0"`}, (*builder).checkOptionValues, nil},
 	{RuleInfo{RuleSchemaSize, EntityScope, AllTargets, "each table's and lookup table's schema mutation, about 3 bytes per byte of column name, fits in 16 MiB",
@@ -243,6 +253,8 @@ var ruleTable = []ruleRow{
 		`"SimpleStrategy doesn't support tablet replication"; "Counters are not yet supported with tablets"; "LWT is not yet supported with tablets"; "Secondary indexes are not supported on base tables with tablets"`}, nil, (*keyspaceBuilder).checkTablets},
 	{RuleInfo{RuleSAIIndex, KeyspaceScope, Cassandra5Latest, "where CREATE INDEX makes a storage-attached index, none on a blob or a column not named 1-48 of [A-Za-z0-9_]",
 		`"Unsupported type: blob"; "... contains non-alphanumeric-underscore characters"`}, nil, (*keyspaceBuilder).checkSAIIndexes},
+	{RuleInfo{RuleIndexKind, KeyspaceScope, scyllaTargets, "UsingSAI and UsingLegacy are Cassandra's: no explicit index kind on a ScyllaDB target",
+		`"Non-supported custom class 'sai' provided" (to 2026.1); "StorageAttachedIndex (SAI) is only supported on vector columns" (2026.2+)`}, nil, (*keyspaceBuilder).checkIndexKinds},
 }
 
 // Rules returns every rule in the order it is checked: the entity rules

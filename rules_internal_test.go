@@ -405,6 +405,10 @@ func ruleCases() []ruleCase {
 			Bind(s, x, Column("mail"))
 			Bind(s, x, Column("email_address"))
 		})},
+		{"two index kinds", RuleConflictingOptions, "X", "SecondaryIndex is given two index kinds (sai and legacy); give one of UsingSAI and UsingLegacy", withX[string](SecondaryIndex(UsingSAI(), UsingLegacy()))},
+		{"two index targets", RuleConflictingOptions, "X", "SecondaryIndex is given two targets (keys and values)", withX[map[string]string](SecondaryIndex(IndexKeys(), IndexValues()))},
+		{"SecondaryIndex twice, other options", RuleConflictingOptions, "X", "SecondaryIndex is given twice with different options", withX[string](SecondaryIndex(), SecondaryIndex(UsingSAI()))},
+		{"a zero IndexOption", RuleConflictingOptions, "X", "a zero IndexOption", withX[string](SecondaryIndex(IndexOption{}))},
 		{"two PartitionKey indexes", RuleConflictingOptions, "X", "PartitionKey is given twice, with indexes 1 and 2", withX[string](PartitionKey(1), PartitionKey(2))},
 		{"two ClusteringKey orders", RuleConflictingOptions, "X", "ClusteringKey is given twice", withX[time.Time](ClusteringKey(0, ClusteringAsc), ClusteringKey(0, ClusteringDesc))},
 		{"two lookups", RuleConflictingOptions, "X", "at most one lookup table", withX[string](Lookup("by_email", LookupBatch), Lookup("by_mail", LookupBatch))},
@@ -705,6 +709,19 @@ func ruleCases() []ruleCase {
 		})},
 		{"index on a duration", RuleSecondaryIndex, "X", "holding a duration", withX[time.Duration](SecondaryIndex())},
 		{"index on a map holding durations", RuleSecondaryIndex, "X", "holding a duration", withX[map[string]time.Duration](SecondaryIndex())},
+		{"IndexKeys on a text column", RuleSecondaryIndex, "X", `IndexKeys indexes part of a collection, and column "x" (TEXT) is not one|drop IndexKeys`, withX[string](SecondaryIndex(IndexKeys()))},
+		{"IndexEntries on a list", RuleSecondaryIndex, "X", `IndexEntries indexes a map, and column "x" (LIST<TEXT>) is not one|use IndexValues`, withX[[]string](SecondaryIndex(IndexEntries()))},
+		{"IndexFull on a regular list", RuleSecondaryIndex, "X", `IndexFull indexes a frozen collection whole, and column "x" (LIST<TEXT>) is not frozen|full() indexes can only be created on frozen collections`, withX[[]string](SecondaryIndex(IndexFull()))},
+		{"IndexValues on a list in the key", RuleSecondaryIndex, "X", `is a key column, so its collection is frozen and indexed whole|use IndexFull`, withX[[]string](ClusteringKey(0, ClusteringAsc), SecondaryIndex(IndexValues()))},
+
+		// sai
+		{"UsingSAI on a blob", RuleSAI, "X", `the index is an SAI index (UsingSAI) on BLOB, and SAI refuses blob values ("Unsupported type: blob"); or give it kandra.UsingLegacy()`, withX[[]byte](SecondaryIndex(UsingSAI()))},
+		{"UsingSAI on a column named with a space", RuleSAI, "X", `SAI refuses a column whose name|rename the column with kandra.Column`, withX[int32](Column("odd name"), SecondaryIndex(UsingSAI()))},
+		{"analysis without UsingSAI", RuleSAI, "X", `are options of an SAI index; add kandra.UsingSAI()`, withX[string](SecondaryIndex(SAICaseInsensitive()))},
+		{"analysis on a clustering column", RuleSAI, "X", `cannot be on a primary-key column ("Analysis options are not supported on primary key columns")`, withX[string](ClusteringKey(0, ClusteringAsc), SecondaryIndex(UsingSAI(), SAINormalize()))},
+		{"analysis on an int", RuleSAI, "X", `apply to text, and the index holds INT ("CQL type int cannot be analyzed.")`, withX[int32](SecondaryIndex(UsingSAI(), SAIASCII()))},
+		{"analysis on a map's int keys", RuleSAI, "X", `the index holds INT`, withX[map[int32]string](SecondaryIndex(UsingSAI(), IndexKeys(), SAICaseInsensitive()))},
+		{"analysis on a map's entries", RuleSAI, "X", `the index holds a collection's entries`, withX[map[string]string](SecondaryIndex(UsingSAI(), IndexEntries(), SAICaseInsensitive()))},
 
 		// option-range on the table
 		{"TTL -1", RuleOptionRange, "", "DefaultTTL -1s is outside 0..175200h0m0s (630720000 s)", withTable(DefaultTTL(-1 * time.Second))},
@@ -792,15 +809,17 @@ func TestRulesOrder(t *testing.T) {
 		RuleNoPartitionKey, RuleDuplicatePartitionIndex, RuleDuplicateLookupTable, RuleCounterMix,
 		RuleDuplicateTimestamp, RuleDuplicateVersion, RuleSoftDeleteMarker, RuleKeyConflict,
 		RuleInvalidName, RuleDuplicateColumn, RuleDuplicateClusteringIndex, RuleUnsupportedType,
-		RuleKeyType, RuleStatic, RuleCounterTable, RuleLookup, RuleSecondaryIndex, RuleOptionRange, RuleSchemaSize,
+		RuleKeyType, RuleStatic, RuleCounterTable, RuleLookup, RuleSecondaryIndex, RuleSAI, RuleOptionRange, RuleSchemaSize,
 		RuleKeyspaceName, RuleTargets, RuleReplication, RuleNameTaken, RuleNameLength, RuleTTLCap, RuleTablets, RuleSAIIndex,
+		RuleIndexKind,
 	}
 	// The servers each rule serves: the keyspace rules of one server's
 	// refusals name it; every other rule serves all.
 	wantTargets := map[Rule]Target{
-		RuleTTLCap:   Cassandra5,
-		RuleTablets:  Scylla2025Tablets | Scylla2026Tablets,
-		RuleSAIIndex: Cassandra5Latest,
+		RuleTTLCap:    Cassandra5,
+		RuleTablets:   Scylla2025Tablets | Scylla2026Tablets,
+		RuleSAIIndex:  Cassandra5Latest,
+		RuleIndexKind: scyllaTargets,
 	}
 	infos := Rules()
 	var got []Rule
@@ -1746,6 +1765,7 @@ type keyspaceTables struct {
 	usersA, usersB, owner, victim, idxA, idxB, viewIdx, viewTable, own                *TableSchema
 	long48, long49, long192, long193, long222, lookup197, lookup49, index49, index193 *TableSchema
 	counter, versioned, indexed, blobIdx, blobListIdx, blobMapIdx                     *TableSchema
+	saiIdx, legacyIdx, legacyBlobIdx                                                  *TableSchema
 	ttlLatest, ttlOver, softOver, ttlMax                                              *TableSchema
 }
 
@@ -1880,6 +1900,21 @@ func newKeyspaceTables(t *testing.T) keyspaceTables {
 		Bind(s, &e.ID, PartitionKey(0))
 		Bind(s, &e.Docs, SecondaryIndex())
 	})
+	k.saiIdx = accept(t, func(e *indexed, s *Schema[indexed]) {
+		s.Table("sai_notes")
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.Note, SecondaryIndex(UsingSAI(), SAICaseInsensitive()))
+	})
+	k.legacyIdx = accept(t, func(e *indexed, s *Schema[indexed]) {
+		s.Table("legacy_notes")
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.Note, SecondaryIndex(UsingLegacy()))
+	})
+	k.legacyBlobIdx = accept(t, func(e *blobs, s *Schema[blobs]) {
+		s.Table("legacy_blobs")
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.Data, SecondaryIndex(UsingLegacy()))
+	})
 	k.ttlLatest = accept(t, ttl(DefaultTTL(time.Duration(ttlLatest)*time.Second)))
 	k.ttlOver = accept(t, ttl(DefaultTTL(time.Duration(ttlLatest+1)*time.Second)))
 	k.softOver = accept(t, func(e *ttlTable, s *Schema[ttlTable]) {
@@ -1971,9 +2006,12 @@ func keyspaceCases(t *testing.T) []keyspaceCase {
 		{"a Version column on ScyllaDB 2025.x with tablets", RuleTablets, `kandra.versioned has a Version column, which the runtime updates with a lightweight transaction; ScyllaDB 2025.x with tablets refuses lightweight transactions in a tablets keyspace ("LWT is not yet supported with tablets"; 2025.4 lifts it once every node has the lwt_with_tablets feature, 2026.1 always)`, on(Scylla2025Tablets | Scylla2026Tablets), tables(k.versioned), ""},
 		{"an index on ScyllaDB 2025.x with tablets", RuleTablets, "kandra.indexed has a secondary index on note; ScyllaDB 2025.x with tablets builds them in a tablets keyspace only as an experimental feature", named("ks", nts1), tables(k.indexed), ""},
 		// sai-index (Cassandra5Latest only)
-		{"an index on a blob", RuleSAIIndex, `the index on kandra.blobs.Data (BLOB) would be a storage-attached index on Cassandra 5.0 (cassandra_latest.yaml) (default_secondary_index: sai), and SAI refuses blob values ("Unsupported type: blob"); target Cassandra5 only, or drop the index`, on(Cassandra5Latest), tables(k.blobIdx), ""},
+		{"an index on a blob", RuleSAIIndex, `the index on kandra.blobs.Data (BLOB) would be a storage-attached index on Cassandra 5.0 (cassandra_latest.yaml) (default_secondary_index: sai), and SAI refuses blob values ("Unsupported type: blob"); give the index kandra.UsingLegacy(), or target Cassandra5 only`, on(Cassandra5Latest), tables(k.blobIdx), ""},
 		{"an index on a list of blobs", RuleSAIIndex, "kandra.blobList.Parts (LIST<BLOB>)", on(noIndexTablets), tables(k.blobListIdx), ""},
 		{"an index on a map to blobs", RuleSAIIndex, "kandra.blobMap.Docs (MAP<TEXT, BLOB>)", on(Cassandra5 | Cassandra5Latest), tables(k.blobMapIdx), ""},
+		// index-kind (ScyllaDB targets only)
+		{"an SAI index with a ScyllaDB target", RuleIndexKind, "the index on kandra.indexed.Note asks for a sai index, which only Cassandra has, and the keyspace targets ScyllaDB 2026.x; drop the kind option to get each server's default index, or target Cassandra only", on(Cassandra5Latest | Scylla2026), tables(k.saiIdx), ""},
+		{"a legacy index on every target", RuleIndexKind, "asks for a legacy index", on(noIndexTablets), tables(k.usersA, k.legacyIdx), ""},
 		// the first rule wins
 		{"bad name, bad replication, a taken name", RuleKeyspaceName, "contains ' '", named("my app", SimpleStrategy(0)), tables(k.usersA, k.usersB), same},
 		{"bad targets, bad replication", RuleTargets, "Target(64)", KeyspaceSpec{Name: "app", Replication: SimpleStrategy(0), Targets: 1 << 6}, nil, same},

@@ -623,11 +623,85 @@ func (p *planner) index(t *kandra.TableSchema, lt *LiveTable, c *kandra.ColumnSc
 			CQL: mustCQL(p.ks.CreateIndex(t, c)), Reason: "index " + strconv.Quote(name) + " on " + t.Name() + "." + c.Name() + " does not exist"})
 		return
 	}
+	manual := "drop the live index by hand (DROP INDEX " + p.qks + "." + kandra.QuoteIdent(name) + ";), then plan again: it is created as the model says; reads through it fail or miss rows until it is built"
 	if target := indexTarget(ix.Options["target"]); on != lt || target != c.Name() {
 		p.impossible(ChangeIndex, name, t.Name(), c.Name(),
-			"index "+strconv.Quote(name)+" is on "+on.Name+"."+target+" in live, on "+t.Name()+"."+c.Name()+" in the model",
-			"drop the live index by hand (DROP INDEX "+p.qks+"."+kandra.QuoteIdent(name)+";), then plan again: it is created on the model's column")
+			"index "+strconv.Quote(name)+" is on "+on.Name+"."+target+" in live, on "+t.Name()+"."+c.Name()+" in the model", manual)
+		return
 	}
+	// CREATE INDEX IF NOT EXISTS of a taken name does nothing, so an index
+	// of another kind, target or analysis would stay as it is unless the
+	// plan says so.
+	spec, _ := c.Index()
+	if got, want := describeLiveIndex(ix, c), describeIndex(spec); got != want {
+		p.impossible(ChangeIndex, name, t.Name(), c.Name(),
+			"index "+strconv.Quote(name)+" on "+t.Name()+"."+c.Name()+" is "+got+" in live, "+want+" in the model", manual)
+	}
+}
+
+// describeIndex renders what the model asks of an index: its kind, its
+// target and its analysis options, "sai index on keys, case_sensitive=false".
+// A default kind is whatever the server made.
+func describeIndex(s kandra.IndexSpec) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(s.AnalysisOptions())) {
+		parts = append(parts, k+"="+s.AnalysisOptions()[k])
+	}
+	return describeIndexParts(s.Kind.String(), s.Target, parts)
+}
+
+func describeIndexParts(kind string, target kandra.IndexTarget, opts []string) string {
+	out := kind + " index on " + target.String()
+	if len(opts) > 0 {
+		out += ", " + strings.Join(opts, ", ")
+	}
+	return out
+}
+
+// describeLiveIndex renders a live index as describeIndex renders the
+// model's, for column c: a default kind in the model matches any kind the
+// server makes by default (legacy or SAI on Cassandra, global on ScyllaDB).
+func describeLiveIndex(ix *LiveIndex, c *kandra.ColumnSchema) string {
+	spec, _ := c.Index()
+	kind := "legacy"
+	if ix.Kind == "CUSTOM" {
+		class := ix.Options["class_name"]
+		switch class[strings.LastIndexByte(class, '.')+1:] {
+		case "sai", "StorageAttachedIndex":
+			kind = "sai"
+		default:
+			kind = "custom " + class
+		}
+	}
+	if spec.Kind == kandra.IndexDefault && (kind == "sai" || kind == "legacy") {
+		kind = kandra.IndexDefault.String()
+	}
+	target := kandra.IndexTargetColumn
+	t := strings.TrimSpace(ix.Options["target"])
+	if i := strings.IndexByte(t, '('); i > 0 && !strings.HasPrefix(t, `"`) {
+		switch strings.ToLower(t[:i]) {
+		case "values":
+			target = kandra.IndexTargetValues
+		case "keys":
+			target = kandra.IndexTargetKeys
+		case "entries":
+			target = kandra.IndexTargetEntries
+		case "full":
+			target = kandra.IndexTargetFull
+		}
+	} else if c.Type().IsCollection() {
+		// A bare collection target is its values (its whole value when frozen).
+		target = map[bool]kandra.IndexTarget{false: kandra.IndexTargetValues, true: kandra.IndexTargetFull}[c.Role() != kandra.RegularColumn]
+	}
+	// The analysis options that differ from SAI's defaults
+	// (case_sensitive true, normalize and ascii false).
+	var opts []string
+	for _, o := range []struct{ key, off string }{{"ascii", "false"}, {"case_sensitive", "true"}, {"normalize", "false"}} {
+		if v, ok := ix.Options[o.key]; ok && !strings.EqualFold(strings.TrimSpace(v), o.off) {
+			opts = append(opts, o.key+"="+strings.ToLower(strings.TrimSpace(v)))
+		}
+	}
+	return describeIndexParts(kind, target, opts)
 }
 
 // extras lists the live tables, indexes and types the model does not have.

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -109,15 +110,22 @@ func rowsOf(ks *kandra.Keyspace) *adapter.SchemaRows {
 			}
 		}
 		for _, c := range t.SecondaryIndexes() {
+			// As Cassandra 5.0 writes them: the target's function in lower
+			// case, SAI as CUSTOM with class_name sai, analysis options as
+			// given.
+			spec, _ := c.Index()
 			target := kandra.QuoteIdent(c.Name())
-			switch {
-			case c.Type().IsCollection() && (c.IsPartitionKey() || c.IsClusteringKey()):
-				target = "full(" + target + ")"
-			case c.Type().IsCollection():
-				target = "values(" + target + ")"
+			if spec.Target != kandra.IndexTargetColumn {
+				target = spec.Target.String() + "(" + target + ")"
+			}
+			opts := map[string]string{"target": target}
+			kind := "COMPOSITES"
+			if spec.Kind == kandra.IndexSAI {
+				kind, opts["class_name"] = "CUSTOM", "sai"
+				maps.Copy(opts, spec.AnalysisOptions())
 			}
 			r.Indexes = append(r.Indexes, map[string]any{"keyspace_name": name, "table_name": t.Name(), "index_name": t.IndexName(c),
-				"kind": "COMPOSITES", "options": map[string]string{"target": target}})
+				"kind": kind, "options": opts})
 		}
 	}
 	return r
@@ -576,6 +584,84 @@ func TestIndexRules(t *testing.T) {
 	if stepOf(t, p, "create-index:docs_tag_idx"); !slices.Contains(p.Extra, "index docs_old_idx on docs") {
 		t.Fatalf("extra %q", p.Extra)
 	}
+}
+
+// TestIndexKindChanges: CREATE INDEX IF NOT EXISTS of a taken name does
+// nothing, so an index whose kind, target or analysis differs in live is
+// an impossible step with the manual path, and a default kind matches what
+// either Cassandra configuration makes by default.
+func TestIndexKindChanges(t *testing.T) {
+	ts := kandra.MustRegister[kindIndexed]()
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 1}), Targets: kandra.Cassandra5 | kandra.Cassandra5Latest}, ts)
+	byName := func(r *adapter.SchemaRows, name string) map[string]any {
+		for _, ix := range r.Indexes {
+			if ix["index_name"] == name {
+				return ix
+			}
+		}
+		t.Fatalf("no index %s", name)
+		return nil
+	}
+	if p := mustPlan(t, ks, mustLive(t, rowsOf(ks))); !p.Empty() {
+		t.Fatalf("the model's own rows plan:\n%s", p)
+	}
+	cases := []struct {
+		name, index string
+		edit        func(ix map[string]any)
+		reason      string // "" for no step
+	}{
+		{"a default index that the server made SAI", "kinds_tag_idx", func(ix map[string]any) {
+			ix["kind"], ix["options"] = "CUSTOM", map[string]string{"target": "tag", "class_name": "org.apache.cassandra.index.sai.StorageAttachedIndex"}
+		}, ""},
+		{"an SAI index that is legacy in live", "kinds_name_idx", func(ix map[string]any) {
+			ix["kind"], ix["options"] = "COMPOSITES", map[string]string{"target": "name"}
+		}, "is legacy index on column in live, sai index on column, case_sensitive=false in the model"},
+		{"an SAI index without its analysis in live", "kinds_name_idx", func(ix map[string]any) {
+			ix["options"] = map[string]string{"target": "name", "class_name": "sai", "case_sensitive": "true"}
+		}, "is sai index on column in live, sai index on column, case_sensitive=false in the model"},
+		{"analysis written in upper case", "kinds_name_idx", func(ix map[string]any) {
+			ix["options"] = map[string]string{"target": "name", "class_name": "sai", "case_sensitive": "FALSE"}
+		}, ""},
+		{"a keys index that holds the values in live", "kinds_attrs_idx", func(ix map[string]any) {
+			ix["options"] = map[string]string{"target": "values(attrs)"}
+		}, "is legacy index on values in live, legacy index on keys in the model"},
+		{"a legacy index that is SAI in live", "kinds_blob_idx", func(ix map[string]any) {
+			ix["kind"], ix["options"] = "CUSTOM", map[string]string{"target": "blob", "class_name": "sai"}
+		}, "is sai index on column in live, legacy index on column in the model"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := rowsOf(ks)
+			c.edit(byName(r, c.index))
+			p := mustPlan(t, ks, mustLive(t, r))
+			if c.reason == "" {
+				if !p.Empty() {
+					t.Fatalf("want no steps:\n%s", p)
+				}
+				return
+			}
+			if s := stepOf(t, p, "change-index:"+c.index); s.Class != Impossible || !strings.Contains(s.Reason, c.reason) || !strings.Contains(s.Manual, "DROP INDEX ks."+c.index+";") {
+				t.Fatalf("step %+v, want an impossible step with %q", s, c.reason)
+			}
+		})
+	}
+}
+
+type kindIndexed struct {
+	ID    string
+	Tag   string
+	Name  string
+	Attrs map[string]string
+	Blob  []byte
+}
+
+func (e *kindIndexed) Describe(s *kandra.Schema[kindIndexed]) {
+	s.Table("kinds")
+	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &e.Tag, kandra.SecondaryIndex())
+	kandra.Bind(s, &e.Name, kandra.SecondaryIndex(kandra.UsingSAI(), kandra.SAICaseInsensitive()))
+	kandra.Bind(s, &e.Attrs, kandra.SecondaryIndex(kandra.IndexKeys(), kandra.UsingLegacy()))
+	kandra.Bind(s, &e.Blob, kandra.SecondaryIndex(kandra.UsingLegacy()))
 }
 
 type indexed struct {

@@ -37,6 +37,46 @@ type fieldOpt struct {
 	consistency kandra.LookupConsistency // any value, valid or not
 	name        string
 	as          *CQL // AsType's type; nil is the zero CQLType
+	ix          ixDraft
+}
+
+// ixDraft is SecondaryIndex's options: a kind, a target, text analysis.
+type ixDraft struct {
+	kind                kandra.IndexKind
+	target              kandra.IndexTarget // IndexTargetColumn: no target option
+	ci, normalize, asci bool
+}
+
+func (x ixDraft) analysis() bool { return x.ci || x.normalize || x.asci }
+
+func (x ixDraft) options() []kandra.IndexOption {
+	var out []kandra.IndexOption
+	switch x.kind {
+	case kandra.IndexSAI:
+		out = append(out, kandra.UsingSAI())
+	case kandra.IndexLegacy:
+		out = append(out, kandra.UsingLegacy())
+	}
+	switch x.target {
+	case kandra.IndexTargetValues:
+		out = append(out, kandra.IndexValues())
+	case kandra.IndexTargetKeys:
+		out = append(out, kandra.IndexKeys())
+	case kandra.IndexTargetEntries:
+		out = append(out, kandra.IndexEntries())
+	case kandra.IndexTargetFull:
+		out = append(out, kandra.IndexFull())
+	}
+	if x.ci {
+		out = append(out, kandra.SAICaseInsensitive())
+	}
+	if x.normalize {
+		out = append(out, kandra.SAINormalize())
+	}
+	if x.asci {
+		out = append(out, kandra.SAIASCII())
+	}
+	return out
 }
 
 func (o fieldOpt) option() kandra.FieldOption {
@@ -52,7 +92,7 @@ func (o fieldOpt) option() kandra.FieldOption {
 	case oTransient:
 		return kandra.Transient()
 	case oIndex:
-		return kandra.SecondaryIndex()
+		return kandra.SecondaryIndex(o.ix.options()...)
 	case oSensitive:
 		return kandra.Sensitive()
 	case oStatic:
@@ -147,6 +187,7 @@ type column struct {
 	updated   bool
 	version   bool
 	index     bool
+	ixs       []ixDraft // SecondaryIndex's options, per binding
 	sensitive bool
 	static    bool
 	uuidRoles []dynamic.Role
@@ -238,6 +279,7 @@ func (d *draft) columns() []*column {
 					c.transient = true
 				case oIndex:
 					c.index = true
+					c.ixs = append(c.ixs, o.ix)
 				case oSensitive:
 					c.sensitive = true
 				case oStatic:

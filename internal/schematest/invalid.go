@@ -554,6 +554,36 @@ var mutations = []mutation{
 		g.d.fields[i].add(fieldOpt{kind: oColumn, name: "dur"})
 		return true
 	}},
+	{"index target the type lacks", kandra.RuleSecondaryIndex, func(g *gen) bool {
+		i := 0
+		var x ixDraft
+		switch rapid.IntRange(0, 2).Draw(g.t, "which") {
+		case 0:
+			i, x.target = g.addField(tString), rapid.SampledFrom([]kandra.IndexTarget{kandra.IndexTargetValues, kandra.IndexTargetKeys, kandra.IndexTargetEntries, kandra.IndexTargetFull}).Draw(g.t, "target")
+		case 1:
+			i, x.target = g.addField(reflect.TypeFor[[]string]()), rapid.SampledFrom([]kandra.IndexTarget{kandra.IndexTargetKeys, kandra.IndexTargetEntries}).Draw(g.t, "target")
+		default:
+			i, x.target = g.addField(reflect.TypeFor[map[string]int32]()), kandra.IndexTargetFull
+		}
+		g.d.fields[i].add(fieldOpt{kind: oIndex, ix: x})
+		g.d.fields[i].add(fieldOpt{kind: oColumn, name: "tgt"})
+		return true
+	}},
+	{"SAI option SAI refuses", kandra.RuleSAI, func(g *gen) bool {
+		i := 0
+		var x ixDraft
+		switch rapid.IntRange(0, 2).Draw(g.t, "which") {
+		case 0:
+			i, x.kind = g.addField(reflect.TypeFor[[]byte]()), kandra.IndexSAI
+		case 1:
+			i, x.kind, x.ci = g.addField(tString), rapid.SampledFrom([]kandra.IndexKind{kandra.IndexDefault, kandra.IndexLegacy}).Draw(g.t, "kind"), true
+		default:
+			i, x.kind, x.normalize = g.addField(reflect.TypeFor[int32]()), kandra.IndexSAI, true
+		}
+		g.d.fields[i].add(fieldOpt{kind: oIndex, ix: x})
+		g.d.fields[i].add(fieldOpt{kind: oColumn, name: "sai"})
+		return true
+	}},
 	{"option out of range", kandra.RuleOptionRange, func(g *gen) bool {
 		switch rapid.IntRange(0, 5).Draw(g.t, "which") {
 		case 0:

@@ -46,7 +46,9 @@ type ColumnModel struct {
 	KeyIndex int
 	Order    kandra.ClusteringOrder
 	Indexed  bool
-	Static   bool
+	// IndexKind is the kind SecondaryIndex asked for.
+	IndexKind kandra.IndexKind
+	Static    bool
 }
 
 // LookupModel is an expected lookup table.
@@ -62,6 +64,9 @@ func (d *draft) model(sp dynamic.Spec) Model {
 	for _, c := range d.live() {
 		ty := c.cql()
 		cm := ColumnModel{GoName: c.goName, Name: c.name(), Type: ty.Render(false), KeyType: ty.Render(true), Indexed: c.index, Static: c.static && !c.isKey()}
+		if c.index {
+			cm.IndexKind = c.ixs[0].kind
+		}
 		switch {
 		case c.isPK():
 			cm.Role, cm.KeyIndex, cm.Type = kandra.PartitionKeyColumn, c.pk[0], ty.Render(true)

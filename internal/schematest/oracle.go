@@ -359,10 +359,19 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 	// secondary-index: on the only partition-key column, on a duration, or
 	// on a collection whose column name has a line break (Cassandra cannot
 	// parse its index target back).
+	// Or a target the column's type does not have: KEYS and ENTRIES on a
+	// map, VALUES on a collection that is not frozen, FULL on one that is.
 	for _, c := range live {
 		if c.index && ((c.isPK() && len(pks) == 1) || (types[c] != nil && types[c].Contains("DURATION")) ||
-			(types[c] != nil && types[c].Kind != Native && lineBreak(c.name()))) {
+			(types[c] != nil && types[c].Kind != Native && lineBreak(c.name())) || (types[c] != nil && badTarget(c, types[c]))) {
 			b[kandra.RuleSecondaryIndex] = true
+		}
+	}
+	// sai: an explicit SAI index on a blob or an odd column name; text
+	// analysis without UsingSAI, on a key column, or on what is not text.
+	for _, c := range live {
+		if c.index && types[c] != nil && saiBroken(c, types[c]) {
+			b[kandra.RuleSAI] = true
 		}
 	}
 	// option-range: numbers outside their range, and enum values that are
@@ -448,7 +457,7 @@ func fieldConflict(c *column) bool {
 	// One option given twice with different values.
 	case countDistinct(c.pk, equal) > 1, countDistinct(c.ck, sameCK) > 1,
 		countDistinct(nonBlank(c.names), equal) > 1, countDistinct(c.lookups, sameLookup) > 1,
-		countDistinct(c.uuidRoles, equal) > 1, countDistinct(c.as, sameAs) > 1:
+		countDistinct(c.uuidRoles, equal) > 1, countDistinct(c.as, sameAs) > 1, countDistinct(c.ixs, equal) > 1:
 	// Roles that exclude each other: stamped once or on every write, a
 	// conditional lock value or increments only.
 	case c.created && c.updated, c.version && (c.created || c.updated || c.counter):
@@ -519,4 +528,42 @@ func NamesCollide(ms ...Model) bool {
 		}
 	}
 	return false
+}
+
+// badTarget reports an index target the column's type does not have.
+func badTarget(c *column, ty *CQL) bool {
+	frozen := c.isKey() && ty.IsCollection()
+	switch c.ixs[0].target {
+	case kandra.IndexTargetValues:
+		return !ty.IsCollection() || frozen
+	case kandra.IndexTargetKeys, kandra.IndexTargetEntries:
+		return ty.Kind != Map || frozen
+	case kandra.IndexTargetFull:
+		return !frozen
+	}
+	return false
+}
+
+// saiBroken reports what SAI refuses of the column's index options.
+func saiBroken(c *column, ty *CQL) bool {
+	x := c.ixs[0]
+	if x.kind == kandra.IndexSAI && (ty.Contains("BLOB") || !plainName(c.name())) {
+		return true
+	}
+	if !x.analysis() {
+		return false
+	}
+	if x.kind != kandra.IndexSAI || c.isKey() {
+		return true
+	}
+	held := ty
+	switch {
+	case x.target == kandra.IndexTargetEntries || x.target == kandra.IndexTargetFull:
+		return true
+	case x.target == kandra.IndexTargetKeys:
+		held = ty.Key
+	case ty.IsCollection():
+		held = ty.Elem
+	}
+	return held.Kind != Native || (held.Name != "TEXT" && held.Name != "ASCII" && held.Name != "VARCHAR")
 }

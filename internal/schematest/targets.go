@@ -108,7 +108,18 @@ func (m Model) LongestName() int {
 // letters, digits or underscores.
 func (m Model) saiRefused() bool {
 	for _, c := range m.Columns {
-		if c.Indexed && (strings.Contains(c.Type, "BLOB") || !plainName(c.Name)) {
+		if c.Indexed && c.IndexKind == kandra.IndexDefault && (strings.Contains(c.Type, "BLOB") || !plainName(c.Name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// explicitIndexKind reports an index that asks for SAI or the legacy
+// kind, which only Cassandra has.
+func (m Model) explicitIndexKind() bool {
+	for _, c := range m.Columns {
+		if c.Indexed && c.IndexKind != kandra.IndexDefault {
 			return true
 		}
 	}
@@ -162,6 +173,8 @@ func (m Model) refuses(rule kandra.Rule, target kandra.Target, now time.Time) (r
 		return target == kandra.Scylla2025Tablets && (m.Counter || m.Version || unique || len(m.Indexes) > 0), true
 	case kandra.RuleSAIIndex:
 		return target == kandra.Cassandra5Latest && m.saiRefused(), true
+	case kandra.RuleIndexKind:
+		return target&(kandra.Scylla2025|kandra.Scylla2025Tablets|kandra.Scylla2026|kandra.Scylla2026Tablets) != 0 && m.explicitIndexKind(), true
 	}
 	return false, true
 }

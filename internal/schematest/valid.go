@@ -501,8 +501,67 @@ func newValid(t *rapid.T, counter int) *gen {
 	}
 	if !isCounter {
 		g.static()
+		g.indexOptions()
 	}
 	return g
+}
+
+// indexOptions gives some indexes a kind, a target and text analysis that
+// the servers take, drawn last so that the draws before keep their seeds.
+func (g *gen) indexOptions() {
+	t := g.t
+	for _, c := range g.d.live() {
+		if !c.index {
+			continue
+		}
+		ty := c.cql()
+		frozen := c.isKey() && ty.IsCollection()
+		var x ixDraft
+		switch {
+		case frozen && chance(t, 40, "IndexFull"):
+			x.target = kandra.IndexTargetFull
+		case !frozen && ty.Kind == Map && chance(t, 60, "map index target"):
+			x.target = rapid.SampledFrom([]kandra.IndexTarget{kandra.IndexTargetValues, kandra.IndexTargetKeys, kandra.IndexTargetEntries}).Draw(t, "map target")
+		case !frozen && ty.IsCollection() && chance(t, 40, "IndexValues"):
+			x.target = kandra.IndexTargetValues
+		}
+		switch {
+		case !ty.Contains("BLOB") && plainName(c.name()) && chance(t, 25, "UsingSAI"):
+			x.kind = kandra.IndexSAI
+		case chance(t, 15, "UsingLegacy"):
+			x.kind = kandra.IndexLegacy
+		}
+		held := ty
+		switch {
+		case x.target == kandra.IndexTargetKeys:
+			held = ty.Key
+		case x.target == kandra.IndexTargetEntries || frozen:
+			held = nil
+		case ty.IsCollection():
+			held = ty.Elem
+		}
+		if x.kind == kandra.IndexSAI && !c.isKey() && held != nil && held.Kind == Native &&
+			(held.Name == "TEXT" || held.Name == "ASCII" || held.Name == "VARCHAR") && chance(t, 80, "analysis") {
+			x.ci, x.normalize, x.asci = rapid.Bool().Draw(t, "case"), rapid.Bool().Draw(t, "normalize"), rapid.Bool().Draw(t, "ascii")
+			if !x.analysis() {
+				x.ci = true
+			}
+			g.feature("SAI analysis")
+		}
+		if x == (ixDraft{}) {
+			continue
+		}
+		g.feature("index kind " + x.kind.String())
+		g.feature("index target " + x.target.String())
+		// Every SecondaryIndex of the field, as bindings split them.
+		for _, b := range g.d.fields[c.field].binds {
+			for oi, o := range b.opts {
+				if o.kind == oIndex {
+					b.opts[oi].ix = x
+				}
+			}
+		}
+	}
 }
 
 // static makes some row columns static, when the draft has clustering

@@ -106,6 +106,43 @@ func planColumn[I any, D Driver[I]](col *kandra.ColumnSchema) (*conv, error) {
 	return nil, nil
 }
 
+// planPart plans a value of one part of collection column col, bound on
+// its own: a map's key (key), or an element (a list's or set's element, a
+// map's value), and returns its Go type. A set's Go type is map[E]struct{}:
+// its element is the map's key type.
+func planPart[I any, D Driver[I]](col *kandra.ColumnSchema, key bool) (*conv, reflect.Type, error) {
+	n, err := cqlorder.Of(col.Type())
+	if err != nil {
+		return nil, nil, err
+	}
+	t := col.GoType()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var part cqlorder.Type
+	switch {
+	case key:
+		t, part = t.Key(), n.Args[0]
+	case col.Type().Kind() == kandra.KindSet:
+		t, part = t.Key(), n.Args[0]
+	case col.Type().Kind() == kandra.KindMap:
+		t, part = t.Elem(), n.Args[1]
+	default:
+		t, part = t.Elem(), n.Args[0]
+	}
+	if cv := planConv[I, D](t, part, true); cv != nil {
+		return cv, t, nil
+	}
+	var d D
+	if r := d.Ref(t); r != nil {
+		return refOnlyConv(t, r), t, nil
+	}
+	if r, ok := refType[I, D](t); ok {
+		return refOnlyConv(t, r), t, nil
+	}
+	return nil, t, nil
+}
+
 // refOnlyConv is the conv of a field of type t the driver takes as it is,
 // bound and scanned by its reference of type r.
 func refOnlyConv(t, r reflect.Type) *conv {

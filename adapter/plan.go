@@ -52,6 +52,15 @@ func newPlan[I any, D Driver[I]](s *Statement) (*Plan[I, D], error) {
 		if c == nil {
 			continue
 		}
+		switch k := s.Param(i).Kind; k {
+		case ParamElement, ParamMapKey:
+			cv, t, err := planPart[I, D](c, k == ParamMapKey)
+			if err != nil {
+				return nil, err
+			}
+			p.params[i], p.goType[i] = cv, t
+			continue
+		}
 		cv, err := planColumn[I, D](c)
 		if err != nil {
 			return nil, err

@@ -51,12 +51,22 @@ const (
 	// a value of Param.Column's Go type, or, without a column, a value the
 	// driver binds as it is.
 	ParamRaw
+	// ParamElement is one element of the collection column Param.Column
+	// (a list's or set's element, a map's value) in a read through its
+	// index (CONTAINS ?, m[?] = ?): a value of the element's Go type (a
+	// set's map key type).
+	ParamElement
+	// ParamMapKey is one key of the map column Param.Column in a read
+	// through its index (CONTAINS KEY ?, m[?] = ?): a value of the map's
+	// key type.
+	ParamMapKey
 )
 
-var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit", "token", "claim", "prefix", "raw"}
+var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit", "token", "claim", "prefix", "raw", "element", "mapkey"}
 
 // String returns a short name: "col", "ttl", "timestamp", "expected",
-// "delta", "lower", "upper", "limit", "token", "claim", "prefix" or "raw".
+// "delta", "lower", "upper", "limit", "token", "claim", "prefix", "raw",
+// "element" or "mapkey".
 func (k ParamKind) String() string {
 	if int(k) < len(paramKindNames) {
 		return paramKindNames[k]
@@ -353,7 +363,7 @@ type TableStatements struct {
 	softNone    *Statement
 	force       [4]*Statement // by Using: the unconditional UPDATE
 	counters    map[*kandra.ColumnSchema]*Statement
-	byIndex     map[*kandra.ColumnSchema]*Statement // SELECT ... WHERE indexed = ?
+	byIndex     map[indexRead]*Statement // SELECT ... WHERE through an index
 	// The static columns' writes and read (nil without static columns).
 	staticUpdate [4]*Statement // by Using
 	staticSelect *Statement
@@ -424,11 +434,29 @@ func BuildStatements(t *kandra.TableSchema, keyspace string) (*TableStatements, 
 		}
 	}
 	for _, c := range t.SecondaryIndexes() {
-		if c.Role() != kandra.RegularColumn || !c.Type().IsCollection() { // a collection's index is on its values: CONTAINS
-			if ts.byIndex == nil {
-				ts.byIndex = make(map[*kandra.ColumnSchema]*Statement)
+		if ts.byIndex == nil {
+			ts.byIndex = make(map[indexRead]*Statement)
+		}
+		spec, _ := c.Index()
+		switch spec.Target {
+		case kandra.IndexTargetValues:
+			ts.byIndex[indexRead{c: c, op: IndexContains}] = b.selectByIndex(indexRead{c: c, op: IndexContains})
+		case kandra.IndexTargetKeys:
+			ts.byIndex[indexRead{c: c, op: IndexContainsKey}] = b.selectByIndex(indexRead{c: c, op: IndexContainsKey})
+		case kandra.IndexTargetEntries:
+			ts.byIndex[indexRead{c: c, op: IndexEntry}] = b.selectByIndex(indexRead{c: c, op: IndexEntry})
+		default:
+			ts.byIndex[indexRead{c: c}] = b.selectByIndex(indexRead{c: c})
+			if spec.Ranges {
+				for _, lo := range []Bound{Unbounded, Inclusive, Exclusive} {
+					for _, hi := range []Bound{Unbounded, Inclusive, Exclusive} {
+						if lo != Unbounded || hi != Unbounded {
+							r := indexRead{c: c, op: IndexRange, lower: lo, upper: hi}
+							ts.byIndex[r] = b.selectByIndex(r)
+						}
+					}
+				}
 			}
-			ts.byIndex[c] = b.selectByIndex(c)
 		}
 	}
 	if len(t.StaticColumns()) > 0 {
@@ -504,11 +532,53 @@ func (s *TableStatements) SelectPartition(r Range) *Statement {
 // (whose counters only Counter changes).
 func (s *TableStatements) UpdateStatic(u Using) *Statement { return s.staticUpdate[u&3] }
 
+// IndexOp is how a read through a secondary index restricts its column.
+type IndexOp uint8
+
+const (
+	// IndexEqual is c = ?, a ParamColumn marker: an index on a column's
+	// value, or on a frozen collection whole.
+	IndexEqual IndexOp = iota
+	// IndexContains is c CONTAINS ?, a ParamElement marker: an index on a
+	// collection's values.
+	IndexContains
+	// IndexContainsKey is c CONTAINS KEY ?, a ParamMapKey marker: an
+	// index on a map's keys.
+	IndexContainsKey
+	// IndexEntry is c[?] = ?, a ParamMapKey then a ParamElement marker: an
+	// index on a map's entries.
+	IndexEntry
+	// IndexRange is c >= ? (or >) and c <= ? (or <), ParamLowerBound and
+	// ParamUpperBound markers as the bounds ask: an SAI index that reads
+	// ranges (kandra.IndexSpec.Ranges).
+	IndexRange
+)
+
+type indexRead struct {
+	c            *kandra.ColumnSchema
+	op           IndexOp
+	lower, upper Bound // IndexRange's
+}
+
 // SelectByIndex is SELECT every column FROM t WHERE c = ?, through c's
 // secondary index: c as a ParamColumn marker. Nil for a column without an
-// index, and for a regular collection column (whose index is on its
-// values, read with CONTAINS).
-func (s *TableStatements) SelectByIndex(c *kandra.ColumnSchema) *Statement { return s.byIndex[c] }
+// index, and for an index on a collection's values, keys or entries (see
+// SelectByIndexOp).
+func (s *TableStatements) SelectByIndex(c *kandra.ColumnSchema) *Statement {
+	return s.byIndex[indexRead{c: c}]
+}
+
+// SelectByIndexOp is SELECT every column FROM t WHERE c's index restricts
+// it as op says, with the bounds of an IndexRange (at least one bounded).
+// Nil when c's index does not read that way: IndexContains is for an
+// index on values, IndexContainsKey on keys, IndexEntry on entries,
+// IndexEqual on anything else, IndexRange where kandra.IndexSpec.Ranges.
+func (s *TableStatements) SelectByIndexOp(c *kandra.ColumnSchema, op IndexOp, lower, upper Bound) *Statement {
+	if op != IndexRange {
+		lower, upper = Unbounded, Unbounded
+	}
+	return s.byIndex[indexRead{c: c, op: op, lower: lower, upper: upper}]
+}
 
 // SelectStatic is SELECT the partition key and every static column FROM t
 // WHERE the partition key = ? LIMIT 1: the partition key as ParamColumn
@@ -933,10 +1003,35 @@ func (b *stmtBuilder) updateStatic(u Using) *Statement {
 // selectByIndex renders SELECT every column FROM t WHERE c = ?, a read
 // through c's secondary index (with the first clustering column again on a
 // table with static columns, see Statement.HasPresence).
-func (b *stmtBuilder) selectByIndex(c *kandra.ColumnSchema) *Statement {
+func (b *stmtBuilder) selectByIndex(r indexRead) *Statement {
 	w := newSB(b.t.Name())
 	b.selectRows(w)
-	w.where([]*kandra.ColumnSchema{c})
+	c := r.c
+	switch r.op {
+	case IndexContains:
+		w.WriteString(c.CQLName() + " CONTAINS ?")
+		w.mark(ParamElement, c)
+	case IndexContainsKey:
+		w.WriteString(c.CQLName() + " CONTAINS KEY ?")
+		w.mark(ParamMapKey, c)
+	case IndexEntry:
+		w.WriteString(c.CQLName() + "[?] = ?")
+		w.mark(ParamMapKey, c)
+		w.mark(ParamElement, c)
+	case IndexRange:
+		sep := ""
+		if r.lower != Unbounded {
+			w.WriteString(c.CQLName() + map[Bound]string{Inclusive: " >= ?", Exclusive: " > ?"}[r.lower])
+			w.mark(ParamLowerBound, c)
+			sep = " AND "
+		}
+		if r.upper != Unbounded {
+			w.WriteString(sep + c.CQLName() + map[Bound]string{Inclusive: " <= ?", Exclusive: " < ?"}[r.upper])
+			w.mark(ParamUpperBound, c)
+		}
+	default:
+		w.where([]*kandra.ColumnSchema{c})
+	}
 	return w.done()
 }
 

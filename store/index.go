@@ -12,26 +12,27 @@ import (
 type Index[T, V any] struct {
 	repo *Repo[T]
 	f    kandra.Field[T, V]
-	st   *adapter.Statement
+	spec kandra.IndexSpec
 }
 
 // IndexOf returns the handle of the secondary index on field f. A field
 // without one is a *kandra.SchemaError that names the option to add: a
 // query by it would need ALLOW FILTERING, which kandra never sends (it
-// reads every partition). A collection that is not a key has its index on
-// its values, read with CONTAINS: write that query with Prepare.
+// reads every partition).
+//
+// How the index is read follows its target (kandra.IndexSpec.Target):
+// Find by the column's value (a frozen collection's whole value), Range
+// between bounds where the index reads ranges (an SAI index on a number
+// or a time), Contains, ContainsKey, ContainsValue and HasEntry on a
+// collection's values, keys or entries.
 func IndexOf[T, V any](r *Repo[T], f kandra.Field[T, V]) (*Index[T, V], error) {
 	c := f.Column()
-	if !c.IsSecondaryIndex() {
+	spec, ok := c.Index()
+	if !ok {
 		return nil, &kandra.SchemaError{Entity: r.typeName, Field: c.GoName(), Rule: kandra.RuleSecondaryIndex,
 			Detail: "column " + c.Name() + " has no secondary index, so a query by it would need ALLOW FILTERING, which kandra never sends: bind the field with kandra.SecondaryIndex() (the migrator creates " + r.ts.IndexName(c) + "), or give it a kandra.Lookup"}
 	}
-	st := r.st.SelectByIndex(c)
-	if st == nil {
-		return nil, &kandra.SchemaError{Entity: r.typeName, Field: c.GoName(), Rule: kandra.RuleSecondaryIndex,
-			Detail: "the index on collection column " + c.Name() + " holds its values: query it with CONTAINS through store.Prepare"}
-	}
-	return &Index[T, V]{repo: r, f: f, st: st}, nil
+	return &Index[T, V]{repo: r, f: f, spec: spec}, nil
 }
 
 // MustIndexOf is IndexOf that panics on error.
@@ -43,22 +44,83 @@ func MustIndexOf[T, V any](r *Repo[T], f kandra.Field[T, V]) *Index[T, V] {
 	return x
 }
 
+// Spec is the index as Register resolved it: its name, kind and target.
+func (x *Index[T, V]) Spec() kandra.IndexSpec { return x.spec }
+
 // Find reads one page of the rows whose column equals v, through the
 // index, in the server's order (by token, then clustering order), with
 // the cursor of the next page. A read through an index touches every
 // node: a lookup table (kandra.Lookup) is the read of one partition.
-// Options: PageSize (default 100), After, Consistency.
+// Options: PageSize (default 100), After, Consistency. An index on a
+// collection's values, keys or entries is read with Contains,
+// ContainsKey, ContainsValue or HasEntry instead: Find there is a
+// *errors.ArgumentError that names the call.
 func (x *Index[T, V]) Find(ctx context.Context, v V, opts ...ListOption) *Iter[T] {
-	return x.find(ctx, "Index.Find", v, false, opts)
+	return x.find(ctx, "Index.Find", adapter.IndexEqual, []any{&v}, false, opts)
 }
 
 // FindActive is Find without soft-deleted rows (marker true); it fetches
 // on until the page is full or the rows end.
 func (x *Index[T, V]) FindActive(ctx context.Context, v V, opts ...ListOption) *Iter[T] {
-	return x.find(ctx, "Index.FindActive", v, true, opts)
+	return x.find(ctx, "Index.FindActive", adapter.IndexEqual, []any{&v}, true, opts)
 }
 
-func (x *Index[T, V]) find(ctx context.Context, op string, v V, active bool, opts []ListOption) *Iter[T] {
+// Range reads one page of the rows whose column lies within the bounds
+// From and To give on the index's own field (either may be left out),
+// through an index that reads ranges (kandra.IndexSpec.Ranges: an SAI
+// index on a number, a date, a time, a timestamp, a timeuuid or an inet).
+// Another index is a *errors.ArgumentError before anything is sent:
+// servers read its ranges only with ALLOW FILTERING, which kandra never
+// sends. The rows come in the server's order (by token), not by the
+// column: an index read cannot be ordered (servers refuse ORDER BY there).
+func (x *Index[T, V]) Range(ctx context.Context, opts ...ListOption) *Iter[T] {
+	return x.find(ctx, "Index.Range", adapter.IndexRange, nil, false, opts)
+}
+
+// Contains reads one page of the rows whose list holds e, through an
+// index on the list's values (the default target of a list's index).
+func Contains[T, E any](ctx context.Context, x *Index[T, []E], e E, opts ...ListOption) *Iter[T] {
+	return x.find(ctx, "Contains", adapter.IndexContains, []any{&e}, false, opts)
+}
+
+// ContainsKey reads one page of the rows whose set holds k (a set is a
+// map[K]struct{}; its index is on its values, CONTAINS), or whose map has
+// the key k (through an index on its keys, kandra.IndexKeys: CONTAINS
+// KEY).
+func ContainsKey[T any, K comparable, V any](ctx context.Context, x *Index[T, map[K]V], k K, opts ...ListOption) *Iter[T] {
+	op := adapter.IndexContainsKey
+	if x.f.Column().Type().Kind() == kandra.KindSet {
+		op = adapter.IndexContains
+	}
+	return x.find(ctx, "ContainsKey", op, []any{&k}, false, opts)
+}
+
+// ContainsValue reads one page of the rows whose map holds the value v
+// under some key, through an index on the map's values (its default
+// target).
+func ContainsValue[T any, K comparable, V any](ctx context.Context, x *Index[T, map[K]V], v V, opts ...ListOption) *Iter[T] {
+	if x.f.Column().Type().Kind() == kandra.KindSet {
+		it := &Iter[T]{}
+		it.err = x.repo.argErr("ContainsValue", "x", "column "+x.f.Column().GoName()+" is a set, whose elements are its Go map's keys: read it with ContainsKey")
+		return it
+	}
+	return x.find(ctx, "ContainsValue", adapter.IndexContains, []any{&v}, false, opts)
+}
+
+// HasEntry reads one page of the rows whose map holds v under the key k,
+// through an index on the map's entries (kandra.IndexEntries).
+func HasEntry[T any, K comparable, V any](ctx context.Context, x *Index[T, map[K]V], k K, v V, opts ...ListOption) *Iter[T] {
+	return x.find(ctx, "HasEntry", adapter.IndexEntry, []any{&k, &v}, false, opts)
+}
+
+// indexCalls names, per target, the call that reads an index.
+var indexCalls = map[kandra.IndexTarget]string{
+	kandra.IndexTargetColumn: "Index.Find", kandra.IndexTargetFull: "Index.Find",
+	kandra.IndexTargetValues: "store.Contains (a list), ContainsKey (a set) or ContainsValue (a map)",
+	kandra.IndexTargetKeys:   "store.ContainsKey", kandra.IndexTargetEntries: "store.HasEntry",
+}
+
+func (x *Index[T, V]) find(ctx context.Context, op string, how adapter.IndexOp, vals []any, active bool, opts []ListOption) *Iter[T] {
 	r := x.repo
 	it := &Iter[T]{}
 	if it.err = r.begin(ctx, op); it.err != nil {
@@ -66,24 +128,70 @@ func (x *Index[T, V]) find(ctx context.Context, op string, v V, active bool, opt
 	}
 	defer r.rt.leave()
 	c := applyCall(opts)
-	if c.lowerCol != nil || c.upperCol != nil || c.reversed || len(c.prefix) > 0 {
-		it.err = r.argErr(op, "Equal, From, To, Reversed", "an index is read by equality, in the server's order")
+	col := x.f.Column()
+	if c.reversed || len(c.prefix) > 0 {
+		it.err = r.argErr(op, "Equal, Reversed", "an index is read in the server's order, by the index's own column")
 		return it
 	}
-	if it.err = r.checkRange(op, &c); it.err != nil {
+	lower, upper := adapter.Unbounded, adapter.Unbounded
+	if how == adapter.IndexRange {
+		if !x.spec.Ranges {
+			it.err = r.argErr(op, "x", "the index "+x.spec.Name+" on "+col.GoName()+" ("+x.spec.Kind.String()+" index on "+col.Type().String()+") does not read ranges: servers would need ALLOW FILTERING, which kandra never sends; give the field kandra.SecondaryIndex(kandra.UsingSAI()) on a number, date, time, timestamp, timeuuid or inet, or read it with Find")
+			return it
+		}
+		for _, b := range []struct {
+			name string
+			col  *kandra.ColumnSchema
+		}{{"From", c.lowerCol}, {"To", c.upperCol}} {
+			if b.col != nil && b.col != col {
+				it.err = r.argErr(op, b.name, "bounds field "+b.col.GoName()+"; Index.Range bounds the index's own field, "+col.GoName())
+				return it
+			}
+		}
+		if c.lowerCol == nil && c.upperCol == nil {
+			it.err = r.argErr(op, "From, To", "Index.Range needs a bound: give From or To on "+col.GoName()+", or read by equality with Find")
+			return it
+		}
+		if c.lowerCol != nil {
+			lower, vals = c.lowerB, append(vals, ptrTo(c.lower))
+		}
+		if c.upperCol != nil {
+			upper, vals = c.upperB, append(vals, ptrTo(c.upper))
+		}
+	} else if c.lowerCol != nil || c.upperCol != nil {
+		it.err = r.argErr(op, "From, To", "bounds belong to Index.Range; "+op+" reads by equality")
+		return it
+	}
+	st := r.st.SelectByIndexOp(col, how, lower, upper)
+	if st == nil {
+		it.err = r.argErr(op, "x", "the index "+x.spec.Name+" on "+col.GoName()+" holds its "+x.spec.Target.String()+", read with "+indexCalls[x.spec.Target])
+		return it
+	}
+	if it.err = r.checkRange(op, &call{pageSize: c.pageSize, hasPageSize: c.hasPageSize}); it.err != nil {
 		return it
 	}
 	if !c.hasPageSize {
 		c.pageSize = defaultPageSize
 	}
-	col := x.f.Column()
-	col.StoredForm(&v)
-	if msg := keyProblem(&v, false); msg != "" {
-		it.err = r.argErr(op, "v", "the value of "+col.GoName()+" "+msg)
-		return it
-	}
-	if it.err = col.CheckValue(&v); it.err != nil {
-		return it
+	// The values: the column's own (Find, Range) are checked as the
+	// column's; a collection's parts as values of a key, which cannot be
+	// null.
+	for i, v := range vals {
+		if st.Param(i).Kind == adapter.ParamColumn || st.Param(i).Kind == adapter.ParamLowerBound || st.Param(i).Kind == adapter.ParamUpperBound {
+			col.StoredForm(v)
+			if msg := keyProblem(v, false); msg != "" {
+				it.err = r.argErr(op, "v", "the value of "+col.GoName()+" "+msg)
+				return it
+			}
+			if it.err = col.CheckValue(v); it.err != nil {
+				return it
+			}
+			continue
+		}
+		if msg := keyProblem(v, false); msg != "" {
+			it.err = r.argErr(op, "v", "the "+map[adapter.ParamKind]string{adapter.ParamElement: "element", adapter.ParamMapKey: "key"}[st.Param(i).Kind]+" of "+col.GoName()+" "+msg)
+			return it
+		}
 	}
 	cons, err := r.readCons(op, &c)
 	if err != nil {
@@ -92,9 +200,13 @@ func (x *Index[T, V]) find(ctx context.Context, op string, v V, active bool, opt
 	}
 	fpOf := func() uint64 {
 		if col.IsSensitive() {
-			return fingerprintOf(x.st.CQL())
+			return fingerprintOf(st.CQL())
 		}
-		return fingerprintOf(x.st.CQL(), v)
+		plain := make([]any, len(vals))
+		for i, v := range vals {
+			plain[i] = derefAny(v)
+		}
+		return fingerprintOf(st.CQL(), plain...)
 	}
 	var fp uint64
 	if !c.cursor.IsZero() {
@@ -103,6 +215,6 @@ func (x *Index[T, V]) find(ctx context.Context, op string, v V, active bool, opt
 			return it
 		}
 	}
-	it.rows, it.cursor, it.err = r.readPage(ctx, OpFind, "index read", x.st, []any{&v}, cons, &c, active, fp, fpOf)
+	it.rows, it.cursor, it.err = r.readPage(ctx, OpFind, "index read", st, vals, cons, &c, active, fp, fpOf)
 	return it
 }

@@ -201,7 +201,7 @@ func Keyspace(name string) (*kandra.Keyspace, error) {
 		Name:        name,
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 		Targets:     kandra.Cassandra5,
-	}, Users, Todos, Wallets, Hits, Events, Devices, Members, Notes, Threads, ThreadHit, Readings, Tickets)
+	}, Users, Todos, Wallets, Hits, Events, Devices, Members, Notes, Threads, ThreadHit, Readings, Tickets, Listings)
 }
 
 // harness is one keyspace on one node.
@@ -275,6 +275,7 @@ var scenarios = []struct {
 	{"SaveAllDeleteAll", testSaveAllDeleteAll},
 	{"PrefixRanges", testPrefixRanges},
 	{"RawStatementsAndGetMany", testRawAndGetMany},
+	{"IndexKindsAndTargets", testIndexKinds},
 }
 
 type failures struct {

@@ -123,6 +123,25 @@ func findings() []finding {
 				createFor(t, s, ks, serverTarget(), ts)
 				return "legacy indexes on BLOB and LIST<BLOB>: " + writeAndFindByIndexes(t, s, ks, ts)
 			}},
+		{rule: kandra.RuleIndexKind, what: "explicit index kinds on Cassandra: SAI with text analysis, SAI on a bigint, legacy on a blob; accepted, written and found", targets: kandra.Cassandra5 | kandra.Cassandra5Latest, kind: acceptedHere,
+			run: func(t *testing.T, s *gocql.Session, ks string) string {
+				ts := mustBuild(t, specOf("r_kinds", nil, f[string]("K", pk0),
+					f[string]("T", kandra.SecondaryIndex(kandra.UsingSAI(), kandra.SAICaseInsensitive(), kandra.SAINormalize())),
+					f[int64]("N", kandra.SecondaryIndex(kandra.UsingSAI())),
+					f[[]byte]("B", kandra.SecondaryIndex(kandra.UsingLegacy()))))
+				var se *kandra.SchemaError
+				if _, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: ks, Replication: testReplication(), Targets: kandra.Cassandra5 | kandra.Scylla2026}, ts); !errors.As(err, &se) || se.Rule != kandra.RuleIndexKind {
+					t.Fatalf("with a ScyllaDB target: got %v, want a %s error", err, kandra.RuleIndexKind)
+				}
+				createFor(t, s, ks, serverTarget(), ts)
+				return "USING 'sai' WITH OPTIONS and USING 'legacy_local_table': " + writeAndFindByIndexes(t, s, ks, ts)
+			}},
+		{rule: kandra.RuleSAIIndex, what: "a blob index with UsingLegacy under default_secondary_index sai: accepted, written and found", targets: kandra.Cassandra5Latest, kind: acceptedHere,
+			run: func(t *testing.T, s *gocql.Session, ks string) string {
+				ts := mustBuild(t, specOf("r_legblob", nil, f[string]("K", pk0), f[[]byte]("B", kandra.SecondaryIndex(kandra.UsingLegacy())), f[[][]byte]("L", kandra.SecondaryIndex(kandra.UsingLegacy()))))
+				createFor(t, s, ks, serverTarget(), ts)
+				return "the way out the sai-index rule names: " + writeAndFindByIndexes(t, s, ks, ts)
+			}},
 		{rule: kandra.RuleInvalidName, what: `a column named "[applied]": a failed LWT reads as applied`, targets: kandra.Cassandra5 | kandra.Cassandra5Latest,
 			run: appliedColumn},
 		{rule: kandra.RuleInvalidName, what: "a 65,536-byte column name: CREATE accepted, the prepared INSERT breaks the protocol", targets: kandra.Cassandra5 | kandra.Cassandra5Latest,

@@ -126,6 +126,12 @@ func indexDDL(ks, name, table, target string, ifNotExists bool) string {
 	return "CREATE INDEX " + ine + kandra.QuoteIdent(name) + " ON " + qualified(ks, kandra.QuoteIdent(table)) + " (" + target + ");"
 }
 
+// indexWith is CREATE INDEX IF NOT EXISTS with a target as written
+// (KEYS(m), "odd name") and what follows it (USING, WITH OPTIONS).
+func indexWith(ks, name, table, target, tail string) string {
+	return "CREATE INDEX IF NOT EXISTS " + kandra.QuoteIdent(name) + " ON " + qualified(ks, kandra.QuoteIdent(table)) + " (" + target + ")" + tail + ";"
+}
+
 func ip(n int) *int { return &n }
 
 func ptr[T any](v T) *T { return &v }
@@ -398,6 +404,76 @@ func ruleCases() []ruleCase {
 			setup: []string{tableDef{name: "r_idxdurl", cols: []colDef{k, {"d", "LIST<DURATION>"}}, pk: []string{"k"}}.render(ks)},
 			stmt:  indexDDL(ks, "r_idxdurl_d_idx", "r_idxdurl", "d", true),
 			want:  "collections containing durations",
+		},
+		{
+			rule: kandra.RuleSecondaryIndex, what: "KEYS index on a list",
+			spec:  specOf("r_idxkl", nil, f[string]("K", pk0), f[[]string]("L", kandra.SecondaryIndex(kandra.IndexKeys()))),
+			setup: []string{tableDef{name: "r_idxkl", cols: []colDef{k, {"l", "LIST<TEXT>"}}, pk: []string{"k"}}.render(ks)},
+			stmt:  indexWith(ks, "r_idxkl_l_idx", "r_idxkl", "KEYS(l)", ""),
+			want:  "Cannot create index on keys of column l with non-map type",
+		},
+		{
+			rule: kandra.RuleSecondaryIndex, what: "ENTRIES index on a text column",
+			spec:  specOf("r_idxet", nil, f[string]("K", pk0), f[string]("X", kandra.SecondaryIndex(kandra.IndexEntries()))),
+			setup: []string{tableDef{name: "r_idxet", cols: []colDef{k, {"x", text}}, pk: []string{"k"}}.render(ks)},
+			stmt:  indexWith(ks, "r_idxet_x_idx", "r_idxet", "ENTRIES(x)", ""),
+			want:  "Non-collection columns only support simple indexes",
+		},
+		{
+			rule: kandra.RuleSecondaryIndex, what: "FULL index on a list that is not frozen",
+			spec:  specOf("r_idxfl", nil, f[string]("K", pk0), f[[]int32]("L", kandra.SecondaryIndex(kandra.IndexFull()))),
+			setup: []string{tableDef{name: "r_idxfl", cols: []colDef{k, {"l", "LIST<INT>"}}, pk: []string{"k"}}.render(ks)},
+			stmt:  indexWith(ks, "r_idxfl_l_idx", "r_idxfl", "FULL(l)", ""),
+			want:  "full() indexes can only be created on frozen collections",
+		},
+		{
+			rule: kandra.RuleSecondaryIndex, what: "VALUES index on a frozen list in the key",
+			spec:  specOf("r_idxvf", nil, f[string]("K", pk0), f[[]int32]("L", kandra.ClusteringKey(0, kandra.ClusteringAsc), kandra.SecondaryIndex(kandra.IndexValues()))),
+			setup: []string{tableDef{name: "r_idxvf", cols: []colDef{k, {"l", "FROZEN<LIST<INT>>"}}, pk: []string{"k"}, ck: []string{"l"}, asc: []bool{true}}.render(ks)},
+			stmt:  indexWith(ks, "r_idxvf_l_idx", "r_idxvf", "VALUES(l)", ""),
+			want:  "Frozen collections are immutable and must be fully indexed",
+		},
+		{
+			rule: kandra.RuleSAI, what: "SAI index on a blob",
+			spec:  specOf("r_saiblob", nil, f[string]("K", pk0), f[[]byte]("B", kandra.SecondaryIndex(kandra.UsingSAI()))),
+			setup: []string{tableDef{name: "r_saiblob", cols: []colDef{k, {"b", "BLOB"}}, pk: []string{"k"}}.render(ks)},
+			stmt:  indexWith(ks, "r_saiblob_b_idx", "r_saiblob", "b", " USING 'sai'"),
+			want:  "Unsupported type: blob",
+		},
+		{
+			rule: kandra.RuleSAI, what: "SAI index on a column whose name has a space",
+			spec:  specOf("r_saiodd", nil, f[string]("K", pk0), f[int32]("X", kandra.Column("odd name"), kandra.SecondaryIndex(kandra.UsingSAI()))),
+			setup: []string{tableDef{name: "r_saiodd", cols: []colDef{k, {"odd name", "INT"}}, pk: []string{"k"}}.render(ks)},
+			stmt:  indexWith(ks, "r_saiodd_odd_name_idx_", "r_saiodd", `"odd name"`, " USING 'sai'"),
+			want:  "contains non-alphanumeric-underscore characters",
+		},
+		{
+			rule: kandra.RuleSAI, what: "text analysis without UsingSAI",
+			spec:  specOf("r_saino", nil, f[string]("K", pk0), f[string]("X", kandra.SecondaryIndex(kandra.SAICaseInsensitive()))),
+			setup: []string{tableDef{name: "r_saino", cols: []colDef{k, {"x", text}}, pk: []string{"k"}}.render(ks)},
+			stmt:  indexWith(ks, "r_saino_x_idx", "r_saino", "x", " WITH OPTIONS = {'case_sensitive': 'false'}"),
+			want:  "Cannot specify options for a non-CUSTOM index",
+		},
+		{
+			rule: kandra.RuleSAI, what: "text analysis on a clustering column",
+			spec:  specOf("r_saick", nil, f[string]("K", pk0), f[string]("C", kandra.ClusteringKey(0, kandra.ClusteringAsc), kandra.SecondaryIndex(kandra.UsingSAI(), kandra.SAINormalize()))),
+			setup: []string{tableDef{name: "r_saick", cols: []colDef{k, {"c", text}}, pk: []string{"k"}, ck: []string{"c"}, asc: []bool{true}}.render(ks)},
+			stmt:  indexWith(ks, "r_saick_c_idx", "r_saick", "c", " USING 'sai' WITH OPTIONS = {'normalize': 'true'}"),
+			want:  "Analysis options are not supported on primary key columns",
+		},
+		{
+			rule: kandra.RuleSAI, what: "text analysis on an int",
+			spec:  specOf("r_saiint", nil, f[string]("K", pk0), f[int32]("N", kandra.SecondaryIndex(kandra.UsingSAI(), kandra.SAIASCII()))),
+			setup: []string{tableDef{name: "r_saiint", cols: []colDef{k, {"n", "INT"}}, pk: []string{"k"}}.render(ks)},
+			stmt:  indexWith(ks, "r_saiint_n_idx", "r_saiint", "n", " USING 'sai' WITH OPTIONS = {'ascii': 'true'}"),
+			want:  "CQL type int cannot be analyzed",
+		},
+		{
+			rule: kandra.RuleSAI, what: "text analysis on a map's entries",
+			spec:  specOf("r_saient", nil, f[string]("K", pk0), f[map[string]string]("M", kandra.SecondaryIndex(kandra.UsingSAI(), kandra.IndexEntries(), kandra.SAICaseInsensitive()))),
+			setup: []string{tableDef{name: "r_saient", cols: []colDef{k, {"m", "MAP<TEXT, TEXT>"}}, pk: []string{"k"}}.render(ks)},
+			stmt:  indexWith(ks, "r_saient_m_idx", "r_saient", "ENTRIES(m)", " USING 'sai' WITH OPTIONS = {'case_sensitive': 'false'}"),
+			want:  "cannot be analyzed",
 		},
 		{
 			// Issue 10, finding 7: a 2,000-level type overflows the server's

@@ -43,6 +43,7 @@ func Run(t *testing.T, n Node) {
 	t.Run("AgreementError", func(t *testing.T) { testAgreementError(t, n) })
 	t.Run("Migrate", func(t *testing.T) { testMigrate(t, n) })
 	t.Run("Static", func(t *testing.T) { testStatic(t, n) })
+	t.Run("IndexKinds", func(t *testing.T) { testIndexKinds(t, n) })
 }
 
 // The migrator's side of the adapter on the node: system_schema rows,
@@ -415,4 +416,120 @@ func testStatic(t *testing.T, n Node) {
 		t.Fatalf("v3 over v2's live schema plans %d impossible kind changes, want 2 (title static to regular, body regular to static):\n%s", kinds, p)
 	}
 	ok = true
+}
+
+// migDocV1 has an index of each kind and a collection target; migDocV2
+// asks for other kinds and analysis under the same index names.
+type migDocV1 struct {
+	ID    string
+	Title string
+	Size  int64
+	Attrs map[string]string
+	Blob  []byte
+}
+
+func (d *migDocV1) Describe(s *kandra.Schema[migDocV1]) {
+	s.Table("docs")
+	kandra.Bind(s, &d.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &d.Title, kandra.SecondaryIndex(kandra.UsingSAI(), kandra.SAICaseInsensitive()))
+	kandra.Bind(s, &d.Size, kandra.SecondaryIndex())
+	kandra.Bind(s, &d.Attrs, kandra.SecondaryIndex(kandra.IndexKeys()))
+	kandra.Bind(s, &d.Blob, kandra.SecondaryIndex(kandra.UsingLegacy()))
+}
+
+type migDocV2 migDocV1
+
+func (d *migDocV2) Describe(s *kandra.Schema[migDocV2]) {
+	s.Table("docs")
+	kandra.Bind(s, &d.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &d.Title, kandra.SecondaryIndex(kandra.UsingSAI()))
+	kandra.Bind(s, &d.Size, kandra.SecondaryIndex(kandra.UsingSAI()))
+	kandra.Bind(s, &d.Attrs, kandra.SecondaryIndex(kandra.IndexEntries()))
+	kandra.Bind(s, &d.Blob, kandra.SecondaryIndex(kandra.UsingLegacy()))
+}
+
+var (
+	migDocsV1 = kandra.MustRegister[migDocV1]()
+	migDocsV2 = kandra.MustRegister[migDocV2]()
+)
+
+// testIndexKinds: the migrator creates indexes of every kind, reads them
+// back from the node's system_schema.indexes as the model asks (a second
+// plan is empty, whatever kind the server's default made), and reports an
+// index whose kind, target or analysis the model changes as impossible,
+// with the manual path: CREATE INDEX IF NOT EXISTS of a taken name would
+// do nothing. It prints "real-server: index-migrate adapter=<Name>
+// changes=<n> ok=<bool>".
+func testIndexKinds(t *testing.T, n Node) {
+	ok, changes := false, 0
+	d, _ := n.Open(t) // skips without a node: then no summary line
+	defer func() {
+		fmt.Printf("real-server: index-migrate adapter=%s changes=%d ok=%t\n", n.Name, changes, ok && !t.Failed())
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	name := "kandra_adapter_index_" + n.Name + "_" + hex.EncodeToString(b)
+	t.Cleanup(func() { _ = d.ExecSchema(context.Background(), "DROP KEYSPACE IF EXISTS "+name) })
+	keyspace := func(src kandra.SchemaSource) *kandra.Keyspace {
+		ks, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: name, Targets: kandra.Cassandra5 | kandra.Cassandra5Latest, Replication: kandra.SimpleStrategy(1)}, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ks
+	}
+	v1, v2 := keyspace(migDocsV1), keyspace(migDocsV2)
+	res, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := 0
+	for _, s := range res.Applied {
+		if s.Kind == migrate.CreateIndex {
+			created++
+		}
+	}
+	if created != 4 {
+		t.Fatalf("v1 created %d indexes, want 4: %+v", created, res.Applied)
+	}
+	if res, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{}); err != nil || !res.Plan.Empty() {
+		t.Fatalf("v1 again: the live indexes do not read back as the model's:\n%v, %v", res.Plan, err)
+	}
+	live, err := migrate.Read(ctx, d, v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := migrate.NewPlan(v2, live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"docs_title_idx": "sai index on column, case_sensitive=false in live, sai index on column in the model",
+		"docs_size_idx":  "legacy index on column in live, sai index on column in the model",
+		"docs_attrs_idx": "index on keys in live, default index on entries in the model",
+	}
+	// Under default_secondary_index sai, v1's default index on size is SAI
+	// already, as v2 asks.
+	for _, ix := range live.Table("docs").Indexes {
+		if ix.Name == "docs_size_idx" && ix.Kind == "CUSTOM" {
+			delete(want, "docs_size_idx")
+		}
+	}
+	for _, s := range p.Steps {
+		if s.Kind != migrate.ChangeIndex {
+			t.Errorf("v2 step %s: %s, want only change-index steps", s.ID, s.Reason)
+			continue
+		}
+		ix := strings.TrimPrefix(s.ID, "change-index:")
+		if w, found := want[ix]; !found || s.Class != migrate.Impossible || !strings.Contains(s.Reason, w) || !strings.Contains(s.Manual, "DROP INDEX") {
+			t.Errorf("v2 step %s: %v %q (manual %q), want impossible with %q", s.ID, s.Class, s.Reason, s.Manual, w)
+			continue
+		}
+		changes++
+	}
+	ok = changes == len(want)
+	if !ok {
+		t.Errorf("v2 planned %d index changes, want %d:\n%v", changes, len(want), p)
+	}
 }

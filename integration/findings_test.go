@@ -136,6 +136,15 @@ func findings() []finding {
 				createFor(t, s, ks, serverTarget(), ts)
 				return "USING 'sai' WITH OPTIONS and USING 'legacy_local_table': " + writeAndFindByIndexes(t, s, ks, ts)
 			}},
+		{rule: kandra.RuleSAI, what: "text analysis without UsingSAI on a legacy default", targets: kandra.Cassandra5,
+			run: func(t *testing.T, s *gocql.Session, ks string) string {
+				return analysisWithoutSAI(t, s, ks, "Cannot specify options for a non-CUSTOM index")
+			}},
+		{rule: kandra.RuleSAI, what: "text analysis without UsingSAI where the default index is SAI", targets: kandra.Cassandra5Latest, kind: stricterHere,
+			run: func(t *testing.T, s *gocql.Session, ks string) string {
+				analysisWithoutSAI(t, s, ks, "")
+				return "the latest node takes CREATE INDEX ... WITH OPTIONS without USING (its default index is SAI); kandra asks for UsingSAI, so that the same model is not refused on Cassandra5 and ScyllaDB"
+			}},
 		{rule: kandra.RuleSAIIndex, what: "a blob index with UsingLegacy under default_secondary_index sai: accepted, written and found", targets: kandra.Cassandra5Latest, kind: acceptedHere,
 			run: func(t *testing.T, s *gocql.Session, ks string) string {
 				ts := mustBuild(t, specOf("r_legblob", nil, f[string]("K", pk0), f[[]byte]("B", kandra.SecondaryIndex(kandra.UsingLegacy())), f[[][]byte]("L", kandra.SecondaryIndex(kandra.UsingLegacy()))))
@@ -527,4 +536,29 @@ func pointersOf(ts *kandra.TableSchema, e any) []any {
 		out = append(out, p)
 	}
 	return out
+}
+
+// analysisWithoutSAI: kandra refuses an index with text analysis but no
+// UsingSAI, and the node refuses the statement kandra would have sent
+// with want in its message, or, for want "", takes it.
+func analysisWithoutSAI(t *testing.T, s *gocql.Session, ks, want string) string {
+	t.Helper()
+	sp := specOf("r_saino", nil, f[string]("K", pk0), f[string]("X", kandra.SecondaryIndex(kandra.SAICaseInsensitive())))
+	var se *kandra.SchemaError
+	if _, err := dynamic.Build(sp); !errors.As(err, &se) || se.Rule != kandra.RuleSAI {
+		t.Fatalf("kandra: got %v, want a %s error", err, kandra.RuleSAI)
+	}
+	table := tableDef{name: "r_saino", cols: []colDef{{"k", "TEXT"}, {"x", "TEXT"}}, pk: []string{"k"}}.render(ks)
+	if err := execDDL(s, table); err != nil {
+		t.Fatal(err)
+	}
+	stmt := indexWith(ks, "r_saino_x_idx", "r_saino", "x", " WITH OPTIONS = {'case_sensitive': 'false'}")
+	err := s.Query(stmt).Exec()
+	switch {
+	case want == "" && err != nil:
+		t.Fatalf("the node refused %s: %v", stmt, err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Fatalf("%s: %v, want a refusal with %q", stmt, err, want)
+	}
+	return "refused by kandra: " + se.Error()
 }

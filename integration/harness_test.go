@@ -531,15 +531,51 @@ func readTable(s *gocql.Session, ks, table string) (ttl, gc int, found bool, err
 
 // readIndexes maps index name to its options' target.
 func readIndexes(s *gocql.Session, ks, table string) (map[string]string, error) {
-	iter := s.Query(`SELECT index_name, options FROM system_schema.indexes WHERE keyspace_name = ? AND table_name = ?`, ks, table).Iter()
+	all, err := readIndexOptions(s, ks, table)
 	out := map[string]string{}
+	for name, opts := range all {
+		out[name] = opts["target"]
+	}
+	return out, err
+}
+
+// readIndexOptions maps index name to its options (target, class_name,
+// the analysis options).
+func readIndexOptions(s *gocql.Session, ks, table string) (map[string]map[string]string, error) {
+	iter := s.Query(`SELECT index_name, options FROM system_schema.indexes WHERE keyspace_name = ? AND table_name = ?`, ks, table).Iter()
+	out := map[string]map[string]string{}
 	var name string
 	var opts map[string]string
 	for iter.Scan(&name, &opts) {
-		out[name] = opts["target"]
+		out[name] = opts
 		opts = nil
 	}
 	return out, iter.Close()
+}
+
+// indexKindProblem says how a live index's options differ from the kind
+// and analysis kandra asked for, or "": an SAI index is a custom one of
+// class sai with the analysis options as given, a legacy one has no class,
+// and a default one is whatever the server's default made.
+func indexKindProblem(c *kandra.ColumnSchema, opts map[string]string) string {
+	spec, _ := c.Index()
+	class := opts["class_name"]
+	switch spec.Kind {
+	case kandra.IndexSAI:
+		if class != "sai" && !strings.HasSuffix(class, "StorageAttachedIndex") {
+			return fmt.Sprintf("class_name %q, want an SAI class", class)
+		}
+	case kandra.IndexLegacy:
+		if class != "" {
+			return fmt.Sprintf("class_name %q, want none (a legacy index)", class)
+		}
+	}
+	for k, v := range spec.AnalysisOptions() {
+		if !strings.EqualFold(opts[k], v) {
+			return fmt.Sprintf("option %s = %q, want %q", k, opts[k], v)
+		}
+	}
+	return ""
 }
 
 const serverDefaultGCGrace = 864000
@@ -607,13 +643,11 @@ func indexIn(cols []*kandra.ColumnSchema, c *kandra.ColumnSchema) int {
 // values(col) for a non-frozen collection (what a bare column means for
 // one), the column otherwise. Names are compared unquoted.
 func indexTarget(c *kandra.ColumnSchema) string {
-	switch {
-	case c.Type().IsCollection() && c.Role() != kandra.RegularColumn:
-		return "full(" + c.Name() + ")"
-	case c.Type().IsCollection():
-		return "values(" + c.Name() + ")"
+	spec, _ := c.Index()
+	if spec.Target == kandra.IndexTargetColumn {
+		return c.Name()
 	}
-	return c.Name()
+	return spec.Target.String() + "(" + c.Name() + ")"
 }
 
 // unquoteTarget turns the server's target (`"Mixed"`, `full("a""b")`) into
@@ -690,13 +724,18 @@ func compareSchema(s *gocql.Session, ks string, ts *kandra.TableSchema) ([]strin
 			return nil, err
 		}
 	}
-	got, err := readIndexes(s, ks, ts.Name())
+	all, err := readIndexOptions(s, ks, ts.Name())
 	if err != nil {
 		return nil, err
 	}
+	got := map[string]string{}
+	for n, opts := range all {
+		got[n] = opts["target"]
+	}
 	want := map[string]string{}
+	byName := map[string]*kandra.ColumnSchema{}
 	for _, c := range ts.SecondaryIndexes() {
-		want[ts.IndexName(c)] = indexTarget(c)
+		want[ts.IndexName(c)], byName[ts.IndexName(c)] = indexTarget(c), c
 	}
 	for n, target := range want {
 		g, ok := got[n]
@@ -705,6 +744,10 @@ func compareSchema(s *gocql.Session, ks string, ts *kandra.TableSchema) ([]strin
 			diffs = append(diffs, fmt.Sprintf("%s: index %q missing", ts.Name(), n))
 		case unquoteTarget(g) != target:
 			diffs = append(diffs, fmt.Sprintf("%s: index %q target %q, want %q", ts.Name(), n, g, target))
+		default:
+			if p := indexKindProblem(byName[n], all[n]); p != "" {
+				diffs = append(diffs, fmt.Sprintf("%s: index %q: %s", ts.Name(), n, p))
+			}
 		}
 	}
 	for n, g := range got {

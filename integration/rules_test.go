@@ -448,13 +448,6 @@ func ruleCases() []ruleCase {
 			want:  "contains non-alphanumeric-underscore characters",
 		},
 		{
-			rule: kandra.RuleSAI, what: "text analysis without UsingSAI",
-			spec:  specOf("r_saino", nil, f[string]("K", pk0), f[string]("X", kandra.SecondaryIndex(kandra.SAICaseInsensitive()))),
-			setup: []string{tableDef{name: "r_saino", cols: []colDef{k, {"x", text}}, pk: []string{"k"}}.render(ks)},
-			stmt:  indexWith(ks, "r_saino_x_idx", "r_saino", "x", " WITH OPTIONS = {'case_sensitive': 'false'}"),
-			want:  "Cannot specify options for a non-CUSTOM index",
-		},
-		{
 			rule: kandra.RuleSAI, what: "text analysis on a clustering column",
 			spec:  specOf("r_saick", nil, f[string]("K", pk0), f[string]("C", kandra.ClusteringKey(0, kandra.ClusteringAsc), kandra.SecondaryIndex(kandra.UsingSAI(), kandra.SAINormalize()))),
 			setup: []string{tableDef{name: "r_saick", cols: []colDef{k, {"c", text}}, pk: []string{"k"}, ck: []string{"c"}, asc: []bool{true}}.render(ks)},

@@ -36,6 +36,7 @@ func registerCatalogue() ([]*kandra.TableSchema, error) {
 		schemaOf[CappedLimits],
 		schemaOf[KeyOnly],
 		schemaOf[Topic],
+		schemaOf[Product],
 	}
 	if latestMode() {
 		// Past 2038: writable only with storage_compatibility_mode NONE.

@@ -341,3 +341,30 @@ func (p *Topic) Describe(s *kandra.Schema[Topic]) {
 	kandra.Bind(s, &p.Tags, kandra.Static())
 	kandra.Bind(s, &p.Pinned, kandra.Static())
 }
+
+// Product has an index of each kind on a populated table: SAI with text
+// analysis, SAI on a number (read by range), a legacy index on a blob and
+// on a map's keys, SAI on a map's entries, and the default index on a
+// set's values and on a frozen list in the key.
+type Product struct {
+	Shop    string
+	Options []string
+	Name    string
+	Price   int64
+	Thumb   []byte
+	Attrs   map[string]string
+	Specs   map[string]int32
+	Labels  map[string]struct{}
+}
+
+func (p *Product) Describe(s *kandra.Schema[Product]) {
+	s.Table("products")
+	kandra.Bind(s, &p.Shop, kandra.PartitionKey(0))
+	kandra.Bind(s, &p.Options, kandra.ClusteringKey(0, kandra.ClusteringAsc), kandra.SecondaryIndex(kandra.IndexFull()))
+	kandra.Bind(s, &p.Name, kandra.SecondaryIndex(kandra.UsingSAI(), kandra.SAICaseInsensitive(), kandra.SAIASCII()))
+	kandra.Bind(s, &p.Price, kandra.SecondaryIndex(kandra.UsingSAI()))
+	kandra.Bind(s, &p.Thumb, kandra.SecondaryIndex(kandra.UsingLegacy()))
+	kandra.Bind(s, &p.Attrs, kandra.SecondaryIndex(kandra.UsingLegacy(), kandra.IndexKeys()))
+	kandra.Bind(s, &p.Specs, kandra.SecondaryIndex(kandra.UsingSAI(), kandra.IndexEntries()))
+	kandra.Bind(s, &p.Labels, kandra.SecondaryIndex())
+}

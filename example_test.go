@@ -256,3 +256,41 @@ func ExampleStatic() {
 	// )
 	// WITH CLUSTERING ORDER BY (reply_id ASC);
 }
+
+// Item has an index of each kind kandra renders: SAI with text analysis,
+// SAI on a number (read by range), a legacy index on a map's keys.
+type Item struct {
+	Shop  string
+	SKU   string
+	Name  string
+	Price int64
+	Attrs map[string]string
+}
+
+func (i *Item) Describe(s *kandra.Schema[Item]) {
+	s.Table("items")
+	kandra.Bind(s, &i.Shop, kandra.PartitionKey(0))
+	kandra.Bind(s, &i.SKU, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+	kandra.Bind(s, &i.Name, kandra.SecondaryIndex(kandra.UsingSAI(), kandra.SAICaseInsensitive(), kandra.SAIASCII()))
+	kandra.Bind(s, &i.Price, kandra.SecondaryIndex(kandra.UsingSAI()))
+	kandra.Bind(s, &i.Attrs, kandra.SecondaryIndex(kandra.UsingLegacy(), kandra.IndexKeys()))
+}
+
+func ExampleSecondaryIndex() {
+	items := kandra.MustRegister[Item]()
+	// Explicit kinds are Cassandra's: the keyspace targets Cassandra only.
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "shop", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3}),
+		Targets: kandra.Cassandra5 | kandra.Cassandra5Latest}, items)
+	for _, c := range items.Schema().SecondaryIndexes() {
+		ddl, _ := ks.CreateIndex(items, c)
+		spec, _ := c.Index()
+		fmt.Printf("%s\n  ranges: %t\n", ddl, spec.Ranges)
+	}
+	// Output:
+	// CREATE INDEX IF NOT EXISTS items_name_idx ON shop.items (name) USING 'sai' WITH OPTIONS = {'ascii': 'true', 'case_sensitive': 'false'};
+	//   ranges: false
+	// CREATE INDEX IF NOT EXISTS items_price_idx ON shop.items (price) USING 'sai';
+	//   ranges: true
+	// CREATE INDEX IF NOT EXISTS items_attrs_idx ON shop.items (KEYS(attrs)) USING 'legacy_local_table';
+	//   ranges: false
+}

@@ -212,17 +212,7 @@ func testMigrate(t *testing.T, n Node) {
 	d, _ := n.Open(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	name := "kandra_adapter_migrate_" + n.Name + "_" + hex.EncodeToString(b)
-	t.Cleanup(func() { _ = d.ExecSchema(context.Background(), "DROP KEYSPACE IF EXISTS "+name) })
-	keyspace := func(src kandra.SchemaSource) *kandra.Keyspace {
-		ks, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: name, Targets: kandra.Cassandra5, Replication: kandra.SimpleStrategy(1)}, src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ks
-	}
+	keyspace := scratch(t, d, "migrate", n, kandra.Cassandra5)
 	v1, v2 := keyspace(migAccountsV1), keyspace(migAccountsV2)
 	if res, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{}); err != nil || len(res.Applied) != 2 { // the keyspace, the table
 		t.Fatalf("v1: %+v, %v", res, err)
@@ -337,17 +327,7 @@ func testStatic(t *testing.T, n Node) {
 	defer func() { fmt.Printf("real-server: static-migrate adapter=%s ok=%t\n", n.Name, ok && !t.Failed()) }()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	name := "kandra_adapter_static_" + n.Name + "_" + hex.EncodeToString(b)
-	t.Cleanup(func() { _ = d.ExecSchema(context.Background(), "DROP KEYSPACE IF EXISTS "+name) })
-	keyspace := func(src kandra.SchemaSource) *kandra.Keyspace {
-		ks, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: name, Targets: kandra.Cassandra5, Replication: kandra.SimpleStrategy(1)}, src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ks
-	}
+	keyspace := scratch(t, d, "static", n, kandra.Cassandra5)
 	v1, v2, v3 := keyspace(migPostsV1), keyspace(migPostsV2), keyspace(migPostsV3)
 	if _, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{}); err != nil {
 		t.Fatal(err)
@@ -468,17 +448,7 @@ func testIndexKinds(t *testing.T, n Node) {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	name := "kandra_adapter_index_" + n.Name + "_" + hex.EncodeToString(b)
-	t.Cleanup(func() { _ = d.ExecSchema(context.Background(), "DROP KEYSPACE IF EXISTS "+name) })
-	keyspace := func(src kandra.SchemaSource) *kandra.Keyspace {
-		ks, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: name, Targets: kandra.Cassandra5 | kandra.Cassandra5Latest, Replication: kandra.SimpleStrategy(1)}, src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ks
-	}
+	keyspace := scratch(t, d, "index", n, kandra.Cassandra5 | kandra.Cassandra5Latest)
 	v1, v2 := keyspace(migDocsV1), keyspace(migDocsV2)
 	res, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{})
 	if err != nil {
@@ -531,5 +501,22 @@ func testIndexKinds(t *testing.T, n Node) {
 	ok = changes == len(want)
 	if !ok {
 		t.Errorf("v2 planned %d index changes, want %d:\n%v", changes, len(want), p)
+	}
+}
+
+// scratch names a fresh keyspace for one scenario, kandra_adapter_<what>_
+// <adapter>_<random>, dropped when t ends, and returns the keyspace of a
+// model's tables there for targets.
+func scratch(t *testing.T, d migrate.Driver, what string, n Node, targets kandra.Target) func(kandra.SchemaSource) *kandra.Keyspace {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	name := "kandra_adapter_" + what + "_" + n.Name + "_" + hex.EncodeToString(b)
+	t.Cleanup(func() { _ = d.ExecSchema(context.Background(), "DROP KEYSPACE IF EXISTS "+name) })
+	return func(src kandra.SchemaSource) *kandra.Keyspace {
+		ks, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: name, Targets: targets, Replication: kandra.SimpleStrategy(1)}, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ks
 	}
 }

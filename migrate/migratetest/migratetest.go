@@ -448,7 +448,7 @@ func testIndexKinds(t *testing.T, n Node) {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	keyspace := scratch(t, d, "index", n, kandra.Cassandra5 | kandra.Cassandra5Latest)
+	keyspace := scratch(t, d, "index", n, kandra.Cassandra5|kandra.Cassandra5Latest)
 	v1, v2 := keyspace(migDocsV1), keyspace(migDocsV2)
 	res, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{})
 	if err != nil {

@@ -801,6 +801,9 @@ func (b *builder) checkOptionValues() error {
 	if c := o.write; c != nil && !c.IsValid() {
 		return b.fail("", RuleOptionRange, "WriteConsistency is given an unknown level "+c.String())
 	}
+	if p := o.storage.problem(); p != "" {
+		return b.fail("", RuleOptionRange, p)
+	}
 	return b.each(func(c *ColumnSchema, s *fieldSpec) error {
 		for _, cl := range s.clustering {
 			if !cl.order.IsValid() {
@@ -883,6 +886,7 @@ func (b *builder) assemble() *TableSchema {
 		c := *o.cache
 		t.cache = &c
 	}
+	t.storage = o.storage.clone()
 	if sd := o.softDelete; sd != nil {
 		t.softDelete = &SoftDeleteConfig{TTL: sd.ttl}
 		if b.marker >= 0 {

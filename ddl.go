@@ -15,7 +15,10 @@ import (
 // Names are qualified with the keyspace's.
 
 // ddlSpec is how a statement is written: the keyspace qualifier.
-type ddlSpec struct{ keyspace string }
+type ddlSpec struct {
+	keyspace string
+	scylla   bool // every target is ScyllaDB's: its dialect of the storage options
+}
 
 func (s ddlSpec) qualify(b *strings.Builder, cqlTable string) {
 	if s.keyspace != "" {
@@ -25,7 +28,9 @@ func (s ddlSpec) qualify(b *strings.Builder, cqlTable string) {
 	b.WriteString(cqlTable)
 }
 
-func (k *Keyspace) ddl() ddlSpec { return ddlSpec{keyspace: k.spec.Name} }
+func (k *Keyspace) ddl() ddlSpec {
+	return ddlSpec{keyspace: k.spec.Name, scylla: k.Targets()&cassandraTargets == 0}
+}
 
 // member returns src's schema if it is one of the keyspace's tables.
 func (k *Keyspace) member(fn string, src SchemaSource) (*TableSchema, error) {
@@ -99,7 +104,13 @@ func createTable(t *TableSchema, s ddlSpec) string {
 	}
 	if t.hasGCGrace {
 		b.WriteString(sep)
+		sep = "\nAND "
 		b.WriteString("gc_grace_seconds = " + strconv.Itoa(t.gcGrace))
+	}
+	for _, o := range t.storage.render(s.scylla) {
+		b.WriteString(sep)
+		sep = "\nAND "
+		b.WriteString(o)
 	}
 	b.WriteByte(';')
 	return b.String()
@@ -173,6 +184,20 @@ func createLookupTable(l *LookupTableSchema, s ddlSpec) string {
 	}
 	b.WriteString(")\n);")
 	return b.String()
+}
+
+// StorageOptionItems renders the storage options of table t of the
+// keyspace (kandra.Compaction, Compression, Caching, ...) as CREATE TABLE
+// writes them for the keyspace's targets, one WITH item each, in a fixed
+// order: "compaction = {'class': 'LeveledCompactionStrategy'}". An ALTER
+// TABLE ... WITH takes the same items. A table that is not in the keyspace
+// is a *SchemaError.
+func (k *Keyspace) StorageOptionItems(t SchemaSource) ([]string, error) {
+	ts, err := k.member("StorageOptionItems", t)
+	if err != nil {
+		return nil, err
+	}
+	return ts.storage.render(k.ddl().scylla), nil
 }
 
 // CreateIndex renders the CREATE INDEX statement for column c of table t

@@ -294,3 +294,59 @@ func ExampleSecondaryIndex() {
 	// CREATE INDEX IF NOT EXISTS items_attrs_idx ON shop.items (KEYS(attrs)) USING 'legacy_local_table';
 	//   ranges: false
 }
+
+// Metric is a time series kept 30 days, compacted in daily windows.
+type Metric struct {
+	Sensor string
+	At     time.Time
+	Value  float64
+}
+
+func (m *Metric) Describe(s *kandra.Schema[Metric]) {
+	s.Table("metrics",
+		kandra.DefaultTTL(30*24*time.Hour),
+		kandra.Compaction(kandra.TimeWindow(kandra.Days, 1)),
+		kandra.Compression(kandra.Zstd, 64),
+		kandra.Comment("sensor readings, 30 days"),
+		kandra.SpeculativeRetry("99p"),
+	)
+	kandra.Bind(s, &m.Sensor, kandra.PartitionKey(0))
+	kandra.Bind(s, &m.At, kandra.ClusteringKey(0, kandra.ClusteringDesc))
+}
+
+// ExampleCompaction renders storage options in each server's dialect:
+// compression takes class on Cassandra and sstable_compression on
+// ScyllaDB, so the two keyspaces are two values.
+func ExampleCompaction() {
+	metrics := kandra.MustRegister[Metric]()
+	for _, targets := range []kandra.Target{kandra.Cassandra5 | kandra.Cassandra5Latest, kandra.Scylla2026} {
+		ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "iot", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3}), Targets: targets}, metrics)
+		ddl, _ := ks.CreateTable(metrics)
+		fmt.Println(ddl)
+	}
+	// Output:
+	// CREATE TABLE IF NOT EXISTS iot.metrics (
+	//     sensor TEXT,
+	//     at TIMESTAMP,
+	//     value DOUBLE,
+	//     PRIMARY KEY (sensor, at)
+	// )
+	// WITH CLUSTERING ORDER BY (at DESC)
+	// AND default_time_to_live = 2592000
+	// AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'DAYS', 'compaction_window_size': '1'}
+	// AND compression = {'class': 'ZstdCompressor', 'chunk_length_in_kb': '64'}
+	// AND comment = 'sensor readings, 30 days'
+	// AND speculative_retry = '99p';
+	// CREATE TABLE IF NOT EXISTS iot.metrics (
+	//     sensor TEXT,
+	//     at TIMESTAMP,
+	//     value DOUBLE,
+	//     PRIMARY KEY (sensor, at)
+	// )
+	// WITH CLUSTERING ORDER BY (at DESC)
+	// AND default_time_to_live = 2592000
+	// AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'DAYS', 'compaction_window_size': '1'}
+	// AND compression = {'sstable_compression': 'ZstdCompressor', 'chunk_length_in_kb': '64'}
+	// AND comment = 'sensor readings, 30 days'
+	// AND speculative_retry = '99p';
+}

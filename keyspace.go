@@ -628,3 +628,28 @@ func (k *keyspaceBuilder) checkIndexKinds() error {
 	}
 	return nil
 }
+
+// checkOptionTargets refuses a storage option a target of the keyspace
+// lacks, and one the two servers write differently when the targets are
+// of both.
+func (k *keyspaceBuilder) checkOptionTargets() error {
+	for _, t := range k.tables {
+		o := t.storage
+		if o.isZero() {
+			continue
+		}
+		err := k.each(AllTargets, func(target Target) error {
+			if p := o.targetProblem(target); p != "" {
+				return k.fail(RuleOptionTarget, fmt.Sprintf("table %s of %s: %s, and the keyspace targets %s; drop the option, or set Targets to the servers that have it", t.name, t.entity, p, target))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if (o.Compression != nil || o.CDC != nil) && k.targets&cassandraTargets != 0 && k.targets&scyllaTargets != 0 {
+			return k.fail(RuleOptionTarget, fmt.Sprintf("table %s of %s sets Compression or CDC, which Cassandra and ScyllaDB write differently (compression's class or sstable_compression, cdc true or a map), and the keyspace targets both; give each server its own keyspace value (Targets: kandra.Cassandra5 | kandra.Cassandra5Latest, or the ScyllaDB targets), or drop the option", t.name, t.entity))
+		}
+	}
+	return nil
+}

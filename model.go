@@ -363,6 +363,7 @@ type TableSchema struct {
 	hasRead    bool
 	write      Consistency
 	hasWrite   bool
+	storage    StorageOptions
 }
 
 // EntityType is the Go struct type the table was registered for.

@@ -318,12 +318,7 @@ func parseCreateTable(s string) (*createTable, error) {
 				key := p.peek(0).src
 				p.pos++
 				p.expect("=")
-				if v := p.peek(0); v.kind == tokNumber {
-					ct.with = append(ct.with, withOpt{key: key, value: v.src})
-					p.pos++
-				} else {
-					p.fail("want a number")
-				}
+				ct.with = append(ct.with, withOpt{key: key, value: p.optionValue()})
 			}
 			if !p.isWord("AND") {
 				break
@@ -427,6 +422,52 @@ func parseCreateIndex(s string) (*createIndex, error) {
 		return nil, p.err
 	}
 	return ci, nil
+}
+
+// optionValue reads a WITH option's value as written: a number (with a
+// fraction), a string literal, or a map of string literals, rendered
+// {'k': 'v', ...}.
+func (p *parser) optionValue() string {
+	switch t := p.peek(0); {
+	case t.kind == tokNumber:
+		p.pos++
+		v := t.src
+		if p.isSym(".") && p.peek(1).kind == tokNumber {
+			v += "." + p.peek(1).src
+			p.pos += 2
+		}
+		return v
+	case t.kind == tokString:
+		p.pos++
+		return t.src
+	case p.isSym("{"):
+		p.pos++
+		var kv []string
+		for p.err == nil && !p.isSym("}") {
+			k := p.peek(0)
+			if k.kind != tokString {
+				p.fail("want a string key")
+				break
+			}
+			p.pos++
+			p.expect(":")
+			v := p.peek(0)
+			if v.kind != tokString {
+				p.fail("want a string value")
+				break
+			}
+			p.pos++
+			kv = append(kv, k.src+": "+v.src)
+			if !p.isSym(",") {
+				break
+			}
+			p.pos++
+		}
+		p.expect("}")
+		return "{" + strings.Join(kv, ", ") + "}"
+	}
+	p.fail("want a number, a string or a map")
+	return ""
 }
 
 // str reads a string literal, decoded.
@@ -741,6 +782,10 @@ func TestPropertyCreateTable(t *testing.T) {
 		}
 		if m.GCGrace != nil {
 			wantWith = append(wantWith, withOpt{key: "gc_grace_seconds", value: strconv.Itoa(*m.GCGrace)})
+		}
+		for _, item := range m.StorageItems(ks.Targets()&(kandra.Cassandra5|kandra.Cassandra5Latest) == 0) {
+			k, v, _ := strings.Cut(item, " = ")
+			wantWith = append(wantWith, withOpt{key: k, value: v})
 		}
 		if len(ct.with) != len(wantWith) || len(wantWith) > 0 && !reflect.DeepEqual(ct.with, wantWith) {
 			t.Fatalf("WITH %+v, want %+v", ct.with, wantWith)
@@ -1181,7 +1226,8 @@ func TestPropertyGeneratorCoverage(t *testing.T) {
 		"AsType to another allowed type", "AsType on a type without a mapping", "go:schematest.Ref",
 		"go:schematest.Stamp", "go:schematest.Peer", "go:[16]uint8", "zero-size twins", "index on a blob",
 		"index on an override that is not all word characters", "column name of 1024 bytes", "Static",
-		"index kind sai", "index kind legacy", "SAI analysis", "index target values", "index target keys", "index target entries", "index target full"} {
+		"index kind sai", "index kind legacy", "SAI analysis", "index target values", "index target keys", "index target entries", "index target full",
+		"Compaction STCS", "Compaction LCS", "Compaction TWCS", "Compression", "Comment", "SpeculativeRetry", "BloomFilterFPChance"} {
 		if valid[f] == 0 {
 			t.Errorf("no valid spec of the %d fixed seeds has %q", validCoverageSeeds, f)
 		}

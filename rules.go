@@ -125,6 +125,11 @@ const (
 	// RuleIndexKind: an index kind only Cassandra has (UsingSAI,
 	// UsingLegacy) in a keyspace with a ScyllaDB target.
 	RuleIndexKind Rule = "index-kind"
+	// RuleOptionTarget: a storage option a target of the keyspace lacks
+	// (Unified compaction or Memtable off Cassandra, TombstoneGC off
+	// ScyllaDB, ...), or one written differently by the two servers
+	// (Compression, CDC) in a keyspace with targets of both.
+	RuleOptionTarget Rule = "option-target"
 )
 
 // Scope says what a rule is checked on.
@@ -255,6 +260,8 @@ var ruleTable = []ruleRow{
 		`"Unsupported type: blob"; "... contains non-alphanumeric-underscore characters"`}, nil, (*keyspaceBuilder).checkSAIIndexes},
 	{RuleInfo{RuleIndexKind, KeyspaceScope, scyllaTargets, "UsingSAI and UsingLegacy are Cassandra's: no explicit index kind on a ScyllaDB target",
 		`"Non-supported custom class 'sai' provided" (to 2026.1); "StorageAttachedIndex (SAI) is only supported on vector columns" (2026.2+)`}, nil, (*keyspaceBuilder).checkIndexKinds},
+	{RuleInfo{RuleOptionTarget, KeyspaceScope, AllTargets, "each storage option is one every target has (Memtable by each yaml's configurations, CDC(true) on none of Cassandra's); Compression and CDC with targets of one server",
+		`"Unable to find compaction strategy class"; "Memtable configuration \"trie\" not found"; "Unknown property 'tombstone_gc'"; compression's class (Cassandra) and sstable_compression (ScyllaDB)`}, nil, (*keyspaceBuilder).checkOptionTargets},
 }
 
 // Rules returns every rule in the order it is checked: the entity rules

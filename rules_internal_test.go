@@ -726,6 +726,25 @@ func ruleCases() []ruleCase {
 		// option-range on the table
 		{"TTL -1", RuleOptionRange, "", "DefaultTTL -1s is outside 0..175200h0m0s (630720000 s)", withTable(DefaultTTL(-1 * time.Second))},
 		{"TTL 630720001", RuleOptionRange, "", "DefaultTTL 175200h0m1s is outside 0..175200h0m0s (630720000 s)", withTable(DefaultTTL(MaxTTL + time.Second))},
+		{"Leveled with a negative size", RuleOptionRange, "", "SSTableSizeMB is for Leveled only, and at least 1", withTable(Compaction(Leveled(-1)))},
+		{"TimeWindow without a unit", RuleOptionRange, "", "TimeWindow takes kandra.Minutes, Hours or Days", withTable(Compaction(TimeWindow(0, 2)))},
+		{"TimeWindow with an unknown unit", RuleOptionRange, "", "TimeWindow takes kandra.Minutes", withTable(Compaction(TimeWindow(9, 2)))},
+		{"an unknown compaction", RuleOptionRange, "", "Compaction is given CompactionKind(0)", withTable(Compaction(CompactionStrategy{}))},
+		{"scaling parameters off Unified", RuleOptionRange, "", "ScalingParameters are for Unified only", withTable(Compaction(CompactionStrategy{Kind: LeveledKind, ScalingParameters: "T4"}))},
+		{"bad scaling parameters", RuleOptionRange, "", `scaling parameters "fast" are not`, withTable(Compaction(Unified("fast")))},
+		{"a chunk of 3 KB", RuleOptionRange, "", "chunk length 3 KB is not a power of two", withTable(Compression(LZ4, 3))},
+		{"an unknown compressor", RuleOptionRange, "", "Compression is given Compressor(7)", withTable(Compression(7, 0))},
+		{"bloom filter chance 0", RuleOptionRange, "", "BloomFilterFPChance 0 is outside (0, 1]", withTable(BloomFilterFPChance(0))},
+		{"bloom filter chance 1.5", RuleOptionRange, "", "BloomFilterFPChance 1.5 is outside", withTable(BloomFilterFPChance(1.5))},
+		{"speculative retry sometimes", RuleOptionRange, "", `SpeculativeRetry: "sometimes" is none of`, withTable(SpeculativeRetry("sometimes"))},
+		{"speculative retry at 100p", RuleOptionRange, "", `"100p" is a percentile outside (0, 100)`, withTable(SpeculativeRetry("100p"))},
+		{"MIN of NONE", RuleOptionRange, "", "MIN and MAX take a percentile and a time", withTable(SpeculativeRetry("MIN(NONE,50ms)"))},
+		{"caching rows -2", RuleOptionRange, "", "rows per partition is -2", withTable(Caching(true, -2))},
+		{"a memtable named with a dash", RuleOptionRange, "", `Memtable "a-b" names no memtable configuration`, withTable(Memtable("a-b"))},
+		{"an unknown tombstone_gc mode", RuleOptionRange, "", "TombstoneGC is given TombstoneGCMode(9)", withTable(TombstoneGC(9))},
+		{"a rate limit of nothing", RuleOptionRange, "", "PerPartitionRateLimit takes reads and writes", withTable(PerPartitionRateLimit(0, 0))},
+		{"a comment that is not UTF-8", RuleOptionRange, "", "Comment is not valid UTF-8", withTable(Comment("\xff"))},
+		{"compaction twice", RuleConflictingOptions, "", "Compaction is set twice with different values", withTable(Compaction(SizeTiered()), Compaction(Leveled(0)))},
 		{"gc grace -1", RuleOptionRange, "", "GCGrace -1s is outside 0..596523h14m7s (2147483647 s)", withTable(GCGrace(-1 * time.Second))},
 		{"soft-delete TTL -1", RuleOptionRange, "", "the SoftDelete TTL -1s is outside 0..175200h0m0s", withTable(SoftDelete(-1*time.Second, nil))},
 		{"soft-delete TTL 630720001", RuleOptionRange, "", "the SoftDelete TTL 175200h0m1s is outside", withTable(SoftDelete(MaxTTL+time.Second, nil))},
@@ -811,7 +830,7 @@ func TestRulesOrder(t *testing.T) {
 		RuleInvalidName, RuleDuplicateColumn, RuleDuplicateClusteringIndex, RuleUnsupportedType,
 		RuleKeyType, RuleStatic, RuleCounterTable, RuleLookup, RuleSecondaryIndex, RuleSAI, RuleOptionRange, RuleSchemaSize,
 		RuleKeyspaceName, RuleTargets, RuleReplication, RuleNameTaken, RuleNameLength, RuleTTLCap, RuleTablets, RuleSAIIndex,
-		RuleIndexKind,
+		RuleIndexKind, RuleOptionTarget,
 	}
 	// The servers each rule serves: the keyspace rules of one server's
 	// refusals name it; every other rule serves all.
@@ -1766,6 +1785,7 @@ type keyspaceTables struct {
 	long48, long49, long192, long193, long222, lookup197, lookup49, index49, index193 *TableSchema
 	counter, versioned, indexed, blobIdx, blobListIdx, blobMapIdx                     *TableSchema
 	saiIdx, legacyIdx, legacyBlobIdx                                                  *TableSchema
+	unified, trieMem, tombstone, compressed, cdcOn, minMax                            *TableSchema
 	ttlLatest, ttlOver, softOver, ttlMax                                              *TableSchema
 }
 
@@ -1900,6 +1920,12 @@ func newKeyspaceTables(t *testing.T) keyspaceTables {
 		Bind(s, &e.ID, PartitionKey(0))
 		Bind(s, &e.Docs, SecondaryIndex())
 	})
+	k.unified = accept(t, ttl(Compaction(Unified("T4"))))
+	k.trieMem = accept(t, ttl(Memtable("trie")))
+	k.tombstone = accept(t, ttl(TombstoneGC(TombstoneGCRepair)))
+	k.compressed = accept(t, ttl(Compression(Zstd, 16)))
+	k.cdcOn = accept(t, ttl(CDC(true)))
+	k.minMax = accept(t, ttl(SpeculativeRetry("MIN(99p,50ms)")))
 	k.saiIdx = accept(t, func(e *indexed, s *Schema[indexed]) {
 		s.Table("sai_notes")
 		Bind(s, &e.ID, PartitionKey(0))
@@ -2012,6 +2038,13 @@ func keyspaceCases(t *testing.T) []keyspaceCase {
 		// index-kind (ScyllaDB targets only)
 		{"an SAI index with a ScyllaDB target", RuleIndexKind, "the index on kandra.indexed.Note asks for a sai index, which only Cassandra has, and the keyspace targets ScyllaDB 2026.x; drop the kind option to get each server's default index, or target Cassandra only", on(Cassandra5Latest | Scylla2026), tables(k.saiIdx), ""},
 		{"a legacy index on every target", RuleIndexKind, "asks for a legacy index", on(noIndexTablets), tables(k.usersA, k.legacyIdx), ""},
+		// option-target
+		{"Unified compaction with a ScyllaDB target", RuleOptionTarget, "table ttl of kandra.ttlTable: Unified compaction is Cassandra 5.0's (ScyllaDB: \"Unable to find compaction strategy class 'UnifiedCompactionStrategy'\"), and the keyspace targets ScyllaDB 2026.x", on(Cassandra5 | Scylla2026), tables(k.unified), ""},
+		{"the trie memtable on the shipped yaml", RuleOptionTarget, `Memtable "trie" is not a configuration of the shipped cassandra.yaml|target Cassandra5Latest`, on(Cassandra5 | Cassandra5Latest), tables(k.trieMem), ""},
+		{"tombstone_gc on Cassandra", RuleOptionTarget, "TombstoneGC is ScyllaDB's option", on(Cassandra5Latest), tables(k.tombstone), ""},
+		{"compression with targets of both servers", RuleOptionTarget, "Cassandra and ScyllaDB write differently", on(Cassandra5 | Scylla2026), tables(k.compressed), ""},
+		{"CDC on Cassandra", RuleOptionTarget, "CDC(true) needs cdc_enabled", on(Cassandra5), tables(k.cdcOn), ""},
+		{"MIN speculative retry on ScyllaDB", RuleOptionTarget, "MIN and MAX are Cassandra's", on(Scylla2026), tables(k.minMax), ""},
 		// the first rule wins
 		{"bad name, bad replication, a taken name", RuleKeyspaceName, "contains ' '", named("my app", SimpleStrategy(0)), tables(k.usersA, k.usersB), same},
 		{"bad targets, bad replication", RuleTargets, "Target(64)", KeyspaceSpec{Name: "app", Replication: SimpleStrategy(0), Targets: 1 << 6}, nil, same},

@@ -63,6 +63,7 @@ type tableSpec struct {
 	write      *Consistency
 	cache      *CacheConfig
 	softDelete *softDeleteSpec
+	storage    StorageOptions
 	conflicts  []string
 }
 

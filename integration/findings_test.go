@@ -151,6 +151,37 @@ func findings() []finding {
 				createFor(t, s, ks, serverTarget(), ts)
 				return "the way out the sai-index rule names: " + writeAndFindByIndexes(t, s, ks, ts)
 			}},
+		{rule: kandra.RuleOptionTarget, what: "the trie memtable on the shipped cassandra.yaml", targets: kandra.Cassandra5,
+			run: func(t *testing.T, s *gocql.Session, ks string) string {
+				return optionRefused(t, s, ks, kandra.Memtable("trie"), "memtable = 'trie'", "trie")
+			}},
+		{rule: kandra.RuleOptionTarget, what: "the trie memtable under cassandra_latest.yaml: accepted and writable", targets: kandra.Cassandra5Latest, kind: acceptedHere,
+			run: func(t *testing.T, s *gocql.Session, ks string) string {
+				ts := mustBuild(t, specOf("r_trie", []any{kandra.Memtable("trie")}, f[string]("K", pk0), f[string]("V")))
+				var se *kandra.SchemaError
+				if _, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: ks, Replication: testReplication(), Targets: kandra.Cassandra5}, ts); !errors.As(err, &se) || se.Rule != kandra.RuleOptionTarget {
+					t.Fatalf("for Cassandra5: got %v, want a %s error", err, kandra.RuleOptionTarget)
+				}
+				createFor(t, s, ks, serverTarget(), ts)
+				return "memtable = 'trie': " + checkWritable(s, ks, ts, 2).summary()
+			}},
+		{rule: kandra.RuleOptionTarget, what: "ScyllaDB's options on Cassandra: incremental compaction, tombstone_gc, per_partition_rate_limit, caching enabled; and CDC without cdc_enabled", targets: kandra.Cassandra5 | kandra.Cassandra5Latest,
+			run: func(t *testing.T, s *gocql.Session, ks string) string {
+				var out []string
+				for _, c := range []struct {
+					opt        kandra.TableOption
+					item, want string
+				}{
+					{kandra.Compaction(kandra.Incremental()), "compaction = {'class': 'IncrementalCompactionStrategy'}", "IncrementalCompactionStrategy"},
+					{kandra.TombstoneGC(kandra.TombstoneGCRepair), "tombstone_gc = {'mode': 'repair'}", "tombstone_gc"},
+					{kandra.PerPartitionRateLimit(100, 0), "per_partition_rate_limit = {'max_reads_per_second': '100'}", "per_partition_rate_limit"},
+					{kandra.ScyllaCaching(true), "caching = {'enabled': 'true'}", "enabled"},
+					{kandra.CDC(true), "cdc = true", "cdc"},
+				} {
+					out = append(out, optionRefused(t, s, ks, c.opt, c.item, c.want))
+				}
+				return strings.Join(out, "; ")
+			}},
 		{rule: kandra.RuleInvalidName, what: `a column named "[applied]": a failed LWT reads as applied`, targets: kandra.Cassandra5 | kandra.Cassandra5Latest,
 			run: appliedColumn},
 		{rule: kandra.RuleInvalidName, what: "a 65,536-byte column name: CREATE accepted, the prepared INSERT breaks the protocol", targets: kandra.Cassandra5 | kandra.Cassandra5Latest,
@@ -561,4 +592,27 @@ func analysisWithoutSAI(t *testing.T, s *gocql.Session, ks, want string) string 
 		t.Fatalf("%s: %v, want a refusal with %q", stmt, err, want)
 	}
 	return "refused by kandra: " + se.Error()
+}
+
+// optionRefused: kandra refuses a table with storage option opt for the
+// node's target (RuleOptionTarget), and the node refuses the CREATE TABLE
+// kandra would have written without the rule, item in its WITH clause,
+// with want in its message.
+func optionRefused(t *testing.T, s *gocql.Session, ks string, opt kandra.TableOption, item, want string) string {
+	t.Helper()
+	ts := mustBuild(t, specOf("r_opt", []any{opt}, f[string]("K", pk0), f[string]("V")))
+	var se *kandra.SchemaError
+	if _, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: ks, Replication: testReplication(), Targets: serverTarget()}, ts); !errors.As(err, &se) || se.Rule != kandra.RuleOptionTarget {
+		t.Fatalf("kandra: got %v, want a %s error", err, kandra.RuleOptionTarget)
+	}
+	stmt := tableDef{name: "r_opt", cols: []colDef{{"k", "TEXT"}, {"v", "TEXT"}}, pk: []string{"k"}, storage: []string{item}}.render(ks)
+	err := s.Query(stmt).Exec()
+	if err == nil {
+		_ = execDDL(s, "DROP TABLE IF EXISTS "+qualified(ks, "r_opt"))
+		t.Fatalf("the node ACCEPTED what %s refuses:\n%s", kandra.RuleOptionTarget, stmt)
+	}
+	if !strings.Contains(err.Error(), want) {
+		t.Fatalf("%s\n-> %v, want %q in the message", stmt, err, want)
+	}
+	return item + ": " + err.Error()
 }

@@ -36,6 +36,9 @@ type tableDef struct {
 	asc  []bool
 	ttl  *int
 	gc   *int
+	// storage are WITH items after gc_grace_seconds, as written
+	// ("compaction = {...}"): kandra's StorageOptionItems.
+	storage []string
 }
 
 func (d tableDef) render(ks string) string {
@@ -79,6 +82,7 @@ func (d tableDef) render(ks string) string {
 	if d.gc != nil {
 		with = append(with, "gc_grace_seconds = "+strconv.Itoa(*d.gc))
 	}
+	with = append(with, d.storage...)
 	if len(with) > 0 {
 		b.WriteString("\nWITH " + strings.Join(with, "\nAND "))
 	}
@@ -467,6 +471,36 @@ func ruleCases() []ruleCase {
 			setup: []string{tableDef{name: "r_saient", cols: []colDef{k, {"m", "MAP<TEXT, TEXT>"}}, pk: []string{"k"}}.render(ks)},
 			stmt:  indexWith(ks, "r_saient_m_idx", "r_saient", "ENTRIES(m)", " USING 'sai' WITH OPTIONS = {'case_sensitive': 'false'}"),
 			want:  "cannot be analyzed",
+		},
+		{
+			rule: kandra.RuleOptionRange, what: "a compression chunk of 3 KB",
+			spec: specOf("r_chunk3", []any{kandra.Compression(kandra.LZ4, 3)}, f[string]("K", pk0)),
+			stmt: tableDef{name: "r_chunk3", cols: []colDef{k}, pk: []string{"k"}, storage: []string{"compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': '3'}"}}.render(ks),
+			want: "power of 2",
+		},
+		{
+			rule: kandra.RuleOptionRange, what: "a bloom filter chance of 0",
+			spec: specOf("r_bloom0", []any{kandra.BloomFilterFPChance(0)}, f[string]("K", pk0)),
+			stmt: tableDef{name: "r_bloom0", cols: []colDef{k}, pk: []string{"k"}, storage: []string{"bloom_filter_fp_chance = 0"}}.render(ks),
+			want: "bloom_filter_fp_chance",
+		},
+		{
+			rule: kandra.RuleOptionRange, what: "a speculative retry that is no policy",
+			spec: specOf("r_retry", []any{kandra.SpeculativeRetry("sometimes")}, f[string]("K", pk0)),
+			stmt: tableDef{name: "r_retry", cols: []colDef{k}, pk: []string{"k"}, storage: []string{"speculative_retry = 'sometimes'"}}.render(ks),
+			want: "sometimes",
+		},
+		{
+			rule: kandra.RuleOptionRange, what: "a speculative retry at the 100th percentile",
+			spec: specOf("r_retry100", []any{kandra.SpeculativeRetry("100p")}, f[string]("K", pk0)),
+			stmt: tableDef{name: "r_retry100", cols: []colDef{k}, pk: []string{"k"}, storage: []string{"speculative_retry = '100p'"}}.render(ks),
+			want: "100",
+		},
+		{
+			rule: kandra.RuleOptionRange, what: "unified compaction with scaling parameters it cannot parse",
+			spec: specOf("r_ucs", []any{kandra.Compaction(kandra.Unified("fast"))}, f[string]("K", pk0)),
+			stmt: tableDef{name: "r_ucs", cols: []colDef{k}, pk: []string{"k"}, storage: []string{"compaction = {'class': 'UnifiedCompactionStrategy', 'scaling_parameters': 'fast'}"}}.render(ks),
+			want: "fast",
 		},
 		{
 			// Issue 10, finding 7: a 2,000-level type overflows the server's

@@ -62,6 +62,12 @@ type LiveTable struct {
 	// Flags are system_schema.tables.flags, for example "compound" or
 	// "counter".
 	Flags []string
+	// Options are the storage options of system_schema.tables as text: a
+	// map option's entries under "name.key" ("compaction.class",
+	// "caching.keys"), the others under their name ("comment",
+	// "speculative_retry", "bloom_filter_fp_chance", "memtable", "cdc").
+	// An option the server does not have is absent.
+	Options map[string]string
 }
 
 // LiveColumn is a row of system_schema.columns.

@@ -494,12 +494,148 @@ func (p *planner) options(t *kandra.TableSchema, lt *LiveTable) {
 		set = append(set, "gc_grace_seconds = "+secs(gc))
 		why = append(why, "gc_grace_seconds is "+secs(lt.GCGrace)+" in live, "+secs(gc)+" in the model")
 	}
+	expiry := len(set) > 0
+	items, _ := p.ks.StorageOptionItems(t)
+	for _, item := range items {
+		name, _, _ := strings.Cut(item, " = ")
+		if got, want, differs := storageDiff(name, t.StorageOptions(), lt.Options); differs {
+			set = append(set, item)
+			why = append(why, name+" is "+got+" in live, "+want+" in the model")
+		}
+	}
 	if len(set) == 0 {
 		return
 	}
+	effect := " (it changes how the table's rows are stored and read)"
+	if expiry {
+		effect = " (it changes how existing and new rows expire)"
+	}
 	p.add(phaseOptions, Step{ID: stepID(AlterOptions, t.Name()), Class: NeedsApproval, Kind: AlterOptions, Table: t.Name(),
 		CQL:    "ALTER TABLE " + p.qualified(t.CQLName()) + " WITH " + strings.Join(set, " AND ") + ";",
-		Reason: "table " + strconv.Quote(t.Name()) + ": " + strings.Join(why, "; ") + " (it changes how existing and new rows expire)"})
+		Reason: "table " + strconv.Quote(t.Name()) + ": " + strings.Join(why, "; ") + effect})
+}
+
+// storageDiff compares storage option name of the model with the live
+// table's options (LiveTable.Options), as the server stores them: a
+// class by its last name ("org.apache...LeveledCompactionStrategy" is
+// LeveledCompactionStrategy), the settings the model gives (the server
+// adds its defaults for the rest), a speculative retry in the server's
+// spelling ("99PERCENTILE" is "99p"). It returns both sides for the
+// step's reason. An option the server keeps outside system_schema.tables
+// (ScyllaDB's tombstone_gc, per_partition_rate_limit and cdc) is never
+// reported: the planner cannot see it.
+func storageDiff(name string, o kandra.StorageOptions, live map[string]string) (got, want string, differs bool) {
+	sub := func(prefix string, keys ...string) string {
+		var parts []string
+		for _, k := range keys {
+			if v, ok := live[prefix+"."+k]; ok {
+				if k == "class" || k == "sstable_compression" {
+					v = v[strings.LastIndexByte(v, '.')+1:]
+				}
+				parts = append(parts, k+"="+v)
+			}
+		}
+		if len(parts) == 0 {
+			return "unset"
+		}
+		return strings.Join(parts, " ")
+	}
+	scalar := func(k string) string {
+		if v, ok := live[k]; ok {
+			return strconv.Quote(v)
+		}
+		return "unset"
+	}
+	switch name {
+	case "compaction":
+		c := o.Compaction
+		keys := []string{"class"}
+		want = "class=" + c.Kind.String()
+		add := func(k, v string) {
+			keys = append(keys, k)
+			want += " " + k + "=" + v
+		}
+		if c.SSTableSizeMB > 0 {
+			add("sstable_size_in_mb", strconv.Itoa(c.SSTableSizeMB))
+		}
+		if c.WindowUnit != 0 {
+			add("compaction_window_unit", c.WindowUnit.String())
+		}
+		if c.WindowSize > 0 {
+			add("compaction_window_size", strconv.Itoa(c.WindowSize))
+		}
+		if c.ScalingParameters != "" {
+			add("scaling_parameters", c.ScalingParameters)
+		}
+		got = sub("compaction", keys...)
+	case "compression":
+		c := o.Compression
+		if _, scylla := live["compression.sstable_compression"]; scylla {
+			want, got = "sstable_compression="+c.Compressor.String(), sub("compression", "sstable_compression")
+			if c.Off {
+				want = "sstable_compression="
+			}
+		} else if c.Off {
+			want, got = "enabled=false", sub("compression", "enabled")
+		} else {
+			want, got = "class="+c.Compressor.String(), sub("compression", "class")
+		}
+		if c.ChunkLengthKB > 0 {
+			want += " chunk_length_in_kb=" + strconv.Itoa(c.ChunkLengthKB)
+			got = strings.TrimPrefix(got+" "+sub("compression", "chunk_length_in_kb"), "unset ")
+		}
+	case "caching":
+		if c := o.Caching; c != nil {
+			keys, rows := "NONE", "NONE"
+			if c.Keys {
+				keys = "ALL"
+			}
+			switch {
+			case c.RowsPerPartition == -1:
+				rows = "ALL"
+			case c.RowsPerPartition > 0:
+				rows = strconv.Itoa(c.RowsPerPartition)
+			}
+			want, got = "keys="+keys+" rows_per_partition="+rows, sub("caching", "keys", "rows_per_partition")
+		} else {
+			want, got = "enabled="+strconv.FormatBool(*o.ScyllaCaching), sub("caching", "enabled")
+		}
+	case "comment":
+		want, got = strconv.Quote(*o.Comment), scalar("comment")
+		if _, ok := live["comment"]; !ok && *o.Comment == "" {
+			got = want // the server stores no comment as ""
+		}
+	case "speculative_retry":
+		want, got = strconv.Quote(normRetry(*o.SpeculativeRetry)), scalar("speculative_retry")
+		if v, ok := live["speculative_retry"]; ok {
+			got = strconv.Quote(normRetry(v))
+		}
+	case "bloom_filter_fp_chance":
+		want, got = strconv.FormatFloat(*o.BloomFilterFPChance, 'g', -1, 64), "unset"
+		if v, err := strconv.ParseFloat(live["bloom_filter_fp_chance"], 64); err == nil {
+			got = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+	case "memtable":
+		want, got = strconv.Quote(*o.Memtable), scalar("memtable")
+		if _, ok := live["memtable"]; !ok && *o.Memtable == "default" {
+			got = want // the shipped configuration is stored as null
+		}
+	case "cdc":
+		if _, ok := live["cdc"]; !ok {
+			return "", "", false // ScyllaDB keeps it outside system_schema.tables
+		}
+		want, got = strconv.FormatBool(*o.CDC), live["cdc"]
+	default:
+		return "", "", false
+	}
+	return got, want, got != want
+}
+
+// normRetry spells a speculative_retry policy as Cassandra stores it:
+// lower case, "percentile" as "p", no spaces.
+func normRetry(s string) string {
+	s = strings.ToLower(strings.ReplaceAll(s, " ", ""))
+	return strings.ReplaceAll(s, "percentile", "p")
 }
 
 // lookup plans lookup table l of a primary table that exists in live or

@@ -647,6 +647,54 @@ func TestIndexKindChanges(t *testing.T) {
 	}
 }
 
+// TestStorageOptionChanges: a storage option the model sets is compared
+// with system_schema.tables as Cassandra stores it (full class names, its
+// own defaults beside the model's settings, "99p"), and a difference is
+// one ALTER TABLE ... WITH step needing approval.
+func TestStorageOptionChanges(t *testing.T) {
+	ts := kandra.MustRegister[stored]()
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 1}), Targets: kandra.Cassandra5}, ts)
+	asStored := func(r *adapter.SchemaRows) {
+		r.Tables[0]["compaction"] = map[string]string{"class": "org.apache.cassandra.db.compaction.LeveledCompactionStrategy", "sstable_size_in_mb": "80", "max_threshold": "32"}
+		r.Tables[0]["compression"] = map[string]string{"class": "org.apache.cassandra.io.compress.ZstdCompressor", "chunk_length_in_kb": "16"}
+		r.Tables[0]["caching"] = map[string]string{"keys": "ALL", "rows_per_partition": "10"}
+		r.Tables[0]["comment"] = "it's here"
+		r.Tables[0]["speculative_retry"] = "99p"
+		r.Tables[0]["bloom_filter_fp_chance"] = 0.05
+	}
+	r := rowsOf(ks)
+	asStored(r)
+	if p := mustPlan(t, ks, mustLive(t, r)); !p.Empty() {
+		t.Fatalf("the options as Cassandra stores them plan:\n%s", p)
+	}
+	r = rowsOf(ks)
+	asStored(r)
+	r.Tables[0]["compaction"] = map[string]string{"class": "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy", "max_threshold": "32"}
+	r.Tables[0]["bloom_filter_fp_chance"] = 0.01
+	s := stepOf(t, mustPlan(t, ks, mustLive(t, r)), "options:stored")
+	if s.Class != NeedsApproval || s.CQL != "ALTER TABLE ks.stored WITH compaction = {'class': 'LeveledCompactionStrategy', 'sstable_size_in_mb': '80'} AND bloom_filter_fp_chance = 0.05;" ||
+		!strings.Contains(s.Reason, "compaction is class=SizeTieredCompactionStrategy in live, class=LeveledCompactionStrategy sstable_size_in_mb=80 in the model") ||
+		!strings.Contains(s.Reason, "bloom_filter_fp_chance is 0.01 in live, 0.05 in the model") {
+		t.Fatalf("step %+v", s)
+	}
+	r = rowsOf(ks)
+	asStored(r)
+	r.Tables[0]["speculative_retry"] = "50ms"
+	if s := stepOf(t, mustPlan(t, ks, mustLive(t, r)), "options:stored"); !strings.Contains(s.CQL, "speculative_retry = '99PERCENTILE'") {
+		t.Fatalf("step %+v", s)
+	}
+}
+
+type stored struct {
+	ID string
+}
+
+func (e *stored) Describe(s *kandra.Schema[stored]) {
+	s.Table("stored", kandra.Compaction(kandra.Leveled(80)), kandra.Compression(kandra.Zstd, 16), kandra.Caching(true, 10),
+		kandra.Comment("it's here"), kandra.SpeculativeRetry("99PERCENTILE"), kandra.BloomFilterFPChance(0.05))
+	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
+}
+
 type kindIndexed struct {
 	ID    string
 	Tag   string

@@ -231,8 +231,38 @@ func (rd *rowReader) tables(ks *LiveKeyspace, rows []map[string]any) {
 			DefaultTTL: time.Duration(rd.num(tab, i, row, "default_time_to_live", 0)) * time.Second,
 			GCGrace:    time.Duration(rd.num(tab, i, row, "gc_grace_seconds", 0)) * time.Second,
 			Flags:      rd.strings(tab, i, row, "flags"),
+			Options:    rd.storage(tab, i, row),
 		}
 	}
+}
+
+// storageColumns are the storage options of system_schema.tables the
+// planner compares: maps, then scalars.
+var storageColumns = [...]string{"compaction", "compression", "caching", "comment", "speculative_retry", "bloom_filter_fp_chance", "memtable", "cdc"}
+
+// storage reads a table row's storage options as LiveTable.Options says.
+func (rd *rowReader) storage(tab string, i int, row map[string]any) map[string]string {
+	out := map[string]string{}
+	for _, col := range storageColumns {
+		switch v := row[col].(type) {
+		case nil:
+		case map[string]string:
+			for k, x := range v {
+				out[col+"."+k] = x
+			}
+		case string:
+			out[col] = v
+		case bool:
+			out[col] = strconv.FormatBool(v)
+		case float64:
+			out[col] = strconv.FormatFloat(v, 'g', -1, 64)
+		case float32:
+			out[col] = strconv.FormatFloat(float64(v), 'g', -1, 32)
+		default:
+			rd.fail(tab, i, col, fmt.Sprintf("is a %T, want a map, text, boolean or double", v))
+		}
+	}
+	return out
 }
 
 // kind reads a column kind; required says whether null is an error.

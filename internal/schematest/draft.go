@@ -166,6 +166,7 @@ type draft struct {
 	marker     int // index in fields of the soft-delete marker, -1 for none
 	fields     []field
 	features   []string
+	storage    storageDraft
 }
 
 // column is a column candidate (a flattened exported field) with the
@@ -385,6 +386,7 @@ func (d *draft) spec(t *rapid.T) dynamic.Spec {
 	for _, o := range d.topts {
 		sp.TableOptions = append(sp.TableOptions, o.option())
 	}
+	sp.TableOptions = append(sp.TableOptions, d.storage.options()...)
 	for i, f := range d.fields {
 		for _, b := range f.binds {
 			opts := make([]any, len(b.opts))

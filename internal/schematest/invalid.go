@@ -584,6 +584,10 @@ var mutations = []mutation{
 		g.d.fields[i].add(fieldOpt{kind: oColumn, name: "sai"})
 		return true
 	}},
+	{"storage option out of range", kandra.RuleOptionRange, func(g *gen) bool {
+		g.badStorage()
+		return true
+	}},
 	{"option out of range", kandra.RuleOptionRange, func(g *gen) bool {
 		switch rapid.IntRange(0, 5).Draw(g.t, "which") {
 		case 0:

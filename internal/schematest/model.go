@@ -32,6 +32,7 @@ type Model struct {
 	Version bool
 	// Features are coverage labels: the types and options drawn.
 	Features []string
+	storage  storageDraft
 }
 
 // ColumnModel is a column as the model expects it.
@@ -59,7 +60,7 @@ type LookupModel struct {
 }
 
 func (d *draft) model(sp dynamic.Spec) Model {
-	m := Model{Spec: sp, Table: d.table, Features: d.features}
+	m := Model{Spec: sp, Table: d.table, Features: d.features, storage: d.storage}
 	var pks, cks, regular []ColumnModel
 	for _, c := range d.live() {
 		ty := c.cql()

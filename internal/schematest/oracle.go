@@ -375,7 +375,10 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 		}
 	}
 	// option-range: numbers outside their range, and enum values that are
-	// none of the named constants.
+	// none of the named constants; a storage option out of range.
+	if d.storage.broken() {
+		b[kandra.RuleOptionRange] = true
+	}
 	if o, ok := d.lastOpt(tTTL); ok && (o.n < 0 || o.n > maxTTLSeconds) {
 		b[kandra.RuleOptionRange] = true
 	}

@@ -174,7 +174,7 @@ func (m Model) refuses(rule kandra.Rule, target kandra.Target, now time.Time) (r
 	case kandra.RuleSAIIndex:
 		return target == kandra.Cassandra5Latest && m.saiRefused(), true
 	case kandra.RuleIndexKind:
-		return target&(kandra.Scylla2025|kandra.Scylla2025Tablets|kandra.Scylla2026|kandra.Scylla2026Tablets) != 0 && m.explicitIndexKind(), true
+		return target&scyllaTargets != 0 && m.explicitIndexKind(), true
 	}
 	return false, true
 }
@@ -196,6 +196,16 @@ func KeyspaceRule(targets kandra.Target, now time.Time, ms ...Model) (rule kandr
 		if r.Rule == kandra.RuleNameTaken {
 			if NamesCollide(ms...) {
 				return r.Rule, sure
+			}
+			continue
+		}
+		if r.Rule == kandra.RuleOptionTarget {
+			// The drawn options are every target's; compression is
+			// spelled per server, so it takes targets of one.
+			for _, m := range ms {
+				if m.dialectOptions() && targets&cassandraTargets != 0 && targets&scyllaTargets != 0 {
+					return r.Rule, sure
+				}
 			}
 			continue
 		}
@@ -231,8 +241,20 @@ func Targets(now time.Time, ms ...Model) kandra.Target {
 			out |= t
 		}
 	}
+	// Compression is spelled per server: one server's targets, Cassandra's
+	// where any takes the tables.
+	for _, m := range ms {
+		if m.dialectOptions() && out&cassandraTargets != 0 {
+			return out & cassandraTargets
+		}
+	}
 	return out
 }
+
+const (
+	cassandraTargets = kandra.Cassandra5 | kandra.Cassandra5Latest
+	scyllaTargets    = kandra.Scylla2025 | kandra.Scylla2025Tablets | kandra.Scylla2026 | kandra.Scylla2026Tablets
+)
 
 // Targets is Targets(now, m).
 func (m Model) Targets(now time.Time) kandra.Target { return Targets(now, m) }

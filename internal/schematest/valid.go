@@ -503,6 +503,7 @@ func newValid(t *rapid.T, counter int) *gen {
 		g.static()
 		g.indexOptions()
 	}
+	g.drawStorage()
 	return g
 }
 
@@ -520,8 +521,8 @@ func (g *gen) indexOptions() {
 		switch {
 		case frozen && chance(t, 40, "IndexFull"):
 			x.target = kandra.IndexTargetFull
-		case !frozen && ty.Kind == Map && chance(t, 60, "map index target"):
-			x.target = rapid.SampledFrom([]kandra.IndexTarget{kandra.IndexTargetValues, kandra.IndexTargetKeys, kandra.IndexTargetEntries}).Draw(t, "map target")
+		case !frozen && ty.Kind == Map && chance(t, 80, "map index target"):
+			x.target = rapid.SampledFrom([]kandra.IndexTarget{kandra.IndexTargetValues, kandra.IndexTargetKeys, kandra.IndexTargetEntries, kandra.IndexTargetEntries}).Draw(t, "map target")
 		case !frozen && ty.IsCollection() && chance(t, 40, "IndexValues"):
 			x.target = kandra.IndexTargetValues
 		}

@@ -1,0 +1,116 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/driver/kgocql"
+	"github.com/kandra-go/kandra/migrate"
+)
+
+// The storage options on the node: tables with every option the node's
+// target has are created by the migrator, written, and read back from
+// system_schema.tables as the model says (a second plan is empty); a
+// changed option is one ALTER TABLE ... WITH step needing approval, after
+// which the plan is empty again.
+
+// optionsCase is one table: its options, and those of the next model,
+// which changes one of them.
+type optionsCase struct {
+	name   string
+	v1, v2 []any
+}
+
+func optionCases() []optionsCase {
+	memtable := "default"
+	if latestMode() {
+		memtable = "trie"
+	}
+	comment, retry := kandra.Comment("it's a 'quoted' comment\nover two lines"), kandra.SpeculativeRetry("99PERCENTILE")
+	rest := []any{kandra.Compression(kandra.Zstd, 16), kandra.Caching(true, 10), comment, retry, kandra.BloomFilterFPChance(0.05), kandra.Memtable(memtable), kandra.CDC(false)}
+	window := []any{kandra.DefaultTTL(24 * time.Hour), kandra.Compression(kandra.LZ4, 64), kandra.Caching(false, -1), kandra.SpeculativeRetry("MIN(99p,50ms)")}
+	return []optionsCase{
+		{"o_leveled", append([]any{kandra.Compaction(kandra.Leveled(80))}, rest...), append([]any{kandra.Compaction(kandra.Leveled(160))}, rest...)},
+		{"o_window", append([]any{kandra.Compaction(kandra.TimeWindow(kandra.Hours, 6))}, window...), append([]any{kandra.Compaction(kandra.TimeWindow(kandra.Days, 1))}, window...)},
+		{"o_unified", []any{kandra.Compaction(kandra.Unified("T4")), kandra.NoCompression(), kandra.SpeculativeRetry("ALWAYS"), kandra.BloomFilterFPChance(1)},
+			[]any{kandra.Compaction(kandra.Unified("T4")), kandra.Compression(kandra.LZ4, 0), kandra.SpeculativeRetry("ALWAYS"), kandra.BloomFilterFPChance(1)}},
+		{"o_tiered", []any{kandra.Compaction(kandra.SizeTiered()), kandra.Compression(kandra.Snappy, 0), kandra.SpeculativeRetry("25ms"), kandra.Comment("")},
+			[]any{kandra.Compaction(kandra.SizeTiered()), kandra.Compression(kandra.Snappy, 0), kandra.SpeculativeRetry("25ms"), kandra.Comment("now with a comment")}},
+		{"o_deflate", []any{kandra.Compression(kandra.Deflate, 4), kandra.SpeculativeRetry("NONE")},
+			[]any{kandra.Compression(kandra.Deflate, 4), kandra.SpeculativeRetry("NONE"), kandra.BloomFilterFPChance(0.1)}},
+	}
+}
+
+// TestTableOptions prints "real-server: table-options <n> ok=<n>": n
+// tables, and how many were created, read back, written, altered and read
+// back again as the model says.
+func TestTableOptions(t *testing.T) {
+	s := session(t)
+	ks := keyspaceName("options")
+	t.Cleanup(func() { _ = execDDL(s, "DROP KEYSPACE IF EXISTS "+ks) })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	d := kgocql.New(s)
+	keyspace := func(second bool) *kandra.Keyspace {
+		var tables []kandra.SchemaSource
+		for _, c := range optionCases() {
+			o := c.v1
+			if second {
+				o = c.v2
+			}
+			tables = append(tables, mustBuild(t, specOf(c.name, o, f[string]("K", pk0), f[string]("V"))))
+		}
+		k, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: ks, Replication: testReplication(), Targets: serverTarget()}, tables...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	n, ok := len(optionCases()), 0
+	defer func() { summary("table-options", fmt.Sprintf("real-server: table-options %d ok=%d", n, ok)) }()
+
+	v1 := keyspace(false)
+	if _, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range v1.Statements() {
+		if strings.Contains(st, "compaction") {
+			t.Logf("sent: %s", st)
+		}
+	}
+	if res, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{}); err != nil || !res.Plan.Empty() {
+		t.Fatalf("the options did not read back as the model's:\n%v, %v", res.Plan, err)
+	}
+	for _, ts := range v1.Tables() {
+		if w := checkWritable(s, ks, ts, 3); len(w.problems) > 0 {
+			t.Errorf("%s: not writable: %v", ts.Name(), w.problems)
+		}
+	}
+	v2 := keyspace(true) // one option of each table changes
+	p, err := migrate.Apply(ctx, d, v2, migrate.ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Applied) != 0 || len(p.Plan.Steps) != n {
+		t.Fatalf("v2 without approval: applied %d, planned:\n%v\nwant %d option steps waiting for approval", len(p.Applied), p.Plan, n)
+	}
+	for _, st := range p.Plan.Steps {
+		if st.Kind != migrate.AlterOptions || st.Class != migrate.NeedsApproval {
+			t.Errorf("v2 step %s: %v %v, want an options step needing approval", st.ID, st.Kind, st.Class)
+		}
+	}
+	if _, err := migrate.Apply(ctx, d, v2, migrate.ApplyOptions{Approve: []string{"all"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := migrate.Apply(ctx, d, v2, migrate.ApplyOptions{})
+	if err != nil || !res.Plan.Empty() {
+		t.Fatalf("after the approved ALTER the options differ from the model:\n%v, %v", res.Plan, err)
+	}
+	if !t.Failed() {
+		ok = n
+	}
+}

@@ -1,0 +1,555 @@
+package kandra
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The storage options of a table: compaction, compression, caching and
+// the rest of CREATE TABLE's WITH clause that servers spell differently.
+// Each is a TableOption of the primary table (its lookup tables keep the
+// server's defaults); RuleOptionRange checks the values, RuleOptionTarget
+// that the keyspace's targets have the option, and the DDL renders it in
+// the targets' dialect.
+
+// CompactionKind is a compaction strategy.
+type CompactionKind uint8
+
+const (
+	// SizeTieredKind is SizeTieredCompactionStrategy (STCS), both servers.
+	SizeTieredKind CompactionKind = iota + 1
+	// LeveledKind is LeveledCompactionStrategy (LCS), both servers.
+	LeveledKind
+	// TimeWindowKind is TimeWindowCompactionStrategy (TWCS), both servers.
+	TimeWindowKind
+	// UnifiedKind is UnifiedCompactionStrategy (UCS), Cassandra 5.0 only.
+	UnifiedKind
+	// IncrementalKind is IncrementalCompactionStrategy (ICS), ScyllaDB only.
+	IncrementalKind
+)
+
+var compactionClasses = map[CompactionKind]string{
+	SizeTieredKind: "SizeTieredCompactionStrategy", LeveledKind: "LeveledCompactionStrategy",
+	TimeWindowKind: "TimeWindowCompactionStrategy", UnifiedKind: "UnifiedCompactionStrategy",
+	IncrementalKind: "IncrementalCompactionStrategy",
+}
+
+// String returns the strategy's class name, "LeveledCompactionStrategy",
+// or "CompactionKind(n)".
+func (k CompactionKind) String() string {
+	if c, ok := compactionClasses[k]; ok {
+		return c
+	}
+	return invalidEnum("CompactionKind", uint64(k))
+}
+
+// TimeWindowUnit is the unit of a time-window compaction's windows.
+type TimeWindowUnit uint8
+
+const (
+	// Minutes is compaction_window_unit MINUTES.
+	Minutes TimeWindowUnit = iota + 1
+	// Hours is compaction_window_unit HOURS.
+	Hours
+	// Days is compaction_window_unit DAYS.
+	Days
+)
+
+// String returns "MINUTES", "HOURS" or "DAYS", or "TimeWindowUnit(n)".
+func (u TimeWindowUnit) String() string {
+	switch u {
+	case Minutes:
+		return "MINUTES"
+	case Hours:
+		return "HOURS"
+	case Days:
+		return "DAYS"
+	}
+	return invalidEnum("TimeWindowUnit", uint64(u))
+}
+
+// CompactionStrategy is a table's compaction: a kind and its settings, a
+// zero setting leaving the server's default. Make one with SizeTiered,
+// Leveled, TimeWindow, Unified or Incremental.
+type CompactionStrategy struct {
+	Kind CompactionKind
+	// SSTableSizeMB is LCS's sstable_size_in_mb (0: the server's 160).
+	SSTableSizeMB int
+	// WindowUnit and WindowSize are TWCS's window (0: the server's 1 day).
+	WindowUnit TimeWindowUnit
+	WindowSize int
+	// ScalingParameters is UCS's scaling_parameters, "T4", "L10", "N",
+	// or several separated by commas ("": the server's T4).
+	ScalingParameters string
+}
+
+// SizeTiered is size-tiered compaction (STCS), the servers' default.
+func SizeTiered() CompactionStrategy { return CompactionStrategy{Kind: SizeTieredKind} }
+
+// Leveled is leveled compaction (LCS) with sstables of sizeMB megabytes
+// (0 for the server's default).
+func Leveled(sizeMB int) CompactionStrategy {
+	return CompactionStrategy{Kind: LeveledKind, SSTableSizeMB: sizeMB}
+}
+
+// TimeWindow is time-window compaction (TWCS), for rows written in time
+// order and expired by TTL: one sstable per window of size units.
+func TimeWindow(unit TimeWindowUnit, size int) CompactionStrategy {
+	return CompactionStrategy{Kind: TimeWindowKind, WindowUnit: unit, WindowSize: size}
+}
+
+// Unified is Cassandra 5.0's unified compaction (UCS) with its
+// scaling_parameters ("" for the server's default).
+func Unified(scaling string) CompactionStrategy {
+	return CompactionStrategy{Kind: UnifiedKind, ScalingParameters: scaling}
+}
+
+// Incremental is ScyllaDB's incremental compaction (ICS).
+func Incremental() CompactionStrategy { return CompactionStrategy{Kind: IncrementalKind} }
+
+// Compressor is an sstable compression algorithm, the same class names on
+// both servers.
+type Compressor uint8
+
+const (
+	// LZ4 is LZ4Compressor, the servers' default.
+	LZ4 Compressor = iota + 1
+	// Snappy is SnappyCompressor.
+	Snappy
+	// Deflate is DeflateCompressor.
+	Deflate
+	// Zstd is ZstdCompressor.
+	Zstd
+)
+
+// String returns the compressor's class name, "LZ4Compressor", or
+// "Compressor(n)".
+func (c Compressor) String() string {
+	switch c {
+	case LZ4:
+		return "LZ4Compressor"
+	case Snappy:
+		return "SnappyCompressor"
+	case Deflate:
+		return "DeflateCompressor"
+	case Zstd:
+		return "ZstdCompressor"
+	}
+	return invalidEnum("Compressor", uint64(c))
+}
+
+// CompressionSpec is a table's sstable compression.
+type CompressionSpec struct {
+	// Off is no compression at all; the other fields are then zero.
+	Off bool
+	// Compressor is the algorithm.
+	Compressor Compressor
+	// ChunkLengthKB is chunk_length_in_kb, a power of two (0: the
+	// server's default).
+	ChunkLengthKB int
+}
+
+// CachingSpec is Cassandra's caching map: whether partition keys are
+// cached, and how many rows per partition (0 none, -1 all).
+type CachingSpec struct {
+	Keys             bool
+	RowsPerPartition int
+}
+
+// TombstoneGCMode is ScyllaDB's tombstone_gc mode.
+type TombstoneGCMode uint8
+
+const (
+	// TombstoneGCTimeout drops tombstones after gc_grace_seconds.
+	TombstoneGCTimeout TombstoneGCMode = iota + 1
+	// TombstoneGCRepair drops tombstones once repair has covered them.
+	TombstoneGCRepair
+	// TombstoneGCDisabled never drops tombstones.
+	TombstoneGCDisabled
+	// TombstoneGCImmediate drops tombstones at once (for tables without
+	// deletes racing writes, such as single-replica data).
+	TombstoneGCImmediate
+)
+
+// String returns "timeout", "repair", "disabled" or "immediate", or
+// "TombstoneGCMode(n)".
+func (m TombstoneGCMode) String() string {
+	switch m {
+	case TombstoneGCTimeout:
+		return "timeout"
+	case TombstoneGCRepair:
+		return "repair"
+	case TombstoneGCDisabled:
+		return "disabled"
+	case TombstoneGCImmediate:
+		return "immediate"
+	}
+	return invalidEnum("TombstoneGCMode", uint64(m))
+}
+
+// RateLimit is ScyllaDB's per_partition_rate_limit: operations per second
+// on one partition above which the server rejects some (0: no limit).
+type RateLimit struct {
+	ReadsPerSecond, WritesPerSecond int
+}
+
+// StorageOptions are a table's storage options as Register resolved them:
+// nil for an option the entity does not set (the server's default, or
+// what the table has, applies).
+type StorageOptions struct {
+	Compaction          *CompactionStrategy
+	Compression         *CompressionSpec
+	Caching             *CachingSpec // Cassandra's caching
+	ScyllaCaching       *bool        // ScyllaDB's caching enabled
+	Comment             *string
+	SpeculativeRetry    *string
+	BloomFilterFPChance *float64
+	Memtable            *string
+	CDC                 *bool
+	TombstoneGC         *TombstoneGCMode
+	RateLimit           *RateLimit
+}
+
+func (o StorageOptions) isZero() bool { return o == StorageOptions{} }
+
+// Compaction sets the table's compaction strategy.
+func Compaction(c CompactionStrategy) TableOption {
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.Compaction, c, "Compaction", &s.conflicts) })
+}
+
+// Compression compresses the table's sstables with c in chunks of chunkKB
+// kilobytes, a power of two (0 for the server's default). Cassandra writes
+// it {'class': ...}, ScyllaDB {'sstable_compression': ...}: the keyspace's
+// targets must all be of one server (RuleOptionTarget).
+func Compression(c Compressor, chunkKB int) TableOption {
+	spec := CompressionSpec{Compressor: c, ChunkLengthKB: chunkKB}
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.Compression, spec, "Compression", &s.conflicts) })
+}
+
+// NoCompression stores the table's sstables uncompressed.
+func NoCompression() TableOption {
+	return tableOptionFunc(func(s *tableSpec) {
+		setOnce(&s.storage.Compression, CompressionSpec{Off: true}, "Compression", &s.conflicts)
+	})
+}
+
+// Caching sets Cassandra's caching: keys cached or not, and the rows per
+// partition (0 none, -1 all). Cassandra only: ScyllaDB has ScyllaCaching.
+func Caching(keys bool, rowsPerPartition int) TableOption {
+	spec := CachingSpec{Keys: keys, RowsPerPartition: rowsPerPartition}
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.Caching, spec, "Caching", &s.conflicts) })
+}
+
+// ScyllaCaching turns ScyllaDB's row cache on or off for the table.
+// ScyllaDB only.
+func ScyllaCaching(enabled bool) TableOption {
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.ScyllaCaching, enabled, "ScyllaCaching", &s.conflicts) })
+}
+
+// Comment sets the table's comment, any valid UTF-8 text.
+func Comment(text string) TableOption {
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.Comment, text, "Comment", &s.conflicts) })
+}
+
+// SpeculativeRetry sets when a read retries on another replica: "NONE",
+// "ALWAYS", "99PERCENTILE" (or "99p"), "50ms", and on Cassandra also
+// "MIN(99p,50ms)" and "MAX(...)".
+func SpeculativeRetry(policy string) TableOption {
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.SpeculativeRetry, policy, "SpeculativeRetry", &s.conflicts) })
+}
+
+// BloomFilterFPChance sets the bloom filter's false-positive chance, above
+// 0 and at most 1 (1 turns the filter off).
+func BloomFilterFPChance(p float64) TableOption {
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.BloomFilterFPChance, p, "BloomFilterFPChance", &s.conflicts) })
+}
+
+// Memtable picks one of the memtable configurations of Cassandra 5.0's
+// cassandra.yaml by name: "default" in the shipped file, "default",
+// "skiplist" and "trie" in cassandra_latest.yaml. Cassandra only.
+func Memtable(name string) TableOption {
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.Memtable, name, "Memtable", &s.conflicts) })
+}
+
+// CDC turns change data capture on or off for the table. Cassandra needs
+// cdc_enabled in cassandra.yaml, which neither shipped file sets, so only
+// CDC(false) is accepted for a Cassandra target; ScyllaDB takes both.
+func CDC(enabled bool) TableOption {
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.CDC, enabled, "CDC", &s.conflicts) })
+}
+
+// TombstoneGC sets ScyllaDB's tombstone_gc mode. ScyllaDB only.
+func TombstoneGC(mode TombstoneGCMode) TableOption {
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.TombstoneGC, mode, "TombstoneGC", &s.conflicts) })
+}
+
+// PerPartitionRateLimit sets ScyllaDB's per-partition rate limit, reads
+// and writes per second (0: no limit on that side). ScyllaDB only.
+func PerPartitionRateLimit(reads, writes int) TableOption {
+	spec := RateLimit{ReadsPerSecond: reads, WritesPerSecond: writes}
+	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.RateLimit, spec, "PerPartitionRateLimit", &s.conflicts) })
+}
+
+// StorageOptions returns the table's storage options (fresh copies).
+func (t *TableSchema) StorageOptions() StorageOptions { return t.storage.clone() }
+
+func (o StorageOptions) clone() StorageOptions {
+	c := o
+	if o.Compaction != nil {
+		v := *o.Compaction
+		c.Compaction = &v
+	}
+	if o.Compression != nil {
+		v := *o.Compression
+		c.Compression = &v
+	}
+	if o.Caching != nil {
+		v := *o.Caching
+		c.Caching = &v
+	}
+	if o.RateLimit != nil {
+		v := *o.RateLimit
+		c.RateLimit = &v
+	}
+	c.ScyllaCaching, c.Comment, c.SpeculativeRetry = clonePtr(o.ScyllaCaching), clonePtr(o.Comment), clonePtr(o.SpeculativeRetry)
+	c.BloomFilterFPChance, c.Memtable, c.CDC, c.TombstoneGC = clonePtr(o.BloomFilterFPChance), clonePtr(o.Memtable), clonePtr(o.CDC), clonePtr(o.TombstoneGC)
+	return c
+}
+
+func clonePtr[V any](p *V) *V {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// speculativeRetryForm is one speculative_retry value: NONE, ALWAYS,
+// NEVER, a percentile (99PERCENTILE, 99.5p) or milliseconds (50ms).
+var speculativeRetryForm = regexp.MustCompile(`(?i)^(none|always|never|\d+(\.\d+)?(percentile|p)|\d+(\.\d+)?ms)$`)
+
+// speculativeRetryMinMax is Cassandra's MIN(a,b) or MAX(a,b).
+var speculativeRetryMinMax = regexp.MustCompile(`(?i)^(min|max)\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*\)$`)
+
+// speculativeRetryProblem says why the servers refuse p, or "".
+func speculativeRetryProblem(p string) string {
+	one := func(s string) string {
+		if !speculativeRetryForm.MatchString(s) {
+			return strconv.Quote(s) + " is none of NONE, ALWAYS, NEVER, <n>PERCENTILE, <n>p or <n>ms"
+		}
+		l := strings.ToLower(s)
+		if strings.HasSuffix(l, "p") || strings.HasSuffix(l, "percentile") {
+			n, _ := strconv.ParseFloat(strings.TrimRight(strings.TrimSuffix(l, "percentile"), "p"), 64)
+			if n <= 0 || n >= 100 {
+				return strconv.Quote(s) + " is a percentile outside (0, 100)"
+			}
+		}
+		return ""
+	}
+	if m := speculativeRetryMinMax.FindStringSubmatch(p); m != nil {
+		for _, s := range m[2:] {
+			if speculativeRetryMinMax.MatchString(s) || strings.EqualFold(s, "none") || strings.EqualFold(s, "always") || strings.EqualFold(s, "never") {
+				return strconv.Quote(p) + ": MIN and MAX take a percentile and a time"
+			}
+			if why := one(s); why != "" {
+				return why
+			}
+		}
+		return ""
+	}
+	return one(p)
+}
+
+// storageProblem says which storage option value the servers refuse, or
+// "" (RuleOptionRange).
+func (o StorageOptions) problem() string {
+	if c := o.Compaction; c != nil {
+		switch {
+		case compactionClasses[c.Kind] == "":
+			return "Compaction is given " + c.Kind.String() + "; use kandra.SizeTiered, Leveled, TimeWindow, Unified or Incremental"
+		case c.SSTableSizeMB < 0 || c.Kind != LeveledKind && c.SSTableSizeMB != 0:
+			return "Compaction's SSTableSizeMB is for Leveled only, and at least 1 (0 for the server's default)"
+		case c.Kind == TimeWindowKind && (c.WindowSize < 0 || c.WindowSize > 0 && c.WindowUnit == 0 || c.WindowUnit != 0 && c.WindowUnit.String() == invalidEnum("TimeWindowUnit", uint64(c.WindowUnit))):
+			return "TimeWindow takes kandra.Minutes, Hours or Days and a size of at least 1 (\"compaction_window_size must be greater than 1\")"
+		case c.Kind != TimeWindowKind && (c.WindowSize != 0 || c.WindowUnit != 0):
+			return "Compaction's WindowUnit and WindowSize are for TimeWindow only"
+		case c.Kind != UnifiedKind && c.ScalingParameters != "":
+			return "Compaction's ScalingParameters are for Unified only"
+		case c.Kind == UnifiedKind && c.ScalingParameters != "" && !scalingForm.MatchString(c.ScalingParameters):
+			return "Unified's scaling parameters " + strconv.Quote(c.ScalingParameters) + " are not a comma-separated list of T<n>, L<n>, N or a signed number"
+		}
+	}
+	if c := o.Compression; c != nil && !c.Off {
+		switch {
+		case c.Compressor < LZ4 || c.Compressor > Zstd:
+			return "Compression is given " + c.Compressor.String() + "; use kandra.LZ4, Snappy, Deflate or Zstd"
+		case c.ChunkLengthKB < 0 || c.ChunkLengthKB > 0 && c.ChunkLengthKB&(c.ChunkLengthKB-1) != 0 || c.ChunkLengthKB > 1<<20:
+			return "Compression's chunk length " + strconv.Itoa(c.ChunkLengthKB) + " KB is not a power of two (\"chunk_length_in_kb must be a power of 2\")"
+		}
+	}
+	if c := o.Caching; c != nil && c.RowsPerPartition < -1 {
+		return "Caching's rows per partition is " + strconv.Itoa(c.RowsPerPartition) + "; give 0 for none, -1 for all, or a count"
+	}
+	if p := o.SpeculativeRetry; p != nil {
+		if why := speculativeRetryProblem(*p); why != "" {
+			return "SpeculativeRetry: " + why
+		}
+	}
+	if p := o.BloomFilterFPChance; p != nil && (math.IsNaN(*p) || *p <= 0 || *p > 1) {
+		return "BloomFilterFPChance " + strconv.FormatFloat(*p, 'g', -1, 64) + " is outside (0, 1]"
+	}
+	if m := o.Memtable; m != nil && !memtableForm.MatchString(*m) {
+		return "Memtable " + strconv.Quote(*m) + " names no memtable configuration (a name of letters, digits and _)"
+	}
+	if m := o.TombstoneGC; m != nil && (*m < TombstoneGCTimeout || *m > TombstoneGCImmediate) {
+		return "TombstoneGC is given " + m.String() + "; use kandra.TombstoneGCTimeout, Repair, Disabled or Immediate"
+	}
+	if r := o.RateLimit; r != nil && (r.ReadsPerSecond < 0 || r.WritesPerSecond < 0 || *r == RateLimit{}) {
+		return "PerPartitionRateLimit takes reads and writes per second of at least 0, one of them above 0"
+	}
+	if c := o.Comment; c != nil && !utf8.ValidString(*c) {
+		return "Comment is not valid UTF-8"
+	}
+	return ""
+}
+
+var (
+	scalingForm  = regexp.MustCompile(`^\s*([TLN]\d*|[+-]?\d+)(\s*,\s*([TLN]\d*|[+-]?\d+))*\s*$`)
+	memtableForm = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+)
+
+// latestMemtables are the memtable configurations of cassandra_latest.yaml;
+// the shipped cassandra.yaml has only "default".
+var latestMemtables = []string{"default", "skiplist", "trie"}
+
+// targetProblem says which option the target t lacks, or "" (RuleOptionTarget).
+func (o StorageOptions) targetProblem(t Target) string {
+	cassandra := t&cassandraTargets != 0
+	switch {
+	case o.Compaction != nil && o.Compaction.Kind == UnifiedKind && !cassandra:
+		return "Unified compaction is Cassandra 5.0's (ScyllaDB: \"Unable to find compaction strategy class 'UnifiedCompactionStrategy'\")"
+	case o.Compaction != nil && o.Compaction.Kind == IncrementalKind && cassandra:
+		return "Incremental compaction is ScyllaDB's (Cassandra: \"Unable to find compaction strategy class 'IncrementalCompactionStrategy'\")"
+	case o.Caching != nil && !cassandra:
+		return "Caching(keys, rows) is Cassandra's caching map; ScyllaDB's is ScyllaCaching(enabled)"
+	case o.ScyllaCaching != nil && cassandra:
+		return "ScyllaCaching is ScyllaDB's caching map; Cassandra's is Caching(keys, rows)"
+	case o.Memtable != nil && !cassandra:
+		return "Memtable is Cassandra 5.0's option; ScyllaDB has none"
+	case o.Memtable != nil && t == Cassandra5 && *o.Memtable != "default":
+		return "Memtable " + strconv.Quote(*o.Memtable) + " is not a configuration of the shipped cassandra.yaml, which has only \"default\" (\"Memtable configuration ... not found\"); target Cassandra5Latest, whose yaml has default, skiplist and trie"
+	case o.Memtable != nil && t == Cassandra5Latest && !slices.Contains(latestMemtables, *o.Memtable):
+		return "Memtable " + strconv.Quote(*o.Memtable) + " is not a configuration of cassandra_latest.yaml (default, skiplist, trie)"
+	case o.CDC != nil && *o.CDC && cassandra:
+		return "CDC(true) needs cdc_enabled: true in cassandra.yaml, which neither shipped file sets (\"Cannot create table with CDC enabled: cdc_enabled is false\")"
+	case o.TombstoneGC != nil && cassandra:
+		return "TombstoneGC is ScyllaDB's option; Cassandra has only gc_grace_seconds (GCGrace)"
+	case o.RateLimit != nil && cassandra:
+		return "PerPartitionRateLimit is ScyllaDB's option"
+	case o.SpeculativeRetry != nil && speculativeRetryMinMax.MatchString(*o.SpeculativeRetry) && !cassandra:
+		return "SpeculativeRetry's MIN and MAX are Cassandra's; ScyllaDB takes a single policy"
+	}
+	return ""
+}
+
+// renderStorage writes the options' WITH items for a keyspace whose
+// targets are all ScyllaDB's (scylla) or all Cassandra's; the keyspace
+// rules have refused options the targets lack.
+func (o StorageOptions) render(scylla bool) []string {
+	var out []string
+	if c := o.Compaction; c != nil {
+		m := [][2]string{{"class", c.Kind.String()}}
+		if c.SSTableSizeMB > 0 {
+			m = append(m, [2]string{"sstable_size_in_mb", strconv.Itoa(c.SSTableSizeMB)})
+		}
+		if c.WindowUnit != 0 {
+			m = append(m, [2]string{"compaction_window_unit", c.WindowUnit.String()})
+		}
+		if c.WindowSize > 0 {
+			m = append(m, [2]string{"compaction_window_size", strconv.Itoa(c.WindowSize)})
+		}
+		if c.ScalingParameters != "" {
+			m = append(m, [2]string{"scaling_parameters", c.ScalingParameters})
+		}
+		out = append(out, "compaction = "+cqlMap(m))
+	}
+	if c := o.Compression; c != nil {
+		var m [][2]string
+		switch {
+		case c.Off && scylla:
+			m = [][2]string{{"sstable_compression", ""}}
+		case c.Off:
+			m = [][2]string{{"enabled", "false"}}
+		case scylla:
+			m = [][2]string{{"sstable_compression", c.Compressor.String()}}
+		default:
+			m = [][2]string{{"class", c.Compressor.String()}}
+		}
+		if c.ChunkLengthKB > 0 {
+			m = append(m, [2]string{"chunk_length_in_kb", strconv.Itoa(c.ChunkLengthKB)})
+		}
+		out = append(out, "compression = "+cqlMap(m))
+	}
+	if c := o.Caching; c != nil {
+		keys, rows := "NONE", "NONE"
+		if c.Keys {
+			keys = "ALL"
+		}
+		switch {
+		case c.RowsPerPartition == -1:
+			rows = "ALL"
+		case c.RowsPerPartition > 0:
+			rows = strconv.Itoa(c.RowsPerPartition)
+		}
+		out = append(out, "caching = "+cqlMap([][2]string{{"keys", keys}, {"rows_per_partition", rows}}))
+	}
+	if c := o.ScyllaCaching; c != nil {
+		out = append(out, "caching = "+cqlMap([][2]string{{"enabled", strconv.FormatBool(*c)}}))
+	}
+	if c := o.Comment; c != nil {
+		out = append(out, "comment = "+quoteLiteral(*c))
+	}
+	if p := o.SpeculativeRetry; p != nil {
+		out = append(out, "speculative_retry = "+quoteLiteral(*p))
+	}
+	if p := o.BloomFilterFPChance; p != nil {
+		out = append(out, "bloom_filter_fp_chance = "+strconv.FormatFloat(*p, 'g', -1, 64))
+	}
+	if m := o.Memtable; m != nil {
+		out = append(out, "memtable = "+quoteLiteral(*m))
+	}
+	if c := o.CDC; c != nil {
+		if scylla {
+			out = append(out, "cdc = "+cqlMap([][2]string{{"enabled", strconv.FormatBool(*c)}}))
+		} else {
+			out = append(out, "cdc = "+strconv.FormatBool(*c))
+		}
+	}
+	if m := o.TombstoneGC; m != nil {
+		out = append(out, "tombstone_gc = "+cqlMap([][2]string{{"mode", m.String()}}))
+	}
+	if r := o.RateLimit; r != nil {
+		var m [][2]string
+		if r.ReadsPerSecond > 0 {
+			m = append(m, [2]string{"max_reads_per_second", strconv.Itoa(r.ReadsPerSecond)})
+		}
+		if r.WritesPerSecond > 0 {
+			m = append(m, [2]string{"max_writes_per_second", strconv.Itoa(r.WritesPerSecond)})
+		}
+		out = append(out, "per_partition_rate_limit = "+cqlMap(m))
+	}
+	return out
+}
+
+// cqlMap renders {'k': 'v', ...} in the given order.
+func cqlMap(kv [][2]string) string {
+	parts := make([]string, len(kv))
+	for i, p := range kv {
+		parts[i] = quoteLiteral(p[0]) + ": " + quoteLiteral(p[1])
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}

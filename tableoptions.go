@@ -255,15 +255,16 @@ func Comment(text string) TableOption {
 	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.Comment, text, "Comment", &s.conflicts) })
 }
 
-// SpeculativeRetry sets when a read retries on another replica: "NONE",
-// "ALWAYS", "99PERCENTILE" (or "99p"), "50ms", and on Cassandra also
+// SpeculativeRetry sets when a read retries on another replica: "NONE"
+// (which Cassandra stores as NEVER), "ALWAYS", "99PERCENTILE" (or "99p",
+// at most 4 decimals), a whole "50ms", and on Cassandra also
 // "MIN(99p,50ms)" and "MAX(...)".
 func SpeculativeRetry(policy string) TableOption {
 	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.SpeculativeRetry, policy, "SpeculativeRetry", &s.conflicts) })
 }
 
 // BloomFilterFPChance sets the bloom filter's false-positive chance, above
-// 0 and at most 1 (1 turns the filter off).
+// 6.71e-05 (Cassandra's least) and at most 1 (1 turns the filter off).
 func BloomFilterFPChance(p float64) TableOption {
 	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.BloomFilterFPChance, p, "BloomFilterFPChance", &s.conflicts) })
 }
@@ -276,8 +277,9 @@ func Memtable(name string) TableOption {
 }
 
 // CDC turns change data capture on or off for the table. Cassandra needs
-// cdc_enabled in cassandra.yaml, which neither shipped file sets, so only
-// CDC(false) is accepted for a Cassandra target; ScyllaDB takes both.
+// cdc_enabled in cassandra.yaml, which neither shipped file sets (without
+// it the server takes cdc = true and keeps nothing), so only CDC(false) is
+// accepted for a Cassandra target; ScyllaDB takes both.
 func CDC(enabled bool) TableOption {
 	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.CDC, enabled, "CDC", &s.conflicts) })
 }
@@ -330,7 +332,7 @@ func clonePtr[V any](p *V) *V {
 
 // speculativeRetryForm is one speculative_retry value: NONE, ALWAYS,
 // NEVER, a percentile (99PERCENTILE, 99.5p) or milliseconds (50ms).
-var speculativeRetryForm = regexp.MustCompile(`(?i)^(none|always|never|\d+(\.\d+)?(percentile|p)|\d+(\.\d+)?ms)$`)
+var speculativeRetryForm = regexp.MustCompile(`(?i)^(none|always|never|\d+(\.\d{1,4})?(percentile|p)|\d+ms)$`)
 
 // speculativeRetryMinMax is Cassandra's MIN(a,b) or MAX(a,b).
 var speculativeRetryMinMax = regexp.MustCompile(`(?i)^(min|max)\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*\)$`)
@@ -339,7 +341,7 @@ var speculativeRetryMinMax = regexp.MustCompile(`(?i)^(min|max)\(\s*([^,()]+?)\s
 func speculativeRetryProblem(p string) string {
 	one := func(s string) string {
 		if !speculativeRetryForm.MatchString(s) {
-			return strconv.Quote(s) + " is none of NONE, ALWAYS, NEVER, <n>PERCENTILE, <n>p or <n>ms"
+			return strconv.Quote(s) + " is none of NONE, ALWAYS, NEVER, <n>PERCENTILE, <n>p (at most 4 decimals: Cassandra stores 99.99999p as 100p) or a whole <n>ms (it stores 1.5ms as 1ms)"
 		}
 		l := strings.ToLower(s)
 		if strings.HasSuffix(l, "p") || strings.HasSuffix(l, "percentile") {
@@ -399,8 +401,8 @@ func (o StorageOptions) problem() string {
 			return "SpeculativeRetry: " + why
 		}
 	}
-	if p := o.BloomFilterFPChance; p != nil && (math.IsNaN(*p) || *p <= 0 || *p > 1) {
-		return "BloomFilterFPChance " + strconv.FormatFloat(*p, 'g', -1, 64) + " is outside (0, 1]"
+	if p := o.BloomFilterFPChance; p != nil && (math.IsNaN(*p) || *p <= minBloomFPChance || *p > 1) {
+		return "BloomFilterFPChance " + strconv.FormatFloat(*p, 'g', -1, 64) + " is outside (6.71e-05, 1] (\"bloom_filter_fp_chance must be larger than 6.71E-5 and less than or equal to 1.0\")"
 	}
 	if m := o.Memtable; m != nil && !memtableForm.MatchString(*m) {
 		return "Memtable " + strconv.Quote(*m) + " names no memtable configuration (a name of letters, digits and _)"
@@ -416,6 +418,10 @@ func (o StorageOptions) problem() string {
 	}
 	return ""
 }
+
+// minBloomFPChance is the smallest chance Cassandra refuses: it takes
+// only larger ones.
+const minBloomFPChance = 6.71e-5
 
 var (
 	scalingForm  = regexp.MustCompile(`^\s*([TLN]\d*|[+-]?\d+)(\s*,\s*([TLN]\d*|[+-]?\d+))*\s*$`)
@@ -445,7 +451,7 @@ func (o StorageOptions) targetProblem(t Target) string {
 	case o.Memtable != nil && t == Cassandra5Latest && !slices.Contains(latestMemtables, *o.Memtable):
 		return "Memtable " + strconv.Quote(*o.Memtable) + " is not a configuration of cassandra_latest.yaml (default, skiplist, trie)"
 	case o.CDC != nil && *o.CDC && cassandra:
-		return "CDC(true) needs cdc_enabled: true in cassandra.yaml, which neither shipped file sets (\"Cannot create table with CDC enabled: cdc_enabled is false\")"
+		return "CDC(true) needs cdc_enabled: true in cassandra.yaml, which neither shipped file sets; without it Cassandra 5.0 takes cdc = true and keeps nothing of it (system_schema.tables.cdc stays null), so the option would be lost"
 	case o.TombstoneGC != nil && cassandra:
 		return "TombstoneGC is ScyllaDB's option; Cassandra has only gc_grace_seconds (GCGrace)"
 	case o.RateLimit != nil && cassandra:

@@ -165,7 +165,7 @@ func findings() []finding {
 				createFor(t, s, ks, serverTarget(), ts)
 				return "memtable = 'trie': " + checkWritable(s, ks, ts, 2).summary()
 			}},
-		{rule: kandra.RuleOptionTarget, what: "ScyllaDB's options on Cassandra: incremental compaction, tombstone_gc, per_partition_rate_limit, caching enabled; and CDC without cdc_enabled", targets: kandra.Cassandra5 | kandra.Cassandra5Latest,
+		{rule: kandra.RuleOptionTarget, what: "ScyllaDB's options on Cassandra: incremental compaction, tombstone_gc, per_partition_rate_limit, caching enabled", targets: kandra.Cassandra5 | kandra.Cassandra5Latest,
 			run: func(t *testing.T, s *gocql.Session, ks string) string {
 				var out []string
 				for _, c := range []struct {
@@ -175,12 +175,31 @@ func findings() []finding {
 					{kandra.Compaction(kandra.Incremental()), "compaction = {'class': 'IncrementalCompactionStrategy'}", "IncrementalCompactionStrategy"},
 					{kandra.TombstoneGC(kandra.TombstoneGCRepair), "tombstone_gc = {'mode': 'repair'}", "tombstone_gc"},
 					{kandra.PerPartitionRateLimit(100, 0), "per_partition_rate_limit = {'max_reads_per_second': '100'}", "per_partition_rate_limit"},
-					{kandra.ScyllaCaching(true), "caching = {'enabled': 'true'}", "enabled"},
-					{kandra.CDC(true), "cdc = true", "cdc"},
+					{kandra.ScyllaCaching(true), "caching = {'enabled': 'true'}", "only 'keys' and 'rows_per_partition' are allowed"},
 				} {
 					out = append(out, optionRefused(t, s, ks, c.opt, c.item, c.want))
 				}
 				return strings.Join(out, "; ")
+			}},
+		{rule: kandra.RuleOptionTarget, what: "CDC(true) without cdc_enabled: the node takes cdc = true and keeps nothing of it", targets: kandra.Cassandra5 | kandra.Cassandra5Latest,
+			run: func(t *testing.T, s *gocql.Session, ks string) string {
+				ts := mustBuild(t, specOf("r_cdc", []any{kandra.CDC(true)}, f[string]("K", pk0), f[string]("V")))
+				var se *kandra.SchemaError
+				if _, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: ks, Replication: testReplication(), Targets: serverTarget()}, ts); !errors.As(err, &se) || se.Rule != kandra.RuleOptionTarget {
+					t.Fatalf("kandra: got %v, want a %s error", err, kandra.RuleOptionTarget)
+				}
+				stmt := tableDef{name: "r_cdc", cols: []colDef{{"k", "TEXT"}, {"v", "TEXT"}}, pk: []string{"k"}, storage: []string{"cdc = true"}}.render(ks)
+				if err := execDDL(s, stmt); err != nil {
+					t.Fatalf("%s\n-> %v (the node refused it: the rule's reason would be another)", stmt, err)
+				}
+				var cdc *bool
+				if err := s.Query(`SELECT cdc FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, ks, "r_cdc").Scan(&cdc); err != nil {
+					t.Fatal(err)
+				}
+				if cdc != nil && *cdc {
+					t.Fatalf("system_schema.tables.cdc is true: the node keeps CDC, the rule is unfounded")
+				}
+				return "CREATE TABLE ... WITH cdc = true is taken, and system_schema.tables.cdc reads null: CDC is silently off"
 			}},
 		{rule: kandra.RuleInvalidName, what: `a column named "[applied]": a failed LWT reads as applied`, targets: kandra.Cassandra5 | kandra.Cassandra5Latest,
 			run: appliedColumn},

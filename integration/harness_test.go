@@ -210,7 +210,7 @@ var (
 	summaryLines = map[string]string{}
 )
 
-var summaryOrder = []string{"config", "catalogue", "random", "rules", "values", "overrides", "ordering", "names", "accepted", "todos", "frozen", "static", "auth"}
+var summaryOrder = []string{"config", "catalogue", "random", "rules", "values", "overrides", "ordering", "names", "accepted", "todos", "frozen", "static", "table-options", "auth"}
 
 func summary(part, line string) {
 	summaryMu.Lock()

@@ -36,12 +36,12 @@ func optionCases() []optionsCase {
 	return []optionsCase{
 		{"o_leveled", append([]any{kandra.Compaction(kandra.Leveled(80))}, rest...), append([]any{kandra.Compaction(kandra.Leveled(160))}, rest...)},
 		{"o_window", append([]any{kandra.Compaction(kandra.TimeWindow(kandra.Hours, 6))}, window...), append([]any{kandra.Compaction(kandra.TimeWindow(kandra.Days, 1))}, window...)},
-		{"o_unified", []any{kandra.Compaction(kandra.Unified("T4")), kandra.NoCompression(), kandra.SpeculativeRetry("ALWAYS"), kandra.BloomFilterFPChance(1)},
-			[]any{kandra.Compaction(kandra.Unified("T4")), kandra.Compression(kandra.LZ4, 0), kandra.SpeculativeRetry("ALWAYS"), kandra.BloomFilterFPChance(1)}},
+		{"o_unified", []any{kandra.Compaction(kandra.Unified("T4")), kandra.NoCompression(), kandra.SpeculativeRetry("NONE"), kandra.BloomFilterFPChance(1)},
+			[]any{kandra.Compaction(kandra.Unified("T4")), kandra.Compression(kandra.LZ4, 0), kandra.SpeculativeRetry("NONE"), kandra.BloomFilterFPChance(1)}},
 		{"o_tiered", []any{kandra.Compaction(kandra.SizeTiered()), kandra.Compression(kandra.Snappy, 0), kandra.SpeculativeRetry("25ms"), kandra.Comment("")},
 			[]any{kandra.Compaction(kandra.SizeTiered()), kandra.Compression(kandra.Snappy, 0), kandra.SpeculativeRetry("25ms"), kandra.Comment("now with a comment")}},
-		{"o_deflate", []any{kandra.Compression(kandra.Deflate, 4), kandra.SpeculativeRetry("NONE")},
-			[]any{kandra.Compression(kandra.Deflate, 4), kandra.SpeculativeRetry("NONE"), kandra.BloomFilterFPChance(0.1)}},
+		{"o_deflate", []any{kandra.Compression(kandra.Deflate, 4), kandra.SpeculativeRetry("99.95p")},
+			[]any{kandra.Compression(kandra.Deflate, 4), kandra.SpeculativeRetry("99.95p"), kandra.BloomFilterFPChance(0.1)}},
 	}
 }
 

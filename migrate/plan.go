@@ -3,6 +3,7 @@ package migrate
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -498,7 +499,7 @@ func (p *planner) options(t *kandra.TableSchema, lt *LiveTable) {
 	items, _ := p.ks.StorageOptionItems(t)
 	for _, item := range items {
 		name, _, _ := strings.Cut(item, " = ")
-		if got, want, differs := storageDiff(name, t.StorageOptions(), lt.Options); differs {
+		if got, want, differs := storageDiff(name, t.StorageOptions(), lt.Options, p.ks.Targets()&(kandra.Cassandra5|kandra.Cassandra5Latest) == 0); differs {
 			set = append(set, item)
 			why = append(why, name+" is "+got+" in live, "+want+" in the model")
 		}
@@ -524,7 +525,7 @@ func (p *planner) options(t *kandra.TableSchema, lt *LiveTable) {
 // step's reason. An option the server keeps outside system_schema.tables
 // (ScyllaDB's tombstone_gc, per_partition_rate_limit and cdc) is never
 // reported: the planner cannot see it.
-func storageDiff(name string, o kandra.StorageOptions, live map[string]string) (got, want string, differs bool) {
+func storageDiff(name string, o kandra.StorageOptions, live map[string]string, scylla bool) (got, want string, differs bool) {
 	sub := func(prefix string, keys ...string) string {
 		var parts []string
 		for _, k := range keys {
@@ -617,26 +618,42 @@ func storageDiff(name string, o kandra.StorageOptions, live map[string]string) (
 		}
 	case "memtable":
 		want, got = strconv.Quote(*o.Memtable), scalar("memtable")
-		if _, ok := live["memtable"]; !ok && *o.Memtable == "default" {
-			got = want // the shipped configuration is stored as null
+		if live["memtable"] == "" && *o.Memtable == "default" {
+			got = want // the default configuration is stored as null (read as "" by some drivers)
 		}
 	case "cdc":
-		if _, ok := live["cdc"]; !ok {
+		if scylla {
 			return "", "", false // ScyllaDB keeps it outside system_schema.tables
 		}
 		want, got = strconv.FormatBool(*o.CDC), live["cdc"]
+		if got == "" {
+			got = "false" // Cassandra stores no cdc as null
+		}
 	default:
 		return "", "", false
 	}
 	return got, want, got != want
 }
 
-// normRetry spells a speculative_retry policy as Cassandra stores it:
-// lower case, "percentile" as "p", no spaces.
+// normRetry spells a speculative_retry policy as Cassandra stores it, in
+// lower case: "percentile" as "p", NONE as NEVER, no spaces, numbers
+// without trailing zeros ("99.50p" is "99.5p", "050ms" is "50ms").
 func normRetry(s string) string {
 	s = strings.ToLower(strings.ReplaceAll(s, " ", ""))
-	return strings.ReplaceAll(s, "percentile", "p")
+	s = strings.ReplaceAll(s, "percentile", "p")
+	if s == "none" {
+		return "never"
+	}
+	return retryNumber.ReplaceAllStringFunc(s, func(n string) string {
+		f, err := strconv.ParseFloat(n, 64)
+		if err != nil {
+			return n
+		}
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	})
 }
+
+var retryNumber = regexp.MustCompile(`\d+(\.\d+)?`)
 
 // lookup plans lookup table l of a primary table that exists in live or
 // is created by the plan.

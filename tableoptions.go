@@ -160,6 +160,22 @@ type CachingSpec struct {
 	RowsPerPartition int
 }
 
+// Values are the caching map's values as Cassandra writes them: keys
+// "ALL" or "NONE", rows_per_partition "NONE", "ALL" or the count.
+func (c CachingSpec) Values() (keys, rowsPerPartition string) {
+	keys, rowsPerPartition = "NONE", "NONE"
+	if c.Keys {
+		keys = "ALL"
+	}
+	switch {
+	case c.RowsPerPartition == -1:
+		rowsPerPartition = "ALL"
+	case c.RowsPerPartition > 0:
+		rowsPerPartition = strconv.Itoa(c.RowsPerPartition)
+	}
+	return keys, rowsPerPartition
+}
+
 // TombstoneGCMode is ScyllaDB's tombstone_gc mode.
 type TombstoneGCMode uint8
 
@@ -501,16 +517,7 @@ func (o StorageOptions) render(scylla bool) []string {
 		out = append(out, "compression = "+cqlMap(m))
 	}
 	if c := o.Caching; c != nil {
-		keys, rows := "NONE", "NONE"
-		if c.Keys {
-			keys = "ALL"
-		}
-		switch {
-		case c.RowsPerPartition == -1:
-			rows = "ALL"
-		case c.RowsPerPartition > 0:
-			rows = strconv.Itoa(c.RowsPerPartition)
-		}
+		keys, rows := c.Values()
 		out = append(out, "caching = "+cqlMap([][2]string{{"keys", keys}, {"rows_per_partition", rows}}))
 	}
 	if c := o.ScyllaCaching; c != nil {

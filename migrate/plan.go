@@ -587,16 +587,7 @@ func storageDiff(name string, o kandra.StorageOptions, live map[string]string, s
 		}
 	case "caching":
 		if c := o.Caching; c != nil {
-			keys, rows := "NONE", "NONE"
-			if c.Keys {
-				keys = "ALL"
-			}
-			switch {
-			case c.RowsPerPartition == -1:
-				rows = "ALL"
-			case c.RowsPerPartition > 0:
-				rows = strconv.Itoa(c.RowsPerPartition)
-			}
+			keys, rows := c.Values()
 			want, got = "keys="+keys+" rows_per_partition="+rows, sub("caching", "keys", "rows_per_partition")
 		} else {
 			want, got = "enabled="+strconv.FormatBool(*o.ScyllaCaching), sub("caching", "enabled")

@@ -49,6 +49,64 @@ func serverType(t kandra.CQLType, frozen bool) string {
 // table (server defaults for what the statements leave out), a column row
 // per column with its kind, position, clustering order and type as the
 // server spells it, and an index row per secondary index.
+// storedOptions writes the storage options into a system_schema.tables
+// row as the servers store them: full class names with their own
+// defaults beside the given settings, speculative retry in Cassandra's
+// spelling (NEVER, ALWAYS, 99p, 25ms), ScyllaDB's compression under
+// sstable_compression.
+func storedOptions(row map[string]any, o kandra.StorageOptions, scylla bool) {
+	if c := o.Compaction; c != nil {
+		m := map[string]string{"class": "org.apache.cassandra.db.compaction." + c.Kind.String(), "max_threshold": "32", "min_threshold": "4"}
+		if c.SSTableSizeMB > 0 {
+			m["sstable_size_in_mb"] = strconv.Itoa(c.SSTableSizeMB)
+		}
+		if c.WindowUnit != 0 {
+			m["compaction_window_unit"] = c.WindowUnit.String()
+		}
+		if c.WindowSize > 0 {
+			m["compaction_window_size"] = strconv.Itoa(c.WindowSize)
+		}
+		row["compaction"] = m
+	}
+	if c := o.Compression; c != nil {
+		m := map[string]string{"chunk_length_in_kb": "16"}
+		switch {
+		case c.Off && scylla:
+			m = map[string]string{"sstable_compression": ""}
+		case c.Off:
+			m = map[string]string{"enabled": "false"}
+		case scylla:
+			m["sstable_compression"] = "org.apache.cassandra.io.compress." + c.Compressor.String()
+		default:
+			m["class"] = "org.apache.cassandra.io.compress." + c.Compressor.String()
+		}
+		if c.ChunkLengthKB > 0 {
+			m["chunk_length_in_kb"] = strconv.Itoa(c.ChunkLengthKB)
+		}
+		row["compression"] = m
+	}
+	if c := o.Comment; c != nil {
+		row["comment"] = *c
+	}
+	if p := o.SpeculativeRetry; p != nil {
+		v := strings.ToUpper(*p)
+		switch {
+		case v == "NONE":
+			v = "NEVER"
+		case strings.HasSuffix(v, "PERCENTILE"):
+			v = strings.TrimSuffix(v, "PERCENTILE") + "p"
+		case strings.HasSuffix(v, "P"):
+			v = strings.TrimSuffix(v, "P") + "p"
+		case strings.HasSuffix(v, "MS"):
+			v = strings.TrimSuffix(v, "MS") + "ms"
+		}
+		row["speculative_retry"] = v
+	}
+	if p := o.BloomFilterFPChance; p != nil {
+		row["bloom_filter_fp_chance"] = *p
+	}
+}
+
 func rowsOf(ks *kandra.Keyspace) *adapter.SchemaRows {
 	name := ks.Name()
 	r := &adapter.SchemaRows{}
@@ -82,6 +140,7 @@ func rowsOf(ks *kandra.Keyspace) *adapter.SchemaRows {
 			gc = 864000 * time.Second
 		}
 		table(t.Name(), int(ttl/time.Second), int(gc/time.Second), t.IsCounterTable())
+		storedOptions(r.Tables[len(r.Tables)-1], t.StorageOptions(), ks.Targets()&(kandra.Cassandra5|kandra.Cassandra5Latest) == 0)
 		for _, c := range t.Columns() {
 			switch {
 			case c.IsPartitionKey():

@@ -305,10 +305,10 @@ type Metric struct {
 func (m *Metric) Describe(s *kandra.Schema[Metric]) {
 	s.Table("metrics",
 		kandra.DefaultTTL(30*24*time.Hour),
-		kandra.Compaction(kandra.TimeWindow(kandra.Days, 1)),
-		kandra.Compression(kandra.Zstd, 64),
+		kandra.Compaction(kandra.TimeWindow(kandra.WindowDays, 1)),
+		kandra.Compression(kandra.ZstdCompressor, 64),
 		kandra.Comment("sensor readings, 30 days"),
-		kandra.SpeculativeRetry("99p"),
+		kandra.SpeculativeRetry("99PERCENTILE"),
 	)
 	kandra.Bind(s, &m.Sensor, kandra.PartitionKey(0))
 	kandra.Bind(s, &m.At, kandra.ClusteringKey(0, kandra.ClusteringDesc))
@@ -336,7 +336,7 @@ func ExampleCompaction() {
 	// AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'DAYS', 'compaction_window_size': '1'}
 	// AND compression = {'class': 'ZstdCompressor', 'chunk_length_in_kb': '64'}
 	// AND comment = 'sensor readings, 30 days'
-	// AND speculative_retry = '99p';
+	// AND speculative_retry = '99PERCENTILE';
 	// CREATE TABLE IF NOT EXISTS iot.metrics (
 	//     sensor TEXT,
 	//     at TIMESTAMP,
@@ -348,5 +348,5 @@ func ExampleCompaction() {
 	// AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'DAYS', 'compaction_window_size': '1'}
 	// AND compression = {'sstable_compression': 'ZstdCompressor', 'chunk_length_in_kb': '64'}
 	// AND comment = 'sensor readings, 30 days'
-	// AND speculative_retry = '99p';
+	// AND speculative_retry = '99PERCENTILE';
 }

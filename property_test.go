@@ -440,6 +440,9 @@ func (p *parser) optionValue() string {
 	case t.kind == tokString:
 		p.pos++
 		return t.src
+	case t.kind == tokWord && (t.src == "true" || t.src == "false"):
+		p.pos++
+		return t.src
 	case p.isSym("{"):
 		p.pos++
 		var kv []string
@@ -974,20 +977,31 @@ func TestPropertyIndexesAndStatements(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s: Index() reports no index", c.Name())
 			}
-			if want := map[kandra.IndexKind]string{kandra.IndexSAI: "sai", kandra.IndexLegacy: "legacy_local_table"}[spec.Kind]; ci.using != want {
-				t.Fatalf("%s: USING %q, want %q for a %s index", ddl, ci.using, want, spec.Kind)
+			// What the draft asked for, from the generator's own record.
+			var want schematest.ColumnModel
+			for _, cm := range m.Columns {
+				if cm.Name == c.Name() {
+					want = cm
+				}
+			}
+			if spec.Kind != want.IndexKind {
+				t.Fatalf("%s: Index().Kind %s, the draft asked for %s", ddl, spec.Kind, want.IndexKind)
+			}
+			if w := map[kandra.IndexKind]string{kandra.IndexSAI: "sai", kandra.IndexLegacy: "legacy_local_table"}[want.IndexKind]; ci.using != w {
+				t.Fatalf("%s: USING %q, want %q for a %s index", ddl, ci.using, w, want.IndexKind)
 			}
 			// The target: the bare column where none was asked for (the
-			// server reads a collection's values), else the one asked for.
-			if got := map[string]kandra.IndexTarget{"VALUES": kandra.IndexTargetValues, "KEYS": kandra.IndexTargetKeys, "ENTRIES": kandra.IndexTargetEntries, "FULL": kandra.IndexTargetFull}[ci.target]; ci.target != "" && got != spec.Target ||
-				ci.target == "" && spec.Target != map[bool]kandra.IndexTarget{false: kandra.IndexTargetColumn, true: kandra.IndexTargetValues}[c.Type().IsCollection()] {
-				t.Fatalf("%s: target %q, but Index() says %s", ddl, ci.target, spec.Target)
+			// server reads a collection's values; FULL for a frozen one),
+			// else the one asked for.
+			wantTarget := map[kandra.IndexTarget]string{kandra.IndexTargetValues: "VALUES", kandra.IndexTargetKeys: "KEYS", kandra.IndexTargetEntries: "ENTRIES", kandra.IndexTargetFull: "FULL"}[want.IndexTarget]
+			if frozen {
+				wantTarget = "FULL"
 			}
-			if !maps.Equal(ci.options, spec.AnalysisOptions()) {
-				t.Fatalf("%s: options %v, want %v", ddl, ci.options, spec.AnalysisOptions())
+			if ci.target != wantTarget {
+				t.Fatalf("%s: target %q, the draft asked for %s", ddl, ci.target, want.IndexTarget)
 			}
-			if spec.AnalysisOptions() != nil && spec.Kind != kandra.IndexSAI {
-				t.Fatalf("%s: analysis options on a %s index", ddl, spec.Kind)
+			if !maps.Equal(ci.options, want.IndexAnalysis) {
+				t.Fatalf("%s: options %v, the draft asked for %v", ddl, ci.options, want.IndexAnalysis)
 			}
 		}
 		if s := ks.Statements(); !reflect.DeepEqual(s, stmts) {

@@ -727,12 +727,12 @@ func ruleCases() []ruleCase {
 		{"TTL -1", RuleOptionRange, "", "DefaultTTL -1s is outside 0..175200h0m0s (630720000 s)", withTable(DefaultTTL(-1 * time.Second))},
 		{"TTL 630720001", RuleOptionRange, "", "DefaultTTL 175200h0m1s is outside 0..175200h0m0s (630720000 s)", withTable(DefaultTTL(MaxTTL + time.Second))},
 		{"Leveled with a negative size", RuleOptionRange, "", "SSTableSizeMB is for Leveled only, and at least 1", withTable(Compaction(Leveled(-1)))},
-		{"TimeWindow without a unit", RuleOptionRange, "", "TimeWindow takes kandra.Minutes, Hours or Days", withTable(Compaction(TimeWindow(0, 2)))},
-		{"TimeWindow with an unknown unit", RuleOptionRange, "", "TimeWindow takes kandra.Minutes", withTable(Compaction(TimeWindow(9, 2)))},
+		{"TimeWindow without a unit", RuleOptionRange, "", "TimeWindow takes kandra.WindowMinutes, WindowHours or WindowDays", withTable(Compaction(TimeWindow(0, 2)))},
+		{"TimeWindow with an unknown unit", RuleOptionRange, "", "TimeWindow takes kandra.WindowMinutes", withTable(Compaction(TimeWindow(9, 2)))},
 		{"an unknown compaction", RuleOptionRange, "", "Compaction is given CompactionKind(0)", withTable(Compaction(CompactionStrategy{}))},
-		{"scaling parameters off Unified", RuleOptionRange, "", "ScalingParameters are for Unified only", withTable(Compaction(CompactionStrategy{Kind: LeveledKind, ScalingParameters: "T4"}))},
+		{"scaling parameters off Unified", RuleOptionRange, "", "ScalingParameters are for Unified only", withTable(Compaction(CompactionStrategy{Kind: CompactionLeveled, ScalingParameters: "T4"}))},
 		{"bad scaling parameters", RuleOptionRange, "", `scaling parameters "fast" are not`, withTable(Compaction(Unified("fast")))},
-		{"a chunk of 3 KB", RuleOptionRange, "", "chunk length 3 KB is not a power of two", withTable(Compression(LZ4, 3))},
+		{"a chunk of 3 KB", RuleOptionRange, "", "chunk length 3 KB is not a power of two", withTable(Compression(LZ4Compressor, 3))},
 		{"an unknown compressor", RuleOptionRange, "", "Compression is given Compressor(7)", withTable(Compression(7, 0))},
 		{"bloom filter chance 0", RuleOptionRange, "", "BloomFilterFPChance 0 is outside (6.71e-05, 1]", withTable(BloomFilterFPChance(0))},
 		{"bloom filter chance at Cassandra's least", RuleOptionRange, "", "BloomFilterFPChance 6.71e-05 is outside", withTable(BloomFilterFPChance(6.71e-5))},
@@ -1926,7 +1926,7 @@ func newKeyspaceTables(t *testing.T) keyspaceTables {
 	k.unified = accept(t, ttl(Compaction(Unified("T4"))))
 	k.trieMem = accept(t, ttl(Memtable("trie")))
 	k.tombstone = accept(t, ttl(TombstoneGC(TombstoneGCRepair)))
-	k.compressed = accept(t, ttl(Compression(Zstd, 16)))
+	k.compressed = accept(t, ttl(Compression(ZstdCompressor, 16)))
 	k.cdcOn = accept(t, ttl(CDC(true)))
 	k.minMax = accept(t, ttl(SpeculativeRetry("MIN(99p,50ms)")))
 	k.saiIdx = accept(t, func(e *indexed, s *Schema[indexed]) {

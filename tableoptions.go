@@ -20,22 +20,22 @@ import (
 type CompactionKind uint8
 
 const (
-	// SizeTieredKind is SizeTieredCompactionStrategy (STCS), both servers.
-	SizeTieredKind CompactionKind = iota + 1
-	// LeveledKind is LeveledCompactionStrategy (LCS), both servers.
-	LeveledKind
-	// TimeWindowKind is TimeWindowCompactionStrategy (TWCS), both servers.
-	TimeWindowKind
-	// UnifiedKind is UnifiedCompactionStrategy (UCS), Cassandra 5.0 only.
-	UnifiedKind
-	// IncrementalKind is IncrementalCompactionStrategy (ICS), ScyllaDB only.
-	IncrementalKind
+	// CompactionSizeTiered is SizeTieredCompactionStrategy (STCS), both servers.
+	CompactionSizeTiered CompactionKind = iota + 1
+	// CompactionLeveled is LeveledCompactionStrategy (LCS), both servers.
+	CompactionLeveled
+	// CompactionTimeWindow is TimeWindowCompactionStrategy (TWCS), both servers.
+	CompactionTimeWindow
+	// CompactionUnified is UnifiedCompactionStrategy (UCS), Cassandra 5.0 only.
+	CompactionUnified
+	// CompactionIncremental is IncrementalCompactionStrategy (ICS), ScyllaDB only.
+	CompactionIncremental
 )
 
 var compactionClasses = map[CompactionKind]string{
-	SizeTieredKind: "SizeTieredCompactionStrategy", LeveledKind: "LeveledCompactionStrategy",
-	TimeWindowKind: "TimeWindowCompactionStrategy", UnifiedKind: "UnifiedCompactionStrategy",
-	IncrementalKind: "IncrementalCompactionStrategy",
+	CompactionSizeTiered: "SizeTieredCompactionStrategy", CompactionLeveled: "LeveledCompactionStrategy",
+	CompactionTimeWindow: "TimeWindowCompactionStrategy", CompactionUnified: "UnifiedCompactionStrategy",
+	CompactionIncremental: "IncrementalCompactionStrategy",
 }
 
 // String returns the strategy's class name, "LeveledCompactionStrategy",
@@ -51,22 +51,22 @@ func (k CompactionKind) String() string {
 type TimeWindowUnit uint8
 
 const (
-	// Minutes is compaction_window_unit MINUTES.
-	Minutes TimeWindowUnit = iota + 1
-	// Hours is compaction_window_unit HOURS.
-	Hours
-	// Days is compaction_window_unit DAYS.
-	Days
+	// WindowMinutes is compaction_window_unit MINUTES.
+	WindowMinutes TimeWindowUnit = iota + 1
+	// WindowHours is compaction_window_unit HOURS.
+	WindowHours
+	// WindowDays is compaction_window_unit DAYS.
+	WindowDays
 )
 
 // String returns "MINUTES", "HOURS" or "DAYS", or "TimeWindowUnit(n)".
 func (u TimeWindowUnit) String() string {
 	switch u {
-	case Minutes:
+	case WindowMinutes:
 		return "MINUTES"
-	case Hours:
+	case WindowHours:
 		return "HOURS"
-	case Days:
+	case WindowDays:
 		return "DAYS"
 	}
 	return invalidEnum("TimeWindowUnit", uint64(u))
@@ -76,6 +76,7 @@ func (u TimeWindowUnit) String() string {
 // zero setting leaving the server's default. Make one with SizeTiered,
 // Leveled, TimeWindow, Unified or Incremental.
 type CompactionStrategy struct {
+	// Kind is the strategy.
 	Kind CompactionKind
 	// SSTableSizeMB is LCS's sstable_size_in_mb (0: the server's 160).
 	SSTableSizeMB int
@@ -88,55 +89,55 @@ type CompactionStrategy struct {
 }
 
 // SizeTiered is size-tiered compaction (STCS), the servers' default.
-func SizeTiered() CompactionStrategy { return CompactionStrategy{Kind: SizeTieredKind} }
+func SizeTiered() CompactionStrategy { return CompactionStrategy{Kind: CompactionSizeTiered} }
 
 // Leveled is leveled compaction (LCS) with sstables of sizeMB megabytes
 // (0 for the server's default).
 func Leveled(sizeMB int) CompactionStrategy {
-	return CompactionStrategy{Kind: LeveledKind, SSTableSizeMB: sizeMB}
+	return CompactionStrategy{Kind: CompactionLeveled, SSTableSizeMB: sizeMB}
 }
 
 // TimeWindow is time-window compaction (TWCS), for rows written in time
 // order and expired by TTL: one sstable per window of size units.
 func TimeWindow(unit TimeWindowUnit, size int) CompactionStrategy {
-	return CompactionStrategy{Kind: TimeWindowKind, WindowUnit: unit, WindowSize: size}
+	return CompactionStrategy{Kind: CompactionTimeWindow, WindowUnit: unit, WindowSize: size}
 }
 
 // Unified is Cassandra 5.0's unified compaction (UCS) with its
 // scaling_parameters ("" for the server's default).
 func Unified(scaling string) CompactionStrategy {
-	return CompactionStrategy{Kind: UnifiedKind, ScalingParameters: scaling}
+	return CompactionStrategy{Kind: CompactionUnified, ScalingParameters: scaling}
 }
 
 // Incremental is ScyllaDB's incremental compaction (ICS).
-func Incremental() CompactionStrategy { return CompactionStrategy{Kind: IncrementalKind} }
+func Incremental() CompactionStrategy { return CompactionStrategy{Kind: CompactionIncremental} }
 
 // Compressor is an sstable compression algorithm, the same class names on
 // both servers.
 type Compressor uint8
 
 const (
-	// LZ4 is LZ4Compressor, the servers' default.
-	LZ4 Compressor = iota + 1
-	// Snappy is SnappyCompressor.
-	Snappy
-	// Deflate is DeflateCompressor.
-	Deflate
-	// Zstd is ZstdCompressor.
-	Zstd
+	// LZ4Compressor is LZ4Compressor, the servers' default.
+	LZ4Compressor Compressor = iota + 1
+	// SnappyCompressor is SnappyCompressor.
+	SnappyCompressor
+	// DeflateCompressor is DeflateCompressor.
+	DeflateCompressor
+	// ZstdCompressor is ZstdCompressor.
+	ZstdCompressor
 )
 
 // String returns the compressor's class name, "LZ4Compressor", or
 // "Compressor(n)".
 func (c Compressor) String() string {
 	switch c {
-	case LZ4:
+	case LZ4Compressor:
 		return "LZ4Compressor"
-	case Snappy:
+	case SnappyCompressor:
 		return "SnappyCompressor"
-	case Deflate:
+	case DeflateCompressor:
 		return "DeflateCompressor"
-	case Zstd:
+	case ZstdCompressor:
 		return "ZstdCompressor"
 	}
 	return invalidEnum("Compressor", uint64(c))
@@ -153,12 +154,18 @@ type CompressionSpec struct {
 	ChunkLengthKB int
 }
 
-// CachingSpec is Cassandra's caching map: whether partition keys are
-// cached, and how many rows per partition (0 none, -1 all).
+// CachingSpec is Cassandra's caching map.
 type CachingSpec struct {
-	Keys             bool
+	// Keys caches the partition keys (keys 'ALL'), or not ('NONE').
+	Keys bool
+	// RowsPerPartition is how many rows of a partition the row cache
+	// holds: 0 none, CachingAllRows all, or a count.
 	RowsPerPartition int
 }
+
+// CachingAllRows is Caching's rowsPerPartition for every row of a
+// partition (rows_per_partition 'ALL').
+const CachingAllRows = -1
 
 // Values are the caching map's values as Cassandra writes them: keys
 // "ALL" or "NONE", rows_per_partition "NONE", "ALL" or the count.
@@ -168,7 +175,7 @@ func (c CachingSpec) Values() (keys, rowsPerPartition string) {
 		keys = "ALL"
 	}
 	switch {
-	case c.RowsPerPartition == -1:
+	case c.RowsPerPartition == CachingAllRows:
 		rowsPerPartition = "ALL"
 	case c.RowsPerPartition > 0:
 		rowsPerPartition = strconv.Itoa(c.RowsPerPartition)
@@ -207,9 +214,10 @@ func (m TombstoneGCMode) String() string {
 	return invalidEnum("TombstoneGCMode", uint64(m))
 }
 
-// RateLimit is ScyllaDB's per_partition_rate_limit: operations per second
-// on one partition above which the server rejects some (0: no limit).
+// RateLimit is ScyllaDB's per_partition_rate_limit.
 type RateLimit struct {
+	// ReadsPerSecond and WritesPerSecond are the operations per second on
+	// one partition above which the server rejects some (0: no limit).
 	ReadsPerSecond, WritesPerSecond int
 }
 
@@ -217,17 +225,17 @@ type RateLimit struct {
 // nil for an option the entity does not set (the server's default, or
 // what the table has, applies).
 type StorageOptions struct {
-	Compaction          *CompactionStrategy
-	Compression         *CompressionSpec
-	Caching             *CachingSpec // Cassandra's caching
-	ScyllaCaching       *bool        // ScyllaDB's caching enabled
-	Comment             *string
-	SpeculativeRetry    *string
-	BloomFilterFPChance *float64
-	Memtable            *string
-	CDC                 *bool
-	TombstoneGC         *TombstoneGCMode
-	RateLimit           *RateLimit
+	Compaction          *CompactionStrategy // Compaction
+	Compression         *CompressionSpec    // Compression or NoCompression
+	Caching             *CachingSpec        // Caching, Cassandra's caching map
+	ScyllaCaching       *bool               // ScyllaCaching: ScyllaDB's caching enabled
+	Comment             *string             // Comment
+	SpeculativeRetry    *string             // SpeculativeRetry, as given
+	BloomFilterFPChance *float64            // BloomFilterFPChance
+	Memtable            *string             // Memtable: the configuration's name
+	CDC                 *bool               // CDC
+	TombstoneGC         *TombstoneGCMode    // TombstoneGC
+	RateLimit           *RateLimit          // PerPartitionRateLimit
 }
 
 func (o StorageOptions) isZero() bool { return o == StorageOptions{} }
@@ -254,7 +262,8 @@ func NoCompression() TableOption {
 }
 
 // Caching sets Cassandra's caching: keys cached or not, and the rows per
-// partition (0 none, -1 all). Cassandra only: ScyllaDB has ScyllaCaching.
+// partition (0 none, CachingAllRows, or a count). Cassandra only:
+// ScyllaDB has ScyllaCaching.
 func Caching(keys bool, rowsPerPartition int) TableOption {
 	spec := CachingSpec{Keys: keys, RowsPerPartition: rowsPerPartition}
 	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.Caching, spec, "Caching", &s.conflicts) })
@@ -350,8 +359,12 @@ func clonePtr[V any](p *V) *V {
 // NEVER, a percentile (99PERCENTILE, 99.5p) or milliseconds (50ms).
 var speculativeRetryForm = regexp.MustCompile(`(?i)^(none|always|never|\d+(\.\d{1,4})?(percentile|p)|\d+ms)$`)
 
-// speculativeRetryMinMax is Cassandra's MIN(a,b) or MAX(a,b).
-var speculativeRetryMinMax = regexp.MustCompile(`(?i)^(min|max)\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*\)$`)
+// speculativeRetryMinMax is Cassandra's MIN(a,b) or MAX(a,b): spaces only
+// around the comma, as its parser takes them.
+var speculativeRetryMinMax = regexp.MustCompile(`(?i)^(min|max)\(([^\s,()]+)\s*,\s*([^\s,()]+)\)$`)
+
+// scyllaRetryForm is the speculative_retry ScyllaDB takes.
+var scyllaRetryForm = regexp.MustCompile(`(?i)^(none|always|\d+(\.\d)?percentile|\d+ms)$`)
 
 // speculativeRetryProblem says why the servers refuse p, or "".
 func speculativeRetryProblem(p string) string {
@@ -369,15 +382,25 @@ func speculativeRetryProblem(p string) string {
 		return ""
 	}
 	if m := speculativeRetryMinMax.FindStringSubmatch(p); m != nil {
+		ms := 0
 		for _, s := range m[2:] {
-			if speculativeRetryMinMax.MatchString(s) || strings.EqualFold(s, "none") || strings.EqualFold(s, "always") || strings.EqualFold(s, "never") {
+			if strings.EqualFold(s, "none") || strings.EqualFold(s, "always") || strings.EqualFold(s, "never") {
 				return strconv.Quote(p) + ": MIN and MAX take a percentile and a time"
 			}
 			if why := one(s); why != "" {
 				return why
 			}
+			if strings.HasSuffix(strings.ToLower(s), "ms") {
+				ms++
+			}
+		}
+		if ms != 1 {
+			return strconv.Quote(p) + ": MIN and MAX take a percentile and a time, one of each (\"MIN()/MAX() arguments should be of different types\")"
 		}
 		return ""
+	}
+	if strings.ContainsAny(p, "()") {
+		return strconv.Quote(p) + " is not MIN(a,b) or MAX(a,b) (no spaces inside the parentheses but around the comma)"
 	}
 	return one(p)
 }
@@ -389,24 +412,26 @@ func (o StorageOptions) problem() string {
 		switch {
 		case compactionClasses[c.Kind] == "":
 			return "Compaction is given " + c.Kind.String() + "; use kandra.SizeTiered, Leveled, TimeWindow, Unified or Incremental"
-		case c.SSTableSizeMB < 0 || c.Kind != LeveledKind && c.SSTableSizeMB != 0:
+		case c.SSTableSizeMB < 0 || c.Kind != CompactionLeveled && c.SSTableSizeMB != 0:
 			return "Compaction's SSTableSizeMB is for Leveled only, and at least 1 (0 for the server's default)"
-		case c.Kind == TimeWindowKind && (c.WindowSize < 0 || c.WindowSize > 0 && c.WindowUnit == 0 || c.WindowUnit != 0 && c.WindowUnit.String() == invalidEnum("TimeWindowUnit", uint64(c.WindowUnit))):
-			return "TimeWindow takes kandra.Minutes, Hours or Days and a size of at least 1 (\"compaction_window_size must be greater than 1\")"
-		case c.Kind != TimeWindowKind && (c.WindowSize != 0 || c.WindowUnit != 0):
+		case c.Kind == CompactionTimeWindow && (c.WindowSize < 0 || c.WindowSize > 0 && c.WindowUnit == 0 || c.WindowUnit != 0 && c.WindowUnit.String() == invalidEnum("TimeWindowUnit", uint64(c.WindowUnit))):
+			return "TimeWindow takes kandra.WindowMinutes, WindowHours or WindowDays and a size of at least 1 (\"compaction_window_size must be greater than 1\")"
+		case c.Kind != CompactionTimeWindow && (c.WindowSize != 0 || c.WindowUnit != 0):
 			return "Compaction's WindowUnit and WindowSize are for TimeWindow only"
-		case c.Kind != UnifiedKind && c.ScalingParameters != "":
+		case c.Kind != CompactionUnified && c.ScalingParameters != "":
 			return "Compaction's ScalingParameters are for Unified only"
-		case c.Kind == UnifiedKind && c.ScalingParameters != "" && !scalingForm.MatchString(c.ScalingParameters):
+		case c.Kind == CompactionUnified && c.ScalingParameters != "" && !scalingForm.MatchString(c.ScalingParameters):
 			return "Unified's scaling parameters " + strconv.Quote(c.ScalingParameters) + " are not a comma-separated list of T<n>, L<n>, N or a signed number"
 		}
 	}
 	if c := o.Compression; c != nil && !c.Off {
 		switch {
-		case c.Compressor < LZ4 || c.Compressor > Zstd:
-			return "Compression is given " + c.Compressor.String() + "; use kandra.LZ4, Snappy, Deflate or Zstd"
-		case c.ChunkLengthKB < 0 || c.ChunkLengthKB > 0 && c.ChunkLengthKB&(c.ChunkLengthKB-1) != 0 || c.ChunkLengthKB > 1<<20:
+		case c.Compressor < LZ4Compressor || c.Compressor > ZstdCompressor:
+			return "Compression is given " + c.Compressor.String() + "; use kandra.LZ4Compressor, SnappyCompressor, DeflateCompressor or ZstdCompressor"
+		case c.ChunkLengthKB < 0 || c.ChunkLengthKB > 0 && c.ChunkLengthKB&(c.ChunkLengthKB-1) != 0:
 			return "Compression's chunk length " + strconv.Itoa(c.ChunkLengthKB) + " KB is not a power of two (\"chunk_length_in_kb must be a power of 2\")"
+		case c.ChunkLengthKB > maxChunkKB:
+			return "Compression's chunk length " + strconv.Itoa(c.ChunkLengthKB) + " KB is above " + strconv.Itoa(maxChunkKB) + " KB (1 GiB), which no server reads in one chunk"
 		}
 	}
 	if c := o.Caching; c != nil && c.RowsPerPartition < -1 {
@@ -435,6 +460,13 @@ func (o StorageOptions) problem() string {
 	return ""
 }
 
+// maxChunkKB bounds a compression chunk (1 GiB); ScyllaDB takes at most
+// scyllaMaxChunkKB.
+const (
+	maxChunkKB       = 1 << 20
+	scyllaMaxChunkKB = 128
+)
+
 // minBloomFPChance is the smallest chance Cassandra refuses: it takes
 // only larger ones.
 const minBloomFPChance = 6.71e-5
@@ -452,9 +484,9 @@ var latestMemtables = []string{"default", "skiplist", "trie"}
 func (o StorageOptions) targetProblem(t Target) string {
 	cassandra := t&cassandraTargets != 0
 	switch {
-	case o.Compaction != nil && o.Compaction.Kind == UnifiedKind && !cassandra:
+	case o.Compaction != nil && o.Compaction.Kind == CompactionUnified && !cassandra:
 		return "Unified compaction is Cassandra 5.0's (ScyllaDB: \"Unable to find compaction strategy class 'UnifiedCompactionStrategy'\")"
-	case o.Compaction != nil && o.Compaction.Kind == IncrementalKind && cassandra:
+	case o.Compaction != nil && o.Compaction.Kind == CompactionIncremental && cassandra:
 		return "Incremental compaction is ScyllaDB's (Cassandra: \"Unable to find compaction strategy class 'IncrementalCompactionStrategy'\")"
 	case o.Caching != nil && !cassandra:
 		return "Caching(keys, rows) is Cassandra's caching map; ScyllaDB's is ScyllaCaching(enabled)"
@@ -474,6 +506,10 @@ func (o StorageOptions) targetProblem(t Target) string {
 		return "PerPartitionRateLimit is ScyllaDB's option"
 	case o.SpeculativeRetry != nil && speculativeRetryMinMax.MatchString(*o.SpeculativeRetry) && !cassandra:
 		return "SpeculativeRetry's MIN and MAX are Cassandra's; ScyllaDB takes a single policy"
+	case o.SpeculativeRetry != nil && !cassandra && !scyllaRetryForm.MatchString(*o.SpeculativeRetry):
+		return "SpeculativeRetry " + strconv.Quote(*o.SpeculativeRetry) + " is not one of ScyllaDB's forms: NONE, ALWAYS, <n>PERCENTILE (one decimal at most, as it stores them) or <n>ms"
+	case o.Compression != nil && !cassandra && o.Compression.ChunkLengthKB > scyllaMaxChunkKB:
+		return "a compression chunk of " + strconv.Itoa(o.Compression.ChunkLengthKB) + " KB is above ScyllaDB's 128 (\"chunk_length_in_kb must be 128 or less\")"
 	}
 	return ""
 }

@@ -119,6 +119,12 @@ func planPart[I any, D Driver[I]](col *kandra.ColumnSchema, key bool) (*conv, re
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	// The Go type must have the CQL type's shape: a CQLTyper or AsType
+	// collection on another Go kind has no part to bind on its own.
+	want := map[kandra.CQLKind]reflect.Kind{kandra.KindList: reflect.Slice, kandra.KindSet: reflect.Map, kandra.KindMap: reflect.Map}[col.Type().Kind()]
+	if want == reflect.Invalid || t.Kind() != want || key && col.Type().Kind() != kandra.KindMap {
+		return nil, nil, fmt.Errorf("column %s: Go type %s holds no %s part to bind on its own", col.Name(), col.GoType(), col.Type())
+	}
 	var part cqlorder.Type
 	switch {
 	case key:

@@ -474,7 +474,7 @@ func ruleCases() []ruleCase {
 		},
 		{
 			rule: kandra.RuleOptionRange, what: "a compression chunk of 3 KB",
-			spec: specOf("r_chunk3", []any{kandra.Compression(kandra.LZ4, 3)}, f[string]("K", pk0)),
+			spec: specOf("r_chunk3", []any{kandra.Compression(kandra.LZ4Compressor, 3)}, f[string]("K", pk0)),
 			stmt: tableDef{name: "r_chunk3", cols: []colDef{k}, pk: []string{"k"}, storage: []string{"compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': '3'}"}}.render(ks),
 			want: "power of 2",
 		},

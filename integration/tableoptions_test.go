@@ -31,17 +31,17 @@ func optionCases() []optionsCase {
 		memtable = "trie"
 	}
 	comment, retry := kandra.Comment("it's a 'quoted' comment\nover two lines"), kandra.SpeculativeRetry("99PERCENTILE")
-	rest := []any{kandra.Compression(kandra.Zstd, 16), kandra.Caching(true, 10), comment, retry, kandra.BloomFilterFPChance(0.05), kandra.Memtable(memtable), kandra.CDC(false)}
-	window := []any{kandra.DefaultTTL(24 * time.Hour), kandra.Compression(kandra.LZ4, 64), kandra.Caching(false, -1), kandra.SpeculativeRetry("MIN(99p,50ms)")}
+	rest := []any{kandra.Compression(kandra.ZstdCompressor, 16), kandra.Caching(true, 10), comment, retry, kandra.BloomFilterFPChance(0.05), kandra.Memtable(memtable), kandra.CDC(false)}
+	window := []any{kandra.DefaultTTL(24 * time.Hour), kandra.Compression(kandra.LZ4Compressor, 64), kandra.Caching(false, -1), kandra.SpeculativeRetry("MIN(99p,50ms)")}
 	return []optionsCase{
 		{"o_leveled", append([]any{kandra.Compaction(kandra.Leveled(80))}, rest...), append([]any{kandra.Compaction(kandra.Leveled(160))}, rest...)},
-		{"o_window", append([]any{kandra.Compaction(kandra.TimeWindow(kandra.Hours, 6))}, window...), append([]any{kandra.Compaction(kandra.TimeWindow(kandra.Days, 1))}, window...)},
+		{"o_window", append([]any{kandra.Compaction(kandra.TimeWindow(kandra.WindowHours, 6))}, window...), append([]any{kandra.Compaction(kandra.TimeWindow(kandra.WindowDays, 1))}, window...)},
 		{"o_unified", []any{kandra.Compaction(kandra.Unified("T4")), kandra.NoCompression(), kandra.SpeculativeRetry("NONE"), kandra.BloomFilterFPChance(1)},
-			[]any{kandra.Compaction(kandra.Unified("T4")), kandra.Compression(kandra.LZ4, 0), kandra.SpeculativeRetry("NONE"), kandra.BloomFilterFPChance(1)}},
-		{"o_tiered", []any{kandra.Compaction(kandra.SizeTiered()), kandra.Compression(kandra.Snappy, 0), kandra.SpeculativeRetry("25ms"), kandra.Comment("")},
-			[]any{kandra.Compaction(kandra.SizeTiered()), kandra.Compression(kandra.Snappy, 0), kandra.SpeculativeRetry("25ms"), kandra.Comment("now with a comment")}},
-		{"o_deflate", []any{kandra.Compression(kandra.Deflate, 4), kandra.SpeculativeRetry("99.95p")},
-			[]any{kandra.Compression(kandra.Deflate, 4), kandra.SpeculativeRetry("99.95p"), kandra.BloomFilterFPChance(0.1)}},
+			[]any{kandra.Compaction(kandra.Unified("T4")), kandra.Compression(kandra.LZ4Compressor, 0), kandra.SpeculativeRetry("NONE"), kandra.BloomFilterFPChance(1)}},
+		{"o_tiered", []any{kandra.Compaction(kandra.SizeTiered()), kandra.Compression(kandra.SnappyCompressor, 0), kandra.SpeculativeRetry("25ms"), kandra.Comment("")},
+			[]any{kandra.Compaction(kandra.SizeTiered()), kandra.Compression(kandra.SnappyCompressor, 0), kandra.SpeculativeRetry("25ms"), kandra.Comment("now with a comment")}},
+		{"o_deflate", []any{kandra.Compression(kandra.DeflateCompressor, 4), kandra.SpeculativeRetry("99.95p")},
+			[]any{kandra.Compression(kandra.DeflateCompressor, 4), kandra.SpeculativeRetry("99.95p"), kandra.BloomFilterFPChance(0.1)}},
 	}
 }
 

@@ -571,10 +571,13 @@ func storageDiff(name string, o kandra.StorageOptions, live map[string]string, s
 		got = sub("compaction", keys...)
 	case "compression":
 		c := o.Compression
-		if _, scylla := live["compression.sstable_compression"]; scylla {
+		if scylla {
 			want, got = "sstable_compression="+c.Compressor.String(), sub("compression", "sstable_compression")
 			if c.Off {
 				want = "sstable_compression="
+				if got == "unset" {
+					got = want // ScyllaDB stores no compression as an empty map
+				}
 			}
 		} else if c.Off {
 			want, got = "enabled=false", sub("compression", "enabled")
@@ -591,6 +594,9 @@ func storageDiff(name string, o kandra.StorageOptions, live map[string]string, s
 			want, got = "keys="+keys+" rows_per_partition="+rows, sub("caching", "keys", "rows_per_partition")
 		} else {
 			want, got = "enabled="+strconv.FormatBool(*o.ScyllaCaching), sub("caching", "enabled")
+			if got == "unset" {
+				got = "enabled=true" // ScyllaDB writes enabled only when it is off
+			}
 		}
 	case "comment":
 		want, got = strconv.Quote(*o.Comment), scalar("comment")
@@ -635,6 +641,10 @@ func normRetry(s string) string {
 	if s == "none" {
 		return "never"
 	}
+	// MIN and MAX are stored with the percentile first.
+	if m := minMax.FindStringSubmatch(s); m != nil && strings.HasSuffix(m[2], "ms") {
+		s = m[1] + "(" + m[3] + "," + m[2] + ")"
+	}
 	return retryNumber.ReplaceAllStringFunc(s, func(n string) string {
 		f, err := strconv.ParseFloat(n, 64)
 		if err != nil {
@@ -644,7 +654,10 @@ func normRetry(s string) string {
 	})
 }
 
-var retryNumber = regexp.MustCompile(`\d+(\.\d+)?`)
+var (
+	retryNumber = regexp.MustCompile(`\d+(\.\d+)?`)
+	minMax      = regexp.MustCompile(`^(min|max)\(([^,]+),([^,]+)\)$`)
+)
 
 // lookup plans lookup table l of a primary table that exists in live or
 // is created by the plan.

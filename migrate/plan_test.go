@@ -68,11 +68,21 @@ func storedOptions(row map[string]any, o kandra.StorageOptions, scylla bool) {
 		}
 		row["compaction"] = m
 	}
+	// Both servers always store caching: Cassandra its default map,
+	// ScyllaDB the keys and rows without enabled while it is on.
+	caching := map[string]string{"keys": "ALL", "rows_per_partition": "NONE"}
+	if c := o.Caching; c != nil {
+		caching["keys"], caching["rows_per_partition"] = c.Values()
+	}
+	if c := o.ScyllaCaching; c != nil && !*c {
+		caching["enabled"] = "false"
+	}
+	row["caching"] = caching
 	if c := o.Compression; c != nil {
 		m := map[string]string{"chunk_length_in_kb": "16"}
 		switch {
 		case c.Off && scylla:
-			m = map[string]string{"sstable_compression": ""}
+			m = map[string]string{}
 		case c.Off:
 			m = map[string]string{"enabled": "false"}
 		case scylla:
@@ -99,11 +109,29 @@ func storedOptions(row map[string]any, o kandra.StorageOptions, scylla bool) {
 			v = strings.TrimSuffix(v, "P") + "p"
 		case strings.HasSuffix(v, "MS"):
 			v = strings.TrimSuffix(v, "MS") + "ms"
+		case strings.HasPrefix(v, "MIN(") || strings.HasPrefix(v, "MAX("):
+			// Percentile first, in Cassandra's spelling.
+			args := strings.Split(strings.ReplaceAll(v[4:len(v)-1], " ", ""), ",")
+			for i, a := range args {
+				a = strings.Replace(a, "PERCENTILE", "P", 1)
+				a = strings.TrimSuffix(strings.TrimSuffix(a, "MS"), "P") + map[bool]string{true: "ms", false: "p"}[strings.HasSuffix(a, "MS")]
+				args[i] = a
+			}
+			if strings.HasSuffix(args[0], "ms") {
+				args[0], args[1] = args[1], args[0]
+			}
+			v = v[:3] + "(" + args[0] + "," + args[1] + ")"
 		}
 		row["speculative_retry"] = v
 	}
+	if o.Memtable != nil && *o.Memtable != "default" {
+		row["memtable"] = *o.Memtable // the default configuration is null
+	}
 	if p := o.BloomFilterFPChance; p != nil {
 		row["bloom_filter_fp_chance"] = *p
+	}
+	if c := o.CDC; c != nil && *c && !scylla {
+		row["cdc"] = true
 	}
 }
 
@@ -744,12 +772,42 @@ func TestStorageOptionChanges(t *testing.T) {
 	}
 }
 
+// TestScyllaStorageOptions: ScyllaDB stores no compression as an empty
+// map and writes caching's enabled only when it is off; a MIN or MAX
+// retry is stored percentile first on Cassandra.
+func TestScyllaStorageOptions(t *testing.T) {
+	ts := kandra.MustRegister[scyllaStored]()
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 1}), Targets: kandra.Scylla2026}, ts)
+	r := rowsOf(ks)
+	r.Tables[0]["compression"] = map[string]string{}
+	r.Tables[0]["caching"] = map[string]string{"keys": "ALL", "rows_per_partition": "ALL"}
+	if p := mustPlan(t, ks, mustLive(t, r)); !p.Empty() {
+		t.Fatalf("the options as ScyllaDB stores them plan:\n%s", p)
+	}
+	r.Tables[0]["caching"] = map[string]string{"keys": "ALL", "rows_per_partition": "ALL", "enabled": "false"}
+	if s := stepOf(t, mustPlan(t, ks, mustLive(t, r)), "options:scylla_stored"); s.CQL != "ALTER TABLE ks.scylla_stored WITH caching = {'enabled': 'true'};" {
+		t.Fatalf("step %+v", s)
+	}
+	if got, want := normRetry("MAX(25MS, 90.50PERCENTILE)"), normRetry("MAX(90.5p,25ms)"); got != want || got != "max(90.5p,25ms)" {
+		t.Fatalf("normRetry: %q and %q, want max(90.5p,25ms)", got, want)
+	}
+}
+
+type scyllaStored struct {
+	ID string
+}
+
+func (e *scyllaStored) Describe(s *kandra.Schema[scyllaStored]) {
+	s.Table("scylla_stored", kandra.NoCompression(), kandra.ScyllaCaching(true))
+	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
+}
+
 type stored struct {
 	ID string
 }
 
 func (e *stored) Describe(s *kandra.Schema[stored]) {
-	s.Table("stored", kandra.Compaction(kandra.Leveled(80)), kandra.Compression(kandra.Zstd, 16), kandra.Caching(true, 10),
+	s.Table("stored", kandra.Compaction(kandra.Leveled(80)), kandra.Compression(kandra.ZstdCompressor, 16), kandra.Caching(true, 10),
 		kandra.Comment("it's here"), kandra.SpeculativeRetry("99PERCENTILE"), kandra.BloomFilterFPChance(0.05))
 	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
 }

@@ -23,8 +23,8 @@ type Index[T, V any] struct {
 // How the index is read follows its target (kandra.IndexSpec.Target):
 // Find by the column's value (a frozen collection's whole value), Range
 // between bounds where the index reads ranges (an SAI index on a number
-// or a time), Contains, ContainsKey, ContainsValue and HasEntry on a
-// collection's values, keys or entries.
+// or a time), Contains, SetContains, ContainsKey, ContainsValue and
+// HasEntry on a collection's elements, keys or entries.
 func IndexOf[T, V any](r *Repo[T], f kandra.Field[T, V]) (*Index[T, V], error) {
 	c := f.Column()
 	spec, ok := c.Index()
@@ -78,30 +78,34 @@ func (x *Index[T, V]) Range(ctx context.Context, opts ...ListOption) *Iter[T] {
 }
 
 // Contains reads one page of the rows whose list holds e, through an
-// index on the list's values (the default target of a list's index).
-func Contains[T, E any](ctx context.Context, x *Index[T, []E], e E, opts ...ListOption) *Iter[T] {
+// index on the list's values (the default target of a list's index). S is
+// the field's list type: []E or a named type of it.
+func Contains[T any, S ~[]E, E any](ctx context.Context, x *Index[T, S], e E, opts ...ListOption) *Iter[T] {
 	return x.find(ctx, "Contains", adapter.IndexContains, []any{&e}, false, opts)
 }
 
-// ContainsKey reads one page of the rows whose set holds k (a set is a
-// map[K]struct{}; its index is on its values, CONTAINS), or whose map has
-// the key k (through an index on its keys, kandra.IndexKeys: CONTAINS
-// KEY).
-func ContainsKey[T any, K comparable, V any](ctx context.Context, x *Index[T, map[K]V], k K, opts ...ListOption) *Iter[T] {
-	op := adapter.IndexContainsKey
-	if x.f.Column().Type().Kind() == kandra.KindSet {
-		op = adapter.IndexContains
+// SetContains reads one page of the rows whose set holds e, through an
+// index on the set's values (its default target). S is the field's set
+// type: map[E]struct{} or a named type of it.
+func SetContains[T any, S ~map[E]struct{}, E comparable](ctx context.Context, x *Index[T, S], e E, opts ...ListOption) *Iter[T] {
+	return x.find(ctx, "SetContains", adapter.IndexContains, []any{&e}, false, opts)
+}
+
+// ContainsKey reads one page of the rows whose map has the key k, through
+// an index on the map's keys (kandra.IndexKeys). M is the field's map
+// type. A set (map[E]struct{} in Go) is read with SetContains.
+func ContainsKey[T any, M ~map[K]V, K comparable, V any](ctx context.Context, x *Index[T, M], k K, opts ...ListOption) *Iter[T] {
+	if it := x.notSet("ContainsKey"); it != nil {
+		return it
 	}
-	return x.find(ctx, "ContainsKey", op, []any{&k}, false, opts)
+	return x.find(ctx, "ContainsKey", adapter.IndexContainsKey, []any{&k}, false, opts)
 }
 
 // ContainsValue reads one page of the rows whose map holds the value v
 // under some key, through an index on the map's values (its default
 // target).
-func ContainsValue[T any, K comparable, V any](ctx context.Context, x *Index[T, map[K]V], v V, opts ...ListOption) *Iter[T] {
-	if x.f.Column().Type().Kind() == kandra.KindSet {
-		it := &Iter[T]{}
-		it.err = x.repo.argErr("ContainsValue", "x", "column "+x.f.Column().GoName()+" is a set, whose elements are its Go map's keys: read it with ContainsKey")
+func ContainsValue[T any, M ~map[K]V, K comparable, V any](ctx context.Context, x *Index[T, M], v V, opts ...ListOption) *Iter[T] {
+	if it := x.notSet("ContainsValue"); it != nil {
 		return it
 	}
 	return x.find(ctx, "ContainsValue", adapter.IndexContains, []any{&v}, false, opts)
@@ -109,14 +113,27 @@ func ContainsValue[T any, K comparable, V any](ctx context.Context, x *Index[T, 
 
 // HasEntry reads one page of the rows whose map holds v under the key k,
 // through an index on the map's entries (kandra.IndexEntries).
-func HasEntry[T any, K comparable, V any](ctx context.Context, x *Index[T, map[K]V], k K, v V, opts ...ListOption) *Iter[T] {
+func HasEntry[T any, M ~map[K]V, K comparable, V any](ctx context.Context, x *Index[T, M], k K, v V, opts ...ListOption) *Iter[T] {
+	if it := x.notSet("HasEntry"); it != nil {
+		return it
+	}
 	return x.find(ctx, "HasEntry", adapter.IndexEntry, []any{&k, &v}, false, opts)
+}
+
+// notSet refuses a map read of a set column, whose Go type is a map too.
+func (x *Index[T, V]) notSet(op string) *Iter[T] {
+	if x.f.Column().Type().Kind() != kandra.KindSet {
+		return nil
+	}
+	it := &Iter[T]{}
+	it.err = x.repo.argErr(op, "x", "column "+x.f.Column().GoName()+" is a set, whose elements are its Go map's keys: read it with store.SetContains")
+	return it
 }
 
 // indexCalls names, per target, the call that reads an index.
 var indexCalls = map[kandra.IndexTarget]string{
 	kandra.IndexTargetColumn: "Index.Find", kandra.IndexTargetFull: "Index.Find",
-	kandra.IndexTargetValues: "store.Contains (a list), ContainsKey (a set) or ContainsValue (a map)",
+	kandra.IndexTargetValues: "store.Contains (a list), SetContains (a set) or ContainsValue (a map)",
 	kandra.IndexTargetKeys:   "store.ContainsKey", kandra.IndexTargetEntries: "store.HasEntry",
 }
 

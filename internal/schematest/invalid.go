@@ -3,6 +3,7 @@ package schematest
 import (
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -465,7 +466,15 @@ var mutations = []mutation{
 		return true
 	}},
 	{"unsupported type", kandra.RuleUnsupportedType, func(g *gen) bool {
-		switch rapid.IntRange(0, 4).Draw(g.t, "how") {
+		how := rapid.IntRange(0, 4).Draw(g.t, "how")
+		if how == 4 && slices.ContainsFunc(g.d.fields, func(f field) bool { return f.typ == tEmpty }) {
+			// A zero-size field added after the draft's zero-size twins
+			// shares their offset, and so their Transient binding: add
+			// an unsupported type instead (rapid seed shift of the storage
+			// draws showed it).
+			how = 0
+		}
+		switch how {
 		case 4:
 			// A zero-size field, not bound Transient.
 			g.addField(tEmpty)

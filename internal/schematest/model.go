@@ -47,9 +47,13 @@ type ColumnModel struct {
 	KeyIndex int
 	Order    kandra.ClusteringOrder
 	Indexed  bool
-	// IndexKind is the kind SecondaryIndex asked for.
-	IndexKind kandra.IndexKind
-	Static    bool
+	// IndexKind is the kind SecondaryIndex asked for, IndexTarget the
+	// target option (IndexTargetColumn for none), IndexAnalysis the WITH
+	// OPTIONS its analysis options render (nil for none).
+	IndexKind     kandra.IndexKind
+	IndexTarget   kandra.IndexTarget
+	IndexAnalysis map[string]string
+	Static        bool
 }
 
 // LookupModel is an expected lookup table.
@@ -66,7 +70,20 @@ func (d *draft) model(sp dynamic.Spec) Model {
 		ty := c.cql()
 		cm := ColumnModel{GoName: c.goName, Name: c.name(), Type: ty.Render(false), KeyType: ty.Render(true), Indexed: c.index, Static: c.static && !c.isKey()}
 		if c.index {
-			cm.IndexKind = c.ixs[0].kind
+			x := c.ixs[0]
+			cm.IndexKind, cm.IndexTarget = x.kind, x.target
+			if x.analysis() {
+				cm.IndexAnalysis = map[string]string{}
+				if x.ci {
+					cm.IndexAnalysis["case_sensitive"] = "false"
+				}
+				if x.normalize {
+					cm.IndexAnalysis["normalize"] = "true"
+				}
+				if x.asci {
+					cm.IndexAnalysis["ascii"] = "true"
+				}
+			}
 		}
 		switch {
 		case c.isPK():

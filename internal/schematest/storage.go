@@ -25,7 +25,11 @@ type storageDraft struct {
 	chunkKB    int
 	comment    *string
 	retry      string
-	bloom      float64 // 0 for none
+	bloom      float64    // 0 for none
+	caching    *[2]string // Cassandra's keys and rows_per_partition, as rendered
+	rows       int        // Caching's rowsPerPartition
+	memtable   bool       // Memtable("default")
+	cdcOff     bool       // CDC(false)
 }
 
 func (s storageDraft) options() []any {
@@ -36,7 +40,7 @@ func (s storageDraft) options() []any {
 	case "LCS":
 		out = append(out, kandra.Compaction(kandra.Leveled(s.lcsMB)))
 	case "TWCS":
-		unit := map[string]kandra.TimeWindowUnit{"MINUTES": kandra.Minutes, "HOURS": kandra.Hours, "DAYS": kandra.Days}[s.twcsUnit]
+		unit := map[string]kandra.TimeWindowUnit{"MINUTES": kandra.WindowMinutes, "HOURS": kandra.WindowHours, "DAYS": kandra.WindowDays}[s.twcsUnit]
 		out = append(out, kandra.Compaction(kandra.TimeWindow(unit, s.twcsSize)))
 	}
 	switch s.compressor {
@@ -44,7 +48,7 @@ func (s storageDraft) options() []any {
 	case "off":
 		out = append(out, kandra.NoCompression())
 	default:
-		c := map[string]kandra.Compressor{"LZ4Compressor": kandra.LZ4, "SnappyCompressor": kandra.Snappy, "DeflateCompressor": kandra.Deflate, "ZstdCompressor": kandra.Zstd}[s.compressor]
+		c := map[string]kandra.Compressor{"LZ4Compressor": kandra.LZ4Compressor, "SnappyCompressor": kandra.SnappyCompressor, "DeflateCompressor": kandra.DeflateCompressor, "ZstdCompressor": kandra.ZstdCompressor}[s.compressor]
 		out = append(out, kandra.Compression(c, s.chunkKB))
 	}
 	if s.comment != nil {
@@ -55,6 +59,15 @@ func (s storageDraft) options() []any {
 	}
 	if s.bloom != 0 {
 		out = append(out, kandra.BloomFilterFPChance(s.bloom))
+	}
+	if s.caching != nil {
+		out = append(out, kandra.Caching(s.caching[0] == "ALL", s.rows))
+	}
+	if s.memtable {
+		out = append(out, kandra.Memtable("default"))
+	}
+	if s.cdcOff {
+		out = append(out, kandra.CDC(false))
 	}
 	return out
 }
@@ -95,6 +108,9 @@ func (m Model) StorageItems(scylla bool) []string {
 		}
 		out = append(out, item+"}")
 	}
+	if s.caching != nil {
+		out = append(out, "caching = {'keys': '"+s.caching[0]+"', 'rows_per_partition': '"+s.caching[1]+"'}")
+	}
 	if s.comment != nil {
 		out = append(out, "comment = "+lit(*s.comment))
 	}
@@ -104,11 +120,33 @@ func (m Model) StorageItems(scylla bool) []string {
 	if s.bloom != 0 {
 		out = append(out, "bloom_filter_fp_chance = "+strconv.FormatFloat(s.bloom, 'g', -1, 64))
 	}
+	if s.memtable {
+		out = append(out, "memtable = 'default'")
+	}
+	if s.cdcOff {
+		if scylla {
+			out = append(out, "cdc = {'enabled': 'false'}")
+		} else {
+			out = append(out, "cdc = false")
+		}
+	}
 	return out
 }
 
 // dialectOptions reports options the servers spell differently.
-func (m Model) dialectOptions() bool { return m.storage.compressor != "" }
+func (m Model) dialectOptions() bool { return m.storage.compressor != "" || m.storage.cdcOff }
+
+// refusedOn reports an option the target lacks: Cassandra's caching map,
+// memtable and MIN/MAX retries on ScyllaDB, which also takes neither the
+// <n>p spelling nor NEVER.
+func (s storageDraft) refusedOn(t kandra.Target) bool {
+	if t&scyllaTargets == 0 {
+		return false
+	}
+	l := strings.ToLower(s.retry)
+	return s.caching != nil || s.memtable || strings.HasPrefix(l, "min(") || strings.HasPrefix(l, "max(") ||
+		l == "never" || strings.HasSuffix(l, "p") && !strings.HasSuffix(l, "percentile")
+}
 
 var storageComments = []string{"", "events of the day", "it's 'quoted'", "two\nlines", "Größe ✓", "{'not': 'a map'}"}
 
@@ -141,7 +179,7 @@ func (g *gen) drawStorage() {
 	if chance(t, 10, "speculative retry") {
 		switch rapid.IntRange(0, 3).Draw(t, "retry form") {
 		case 0:
-			s.retry = rapid.SampledFrom([]string{"NONE", "ALWAYS", "none"}).Draw(t, "retry word")
+			s.retry = rapid.SampledFrom([]string{"NONE", "ALWAYS", "none", "NEVER"}).Draw(t, "retry word")
 		case 1:
 			s.retry = strconv.Itoa(rapid.IntRange(1, 99).Draw(t, "percentile")) + "PERCENTILE"
 		case 2:
@@ -154,6 +192,28 @@ func (g *gen) drawStorage() {
 	if chance(t, 10, "bloom") {
 		s.bloom = rapid.SampledFrom([]float64{0.01, 0.05, 0.1, 0.5, 1}).Draw(t, "bloom chance")
 		g.feature("BloomFilterFPChance")
+	}
+	if chance(t, 8, "caching") {
+		keys := rapid.SampledFrom([]string{"ALL", "NONE"}).Draw(t, "caching keys")
+		s.rows = rapid.SampledFrom([]int{0, kandra.CachingAllRows, 1, 100}).Draw(t, "caching rows")
+		rows := map[int]string{0: "NONE", kandra.CachingAllRows: "ALL"}[s.rows]
+		if rows == "" {
+			rows = strconv.Itoa(s.rows)
+		}
+		s.caching = &[2]string{keys, rows}
+		g.feature("Caching")
+	}
+	if chance(t, 5, "memtable") {
+		s.memtable = true
+		g.feature("Memtable")
+	}
+	if chance(t, 5, "cdc") {
+		s.cdcOff = true
+		g.feature("CDC")
+	}
+	if s.retry == "" && chance(t, 5, "MIN or MAX retry") {
+		s.retry = rapid.SampledFrom([]string{"MIN(99p,50ms)", "MAX(25ms,90.5p)", "min(95PERCENTILE, 10ms)"}).Draw(t, "min max")
+		g.feature("SpeculativeRetry MIN or MAX")
 	}
 }
 
@@ -186,8 +246,8 @@ func (s storageDraft) broken() bool {
 		return false
 	}
 	l := strings.ToLower(s.retry)
-	if l == "none" || l == "always" || l == "never" {
-		return false
+	if l == "none" || l == "always" || l == "never" || strings.HasPrefix(l, "min(") || strings.HasPrefix(l, "max(") {
+		return false // the drawn MIN and MAX are valid ones
 	}
 	num := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(l, "percentile"), "p"), "ms")
 	n, err := strconv.Atoi(num)

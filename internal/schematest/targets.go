@@ -200,11 +200,16 @@ func KeyspaceRule(targets kandra.Target, now time.Time, ms ...Model) (rule kandr
 			continue
 		}
 		if r.Rule == kandra.RuleOptionTarget {
-			// The drawn options are every target's; compression is
-			// spelled per server, so it takes targets of one.
+			// An option a target lacks; compression and CDC are
+			// spelled per server, so they take targets of one.
 			for _, m := range ms {
 				if m.dialectOptions() && targets&cassandraTargets != 0 && targets&scyllaTargets != 0 {
 					return r.Rule, sure
+				}
+				for _, t := range targetList {
+					if targets&t != 0 && m.storage.refusedOn(t) {
+						return r.Rule, sure
+					}
 				}
 			}
 			continue

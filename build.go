@@ -886,7 +886,7 @@ func (b *builder) assemble() *TableSchema {
 		c := *o.cache
 		t.cache = &c
 	}
-	t.storage = o.storage.clone()
+	t.storage = o.storage // the spec is Describe's own; StorageOptions hands out copies
 	if sd := o.softDelete; sd != nil {
 		t.softDelete = &SoftDeleteConfig{TTL: sd.ttl}
 		if b.marker >= 0 {

@@ -325,26 +325,12 @@ func PerPartitionRateLimit(reads, writes int) TableOption {
 func (t *TableSchema) StorageOptions() StorageOptions { return t.storage.clone() }
 
 func (o StorageOptions) clone() StorageOptions {
-	c := o
-	if o.Compaction != nil {
-		v := *o.Compaction
-		c.Compaction = &v
+	return StorageOptions{
+		Compaction: clonePtr(o.Compaction), Compression: clonePtr(o.Compression), Caching: clonePtr(o.Caching),
+		ScyllaCaching: clonePtr(o.ScyllaCaching), Comment: clonePtr(o.Comment), SpeculativeRetry: clonePtr(o.SpeculativeRetry),
+		BloomFilterFPChance: clonePtr(o.BloomFilterFPChance), Memtable: clonePtr(o.Memtable), CDC: clonePtr(o.CDC),
+		TombstoneGC: clonePtr(o.TombstoneGC), RateLimit: clonePtr(o.RateLimit),
 	}
-	if o.Compression != nil {
-		v := *o.Compression
-		c.Compression = &v
-	}
-	if o.Caching != nil {
-		v := *o.Caching
-		c.Caching = &v
-	}
-	if o.RateLimit != nil {
-		v := *o.RateLimit
-		c.RateLimit = &v
-	}
-	c.ScyllaCaching, c.Comment, c.SpeculativeRetry = clonePtr(o.ScyllaCaching), clonePtr(o.Comment), clonePtr(o.SpeculativeRetry)
-	c.BloomFilterFPChance, c.Memtable, c.CDC, c.TombstoneGC = clonePtr(o.BloomFilterFPChance), clonePtr(o.Memtable), clonePtr(o.CDC), clonePtr(o.TombstoneGC)
-	return c
 }
 
 func clonePtr[V any](p *V) *V {

@@ -127,7 +127,26 @@ func SecondaryIndex(opts ...IndexOption) FieldOption {
 			}
 		}
 		if s.index && s.indexOpts != spec {
-			s.conflicts = append(s.conflicts, "SecondaryIndex is given twice with different options; a column has one index: give its options in one SecondaryIndex(...)")
+			s.conflicts = append(s.conflicts, "SecondaryIndex is given twice with different options, or beside VectorIndex; a column has one index: give its options in one SecondaryIndex(...)")
+		}
+		s.index, s.indexOpts = true, spec
+	}}
+}
+
+// VectorIndex creates an approximate-nearest-neighbour (ANN) index on a
+// vector column (a [N]float32 field), "{table}_{column}_idx", ranking by
+// sim; store.Nearest reads it. On Cassandra 5.0 it is a storage-attached
+// index (USING 'sai') with the similarity_function option, whatever the
+// server's default index. With the index, a vector's components must be
+// finite and within ±1e17, and a cosine index refuses a vector whose
+// components are all within ±1e-6: the runtime refuses such a write
+// before sending (*errors.ValueError), where the server would fail it.
+// A column has one index: VectorIndex excludes SecondaryIndex.
+func VectorIndex(sim Similarity) FieldOption {
+	return fieldOption{"VectorIndex", func(s *fieldSpec) {
+		spec := indexSpec{kind: IndexVector, similarity: sim}
+		if s.index && s.indexOpts != spec {
+			s.conflicts = append(s.conflicts, "a column has one index, and this one is given VectorIndex with a second index or another similarity; keep one")
 		}
 		s.index, s.indexOpts = true, spec
 	}}

@@ -723,7 +723,7 @@ func (b *builder) checkIndexes() error {
 		if c.typ.contains(CQLDuration) {
 			return b.fail(c.goName, RuleSecondaryIndex, "a secondary index cannot be on a column holding a duration; servers reject it")
 		}
-		if c.typ.Kind() != KindNative && strings.ContainsAny(c.name, lineTerminators) {
+		if c.typ.IsCollection() && strings.ContainsAny(c.name, lineTerminators) {
 			return b.fail(c.goName, RuleSecondaryIndex, "a secondary index on a collection column cannot have a line break in the column's name ("+strconv.Quote(c.name)+"): Cassandra writes the target as values(name) or full(name) and cannot parse it back (\"Unable to parse targets for index\"); rename the column with Column(...)")
 		}
 		if p := c.indexTargetProblem(); p != "" {
@@ -745,6 +745,30 @@ func (b *builder) checkSAI() error {
 		}
 		if p := c.analysisProblem(); p != "" {
 			return b.fail(c.goName, RuleSAI, p)
+		}
+		return nil
+	})
+}
+
+// checkVectors refuses a vector where kandra does not take one, and an
+// index on a vector other than VectorIndex. A vector in a primary key or
+// lookup is refused though Cassandra takes it: a float vector as an
+// identity compares by its bytes, so -0 and 0, or two NaNs, are other keys
+// than they look.
+func (b *builder) checkVectors() error {
+	return b.each(func(c *ColumnSchema, s *fieldSpec) error {
+		if c.typ.Kind() == KindVector {
+			switch {
+			case c.role != RegularColumn:
+				return b.fail(c.goName, RuleVector, "a vector cannot be a "+c.role.String()+" in kandra: a float vector compares by its bytes, so -0 and 0 or two NaNs are different keys; key the row by an id and keep the vector a regular column")
+			case len(s.lookups) > 0:
+				return b.fail(c.goName, RuleVector, "a vector cannot have a lookup table: it would be the lookup table's key; read it with VectorIndex and store.Nearest")
+			}
+		}
+		if c.index {
+			if p := c.vectorIndexProblem(); p != "" {
+				return b.fail(c.goName, RuleVector, p)
+			}
 		}
 		return nil
 	})

@@ -155,7 +155,9 @@ func (p *cqlParser) typ(depth int) CQLType {
 		kind = KindSet
 	case "map":
 		kind = KindMap
-	case "tuple", "vector":
+	case "vector":
+		kind = KindVector
+	case "tuple":
 		p.pos = start
 		p.fail(name + " types are not supported yet")
 		return CQLType{}
@@ -194,11 +196,35 @@ func (p *cqlParser) typ(depth int) CQLType {
 		k := p.typ(depth + 1)
 		p.expect(',')
 		t = MapOf(k, p.typ(depth+1))
+	case KindVector:
+		e := p.typ(depth + 1)
+		p.expect(',')
+		t = VectorOf(e, p.dimension())
 	}
 	if !p.expect('>') {
 		return CQLType{}
 	}
 	return t
+}
+
+// dimension reads a vector's dimension: decimal digits, at most 9 (no
+// server takes more than a few thousand).
+func (p *cqlParser) dimension() int {
+	if p.err != nil {
+		return 0
+	}
+	p.skipSpace()
+	start := p.pos
+	for p.pos < len(p.in) && '0' <= p.in[p.pos] && p.in[p.pos] <= '9' {
+		p.pos++
+	}
+	if p.pos == start || p.pos-start > 9 {
+		p.pos = start
+		p.fail("expected a vector dimension of 1 to 9 digits")
+		return 0
+	}
+	n, _ := strconv.Atoi(p.in[start:p.pos])
+	return n
 }
 
 // isCQLWordByte reports whether c can be in an unquoted CQL name; a name

@@ -40,6 +40,8 @@ func TestParseCQLType(t *testing.T) {
 		{"frozen<list<frozen<frozen<list<blob>>>>>", kandra.ListOf(kandra.ListOf(kandra.CQLBlob))},
 		{"varchar", kandra.CQLVarchar},
 		{"list<VarChar>", kandra.ListOf(kandra.CQLVarchar)},
+		{"vector<float, 3>", kandra.VectorOf(kandra.CQLFloat, 3)},
+		{"frozen<VECTOR< FLOAT ,768 >>", kandra.VectorOf(kandra.CQLFloat, 768)},
 	}
 	for _, c := range cases {
 		got, err := kandra.ParseCQLType(c.in)
@@ -95,7 +97,10 @@ func TestParseCQLTypeErrors(t *testing.T) {
 		{"list<\xff>", 5, "expected a type name, found byte 0xff"},
 		{"tuple<int, text>", 0, "tuple types are not supported yet"},
 		{"frozen<TUPLE<int>>", 7, "tuple types are not supported yet"},
-		{"vector<float, 3>", 0, "vector types are not supported yet"},
+		{"vector<float>", 12, "expected ','"},
+		{"vector<float, >", 14, "expected a vector dimension of 1 to 9 digits"},
+		{"vector<float, 1234567890>", 14, "expected a vector dimension of 1 to 9 digits"},
+		{"vector<float, 3", 15, "expected '>'"},
 		{"frozen<address>", 7, `unknown or user-defined type "address": not supported yet`},
 		{"timestamps", 0, `unknown or user-defined type "timestamps": not supported yet`},
 		{`frozen<"Address">`, 7, "quoted type names (user-defined types) are not supported yet"},

@@ -5,9 +5,10 @@ import (
 	"strings"
 )
 
-// CQLType is a CQL column type: a native type, or a list, set or map of
-// CQL types. Values are immutable; build them from the CQL* natives and
-// ListOf, SetOf and MapOf, or read one with ParseCQLType. Freezing is not
+// CQLType is a CQL column type: a native type, a list, set or map of CQL
+// types, or a vector of floats. Values are immutable; build them from the
+// CQL* natives and ListOf, SetOf, MapOf and VectorOf, or read one with
+// ParseCQLType. Freezing is not
 // part of the value: kandra writes FROZEN<...> where a server requires it
 // (a collection nested in another, or in any primary-key position) and
 // nowhere else. The zero CQLType is invalid.
@@ -31,9 +32,13 @@ const (
 	KindSet
 	// KindMap is MAP<Key, Elem>.
 	KindMap
+	// KindVector is VECTOR<Elem, Dim>: a fixed number of floats (Cassandra
+	// 5.0, ScyllaDB 2025.2 and later), never null inside, implicitly
+	// frozen. It is not a collection (IsCollection).
+	KindVector
 )
 
-// String returns "invalid", "native", "list", "set" or "map", and
+// String returns "invalid", "native", "list", "set", "map" or "vector", and
 // CQLKind(n) for a value that is none of the constants.
 func (k CQLKind) String() string {
 	switch k {
@@ -47,6 +52,8 @@ func (k CQLKind) String() string {
 		return "set"
 	case KindMap:
 		return "map"
+	case KindVector:
+		return "vector"
 	}
 	return "CQLKind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -56,6 +63,7 @@ type typeNode struct {
 	name string  // upper-case native name
 	elem CQLType // list/set element, map value
 	key  CQLType // map key
+	dim  int     // vector dimension
 }
 
 func native(name string) CQLType { return CQLType{&typeNode{kind: KindNative, name: name}} }
@@ -103,6 +111,13 @@ func MapOf(key, value CQLType) CQLType {
 	return CQLType{&typeNode{kind: KindMap, key: key, elem: value}}
 }
 
+// VectorOf is VECTOR<elem, dim>. kandra maps a [N]float32 to
+// VectorOf(CQLFloat, N), and takes no other element type: a vector of
+// anything else is refused at registration, as is a dimension below 1.
+func VectorOf(elem CQLType, dim int) CQLType {
+	return CQLType{&typeNode{kind: KindVector, elem: elem, dim: dim}}
+}
+
 // IsZero reports whether t is the invalid zero CQLType.
 func (t CQLType) IsZero() bool { return t.n == nil }
 
@@ -115,14 +130,22 @@ func (t CQLType) Kind() CQLKind {
 	return t.n.kind
 }
 
-// Elem returns the element type of a list or set, or the value type of a
-// map. It returns the zero CQLType for a native or the zero CQLType, so
+// Elem returns the element type of a list, set or vector, or the value
+// type of a map. It returns the zero CQLType for a native or the zero CQLType, so
 // that a walk needs no separate kind check to stop.
 func (t CQLType) Elem() CQLType {
 	if t.n == nil {
 		return CQLType{}
 	}
 	return t.n.elem
+}
+
+// Dim returns a vector's dimension, and 0 for any other kind.
+func (t CQLType) Dim() int {
+	if t.n == nil {
+		return 0
+	}
+	return t.n.dim
 }
 
 // Key returns the key type of a map, and the zero CQLType for any other
@@ -150,7 +173,7 @@ func (t CQLType) Equal(u CQLType) bool {
 	if t.n == u.n {
 		return true
 	}
-	if t.n == nil || u.n == nil || t.n.kind != u.n.kind || t.n.name != u.n.name {
+	if t.n == nil || u.n == nil || t.n.kind != u.n.kind || t.n.name != u.n.name || t.n.dim != u.n.dim {
 		return false
 	}
 	return t.n.key.Equal(u.n.key) && t.n.elem.Equal(u.n.elem)
@@ -175,8 +198,16 @@ func (t CQLType) write(b *strings.Builder, frozen bool) {
 		b.WriteString("<invalid>")
 		return
 	}
-	if t.n.kind == KindNative {
+	switch t.n.kind {
+	case KindNative:
 		b.WriteString(t.n.name)
+		return
+	case KindVector: // implicitly frozen: servers take it as it is anywhere
+		b.WriteString("VECTOR<")
+		t.n.elem.write(b, true)
+		b.WriteString(", ")
+		b.WriteString(strconv.Itoa(t.n.dim))
+		b.WriteByte('>')
 		return
 	}
 	if frozen {
@@ -201,8 +232,11 @@ func (t CQLType) write(b *strings.Builder, frozen bool) {
 	}
 }
 
-// IsCollection reports whether t is a list, set or map.
-func (t CQLType) IsCollection() bool { return t.n != nil && t.n.kind != KindNative }
+// IsCollection reports whether t is a list, set or map. A vector is not:
+// it is one frozen value, never frozen by kandra or indexed by parts.
+func (t CQLType) IsCollection() bool {
+	return t.n != nil && (t.n.kind == KindList || t.n.kind == KindSet || t.n.kind == KindMap)
+}
 
 func (t CQLType) is(n CQLType) bool {
 	return t.n != nil && t.n.kind == KindNative && t.n.name == n.n.name

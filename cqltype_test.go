@@ -696,7 +696,8 @@ func TestCQLKindString(t *testing.T) {
 		kandra.KindList:    "list",
 		kandra.KindSet:     "set",
 		kandra.KindMap:     "map",
-		5:                  "CQLKind(5)",
+		kandra.KindVector:  "vector",
+		6:                  "CQLKind(6)",
 		255:                "CQLKind(255)",
 	} {
 		if got := k.String(); got != want {

@@ -245,7 +245,7 @@ func createIndex(t *TableSchema, c *ColumnSchema, s ddlSpec) string {
 	}
 	b.WriteByte(')')
 	switch c.indexOpts.kind {
-	case IndexSAI:
+	case IndexSAI, IndexVector: // an ANN index is SAI with a similarity_function
 		b.WriteString(" USING 'sai'")
 	case IndexLegacy:
 		b.WriteString(" USING 'legacy_local_table'")

@@ -25,9 +25,13 @@ const (
 	// index, whatever the server's default. Cassandra only. It indexes a
 	// blob, which SAI refuses, and reads by equality only.
 	IndexLegacy
+	// IndexVector is an ANN index on a vector column (VectorIndex), read
+	// by store.Nearest: USING 'sai' with the similarity function on
+	// Cassandra 5.0.
+	IndexVector
 )
 
-// String returns "default", "sai" or "legacy", or "IndexKind(n)".
+// String returns "default", "sai", "legacy" or "vector", or "IndexKind(n)".
 func (k IndexKind) String() string {
 	switch k {
 	case IndexDefault:
@@ -36,9 +40,44 @@ func (k IndexKind) String() string {
 		return "sai"
 	case IndexLegacy:
 		return "legacy"
+	case IndexVector:
+		return "vector"
 	}
 	return invalidEnum("IndexKind", uint64(k))
 }
+
+// Similarity is the function an ANN index (VectorIndex) ranks vectors by.
+type Similarity uint8
+
+const (
+	// SimilarityCosine ranks by the angle between vectors, whatever their
+	// length. It cannot index or query a zero vector, and needs a
+	// dimension above 1.
+	SimilarityCosine Similarity = iota + 1
+	// SimilarityEuclidean ranks by the distance between the vectors'
+	// points.
+	SimilarityEuclidean
+	// SimilarityDotProduct ranks by the dot product: the cosine for unit
+	// vectors, at less cost. Give it normalized vectors.
+	SimilarityDotProduct
+)
+
+// String returns the server's name, "COSINE", "EUCLIDEAN" or
+// "DOT_PRODUCT", or "Similarity(n)".
+func (s Similarity) String() string {
+	switch s {
+	case SimilarityCosine:
+		return "COSINE"
+	case SimilarityEuclidean:
+		return "EUCLIDEAN"
+	case SimilarityDotProduct:
+		return "DOT_PRODUCT"
+	}
+	return invalidEnum("Similarity", uint64(s))
+}
+
+// IsValid reports whether s is one of the three functions.
+func (s Similarity) IsValid() bool { return s >= SimilarityCosine && s <= SimilarityDotProduct }
 
 // IndexTarget is what of a column its index holds: the value of a column
 // that is not a collection, or a collection's values, keys, entries or
@@ -100,6 +139,7 @@ type indexSpec struct {
 	caseInsensitive bool
 	normalize       bool
 	ascii           bool
+	similarity      Similarity // IndexVector's
 }
 
 func (s *indexSpec) hasAnalysis() bool { return s.caseInsensitive || s.normalize || s.ascii }
@@ -186,6 +226,9 @@ type IndexSpec struct {
 	// CaseInsensitive, Normalize and ASCII are an SAI index's text
 	// analysis options.
 	CaseInsensitive, Normalize, ASCII bool
+	// Similarity is an ANN index's function (Kind IndexVector), zero for
+	// every other kind.
+	Similarity Similarity
 	// Ranges reports an index that reads ranges (<, <=, >, >=) without
 	// ALLOW FILTERING: an SAI index (UsingSAI) on a number, a date, a time,
 	// a timestamp, a timeuuid or an inet. Text, uuid, boolean and
@@ -200,13 +243,17 @@ func (c *ColumnSchema) Index() (IndexSpec, bool) {
 	}
 	s := c.indexOpts
 	return IndexSpec{Name: c.indexName(c.table.name), Kind: s.kind, Target: c.indexTarget(),
-		CaseInsensitive: s.caseInsensitive, Normalize: s.normalize, ASCII: s.ascii,
+		CaseInsensitive: s.caseInsensitive, Normalize: s.normalize, ASCII: s.ascii, Similarity: s.similarity,
 		Ranges: s.kind == IndexSAI && c.saiRanges()}, true
 }
 
 // AnalysisOptions are the index's WITH OPTIONS map as kandra renders it,
-// nil when there are none.
+// nil when there are none: SAI's text analysis, or an ANN index's
+// similarity_function.
 func (s IndexSpec) AnalysisOptions() map[string]string {
+	if s.Kind == IndexVector {
+		return map[string]string{"similarity_function": s.Similarity.String()}
+	}
 	if !s.CaseInsensitive && !s.Normalize && !s.ASCII {
 		return nil
 	}
@@ -307,6 +354,26 @@ func (c *ColumnSchema) analysisProblem() string {
 		return "SAI's text analysis options apply to text, and the index holds " + ix.brief() + " (\"CQL type " + strings.ToLower(ix.brief()) + " cannot be analyzed.\"); drop them"
 	}
 	return ""
+}
+
+// vectorIndexProblem says why the column's index is refused for its
+// vector, or "": a vector column takes only an ANN index, an ANN index
+// only a vector column.
+func (c *ColumnSchema) vectorIndexProblem() string {
+	isVector := c.typ.Kind() == KindVector
+	switch {
+	case isVector && c.indexOpts.kind != IndexVector:
+		return "a vector column is read by its nearest neighbours, through an ANN index: bind it with kandra.VectorIndex(kandra.SimilarityCosine) (or Euclidean, DotProduct) instead of SecondaryIndex (whose default kind differs by server: an equality index on Cassandra's shipped yaml, an ANN index under cassandra_latest.yaml)"
+	case !isVector && c.indexOpts.kind == IndexVector:
+		return "VectorIndex is an ANN index on a vector, and column " + strconv.Quote(c.name) + " holds " + c.typ.brief() + "; give the field a [N]float32 type, or use SecondaryIndex"
+	case !isVector:
+		return ""
+	case !c.indexOpts.similarity.IsValid():
+		return "VectorIndex is given " + c.indexOpts.similarity.String() + "; give kandra.SimilarityCosine, SimilarityEuclidean or SimilarityDotProduct"
+	case c.indexOpts.similarity == SimilarityCosine && c.typ.Dim() == 1:
+		return "cosine similarity needs a dimension above 1 (\"Cosine similarity is not supported for single-dimension vectors\"); use SimilarityEuclidean or SimilarityDotProduct"
+	}
+	return c.saiProblem()
 }
 
 // saiRanges reports whether an SAI index on the column reads ranges

@@ -621,9 +621,33 @@ func (k *keyspaceBuilder) checkSAIIndexes() error {
 func (k *keyspaceBuilder) checkIndexKinds() error {
 	for _, t := range k.tables {
 		for _, c := range t.indexes {
-			if kind := c.indexOpts.kind; kind != IndexDefault {
+			if kind := c.indexOpts.kind; kind != IndexDefault && kind != IndexVector { // vectors: RuleVectorTarget
 				return k.fail(RuleIndexKind, fmt.Sprintf("the index on %s.%s asks for a %s index, which only Cassandra has, and the keyspace targets %s; drop the kind option to get each server's default index, or target Cassandra only (Targets: kandra.Cassandra5 | kandra.Cassandra5Latest)", t.entity, c.goName, kind, k.targets&scyllaTargets))
 			}
+		}
+	}
+	return nil
+}
+
+// checkVectorTargets refuses what the ScyllaDB targets lack for vectors.
+func (k *keyspaceBuilder) checkVectorTargets() error {
+	for _, t := range k.tables {
+		for _, c := range t.columns {
+			if c.typ.Kind() != KindVector {
+				continue
+			}
+			var p string
+			switch {
+			case k.targets&(Scylla2025|Scylla2025Tablets) != 0:
+				p = "ScyllaDB 2025.1 has no vector type (it came in 2025.2)"
+			case c.typ.Dim() > MaxVectorDim:
+				p = "ScyllaDB 2026.2 takes at most " + strconv.Itoa(MaxVectorDim) + " dimensions (MaxVectorDim)"
+			case c.index:
+				p = "an ANN index on ScyllaDB is a vector_index, served only by ScyllaDB Cloud's Vector Search service, which kandra has not proven; drop VectorIndex, or target Cassandra"
+			default:
+				continue
+			}
+			return k.fail(RuleVectorTarget, fmt.Sprintf("%s.%s is %s, and the keyspace targets %s: %s; target Cassandra only (Targets: kandra.Cassandra5 | kandra.Cassandra5Latest)", t.entity, c.goName, c.typ.brief(), k.targets&scyllaTargets, p))
 		}
 	}
 	return nil

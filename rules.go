@@ -122,6 +122,15 @@ const (
 	// text analysis options (SAICaseInsensitive, SAINormalize, SAIASCII)
 	// without UsingSAI, on a key column, or on a value that is not text.
 	RuleSAI Rule = "sai"
+	// RuleVector: a vector column (a [N]float32 field) outside a regular
+	// or static column (a key, a lookup), indexed otherwise than by
+	// VectorIndex; a VectorIndex off a vector, with no valid similarity,
+	// with cosine on one dimension, or on a column SAI refuses by name.
+	RuleVector Rule = "vector"
+	// RuleVectorTarget: a vector on a ScyllaDB 2025.x target (2025.1 has
+	// no vector type), one over MaxVectorDim on ScyllaDB 2026.x, and an
+	// ANN index (VectorIndex) on any ScyllaDB target.
+	RuleVectorTarget Rule = "vector-target"
 	// RuleIndexKind: an index kind only Cassandra has (UsingSAI,
 	// UsingLegacy) in a keyspace with a ScyllaDB target.
 	RuleIndexKind Rule = "index-kind"
@@ -238,6 +247,8 @@ var ruleTable = []ruleRow{
 		`"Cannot create secondary index on the only partition key column", "Secondary indexes are not supported on duration columns", "Unable to parse targets for index", "Cannot create index on keys of column l with non-map type", "full() indexes can only be created on frozen collections"`}, (*builder).checkIndexes, nil},
 	{RuleInfo{RuleSAI, EntityScope, AllTargets, "an explicit SAI index is on no blob and a column named 1-48 of [A-Za-z0-9_]; text analysis options only with UsingSAI, on a regular column's text value",
 		`"Unsupported type: blob"; "Analysis options are not supported on primary key columns"; "CQL type int cannot be analyzed."`}, (*builder).checkSAI, nil},
+	{RuleInfo{RuleVector, EntityScope, AllTargets, "a vector is a regular or static column, indexed only by VectorIndex; VectorIndex is on a vector, with a similarity, cosine above one dimension",
+		`"Cosine similarity is not supported for single-dimension vectors"; "Cannot create more than one storage-attached index on the same column"`}, (*builder).checkVectors, nil},
 	{RuleInfo{RuleOptionRange, EntityScope, AllTargets, "TTLs, gc grace, cache settings and every enum value are in range",
 		`"default_time_to_live must be less than or equal to 630720000", "gc_grace_seconds must be greater than or equal to 0"`}, (*builder).checkOptionValues, nil},
 	{RuleInfo{RuleSchemaSize, EntityScope, AllTargets, "each table's and lookup table's schema mutation, about 3 bytes per byte of column name, fits in 16 MiB",
@@ -260,6 +271,8 @@ var ruleTable = []ruleRow{
 		`"Unsupported type: blob"; "... contains non-alphanumeric-underscore characters"`}, nil, (*keyspaceBuilder).checkSAIIndexes},
 	{RuleInfo{RuleIndexKind, KeyspaceScope, scyllaTargets, "UsingSAI and UsingLegacy are Cassandra's: no explicit index kind on a ScyllaDB target",
 		`"Non-supported custom class 'sai' provided" (to 2026.1); "StorageAttachedIndex (SAI) is only supported on vector columns" (2026.2+)`}, nil, (*keyspaceBuilder).checkIndexKinds},
+	{RuleInfo{RuleVectorTarget, KeyspaceScope, scyllaTargets, "no vector on ScyllaDB 2025.x, none over MaxVectorDim (16000) on 2026.x, no VectorIndex on ScyllaDB",
+		`"Vectors must have a dimension greater than 0" and no vector type before 2025.2; a 16000 maximum from 2026.2; vector_index needs ScyllaDB Cloud's Vector Search service`}, nil, (*keyspaceBuilder).checkVectorTargets},
 	{RuleInfo{RuleOptionTarget, KeyspaceScope, AllTargets, "each storage option is one every target has (Memtable by each yaml's configurations, CDC(true) on none of Cassandra's); Compression and CDC with targets of one server",
 		`"Unable to find compaction strategy class"; "Memtable configuration \"trie\" not found"; "Unknown property 'tombstone_gc'"; compression's class (Cassandra) and sstable_compression (ScyllaDB)`}, nil, (*keyspaceBuilder).checkOptionTargets},
 }

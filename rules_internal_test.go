@@ -722,6 +722,13 @@ func ruleCases() []ruleCase {
 		{"analysis on an int", RuleSAI, "X", `apply to text, and the index holds INT ("CQL type int cannot be analyzed.")`, withX[int32](SecondaryIndex(UsingSAI(), SAIASCII()))},
 		{"analysis on a map's int keys", RuleSAI, "X", `the index holds INT`, withX[map[int32]string](SecondaryIndex(UsingSAI(), IndexKeys(), SAICaseInsensitive()))},
 		{"analysis on a map's entries", RuleSAI, "X", `the index holds a collection's entries`, withX[map[string]string](SecondaryIndex(UsingSAI(), IndexEntries(), SAICaseInsensitive()))},
+		{"a vector clustering key", RuleVector, "X", `a vector cannot be a clustering key in kandra|key the row by an id`, withX[[3]float32](ClusteringKey(0, ClusteringAsc))},
+		{"a vector with a lookup", RuleVector, "X", `a vector cannot have a lookup table`, withX[[3]float32](Lookup("by_v", LookupBatch))},
+		{"a SecondaryIndex on a vector", RuleVector, "X", `through an ANN index: bind it with kandra.VectorIndex(kandra.SimilarityCosine)`, withX[[3]float32](SecondaryIndex())},
+		{"VectorIndex on text", RuleVector, "X", `VectorIndex is an ANN index on a vector, and column "x" holds TEXT`, withX[string](VectorIndex(SimilarityCosine))},
+		{"VectorIndex without a similarity", RuleVector, "X", `VectorIndex is given Similarity(0)`, withX[[3]float32](VectorIndex(0))},
+		{"cosine on one dimension", RuleVector, "X", `("Cosine similarity is not supported for single-dimension vectors")`, withX[*[1]float32](VectorIndex(SimilarityCosine))},
+		{"VectorIndex on an odd name", RuleVector, "X", `SAI refuses a column whose name`, withX[[2]float32](Column("odd name"), VectorIndex(SimilarityEuclidean))},
 
 		// option-range on the table
 		{"TTL -1", RuleOptionRange, "", "DefaultTTL -1s is outside 0..175200h0m0s (630720000 s)", withTable(DefaultTTL(-1 * time.Second))},
@@ -831,17 +838,18 @@ func TestRulesOrder(t *testing.T) {
 		RuleNoPartitionKey, RuleDuplicatePartitionIndex, RuleDuplicateLookupTable, RuleCounterMix,
 		RuleDuplicateTimestamp, RuleDuplicateVersion, RuleSoftDeleteMarker, RuleKeyConflict,
 		RuleInvalidName, RuleDuplicateColumn, RuleDuplicateClusteringIndex, RuleUnsupportedType,
-		RuleKeyType, RuleStatic, RuleCounterTable, RuleLookup, RuleSecondaryIndex, RuleSAI, RuleOptionRange, RuleSchemaSize,
+		RuleKeyType, RuleStatic, RuleCounterTable, RuleLookup, RuleSecondaryIndex, RuleSAI, RuleVector, RuleOptionRange, RuleSchemaSize,
 		RuleKeyspaceName, RuleTargets, RuleReplication, RuleNameTaken, RuleNameLength, RuleTTLCap, RuleTablets, RuleSAIIndex,
-		RuleIndexKind, RuleOptionTarget,
+		RuleIndexKind, RuleVectorTarget, RuleOptionTarget,
 	}
 	// The servers each rule serves: the keyspace rules of one server's
 	// refusals name it; every other rule serves all.
 	wantTargets := map[Rule]Target{
-		RuleTTLCap:    Cassandra5,
-		RuleTablets:   Scylla2025Tablets | Scylla2026Tablets,
-		RuleSAIIndex:  Cassandra5Latest,
-		RuleIndexKind: scyllaTargets,
+		RuleTTLCap:       Cassandra5,
+		RuleTablets:      Scylla2025Tablets | Scylla2026Tablets,
+		RuleSAIIndex:     Cassandra5Latest,
+		RuleIndexKind:    scyllaTargets,
+		RuleVectorTarget: scyllaTargets,
 	}
 	infos := Rules()
 	var got []Rule
@@ -1787,7 +1795,7 @@ type keyspaceTables struct {
 	usersA, usersB, owner, victim, idxA, idxB, viewIdx, viewTable, own                *TableSchema
 	long48, long49, long192, long193, long222, lookup197, lookup49, index49, index193 *TableSchema
 	counter, versioned, indexed, blobIdx, blobListIdx, blobMapIdx                     *TableSchema
-	saiIdx, legacyIdx, legacyBlobIdx                                                  *TableSchema
+	saiIdx, legacyIdx, legacyBlobIdx, annIdx, vec20k                                  *TableSchema
 	unified, trieMem, tombstone, compressed, cdcOn, minMax                            *TableSchema
 	ttlLatest, ttlOver, softOver, ttlMax                                              *TableSchema
 }
@@ -1934,6 +1942,16 @@ func newKeyspaceTables(t *testing.T) keyspaceTables {
 		Bind(s, &e.ID, PartitionKey(0))
 		Bind(s, &e.Note, SecondaryIndex(UsingSAI(), SAICaseInsensitive()))
 	})
+	k.annIdx = accept(t, func(e *rulesUT[[4]float32], s *Schema[rulesUT[[4]float32]]) {
+		s.Table("ann")
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.X, VectorIndex(SimilarityDotProduct))
+	})
+	k.vec20k = accept(t, func(e *rulesUT[[20000]float32], s *Schema[rulesUT[[20000]float32]]) {
+		s.Table("wide")
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.X)
+	})
 	k.legacyIdx = accept(t, func(e *indexed, s *Schema[indexed]) {
 		s.Table("legacy_notes")
 		Bind(s, &e.ID, PartitionKey(0))
@@ -2041,6 +2059,10 @@ func keyspaceCases(t *testing.T) []keyspaceCase {
 		// index-kind (ScyllaDB targets only)
 		{"an SAI index with a ScyllaDB target", RuleIndexKind, "the index on kandra.indexed.Note asks for a sai index, which only Cassandra has, and the keyspace targets ScyllaDB 2026.x; drop the kind option to get each server's default index, or target Cassandra only", on(Cassandra5Latest | Scylla2026), tables(k.saiIdx), ""},
 		{"a legacy index on every target", RuleIndexKind, "asks for a legacy index", on(noIndexTablets), tables(k.usersA, k.legacyIdx), ""},
+		// vector-target (ScyllaDB targets only)
+		{"a vector on ScyllaDB 2025.x", RuleVectorTarget, "is VECTOR<FLOAT, 20000>, and the keyspace targets ScyllaDB 2025.x: ScyllaDB 2025.1 has no vector type", on(Cassandra5 | Scylla2025), tables(k.vec20k), ""},
+		{"20000 dimensions on ScyllaDB 2026.x", RuleVectorTarget, "ScyllaDB 2026.2 takes at most 16000 dimensions (MaxVectorDim)", on(Scylla2026), tables(k.vec20k), ""},
+		{"an ANN index on ScyllaDB 2026.x", RuleVectorTarget, "Vector Search service|target Cassandra only", on(Cassandra5Latest | Scylla2026Tablets), tables(k.annIdx), ""},
 		// option-target
 		{"Unified compaction with a ScyllaDB target", RuleOptionTarget, "table ttl of kandra.ttlTable: Unified compaction is Cassandra 5.0's (ScyllaDB: \"Unable to find compaction strategy class 'UnifiedCompactionStrategy'\"), and the keyspace targets ScyllaDB 2026.x", on(Cassandra5 | Scylla2026), tables(k.unified), ""},
 		{"the trie memtable on the shipped yaml", RuleOptionTarget, `Memtable "trie" is not a configuration of the shipped cassandra.yaml|target Cassandra5Latest`, on(Cassandra5 | Cassandra5Latest), tables(k.trieMem), ""},

@@ -25,6 +25,12 @@ func (t CQLType) collectionProblem() string {
 	if t.n == nil || t.n.kind == KindNative {
 		return ""
 	}
+	if t.n.kind == KindVector {
+		return t.vectorProblem()
+	}
+	if t.n.elem.holdsVector() || t.n.kind == KindMap && t.n.key.holdsVector() {
+		return "a vector cannot be inside a collection in kandra (it maps [N]float32 as a column's own value, where an ANN index can read it); store the vectors in rows of their own"
+	}
 	switch t.n.kind {
 	case KindSet:
 		if t.n.elem.contains(CQLDuration) {
@@ -42,6 +48,31 @@ func (t CQLType) collectionProblem() string {
 		return "a counter cannot be inside a collection"
 	}
 	return t.n.elem.collectionProblem()
+}
+
+// MaxVectorDim is the largest vector dimension kandra accepts on a
+// ScyllaDB 2026 target (cql3_type::MAX_VECTOR_DIMENSION, from 2026.2);
+// Cassandra 5.0 has no limit unless its vector_dimensions_fail_threshold
+// guardrail sets one.
+const MaxVectorDim = 16000
+
+// vectorProblem says why kandra refuses the vector type t, or "".
+func (t CQLType) vectorProblem() string {
+	switch {
+	case !t.n.elem.Equal(CQLFloat):
+		return "kandra maps a vector only as VECTOR<FLOAT, N>, from a [N]float32 (the type ANN indexes read), not " + t.brief()
+	case t.n.dim < 1:
+		return "a vector's dimension must be above 0 (\"vectors may only have positive dimensions; given " + strconv.Itoa(t.n.dim) + "\")"
+	}
+	return ""
+}
+
+// holdsVector reports whether t is or holds a vector.
+func (t CQLType) holdsVector() bool {
+	if t.n == nil || t.n.kind == KindNative {
+		return false
+	}
+	return t.n.kind == KindVector || t.n.elem.holdsVector() || t.n.key.holdsVector()
 }
 
 // CQLTyper is implemented by a Go type that names its own CQL type, for
@@ -100,7 +131,7 @@ func (t CQLType) valid() bool {
 	case t.n.kind == KindMap:
 		return t.n.key.valid() && t.n.elem.valid()
 	}
-	return t.n.elem.valid()
+	return t.n.elem.valid() // a list, set or vector
 }
 
 // userType returns the CQL type a CQLTyper names, with a value or a
@@ -204,6 +235,14 @@ func mapGoType(t reflect.Type, nested bool, path []reflect.Type) (CQLType, strin
 		return CQLTimestamp, ""
 	case t.Kind() == reflect.Struct && t.ConvertibleTo(typeNetipAdd):
 		return CQLInet, ""
+	case t.Kind() == reflect.Array && t.Elem().Kind() == reflect.Float32:
+		if nested {
+			return CQLType{}, "a vector (" + t.String() + ") cannot be inside a collection in kandra; store the vectors in rows of their own"
+		}
+		if t.Len() == 0 {
+			return CQLType{}, "a vector's dimension must be above 0 (\"vectors may only have positive dimensions; given 0\"); give the array a length"
+		}
+		return VectorOf(CQLFloat, t.Len()), ""
 	}
 	if len(path) > MaxTypeDepth {
 		return CQLType{}, "collections nest more than " + strconv.Itoa(MaxTypeDepth) + " levels deep (MaxTypeDepth); servers overflow their stack on deep types"
@@ -352,6 +391,8 @@ func pairOK(t reflect.Type, derived, ct CQLType) bool {
 		return pairOK(t.Key(), derived.Elem(), ct.Elem())
 	case KindMap:
 		return pairOK(t.Key(), derived.Key(), ct.Key()) && pairOK(t.Elem(), derived.Elem(), ct.Elem())
+	case KindVector:
+		return derived.Equal(ct)
 	}
 	return false
 }

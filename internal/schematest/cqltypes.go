@@ -3,6 +3,7 @@ package schematest
 import (
 	"reflect"
 	"slices"
+	"strconv"
 
 	"pgregory.net/rapid"
 
@@ -20,6 +21,7 @@ const (
 	List
 	Set
 	Map
+	Vector
 )
 
 // CQL is an expected CQL type: a native type or a collection of CQL types.
@@ -28,6 +30,7 @@ type CQL struct {
 	Name string // upper-case native name
 	Elem *CQL   // list/set element, map value
 	Key  *CQL   // map key
+	Dim  int    // vector dimension
 }
 
 func nat(name string) *CQL { return &CQL{Kind: Native, Name: name} }
@@ -40,6 +43,8 @@ func (c *CQL) Render(frozen bool) string {
 	switch c.Kind {
 	case Native:
 		return c.Name
+	case Vector: // implicitly frozen: never written FROZEN
+		return "VECTOR<" + c.Elem.Render(true) + ", " + strconv.Itoa(c.Dim) + ">"
 	case List:
 		s = "LIST<" + c.Elem.Render(true) + ">"
 	case Set:
@@ -64,8 +69,8 @@ func (c *CQL) Contains(name string) bool {
 	return c.Elem.Contains(name)
 }
 
-// IsCollection reports a list, set or map.
-func (c *CQL) IsCollection() bool { return c.Kind != Native }
+// IsCollection reports a list, set or map (not a vector).
+func (c *CQL) IsCollection() bool { return c.Kind != Native && c.Kind != Vector }
 
 // rejected reports a type servers reject anywhere: a duration as a set
 // element or map key (at any depth), a counter inside a collection.
@@ -239,6 +244,12 @@ func cqlOf(t reflect.Type, nested bool) *CQL {
 		return nat("TIMESTAMP")
 	case t.Kind() == reflect.Struct && t.ConvertibleTo(tAddr):
 		return nat("INET")
+	case t.Kind() == reflect.Array && t.Elem().Kind() == reflect.Float32:
+		// [N]float32 is VECTOR<FLOAT, N>, a column's own value only.
+		if nested || t.Len() == 0 {
+			return nil
+		}
+		return &CQL{Kind: Vector, Elem: nat("FLOAT"), Dim: t.Len()}
 	}
 	switch t.Kind() {
 	case reflect.String:

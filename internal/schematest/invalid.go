@@ -593,6 +593,12 @@ var mutations = []mutation{
 		g.d.fields[i].add(fieldOpt{kind: oColumn, name: "sai"})
 		return true
 	}},
+	{"vector indexed by SecondaryIndex", kandra.RuleVector, func(g *gen) bool {
+		typ := rapid.SampledFrom([]reflect.Type{reflect.TypeFor[[2]float32](), reflect.TypeFor[[3]float32](), reflect.TypeFor[*[8]float32]()}).Draw(g.t, "vector")
+		i := g.addField(typ)
+		g.d.fields[i].add(fieldOpt{kind: oIndex, ix: ixDraft{kind: rapid.SampledFrom([]kandra.IndexKind{kandra.IndexDefault, kandra.IndexLegacy}).Draw(g.t, "kind")}})
+		return true
+	}},
 	{"storage option out of range", kandra.RuleOptionRange, func(g *gen) bool {
 		g.badStorage()
 		return true

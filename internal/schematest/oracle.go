@@ -374,6 +374,13 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 			b[kandra.RuleSAI] = true
 		}
 	}
+	// vector: a vector in a key or with a lookup, or indexed by anything
+	// but VectorIndex (which the generator does not draw).
+	for _, c := range live {
+		if types[c] != nil && types[c].Kind == Vector && (c.isKey() || len(c.lookups) > 0 || c.index) {
+			b[kandra.RuleVector] = true
+		}
+	}
 	// option-range: numbers outside their range, and enum values that are
 	// none of the named constants; a storage option out of range.
 	if d.storage.broken() {

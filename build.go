@@ -566,6 +566,9 @@ func (b *builder) checkTypes() error {
 			c.typ = t
 		}
 		c.check = planCheck(c.goType, c.typ, true)
+		if c.index && c.indexOpts.kind == IndexVector && c.typ.Kind() == KindVector {
+			c.check = vectorCheck(c.indexOpts.similarity)
+		}
 		return nil
 	})
 }

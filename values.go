@@ -9,9 +9,11 @@ package kandra
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/netip"
 	"reflect"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -338,4 +340,71 @@ func (c *ColumnSchema) SentAsNull(p any) bool {
 		return v.IsZero()
 	}
 	return false
+}
+
+// The bounds Cassandra 5.0's ANN index puts on what it indexes and is
+// queried by (VectorValidation): each component finite and within
+// ±maxVectorComponent, "chosen to make sure dot products don't overflow";
+// for cosine, some component outside ±nearZeroComponent. 5.0.8 checks
+// only for an exact zero, and a vector of tiny components (1e-30) then
+// fails an assertion inside the index and the write times out; later
+// versions refuse those as "near-zero", which is the bound kandra keeps.
+const (
+	maxVectorComponent = 1e17
+	nearZeroComponent  = 1e-6
+)
+
+// VectorProblem says why an ANN index ranking by sim refuses v, a vector
+// written or queried, or "": a component that is not finite or is past
+// ±1e17, and for cosine a vector whose components are all within ±1e-6.
+func VectorProblem(v []float32, sim Similarity) string {
+	i, p := vectorProblem(len(v), func(i int) float64 { return float64(v[i]) }, sim)
+	if p == "" {
+		return ""
+	}
+	if i >= 0 {
+		return "component " + strconv.Itoa(i) + " is " + strconv.FormatFloat(float64(v[i]), 'g', -1, 32) + ": " + p
+	}
+	return p
+}
+
+func vectorProblem(n int, at func(int) float64, sim Similarity) (int, string) {
+	nonZero := false
+	for i := 0; i < n; i++ {
+		x := at(i)
+		switch {
+		case math.IsNaN(x) || math.IsInf(x, 0):
+			return i, "an ANN index takes finite components only (\"non-finite value at vector[i]\")"
+		case math.Abs(x) > maxVectorComponent:
+			return i, "an ANN index takes components within ±1e17 only (\"Out-of-bounds value at vector[i]\")"
+		case math.Abs(x) > nearZeroComponent:
+			nonZero = true
+		}
+	}
+	if sim == SimilarityCosine && !nonZero {
+		return -1, "a cosine ANN index cannot index or be queried by a zero or near-zero vector (every component within ±1e-6: \"Zero and near-zero vectors cannot be indexed or queried with cosine similarity\"); store a null instead (a *[N]float32 field), or rank by SimilarityEuclidean"
+	}
+	return -1, ""
+}
+
+// vectorCheck is the value check of a vector column with an ANN index:
+// VectorProblem on the field's [N]float32, or on what its pointer holds
+// (a nil pointer is null, which the index skips).
+func vectorCheck(sim Similarity) valueCheck {
+	return func(v reflect.Value) (reflect.Value, string) {
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return reflect.Value{}, ""
+			}
+			v = v.Elem()
+		}
+		i, p := vectorProblem(v.Len(), func(i int) float64 { return v.Index(i).Float() }, sim)
+		switch {
+		case p == "":
+			return reflect.Value{}, ""
+		case i >= 0:
+			return v.Index(i), "component " + strconv.Itoa(i) + ": " + p
+		}
+		return v, p
+	}
 }

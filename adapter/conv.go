@@ -224,6 +224,16 @@ func planValue[I any, D Driver[I]](t reflect.Type, n cqlorder.Type, top bool) *c
 	}
 	var d D
 	switch {
+	case t.Kind() == reflect.Array && t.Elem().Kind() == reflect.Float32 && n.Name == "vector":
+		// Encoded by the core for both drivers: gocql v1.7.0 has no vector
+		// type, and v2 marshals one float at a time through reflect.
+		return &conv{
+			wire:   reflect.TypeFor[vectorWire[I]](),
+			toWire: func(v reflect.Value) reflect.Value { return reflect.ValueOf(vectorWire[I]{vectorBytes(v)}) },
+			fromWire: func(v reflect.Value) (reflect.Value, error) {
+				return vectorValue(t, v.Interface().(vectorWire[I]).data)
+			},
+		}
 	case isUUIDType(t) && (n.Name == "uuid" || n.Name == "timeuuid"):
 		// The drivers bind and scan only their own UUID type and [16]byte:
 		// any other (uuid.UUID, type UserID uuid.UUID) goes as uuidWire,

@@ -438,6 +438,10 @@ func BuildStatements(t *kandra.TableSchema, keyspace string) (*TableStatements, 
 			ts.byIndex = make(map[indexRead]*Statement)
 		}
 		spec, _ := c.Index()
+		if spec.Kind == kandra.IndexVector {
+			ts.byIndex[indexRead{c: c, op: IndexNearest}] = b.selectByIndex(indexRead{c: c, op: IndexNearest})
+			continue
+		}
 		switch spec.Target {
 		case kandra.IndexTargetValues:
 			ts.byIndex[indexRead{c: c, op: IndexContains}] = b.selectByIndex(indexRead{c: c, op: IndexContains})
@@ -552,6 +556,10 @@ const (
 	// ParamUpperBound markers as the bounds ask: an SAI index that reads
 	// ranges (kandra.IndexSpec.Ranges).
 	IndexRange
+	// IndexNearest is no WHERE clause but ORDER BY c ANN OF ? LIMIT ?, a
+	// ParamColumn (the query vector) then a ParamLimit marker: an ANN
+	// index (kandra.VectorIndex), nearest rows first.
+	IndexNearest
 )
 
 type indexRead struct {
@@ -1008,6 +1016,13 @@ func (b *stmtBuilder) selectByIndex(r indexRead) *Statement {
 	b.selectRows(w)
 	c := r.c
 	switch r.op {
+	case IndexNearest:
+		sel := strings.TrimSuffix(w.String(), " WHERE ")
+		w.Reset()
+		w.WriteString(sel + " ORDER BY " + c.CQLName() + " ANN OF ?")
+		w.mark(ParamColumn, c)
+		w.WriteString(" LIMIT ?")
+		w.mark(ParamLimit, nil)
 	case IndexContains:
 		w.WriteString(c.CQLName() + " CONTAINS ?")
 		w.mark(ParamElement, c)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"net"
 	"net/netip"
@@ -59,6 +60,12 @@ type (
 	// UUID (version 0, which Cassandra refuses there: "Invalid version for
 	// TimeUUID type") is sent as null, and null reads back as zero.
 	timeUUIDWire[I any, D Driver[I]] [16]byte
+	// vectorWire is a [N]float32 in a VECTOR<FLOAT, N> column: N
+	// big-endian IEEE 754 floats, the protocol's form, which gocql
+	// v1.7.0 (no vector type: the column is a custom type to it) and the
+	// v2 driver both send through MarshalCQL as they are. data is nil for
+	// null.
+	vectorWire[I any] struct{ data []byte }
 	// durationWire is a DURATION: months, days and nanoseconds as the
 	// protocol's three signed vints. A time.Duration sets the nanoseconds
 	// only; a stored value with months or days is no time.Duration
@@ -310,4 +317,52 @@ func vint(data []byte) (int64, []byte, error) {
 
 func sizeErr(typ, want string, got int) error {
 	return fmt.Errorf("a stored %s value is %s bytes long; this one is %d", typ, want, got)
+}
+
+// MarshalCQL implements the driver's Marshaler.
+func (w vectorWire[I]) MarshalCQL(I) ([]byte, error) { return w.data, nil }
+
+// UnmarshalCQL implements the driver's Unmarshaler.
+func (w *vectorWire[I]) UnmarshalCQL(_ I, data []byte) error {
+	if data == nil {
+		w.data = nil
+		return nil
+	}
+	w.data = append(w.data[:0:0], data...)
+	return nil
+}
+
+var typeFloat32 = reflect.TypeFor[float32]()
+
+// vectorBytes encodes the [N]float32 value v (any array type of a
+// float32 kind) as the protocol's N big-endian floats.
+func vectorBytes(v reflect.Value) []byte {
+	n := v.Len()
+	out := make([]byte, 4*n)
+	if v.Type().Elem() == typeFloat32 && v.CanAddr() {
+		for i, x := range v.Slice(0, n).Interface().([]float32) {
+			binary.BigEndian.PutUint32(out[4*i:], math.Float32bits(x))
+		}
+		return out
+	}
+	for i := range n {
+		binary.BigEndian.PutUint32(out[4*i:], math.Float32bits(float32(v.Index(i).Float())))
+	}
+	return out
+}
+
+// vectorValue decodes data, a stored vector, into a new value of the
+// array type t; null is the zero vector.
+func vectorValue(t reflect.Type, data []byte) (reflect.Value, error) {
+	out := reflect.New(t).Elem()
+	if data == nil {
+		return out, nil
+	}
+	if len(data) != 4*t.Len() {
+		return reflect.Value{}, fmt.Errorf("the stored vector has %d bytes, and a %s holds %d floats (%d bytes)", len(data), t, t.Len(), 4*t.Len())
+	}
+	for i := range t.Len() {
+		out.Index(i).SetFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(data[4*i:]))))
+	}
+	return out, nil
 }

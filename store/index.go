@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
@@ -146,6 +147,10 @@ func (x *Index[T, V]) find(ctx context.Context, op string, how adapter.IndexOp, 
 	defer r.rt.leave()
 	c := applyCall(opts)
 	col := x.f.Column()
+	if x.spec.Kind == kandra.IndexVector {
+		it.err = r.argErr(op, "x", "the index "+x.spec.Name+" on "+col.GoName()+" is an ANN index: read it with Index.Nearest")
+		return it
+	}
 	if c.reversed || len(c.prefix) > 0 {
 		it.err = r.argErr(op, "Equal, Reversed", "an index is read in the server's order, by the index's own column")
 		return it
@@ -233,5 +238,62 @@ func (x *Index[T, V]) find(ctx context.Context, op string, how adapter.IndexOp, 
 		}
 	}
 	it.rows, it.cursor, it.err = r.readPage(ctx, OpFind, "index read", st, vals, cons, &c, active, fp, fpOf)
+	return it
+}
+
+// MaxNearest is the most rows one Nearest read returns: Cassandra 5.0
+// refuses a larger LIMIT on an ANN query ("Use of ANN OF in an ORDER BY
+// clause requires a LIMIT that is not greater than 1000").
+const MaxNearest = 1000
+
+// Nearest reads the limit rows (1 to MaxNearest) whose vector is nearest
+// q by the ANN index's similarity (kandra.VectorIndex), nearest first, in
+// one page: servers do not page an ANN query, so there is no cursor. The
+// nearest are approximate, as every ANN index's are. q is refused before
+// sending when the index could not rank it (kandra.VectorProblem: a
+// component that is not finite or past ±1e17, a zero vector for cosine),
+// as is a serial consistency ("Top-K queries can only be run with
+// consistency level ONE/LOCAL_ONE", which Cassandra 5.0.8 enforces for
+// SERIAL and LOCAL_SERIAL only). Options: Consistency.
+//
+// A read through an ANN index touches every node; rows written a moment
+// ago may not be ranked yet on a replica the read does not reach at the
+// consistency given.
+func (x *Index[T, V]) Nearest(ctx context.Context, q V, limit int, opts ...ReadOption) *Iter[T] {
+	const op = "Index.Nearest"
+	r := x.repo
+	it := &Iter[T]{}
+	if it.err = r.begin(ctx, op); it.err != nil {
+		return it
+	}
+	defer r.rt.leave()
+	col := x.f.Column()
+	st := r.st.SelectByIndexOp(col, adapter.IndexNearest, adapter.Unbounded, adapter.Unbounded)
+	if x.spec.Kind != kandra.IndexVector || st == nil {
+		it.err = r.argErr(op, "x", "the index "+x.spec.Name+" on "+col.GoName()+" is a "+x.spec.Kind.String()+" index, not an ANN index: bind a [N]float32 field with kandra.VectorIndex, or read this one with "+indexCalls[x.spec.Target])
+		return it
+	}
+	if limit < 1 || limit > MaxNearest {
+		it.err = r.argErr(op, "limit", fmt.Sprintf("%d is not in 1 to %d (MaxNearest): Cassandra refuses an ANN query without a LIMIT or over 1000", limit, MaxNearest))
+		return it
+	}
+	if it.err = col.CheckValue(&q); it.err != nil {
+		return it
+	}
+	c := applyCall(opts)
+	cons, err := r.readCons(op, &c)
+	if err != nil {
+		it.err = err
+		return it
+	}
+	if cons.IsSerial() {
+		it.err = r.argErr(op, "Consistency", cons.String()+": an ANN query cannot be read at a serial consistency (\"Top-K queries can only be run with consistency level ONE/LOCAL_ONE\"); give ConsistencyOne or ConsistencyLocalOne")
+		return it
+	}
+	// The page must hold more rows than the limit ("Top-K queries must have
+	// a limit specified and the limit must be less than the query page
+	// size"), so one page is the whole answer.
+	c.pageSize = limit + 1
+	it.rows, _, it.err = r.readPage(ctx, OpFind, "ANN read", st, []any{&q, limit}, cons, &c, false, 1, nil)
 	return it
 }

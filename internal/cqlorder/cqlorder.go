@@ -21,8 +21,9 @@ import (
 )
 
 // Type is a CQL type as the comparators see it: a lower-case native name
-// ("int", "text", "timeuuid", ...) with no Args, or "list" or "set" with
-// one Arg (the element type) or "map" with two (key, value). FROZEN<> is
+// ("int", "text", "timeuuid", ...) with no Args, or "list", "set" or
+// "vector" with one Arg (the element type) or "map" with two (key, value).
+// A vector's dimension is not kept: its values are never ordered here. FROZEN<> is
 // dropped: it does not change the values or their order.
 type Type struct {
 	Name string
@@ -36,7 +37,7 @@ func Of(t kandra.CQLType) (Type, error) {
 	switch t.Kind() {
 	case kandra.KindNative:
 		return Type{Name: strings.ToLower(t.Name())}, nil
-	case kandra.KindList, kandra.KindSet:
+	case kandra.KindList, kandra.KindSet, kandra.KindVector:
 		children = []kandra.CQLType{t.Elem()}
 	case kandra.KindMap:
 		children = []kandra.CQLType{t.Key(), t.Elem()}

@@ -201,7 +201,7 @@ func Keyspace(name string) (*kandra.Keyspace, error) {
 		Name:        name,
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 		Targets:     kandra.Cassandra5,
-	}, Users, Todos, Wallets, Hits, Events, Devices, Members, Notes, Threads, ThreadHit, Readings, Tickets, Listings)
+	}, Users, Todos, Wallets, Hits, Events, Devices, Members, Notes, Threads, ThreadHit, Readings, Tickets, Listings, Embeddings)
 }
 
 // harness is one keyspace on one node.
@@ -280,6 +280,7 @@ var scenarios = []struct {
 	{"PrefixRanges", testPrefixRanges},
 	{"RawStatementsAndGetMany", testRawAndGetMany},
 	{"IndexKindsAndTargets", testIndexKinds},
+	{"VectorsNearestFirst", testVectors},
 }
 
 type failures struct {

@@ -253,6 +253,8 @@ func sameType(a, b kandra.CQLType) bool {
 		return nativeName(a) == nativeName(b)
 	case kandra.KindMap:
 		return sameType(a.Key(), b.Key()) && sameType(a.Elem(), b.Elem())
+	case kandra.KindVector:
+		return a.Dim() == b.Dim() && sameType(a.Elem(), b.Elem())
 	}
 	return sameType(a.Elem(), b.Elem())
 }
@@ -849,6 +851,10 @@ func describeLiveIndex(ix *LiveIndex, c *kandra.ColumnSchema) string {
 	} else if c.Type().IsCollection() {
 		// A bare collection target is its values (its whole value when frozen).
 		target = map[bool]kandra.IndexTarget{false: kandra.IndexTargetValues, true: kandra.IndexTargetFull}[c.Role() != kandra.RegularColumn]
+	}
+	// An ANN index is SAI with a similarity function.
+	if sim, ok := ix.Options["similarity_function"]; ok && (kind == "sai" || kind == kandra.IndexDefault.String()) {
+		return describeIndexParts(kandra.IndexVector.String(), target, []string{"similarity_function=" + strings.ToUpper(strings.TrimSpace(sim))})
 	}
 	// The analysis options that differ from SAI's defaults
 	// (case_sensitive true, normalize and ascii false).

@@ -44,6 +44,7 @@ func Run(t *testing.T, n Node) {
 	t.Run("Migrate", func(t *testing.T) { testMigrate(t, n) })
 	t.Run("Static", func(t *testing.T) { testStatic(t, n) })
 	t.Run("IndexKinds", func(t *testing.T) { testIndexKinds(t, n) })
+	t.Run("Vectors", func(t *testing.T) { testVectors(t, n) })
 }
 
 // The migrator's side of the adapter on the node: system_schema rows,
@@ -519,4 +520,109 @@ func scratch(t *testing.T, d migrate.Driver, what string, n Node, targets kandra
 		}
 		return ks
 	}
+}
+
+// migVecV1 has no vector; migVecV2 adds one with a cosine ANN index;
+// migVecV3 asks for another similarity, migVecV4 another dimension.
+type migVecV1 struct {
+	ID   string
+	Text string
+}
+
+func (d *migVecV1) Describe(s *kandra.Schema[migVecV1]) {
+	s.Table("chunks")
+	kandra.Bind(s, &d.ID, kandra.PartitionKey(0))
+}
+
+type migVecV2 struct {
+	ID   string
+	Text string
+	Emb  [4]float32
+}
+
+func (d *migVecV2) Describe(s *kandra.Schema[migVecV2]) {
+	s.Table("chunks")
+	kandra.Bind(s, &d.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &d.Emb, kandra.VectorIndex(kandra.SimilarityCosine))
+}
+
+type migVecV3 migVecV2
+
+func (d *migVecV3) Describe(s *kandra.Schema[migVecV3]) {
+	s.Table("chunks")
+	kandra.Bind(s, &d.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &d.Emb, kandra.VectorIndex(kandra.SimilarityEuclidean))
+}
+
+type migVecV4 struct {
+	ID   string
+	Text string
+	Emb  [8]float32
+}
+
+func (d *migVecV4) Describe(s *kandra.Schema[migVecV4]) {
+	s.Table("chunks")
+	kandra.Bind(s, &d.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &d.Emb, kandra.VectorIndex(kandra.SimilarityCosine))
+}
+
+// testVectors: the migrator adds a vector column and its ANN index, reads
+// both back from system_schema (a second plan is empty), and reports a
+// changed similarity or dimension as impossible in place. It prints
+// "real-server: vector-migrate adapter=<Name> ok=<bool>".
+func testVectors(t *testing.T, n Node) {
+	ok := false
+	d, _ := n.Open(t)
+	defer func() {
+		fmt.Printf("real-server: vector-migrate adapter=%s ok=%t\n", n.Name, ok && !t.Failed())
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	keyspace := scratch(t, d, "vector", n, kandra.Cassandra5|kandra.Cassandra5Latest)
+	if _, err := migrate.Apply(ctx, d, keyspace(kandra.MustRegister[migVecV1]()), migrate.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	v2 := keyspace(kandra.MustRegister[migVecV2]())
+	res, err := migrate.Apply(ctx, d, v2, migrate.ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, s := range res.Applied {
+		kinds = append(kinds, s.Kind.String())
+	}
+	if len(res.Applied) != 2 || res.Applied[0].Kind != migrate.AddColumn || res.Applied[1].Kind != migrate.CreateIndex {
+		t.Fatalf("v2 applied %v, want add-column then create-index", kinds)
+	}
+	if res, err := migrate.Apply(ctx, d, v2, migrate.ApplyOptions{}); err != nil || !res.Plan.Empty() {
+		t.Fatalf("v2 again: the live vector column or index does not read back as the model's:\n%v, %v", res.Plan, err)
+	}
+	for _, c := range []struct {
+		name string
+		ks   *kandra.Keyspace
+		kind migrate.StepKind
+		want string
+	}{
+		{"another similarity", keyspace(kandra.MustRegister[migVecV3]()), migrate.ChangeIndex, "similarity_function=COSINE in live"},
+		{"another dimension", keyspace(kandra.MustRegister[migVecV4]()), migrate.ChangeType, "vector<float, 4> in live, vector<float, 8> in the model"},
+	} {
+		live, err := migrate.Read(ctx, d, c.ks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := migrate.NewPlan(c.ks, live)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, s := range p.Steps {
+			if s.Kind == c.kind && s.Class == migrate.Impossible && strings.Contains(s.Reason, c.want) && s.Manual != "" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: want an impossible %s step mentioning %q:\n%v", c.name, c.kind, c.want, p)
+		}
+	}
+	ok = true
 }

@@ -3,6 +3,7 @@ package kandra_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -50,12 +51,6 @@ func ExampleVectorIndex() {
 }
 
 func TestVectorTypes(t *testing.T) {
-	type row struct {
-		ID  int64
-		V   [3]float32
-		P   *[2]float32
-		Bad [0]float32
-	}
 	for _, c := range []struct {
 		in   string
 		want kandra.CQLType
@@ -201,6 +196,27 @@ func TestVectorTargets(t *testing.T) {
 		var se *kandra.SchemaError
 		if !errors.As(err, &se) || se.Rule != kandra.RuleVectorTarget || !strings.Contains(se.Detail, c.want) {
 			t.Errorf("targets %v: %v; want a vector-target error containing %q", c.targets, err, c.want)
+		}
+	}
+}
+
+func TestVectorProblem(t *testing.T) {
+	for _, c := range []struct {
+		v    []float32
+		sim  kandra.Similarity
+		want string
+	}{
+		{[]float32{1, 0}, kandra.SimilarityCosine, ""},
+		{[]float32{0, 2e-6}, kandra.SimilarityCosine, ""},
+		{[]float32{0, 1e-6}, kandra.SimilarityCosine, "near-zero"},
+		{[]float32{0, 0}, kandra.SimilarityEuclidean, ""},
+		{[]float32{1e17, -1e17}, kandra.SimilarityDotProduct, ""},
+		{[]float32{1, 2e17}, kandra.SimilarityDotProduct, "component 1 is 2e+17"},
+		{[]float32{float32(math.Inf(-1)), 1}, kandra.SimilarityEuclidean, "component 0 is -Inf: an ANN index takes finite components only"},
+		{[]float32{1, float32(math.NaN())}, kandra.SimilarityCosine, "component 1 is NaN"},
+	} {
+		if got := kandra.VectorProblem(c.v, c.sim); c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("VectorProblem(%v, %v) = %q, want %q", c.v, c.sim, got, c.want)
 		}
 	}
 }

@@ -473,6 +473,20 @@ func ruleCases() []ruleCase {
 			want:  "cannot be analyzed",
 		},
 		{
+			rule: kandra.RuleVector, what: "a cosine ANN index on one dimension",
+			spec:  specOf("r_veccos1", nil, f[string]("K", pk0), f[[1]float32]("V", kandra.VectorIndex(kandra.SimilarityCosine))),
+			setup: []string{tableDef{name: "r_veccos1", cols: []colDef{k, {"v", "VECTOR<FLOAT, 1>"}}, pk: []string{"k"}}.render(ks)},
+			stmt:  indexWith(ks, "r_veccos1_v_idx", "r_veccos1", "v", " USING 'sai' WITH OPTIONS = {'similarity_function': 'COSINE'}"),
+			want:  "Cosine similarity is not supported for single-dimension vectors",
+		},
+		{
+			rule: kandra.RuleVector, what: "an ANN index on a column whose name has a space",
+			spec:  specOf("r_vecodd", nil, f[string]("K", pk0), f[[2]float32]("V", kandra.Column("odd v"), kandra.VectorIndex(kandra.SimilarityEuclidean))),
+			setup: []string{tableDef{name: "r_vecodd", cols: []colDef{k, {"odd v", "VECTOR<FLOAT, 2>"}}, pk: []string{"k"}}.render(ks)},
+			stmt:  indexWith(ks, "r_vecodd_odd_v_idx", "r_vecodd", `"odd v"`, " USING 'sai' WITH OPTIONS = {'similarity_function': 'EUCLIDEAN'}"),
+			want:  "contains non-alphanumeric-underscore characters",
+		},
+		{
 			rule: kandra.RuleOptionRange, what: "a compression chunk of 3 KB",
 			spec: specOf("r_chunk3", []any{kandra.Compression(kandra.LZ4Compressor, 3)}, f[string]("K", pk0)),
 			stmt: tableDef{name: "r_chunk3", cols: []colDef{k}, pk: []string{"k"}, storage: []string{"compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': '3'}"}}.render(ks),
@@ -791,6 +805,7 @@ var goSideRules = map[kandra.Rule]string{
 	kandra.RuleDuplicateTimestamp:       "a runtime needs one of each",
 	kandra.RuleDuplicateVersion:         "a runtime needs one",
 	kandra.RuleKeyConflict:              "a field both partition and clustering key; kandra would write it once, which servers accept",
+	kandra.RuleVector:                   "for a vector in a key or a lookup, which Cassandra takes (a float vector compares by its bytes: -0 and 0 would be two keys), and a SecondaryIndex on a vector, which the shipped yaml takes as an equality index: kandra's choices, not a server's refusal",
 	kandra.RuleUnsupportedType:          "for Go kinds (unsigned, chan, func, pointer in a collection), AsType pairs the driver cannot marshal and CQLTypers that panic: no CQL type to send",
 	kandra.RuleOptionRange:              "for cache settings, consistency levels and out-of-range enum values (ClusteringOrder(5), ...): recorded only or never rendered",
 	kandra.RuleInvalidName:              "for a blank lookup suffix or a non-UTF-8 column name: client-side sanity; column names of 1,025 to 65,535 bytes, which the server takes (kandra's MaxColumnNameBytes is a margin)",

@@ -25,7 +25,8 @@ type Index[T, V any] struct {
 // Find by the column's value (a frozen collection's whole value), Range
 // between bounds where the index reads ranges (an SAI index on a number
 // or a time), Contains, SetContains, ContainsKey, ContainsValue and
-// HasEntry on a collection's elements, keys or entries.
+// HasEntry on a collection's elements, keys or entries; an ANN index
+// (kandra.VectorIndex) with Nearest.
 func IndexOf[T, V any](r *Repo[T], f kandra.Field[T, V]) (*Index[T, V], error) {
 	c := f.Column()
 	spec, ok := c.Index()

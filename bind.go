@@ -135,7 +135,7 @@ func SecondaryIndex(opts ...IndexOption) FieldOption {
 
 // VectorIndex creates an approximate-nearest-neighbour (ANN) index on a
 // vector column (a [N]float32 field), "{table}_{column}_idx", ranking by
-// sim; store.Nearest reads it. On Cassandra 5.0 it is a storage-attached
+// sim; store.IndexOf(repo, field).Nearest reads it. On Cassandra 5.0 it is a storage-attached
 // index (USING 'sai') with the similarity_function option, whatever the
 // server's default index. With the index, a vector's components must be
 // finite and within ±1e17, and a cosine index refuses a vector whose

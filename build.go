@@ -765,7 +765,7 @@ func (b *builder) checkVectors() error {
 			case c.role != RegularColumn:
 				return b.fail(c.goName, RuleVector, "a vector cannot be a "+c.role.String()+" in kandra: a float vector compares by its bytes, so -0 and 0 or two NaNs are different keys; key the row by an id and keep the vector a regular column")
 			case len(s.lookups) > 0:
-				return b.fail(c.goName, RuleVector, "a vector cannot have a lookup table: it would be the lookup table's key; read it with VectorIndex and store.Nearest")
+				return b.fail(c.goName, RuleVector, "a vector cannot have a lookup table: it would be the lookup table's key; read it with VectorIndex and Index.Nearest")
 			}
 		}
 		if c.index {

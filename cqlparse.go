@@ -62,8 +62,12 @@ var cqlNatives = map[string]CQLType{
 // declared VARCHAR as text. The result is what the string says: it is not
 // checked against what a server accepts (SET<DURATION> parses).
 //
-// Tuples, vectors, user-defined types, quoted names and custom types are
-// not supported yet. Any failure is a *CQLTypeError.
+// Any other name is a user-defined type, read as a reference without its
+// fields (UDTOf(name)): system_schema.columns names a column's type and
+// system_schema.types holds its fields. An unquoted name is folded to
+// lower case, as servers fold it; a quoted one ("MyType") is kept as it
+// is. Tuples and custom types are not supported yet. Any failure is a
+// *CQLTypeError.
 func ParseCQLType(s string) (CQLType, error) {
 	p := cqlParser{in: s}
 	t := p.typ(0)
@@ -133,7 +137,7 @@ func (p *cqlParser) typ(depth int) CQLType {
 		case p.pos == len(p.in):
 			p.fail("expected a type name")
 		case p.in[p.pos] == '"':
-			p.fail("quoted type names (user-defined types) are not supported yet")
+			return p.quotedUDT()
 		case p.in[p.pos] == '\'':
 			p.fail("custom types are not supported yet")
 		default:
@@ -164,12 +168,22 @@ func (p *cqlParser) typ(depth int) CQLType {
 	default:
 		t, ok := cqlNatives[name]
 		if !ok {
-			if len(word) > 48 {
-				word = word[:48] + "..."
+			// A user-defined type, by name: unquoted, the server folds it
+			// to lower case.
+			if len(word) > MaxNameLength {
+				p.pos = start
+				p.fail("a user-defined type name is at most " + strconv.Itoa(MaxNameLength) + " characters")
+				return CQLType{}
 			}
-			p.pos = start
-			p.fail("unknown or user-defined type " + strconv.Quote(word) + ": not supported yet")
-			return CQLType{}
+			if _, reserved := reservedTypeNames[strings.ToLower(word)]; reserved {
+				p.pos = start
+				p.fail(strconv.Quote(word) + " is a reserved type name, not a user-defined type")
+				return CQLType{}
+			}
+			if p.skipSpace(); p.pos < len(p.in) && p.in[p.pos] == '<' {
+				p.fail("the user-defined type " + strings.ToLower(word) + " takes no type parameters")
+			}
+			return UDTOf(strings.ToLower(word))
 		}
 		if p.skipSpace(); p.pos < len(p.in) && p.in[p.pos] == '<' {
 			p.fail(t.n.name + " takes no type parameters")
@@ -205,6 +219,36 @@ func (p *cqlParser) typ(depth int) CQLType {
 		return CQLType{}
 	}
 	return t
+}
+
+// quotedUDT reads a quoted user-defined type name, "" standing for one
+// double quote inside it.
+func (p *cqlParser) quotedUDT() CQLType {
+	start := p.pos
+	p.pos++ // the opening quote
+	var b strings.Builder
+	for p.pos < len(p.in) {
+		c := p.in[p.pos]
+		p.pos++
+		if c != '"' {
+			b.WriteByte(c)
+			continue
+		}
+		if p.pos < len(p.in) && p.in[p.pos] == '"' {
+			b.WriteByte('"')
+			p.pos++
+			continue
+		}
+		if name := b.String(); name != "" && len(name) <= MaxNameLength {
+			return UDTOf(name)
+		}
+		p.pos = start
+		p.fail("a quoted user-defined type name is 1 to " + strconv.Itoa(MaxNameLength) + " characters")
+		return CQLType{}
+	}
+	p.pos = start
+	p.fail("unterminated quoted name")
+	return CQLType{}
 }
 
 // dimension reads a vector's dimension: decimal digits, at most 9 (no

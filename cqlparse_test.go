@@ -42,6 +42,11 @@ func TestParseCQLType(t *testing.T) {
 		{"list<VarChar>", kandra.ListOf(kandra.CQLVarchar)},
 		{"vector<float, 3>", kandra.VectorOf(kandra.CQLFloat, 3)},
 		{"frozen<VECTOR< FLOAT ,768 >>", kandra.VectorOf(kandra.CQLFloat, 768)},
+		{"frozen<address>", kandra.UDTOf("address")},
+		{"Address", kandra.UDTOf("address")},
+		{"timestamps", kandra.UDTOf("timestamps")},
+		{`frozen<"Geo ""Point""">`, kandra.UDTOf(`Geo "Point"`)},
+		{"map<text, frozen<geo_point>>", kandra.MapOf(kandra.CQLText, kandra.UDTOf("geo_point"))},
 	}
 	for _, c := range cases {
 		got, err := kandra.ParseCQLType(c.in)
@@ -101,9 +106,12 @@ func TestParseCQLTypeErrors(t *testing.T) {
 		{"vector<float, >", 14, "expected a vector dimension of 1 to 9 digits"},
 		{"vector<float, 1234567890>", 14, "expected a vector dimension of 1 to 9 digits"},
 		{"vector<float, 3", 15, "expected '>'"},
-		{"frozen<address>", 7, `unknown or user-defined type "address": not supported yet`},
-		{"timestamps", 0, `unknown or user-defined type "timestamps": not supported yet`},
-		{`frozen<"Address">`, 7, "quoted type names (user-defined types) are not supported yet"},
+		{"frozen<macaddr>", 7, `"macaddr" is a reserved type name, not a user-defined type`},
+		{"list<Interval>", 5, `"Interval" is a reserved type name, not a user-defined type`},
+		{"address<int>", 7, "the user-defined type address takes no type parameters"},
+		{strings.Repeat("a", 49), 0, "a user-defined type name is at most 48 characters"},
+		{`frozen<"">`, 7, "a quoted user-defined type name is 1 to 48 characters"},
+		{`frozen<"Address>`, 7, "unterminated quoted name"},
 		{"'org.apache.cassandra.db.marshal.DynamicCompositeType'", 0, "custom types are not supported yet"},
 	}
 	for _, c := range cases {
@@ -373,7 +381,11 @@ func FuzzParseCQLType(f *testing.F) {
 		if typ.Kind() == kandra.KindInvalid {
 			t.Fatalf("ParseCQLType(%q) returned the zero CQLType without an error", s)
 		}
-		for _, in := range []string{typ.String(), typ.Frozen(), strings.ToLower(typ.String())} {
+		ins := []string{typ.String(), typ.Frozen()}
+		if !strings.Contains(typ.String(), `"`) { // a quoted name keeps its case
+			ins = append(ins, strings.ToLower(typ.String()))
+		}
+		for _, in := range ins {
 			again, err := kandra.ParseCQLType(in)
 			if err != nil || !again.Equal(typ) {
 				t.Fatalf("ParseCQLType(%q) = %v, but ParseCQLType(%q) = %v, %v", s, typ, in, again, err)

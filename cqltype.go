@@ -1,17 +1,19 @@
 package kandra
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
 
 // CQLType is a CQL column type: a native type, a list, set or map of CQL
-// types, or a vector of floats. Values are immutable; build them from the
-// CQL* natives and ListOf, SetOf, MapOf and VectorOf, or read one with
-// ParseCQLType. Freezing is not
-// part of the value: kandra writes FROZEN<...> where a server requires it
-// (a collection nested in another, or in any primary-key position) and
-// nowhere else. The zero CQLType is invalid.
+// types, a vector of floats, or a user-defined type. Values are immutable;
+// build them from the CQL* natives and ListOf, SetOf, MapOf, VectorOf and
+// UDTOf, or read one with ParseCQLType. Freezing is not part of the
+// value: kandra writes FROZEN<...> where a server requires it (a
+// collection or user-defined type nested in a collection or in a
+// user-defined type, or in any primary-key position) and nowhere else.
+// The zero CQLType is invalid.
 //
 // Inspect a CQLType with Kind, Elem, Key and Name, and compare two with
 // Equal: == compares identities, not trees.
@@ -36,9 +38,13 @@ const (
 	// 5.0, ScyllaDB 2025.2 and later), never null inside, implicitly
 	// frozen. It is not a collection (IsCollection).
 	KindVector
+	// KindUDT is a user-defined type: a name (Name) and named fields
+	// (Fields), declared in the keyspace by CREATE TYPE. kandra maps a Go
+	// struct to one (see Register).
+	KindUDT
 )
 
-// String returns "invalid", "native", "list", "set", "map" or "vector", and
+// String returns "invalid", "native", "list", "set", "map", "vector" or "udt", and
 // CQLKind(n) for a value that is none of the constants.
 func (k CQLKind) String() string {
 	switch k {
@@ -54,16 +60,28 @@ func (k CQLKind) String() string {
 		return "map"
 	case KindVector:
 		return "vector"
+	case KindUDT:
+		return "udt"
 	}
 	return "CQLKind(" + strconv.Itoa(int(k)) + ")"
 }
 
 type typeNode struct {
-	kind CQLKind
-	name string  // upper-case native name
-	elem CQLType // list/set element, map value
-	key  CQLType // map key
-	dim  int     // vector dimension
+	kind   CQLKind
+	name   string     // upper-case native name; a UDT's name as it is given
+	elem   CQLType    // list/set element, map value
+	key    CQLType    // map key
+	dim    int        // vector dimension
+	fields []UDTField // a UDT's fields, in declaration order
+	goType string     // the Go type a UDT was derived from, for messages; not compared
+}
+
+// UDTField is one field of a user-defined type.
+type UDTField struct {
+	// Name is the field's CQL name, as the server stores it.
+	Name string
+	// Type is the field's CQL type.
+	Type CQLType
 }
 
 func native(name string) CQLType { return CQLType{&typeNode{kind: KindNative, name: name}} }
@@ -118,10 +136,45 @@ func VectorOf(elem CQLType, dim int) CQLType {
 	return CQLType{&typeNode{kind: KindVector, elem: elem, dim: dim}}
 }
 
+// UDTOf is the user-defined type name with fields, in the order CREATE
+// TYPE declares them. kandra maps a Go struct type to one, named by
+// SnakeCase of the type's name (see Register); UDTOf is for AsType and
+// for reading a live schema. A UDTOf with no fields is a reference to the
+// type by name, as ParseCQLType reads a column's type from
+// system_schema.columns, where the fields are not written.
+func UDTOf(name string, fields ...UDTField) CQLType {
+	return CQLType{&typeNode{kind: KindUDT, name: name, fields: slices.Clone(fields)}}
+}
+
+// udtOf is UDTOf for a type derived from the Go type goType.
+func udtOf(name, goType string, fields []UDTField) CQLType {
+	return CQLType{&typeNode{kind: KindUDT, name: name, fields: fields, goType: goType}}
+}
+
+// Fields returns a copy of a user-defined type's fields, in declaration
+// order, and nil for any other kind.
+func (t CQLType) Fields() []UDTField {
+	if t.n == nil {
+		return nil
+	}
+	return slices.Clone(t.n.fields)
+}
+
+// GoType is the Go type a user-defined type was derived from at
+// registration ("shop.Address"), and "" for a type built with UDTOf or
+// read with ParseCQLType, and for any other kind.
+func (t CQLType) GoType() string {
+	if t.n == nil {
+		return ""
+	}
+	return t.n.goType
+}
+
 // IsZero reports whether t is the invalid zero CQLType.
 func (t CQLType) IsZero() bool { return t.n == nil }
 
-// Kind reports whether t is a native, a list, a set or a map, and
+// Kind reports whether t is a native, a list, a set, a map, a vector or a
+// user-defined type, and
 // KindInvalid for the zero CQLType.
 func (t CQLType) Kind() CQLKind {
 	if t.n == nil {
@@ -157,8 +210,9 @@ func (t CQLType) Key() CQLType {
 	return t.n.key
 }
 
-// Name returns the upper-case name of a native type, such as "TEXT", and
-// "" for a collection or the zero CQLType.
+// Name returns the upper-case name of a native type, such as "TEXT", the
+// name of a user-defined type as it was given ("address"), and "" for a
+// collection, a vector or the zero CQLType.
 func (t CQLType) Name() string {
 	if t.n == nil {
 		return ""
@@ -167,24 +221,49 @@ func (t CQLType) Name() string {
 }
 
 // Equal reports whether t and u are the same type tree: the same kinds in
-// the same places, and natives of the same name. Two zero CQLTypes are
-// equal. VARCHAR and TEXT are not (see CQLVarchar).
+// the same places, natives of the same name, and user-defined types of the
+// same name with the same fields in the same order (GoType is not
+// compared). Two zero CQLTypes are equal. VARCHAR and TEXT are not (see
+// CQLVarchar).
 func (t CQLType) Equal(u CQLType) bool {
 	if t.n == u.n {
 		return true
 	}
-	if t.n == nil || u.n == nil || t.n.kind != u.n.kind || t.n.name != u.n.name || t.n.dim != u.n.dim {
+	if t.n == nil || u.n == nil || t.n.kind != u.n.kind || t.n.name != u.n.name || t.n.dim != u.n.dim || len(t.n.fields) != len(u.n.fields) {
 		return false
+	}
+	for i, f := range t.n.fields {
+		if f.Name != u.n.fields[i].Name || !f.Type.Equal(u.n.fields[i].Type) {
+			return false
+		}
 	}
 	return t.n.key.Equal(u.n.key) && t.n.elem.Equal(u.n.elem)
 }
 
+// SameName reports whether t and u are the same type by name: Equal for
+// every kind but a user-defined type, which matches another of its name
+// whatever their fields (a column's type in system_schema.columns names a
+// UDT without its fields).
+func (t CQLType) SameName(u CQLType) bool {
+	if t.n == nil || u.n == nil || t.n.kind != u.n.kind {
+		return t.n == u.n
+	}
+	if t.n.kind == KindUDT {
+		return t.n.name == u.n.name
+	}
+	if t.n.name != u.n.name || t.n.dim != u.n.dim {
+		return false
+	}
+	return t.n.key.SameName(u.n.key) && t.n.elem.SameName(u.n.elem)
+}
+
 // String renders t as it is declared for a regular column: collections
-// nested in collections are frozen, the outer one is not.
+// and user-defined types nested in collections are frozen, the outer one
+// is not. A user-defined type renders as its name.
 func (t CQLType) String() string { return t.render(false) }
 
 // Frozen renders t as it is declared in a primary-key position, where a
-// collection must be frozen.
+// collection or a user-defined type must be frozen.
 func (t CQLType) Frozen() string { return t.render(true) }
 
 func (t CQLType) render(frozen bool) string {
@@ -208,6 +287,15 @@ func (t CQLType) write(b *strings.Builder, frozen bool) {
 		b.WriteString(", ")
 		b.WriteString(strconv.Itoa(t.n.dim))
 		b.WriteByte('>')
+		return
+	case KindUDT:
+		if frozen {
+			b.WriteString("FROZEN<")
+		}
+		b.WriteString(QuoteIdent(t.n.name))
+		if frozen {
+			b.WriteByte('>')
+		}
 		return
 	}
 	if frozen {
@@ -252,6 +340,13 @@ func (t CQLType) contains(n CQLType) bool {
 		return t.is(n)
 	case KindMap:
 		return t.n.key.contains(n) || t.n.elem.contains(n)
+	case KindUDT:
+		for _, f := range t.n.fields {
+			if f.Type.contains(n) {
+				return true
+			}
+		}
+		return false
 	default:
 		return t.n.elem.contains(n)
 	}

@@ -697,7 +697,8 @@ func TestCQLKindString(t *testing.T) {
 		kandra.KindSet:     "set",
 		kandra.KindMap:     "map",
 		kandra.KindVector:  "vector",
-		6:                  "CQLKind(6)",
+		kandra.KindUDT:     "udt",
+		7:                  "CQLKind(7)",
 		255:                "CQLKind(255)",
 	} {
 		if got := k.String(); got != want {

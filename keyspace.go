@@ -83,6 +83,7 @@ func (s KeyspaceSpec) targets() Target {
 type Keyspace struct {
 	spec   KeyspaceSpec
 	tables []*TableSchema
+	types  []CQLType // the user-defined types, each after the types it holds
 }
 
 // SchemaSource is what NewKeyspace and the Keyspace's DDL methods take a
@@ -117,7 +118,7 @@ func NewKeyspace(spec KeyspaceSpec, tables ...SchemaSource) (*Keyspace, error) {
 	if err := k.check(); err != nil {
 		return nil, err
 	}
-	return &Keyspace{spec: k.spec, tables: k.tables}, nil
+	return &Keyspace{spec: k.spec, tables: k.tables, types: k.types}, nil
 }
 
 // MustNewKeyspace is NewKeyspace for keyspaces fixed in the program; it
@@ -204,6 +205,9 @@ func (k *Keyspace) StatementsOn(server Target) []string {
 func (k *Keyspace) statements(create string) []string {
 	s := ddlSpec{keyspace: k.spec.Name}
 	out := []string{create}
+	for _, t := range k.types {
+		out = append(out, createType(t, s))
+	}
 	for _, t := range k.tables {
 		out = append(out, createTable(t, s))
 	}
@@ -314,6 +318,7 @@ type keyspaceBuilder struct {
 	spec    KeyspaceSpec
 	targets Target // spec.targets()
 	tables  []*TableSchema
+	types   []CQLType // set by checkTypeNames
 }
 
 func (k *keyspaceBuilder) check() error {
@@ -676,4 +681,74 @@ func (k *keyspaceBuilder) checkOptionTargets() error {
 		}
 	}
 	return nil
+}
+
+// Types returns the keyspace's user-defined types, each after the types
+// it holds (the order CREATE TYPE needs): every type a column of one of
+// its tables is or holds, once.
+func (k *Keyspace) Types() []CQLType { return clone(k.types) }
+
+// CreateType renders the CREATE TYPE IF NOT EXISTS statement of the
+// keyspace's user-defined type named name, and "", false when it has
+// none of that name. Statements holds it, before the tables.
+func (k *Keyspace) CreateType(name string) (string, bool) {
+	for _, t := range k.types {
+		if t.Name() == name {
+			return createType(t, k.ddl()), true
+		}
+	}
+	return "", false
+}
+
+// checkTypeNames collects the user-defined types of the keyspace's
+// tables, and refuses two that share a name: the keyspace owns its types,
+// so one name is one type. One Go type used by two tables is one type;
+// two Go types are two, even with the same fields, as either may change
+// without the other.
+func (k *keyspaceBuilder) checkTypeNames() error {
+	type owner struct {
+		t     CQLType
+		where string
+	}
+	seen := map[string]owner{}
+	for _, t := range k.tables {
+		for _, c := range t.columns {
+			var err error
+			c.typ.udts(func(u CQLType) {
+				if err != nil {
+					return
+				}
+				where := t.entity.String() + "." + c.goName
+				prev, ok := seen[u.Name()]
+				if !ok {
+					seen[u.Name()] = owner{u, where}
+					k.types = append(k.types, u)
+					return
+				}
+				if prev.t.GoType() != u.GoType() || !prev.t.Equal(u) {
+					err = k.fail(RuleUDTName, fmt.Sprintf("the user-defined type %s is two types: %s (at %s) and %s (at %s); a keyspace holds one type of a name: use one Go type for both, or give one a UDTName method", QuoteIdent(u.Name()), describeUDT(prev.t), prev.where, describeUDT(u), where))
+				}
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func describeUDT(t CQLType) string {
+	if t.GoType() != "" {
+		return "Go type " + t.GoType()
+	}
+	var b strings.Builder
+	b.WriteString("UDTOf(")
+	for i, f := range t.n.fields {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(f.Name + " " + f.Type.brief())
+	}
+	b.WriteByte(')')
+	return b.String()
 }

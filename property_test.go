@@ -944,7 +944,15 @@ func TestPropertyIndexesAndStatements(t *testing.T) {
 		if !same(got, want) {
 			t.Fatalf("indexes on %q, want %q", got, want)
 		}
-		stmts := []string{ks.CreateKeyspace(), noErr(ks.CreateTable(ts))}
+		stmts := []string{ks.CreateKeyspace()}
+		for _, u := range m.Types {
+			ddl, ok := ks.CreateType(u)
+			if !ok {
+				t.Fatalf("the keyspace has no type %s; its types: %v", u, ks.Types())
+			}
+			stmts = append(stmts, ddl)
+		}
+		stmts = append(stmts, noErr(ks.CreateTable(ts)))
 		for _, l := range ts.LookupTables() {
 			stmts = append(stmts, noErr(ks.CreateLookupTable(l)))
 		}
@@ -1005,7 +1013,7 @@ func TestPropertyIndexesAndStatements(t *testing.T) {
 			}
 		}
 		if s := ks.Statements(); !reflect.DeepEqual(s, stmts) {
-			t.Fatalf("Statements = %q, want the keyspace, the table, its lookup tables, then its indexes: %q", s, stmts)
+			t.Fatalf("Statements = %q, want the keyspace, its types, the table, its lookup tables, then its indexes: %q", s, stmts)
 		}
 		for _, c := range ts.Columns() {
 			alter, err := ks.AlterTableAdd(ts, c)
@@ -1142,7 +1150,13 @@ func TestPropertyKeyspaceNames(t *testing.T) {
 			t.Fatalf("the keyspace holds %d tables, not %q then %q", len(ks.Tables()), a.Table, b.Table)
 		}
 		// CREATE KEYSPACE, then both tables, their lookup tables and indexes.
-		want := 3 + len(a.Lookups) + len(b.Lookups) + len(a.Indexes) + len(b.Indexes)
+		types := slices.Clone(a.Types)
+		for _, u := range b.Types {
+			if !slices.Contains(types, u) {
+				types = append(types, u)
+			}
+		}
+		want := 3 + len(types) + len(a.Lookups) + len(b.Lookups) + len(a.Indexes) + len(b.Indexes)
 		if got := ks.Statements(); len(got) != want || !strings.HasPrefix(got[0], "CREATE KEYSPACE ") {
 			t.Fatalf("Statements has %d statements, want %d starting with CREATE KEYSPACE: %q", len(got), want, got)
 		}

@@ -139,6 +139,12 @@ const (
 	// ScyllaDB, ...), or one written differently by the two servers
 	// (Compression, CDC) in a keyspace with targets of both.
 	RuleOptionTarget Rule = "option-target"
+	// RuleUDT: a user-defined type (a Go struct field) where servers
+	// refuse one: indexed as a column of its own, which is not frozen.
+	RuleUDT Rule = "udt"
+	// RuleUDTName: two different user-defined types of one name in a
+	// keyspace (two Go types, or two definitions).
+	RuleUDTName Rule = "udt-name"
 )
 
 // Scope says what a rule is checked on.
@@ -249,6 +255,8 @@ var ruleTable = []ruleRow{
 		`"Unsupported type: blob"; "Analysis options are not supported on primary key columns"; "CQL type int cannot be analyzed."`}, (*builder).checkSAI, nil},
 	{RuleInfo{RuleVector, EntityScope, AllTargets, "a vector is a regular or static column, indexed only by VectorIndex; VectorIndex is on a vector, with a similarity, cosine above one dimension",
 		`"Cosine similarity is not supported for single-dimension vectors"; "Cannot create more than one storage-attached index on the same column"`}, (*builder).checkVectors, nil},
+	{RuleInfo{RuleUDT, EntityScope, AllTargets, "a user-defined type column (a struct field, not frozen) takes no secondary index",
+		`"Cannot create index on non-frozen UDT column" (Cassandra), "Cannot create secondary index on UDT column" (ScyllaDB)`}, (*builder).checkUDTs, nil},
 	{RuleInfo{RuleOptionRange, EntityScope, AllTargets, "TTLs, gc grace, cache settings and every enum value are in range",
 		`"default_time_to_live must be less than or equal to 630720000", "gc_grace_seconds must be greater than or equal to 0"`}, (*builder).checkOptionValues, nil},
 	{RuleInfo{RuleSchemaSize, EntityScope, AllTargets, "each table's and lookup table's schema mutation, about 3 bytes per byte of column name, fits in 16 MiB",
@@ -275,6 +283,8 @@ var ruleTable = []ruleRow{
 		`"Vectors must have a dimension greater than 0" and no vector type before 2025.2; a 16000 maximum from 2026.2; vector_index needs ScyllaDB Cloud's Vector Search service`}, nil, (*keyspaceBuilder).checkVectorTargets},
 	{RuleInfo{RuleOptionTarget, KeyspaceScope, AllTargets, "each storage option is one every target has (Memtable by each yaml's configurations, CDC(true) on none of Cassandra's); Compression and CDC with targets of one server",
 		`"Unable to find compaction strategy class"; "Memtable configuration \"trie\" not found"; "Unknown property 'tombstone_gc'"; compression's class (Cassandra) and sstable_compression (ScyllaDB)`}, nil, (*keyspaceBuilder).checkOptionTargets},
+	{RuleInfo{RuleUDTName, KeyspaceScope, AllTargets, "a user-defined type's name is one type in the keyspace: one Go type, one definition",
+		"CREATE TYPE IF NOT EXISTS would keep the first definition and silently skip the second"}, nil, (*keyspaceBuilder).checkTypeNames},
 }
 
 // Rules returns every rule in the order it is checked: the entity rules

@@ -265,6 +265,26 @@ func ruleCases() []ruleCase {
 		secret string
 	}
 	type Address struct{ City, Zip string }
+	type Date struct{ Day int }
+	type hidden struct{ city string }
+	type Link struct {
+		To   string
+		Next *Link
+	}
+	type withVec struct{ V [3]float32 }
+	type twice struct {
+		A string `kandra:"b"`
+		B string
+	}
+	type allSkipped struct {
+		A string `kandra:"-"`
+	}
+	type Span struct{ D time.Duration }
+	type staticAddr struct {
+		ID, Body string
+		At       time.Time
+		Addr     Address
+	}
 	type nested struct {
 		ID   string
 		Addr Address
@@ -593,14 +613,21 @@ func ruleCases() []ruleCase {
 		{"uint", RuleUnsupportedType, "X", "type uint:|Transient|AsType", withX[uint]()},
 		{"uint64", RuleUnsupportedType, "X", "type uint64|Transient|AsType", withX[uint64]()},
 		{"uint8", RuleUnsupportedType, "X", "type uint8|Transient|AsType", withX[uint8]()},
-		{"struct", RuleUnsupportedType, "X", "type kandra.Address|Transient|AsType", withX[Address]()},
+		{"a struct with an unexported field", RuleUnsupportedType, "X", "unexported field kandra.hidden.city would not be stored|tag it `kandra:\"-\"`", withX[hidden]()},
+		{"an anonymous struct", RuleUnsupportedType, "X", "anonymous struct has no name|named struct type", withX[struct{ A int }]()},
+		{"a recursive struct", RuleUnsupportedType, "X", "recursive type kandra.Link", withX[Link]()},
+		{"a struct named after a type", RuleUnsupportedType, "X", `"date" (of kandra.Date)|Invalid (reserved) user type name|UDTName`, withX[Date]()},
+		{"a vector in a struct", RuleUnsupportedType, "X", `field "v" is a vector`, withX[withVec]()},
+		{"two fields of one name", RuleUnsupportedType, "X", `two fields are named "b"`, withX[twice]()},
+		{"a struct with every field left out", RuleUnsupportedType, "X", "has no field to store", withX[allSkipped]()},
+		{"a struct holding a duration as a map key", RuleUnsupportedType, "X", "duration cannot be a map key", withX[map[Span]string]()},
+		{"a struct holding a duration in a key", RuleKeyType, "X", "cannot hold a duration", withX[Span](ClusteringKey(0, ClusteringAsc))},
 		{"chan", RuleUnsupportedType, "X", "type chan int|Transient|AsType", withX[chan int]()},
 		{"func", RuleUnsupportedType, "X", "type func()|Transient|AsType", withX[func()]()},
 		{"complex128", RuleUnsupportedType, "X", "type complex128|Transient|AsType", withX[complex128]()},
 		{"interface", RuleUnsupportedType, "X", "type interface {}|Transient|AsType", withX[any]()},
 		{"array", RuleUnsupportedType, "X", "type [4]uint8|Transient|AsType", withX[[4]byte]()},
 		{"[]uint16", RuleUnsupportedType, "X", "type []uint16|Transient|AsType", withX[[]uint16]()},
-		{"map with a struct key", RuleUnsupportedType, "X", "type map[kandra.Address]string|Transient|AsType", withX[map[Address]string]()},
 		{"[]*string", RuleUnsupportedType, "X", "(*string)|collections cannot hold nulls|Transient|AsType", withX[[]*string]()},
 		{"**string", RuleUnsupportedType, "X", "type **string|pointer to a pointer|Transient|AsType", withX[**string]()},
 		{"map with a duration key", RuleUnsupportedType, "X", "time.Duration|map key|Transient|AsType", withX[map[time.Duration]string]()},
@@ -722,6 +749,14 @@ func ruleCases() []ruleCase {
 		{"analysis on an int", RuleSAI, "X", `apply to text, and the index holds INT ("CQL type int cannot be analyzed.")`, withX[int32](SecondaryIndex(UsingSAI(), SAIASCII()))},
 		{"analysis on a map's int keys", RuleSAI, "X", `the index holds INT`, withX[map[int32]string](SecondaryIndex(UsingSAI(), IndexKeys(), SAICaseInsensitive()))},
 		{"analysis on a map's entries", RuleSAI, "X", `the index holds a collection's entries`, withX[map[string]string](SecondaryIndex(UsingSAI(), IndexEntries(), SAICaseInsensitive()))},
+		// udt
+		{"an index on a struct", RuleUDT, "X", `user-defined type address is not frozen|Cannot create index on non-frozen UDT column`, withX[Address](SecondaryIndex())},
+		{"an index on a static struct", RuleUDT, "Addr", `not frozen`, of(func(e *staticAddr, s *Schema[staticAddr]) {
+			s.Table("t")
+			Bind(s, &e.ID, PartitionKey(0))
+			Bind(s, &e.At, ClusteringKey(0, ClusteringAsc))
+			Bind(s, &e.Addr, Static(), SecondaryIndex())
+		})},
 		{"a vector clustering key", RuleVector, "X", `a vector cannot be a clustering key in kandra|key the row by an id`, withX[[3]float32](ClusteringKey(0, ClusteringAsc))},
 		{"a vector with a lookup", RuleVector, "X", `a vector cannot have a lookup table`, withX[[3]float32](Lookup("by_v", LookupBatch))},
 		{"a SecondaryIndex on a vector", RuleVector, "X", `through an ANN index: bind it with kandra.VectorIndex(kandra.SimilarityCosine)`, withX[[3]float32](SecondaryIndex())},
@@ -838,9 +873,9 @@ func TestRulesOrder(t *testing.T) {
 		RuleNoPartitionKey, RuleDuplicatePartitionIndex, RuleDuplicateLookupTable, RuleCounterMix,
 		RuleDuplicateTimestamp, RuleDuplicateVersion, RuleSoftDeleteMarker, RuleKeyConflict,
 		RuleInvalidName, RuleDuplicateColumn, RuleDuplicateClusteringIndex, RuleUnsupportedType,
-		RuleKeyType, RuleStatic, RuleCounterTable, RuleLookup, RuleSecondaryIndex, RuleSAI, RuleVector, RuleOptionRange, RuleSchemaSize,
+		RuleKeyType, RuleStatic, RuleCounterTable, RuleLookup, RuleSecondaryIndex, RuleSAI, RuleVector, RuleUDT, RuleOptionRange, RuleSchemaSize,
 		RuleKeyspaceName, RuleTargets, RuleReplication, RuleNameTaken, RuleNameLength, RuleTTLCap, RuleTablets, RuleSAIIndex,
-		RuleIndexKind, RuleVectorTarget, RuleOptionTarget,
+		RuleIndexKind, RuleVectorTarget, RuleOptionTarget, RuleUDTName,
 	}
 	// The servers each rule serves: the keyspace rules of one server's
 	// refusals name it; every other rule serves all.
@@ -1790,12 +1825,22 @@ func on(targets Target) KeyspaceSpec {
 // named is a keyspace spec for every target with replication r.
 func named(name string, r Replication) KeyspaceSpec { return KeyspaceSpec{Name: name, Replication: r} }
 
+// ksHomeA and ksHomeB are two Go types that name one user-defined type.
+type ksHomeA struct{ City string }
+
+func (ksHomeA) UDTName() string { return "home" }
+
+type ksHomeB struct{ City string }
+
+func (ksHomeB) UDTName() string { return "home" }
+
 // keyspaceTables are the tables of the keyspace cases.
 type keyspaceTables struct {
 	usersA, usersB, owner, victim, idxA, idxB, viewIdx, viewTable, own                *TableSchema
 	long48, long49, long192, long193, long222, lookup197, lookup49, index49, index193 *TableSchema
 	counter, versioned, indexed, blobIdx, blobListIdx, blobMapIdx                     *TableSchema
 	saiIdx, legacyIdx, legacyBlobIdx, annIdx, vec20k                                  *TableSchema
+	homeA, homeB, homeA2                                                              *TableSchema
 	unified, trieMem, tombstone, compressed, cdcOn, minMax                            *TableSchema
 	ttlLatest, ttlOver, softOver, ttlMax                                              *TableSchema
 }
@@ -1947,6 +1992,18 @@ func newKeyspaceTables(t *testing.T) keyspaceTables {
 		Bind(s, &e.ID, PartitionKey(0))
 		Bind(s, &e.X, VectorIndex(SimilarityDotProduct))
 	})
+	k.homeA = accept(t, func(e *rulesUT[ksHomeA], s *Schema[rulesUT[ksHomeA]]) {
+		s.Table("homes_a")
+		Bind(s, &e.ID, PartitionKey(0))
+	})
+	k.homeA2 = accept(t, func(e *rulesUT[[]ksHomeA], s *Schema[rulesUT[[]ksHomeA]]) {
+		s.Table("homes_a2")
+		Bind(s, &e.ID, PartitionKey(0))
+	})
+	k.homeB = accept(t, func(e *rulesUT[ksHomeB], s *Schema[rulesUT[ksHomeB]]) {
+		s.Table("homes_b")
+		Bind(s, &e.ID, PartitionKey(0))
+	})
 	k.vec20k = accept(t, func(e *rulesUT[[20000]float32], s *Schema[rulesUT[[20000]float32]]) {
 		s.Table("wide")
 		Bind(s, &e.ID, PartitionKey(0))
@@ -2063,6 +2120,8 @@ func keyspaceCases(t *testing.T) []keyspaceCase {
 		{"a vector on ScyllaDB 2025.x", RuleVectorTarget, "is VECTOR<FLOAT, 20000>, and the keyspace targets ScyllaDB 2025.x: ScyllaDB 2025.1 has no vector type", on(Cassandra5 | Scylla2025), tables(k.vec20k), ""},
 		{"20000 dimensions on ScyllaDB 2026.x", RuleVectorTarget, "ScyllaDB 2026.2 takes at most 16000 dimensions (MaxVectorDim)", on(Scylla2026), tables(k.vec20k), ""},
 		{"an ANN index on ScyllaDB 2026.x", RuleVectorTarget, "Vector Search service|target Cassandra only", on(Cassandra5Latest | Scylla2026Tablets), tables(k.annIdx), ""},
+		// udt-name
+		{"two Go types of one type name", RuleUDTName, `the user-defined type home is two types: Go type kandra.ksHomeA (at |.X) and Go type kandra.ksHomeB (at |use one Go type for both, or give one a UDTName method`, named("app", nts1), tables(k.homeA, k.homeB), ""},
 		// option-target
 		{"Unified compaction with a ScyllaDB target", RuleOptionTarget, "table ttl of kandra.ttlTable: Unified compaction is Cassandra 5.0's (ScyllaDB: \"Unable to find compaction strategy class 'UnifiedCompactionStrategy'\"), and the keyspace targets ScyllaDB 2026.x", on(Cassandra5 | Scylla2026), tables(k.unified), ""},
 		{"the trie memtable on the shipped yaml", RuleOptionTarget, `Memtable "trie" is not a configuration of the shipped cassandra.yaml|target Cassandra5Latest`, on(Cassandra5 | Cassandra5Latest), tables(k.trieMem), ""},
@@ -2164,6 +2223,7 @@ func TestKeyspaceAccepts(t *testing.T) {
 			"CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1} AND tablets = {'enabled': false};"},
 		{"counters, Version and indexes on ScyllaDB 2026.x with tablets", tabletsOn, tables(k.counter, k.versioned, k.indexed),
 			"CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 1} AND tablets = {'enabled': true};"},
+		{"one Go type of a type name in two tables", named("ks", nts1), tables(k.homeA, k.homeA2), ""},
 		{"blob indexes without Cassandra5Latest", on(Cassandra5 | Scylla2025 | Scylla2026 | Scylla2026Tablets), tables(k.blobIdx, k.blobListIdx, k.blobMapIdx), ""},
 		{"ScyllaDB vnodes targets: the option says vnodes, which the server would not pick", KeyspaceSpec{Name: "ks", Replication: nts1, Targets: Scylla2025 | Scylla2026}, nil,
 			"CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 1} AND tablets = {'enabled': false};"},
@@ -2186,7 +2246,7 @@ func TestKeyspaceAccepts(t *testing.T) {
 			if c.create != "" && stmt != c.create {
 				t.Errorf("CREATE KEYSPACE = %q, want %q", stmt, c.create)
 			}
-			n := 1
+			n := 1 + len(ks.Types())
 			for _, src := range c.tables {
 				ts := src.tableSchema()
 				n += 1 + len(ts.LookupTables()) + len(ts.SecondaryIndexes())

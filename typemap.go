@@ -28,6 +28,9 @@ func (t CQLType) collectionProblem() string {
 	if t.n.kind == KindVector {
 		return t.vectorProblem()
 	}
+	if t.n.kind == KindUDT {
+		return t.udtProblem()
+	}
 	if t.n.elem.holdsVector() || t.n.kind == KindMap && t.n.key.holdsVector() {
 		return "a vector cannot be inside a collection in kandra (it maps [N]float32 as a column's own value, where an ANN index can read it); store the vectors in rows of their own"
 	}
@@ -71,6 +74,11 @@ func (t CQLType) vectorProblem() string {
 func (t CQLType) holdsVector() bool {
 	if t.n == nil || t.n.kind == KindNative {
 		return false
+	}
+	for _, f := range t.n.fields {
+		if f.Type.holdsVector() {
+			return true
+		}
 	}
 	return t.n.kind == KindVector || t.n.elem.holdsVector() || t.n.key.holdsVector()
 }
@@ -130,6 +138,13 @@ func (t CQLType) valid() bool {
 		return true
 	case t.n.kind == KindMap:
 		return t.n.key.valid() && t.n.elem.valid()
+	case t.n.kind == KindUDT:
+		for _, f := range t.n.fields {
+			if !f.Type.valid() {
+				return false
+			}
+		}
+		return true
 	}
 	return t.n.elem.valid() // a list, set or vector
 }
@@ -189,6 +204,11 @@ func (t CQLType) sizeProblem() string {
 		if depth+1 > MaxTypeDepth {
 			return "the CQL type nests collections more than " + strconv.Itoa(MaxTypeDepth) + " levels deep (MaxTypeDepth); servers overflow their stack on deep types"
 		}
+		for _, f := range t.n.fields {
+			if p := walk(f.Type, depth+1); p != "" {
+				return p
+			}
+		}
 		if p := walk(t.n.key, depth+1); p != "" {
 			return p
 		}
@@ -243,6 +263,8 @@ func mapGoType(t reflect.Type, nested bool, path []reflect.Type) (CQLType, strin
 			return CQLType{}, "a vector's dimension must be above 0 (\"vectors may only have positive dimensions; given 0\"); give the array a length"
 		}
 		return VectorOf(CQLFloat, t.Len()), ""
+	case t.Kind() == reflect.Struct && t.NumField() > 0:
+		return mapStruct(t, path)
 	}
 	if len(path) > MaxTypeDepth {
 		return CQLType{}, "collections nest more than " + strconv.Itoa(MaxTypeDepth) + " levels deep (MaxTypeDepth); servers overflow their stack on deep types"
@@ -356,6 +378,9 @@ func overridePairProblem(t reflect.Type, ct CQLType) string {
 	if _, _, ok := userType(t); ok {
 		return "" // the type names its own CQL type and marshals itself
 	}
+	if derived.Kind() == KindUDT && ct.Kind() != KindUDT {
+		return "" // a struct with its own marshalling (a decimal type, say), declared by the override
+	}
 	if !pairOK(t, derived, ct) {
 		return "a field of type " + t.String() + " cannot be stored as " + ct.brief() + ": the driver marshals it to " + derived.String() + describeOverrides(derived) + "; change the field's Go type, or drop AsType"
 	}
@@ -391,7 +416,7 @@ func pairOK(t reflect.Type, derived, ct CQLType) bool {
 		return pairOK(t.Key(), derived.Elem(), ct.Elem())
 	case KindMap:
 		return pairOK(t.Key(), derived.Key(), ct.Key()) && pairOK(t.Elem(), derived.Elem(), ct.Elem())
-	case KindVector:
+	case KindVector, KindUDT:
 		return derived.Equal(ct)
 	}
 	return false

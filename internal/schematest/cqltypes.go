@@ -22,6 +22,7 @@ const (
 	Set
 	Map
 	Vector
+	UDT
 )
 
 // CQL is an expected CQL type: a native type or a collection of CQL types.
@@ -31,6 +32,14 @@ type CQL struct {
 	Elem *CQL   // list/set element, map value
 	Key  *CQL   // map key
 	Dim  int    // vector dimension
+	// Fields are a user-defined type's fields (Name is its name).
+	Fields []UDTField
+}
+
+// UDTField is a field of an expected user-defined type.
+type UDTField struct {
+	Name string
+	Type *CQL
 }
 
 func nat(name string) *CQL { return &CQL{Kind: Native, Name: name} }
@@ -45,6 +54,12 @@ func (c *CQL) Render(frozen bool) string {
 		return c.Name
 	case Vector: // implicitly frozen: never written FROZEN
 		return "VECTOR<" + c.Elem.Render(true) + ", " + strconv.Itoa(c.Dim) + ">"
+	case UDT:
+		s = c.Name
+		if frozen {
+			return "FROZEN<" + s + ">"
+		}
+		return s
 	case List:
 		s = "LIST<" + c.Elem.Render(true) + ">"
 	case Set:
@@ -65,12 +80,31 @@ func (c *CQL) Contains(name string) bool {
 		return c.Name == name
 	case Map:
 		return c.Key.Contains(name) || c.Elem.Contains(name)
+	case UDT:
+		return slices.ContainsFunc(c.Fields, func(f UDTField) bool { return f.Type.Contains(name) })
 	}
 	return c.Elem.Contains(name)
 }
 
+// udts appends the names of the user-defined types c is or holds to out,
+// each after the types it holds.
+func (c *CQL) udts(out []string) []string {
+	if c == nil {
+		return out
+	}
+	for _, f := range c.Fields {
+		out = f.Type.udts(out)
+	}
+	out = c.Key.udts(out)
+	out = c.Elem.udts(out)
+	if c.Kind == UDT {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
 // IsCollection reports a list, set or map (not a vector).
-func (c *CQL) IsCollection() bool { return c.Kind != Native && c.Kind != Vector }
+func (c *CQL) IsCollection() bool { return c.Kind != Native && c.Kind != Vector && c.Kind != UDT }
 
 // rejected reports a type servers reject anywhere: a duration as a set
 // element or map key (at any depth), a counter inside a collection.
@@ -78,6 +112,8 @@ func (c *CQL) rejected() bool {
 	switch c.Kind {
 	case Native:
 		return false
+	case UDT:
+		return slices.ContainsFunc(c.Fields, func(f UDTField) bool { return f.Type.rejected() })
 	case Set:
 		if c.Elem.Contains("DURATION") {
 			return true
@@ -120,6 +156,9 @@ func overrideAllowed(derived, as *CQL) bool {
 	if derived == nil || derived.rejected() {
 		return true
 	}
+	if derived.Kind == UDT && (as == nil || as.Kind != UDT) {
+		return true // a struct with its own marshalling, declared by the override
+	}
 	return pairAllowed(derived, as)
 }
 
@@ -132,6 +171,8 @@ func pairAllowed(derived, as *CQL) bool {
 		return slices.Contains(overridesOf(derived.Name), as.Name)
 	case Map:
 		return pairAllowed(derived.Key, as.Key) && pairAllowed(derived.Elem, as.Elem)
+	case UDT:
+		return same(derived, as)
 	}
 	return pairAllowed(derived.Elem, as.Elem)
 }
@@ -140,6 +181,8 @@ func pairAllowed(derived, as *CQL) bool {
 // another type than it.
 func drawOverride(t *rapid.T, derived *CQL, label string) *CQL {
 	switch derived.Kind {
+	case UDT:
+		return derived
 	case Native:
 		return nat(rapid.SampledFrom(overridesOf(derived.Name)).Draw(t, label))
 	case Map:
@@ -151,6 +194,9 @@ func drawOverride(t *rapid.T, derived *CQL, label string) *CQL {
 // drawRefused draws an override that is not allowed for derived (which is
 // not nil), or nil when it found none.
 func drawRefused(t *rapid.T, derived *CQL, label string) *CQL {
+	if derived.Kind == UDT {
+		return nil // only another user-defined type, which the generator has not
+	}
 	var cands []*CQL
 	for _, n := range nativeNames {
 		if c := nat(n); !pairAllowed(derived, c) {
@@ -213,6 +259,12 @@ func kandraType(c *CQL) kandra.CQLType {
 		return kandra.SetOf(kandraType(c.Elem))
 	case Map:
 		return kandra.MapOf(kandraType(c.Key), kandraType(c.Elem))
+	case UDT:
+		fields := make([]kandra.UDTField, len(c.Fields))
+		for i, f := range c.Fields {
+			fields[i] = kandra.UDTField{Name: f.Name, Type: kandraType(f.Type)}
+		}
+		return kandra.UDTOf(c.Name, fields...)
 	}
 	return kandraNatives[c.Name]
 }
@@ -244,6 +296,9 @@ func cqlOf(t reflect.Type, nested bool) *CQL {
 		return nat("TIMESTAMP")
 	case t.Kind() == reflect.Struct && t.ConvertibleTo(tAddr):
 		return nat("INET")
+	case t == tGeoPoint:
+		// The generator's one struct: a user-defined type (udt.go).
+		return &CQL{Kind: UDT, Name: "geo_point", Fields: []UDTField{{"lat", nat("DOUBLE")}, {"lon", nat("DOUBLE")}}}
 	case t.Kind() == reflect.Array && t.Elem().Kind() == reflect.Float32:
 		// [N]float32 is VECTOR<FLOAT, N>, a column's own value only.
 		if nested || t.Len() == 0 {

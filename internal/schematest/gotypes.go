@@ -34,6 +34,11 @@ type (
 	Opaque struct{ _ int64 }
 )
 
+// GeoPoint is a named struct: a user-defined type, geo_point.
+type GeoPoint struct {
+	Lat, Lon float64
+}
+
 // Audit is embedded in some generated structs; its fields are flattened
 // into the columns audit_note and audit_rev, in struct order.
 type Audit struct {
@@ -68,6 +73,7 @@ var (
 	tStamp    = reflect.TypeFor[Stamp]()
 	tPeer     = reflect.TypeFor[Peer]()
 	tOpaque   = reflect.TypeFor[Opaque]()
+	tGeoPoint = reflect.TypeFor[GeoPoint]()
 )
 
 var (
@@ -77,7 +83,7 @@ var (
 		reflect.TypeFor[int](), tInt64, reflect.TypeFor[float32](), reflect.TypeFor[float64](),
 		reflect.TypeFor[[]byte](), tTime, tDuration, tUUID, tNetIP, tAddr, tBigInt,
 		reflect.TypeFor[Status](), reflect.TypeFor[Level](), reflect.TypeFor[Flag](),
-		tRef, tStamp, tPeer, reflect.TypeFor[[16]byte](),
+		tRef, tStamp, tPeer, reflect.TypeFor[[16]byte](), tGeoPoint,
 	}
 	// pointers are nullable top-level columns.
 	pointers = []reflect.Type{

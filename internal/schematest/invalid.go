@@ -599,6 +599,12 @@ var mutations = []mutation{
 		g.d.fields[i].add(fieldOpt{kind: oIndex, ix: ixDraft{kind: rapid.SampledFrom([]kandra.IndexKind{kandra.IndexDefault, kandra.IndexLegacy}).Draw(g.t, "kind")}})
 		return true
 	}},
+	{"user-defined type indexed", kandra.RuleUDT, func(g *gen) bool {
+		typ := rapid.SampledFrom([]reflect.Type{reflect.TypeFor[GeoPoint](), reflect.TypeFor[*GeoPoint]()}).Draw(g.t, "udt")
+		i := g.addField(typ)
+		g.d.fields[i].add(fieldOpt{kind: oIndex, ix: ixDraft{kind: rapid.SampledFrom([]kandra.IndexKind{kandra.IndexDefault, kandra.IndexLegacy}).Draw(g.t, "kind")}})
+		return true
+	}},
 	{"storage option out of range", kandra.RuleOptionRange, func(g *gen) bool {
 		g.badStorage()
 		return true

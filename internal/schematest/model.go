@@ -1,6 +1,7 @@
 package schematest
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +31,9 @@ type Model struct {
 	Counter       bool
 	// Version reports a Version column.
 	Version bool
+	// Types are the user-defined types the columns hold, each after the
+	// types it holds, in DDL column order.
+	Types []string
 	// Features are coverage labels: the types and options drawn.
 	Features []string
 	storage  storageDraft
@@ -66,8 +70,10 @@ type LookupModel struct {
 func (d *draft) model(sp dynamic.Spec) Model {
 	m := Model{Spec: sp, Table: d.table, Features: d.features, storage: d.storage}
 	var pks, cks, regular []ColumnModel
+	types := map[string]*CQL{}
 	for _, c := range d.live() {
 		ty := c.cql()
+		types[c.goName] = ty
 		cm := ColumnModel{GoName: c.goName, Name: c.name(), Type: ty.Render(false), KeyType: ty.Render(true), Indexed: c.index, Static: c.static && !c.isKey()}
 		if c.index {
 			x := c.ixs[0]
@@ -107,6 +113,13 @@ func (d *draft) model(sp dynamic.Spec) Model {
 	byIndex(pks)
 	byIndex(cks)
 	m.Columns = append(append(append(m.Columns, pks...), cks...), regular...)
+	for _, c := range m.Columns {
+		for _, u := range types[c.GoName].udts(nil) {
+			if !slices.Contains(m.Types, u) {
+				m.Types = append(m.Types, u)
+			}
+		}
+	}
 	for _, c := range m.Columns {
 		if c.Indexed {
 			m.Indexes = append(m.Indexes, c.Name)

@@ -363,7 +363,7 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 	// map, VALUES on a collection that is not frozen, FULL on one that is.
 	for _, c := range live {
 		if c.index && ((c.isPK() && len(pks) == 1) || (types[c] != nil && types[c].Contains("DURATION")) ||
-			(types[c] != nil && types[c].Kind != Native && lineBreak(c.name())) || (types[c] != nil && badTarget(c, types[c]))) {
+			(types[c] != nil && types[c].Kind != Native && types[c].Kind != UDT && lineBreak(c.name())) || (types[c] != nil && badTarget(c, types[c]))) {
 			b[kandra.RuleSecondaryIndex] = true
 		}
 	}
@@ -379,6 +379,13 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 	for _, c := range live {
 		if types[c] != nil && types[c].Kind == Vector && (c.isKey() || len(c.lookups) > 0 || c.index) {
 			b[kandra.RuleVector] = true
+		}
+	}
+	// udt: an index on a column of a user-defined type of its own (not
+	// frozen).
+	for _, c := range live {
+		if c.index && types[c] != nil && types[c].Kind == UDT && !c.isKey() {
+			b[kandra.RuleUDT] = true
 		}
 	}
 	// option-range: numbers outside their range, and enum values that are

@@ -111,6 +111,8 @@ func typeFeature(typ reflect.Type) string {
 	switch {
 	case typ.Kind() == reflect.Pointer && typ != tBigInt:
 		return "go:*" + typ.Elem().String()
+	case c != nil && c.Kind == UDT:
+		return "go:udt"
 	case c != nil && c.Kind != Native:
 		k := map[CQLKind]string{List: "list", Set: "set", Map: "map"}[c.Kind]
 		if c.Elem.IsCollection() || (c.Kind == Map && c.Key.IsCollection()) {
@@ -339,6 +341,9 @@ func newValid(t *rapid.T, counter int) *gen {
 			ty := c.cql()
 			if c.embedded || ty == nil || ty.Contains("DURATION") || (c.isPK() && nPK == 1) || !g.indexFits(c.snake, maxName) {
 				continue
+			}
+			if ty.Kind == UDT && !c.isKey() {
+				continue // a user-defined type of its own is not frozen: no index (udt)
 			}
 			if ty.Contains("BLOB") && (g.room > 192 || longestLookup > 192 || !g.indexFits(c.snake, 192)) {
 				continue

@@ -487,6 +487,39 @@ func ruleCases() []ruleCase {
 			want:  "contains non-alphanumeric-underscore characters",
 		},
 		{
+			rule: kandra.RuleUDT, what: "an index on a user-defined type column of its own (not frozen)",
+			spec:  specOf("r_udtidx", nil, f[string]("K", pk0), f[RuleAddr]("A", kandra.SecondaryIndex())),
+			setup: []string{"CREATE TYPE IF NOT EXISTS " + qualified(ks, "rule_addr") + " (city TEXT);", tableDef{name: "r_udtidx", cols: []colDef{k, {"a", "rule_addr"}}, pk: []string{"k"}}.render(ks)},
+			stmt:  indexDDL(ks, "r_udtidx_a_idx", "r_udtidx", "a", true),
+			want:  "Cannot create index on non-frozen UDT column",
+		},
+		{
+			rule: kandra.RuleUDTName, what: "a second user-defined type of a name taken in the keyspace",
+			others: []dynamic.Spec{specOf("r_udt1", nil, f[string]("K", pk0), f[RuleHomeA]("H"))},
+			spec:   specOf("r_udt2", nil, f[string]("K", pk0), f[RuleHomeB]("H")),
+			setup: []string{
+				"CREATE TYPE IF NOT EXISTS " + qualified(ks, "rule_home") + " (\n    city TEXT\n);",
+				tableDef{name: "r_udt1", cols: []colDef{k, {"h", "rule_home"}}, pk: []string{"k"}}.render(ks),
+			},
+			stmt: "CREATE TYPE " + qualified(ks, "rule_home") + " (\n    zip INT\n);",
+			want: "already exists",
+			silent: func(s *gocql.Session, ks string) string {
+				// What kandra would write, with IF NOT EXISTS: accepted, and
+				// the type keeps the first definition.
+				if err := execDDL(s, "CREATE TYPE IF NOT EXISTS "+qualified(ks, "rule_home")+" (\n    zip INT\n);"); err != nil {
+					return "IF NOT EXISTS form rejected: " + err.Error()
+				}
+				var fields []string
+				if err := s.Query(`SELECT field_names FROM system_schema.types WHERE keyspace_name = ? AND type_name = ?`, ks, "rule_home").Scan(&fields); err != nil {
+					return err.Error()
+				}
+				if !slices.Equal(fields, []string{"city"}) {
+					return fmt.Sprintf("the type's fields are %v", fields)
+				}
+				return ""
+			},
+		},
+		{
 			rule: kandra.RuleOptionRange, what: "a compression chunk of 3 KB",
 			spec: specOf("r_chunk3", []any{kandra.Compression(kandra.LZ4Compressor, 3)}, f[string]("K", pk0)),
 			stmt: tableDef{name: "r_chunk3", cols: []colDef{k}, pk: []string{"k"}, storage: []string{"compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': '3'}"}}.render(ks),
@@ -806,7 +839,7 @@ var goSideRules = map[kandra.Rule]string{
 	kandra.RuleDuplicateVersion:         "a runtime needs one",
 	kandra.RuleKeyConflict:              "a field both partition and clustering key; kandra would write it once, which servers accept",
 	kandra.RuleVector:                   "for a vector in a key or a lookup, which Cassandra takes (a float vector compares by its bytes: -0 and 0 would be two keys), and a SecondaryIndex on a vector, which the shipped yaml takes as an equality index: kandra's choices, not a server's refusal",
-	kandra.RuleUnsupportedType:          "for Go kinds (unsigned, chan, func, pointer in a collection), AsType pairs the driver cannot marshal and CQLTypers that panic: no CQL type to send",
+	kandra.RuleUnsupportedType:          "for user-defined types: an unexported, embedded or blank-tagged field, a recursive or anonymous struct, a vector in a type (kandra keeps vectors in columns of their own) and a reserved type name, which the grammar refuses before any type exists; and for Go kinds (unsigned, chan, func, pointer in a collection), AsType pairs the driver cannot marshal and CQLTypers that panic: no CQL type to send",
 	kandra.RuleOptionRange:              "for cache settings, consistency levels and out-of-range enum values (ClusteringOrder(5), ...): recorded only or never rendered",
 	kandra.RuleInvalidName:              "for a blank lookup suffix or a non-UTF-8 column name: client-side sanity; column names of 1,025 to 65,535 bytes, which the server takes (kandra's MaxColumnNameBytes is a margin)",
 	kandra.RuleReplication:              "for a keyspace without a replica (SimpleStrategy(0), NetworkTopologyStrategy without datacenters) and factors 65 to 2^31-2, which Cassandra accepts",
@@ -1176,7 +1209,7 @@ func keyspaceRefusal(t *testing.T, ks string, specs []dynamic.Spec, sent []strin
 	for _, st := range sent {
 		st = inKeyspace(st, ks)
 		withINE := st
-		for _, verb := range []string{"CREATE TABLE ", "CREATE INDEX "} {
+		for _, verb := range []string{"CREATE TABLE ", "CREATE INDEX ", "CREATE TYPE "} {
 			if strings.HasPrefix(st, verb) && !strings.HasPrefix(st, verb+"IF NOT EXISTS ") {
 				withINE = verb + "IF NOT EXISTS " + st[len(verb):]
 			}
@@ -1236,3 +1269,19 @@ func TestGeneratedTimeUUID(t *testing.T) {
 
 // maxTTLSeconds is kandra.MaxTTL in the seconds dynamic.Spec and CQL count.
 const maxTTLSeconds = int(kandra.MaxTTL / time.Second)
+
+// RuleAddr is a user-defined type of the rule cases: rule_addr.
+type RuleAddr struct{ City string }
+
+// RuleHomeA and RuleHomeB are two Go types that name one user-defined
+// type, rule_home.
+type (
+	RuleHomeA struct{ City string }
+	RuleHomeB struct{ Zip int32 }
+)
+
+// UDTName names the type.
+func (RuleHomeA) UDTName() string { return "rule_home" }
+
+// UDTName names the type.
+func (RuleHomeB) UDTName() string { return "rule_home" }

@@ -519,6 +519,19 @@ func genValue(t *rapid.T, typ reflect.Type, n cqlNode, key bool) reflect.Value {
 		v.Set(reflect.ValueOf(Money{Units: rapid.Int64().Draw(t, "units"), Scale: rapid.Int32().Draw(t, "scale")}))
 		return v
 	}
+	if n.Name == "udt" && typ.Kind() == reflect.Struct {
+		// A user-defined type: each field drawn for its own type, the
+		// fields in struct order (those tagged kandra:"-" are not stored).
+		j := 0
+		for i := range typ.NumField() {
+			if typ.Field(i).Tag.Get(kandra.UDTTag) == "-" {
+				continue
+			}
+			v.Field(i).Set(genValue(t, typ.Field(i).Type, n.Args[j], key))
+			j++
+		}
+		return v
+	}
 	switch typ.Kind() {
 	case reflect.String:
 		if n.Name == "ascii" {
@@ -672,6 +685,19 @@ func sameValue(want, got reflect.Value, n cqlNode) string {
 			return ""
 		}
 		return "varint differs"
+	}
+	if n.Name == "udt" && typ.Kind() == reflect.Struct {
+		j := 0
+		for i := range typ.NumField() {
+			if typ.Field(i).Tag.Get(kandra.UDTTag) == "-" {
+				continue
+			}
+			if why := sameValue(want.Field(i), got.Field(i), n.Args[j]); why != "" {
+				return fmt.Sprintf("field %s: %s", typ.Field(i).Name, why)
+			}
+			j++
+		}
+		return ""
 	}
 	switch typ.Kind() {
 	case reflect.Float32, reflect.Float64:

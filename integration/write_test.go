@@ -366,6 +366,16 @@ func isSet(v reflect.Value) bool {
 		return !v.IsNil() && isSet(v.Elem())
 	case reflect.Slice, reflect.Map:
 		return v.Len() > 0
+	case reflect.Struct:
+		if v.Type().ConvertibleTo(typeTime) || v.Type().ConvertibleTo(typeAddr) {
+			return !v.IsZero()
+		}
+		for i := range v.NumField() { // a user-defined type: every field set
+			if v.Type().Field(i).IsExported() && !isSet(v.Field(i)) {
+				return false
+			}
+		}
+		return true
 	}
 	return !v.IsZero()
 }
@@ -399,7 +409,11 @@ func isOpaque(t reflect.Type) bool {
 		return false
 	}
 	_, special := drawBase(t)
-	return !special
+	if special {
+		return false
+	}
+	ct, err := derivedType(t)
+	return err != nil || ct.Kind() != kandra.KindUDT // a user-defined type is kandra's to marshal
 }
 
 // wireFor is a Go type gocql marshals and unmarshals for CQL type n (a

@@ -704,7 +704,8 @@ func (k *Keyspace) CreateType(name string) (string, bool) {
 // tables, and refuses two that share a name: the keyspace owns its types,
 // so one name is one type. One Go type used by two tables is one type;
 // two Go types are two, even with the same fields, as either may change
-// without the other.
+// without the other. A type given with AsType (UDTOf, no Go type) is the
+// same as any of its name and fields.
 func (k *keyspaceBuilder) checkTypeNames() error {
 	type owner struct {
 		t     CQLType
@@ -725,7 +726,7 @@ func (k *keyspaceBuilder) checkTypeNames() error {
 					k.types = append(k.types, u)
 					return
 				}
-				if prev.t.GoType() != u.GoType() || !prev.t.Equal(u) {
+				if !prev.t.Equal(u) || prev.t.GoType() != "" && u.GoType() != "" && prev.t.GoType() != u.GoType() {
 					err = k.fail(RuleUDTName, fmt.Sprintf("the user-defined type %s is two types: %s (at %s) and %s (at %s); a keyspace holds one type of a name: use one Go type for both, or give one a UDTName method", QuoteIdent(u.Name()), describeUDT(prev.t), prev.where, describeUDT(u), where))
 				}
 			})

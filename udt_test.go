@@ -185,3 +185,42 @@ func TestUDTNames(t *testing.T) {
 		t.Fatalf("a panicking UDTName: %v", err)
 	}
 }
+
+// Beacon declares its GeoPoint column with AsType: the same type by name
+// and fields as GeoPoint's, so one type in a keyspace.
+type Beacon struct {
+	ID  string
+	Pos GeoPoint
+}
+
+func (b *Beacon) Describe(s *kandra.Schema[Beacon]) {
+	s.Table("beacons")
+	kandra.Bind(s, &b.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &b.Pos, kandra.AsType(kandra.UDTOf("geo_point",
+		kandra.UDTField{Name: "lat", Type: kandra.CQLDouble}, kandra.UDTField{Name: "lon", Type: kandra.CQLDouble})))
+}
+
+// Misplaced declares a geo_point of other fields.
+type Misplaced struct {
+	ID  string
+	Pos GeoPoint
+}
+
+func (m *Misplaced) Describe(s *kandra.Schema[Misplaced]) {
+	s.Table("misplaced")
+	kandra.Bind(s, &m.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &m.Pos, kandra.AsType(kandra.UDTOf("geo_point", kandra.UDTField{Name: "lat", Type: kandra.CQLFloat})))
+}
+
+func TestUDTAsType(t *testing.T) {
+	spec := kandra.KeyspaceSpec{Name: "geo", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 1})}
+	ks, err := kandra.NewKeyspace(spec, kandra.MustRegister[Beacon](), kandra.MustRegister[Visit]())
+	if err != nil || len(ks.Types()) != 1 {
+		t.Fatalf("AsType of the derived type beside the derived type: %v, types %v", err, ks.Types())
+	}
+	_, err = kandra.Register[Misplaced]()
+	var se *kandra.SchemaError
+	if !errors.As(err, &se) || se.Rule != kandra.RuleUnsupportedType || !strings.Contains(se.Detail, "cannot be stored as geo_point") {
+		t.Fatalf("AsType of another geo_point: %v", err)
+	}
+}

@@ -37,6 +37,7 @@ func registerCatalogue() ([]*kandra.TableSchema, error) {
 		schemaOf[KeyOnly],
 		schemaOf[Topic],
 		schemaOf[Product],
+		schemaOf[Shipment],
 	}
 	if latestMode() {
 		// Past 2038: writable only with storage_compatibility_mode NONE.
@@ -171,6 +172,12 @@ func TestCatalogue(t *testing.T) {
 		t.Fatalf("%s\n-> %v", alter.CreateKeyspace(), err)
 	}
 	trackKeyspace(ks3)
+	for _, u := range alter.Types() {
+		stmt, _ := alter.CreateType(u.Name())
+		if err := execDDL(s, stmt); err != nil {
+			t.Fatalf("%s\n-> %v", stmt, err)
+		}
+	}
 	added := 0
 	for _, ts := range schemas {
 		base := mirrorOf(ts)

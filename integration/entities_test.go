@@ -368,3 +368,73 @@ func (p *Product) Describe(s *kandra.Schema[Product]) {
 	kandra.Bind(s, &p.Specs, kandra.SecondaryIndex(kandra.UsingSAI(), kandra.IndexEntries()))
 	kandra.Bind(s, &p.Labels, kandra.SecondaryIndex())
 }
+
+// Shipment is the catalogue's entity of user-defined types: one in the
+// partition key (frozen), a static one, one of its own holding a nested
+// type, a set and a map, a list of them, a nullable one, and a lookup by
+// one (its table's key, frozen).
+type Shipment struct {
+	Route   Leg
+	Seq     int32
+	Depot   Place
+	Parcel  Parcel
+	Stops   []Place
+	Next    *Place
+	Tracker Leg
+}
+
+// Leg is a user-defined type: leg.
+type Leg struct{ From, To string }
+
+// Place is a user-defined type with a nullable field: place.
+type Place struct {
+	Name     string
+	Lat, Lon float64
+	Note     *string
+}
+
+// Parcel holds a nested type, a set, a map and a field left out.
+type Parcel struct {
+	Weight int32
+	Dims   Dims
+	Labels map[string]struct{}
+	Counts map[string]int32 `kandra:"item_counts"`
+	Cache  string           `kandra:"-"`
+}
+
+// Dims is nested in Parcel: dims.
+type Dims struct{ W, H, D int16 }
+
+func (e *Shipment) Describe(s *kandra.Schema[Shipment]) {
+	s.Table("shipments")
+	kandra.Bind(s, &e.Route, kandra.PartitionKey(0))
+	kandra.Bind(s, &e.Seq, kandra.ClusteringKey(0, kandra.ClusteringDesc))
+	kandra.Bind(s, &e.Depot, kandra.Static())
+	kandra.Bind(s, &e.Tracker, kandra.Lookup("by_tracker", kandra.LookupBatch))
+}
+
+// UDTNatives is a user-defined type with a field of every native type
+// kandra maps, each under the same value rules as a column of its own.
+type UDTNatives struct {
+	S    string
+	B    bool
+	I8   int8
+	I16  int16
+	I32  int32
+	I64  int64
+	F32  float32
+	F64  float64
+	Blob []byte
+	At   time.Time
+	D    time.Duration
+	ID   uuid.UUID
+	Addr netip.Addr
+	IP   net.IP
+	Big  *big.Int
+	Opt  *string
+	Tags []string
+	Set  map[int64]struct{}
+	M    map[string]uuid.UUID
+	When *time.Time
+	Day  At
+}

@@ -391,18 +391,41 @@ func createKeyspace(t testing.TB, s *gocql.Session, k *kandra.Keyspace, workers 
 		}
 	}
 	want := []string{k.CreateKeyspace()}
+	// The types, one at a time: each after the types it holds.
+	var types []string
+	for _, u := range k.Types() {
+		stmt, ok := k.CreateType(u.Name())
+		if !ok {
+			t.Fatalf("Types() of %s lists %s, which CreateType does not know", k.Name(), u.Name())
+		}
+		types = append(types, stmt)
+	}
+	want = append(want, types...)
 	for _, g := range groups {
 		want = append(want, g.want...)
 	}
 	stmts := k.Statements()
 	if !slices.Equal(stmts, want) {
-		t.Fatalf("Statements() of %s is not CREATE KEYSPACE, the tables, the lookup tables, the indexes:\n%s\nwant:\n%s", k.Name(), strings.Join(stmts, "\n"), strings.Join(want, "\n"))
+		t.Fatalf("Statements() of %s is not CREATE KEYSPACE, the types, the tables, the lookup tables, the indexes:\n%s\nwant:\n%s", k.Name(), strings.Join(stmts, "\n"), strings.Join(want, "\n"))
 	}
 	if err := execDDL(s, stmts[0]); err != nil {
 		t.Fatalf("%s\n-> %v", stmts[0], err)
 	}
 	trackKeyspace(k.Name())
 	errs := make([]error, len(tables))
+	for i, stmt := range types {
+		if err := execDDL(s, stmt); err != nil {
+			// Every table holding the type fails with it.
+			name := k.Types()[i].Name()
+			for j, ts := range tables {
+				for _, c := range ts.Columns() {
+					if errs[j] == nil && strings.Contains(strings.ToLower(c.Decl()), strings.ToLower(kandra.QuoteIdent(name))) {
+						errs[j] = fmt.Errorf("%s\n-> %w", stmt, err)
+					}
+				}
+			}
+		}
+	}
 	var mu sync.Mutex
 	for _, g := range groups {
 		work := make(chan int)

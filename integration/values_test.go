@@ -106,6 +106,19 @@ var valueCases = []valueCase{
 	vc[*UserID](none, false),
 	vc[[]UserID](none, true),
 	vc[map[UserID]At](none, true),
+	// User-defined types (entities_test.go): as a column of its own (not
+	// frozen), in a key and in collections (frozen), nested, with null
+	// fields, and with every native type kandra maps inside one.
+	vc[Leg](none, true),
+	vc[Place](none, true),
+	vc[*Place](none, false),
+	vc[Parcel](none, true),
+	vc[[]Place](none, true),
+	vc[map[string]Leg](none, true),
+	vc[map[Leg]struct{}](none, true),
+	vc[map[Leg]int32](none, true),
+	vc[UDTNatives](none, false),
+	vc[[]UDTNatives](none, false),
 }
 
 // TestValues: for every supported Go type, random values written through
@@ -214,12 +227,28 @@ func underValueRules(ts *kandra.TableSchema) bool {
 	// names the column.
 	own := map[reflect.Kind]string{reflect.Int8: "TINYINT", reflect.Int16: "SMALLINT", reflect.Int32: "INT", reflect.Int64: "BIGINT", reflect.Int: "BIGINT"}
 	for _, c := range ts.Columns() {
-		if holds(c.GoType()) || strings.Contains(c.Type().String(), "TIME") {
+		if holds(c.GoType()) || strings.Contains(c.Type().String(), "TIME") || holdsUDT(c.Type()) {
 			return true
 		}
 		if name, ok := own[c.GoType().Kind()]; ok && c.Type().Kind() == kandra.KindNative && c.Type().Name() != name {
 			return true
 		}
+	}
+	return false
+}
+
+// holdsUDT reports a type that is or holds a user-defined type: kandra
+// encodes those itself, matching fields by the names kandra gives them
+// (gocql matches a struct's fields by their lower-cased Go names or cql
+// tags) under its value rules.
+func holdsUDT(t kandra.CQLType) bool {
+	switch t.Kind() {
+	case kandra.KindUDT:
+		return true
+	case kandra.KindMap:
+		return holdsUDT(t.Key()) || holdsUDT(t.Elem())
+	case kandra.KindList, kandra.KindSet:
+		return holdsUDT(t.Elem())
 	}
 	return false
 }
@@ -359,7 +388,7 @@ func roundTrip(rt *rapid.T, s *gocql.Session, ks string, ts *kandra.TableSchema,
 	in := reflect.New(ts.EntityType())
 	in.Elem().Field(0).SetString(uuid.NewString())
 	for _, col := range cols[1:] {
-		n, err := parseCQLType(col.Type().String())
+		n, err := nodeOf(col.Type())
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -382,7 +411,7 @@ func roundTrip(rt *rapid.T, s *gocql.Session, ks string, ts *kandra.TableSchema,
 		rt.Fatalf("converting back: %v", err)
 	}
 	for _, col := range cols {
-		n, _ := parseCQLType(col.Type().String())
+		n, _ := nodeOf(col.Type())
 		want, got := fieldOf(rt, col, in), fieldOf(rt, col, out)
 		if why := sameValue(want, got, n); why != "" {
 			rt.Fatalf("column %s (%s as %s): wrote %#v, read %#v: %s", col.Name(), col.GoType(), col.Decl(), want.Interface(), got.Interface(), why)
@@ -412,7 +441,7 @@ func directProbe(s *gocql.Session, ks string, ts *kandra.TableSchema, c valueCas
 			if zero && col.Role() == kandra.RegularColumn {
 				continue
 			}
-			n, _ := parseCQLType(col.Type().String())
+			n, _ := nodeOf(col.Type())
 			g := rapid.Custom(func(t *rapid.T) reflect.Value { return genValue(t, col.GoType(), n, true) })
 			for seed := 0; seed < 50; seed++ {
 				v := g.Example(seed)

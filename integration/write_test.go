@@ -371,7 +371,7 @@ func isSet(v reflect.Value) bool {
 			return !v.IsZero()
 		}
 		for i := range v.NumField() { // a user-defined type: every field set
-			if v.Type().Field(i).IsExported() && !isSet(v.Field(i)) {
+			if f := v.Type().Field(i); f.IsExported() && f.Tag.Get(kandra.UDTTag) != "-" && !isSet(v.Field(i)) {
 				return false
 			}
 		}

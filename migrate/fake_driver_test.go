@@ -30,10 +30,11 @@ type fakeDriver struct {
 	exists  bool                           // the keyspace
 	tables  map[string]*kandra.TableSchema // table name -> the model it was created from
 	lookups map[string]*kandra.LookupTableSchema
-	added   map[string]bool // "table.column" added by ALTER
-	own     map[string]bool // the migrator's tables created
-	schema  []string        // schema statements run, in order
-	writes  int             // ExecCQL calls
+	added   map[string]bool              // "table.column" added by ALTER
+	types   map[string][]kandra.UDTField // user-defined type -> its fields, as created and altered
+	own     map[string]bool              // the migrator's tables created
+	schema  []string                     // schema statements run, in order
+	writes  int                          // ExecCQL calls
 
 	leaseOwner  string
 	leaseExpiry time.Time
@@ -60,10 +61,13 @@ type fakeDriver struct {
 
 func newFake(initial, target *kandra.Keyspace) *fakeDriver {
 	f := &fakeDriver{target: target, tables: map[string]*kandra.TableSchema{}, lookups: map[string]*kandra.LookupTableSchema{},
-		added: map[string]bool{}, own: map[string]bool{}, bfStatus: map[string]string{}, bfRanges: map[string]int{},
+		added: map[string]bool{}, own: map[string]bool{}, types: map[string][]kandra.UDTField{}, bfStatus: map[string]string{}, bfRanges: map[string]int{},
 		bfDone: map[string]map[int64]bool{}, rows: map[string][][]any{}, lookupRows: map[string]map[string]bool{}}
 	if initial != nil {
 		f.exists = true
+		for _, t := range initial.Types() {
+			f.types[t.Name()] = t.Fields()
+		}
 		for _, t := range initial.Tables() {
 			f.tables[t.Name()] = t
 			for _, l := range t.LookupTables() {
@@ -74,13 +78,9 @@ func newFake(initial, target *kandra.Keyspace) *fakeDriver {
 	return f
 }
 
-func liveType(t kandra.CQLType) string {
-	s := strings.ToLower(t.Name())
-	if s == "varchar" {
-		return "text"
-	}
-	return s
-}
+// liveType is the type of a column as system_schema holds it: frozen in
+// a key when it is a collection or a user-defined type.
+func liveType(t kandra.CQLType, key bool) string { return serverType(t, key && freezable(t)) }
 
 func (f *fakeDriver) SchemaRows(ctx context.Context, keyspace string) (*adapter.SchemaRows, error) {
 	f.mu.Lock()
@@ -128,11 +128,11 @@ func (f *fakeDriver) SchemaRows(ctx context.Context, keyspace string) (*adapter.
 		for _, c := range cols {
 			switch {
 			case c.IsPartitionKey():
-				col(name, c.Name(), PartitionKey, c.KeyIndex(), "none", liveType(c.Type()))
+				col(name, c.Name(), PartitionKey, c.KeyIndex(), "none", liveType(c.Type(), true))
 			case c.IsClusteringKey():
-				col(name, c.Name(), Clustering, c.KeyIndex(), strings.ToLower(c.ClusteringOrder().String()), liveType(c.Type()))
+				col(name, c.Name(), Clustering, c.KeyIndex(), strings.ToLower(c.ClusteringOrder().String()), liveType(c.Type(), true))
 			default:
-				col(name, c.Name(), Regular, -1, "none", liveType(c.Type()))
+				col(name, c.Name(), Regular, -1, "none", liveType(c.Type(), false))
 			}
 		}
 	}
@@ -140,11 +140,11 @@ func (f *fakeDriver) SchemaRows(ctx context.Context, keyspace string) (*adapter.
 		table(name, 0, 864000, false)
 		for i, c := range l.Columns() {
 			if i == 0 {
-				col(name, c.Name(), PartitionKey, 0, "none", liveType(c.Type()))
+				col(name, c.Name(), PartitionKey, 0, "none", liveType(c.Type(), true))
 			} else if l.IsUnique() {
-				col(name, c.Name(), Regular, -1, "none", liveType(c.Type()))
+				col(name, c.Name(), Regular, -1, "none", liveType(c.Type(), true))
 			} else {
-				col(name, c.Name(), Clustering, i-1, "asc", liveType(c.Type()))
+				col(name, c.Name(), Clustering, i-1, "asc", liveType(c.Type(), true))
 			}
 		}
 		if l.IsUnique() {
@@ -154,6 +154,9 @@ func (f *fakeDriver) SchemaRows(ctx context.Context, keyspace string) (*adapter.
 	for name := range f.own {
 		table(name, 0, 864000, false)
 		col(name, "k", PartitionKey, 0, "none", "text")
+	}
+	for name, fields := range f.types {
+		r.Types = append(r.Types, typeRow(keyspace, name, fields))
 	}
 	return r, nil
 }
@@ -202,10 +205,28 @@ func (f *fakeDriver) ExecSchema(ctx context.Context, stmt string) error {
 			f.lookups[s.Table] = f.target.LookupTable(s.Table)
 		case AddColumn:
 			f.added[s.Table+"."+s.Column] = true
+		case CreateType:
+			f.types[s.UDT] = udtOf(f.target, s.UDT).Fields()
+		case AddField:
+			for _, fl := range udtOf(f.target, s.UDT).Fields() {
+				if fl.Name == s.Field {
+					f.types[s.UDT] = append(f.types[s.UDT], fl)
+				}
+			}
 		}
 		return nil
 	}
 	return fmt.Errorf("fake: unknown schema statement %q", stmt)
+}
+
+// udtOf returns the user-defined type name of ks.
+func udtOf(ks *kandra.Keyspace, name string) kandra.CQLType {
+	for _, t := range ks.Types() {
+		if t.Name() == name {
+			return t
+		}
+	}
+	return kandra.CQLType{}
 }
 
 func (f *fakeDriver) AwaitSchemaAgreement(context.Context) error { return f.agreement }

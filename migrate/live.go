@@ -78,7 +78,11 @@ type LiveColumn struct {
 	Position int
 	// Order is "asc" or "desc" for a clustering column, "none" otherwise.
 	Order string
-	// Type is the parsed type; RawType the text system_schema holds.
+	// Type is the parsed type; RawType the text system_schema holds. A
+	// user-defined type in it is resolved from LiveKeyspace.Types (see
+	// LiveType.Type), or left a reference by name (kandra.UDTOf(name))
+	// when the keyspace lacks it or its fields cannot be read; compare
+	// with kandra.CQLType.SameName to match user-defined types by name.
 	Type    kandra.CQLType
 	RawType string
 }
@@ -102,11 +106,25 @@ type LiveDropped struct {
 	DroppedAt time.Time
 }
 
-// LiveType is a row of system_schema.types.
+// LiveType is a row of system_schema.types: a user-defined type.
 type LiveType struct {
-	Name       string
+	// Name is the type's name as stored (unquoted: "address", "MyType").
+	Name string
+	// FieldNames and FieldTypes are the fields in declaration order, the
+	// types as system_schema holds them ("text", "frozen<list<text>>",
+	// "frozen<geo_point>").
 	FieldNames []string
 	FieldTypes []string
+	// Fields are the fields with their types parsed (the FieldTypes in
+	// FieldNames' order): a user-defined type in a field is a reference by
+	// name (kandra.UDTOf(name), no fields), and a type kandra cannot parse
+	// (a tuple, a custom type) is the zero CQLType.
+	Fields []kandra.UDTField
+	// Type is the whole type, kandra.UDTOf(Name, fields...) with the types
+	// its fields hold resolved from the keyspace's other types; the zero
+	// CQLType when a field's type cannot be read, or names a type the
+	// keyspace lacks.
+	Type kandra.CQLType
 }
 
 // Table returns the live table named name, or nil.

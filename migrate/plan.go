@@ -19,14 +19,19 @@ import (
 type Plan struct {
 	// Keyspace is the keyspace's name.
 	Keyspace string
-	// Steps are in dependency order: the keyspace, primary tables, lookup
-	// tables, added columns, indexes, table options, backfills (each after
-	// its lookup table exists), then the impossible steps.
+	// Steps are in dependency order: the keyspace, user-defined types and
+	// their added fields (each type after the types it holds), primary
+	// tables, lookup tables, added columns, indexes, table options,
+	// backfills (each after its lookup table exists), then the impossible
+	// steps.
 	Steps []Step
 	// Extra lists what the live keyspace has and the model does not
 	// ("table users_old", "column users.legacy", "index users_x_idx on
-	// users", "type address"): reported, never dropped. The migrator's own
-	// tables (kandra_*) are not listed.
+	// users", "type address", "field address.old"): reported, never
+	// dropped. The migrator's own tables (kandra_*) are not listed. A
+	// field only live has stays in its type (no server drops a field):
+	// the runtime writes a user-defined type's whole value, so each write
+	// of a value of the type sets that field to null.
 	Extra []string
 }
 
@@ -37,6 +42,7 @@ const ownTablePrefix = "kandra_"
 // The phases steps are ordered by.
 const (
 	phaseKeyspace = iota
+	phaseType
 	phaseTable
 	phaseLookup
 	phaseColumn
@@ -77,6 +83,7 @@ func NewPlan(ks *kandra.Keyspace, live *Live) (*Plan, error) {
 	}
 	p := &planner{ks: ks, live: live, qks: kandra.QuoteIdent(ks.Name()), targets: ks.Spec().Targets}
 	p.keyspace()
+	p.types()
 	for _, t := range ks.Tables() {
 		p.table(t)
 	}
@@ -204,13 +211,34 @@ type wantColumn struct {
 }
 
 // decl renders the model's type as servers spell types in
-// system_schema (lower case), so that it reads beside the live one.
+// system_schema (lower case but for quoted names), so that it reads beside
+// the live one.
 func (w wantColumn) decl() string {
 	if w.frozen {
-		return strings.ToLower(w.typ.Frozen())
+		return serverCase(w.typ.Frozen())
 	}
-	return strings.ToLower(w.typ.String())
+	return serverCase(w.typ.String())
 }
+
+// serverCase lower-cases a rendered type outside its quoted names.
+func serverCase(s string) string {
+	b := []byte(s)
+	quoted := false
+	for i, c := range b {
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case !quoted && 'A' <= c && c <= 'Z':
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// freezable reports a type whose freezing is part of its declaration: a
+// collection or a user-defined type, frozen or not at the top of a
+// column's type (a vector is frozen implicitly, a native never).
+func freezable(t kandra.CQLType) bool { return t.IsCollection() || t.Kind() == kandra.KindUDT }
 
 func modelColumn(c *kandra.ColumnSchema) wantColumn {
 	w := wantColumn{name: c.Name(), typ: c.Type(), kind: Regular, order: "none"}
@@ -223,25 +251,28 @@ func modelColumn(c *kandra.ColumnSchema) wantColumn {
 	case c.IsStatic():
 		w.kind = Static
 	}
-	// kandra freezes a collection in a key position and nowhere else at
-	// the top level (nested collections are always frozen).
-	w.frozen = (w.kind == PartitionKey || w.kind == Clustering) && c.Type().IsCollection()
+	// kandra freezes a collection or a user-defined type in a key
+	// position and nowhere else at the top level (nested ones are always
+	// frozen).
+	w.frozen = (w.kind == PartitionKey || w.kind == Clustering) && freezable(c.Type())
 	return w
 }
 
 // typeMismatch says how live column lc differs in type from w, or "".
 func typeMismatch(w wantColumn, lc *LiveColumn) string {
 	if lc.Type.IsZero() {
-		return "kandra cannot read its live type " + strconv.Quote(lc.RawType) + " (a user-defined type, tuple or custom type), so it cannot be compared with the model's " + w.decl()
+		return "kandra cannot read its live type " + strconv.Quote(lc.RawType) + " (a tuple or custom type), so it cannot be compared with the model's " + w.decl()
 	}
-	if !sameType(w.typ, lc.Type) || w.typ.IsCollection() && outerFrozen(lc.RawType) != w.frozen {
+	if !sameType(w.typ, lc.Type) || freezable(w.typ) && outerFrozen(lc.RawType) != w.frozen {
 		return "its type is " + lc.RawType + " in live, " + w.decl() + " in the model"
 	}
 	return ""
 }
 
-// sameType compares two type trees as a server does: VARCHAR is TEXT.
-// Freezing is not in the trees; typeMismatch compares the outer one.
+// sameType compares two type trees as a server does: VARCHAR is TEXT, and
+// user-defined types match by name (a column's type names its type; the
+// planner compares each type's fields apart). Freezing is not in the
+// trees; typeMismatch compares the outer one.
 func sameType(a, b kandra.CQLType) bool {
 	if a.Kind() != b.Kind() {
 		return false
@@ -255,6 +286,8 @@ func sameType(a, b kandra.CQLType) bool {
 		return sameType(a.Key(), b.Key()) && sameType(a.Elem(), b.Elem())
 	case kandra.KindVector:
 		return a.Dim() == b.Dim() && sameType(a.Elem(), b.Elem())
+	case kandra.KindUDT:
+		return a.Name() == b.Name()
 	}
 	return sameType(a.Elem(), b.Elem())
 }
@@ -267,8 +300,9 @@ func nativeName(t kandra.CQLType) string {
 }
 
 // outerFrozen reports whether a live type is written frozen<...> at the
-// top. Servers write every nested collection frozen, so the top is the
-// only place freezing can differ for the same tree.
+// top. Servers write every nested collection and user-defined type
+// frozen, so the top is the only place freezing can differ for the same
+// tree.
 func outerFrozen(raw string) bool {
 	s := strings.TrimSpace(raw)
 	return len(s) >= 7 && strings.EqualFold(s[:6], "frozen") && strings.HasPrefix(strings.TrimLeft(s[6:], " \t\r\n\f\v"), "<")
@@ -441,6 +475,12 @@ func droppedWhen(d *LiveDropped) string {
 // back after d was dropped, or "".
 func (p *planner) reAddRefused(d *LiveDropped, w wantColumn) string {
 	if d.Type.IsZero() {
+		if holdsUDT(w.typ) && strings.Contains(strings.ToLower(d.RawType), "tuple") {
+			// Found on Cassandra 5.0: "Cannot add a column 'past' of type
+			// list<frozen<addr>>, incompatible with previously dropped
+			// column 'past' of type list<frozen<tuple<...>>>".
+			return "the server recorded the dropped column's user-defined type as a tuple, and refuses to add it back as " + w.decl() + " (\"incompatible with previously dropped column\")"
+		}
 		return "kandra cannot read the dropped type, so it cannot tell whether the server takes the column back as " + w.decl()
 	}
 	if d.Type.Name() == "COUNTER" || w.typ.Name() == "COUNTER" {
@@ -690,7 +730,7 @@ func (p *planner) diffLookup(l *kandra.LookupTableSchema, lt *LiveTable) {
 	manual := "a lookup table holds only copies: drop it by hand (DROP TABLE " + p.qualified(l.CQLName()) +
 		";), then plan again: it is created anew, and its backfill is planned"
 	ix := l.IndexColumn()
-	key := wantColumn{name: ix.Name(), typ: ix.Type(), frozen: ix.Type().IsCollection(), kind: PartitionKey, order: "none"}
+	key := wantColumn{name: ix.Name(), typ: ix.Type(), frozen: freezable(ix.Type()), kind: PartitionKey, order: "none"}
 	if why, _ := keyDiff("the key", []wantColumn{key}, keyColumns(lt, PartitionKey)); why != "" {
 		p.impossible(ChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+": "+why, manual)
 		return
@@ -701,7 +741,7 @@ func (p *planner) diffLookup(l *kandra.LookupTableSchema, lt *LiveTable) {
 	if !l.IsUnique() {
 		kind = Clustering
 		for _, c := range cols[1:] {
-			clustering = append(clustering, wantColumn{name: c.Name(), typ: c.Type(), frozen: c.Type().IsCollection(), kind: Clustering, order: "asc"})
+			clustering = append(clustering, wantColumn{name: c.Name(), typ: c.Type(), frozen: freezable(c.Type()), kind: Clustering, order: "asc"})
 		}
 		manual += "; a lookup whose kind changed (unique or not) has a new key: give it a new suffix instead, so that its new table is created and backfilled"
 	}
@@ -710,7 +750,7 @@ func (p *planner) diffLookup(l *kandra.LookupTableSchema, lt *LiveTable) {
 		return
 	}
 	for _, c := range cols[1:] {
-		w := wantColumn{name: c.Name(), typ: c.Type(), frozen: c.Type().IsCollection(), kind: kind, order: "none"}
+		w := wantColumn{name: c.Name(), typ: c.Type(), frozen: freezable(c.Type()), kind: kind, order: "none"}
 		if kind == Clustering {
 			w.order = "asc"
 		}
@@ -897,7 +937,13 @@ func (p *planner) extras() {
 			}
 		}
 	}
+	types := map[string]bool{}
+	for _, t := range p.ks.Types() {
+		types[t.Name()] = true
+	}
 	for _, tn := range slices.Sorted(maps.Keys(lks.Types)) {
-		p.extra = append(p.extra, "type "+tn)
+		if !types[tn] {
+			p.extra = append(p.extra, "type "+tn)
+		}
 	}
 }

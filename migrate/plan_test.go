@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,12 +18,21 @@ import (
 )
 
 // serverType writes t as system_schema.columns.type holds it: lower case,
-// every nested collection frozen<...>, the top one too when frozen, and
-// varchar as text. It is written apart from kandra's own rendering, so
-// that the round trip checks one against the other.
+// every nested collection and user-defined type frozen<...>, the top one
+// too when frozen, varchar as text, and a user-defined type by its name
+// (quoted unless a lower-case identifier). It is written apart from
+// kandra's own rendering, so that the round trip checks one against the
+// other.
 func serverType(t kandra.CQLType, frozen bool) string {
 	var s string
 	switch t.Kind() {
+	case kandra.KindUDT:
+		s = t.Name()
+		if !lowerIdent.MatchString(s) {
+			s = `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+		}
+	case kandra.KindVector:
+		return "vector<" + serverType(t.Elem(), false) + ", " + strconv.Itoa(t.Dim()) + ">"
 	case kandra.KindNative:
 		s = strings.ToLower(t.Name())
 		if s == "varchar" {
@@ -135,6 +145,19 @@ func storedOptions(row map[string]any, o kandra.StorageOptions, scylla bool) {
 	}
 }
 
+// lowerIdent is a name a server writes unquoted in a type.
+var lowerIdent = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// typeRow is the system_schema.types row of a user-defined type.
+func typeRow(keyspace, name string, fields []kandra.UDTField) map[string]any {
+	names, types := []string{}, []string{}
+	for _, f := range fields {
+		names = append(names, f.Name)
+		types = append(types, serverType(f.Type, freezable(f.Type)))
+	}
+	return map[string]any{"keyspace_name": keyspace, "type_name": name, "field_names": names, "field_types": types}
+}
+
 func rowsOf(ks *kandra.Keyspace) *adapter.SchemaRows {
 	name := ks.Name()
 	r := &adapter.SchemaRows{}
@@ -149,6 +172,9 @@ func rowsOf(ks *kandra.Keyspace) *adapter.SchemaRows {
 		repl["replication_factor"] = strconv.Itoa(rp.SimpleFactor())
 	}
 	r.Keyspaces = append(r.Keyspaces, map[string]any{"keyspace_name": name, "durable_writes": true, "replication": repl})
+	for _, t := range ks.Types() {
+		r.Types = append(r.Types, typeRow(name, t.Name(), t.Fields()))
+	}
 	table := func(tn string, ttl, gc int, counter bool) {
 		flags := []string{"compound"}
 		if counter {
@@ -172,9 +198,9 @@ func rowsOf(ks *kandra.Keyspace) *adapter.SchemaRows {
 		for _, c := range t.Columns() {
 			switch {
 			case c.IsPartitionKey():
-				column(t.Name(), c.Name(), PartitionKey, c.KeyIndex(), "none", serverType(c.Type(), c.Type().IsCollection()))
+				column(t.Name(), c.Name(), PartitionKey, c.KeyIndex(), "none", serverType(c.Type(), freezable(c.Type())))
 			case c.IsClusteringKey():
-				column(t.Name(), c.Name(), Clustering, c.KeyIndex(), strings.ToLower(c.ClusteringOrder().String()), serverType(c.Type(), c.Type().IsCollection()))
+				column(t.Name(), c.Name(), Clustering, c.KeyIndex(), strings.ToLower(c.ClusteringOrder().String()), serverType(c.Type(), freezable(c.Type())))
 			case c.IsStatic():
 				column(t.Name(), c.Name(), Static, -1, "none", serverType(c.Type(), false))
 			default:
@@ -185,11 +211,11 @@ func rowsOf(ks *kandra.Keyspace) *adapter.SchemaRows {
 			table(l.Name(), 0, 864000, false)
 			for i, c := range l.Columns() {
 				if i == 0 {
-					column(l.Name(), c.Name(), PartitionKey, 0, "none", serverType(c.Type(), c.Type().IsCollection()))
+					column(l.Name(), c.Name(), PartitionKey, 0, "none", serverType(c.Type(), freezable(c.Type())))
 				} else if l.IsUnique() {
-					column(l.Name(), c.Name(), Regular, -1, "none", serverType(c.Type(), c.Type().IsCollection()))
+					column(l.Name(), c.Name(), Regular, -1, "none", serverType(c.Type(), freezable(c.Type())))
 				} else {
-					column(l.Name(), c.Name(), Clustering, i-1, "asc", serverType(c.Type(), c.Type().IsCollection()))
+					column(l.Name(), c.Name(), Clustering, i-1, "asc", serverType(c.Type(), freezable(c.Type())))
 				}
 			}
 			if l.IsUnique() {
@@ -403,6 +429,9 @@ func TestPropertyMutations(t *testing.T) {
 		if len(ts.SecondaryIndexes()) > 0 {
 			mutations = append(mutations, "index-target")
 		}
+		if len(ks.Types()) > 0 {
+			mutations = append(mutations, "drop-type", "drop-field", "change-field-type", "extra-field")
+		}
 		mutation := rapid.SampledFrom(mutations).Draw(t, "mutation")
 		check := func(id string, class Class) Step {
 			p := mustPlan(t, ks, mustLive(t, r))
@@ -448,7 +477,7 @@ func TestPropertyMutations(t *testing.T) {
 		case "frozen":
 			c := rapid.SampledFrom(regular).Draw(t, "column")
 			i := rowsWhere(r.Columns, tn, isColumn(c.Name()))[0]
-			if !c.Type().IsCollection() {
+			if !freezable(c.Type()) {
 				// A native's frozen spelling is no type: the live text
 				// stays readable and equal.
 				if p := mustPlan(t, ks, mustLive(t, r)); !p.Empty() {
@@ -541,6 +570,56 @@ func TestPropertyMutations(t *testing.T) {
 			if s := check("change-replication:ks", Impossible); !strings.Contains(s.Manual, "ALTER KEYSPACE ks WITH replication = ") {
 				t.Fatalf("manual %q", s.Manual)
 			}
+		case "drop-type":
+			ty := rapid.SampledFrom(ks.Types()).Draw(t, "type")
+			r.Types = without(r.Types, func(m map[string]any) bool { return m["type_name"] == ty.Name() })
+			want, _ := ks.CreateType(ty.Name())
+			if s := check("create-type:"+ty.Name(), Safe); s.CQL != want || s.UDT != ty.Name() {
+				t.Fatalf("step %+v, want CQL %q", s, want)
+			}
+		case "drop-field", "change-field-type", "extra-field":
+			ty := rapid.SampledFrom(ks.Types()).Draw(t, "type")
+			f := rapid.SampledFrom(ty.Fields()).Draw(t, "field")
+			row := typeRowOf(t, r, ty.Name())
+			object := ty.Name() + "." + f.Name
+			switch mutation {
+			case "drop-field":
+				dropField(row, f.Name)
+				// A type that a partition key holds takes no field.
+				keyed := false
+				for _, tb := range ks.Tables() {
+					for _, c := range tb.PartitionKeys() {
+						keyed = keyed || typeHolds(c.Type(), ty.Name())
+					}
+					for _, l := range tb.LookupTables() {
+						keyed = keyed || typeHolds(l.IndexColumn().Type(), ty.Name())
+					}
+				}
+				if keyed {
+					check("change-key-type:"+object, Impossible)
+					break
+				}
+				s := check("add-field:"+object, Safe)
+				want := kandra.AlterTypeAdd("ks", ty, f)
+				if ks.Spec().Targets&scyllaTargets == 0 {
+					want = strings.Replace(want, " ADD ", " ADD IF NOT EXISTS ", 1)
+				}
+				if s.CQL != want || s.UDT != ty.Name() || s.Field != f.Name {
+					t.Fatalf("step %+v, want CQL %q", s, want)
+				}
+			case "change-field-type":
+				types := slices.Clone(row["field_types"].([]string))
+				i := fieldIndex(row, f.Name)
+				types[i] = otherType(types[i])
+				row["field_types"] = types
+				check("change-field-type:"+object, Impossible)
+			case "extra-field":
+				row["field_names"] = append(slices.Clone(row["field_names"].([]string)), "zz_old")
+				row["field_types"] = append(slices.Clone(row["field_types"].([]string)), "int")
+				if p := mustPlan(t, ks, mustLive(t, r)); !p.Empty() || !slices.Equal(p.Extra, []string{"field " + ty.Name() + ".zz_old"}) {
+					t.Fatalf("steps %q, extra %q, want only the extra field", ids(p.Steps), p.Extra)
+				}
+			}
 		case "extra":
 			r.Tables = append(r.Tables, map[string]any{"keyspace_name": "ks", "table_name": "zz_old"},
 				map[string]any{"keyspace_name": "ks", "table_name": "kandra_schema_history"})
@@ -557,6 +636,26 @@ func TestPropertyMutations(t *testing.T) {
 			}
 		}
 	})
+}
+
+// typeHolds reports whether t is or holds the user-defined type name.
+func typeHolds(t kandra.CQLType, name string) bool {
+	switch t.Kind() {
+	case kandra.KindUDT:
+		if t.Name() == name {
+			return true
+		}
+		for _, f := range t.Fields() {
+			if typeHolds(f.Type, name) {
+				return true
+			}
+		}
+	case kandra.KindMap:
+		return typeHolds(t.Key(), name) || typeHolds(t.Elem(), name)
+	case kandra.KindList, kandra.KindSet, kandra.KindVector:
+		return typeHolds(t.Elem(), name)
+	}
+	return false
 }
 
 func sameSet(a, b []string) bool {
@@ -602,7 +701,8 @@ func TestPlanRules(t *testing.T) {
 		reason string // in the step's reason
 	}{
 		{"static column", ks, func(r *adapter.SchemaRows) { col(r, "users", "email")["kind"] = "static" }, "change-column-kind:users.email", Impossible, "static in live"},
-		{"unreadable type", ks, func(r *adapter.SchemaRows) { col(r, "users", "email")["type"] = "frozen<address>" }, "change-type:users.email", Impossible, "cannot read its live type \"frozen<address>\""},
+		{"unreadable type", ks, func(r *adapter.SchemaRows) { col(r, "users", "email")["type"] = "tuple<int, text>" }, "change-type:users.email", Impossible, "cannot read its live type \"tuple<int, text>\""},
+		{"a user-defined type", ks, func(r *adapter.SchemaRows) { col(r, "users", "email")["type"] = "frozen<address>" }, "change-type:users.email", Impossible, "its type is frozen<address> in live, text in the model"},
 		{"frozen collection", ks, func(r *adapter.SchemaRows) { col(r, "users", "tags")["type"] = "frozen<list<text>>" }, "change-type:users.tags", Impossible, "frozen<list<text>> in live, list<text> in the model"},
 		{"varchar", ks, func(r *adapter.SchemaRows) { col(r, "users", "email")["type"] = "varchar" }, "", Safe, ""},
 		{"dropped, other type, Cassandra", ks, func(r *adapter.SchemaRows) { drop(r, "users", "email", "int") }, "re-add-dropped:users.email", Impossible, "Cassandra refuses"},

@@ -25,6 +25,19 @@ func drawPlan(t *rapid.T) (*kandra.Keyspace, *Plan) {
 		return m["kind"] == "regular" && rapid.IntRange(0, 3).Draw(t, "drop column") == 0
 	})
 	r.Indexes = slices.DeleteFunc(r.Indexes, func(map[string]any) bool { return rapid.Bool().Draw(t, "drop index") })
+	r.Types = slices.DeleteFunc(r.Types, func(map[string]any) bool { return rapid.IntRange(0, 3).Draw(t, "drop type") == 0 })
+	for _, ty := range r.Types {
+		for _, f := range ty["field_names"].([]string) {
+			switch rapid.IntRange(0, 5).Draw(t, "change field") {
+			case 0:
+				dropField(ty, f)
+			case 1:
+				types := slices.Clone(ty["field_types"].([]string))
+				types[fieldIndex(ty, f)] = otherType(types[fieldIndex(ty, f)])
+				ty["field_types"] = types
+			}
+		}
+	}
 	for _, c := range r.Columns {
 		if rapid.IntRange(0, 5).Draw(t, "change type") == 0 {
 			c["type"] = otherType(c["type"].(string))
@@ -43,8 +56,8 @@ func phaseOf(s Step) int {
 	if s.Class == Impossible {
 		return phaseImpossible
 	}
-	return map[StepKind]int{CreateKeyspace: phaseKeyspace, CreateTable: phaseTable, CreateLookupTable: phaseLookup, AddColumn: phaseColumn,
-		CreateIndex: phaseIndex, AlterOptions: phaseOptions, BackfillLookup: phaseBackfill}[s.Kind]
+	return map[StepKind]int{CreateKeyspace: phaseKeyspace, CreateType: phaseType, AddField: phaseType, CreateTable: phaseTable, CreateLookupTable: phaseLookup,
+		AddColumn: phaseColumn, CreateIndex: phaseIndex, AlterOptions: phaseOptions, BackfillLookup: phaseBackfill}[s.Kind]
 }
 
 var hexHash = regexp.MustCompile(`^[0-9a-f]{32}$`)
@@ -181,14 +194,14 @@ func TestClassAndKindStrings(t *testing.T) {
 		}
 	}
 	seen := map[string]bool{}
-	for k := CreateKeyspace; k <= ChangeColumnKind; k++ {
+	for k := CreateKeyspace; k <= ChangeKeyType; k++ {
 		s := k.String()
 		if s == "" || strings.HasPrefix(s, "StepKind(") || seen[s] {
 			t.Errorf("StepKind %d: %q", k, s)
 		}
 		seen[s] = true
 	}
-	if s := (ChangeColumnKind + 1).String(); s != "StepKind(15)" {
+	if s := (ChangeKeyType + 1).String(); s != "StepKind(19)" {
 		t.Errorf("an unknown kind: %q", s)
 	}
 }

@@ -3,6 +3,7 @@ package migrate
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,9 +23,12 @@ import (
 //
 // Types are parsed with kandra.ParseCQLType (FROZEN<...> is dropped by
 // the parser; a descending clustering column comes with clustering_order
-// "desc" and its plain type). A type kandra cannot parse (a tuple, a
-// user-defined type) is kept as RawType with the zero Type, and a plan
-// that touches the column reports an impossible step rather than guess.
+// "desc" and its plain type). A user-defined type is read from
+// system_schema.types: its fields' types are parsed in turn, and a
+// column's or a field's reference to it (frozen<address>) is resolved to
+// the whole type (LiveType.Type). A type kandra cannot parse (a tuple, a
+// custom type) is kept as RawType with the zero Type, and a plan that
+// touches the column reports an impossible step rather than guess.
 //
 // A row whose values do not follow the conventions (a missing name, a
 // position that is not an integer, an unknown column kind) is an error
@@ -56,6 +60,7 @@ func liveFromRows(keyspace string, r *adapter.SchemaRows) (*Live, error) {
 	if rd.err != nil {
 		return nil, rd.err
 	}
+	resolveTypes(ks)
 	for _, t := range ks.Tables {
 		sortColumns(t.Columns)
 		slices.SortFunc(t.Indexes, func(a, b *LiveIndex) int { return strings.Compare(a.Name, b.Name) })
@@ -357,8 +362,119 @@ func (rd *rowReader) types(ks *LiveKeyspace, rows []map[string]any) {
 		if rd.err != nil {
 			return
 		}
+		switch {
+		case ks.Types[name] != nil:
+			rd.fail(tab, i, "type_name", "repeats "+strconv.Quote(name))
+			return
+		case len(lt.FieldNames) != len(lt.FieldTypes):
+			rd.fail(tab, i, "field_types", fmt.Sprintf("has %d types for %d field names of type %q", len(lt.FieldTypes), len(lt.FieldNames), name))
+			return
+		}
+		for j, fn := range lt.FieldNames {
+			if fn == "" {
+				rd.fail(tab, i, "field_names", fmt.Sprintf("has an empty name at %d in type %q", j, name))
+				return
+			}
+			if slices.Contains(lt.FieldNames[:j], fn) {
+				rd.fail(tab, i, "field_names", "repeats "+strconv.Quote(fn)+" in type "+strconv.Quote(name))
+				return
+			}
+			lt.Fields = append(lt.Fields, kandra.UDTField{Name: fn, Type: parseType(lt.FieldTypes[j])})
+		}
 		ks.Types[name] = lt
 	}
+}
+
+// resolveTypes fills each live type's Type, and resolves the
+// user-defined types that the columns' and the dropped columns' types
+// name.
+func resolveTypes(ks *LiveKeyspace) {
+	r := typeResolver{types: ks.Types, done: map[string]kandra.CQLType{}, busy: map[string]bool{}}
+	for _, name := range slices.Sorted(maps.Keys(ks.Types)) {
+		ks.Types[name].Type = r.udt(name)
+	}
+	for _, t := range ks.Tables {
+		for _, c := range t.Columns {
+			c.Type = r.resolve(c.Type, false)
+		}
+		for _, d := range t.Dropped {
+			d.Type = r.resolve(d.Type, false)
+		}
+	}
+}
+
+// typeResolver resolves references to user-defined types (kandra.UDTOf
+// with no fields, as ParseCQLType reads a type's name) to the live
+// types, each once.
+type typeResolver struct {
+	types map[string]*LiveType
+	done  map[string]kandra.CQLType // resolved types; the zero CQLType for one that cannot be
+	busy  map[string]bool           // being resolved: a type that holds itself (never on a server)
+}
+
+// udt resolves the live type name: the zero CQLType when the keyspace
+// lacks it, one of its fields cannot be read or resolved, or it holds
+// itself.
+func (r *typeResolver) udt(name string) kandra.CQLType {
+	if t, ok := r.done[name]; ok {
+		return t
+	}
+	lt := r.types[name]
+	if lt == nil || r.busy[name] {
+		return kandra.CQLType{}
+	}
+	r.busy[name] = true
+	fields := make([]kandra.UDTField, len(lt.Fields))
+	var out kandra.CQLType
+	for i, f := range lt.Fields {
+		ft := r.resolve(f.Type, true)
+		if ft.IsZero() {
+			fields = nil
+			break
+		}
+		fields[i] = kandra.UDTField{Name: f.Name, Type: ft}
+	}
+	if fields != nil {
+		out = kandra.UDTOf(name, fields...)
+	}
+	delete(r.busy, name)
+	r.done[name] = out
+	return out
+}
+
+// resolve replaces the references in t by the types they name. A
+// reference that cannot be resolved makes the whole type zero when
+// strict is set (a type's field), and is kept as it is otherwise (a
+// column's type, which the planner compares by name).
+func (r *typeResolver) resolve(t kandra.CQLType, strict bool) kandra.CQLType {
+	switch t.Kind() {
+	case kandra.KindUDT:
+		if len(t.Fields()) > 0 {
+			return t
+		}
+		if u := r.udt(t.Name()); !u.IsZero() || strict {
+			return u
+		}
+		return t
+	case kandra.KindList, kandra.KindSet, kandra.KindVector:
+		e := r.resolve(t.Elem(), strict)
+		switch {
+		case e.IsZero():
+			return kandra.CQLType{}
+		case t.Kind() == kandra.KindList:
+			return kandra.ListOf(e)
+		case t.Kind() == kandra.KindSet:
+			return kandra.SetOf(e)
+		}
+		return kandra.VectorOf(e, t.Dim())
+	case kandra.KindMap:
+		k, v := r.resolve(t.Key(), strict), r.resolve(t.Elem(), strict)
+		if k.IsZero() || v.IsZero() {
+			return kandra.CQLType{}
+		}
+		return kandra.MapOf(k, v)
+	}
+	return t // a native, or the zero CQLType
 }
 
 func (rd *rowReader) dropped(ks *LiveKeyspace, rows []map[string]any) {

@@ -40,8 +40,9 @@ func (c Class) String() string {
 // StepKind is what a step does.
 type StepKind uint8
 
-// The kinds of step. The first seven are done by the migrator; the rest
-// are differences no statement can fix in place (class Impossible).
+// The kinds of step. The migrator does CreateKeyspace to BackfillLookup,
+// CreateType and AddField; the others are differences no statement can
+// fix in place (class Impossible).
 const (
 	// CreateKeyspace creates the keyspace (CREATE KEYSPACE IF NOT EXISTS).
 	CreateKeyspace StepKind = iota
@@ -81,6 +82,18 @@ const (
 	// ChangeColumnKind is a model column that is a static (or another
 	// kind of) column in live.
 	ChangeColumnKind
+	// CreateType creates a user-defined type (CREATE TYPE IF NOT EXISTS).
+	CreateType
+	// AddField adds a field to an existing user-defined type (ALTER TYPE
+	// ... ADD).
+	AddField
+	// ChangeFieldType is a field of a user-defined type whose live type is
+	// not the model's: servers alter no field's type.
+	ChangeFieldType
+	// ChangeKeyType is a field the model adds to a user-defined type that
+	// the partition key of a live table holds (directly or inside another
+	// type or a collection): servers refuse to add a field to it.
+	ChangeKeyType
 )
 
 var stepKindNames = [...]string{
@@ -99,6 +112,10 @@ var stepKindNames = [...]string{
 	ChangeReplication:     "change-replication",
 	ChangeIndex:           "change-index",
 	ChangeColumnKind:      "change-column-kind",
+	CreateType:            "create-type",
+	AddField:              "add-field",
+	ChangeFieldType:       "change-field-type",
+	ChangeKeyType:         "change-key-type",
 }
 
 // String returns the kind as it starts a step ID ("create-table",
@@ -116,15 +133,21 @@ func (k StepKind) String() string {
 type Step struct {
 	// ID is stable and readable: the kind, a colon and the object,
 	// "create-table:users", "add-column:users.nickname",
-	// "backfill:users_by_email", "options:users". ApplyOptions.Approve
-	// matches IDs.
+	// "backfill:users_by_email", "options:users", "create-type:address",
+	// "add-field:address.zip". ApplyOptions.Approve matches IDs.
 	ID    string
 	Class Class
 	Kind  StepKind
-	// Table is the table's name as stored ("" for keyspace steps).
+	// Table is the table's name as stored ("" for keyspace and type
+	// steps).
 	Table string
 	// Column is the column's name as stored ("" unless a column step).
 	Column string
+	// UDT is the user-defined type's name as stored ("" unless a type
+	// step: CreateType, AddField, ChangeFieldType, ChangeKeyType).
+	UDT string
+	// Field is the name of the type's field ("" unless a field step).
+	Field string
 	// CQL is the statement ("" for Backfill and Impossible steps).
 	CQL string
 	// Reason says why the step is there, in one sentence.

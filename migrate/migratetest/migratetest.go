@@ -45,6 +45,7 @@ func Run(t *testing.T, n Node) {
 	t.Run("Static", func(t *testing.T) { testStatic(t, n) })
 	t.Run("IndexKinds", func(t *testing.T) { testIndexKinds(t, n) })
 	t.Run("Vectors", func(t *testing.T) { testVectors(t, n) })
+	t.Run("UDT", func(t *testing.T) { testUDT(t, n) })
 }
 
 // The migrator's side of the adapter on the node: system_schema rows,
@@ -623,6 +624,298 @@ func testVectors(t *testing.T, n Node) {
 		if !found {
 			t.Errorf("%s: want an impossible %s step mentioning %q:\n%v", c.name, c.kind, c.want, p)
 		}
+	}
+	ok = true
+}
+
+// The user-defined types of the UDT scenario: geo, nested in address and
+// the key of a lookup table; address, a column of its own and in a list.
+// migAddrV2 (named address too) has two new fields, one declared in the
+// middle; migAddrV3 changes a field's type; migGeoV4 adds a field to the
+// type the lookup table's key holds.
+type migGeo struct {
+	Lat, Lon float64
+}
+
+func (migGeo) UDTName() string { return "geo" }
+
+type migAddr struct {
+	Street string
+	Zip    *string `kandra:"zip_code"`
+	Tags   []string
+	Where  migGeo
+}
+
+func (migAddr) UDTName() string { return "address" }
+
+type migPersonV1 struct {
+	ID   string
+	Home migAddr
+	Past []migAddr
+	Spot migGeo
+}
+
+func (p *migPersonV1) Describe(s *kandra.Schema[migPersonV1]) {
+	s.Table("people")
+	kandra.Bind(s, &p.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &p.Spot, kandra.Lookup("by_spot", kandra.LookupUnique))
+}
+
+type migAddrV2 struct {
+	Street string
+	Floor  int32
+	Zip    *string `kandra:"zip_code"`
+	Tags   []string
+	Where  migGeo
+	Note   string
+}
+
+func (migAddrV2) UDTName() string { return "address" }
+
+type migPersonV2 struct {
+	ID   string
+	Home migAddrV2
+	Past []migAddrV2
+	Spot migGeo
+}
+
+func (p *migPersonV2) Describe(s *kandra.Schema[migPersonV2]) {
+	s.Table("people")
+	kandra.Bind(s, &p.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &p.Spot, kandra.Lookup("by_spot", kandra.LookupUnique))
+}
+
+type migAddrV3 struct {
+	Street string
+	Floor  int32
+	Zip    *int64 `kandra:"zip_code"`
+	Tags   []string
+	Where  migGeo
+	Note   string
+}
+
+func (migAddrV3) UDTName() string { return "address" }
+
+type migPersonV3 struct {
+	ID   string
+	Home migAddrV3
+	Past []migAddrV3
+	Spot migGeo
+}
+
+func (p *migPersonV3) Describe(s *kandra.Schema[migPersonV3]) {
+	s.Table("people")
+	kandra.Bind(s, &p.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &p.Spot, kandra.Lookup("by_spot", kandra.LookupUnique))
+}
+
+type migGeoV4 struct {
+	Lat, Lon float64
+	Alt      float64
+}
+
+func (migGeoV4) UDTName() string { return "geo" }
+
+type migAddrV4 struct {
+	Street string
+	Floor  int32
+	Zip    *string `kandra:"zip_code"`
+	Tags   []string
+	Where  migGeoV4
+	Note   string
+}
+
+func (migAddrV4) UDTName() string { return "address" }
+
+type migPersonV4 struct {
+	ID   string
+	Home migAddrV4
+	Past []migAddrV4
+	Spot migGeoV4
+}
+
+func (p *migPersonV4) Describe(s *kandra.Schema[migPersonV4]) {
+	s.Table("people")
+	kandra.Bind(s, &p.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &p.Spot, kandra.Lookup("by_spot", kandra.LookupUnique))
+}
+
+// testUDT: the migrator creates user-defined types before the table that
+// uses them (a nested type, a type in a list, a type as a lookup table's
+// key), reads them back (a second plan is empty), adds a model's new
+// fields with ALTER TYPE ... ADD and reads those back from
+// system_schema.types, and reports as impossible, changing nothing, a
+// field's changed type and a field added to a type a partition key holds;
+// the node refuses both statements, as the plan says. It prints
+// "real-server: udt-migrate adapter=<Name> ok=<bool>".
+func testUDT(t *testing.T, n Node) {
+	ok := false
+	d, _ := n.Open(t) // skips without a node: then no summary line
+	defer func() { fmt.Printf("real-server: udt-migrate adapter=%s ok=%t\n", n.Name, ok && !t.Failed()) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	keyspace := scratch(t, d, "udt", n, kandra.Cassandra5|kandra.Cassandra5Latest)
+	v1 := keyspace(kandra.MustRegister[migPersonV1]())
+	v2 := keyspace(kandra.MustRegister[migPersonV2]())
+	v3 := keyspace(kandra.MustRegister[migPersonV3]())
+	v4 := keyspace(kandra.MustRegister[migPersonV4]())
+	ksName := v1.Name()
+	stepIDs := func(steps []migrate.Step) string {
+		out := make([]string, len(steps))
+		for i, s := range steps {
+			out[i] = s.ID
+		}
+		return strings.Join(out, " ")
+	}
+	liveType := func(name string) *migrate.LiveType {
+		t.Helper()
+		live, err := migrate.Read(ctx, d, v1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lt := live.Keyspace.Types[name]
+		if lt == nil {
+			t.Fatalf("no live type %s: %v", name, live.Keyspace.Types)
+		}
+		return lt
+	}
+
+	// v1: the types first, nested first, then the tables.
+	res, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := stepIDs(res.Applied), "create-keyspace:"+ksName+" create-type:geo create-type:address create-table:people create-lookup-table:people_by_spot"; got != want {
+		t.Fatalf("v1 applied %s, want %s", got, want)
+	}
+	if res, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{}); err != nil || !res.Plan.Empty() || len(res.Plan.Extra) > 0 {
+		t.Fatalf("v1 again: the live types or the columns of them do not read back as the model's:\n%v, %v", res.Plan, err)
+	}
+	live, err := migrate.Read(ctx, d, v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	address := kandra.UDTOf("address",
+		kandra.UDTField{Name: "street", Type: kandra.CQLText}, kandra.UDTField{Name: "zip_code", Type: kandra.CQLText},
+		kandra.UDTField{Name: "tags", Type: kandra.ListOf(kandra.CQLText)},
+		kandra.UDTField{Name: "where", Type: kandra.UDTOf("geo", kandra.UDTField{Name: "lat", Type: kandra.CQLDouble}, kandra.UDTField{Name: "lon", Type: kandra.CQLDouble})})
+	if home := live.Table("people").Column("home"); home == nil || home.RawType != "address" || !home.Type.Equal(address) {
+		t.Fatalf("live column home: %+v, want address, not frozen, resolved to %v", home, address)
+	}
+	if past := live.Table("people").Column("past"); past == nil || past.RawType != "list<frozen<address>>" || !past.Type.Equal(kandra.ListOf(address)) {
+		t.Fatalf("live column past: %+v", past)
+	}
+	if spot := live.Table("people_by_spot").Column("spot"); spot == nil || spot.RawType != "frozen<geo>" || spot.Kind != migrate.PartitionKey {
+		t.Fatalf("live column spot of the lookup table: %+v", spot)
+	}
+
+	// v2: exactly the two ADDs, appended in the model's order.
+	p, err := migrate.PlanFor(ctx, d, v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stepIDs(p.Steps); got != "add-field:address.floor add-field:address.note" {
+		t.Fatalf("v2 plans %s, want the two add-field steps:\n%v", got, p)
+	}
+	for _, s := range p.Steps {
+		if s.Class != migrate.Safe || s.Kind != migrate.AddField || !strings.HasPrefix(s.CQL, "ALTER TYPE "+ksName+".address ADD IF NOT EXISTS ") {
+			t.Fatalf("v2 step %+v", s)
+		}
+	}
+	res, err = migrate.Apply(ctx, d, v2, migrate.ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stepIDs(res.Applied) != stepIDs(p.Steps) || res.Record == nil || res.Record.PlanHash != p.Hash() {
+		t.Fatalf("v2 applied %s (record %+v), planned %s (%s)", stepIDs(res.Applied), res.Record, stepIDs(p.Steps), p.Hash())
+	}
+	if res, err := migrate.Apply(ctx, d, v2, migrate.ApplyOptions{}); err != nil || !res.Plan.Empty() || len(res.Plan.Extra) > 0 {
+		t.Fatalf("v2 again:\n%v, %v", res.Plan, err)
+	}
+	rows, err := d.SchemaRows(ctx, ksName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names, types []string
+	for _, r := range rows.Types {
+		if r["type_name"] == "address" {
+			names, _ = r["field_names"].([]string)
+			types, _ = r["field_types"].([]string)
+		}
+	}
+	if got, want := strings.Join(names, " ")+" : "+strings.Join(types, " "), "street zip_code tags where floor note : text text frozen<list<text>> frozen<geo> int text"; got != want {
+		t.Fatalf("system_schema.types has address %s, want %s", got, want)
+	}
+	// The fields v2 added are extra to v1, and kept.
+	if p, err := migrate.PlanFor(ctx, d, v1); err != nil || !p.Empty() || strings.Join(p.Extra, ", ") != "field address.floor, field address.note" {
+		t.Fatalf("v1 after v2: %v, %v", p, err)
+	}
+
+	// v3: a field's type changed, impossible in place; Apply refuses,
+	// changing nothing, and the node refuses the statement too.
+	before := liveType("address")
+	p, err = migrate.PlanFor(ctx, d, v3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Steps) != 1 || p.Steps[0].ID != "change-field-type:address.zip_code" || p.Steps[0].Class != migrate.Impossible ||
+		!strings.Contains(p.Steps[0].Reason, "its type is text in live, bigint in the model") || !strings.Contains(p.Steps[0].Manual, "kandra:\"new_name\"") {
+		t.Fatalf("v3 plans:\n%v\nwant one impossible change-field-type:address.zip_code with the manual path", p)
+	}
+	res, err = migrate.Apply(ctx, d, v3, migrate.ApplyOptions{Approve: []string{"all"}})
+	if err == nil || !strings.Contains(err.Error(), "nothing was changed") || len(res.Applied) != 0 {
+		t.Fatalf("v3 apply: %+v, %v; want a refusal", res, err)
+	}
+	if after := liveType("address"); strings.Join(after.FieldTypes, " ") != strings.Join(before.FieldTypes, " ") {
+		t.Fatalf("v3's refused apply changed address: %v, was %v", after.FieldTypes, before.FieldTypes)
+	}
+	if err := d.ExecSchema(ctx, "ALTER TYPE "+ksName+".address ALTER zip_code TYPE bigint"); err == nil || !strings.Contains(err.Error(), "Altering field types is no longer supported") {
+		t.Fatalf("the node altered a field's type: %v", err)
+	}
+
+	// v4: a field added to geo, which the lookup table's key holds:
+	// impossible, and the node refuses the ADD the plan leaves out.
+	p, err = migrate.PlanFor(ctx, d, v4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Steps) != 1 || p.Steps[0].ID != "change-key-type:geo.alt" || p.Steps[0].Class != migrate.Impossible ||
+		!strings.Contains(p.Steps[0].Reason, "people_by_spot") || !strings.Contains(p.Steps[0].Manual, "DROP TABLE "+ksName+".people_by_spot;") {
+		t.Fatalf("v4 plans:\n%v\nwant one impossible change-key-type:geo.alt with the manual path", p)
+	}
+	geo := v4.Types()[0]
+	if geo.Name() != "geo" {
+		t.Fatalf("v4's first type is %s", geo.Name())
+	}
+	err = d.ExecSchema(ctx, kandra.AlterTypeAdd(ksName, geo, geo.Fields()[2]))
+	if err == nil || !strings.Contains(err.Error(), "partition key") {
+		t.Fatalf("the node added a field to a type a partition key holds: %v", err)
+	}
+	if res, err := migrate.Apply(ctx, d, v4, migrate.ApplyOptions{}); err == nil || len(res.Applied) != 0 {
+		t.Fatalf("v4 apply: %+v, %v; want a refusal", res, err)
+	}
+	// The manual path: with the lookup table dropped, the plan adds the
+	// field, then creates the table anew and backfills it; the node takes
+	// both statements. (They are run here as the plan writes them, not
+	// by Apply: its backfill would read the table through the runtime,
+	// and this scenario stays with the schema.)
+	if err := d.ExecSchema(ctx, "DROP TABLE "+ksName+".people_by_spot"); err != nil {
+		t.Fatal(err)
+	}
+	p, err = migrate.PlanFor(ctx, d, v4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := stepIDs(p.Steps), "add-field:geo.alt create-lookup-table:people_by_spot backfill:people_by_spot"; got != want {
+		t.Fatalf("v4 after the manual path plans %s, want %s", got, want)
+	}
+	for _, s := range p.Steps[:2] {
+		if err := d.ExecSchema(ctx, strings.TrimSuffix(s.CQL, ";")); err != nil {
+			t.Fatalf("step %s: %v", s.ID, err)
+		}
+	}
+	if p, err := migrate.PlanFor(ctx, d, v4); err != nil || !p.Empty() {
+		t.Fatalf("v4 after its steps:\n%v, %v", p, err)
 	}
 	ok = true
 }

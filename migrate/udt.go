@@ -1,0 +1,184 @@
+package migrate
+
+// The planner's user-defined types: created when missing, their new
+// fields added, a changed field reported with its manual path.
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kandra-go/kandra"
+)
+
+// types plans the keyspace's user-defined types in Keyspace.Types order
+// (each after the types it holds), before the tables that use them: a
+// type live lacks is created, a field its live type lacks is added
+// (ALTER TYPE ... ADD, which servers append after the last field), and a
+// field whose live type differs is impossible in place. Fields only live
+// has are extra: no server drops a field.
+func (p *planner) types() {
+	var live map[string]*LiveType
+	if p.live.Keyspace != nil {
+		live = p.live.Keyspace.Types
+	}
+	keyed := p.keyedTypes()
+	for _, t := range p.ks.Types() {
+		name := t.Name()
+		lt := live[name]
+		if lt == nil {
+			cql, _ := p.ks.CreateType(name)
+			p.add(phaseType, Step{ID: stepID(CreateType, name), Class: Safe, Kind: CreateType, UDT: name, CQL: cql,
+				Reason: "type " + strconv.Quote(name) + " does not exist"})
+			continue
+		}
+		p.diffType(t, lt, keyed[name])
+	}
+}
+
+// diffType compares the model's type t with its live type lt, held by
+// the partition keys of the live tables keyedBy.
+func (p *planner) diffType(t kandra.CQLType, lt *LiveType, keyedBy []string) {
+	name := t.Name()
+	model := map[string]bool{}
+	for _, f := range t.Fields() {
+		model[f.Name] = true
+		object := name + "." + f.Name
+		i := slices.IndexFunc(lt.Fields, func(l kandra.UDTField) bool { return l.Name == f.Name })
+		w := wantColumn{name: f.Name, typ: f.Type, frozen: freezable(f.Type), kind: Regular, order: "none"}
+		if i < 0 {
+			if len(keyedBy) > 0 {
+				p.impossibleField(ChangeKeyType, name, f.Name,
+					"type "+strconv.Quote(name)+" has no field "+strconv.Quote(f.Name)+", and servers add no field to a type that a partition key holds (here of "+strings.Join(keyedBy, ", ")+
+						`; "Cannot add new field ... as the type is being used in partition key")`,
+					p.keyTypeManual(name, f.Name, keyedBy))
+				continue
+			}
+			s := Step{ID: stepID(AddField, object), Class: Safe, Kind: AddField, UDT: name, Field: f.Name, CQL: p.alterTypeAdd(t, f),
+				Reason: "type " + strconv.Quote(name) + " has no field " + strconv.Quote(f.Name) + " (" + w.decl() + "); it is added after the type's last field"}
+			p.add(phaseType, s)
+			continue
+		}
+		lf := &LiveColumn{Name: f.Name, Kind: Regular, Position: -1, Order: "none", Type: lt.Fields[i].Type, RawType: lt.FieldTypes[i]}
+		if m := typeMismatch(w, lf); m != "" {
+			p.impossibleField(ChangeFieldType, name, f.Name, "field "+strconv.Quote(f.Name)+" of type "+strconv.Quote(name)+": "+m,
+				"servers alter no field's type (\"Altering field types is no longer supported\") and drop no field: add the field under a new name with the new type "+
+					"(a `kandra:\"new_name\"` tag on the Go field: the plan adds it), copy each row's value over (write the whole value again), then stop using the old field, "+
+					"which stays in the type, null in each value written since; or rename the live field by hand (ALTER TYPE "+p.qks+"."+kandra.QuoteIdent(name)+
+					" RENAME "+kandra.QuoteIdent(f.Name)+" TO "+kandra.QuoteIdent(f.Name+"_old")+";) so that the plan adds the field anew, empty in the existing values, and copy the values over")
+		}
+	}
+	for _, f := range lt.Fields {
+		if !model[f.Name] {
+			p.extra = append(p.extra, "field "+name+"."+f.Name)
+		}
+	}
+}
+
+// impossibleField adds an impossible step about field of type udt.
+func (p *planner) impossibleField(k StepKind, udt, field, reason, manual string) {
+	p.add(phaseImpossible, Step{ID: stepID(k, udt+"."+field), Class: Impossible, Kind: k, UDT: udt, Field: field, Reason: reason, Manual: manual})
+}
+
+// keyTypeManual is the manual path for a field a type held by the
+// partition keys of the live tables keyedBy cannot take.
+func (p *planner) keyTypeManual(name, field string, keyedBy []string) string {
+	var lookups, primaries []string
+	for _, tn := range keyedBy {
+		if p.ks.LookupTable(tn) != nil {
+			lookups = append(lookups, tn)
+		} else {
+			primaries = append(primaries, tn)
+		}
+	}
+	var parts []string
+	if len(lookups) > 0 {
+		drops := make([]string, len(lookups))
+		for i, tn := range lookups {
+			drops[i] = "DROP TABLE " + p.qks + "." + kandra.QuoteIdent(tn) + ";"
+		}
+		parts = append(parts, "a lookup table holds only copies: drop "+strings.Join(lookups, ", ")+" by hand ("+strings.Join(drops, " ")+
+			"), then plan again: the field is added, and the lookup table is created anew and backfilled")
+	}
+	if len(primaries) > 0 {
+		parts = append(parts, "a table keyed by the type ("+strings.Join(primaries, ", ")+") keeps it as it is: create a new table under another name, copy the rows over, "+
+			"switch the application to it and drop the old one before the field can be added")
+	}
+	parts = append(parts, "or keep the type as it is: leave field "+strconv.Quote(field)+" out of the Go struct, or give the struct with the field another UDTName (a new type)")
+	return "a new field would change the bytes, and so the token, of every key that holds the type: " + strings.Join(parts, "; ")
+}
+
+// alterTypeAdd renders the ADD of field f to type t:
+// kandra.AlterTypeAdd, with IF NOT EXISTS when every target is Cassandra
+// (5.0 takes it; ScyllaDB's grammar has none), so that a statement run
+// twice, by a retry or another runner of the script, is a no-op there
+// too. The plan adds a field only when the live type lacks it.
+func (p *planner) alterTypeAdd(t kandra.CQLType, f kandra.UDTField) string {
+	stmt := kandra.AlterTypeAdd(p.ks.Name(), t, f)
+	if p.targets&scyllaTargets == 0 {
+		// Keyspace and type names are \w+, so the first " ADD " is the
+		// keyword.
+		stmt = strings.Replace(stmt, " ADD ", " ADD IF NOT EXISTS ", 1)
+	}
+	return stmt
+}
+
+// keyedTypes maps each live user-defined type to the live tables whose
+// partition key holds it, directly or inside a collection or another
+// type: servers refuse to add a field to such a type (Cassandra 5.0 and
+// ScyllaDB both; a clustering column's type takes one).
+func (p *planner) keyedTypes() map[string][]string {
+	lks := p.live.Keyspace
+	if lks == nil {
+		return nil
+	}
+	out := map[string][]string{}
+	for _, tn := range slices.Sorted(maps.Keys(lks.Tables)) {
+		held := map[string]bool{}
+		for _, c := range lks.Tables[tn].Columns {
+			if c.Kind == PartitionKey {
+				heldTypes(c.Type, lks.Types, held)
+			}
+		}
+		for _, n := range slices.Sorted(maps.Keys(held)) {
+			out[n] = append(out[n], tn)
+		}
+	}
+	return out
+}
+
+// heldTypes adds to held the names of the user-defined types t is or
+// holds, through the live types' fields.
+func heldTypes(t kandra.CQLType, types map[string]*LiveType, held map[string]bool) {
+	switch t.Kind() {
+	case kandra.KindUDT:
+		if held[t.Name()] {
+			return
+		}
+		held[t.Name()] = true
+		if lt := types[t.Name()]; lt != nil {
+			for _, f := range lt.Fields {
+				heldTypes(f.Type, types, held)
+			}
+		}
+	case kandra.KindMap:
+		heldTypes(t.Key(), types, held)
+		heldTypes(t.Elem(), types, held)
+	case kandra.KindList, kandra.KindSet, kandra.KindVector:
+		heldTypes(t.Elem(), types, held)
+	}
+}
+
+// holdsUDT reports whether t is or holds a user-defined type.
+func holdsUDT(t kandra.CQLType) bool {
+	switch t.Kind() {
+	case kandra.KindUDT:
+		return true
+	case kandra.KindMap:
+		return holdsUDT(t.Key()) || holdsUDT(t.Elem())
+	case kandra.KindList, kandra.KindSet, kandra.KindVector:
+		return holdsUDT(t.Elem())
+	}
+	return false
+}

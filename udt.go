@@ -66,7 +66,7 @@ func mapStruct(t reflect.Type, path []reflect.Type) (CQLType, string) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag, tagged := f.Tag.Lookup(UDTTag)
-		if tag == "-" {
+		if !storedField(f) {
 			continue
 		}
 		switch {
@@ -91,6 +91,53 @@ func mapStruct(t reflect.Type, path []reflect.Type) (CQLType, string) {
 		return CQLType{}, "the struct " + t.String() + " has no field to store: a user-defined type needs at least one"
 	}
 	return udtOf(name, t.String(), fields), ""
+}
+
+// storedField reports whether the struct field f is a field of its
+// struct's user-defined type: every field but those tagged `kandra:"-"`
+// (mapStruct refuses the unexported and embedded ones).
+func storedField(f reflect.StructField) bool { return f.Tag.Get(UDTTag) != "-" }
+
+// udtCheck is the value check of a struct t stored as the user-defined
+// type ct: each field's, the fields being nullable as a column's own
+// value is. It is nil when no field has a check, or when t is not the
+// struct ct was derived from (a type that marshals itself).
+func udtCheck(t reflect.Type, ct CQLType) valueCheck {
+	if t.Kind() == reflect.Pointer {
+		return pointerCheck(t, ct, true)
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var index []int
+	for i := range t.NumField() {
+		if storedField(t.Field(i)) {
+			index = append(index, i)
+		}
+	}
+	if len(index) != len(ct.n.fields) {
+		return nil
+	}
+	checks := make([]valueCheck, len(index))
+	any := false
+	for j, i := range index {
+		checks[j] = planCheck(t.Field(i).Type, ct.n.fields[j].Type, true)
+		any = any || checks[j] != nil
+	}
+	if !any {
+		return nil
+	}
+	return func(v reflect.Value) (reflect.Value, string) {
+		for j, i := range index {
+			if checks[j] == nil {
+				continue
+			}
+			if bad, p := checks[j](v.Field(i)); p != "" {
+				return bad, "field " + ct.n.fields[j].Name + ": " + p
+			}
+		}
+		return reflect.Value{}, ""
+	}
 }
 
 // udtName is the name of t's user-defined type: its UDTName, or SnakeCase

@@ -224,3 +224,47 @@ func TestUDTAsType(t *testing.T) {
 		t.Fatalf("AsType of another geo_point: %v", err)
 	}
 }
+
+// Stamped holds fields with value checks: a time, a text, an inet.
+type Stamped struct {
+	At   time.Time
+	Note *string
+}
+
+type stampedRow struct {
+	ID string
+	S  Stamped
+	L  []Stamped
+}
+
+func (e *stampedRow) Describe(s *kandra.Schema[stampedRow]) {
+	s.Table("stamped")
+	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
+}
+
+func TestUDTValueChecks(t *testing.T) {
+	ts := kandra.MustRegister[stampedRow]().Schema()
+	s, l := ts.ColumnByName("s"), ts.ColumnByName("l")
+	if !s.ChecksValues() || !l.ChecksValues() {
+		t.Fatal("a type holding a time checks its values")
+	}
+	bad := "\xff"
+	for _, c := range []struct {
+		col  *kandra.ColumnSchema
+		v    any
+		want string // "" for no error
+	}{
+		{s, &Stamped{At: time.Unix(0, 0)}, ""},
+		{s, &Stamped{At: time.Date(300000000, 1, 1, 0, 0, 0, 0, time.UTC)}, "field at: "},
+		{s, &Stamped{Note: &bad}, "field note: "},
+		{l, &[]Stamped{{}, {Note: &bad}}, "field note: "},
+	} {
+		err := c.col.CheckValue(c.v)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("CheckValue(%v) = %v", c.v, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("CheckValue(%v) = %v, want an error with %q", c.v, err, c.want)
+		}
+	}
+}

@@ -100,6 +100,8 @@ func planCheck(t reflect.Type, ct CQLType, top bool) valueCheck {
 		return nil // it marshals itself
 	}
 	switch ct.n.kind {
+	case KindUDT:
+		return udtCheck(t, ct)
 	case KindList, KindSet:
 		var elem reflect.Type
 		switch t.Kind() {

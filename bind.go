@@ -37,6 +37,7 @@ type columnFlags struct {
 	uuid             UUIDStrategy // GeneratedUUID's strategy
 	softDeleteMarker bool         // SoftDelete's marker
 	static           bool         // Static: one value per partition
+	frozen           bool         // Frozen: a user-defined type declared FROZEN
 }
 
 // fieldSpec is what the bindings of one field declared.
@@ -162,6 +163,17 @@ func VectorIndex(sim Similarity) FieldOption {
 // describes one row, and a static column is the partition's.
 func Static() FieldOption {
 	return fieldOption{"Static", func(s *fieldSpec) { s.static = true }}
+}
+
+// Frozen declares a column of a user-defined type (a struct field)
+// FROZEN<...>: one value, written and read whole, instead of a column of
+// its own fields. A frozen value keeps a value whose every field is null
+// apart from null, takes a secondary index, and overwrites without a
+// tombstone; a non-frozen one (the default, frozen only where servers
+// require it) is what a table created by hand without FROZEN holds. Key
+// columns are frozen whatever the option.
+func Frozen() FieldOption {
+	return fieldOption{"Frozen", func(s *fieldSpec) { s.frozen = true }}
 }
 
 // Sensitive marks the column for masking by logging layers.

@@ -167,7 +167,15 @@ func (c *ColumnSchema) Table() *TableSchema { return c.table }
 // writeDecl writes Decl to b, for DDL rendering without a string per
 // column.
 func (c *ColumnSchema) writeDecl(b *strings.Builder) {
-	c.typ.write(b, c.role != RegularColumn) // frozen in a key, as CQLType.Frozen
+	c.typ.write(b, c.role != RegularColumn || c.frozen) // frozen in a key, as CQLType.Frozen
+}
+
+// IsFrozen reports whether the column's declaration is frozen at the top:
+// a collection or user-defined type in a key, or a user-defined type given
+// Frozen.
+func (c *ColumnSchema) IsFrozen() bool {
+	k := c.typ.Kind()
+	return (k == KindUDT || c.typ.IsCollection()) && (c.role != RegularColumn || c.frozen)
 }
 
 // GoType is the Go type of the field.

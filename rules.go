@@ -140,7 +140,8 @@ const (
 	// (Compression, CDC) in a keyspace with targets of both.
 	RuleOptionTarget Rule = "option-target"
 	// RuleUDT: a user-defined type (a Go struct field) where servers
-	// refuse one: indexed as a column of its own, which is not frozen.
+	// refuse one: indexed as a column of its own without Frozen; and
+	// Frozen on a column that is not of a user-defined type.
 	RuleUDT Rule = "udt"
 	// RuleUDTName: two different user-defined types of one name in a
 	// keyspace (two Go types, or two definitions).
@@ -255,7 +256,7 @@ var ruleTable = []ruleRow{
 		`"Unsupported type: blob"; "Analysis options are not supported on primary key columns"; "CQL type int cannot be analyzed."`}, (*builder).checkSAI, nil},
 	{RuleInfo{RuleVector, EntityScope, AllTargets, "a vector is a regular or static column, indexed only by VectorIndex; VectorIndex is on a vector, with a similarity, cosine above one dimension",
 		`"Cosine similarity is not supported for single-dimension vectors"; "Cannot create more than one storage-attached index on the same column"`}, (*builder).checkVectors, nil},
-	{RuleInfo{RuleUDT, EntityScope, AllTargets, "a user-defined type column (a struct field, not frozen) takes no secondary index",
+	{RuleInfo{RuleUDT, EntityScope, AllTargets, "a user-defined type column (a struct field) takes a secondary index only with Frozen, which applies to such columns only",
 		`"Cannot create index on non-frozen UDT column" (Cassandra), "Cannot create secondary index on UDT column" (ScyllaDB)`}, (*builder).checkUDTs, nil},
 	{RuleInfo{RuleOptionRange, EntityScope, AllTargets, "TTLs, gc grace, cache settings and every enum value are in range",
 		`"default_time_to_live must be less than or equal to 630720000", "gc_grace_seconds must be greater than or equal to 0"`}, (*builder).checkOptionValues, nil},

@@ -751,6 +751,8 @@ func ruleCases() []ruleCase {
 		{"analysis on a map's entries", RuleSAI, "X", `the index holds a collection's entries`, withX[map[string]string](SecondaryIndex(UsingSAI(), IndexEntries(), SAICaseInsensitive()))},
 		// udt
 		{"an index on a struct", RuleUDT, "X", `user-defined type address is not frozen|Cannot create index on non-frozen UDT column`, withX[Address](SecondaryIndex())},
+		{"Frozen on a string", RuleUDT, "X", `Frozen applies to a column of a user-defined type (a struct field), and this column is TEXT; drop Frozen`, withX[string](Frozen())},
+		{"Frozen on a list of structs", RuleUDT, "X", `Frozen applies to a column of a user-defined type`, withX[[]Address](Frozen())},
 		{"an index on a static struct", RuleUDT, "Addr", `not frozen`, of(func(e *staticAddr, s *Schema[staticAddr]) {
 			s.Table("t")
 			Bind(s, &e.ID, PartitionKey(0))

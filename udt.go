@@ -257,14 +257,18 @@ func AlterTypeAdd(keyspace string, t CQLType, f UDTField) string {
 	return b.String()
 }
 
-// checkUDTs refuses an index on a column of a user-defined type: kandra
-// declares such a column without FROZEN (servers require it only in keys
-// and inside collections and types), and servers index no non-frozen
-// user-defined type.
+// checkUDTs refuses Frozen off a user-defined type, and an index on a
+// column of a user-defined type that is not frozen: kandra declares such
+// a column without FROZEN unless Frozen is given (servers require it only
+// in keys and inside collections and types), and servers index no
+// non-frozen user-defined type.
 func (b *builder) checkUDTs() error {
 	return b.each(func(c *ColumnSchema, s *fieldSpec) error {
-		if c.index && c.typ.Kind() == KindUDT && c.role == RegularColumn {
-			return b.fail(c.goName, RuleUDT, "a column of the user-defined type "+QuoteIdent(c.typ.Name())+" is not frozen, and servers index none (\"Cannot create index on non-frozen UDT column\"); index one of its values in a column of its own, or read the row by its key")
+		switch {
+		case s.frozen && c.typ.Kind() != KindUDT:
+			return b.fail(c.goName, RuleUDT, "Frozen applies to a column of a user-defined type (a struct field), and this column is "+c.typ.brief()+"; drop Frozen")
+		case c.index && c.typ.Kind() == KindUDT && c.role == RegularColumn && !s.frozen:
+			return b.fail(c.goName, RuleUDT, "a column of the user-defined type "+QuoteIdent(c.typ.Name())+" is not frozen, and servers index none (\"Cannot create index on non-frozen UDT column\"); give it kandra.Frozen() to index the whole value, or index one of its values in a column of its own")
 		}
 		return nil
 	})

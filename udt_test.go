@@ -268,3 +268,31 @@ func TestUDTValueChecks(t *testing.T) {
 		}
 	}
 }
+
+// Landmark keeps a frozen type, indexed.
+type Landmark struct {
+	ID  string
+	Pos GeoPoint
+}
+
+func (l *Landmark) Describe(s *kandra.Schema[Landmark]) {
+	s.Table("landmarks")
+	kandra.Bind(s, &l.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &l.Pos, kandra.Frozen(), kandra.SecondaryIndex())
+}
+
+func TestUDTFrozen(t *testing.T) {
+	ts := kandra.MustRegister[Landmark]().Schema()
+	pos := ts.ColumnByName("pos")
+	if !pos.IsFrozen() || pos.Decl() != "FROZEN<geo_point>" {
+		t.Fatalf("a Frozen type column: IsFrozen %v, Decl %q", pos.IsFrozen(), pos.Decl())
+	}
+	home := kandra.MustRegister[Customer]().Schema().ColumnByName("home")
+	if home.IsFrozen() || home.Decl() != "address" {
+		t.Fatalf("a type column of its own: IsFrozen %v, Decl %q", home.IsFrozen(), home.Decl())
+	}
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "geo", Replication: kandra.SimpleStrategy(1), Targets: kandra.Cassandra5 | kandra.Cassandra5Latest}, ts)
+	if got := ks.Statements()[len(ks.Statements())-1]; got != "CREATE INDEX IF NOT EXISTS landmarks_pos_idx ON geo.landmarks (pos);" {
+		t.Fatalf("the index on a frozen type: %s", got)
+	}
+}

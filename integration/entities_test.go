@@ -371,8 +371,8 @@ func (p *Product) Describe(s *kandra.Schema[Product]) {
 
 // Shipment is the catalogue's entity of user-defined types: one in the
 // partition key (frozen), a static one, one of its own holding a nested
-// type, a set and a map, a list of them, a nullable one, and a lookup by
-// one (its table's key, frozen).
+// type, a set and a map, a list of them, a nullable one, a lookup by one
+// (its table's key, frozen), and a Frozen one with an index.
 type Shipment struct {
 	Route   Leg
 	Seq     int32
@@ -381,6 +381,7 @@ type Shipment struct {
 	Stops   []Place
 	Next    *Place
 	Tracker Leg
+	Origin  Place
 }
 
 // Leg is a user-defined type: leg.
@@ -411,6 +412,7 @@ func (e *Shipment) Describe(s *kandra.Schema[Shipment]) {
 	kandra.Bind(s, &e.Seq, kandra.ClusteringKey(0, kandra.ClusteringDesc))
 	kandra.Bind(s, &e.Depot, kandra.Static())
 	kandra.Bind(s, &e.Tracker, kandra.Lookup("by_tracker", kandra.LookupBatch))
+	kandra.Bind(s, &e.Origin, kandra.Frozen(), kandra.SecondaryIndex())
 }
 
 // UDTNatives is a user-defined type with a field of every native type

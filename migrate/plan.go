@@ -252,9 +252,9 @@ func modelColumn(c *kandra.ColumnSchema) wantColumn {
 		w.kind = Static
 	}
 	// kandra freezes a collection or a user-defined type in a key
-	// position and nowhere else at the top level (nested ones are always
-	// frozen).
-	w.frozen = (w.kind == PartitionKey || w.kind == Clustering) && freezable(c.Type())
+	// position, and a user-defined type given kandra.Frozen, and nothing
+	// else at the top level (nested ones are always frozen).
+	w.frozen = c.IsFrozen()
 	return w
 }
 

@@ -220,9 +220,14 @@ func (p *parser) ident() ident {
 	return ident{name: name, src: t.src}
 }
 
-// typ reads a CQL type: NAME or NAME<type, ...>, rendered canonically.
+// typ reads a CQL type: NAME or NAME<type, ...>, rendered canonically;
+// a vector's dimension is a number among the arguments.
 func (p *parser) typ() string {
 	t := p.peek(0)
+	if p.err == nil && t.kind == tokNumber {
+		p.pos++
+		return t.src
+	}
 	if p.err != nil || t.kind != tokWord {
 		p.fail("want a type")
 		return ""

@@ -561,6 +561,14 @@ func genValue(t *rapid.T, typ reflect.Type, n cqlNode, key bool) reflect.Value {
 		}
 		return v
 	}
+	if typ.Kind() == reflect.Array && typ.Elem().Kind() == reflect.Float32 {
+		// A vector: any float32, NaN payloads and infinities included
+		// (no ANN index in these tables).
+		for i := range typ.Len() {
+			v.Index(i).SetFloat(float64(math.Float32frombits(rapid.Uint32().Draw(t, "component"))))
+		}
+		return v
+	}
 	switch typ.Kind() {
 	case reflect.String:
 		if n.Name == "ascii" {
@@ -725,6 +733,15 @@ func sameValue(want, got reflect.Value, n cqlNode) string {
 				return fmt.Sprintf("field %s: %s", typ.Field(i).Name, why)
 			}
 			j++
+		}
+		return ""
+	}
+	if typ.Kind() == reflect.Array && typ.Elem().Kind() == reflect.Float32 {
+		for i := range typ.Len() {
+			w, g := math.Float32bits(float32(want.Index(i).Float())), math.Float32bits(float32(got.Index(i).Float()))
+			if w != g { // bit for bit: a vector keeps every float as it is
+				return fmt.Sprintf("vector component %d: %#x != %#x", i, w, g)
+			}
 		}
 		return ""
 	}

@@ -181,7 +181,7 @@ func pairAllowed(derived, as *CQL) bool {
 // another type than it.
 func drawOverride(t *rapid.T, derived *CQL, label string) *CQL {
 	switch derived.Kind {
-	case UDT:
+	case UDT, Vector:
 		return derived
 	case Native:
 		return nat(rapid.SampledFrom(overridesOf(derived.Name)).Draw(t, label))
@@ -259,6 +259,8 @@ func kandraType(c *CQL) kandra.CQLType {
 		return kandra.SetOf(kandraType(c.Elem))
 	case Map:
 		return kandra.MapOf(kandraType(c.Key), kandraType(c.Elem))
+	case Vector:
+		return kandra.VectorOf(kandraType(c.Elem), c.Dim)
 	case UDT:
 		fields := make([]kandra.UDTField, len(c.Fields))
 		for i, f := range c.Fields {

@@ -92,6 +92,8 @@ var (
 		reflect.TypeFor[*Status](), reflect.TypeFor[*int32](), reflect.TypeFor[*netip.Addr](),
 		reflect.TypeFor[*Stamp](), reflect.TypeFor[*Ref](),
 	}
+	// vectors are VECTOR<FLOAT, N> columns, nullable behind a pointer.
+	vectors = []reflect.Type{reflect.TypeFor[[1]float32](), reflect.TypeFor[[3]float32](), reflect.TypeFor[*[4]float32]()}
 	// comparables can be set elements and map keys (no duration).
 	comparables = []reflect.Type{
 		tString, tBool, reflect.TypeFor[int8](), reflect.TypeFor[int16](), reflect.TypeFor[int32](),
@@ -139,6 +141,9 @@ func drawType(t *rapid.T, key bool, label string) reflect.Type {
 			return rapid.SampledFrom(keyPointers).Draw(t, label+" pointer")
 		}
 		return rapid.SampledFrom(pointers).Draw(t, label+" pointer")
+	case k == 12 && !key:
+		// A vector: a column's own value only, never a key or a lookup.
+		return rapid.SampledFrom(vectors).Draw(t, label+" vector")
 	default:
 		return drawCollection(t, 1, key, label)
 	}

@@ -126,6 +126,16 @@ func (m Model) explicitIndexKind() bool {
 	return false
 }
 
+// hasVector reports a vector column.
+func (m Model) hasVector() bool {
+	for _, c := range m.Columns {
+		if strings.HasPrefix(c.Type, "VECTOR<") {
+			return true
+		}
+	}
+	return false
+}
+
 // plainName reports a name of 1 to 48 ASCII letters, digits or underscores.
 func plainName(s string) bool {
 	if s == "" || len(s) > 48 {
@@ -175,6 +185,10 @@ func (m Model) refuses(rule kandra.Rule, target kandra.Target, now time.Time) (r
 		return target == kandra.Cassandra5Latest && m.saiRefused(), true
 	case kandra.RuleIndexKind:
 		return target&scyllaTargets != 0 && m.explicitIndexKind(), true
+	case kandra.RuleVectorTarget:
+		// ScyllaDB 2025.1 has no vector type; the generator's vectors
+		// are far below 2026.x's limit, and it draws no ANN index.
+		return (target == kandra.Scylla2025 || target == kandra.Scylla2025Tablets) && m.hasVector(), true
 	}
 	return false, true
 }

@@ -113,6 +113,8 @@ func typeFeature(typ reflect.Type) string {
 		return "go:*" + typ.Elem().String()
 	case c != nil && c.Kind == UDT:
 		return "go:udt"
+	case c != nil && c.Kind == Vector:
+		return "go:vector"
 	case c != nil && c.Kind != Native:
 		k := map[CQLKind]string{List: "list", Set: "set", Map: "map"}[c.Kind]
 		if c.Elem.IsCollection() || (c.Kind == Map && c.Key.IsCollection()) {
@@ -300,7 +302,7 @@ func newValid(t *rapid.T, counter int) *gen {
 		var cands []*column
 		for _, c := range cols {
 			if !c.embedded && !(c.isPK() && nPK == 1) {
-				if ty := c.cql(); ty != nil && !ty.Contains("DURATION") {
+				if ty := c.cql(); ty != nil && !ty.Contains("DURATION") && ty.Kind != Vector {
 					cands = append(cands, c)
 				}
 			}
@@ -342,8 +344,8 @@ func newValid(t *rapid.T, counter int) *gen {
 			if c.embedded || ty == nil || ty.Contains("DURATION") || (c.isPK() && nPK == 1) || !g.indexFits(c.snake, maxName) {
 				continue
 			}
-			if ty.Kind == UDT && !c.isKey() {
-				continue // a user-defined type of its own is not frozen: no index (udt)
+			if ty.Kind == UDT && !c.isKey() || ty.Kind == Vector {
+				continue // a user-defined type of its own is not frozen (udt); a vector takes VectorIndex only (vector)
 			}
 			if ty.Contains("BLOB") && (g.room > 192 || longestLookup > 192 || !g.indexFits(c.snake, 192)) {
 				continue

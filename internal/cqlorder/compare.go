@@ -16,7 +16,10 @@ import (
 // Double.compare; varint and decimal by value (1.0 equals 1.00); uuid by
 // version, then by time for version 1, then by unsigned bytes; timeuuid by
 // time, then by signed bytes; a frozen collection element by element (a
-// map's key, then its value), then the shorter first. The empty value
+// map's key, then its value), then the shorter first; a user-defined type
+// field by field, a null field before any value, and a value with fewer
+// fields (written before ALTER TYPE ... ADD) as if its missing fields were
+// null (Cassandra 5.0.8's TupleType.compareCustom). The empty value
 // sorts first in every type. A value that is not well formed for t falls
 // back to byte order, so Compare never fails.
 func Compare(t Type, a, b []byte) int {
@@ -52,6 +55,10 @@ func Compare(t Type, a, b []byte) int {
 		}
 	case "list", "set", "map":
 		if c, ok := compareCollections(t, a, b); ok {
+			return c
+		}
+	case "udt":
+		if c, ok := compareUDT(t, a, b); ok {
 			return c
 		}
 	}
@@ -152,6 +159,89 @@ func compareCollections(t Type, a, b []byte) (c int, ok bool) {
 		}
 	}
 	return cmp.Compare(len(ea), len(eb)), true
+}
+
+// compareUDT orders two values of the user-defined type t as Cassandra
+// 5.0.8's TupleType.compareCustom (UserType's comparator) does: field by
+// field by the field's type, a null field (length -1) before any value
+// and equal to another null; then, when one value has fields left over
+// (the other was written before the type gained them), equal if those are
+// all null, else the longer after. An empty field is a value, not null.
+// ok is false when either is not a well-formed value of t (cut short, or
+// more fields than t has).
+func compareUDT(t Type, a, b []byte) (c int, ok bool) {
+	fa, okA := splitUDT(a, len(t.Args))
+	fb, okB := splitUDT(b, len(t.Args))
+	if !okA || !okB {
+		return 0, false
+	}
+	n := min(len(fa), len(fb))
+	for i := 0; i < n; i++ {
+		switch x, y := fa[i], fb[i]; {
+		case x == nil && y == nil:
+			continue
+		case x == nil:
+			return -1, true
+		case y == nil:
+			return 1, true
+		}
+		if c := Compare(t.Args[i], fa[i], fb[i]); c != 0 {
+			return c, true
+		}
+	}
+	allNull := func(rest [][]byte) bool {
+		for _, f := range rest {
+			if f != nil {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case allNull(fa[n:]) && allNull(fb[n:]):
+		return 0, true
+	case len(fa) == n:
+		return -1, true
+	}
+	return 1, true
+}
+
+// splitUDT reads a serialized user-defined type's fields, each [int32
+// length][bytes] (a negative length is null, a nil field): at most max,
+// and possibly fewer (a value written before the type gained fields).
+func splitUDT(b []byte, max int) ([][]byte, bool) {
+	var out [][]byte
+	for len(b) > 0 {
+		if len(b) < 4 || len(out) == max {
+			return nil, false
+		}
+		l := int(int32(binary.BigEndian.Uint32(b)))
+		b = b[4:]
+		if l < 0 {
+			out = append(out, nil)
+			continue
+		}
+		if l > len(b) {
+			return nil, false
+		}
+		out = append(out, b[:l:l])
+		b = b[l:]
+	}
+	return out, true
+}
+
+// AppendUDT appends a user-defined type's value: each field's length and
+// bytes, a nil field null (length -1).
+func AppendUDT(out []byte, fields [][]byte) []byte {
+	for _, f := range fields {
+		if f == nil {
+			out = binary.BigEndian.AppendUint32(out, math.MaxUint32)
+			continue
+		}
+		out = binary.BigEndian.AppendUint32(out, uint32(len(f)))
+		out = append(out, f...)
+	}
+	return out
 }
 
 // splitCollection reads a serialized collection's values (a map's keys

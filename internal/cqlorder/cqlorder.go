@@ -22,16 +22,23 @@ import (
 
 // Type is a CQL type as the comparators see it: a lower-case native name
 // ("int", "text", "timeuuid", ...) with no Args, or "list", "set" or
-// "vector" with one Arg (the element type) or "map" with two (key, value).
-// A vector's dimension is not kept: its values are never ordered here. FROZEN<> is
-// dropped: it does not change the values or their order.
+// "vector" with one Arg (the element type) or "map" with two (key, value),
+// or "udt", a user-defined type, with one Arg per field, in declaration
+// order, the fields' names in Fields and the type's name in UDT. A
+// vector's dimension is not kept: its values are never ordered here.
+// FROZEN<> is dropped: it does not change the values or their order.
 type Type struct {
 	Name string
 	Args []Type
+	// Fields are a user-defined type's field names, one per Arg.
+	Fields []string
+	// UDT is a user-defined type's name.
+	UDT string
 }
 
 // Of walks a kandra.CQLType into a Type. It fails for a kind the
-// comparators do not know (a tuple or a user-defined type).
+// comparators do not know (a tuple), and for a user-defined type without
+// its fields (a reference by name, as kandra.ParseCQLType reads one).
 func Of(t kandra.CQLType) (Type, error) {
 	var children []kandra.CQLType
 	switch t.Kind() {
@@ -41,8 +48,22 @@ func Of(t kandra.CQLType) (Type, error) {
 		children = []kandra.CQLType{t.Elem()}
 	case kandra.KindMap:
 		children = []kandra.CQLType{t.Key(), t.Elem()}
+	case kandra.KindUDT:
+		fields := t.Fields()
+		if len(fields) == 0 {
+			return Type{}, fmt.Errorf("the user-defined type %s has no fields here (a reference by name): kandra needs the type's fields to bind and order its values", t.Name())
+		}
+		n := Type{Name: "udt", UDT: t.Name(), Args: make([]Type, len(fields)), Fields: make([]string, len(fields))}
+		for i, f := range fields {
+			var err error
+			if n.Args[i], err = Of(f.Type); err != nil {
+				return Type{}, err
+			}
+			n.Fields[i] = f.Name
+		}
+		return n, nil
 	default:
-		return Type{}, fmt.Errorf("CQL type %s has kind %s, which set and map ordering does not support: use a native type or a list, set or map of them", t, t.Kind())
+		return Type{}, fmt.Errorf("CQL type %s has kind %s, which set and map ordering does not support: use a native type, a list, set or map, or a user-defined type", t, t.Kind())
 	}
 	n := Type{Name: t.Kind().String(), Args: make([]Type, len(children))}
 	for i, c := range children {
@@ -68,8 +89,21 @@ func (t Type) HoldsSetOrMap() bool {
 	return false
 }
 
-// String returns t in CQL syntax, lower case, without FROZEN.
+// String returns t in CQL syntax, lower case, without FROZEN; a
+// user-defined type as its name and its fields in braces
+// (address{street text, zip int}).
 func (t Type) String() string {
+	if t.Name == "udt" {
+		parts := make([]string, len(t.Args))
+		for i, a := range t.Args {
+			name := ""
+			if i < len(t.Fields) {
+				name = t.Fields[i] + " "
+			}
+			parts[i] = name + a.String()
+		}
+		return t.UDT + "{" + strings.Join(parts, ", ") + "}"
+	}
 	if len(t.Args) == 0 {
 		return t.Name
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,9 +44,63 @@ func TestOf(t *testing.T) {
 			t.Errorf("%s: %s (holds a set or map: %t), want %s (%t)", cql, n, n.HoldsSetOrMap(), want.str, want.holds)
 		}
 	}
-	if _, err := Of(kandra.CQLType{}); err == nil || !strings.Contains(err.Error(), "native type or a list, set or map") {
+	if _, err := Of(kandra.CQLType{}); err == nil || !strings.Contains(err.Error(), "a native type, a list, set or map, or a user-defined type") {
 		t.Errorf("Of(zero CQLType): %v, want an error naming the kinds it takes", err)
 	}
+	// A user-defined type: its fields' types as Args, their names, and a
+	// set inside one is a set to sort.
+	geo := kandra.UDTOf("geo", kandra.UDTField{Name: "lat", Type: kandra.CQLDouble}, kandra.UDTField{Name: "lon", Type: kandra.CQLDouble})
+	addr := kandra.UDTOf("address", kandra.UDTField{Name: "street", Type: kandra.CQLText},
+		kandra.UDTField{Name: "tags", Type: kandra.SetOf(kandra.CQLText)}, kandra.UDTField{Name: "where", Type: geo})
+	for _, c := range []struct {
+		typ   kandra.CQLType
+		str   string
+		holds bool
+	}{
+		{geo, "geo{lat double, lon double}", false},
+		{addr, "address{street text, tags set<text>, where geo{lat double, lon double}}", true},
+		{kandra.ListOf(geo), "list<geo{lat double, lon double}>", false},
+		{kandra.MapOf(geo, kandra.CQLInt), "map<geo{lat double, lon double}, int>", true},
+	} {
+		n, err := Of(c.typ)
+		if err != nil || n.String() != c.str || n.HoldsSetOrMap() != c.holds {
+			t.Errorf("%s: %s (holds a set or map: %t), %v; want %s (%t)", c.typ, n, n.HoldsSetOrMap(), err, c.str, c.holds)
+		}
+	}
+	if n, _ := Of(addr); n.Name != "udt" || n.UDT != "address" || !slices.Equal(n.Fields, []string{"street", "tags", "where"}) || n.Args[2].Name != "udt" {
+		t.Errorf("Of(address): %#v", n)
+	}
+	if _, err := Of(kandra.UDTOf("address")); err == nil || !strings.Contains(err.Error(), "no fields") {
+		t.Errorf("Of(a UDT by name only): %v, want an error", err)
+	}
+}
+
+// udtOrParse is parse, and "udt(T, ...)" a user-defined type of fields of
+// those native types.
+func udtOrParse(t *testing.T, cql string) Type {
+	t.Helper()
+	inner, ok := strings.CutPrefix(cql, "udt(")
+	if !ok {
+		return parse(t, cql)
+	}
+	var fields []kandra.UDTField
+	for i, f := range strings.Split(strings.TrimSuffix(inner, ")"), ", ") {
+		fields = append(fields, kandra.UDTField{Name: fmt.Sprintf("f%d", i), Type: mustParse(t, f)})
+	}
+	n, err := Of(kandra.UDTOf("u", fields...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func mustParse(t *testing.T, cql string) kandra.CQLType {
+	t.Helper()
+	ct, err := kandra.ParseCQLType(cql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ct
 }
 
 func be32(x int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(x)) }
@@ -104,6 +159,20 @@ func TestCompareOrders(t *testing.T) {
 			AppendCollection(nil, 2, [][]byte{be32(-5), be32(-7)}),
 			AppendCollection(nil, 1, [][]byte{be32(3)}),
 		}},
+		// a user-defined type (a, b): field by field, a null field before
+		// any value, an empty field a value; a value with fewer fields
+		// (written before ALTER TYPE ADD) as if they were null.
+		{"udt(INT, TEXT)", [][]byte{
+			{},
+			AppendUDT(nil, [][]byte{nil}),
+			AppendUDT(nil, [][]byte{nil, []byte("a")}),
+			AppendUDT(nil, [][]byte{{}, nil}),
+			AppendUDT(nil, [][]byte{be32(-5)}),
+			AppendUDT(nil, [][]byte{be32(-5), {}}),
+			AppendUDT(nil, [][]byte{be32(-5), []byte("a")}),
+			AppendUDT(nil, [][]byte{be32(3), []byte("")}),
+			AppendUDT(nil, [][]byte{be32(3), []byte("b")}),
+		}},
 		{"FROZEN<MAP<INT, TEXT>>", [][]byte{
 			AppendCollection(nil, 1, [][]byte{be32(-1), []byte("z")}),
 			AppendCollection(nil, 1, [][]byte{be32(2), []byte("a")}),
@@ -111,7 +180,7 @@ func TestCompareOrders(t *testing.T) {
 			AppendCollection(nil, 2, [][]byte{be32(2), []byte("b"), be32(3), []byte("")}),
 		}},
 	} {
-		n := parse(t, c.typ)
+		n := udtOrParse(t, c.typ)
 		for i := range c.values {
 			for j := range c.values {
 				if got, want := sign(Compare(n, c.values[i], c.values[j])), sign(i-j); got != want {
@@ -128,8 +197,13 @@ func TestCompareOrders(t *testing.T) {
 		{"DECIMAL", dec(1, 10), dec(2, 100)},
 		{"DOUBLE", f64(math.NaN()), binary.BigEndian.AppendUint64(nil, 0x7ff0000000000001)},
 		{"VARINT", []byte{0xff}, []byte{0xff, 0xff}},
+		// Trailing null fields, sent or not (a value written before
+		// ALTER TYPE ADD), are the same value.
+		{"udt(INT, TEXT)", AppendUDT(nil, [][]byte{be32(1)}), AppendUDT(nil, [][]byte{be32(1), nil})},
+		{"udt(INT, TEXT)", AppendUDT(nil, [][]byte{nil}), AppendUDT(nil, [][]byte{nil, nil})},
+		{"udt(DECIMAL)", AppendUDT(nil, [][]byte{dec(1, 10)}), AppendUDT(nil, [][]byte{dec(2, 100)})},
 	} {
-		if got := Compare(parse(t, c.typ), c.a, c.b); got != 0 {
+		if got := Compare(udtOrParse(t, c.typ), c.a, c.b); got != 0 {
 			t.Errorf("%s %x vs %x: %d, want equal", c.typ, c.a, c.b, got)
 		}
 	}
@@ -164,7 +238,14 @@ func (d *testDriver) Marshal(i *info, v any) ([]byte, error) {
 	return plainMarshal(reflect.ValueOf(v))
 }
 
+// rawUDT is a user-defined type's value as its fields' bytes, which the
+// test driver writes as they are.
+type rawUDT [][]byte
+
 func plainMarshal(v reflect.Value) ([]byte, error) {
+	if u, ok := v.Interface().(rawUDT); ok {
+		return AppendUDT(nil, u), nil
+	}
 	switch v.Kind() {
 	case reflect.Int32:
 		return be32(int32(v.Int())), nil
@@ -247,6 +328,17 @@ func TestMarshal(t *testing.T) {
 		if !bytes.Equal(got, c.want) || (c.want == nil) != (got == nil) {
 			t.Errorf("%s: %x, want %x", c.name, got, c.want)
 		}
+	}
+	// A set of a user-defined type: each value is the driver's (a UDT is no
+	// collection to the driver), in the type's order, repeats once.
+	udt := udtOrParse(t, "udt(INT, TEXT)")
+	setUDT := Type{Name: "set", Args: []Type{udt}}
+	elems := []rawUDT{{be32(3), nil}, {be32(-1), []byte("b")}, {nil}, {be32(3)}, {be32(-1), []byte("a")}}
+	got, err := Marshal[*info](&testDriver{}, coll(Set, nil, native), setUDT, reflect.ValueOf(elems))
+	want := AppendCollection(nil, 4, [][]byte{AppendUDT(nil, [][]byte{nil}), AppendUDT(nil, [][]byte{be32(-1), []byte("a")}),
+		AppendUDT(nil, [][]byte{be32(-1), []byte("b")}), AppendUDT(nil, [][]byte{be32(3), nil})})
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("a set of a user-defined type: %x, %v; want %x", got, err, want)
 	}
 	// A type without sets or maps, and a driver type that is not a
 	// collection, go to the driver whole.

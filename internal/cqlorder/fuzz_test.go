@@ -43,6 +43,7 @@ func FuzzCompare(f *testing.F) {
 	f.Add(int64(-1), int64(1), int8(0), int8(2), 1.5, math.Copysign(0, -1), []byte("0123456789abcdef"), []byte("fedcba9876543210"))
 	f.Add(int64(math.MinInt64), int64(math.MaxInt64), int8(-3), int8(3), math.Inf(1), math.NaN(), make([]byte, 16), make([]byte, 16))
 	f.Add(int64(7), int64(-7), int8(127), int8(-128), 0.0, 5e-324, AppendCollection(nil, 1, [][]byte{{1, 2}}), AppendCollection(nil, 2, [][]byte{{1}, nil}))
+	f.Add(int64(0), int64(0), int8(0), int8(0), 0.0, 0.0, AppendUDT(nil, [][]byte{{0, 0, 0, 1}, nil}), AppendUDT(nil, [][]byte{{0, 0, 0, 1}}))
 	f.Fuzz(func(t *testing.T, a, b int64, sa, sb int8, x, y float64, u, v []byte) {
 		node := func(name string) Type { return Type{Name: name} }
 		if got, want := sign(Compare(node("bigint"), be64(a), be64(b))), cmp.Compare(a, b); got != want {
@@ -111,4 +112,6 @@ var fuzzTypes = []Type{
 	{Name: "list", Args: []Type{{Name: "int"}}},
 	{Name: "set", Args: []Type{{Name: "list", Args: []Type{{Name: "decimal"}}}}},
 	{Name: "map", Args: []Type{{Name: "timeuuid"}, {Name: "set", Args: []Type{{Name: "double"}}}}},
+	{Name: "udt", UDT: "u", Fields: []string{"a", "b"}, Args: []Type{{Name: "int"}, {Name: "list", Args: []Type{{Name: "text"}}}}},
+	{Name: "set", Args: []Type{{Name: "udt", UDT: "u", Fields: []string{"a"}, Args: []Type{{Name: "decimal"}}}}},
 }

@@ -20,7 +20,15 @@ func genType(depth int) *rapid.Generator[Type] {
 		if depth == 0 || rapid.IntRange(0, 2).Draw(t, "native") > 0 {
 			return Type{Name: rapid.SampledFrom(natives).Draw(t, "name")}
 		}
-		switch rapid.SampledFrom([]string{"list", "set", "map"}).Draw(t, "kind") {
+		switch rapid.SampledFrom([]string{"list", "set", "map", "udt"}).Draw(t, "kind") {
+		case "udt":
+			n := rapid.IntRange(1, 3).Draw(t, "fields")
+			u := Type{Name: "udt", UDT: "u"}
+			for i := range n {
+				u.Args = append(u.Args, genType(depth-1).Draw(t, "field"))
+				u.Fields = append(u.Fields, string(rune('a'+i)))
+			}
+			return u
 		case "list":
 			return Type{Name: "list", Args: []Type{genType(depth-1).Draw(t, "elem")}}
 		case "set":
@@ -62,6 +70,19 @@ func genValue(typ Type) *rapid.Generator[[]byte] {
 			return append(be32(scale), encodeVarint(big.NewInt(rapid.Int64Range(-1000, 1000).Draw(t, "unscaled")))...)
 		case "text":
 			return []byte(rapid.StringN(0, 4, -1).Draw(t, "text"))
+		}
+		if typ.Name == "udt" {
+			// Up to every field (fewer: a value written before ALTER TYPE
+			// ADD), each null or a value.
+			var fields [][]byte
+			for i := range rapid.IntRange(1, len(typ.Args)).Draw(t, "n") {
+				if rapid.IntRange(0, 3).Draw(t, "null") == 0 {
+					fields = append(fields, nil)
+					continue
+				}
+				fields = append(fields, genValue(typ.Args[i]).Draw(t, "field"))
+			}
+			return AppendUDT(nil, fields)
 		}
 		per := 1
 		if typ.Name == "map" {

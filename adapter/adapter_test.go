@@ -19,13 +19,21 @@ import (
 
 // fake is a driver as the core sees it, for the core's own tests (the
 // adapters' tests prove the core against their drivers): its type info is
-// a fakeInfo, its Marshal knows Marshalers, strings and 32-bit integers,
-// and its UUID type is fakeUUID.
+// a fakeInfo, its Marshal knows Marshalers, strings, 32-bit integers,
+// lists of text and pointers to them, its Unmarshal Unmarshalers, *string,
+// *[]string and pointers to pointers (nil for null), and its UUID type is
+// fakeUUID.
 type fake struct{}
 
 type fakeInfo struct {
 	t         Type
 	key, elem *fakeInfo
+	udt       []fakeField // a user-defined type's fields
+}
+
+type fakeField struct {
+	name string
+	info fakeInfo
 }
 
 type fakeUUID [16]byte
@@ -42,7 +50,18 @@ func (fake) Collection(info fakeInfo) (key, elem fakeInfo, ok bool, err error) {
 	return key, *info.elem, true, nil
 }
 
+func (fake) UDT(info fakeInfo) (keyspace, name string, fields int, ok bool) {
+	return "ks", "t", len(info.udt), info.t == TypeUDT
+}
+
+func (fake) UDTField(info fakeInfo, i int) (string, fakeInfo) {
+	return info.udt[i].name, info.udt[i].info
+}
+
 func (fake) Marshal(info fakeInfo, v any) ([]byte, error) {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return nil, nil // as the drivers: a nil pointer is null, Marshaler or not
+	}
 	switch x := v.(type) {
 	case interface {
 		MarshalCQL(fakeInfo) ([]byte, error)
@@ -52,17 +71,99 @@ func (fake) Marshal(info fakeInfo, v any) ([]byte, error) {
 		return []byte(x), nil
 	case int32:
 		return binary.BigEndian.AppendUint32(nil, uint32(x)), nil
+	case []string:
+		if x == nil {
+			return nil, nil
+		}
+		b, _ := AppendTextList(nil, x)
+		return b, nil
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
+		return fake{}.Marshal(info, rv.Elem().Interface())
 	}
 	return nil, errFake
 }
 
 func (fake) Unmarshal(info fakeInfo, data []byte, v any) error {
-	if u, ok := v.(interface {
+	switch x := v.(type) {
+	case interface {
 		UnmarshalCQL(fakeInfo, []byte) error
-	}); ok {
-		return u.UnmarshalCQL(info, data)
+	}:
+		return x.UnmarshalCQL(info, data)
+	case *string:
+		*x = string(data)
+		return nil
+	case *[]string:
+		if data == nil {
+			*x = nil
+			return nil
+		}
+		l, ok := DecodeTextList(data)
+		if !ok {
+			return errFake
+		}
+		*x = l
+		return nil
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer && (rv.Elem().Kind() == reflect.Slice || rv.Elem().Kind() == reflect.Map) && info.elem != nil {
+		return fakeCollection(info, data, rv.Elem())
+	}
+	if rv.Kind() == reflect.Pointer && rv.Elem().Kind() == reflect.Pointer {
+		if data == nil {
+			rv.Elem().Set(reflect.Zero(rv.Elem().Type()))
+			return nil
+		}
+		p := reflect.New(rv.Elem().Type().Elem())
+		if err := (fake{}).Unmarshal(info, data, p.Interface()); err != nil {
+			return err
+		}
+		rv.Elem().Set(p)
+		return nil
 	}
 	return errFake
+}
+
+// fakeCollection unmarshals a list, set or map into the slice or map v,
+// element by element.
+func fakeCollection(info fakeInfo, data []byte, v reflect.Value) error {
+	if data == nil {
+		v.Set(reflect.Zero(v.Type()))
+		return nil
+	}
+	n := int(binary.BigEndian.Uint32(data))
+	data = data[4:]
+	next := func() []byte {
+		m := int32(binary.BigEndian.Uint32(data))
+		data = data[4:]
+		if m < 0 {
+			return nil
+		}
+		b := data[:m]
+		data = data[m:]
+		return b
+	}
+	if v.Kind() == reflect.Slice {
+		v.Set(reflect.MakeSlice(v.Type(), n, n))
+		for i := range n {
+			if err := (fake{}).Unmarshal(*info.elem, next(), v.Index(i).Addr().Interface()); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	v.Set(reflect.MakeMapWithSize(v.Type(), n))
+	for range n {
+		k, x := reflect.New(v.Type().Key()), reflect.New(v.Type().Elem())
+		if err := (fake{}).Unmarshal(*info.key, next(), k.Interface()); err != nil {
+			return err
+		}
+		if err := (fake{}).Unmarshal(*info.elem, next(), x.Interface()); err != nil {
+			return err
+		}
+		v.SetMapIndex(k.Elem(), x.Elem())
+	}
+	return nil
 }
 
 func (fake) UUID() reflect.Type { return reflect.TypeFor[fakeUUID]() }

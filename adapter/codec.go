@@ -48,6 +48,17 @@ import (
 //     special type: the drivers' type switches see only the special types,
 //     so binding one fails ("can not marshal main.At into timestamp").
 //     Converted as the special type.
+//   - a Go struct kandra maps to a user-defined type, also behind a
+//     pointer, inside collections, as a map key and nested: the drivers
+//     match a struct's fields by their Go names (or cql tags), where
+//     kandra names them in snake case (or by kandra tags), and send null
+//     for the others. Encoded by the core in the protocol's form, each
+//     field as a column of the field's Go and CQL type would be (these
+//     rules, sorted sets and maps), matched by name to the fields of the
+//     type the server describes: a field the struct lacks is null, one the
+//     server lacks is a *UDTFieldError (nothing is sent), and a stored
+//     value with fewer fields (written before ALTER TYPE ... ADD) reads
+//     the others as null.
 //
 // A column whose CQL type holds a set or a map (at any depth) is bound as
 // a SortedValue, which sends the elements of every set and the entries of
@@ -92,18 +103,7 @@ func planColumn[I any, D Driver[I]](col *kandra.ColumnSchema) (*conv, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := col.GoType()
-	if cv := planConv[I, D](t, n, true); cv != nil {
-		return cv, nil
-	}
-	var d D
-	if r := d.Ref(t); r != nil {
-		return refOnlyConv(t, r), nil
-	}
-	if r, ok := refType[I, D](t); ok {
-		return refOnlyConv(t, r), nil
-	}
-	return nil, nil
+	return planTop[I, D](col.GoType(), n), nil
 }
 
 // planPart plans a value of one part of collection column col, bound on
@@ -136,17 +136,7 @@ func planPart[I any, D Driver[I]](col *kandra.ColumnSchema, key bool) (*conv, re
 	default:
 		t, part = t.Elem(), n.Args[0]
 	}
-	if cv := planConv[I, D](t, part, true); cv != nil {
-		return cv, t, nil
-	}
-	var d D
-	if r := d.Ref(t); r != nil {
-		return refOnlyConv(t, r), t, nil
-	}
-	if r, ok := refType[I, D](t); ok {
-		return refOnlyConv(t, r), t, nil
-	}
-	return nil, t, nil
+	return planTop[I, D](t, part), t, nil
 }
 
 // refOnlyConv is the conv of a field of type t the driver takes as it is,
@@ -321,14 +311,36 @@ type SortedValue[I any, D Driver[I]] struct {
 }
 
 // Sorted returns v, a value the driver marshals for a column of CQL type
-// t, as a SortedValue. It fails only for a CQL type the core does not
-// know (a tuple or a user-defined type).
+// t, as a SortedValue. A Go struct of a user-defined type t holds (at any
+// depth) is converted as a column's value is (see planUDT): the drivers
+// would match its fields by their Go names, and send null for the
+// others. It fails only for a CQL type the core does not know (a tuple,
+// or a user-defined type without its fields).
 func Sorted[I any, D Driver[I]](t kandra.CQLType, v any) (SortedValue[I, D], error) {
 	n, err := cqlorder.Of(t)
 	if err != nil {
 		return SortedValue[I, D]{}, err
 	}
+	if v != nil && holdsUDT(n) {
+		if cv := planValue[I, D](reflect.TypeOf(v), n, true); cv != nil && cv.only == converts {
+			v = cv.toWire(reflect.ValueOf(v)).Interface()
+		}
+	}
 	return SortedValue[I, D]{Value: v, typ: n}, nil
+}
+
+// holdsUDT reports whether t is, or holds at any depth, a user-defined
+// type.
+func holdsUDT(t cqlorder.Type) bool {
+	if t.Name == "udt" {
+		return true
+	}
+	for _, a := range t.Args {
+		if holdsUDT(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // MarshalCQL implements the driver's Marshaler.

@@ -83,7 +83,7 @@ var (
 // a SortedValue.
 func planConv[I any, D Driver[I]](t reflect.Type, n cqlorder.Type, top bool) *conv {
 	cv := planValue[I, D](t, n, top)
-	if !top || !n.HoldsSetOrMap() {
+	if !top || !n.HoldsSetOrMap() || n.Name == "udt" { // a user-defined type sorts its fields itself (planUDT)
 		return cv
 	}
 	out := &conv{wire: t, only: sortOnly, toWire: identity, fromWire: identityBack}
@@ -266,8 +266,14 @@ func planValue[I any, D Driver[I]](t reflect.Type, n cqlorder.Type, top bool) *c
 				return out, nil
 			},
 		}
+	case t.Kind() == reflect.Struct && n.Name == "udt":
+		// Encoded by the core for both drivers, field by field, matched by
+		// name to the server's type (planUDT).
+		return planUDT[I, D](t, n)
 	case t.Kind() == reflect.Pointer:
 		return planPointer(t, planValue[I, D](t.Elem(), n, top))
+	case n.Name == "udt":
+		return nil // no struct: the driver's own (a map[string]any, its UDTMarshaler)
 	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8 && len(n.Args) == 1:
 		return planSlice(t, planValue[I, D](t.Elem(), n.Args[0], false))
 	case t.Kind() == reflect.Map && isSetElem(t.Elem()) && len(n.Args) == 1:

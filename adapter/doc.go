@@ -8,7 +8,8 @@
 // columns, Plan for a Statement's markers and results), applies
 // kandra's value rules at the edges (docs/types.md, "Values at the edges": the
 // exact wire form of timestamps, dates, times of day, inet addresses,
-// blobs, UUIDs, durations and integers wider than their field), binds by
+// blobs, UUIDs, durations and integers wider than their field), encodes
+// the Go structs of user-defined types field by field, binds by
 // value or by reference (a reference writes a field's bytes when the
 // driver marshals it: no boxing, no reflection), scans into the fields
 // themselves where it can, sends every set and map in the server's order
@@ -30,8 +31,9 @@
 //
 // An adapter implements Driver, a handful of methods for its driver's
 // types (its TypeInfo, its Marshal and Unmarshal, how it splits a
-// collection's type info, its UUID type, and references of its own if it
-// has any), on an empty struct type, and instantiates the core with it:
+// collection's and a user-defined type's type info, its UUID type, and
+// references of its own if it has any), on an empty struct type, and
+// instantiates the core with it:
 //
 //	type types struct{} // implements adapter.Driver[gocql.TypeInfo]
 //	type Codec = adapter.Codec[gocql.TypeInfo, types]

@@ -26,6 +26,15 @@ type Driver[I any] interface {
 	// returns one when it cannot send a collection as the core writes it,
 	// with 4-byte sizes (a protocol before 3).
 	Collection(info I) (key, elem I, ok bool, err error)
+	// UDT reports whether info is a user-defined type's and, if so, the
+	// keyspace and name the server gives it and how many fields it has.
+	// The core encodes a user-defined type's values itself, matching the
+	// Go struct's fields to the server's by name (UDTField).
+	UDT(info I) (keyspace, name string, fields int, ok bool)
+	// UDTField is field i (0 <= i < the count UDT reports) of the
+	// user-defined type info: its name and type info, in the server's
+	// order.
+	UDTField(info I, i int) (name string, field I)
 	// Marshal is the driver's own marshalling (gocql.Marshal), which the
 	// core hands every value it does not encode itself.
 	Marshal(info I, v any) ([]byte, error)

@@ -14,7 +14,7 @@ type Plans[I any, D Driver[I]] struct {
 }
 
 // Of is s's plan. It fails for a column whose CQL type the core does not
-// know (a tuple or a user-defined type).
+// know (a tuple, or a user-defined type without its fields).
 func (ps *Plans[I, D]) Of(s *Statement) (*Plan[I, D], error) {
 	if p, ok := s.Cached(ps).(*Plan[I, D]); ok {
 		return p, nil
@@ -44,7 +44,7 @@ type Plan[I any, D Driver[I]] struct {
 }
 
 // newPlan plans s. It fails for a column whose CQL type the core does not
-// know (a tuple or a user-defined type).
+// know (a tuple, or a user-defined type without its fields).
 func newPlan[I any, D Driver[I]](s *Statement) (*Plan[I, D], error) {
 	p := &Plan[I, D]{params: make([]*conv, s.NumParams()), goType: make([]reflect.Type, s.NumParams()), result: make([]*conv, s.NumResult()), cols: make([]*kandra.ColumnSchema, s.NumResult())}
 	for i := 0; i < s.NumParams(); i++ {

@@ -55,6 +55,31 @@ func (types) Collection(info gocql.TypeInfo) (key, elem gocql.TypeInfo, ok bool,
 	return ci.Key, ci.Elem, ok, err
 }
 
+// UDT: the driver describes a user-defined type as a gocql.UDTTypeInfo,
+// its fields in the server's order.
+func (types) UDT(info gocql.TypeInfo) (keyspace, name string, fields int, ok bool) {
+	switch u := info.(type) {
+	case gocql.UDTTypeInfo:
+		return u.KeySpace, u.Name, len(u.Elements), true
+	case *gocql.UDTTypeInfo:
+		if u != nil {
+			return u.KeySpace, u.Name, len(u.Elements), true
+		}
+	}
+	return "", "", 0, false
+}
+
+func (types) UDTField(info gocql.TypeInfo, i int) (string, gocql.TypeInfo) {
+	var e gocql.UDTField
+	switch u := info.(type) {
+	case gocql.UDTTypeInfo:
+		e = u.Elements[i]
+	case *gocql.UDTTypeInfo:
+		e = u.Elements[i]
+	}
+	return e.Name, e.Type
+}
+
 func (types) Marshal(info gocql.TypeInfo, v any) ([]byte, error) { return gocql.Marshal(info, v) }
 
 func (types) Unmarshal(info gocql.TypeInfo, data []byte, v any) error {

@@ -34,6 +34,7 @@ import (
 type Driver struct {
 	s     *gocql.Session
 	plans adapter.Plans[gocql.TypeInfo, types]
+	texts adapter.Texts // renewed after a user-defined type gained a field (see renewed)
 }
 
 var _ store.Driver = (*Driver)(nil)
@@ -49,85 +50,144 @@ func New(s *gocql.Session) *Driver {
 // Session is the gocql session.
 func (d *Driver) Session() *gocql.Session { return d.s }
 
-// query is q as a gocql query, with its plan. Its values are bound by
-// reference (adapter.Plan.Values) when gocql runs it before Exec or Query
-// returns: when it is not idempotent, gocql never runs speculative
-// executions of it, which could read the fields after the call.
-func (d *Driver) query(ctx context.Context, q *store.Query) (*gocql.Query, *adapter.Plan[gocql.TypeInfo, types], error) {
+// query is q as a gocql query, with its plan and the text sent. Its
+// values are bound by reference (adapter.Plan.Values) when gocql runs it
+// before Exec or Query returns: when it is not idempotent, gocql never
+// runs speculative executions of it, which could read the fields after
+// the call.
+func (d *Driver) query(ctx context.Context, q *store.Query) (*gocql.Query, *adapter.Plan[gocql.TypeInfo, types], string, error) {
 	p, err := d.plans.Of(q.Statement)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	if q.Statement.IsConditional() && !q.SerialConsistency.IsSerial() {
 		// ScyllaDB's fork of gocql panics on any other serial level;
 		// gocql v1.7.0 sends it, and the server refuses it.
-		return nil, nil, &kerrors.ArgumentError{Op: "kgocql: conditional statement", Arg: "SerialConsistency",
+		return nil, nil, "", &kerrors.ArgumentError{Op: "kgocql: conditional statement", Arg: "SerialConsistency",
 			Message: q.SerialConsistency.String() + " is not SERIAL or LOCAL_SERIAL"}
 	}
-	gq := d.s.Query(q.Statement.CQL()).WithContext(ctx).Consistency(gocql.Consistency(q.Consistency))
+	cql := d.texts.CQL(q.Statement)
+	gq := d.s.Query(cql).WithContext(ctx).Consistency(gocql.Consistency(q.Consistency))
 	gq.Bind(p.Values(q.Values, !gq.IsIdempotent())...)
 	if q.Statement.IsConditional() {
 		gq = gq.SerialConsistency(gocql.SerialConsistency(q.SerialConsistency))
 	}
-	return gq, p, nil
+	return gq, p, cql, nil
+}
+
+// renewed reports whether err is a value of a user-defined type gocql
+// could not marshal because it prepared the statement before the type
+// gained a field the value has (adapter.UDTFieldAdded), and if so renews
+// the texts sent (stmts and sent in pairs), which gocql then prepares
+// anew: nothing was sent, so the call can be made again.
+func (d *Driver) renewed(ctx context.Context, err error, stmts []*adapter.Statement, sent []string) bool {
+	if !adapter.UDTFieldAdded(ctx, d.QueryCQL, err) {
+		return false
+	}
+	for i, s := range stmts {
+		d.texts.Renew(s, sent[i])
+	}
+	return true
 }
 
 // Exec implements store.Driver.
 func (d *Driver) Exec(ctx context.Context, q *store.Query) (bool, error) {
-	gq, _, err := d.query(ctx, q)
+	for try := 0; ; try++ {
+		applied, cql, err := d.exec(ctx, q)
+		if try == 0 && err != nil && d.renewed(ctx, err, []*adapter.Statement{q.Statement}, []string{cql}) {
+			continue
+		}
+		return applied, err
+	}
+}
+
+func (d *Driver) exec(ctx context.Context, q *store.Query) (bool, string, error) {
+	gq, _, cql, err := d.query(ctx, q)
 	if err != nil {
-		return false, err
+		return false, cql, err
 	}
 	if q.Statement.IsConditional() {
-		return gq.MapScanCAS(map[string]any{})
+		applied, err := gq.MapScanCAS(map[string]any{})
+		return applied, cql, err
 	}
-	return true, gq.Exec()
+	return true, cql, gq.Exec()
 }
 
 // Query implements store.Driver: one page, never fetching the next by
 // itself, but for pages with no rows that are not the last, which it
 // passes (as ScyllaDB's fork of gocql does).
 func (d *Driver) Query(ctx context.Context, q *store.Query) (store.Rows, error) {
-	gq, p, err := d.query(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	if q.PageSize > 0 {
-		gq = gq.PageSize(q.PageSize)
-	}
-	gq = gq.PageState(q.PageState) // also turns gocql's automatic paging off
-	it := gq.Iter()
-	// A page with no rows that is not the last (the server may return
-	// one): ScyllaDB's fork of gocql fetches the next page itself, from its
-	// v1.14.3; so does this, for gocql v1.7.0.
-	for it.NumRows() == 0 && len(it.PageState()) > 0 {
-		state := it.PageState() // a copy of the frame's bytes
-		if err := it.Close(); err != nil {
+	for try := 0; ; try++ {
+		gq, p, cql, err := d.query(ctx, q)
+		if err != nil {
 			return nil, err
 		}
-		it = gq.PageState(state).Iter()
+		if q.PageSize > 0 {
+			gq = gq.PageSize(q.PageSize)
+		}
+		gq = gq.PageState(q.PageState) // also turns gocql's automatic paging off
+		it := gq.Iter()
+		// A page with no rows that is not the last (the server may return
+		// one): ScyllaDB's fork of gocql fetches the next page itself, from
+		// its v1.14.3; so does this, for gocql v1.7.0.
+		for it.NumRows() == 0 && len(it.PageState()) > 0 {
+			state := it.PageState() // a copy of the frame's bytes
+			if err := it.Close(); err != nil {
+				return nil, err
+			}
+			it = gq.PageState(state).Iter()
+		}
+		if it.NumRows() > 0 {
+			return p.Rows(it), nil
+		}
+		// No rows: a failure (one to make again, see renewed) or the end.
+		if err := it.Close(); err != nil {
+			if try == 0 && d.renewed(ctx, err, []*adapter.Statement{q.Statement}, []string{cql}) {
+				continue
+			}
+			return nil, err
+		}
+		return p.Rows(noRows{}), nil
 	}
-	return p.Rows(it), nil
 }
+
+// noRows is a page without rows, the last.
+type noRows struct{}
+
+func (noRows) Scan(...any) bool  { return false }
+func (noRows) PageState() []byte { return nil }
+func (noRows) Close() error      { return nil }
 
 // Batch implements store.Driver with a LOGGED BATCH.
 func (d *Driver) Batch(ctx context.Context, b *store.Batch) error {
+	for try := 0; ; try++ {
+		stmts, sent, err := d.batch(ctx, b)
+		if try == 0 && err != nil && d.renewed(ctx, err, stmts, sent) {
+			continue
+		}
+		return err
+	}
+}
+
+func (d *Driver) batch(ctx context.Context, b *store.Batch) ([]*adapter.Statement, []string, error) {
 	kind := gocql.LoggedBatch
 	if b.Unlogged {
 		kind = gocql.UnloggedBatch
 	}
 	gb := d.s.NewBatch(kind).WithContext(ctx)
 	gb.Cons = gocql.Consistency(b.Consistency)
-	for _, e := range b.Entries {
+	stmts, sent := make([]*adapter.Statement, len(b.Entries)), make([]string, len(b.Entries))
+	for i, e := range b.Entries {
 		p, err := d.plans.Of(e.Statement)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		// A batch entry is never idempotent here, so gocql never
 		// speculates on the batch: references are safe.
-		gb.Query(e.Statement.CQL(), p.Values(e.Values, true)...)
+		stmts[i], sent[i] = e.Statement, d.texts.CQL(e.Statement)
+		gb.Query(sent[i], p.Values(e.Values, true)...)
 	}
-	return d.s.ExecuteBatch(gb)
+	return stmts, sent, d.s.ExecuteBatch(gb)
 }
 
 // Authenticator returns a gocql ClusterConfig.AuthProvider that asks p for

@@ -33,6 +33,7 @@ import (
 type Driver struct {
 	s     *gocql.Session
 	plans adapter.Plans[gocql.TypeInfo, types]
+	texts adapter.Texts // renewed after a user-defined type gained a field (see renewed)
 }
 
 var _ store.Driver = (*Driver)(nil)
@@ -48,67 +49,127 @@ func New(s *gocql.Session) *Driver {
 // Session is the driver's session.
 func (d *Driver) Session() *gocql.Session { return d.s }
 
-// query is q as a query of the driver, with its plan. Its values are
-// bound by reference (adapter.Plan.Values) when the driver runs it before
-// ExecContext or IterContext returns: when it is not idempotent, the
-// driver never runs speculative executions of it, which could read the
-// fields after the call.
-func (d *Driver) query(q *store.Query) (*gocql.Query, *adapter.Plan[gocql.TypeInfo, types], error) {
+// query is q as a query of the driver, with its plan and the text sent.
+// Its values are bound by reference (adapter.Plan.Values) when the driver
+// runs it before ExecContext or IterContext returns: when it is not
+// idempotent, the driver never runs speculative executions of it, which
+// could read the fields after the call.
+func (d *Driver) query(q *store.Query) (*gocql.Query, *adapter.Plan[gocql.TypeInfo, types], string, error) {
 	p, err := d.plans.Of(q.Statement)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	gq := d.s.Query(q.Statement.CQL()).Consistency(gocql.Consistency(q.Consistency))
+	cql := d.texts.CQL(q.Statement)
+	gq := d.s.Query(cql).Consistency(gocql.Consistency(q.Consistency))
 	gq.Bind(p.Values(q.Values, !gq.IsIdempotent())...)
 	if q.Statement.IsConditional() {
 		gq = gq.SerialConsistency(gocql.Consistency(q.SerialConsistency))
 	}
-	return gq, p, nil
+	return gq, p, cql, nil
+}
+
+// renewed reports whether err is a value of a user-defined type the
+// driver could not marshal because it prepared the statement before the
+// type gained a field the value has (adapter.UDTFieldAdded), and if so
+// renews the texts sent (stmts and sent in pairs), which the driver then
+// prepares anew: nothing was sent, so the call can be made again.
+func (d *Driver) renewed(ctx context.Context, err error, stmts []*adapter.Statement, sent []string) bool {
+	if !adapter.UDTFieldAdded(ctx, d.QueryCQL, err) {
+		return false
+	}
+	for i, s := range stmts {
+		d.texts.Renew(s, sent[i])
+	}
+	return true
 }
 
 // Exec implements store.Driver.
 func (d *Driver) Exec(ctx context.Context, q *store.Query) (bool, error) {
-	gq, _, err := d.query(q)
+	for try := 0; ; try++ {
+		applied, cql, err := d.exec(ctx, q)
+		if try == 0 && err != nil && d.renewed(ctx, err, []*adapter.Statement{q.Statement}, []string{cql}) {
+			continue
+		}
+		return applied, err
+	}
+}
+
+func (d *Driver) exec(ctx context.Context, q *store.Query) (bool, string, error) {
+	gq, _, cql, err := d.query(q)
 	if err != nil {
-		return false, err
+		return false, cql, err
 	}
 	if q.Statement.IsConditional() {
-		return gq.MapScanCASContext(ctx, map[string]any{})
+		applied, err := gq.MapScanCASContext(ctx, map[string]any{})
+		return applied, cql, err
 	}
-	return true, gq.ExecContext(ctx)
+	return true, cql, gq.ExecContext(ctx)
 }
 
 // Query implements store.Driver: one page, never fetching the next by
 // itself.
 func (d *Driver) Query(ctx context.Context, q *store.Query) (store.Rows, error) {
-	gq, p, err := d.query(q)
-	if err != nil {
-		return nil, err
+	for try := 0; ; try++ {
+		gq, p, cql, err := d.query(q)
+		if err != nil {
+			return nil, err
+		}
+		if q.PageSize > 0 {
+			gq = gq.PageSize(q.PageSize)
+		}
+		gq = gq.PageState(q.PageState) // also turns automatic paging off
+		it := gq.IterContext(ctx)
+		if it.NumRows() > 0 || len(it.PageState()) > 0 {
+			return p.Rows(it), nil
+		}
+		// No rows, the last page: a failure (one to make again, see
+		// renewed) or the end.
+		if err := it.Close(); err != nil {
+			if try == 0 && d.renewed(ctx, err, []*adapter.Statement{q.Statement}, []string{cql}) {
+				continue
+			}
+			return nil, err
+		}
+		return p.Rows(noRows{}), nil
 	}
-	if q.PageSize > 0 {
-		gq = gq.PageSize(q.PageSize)
-	}
-	gq = gq.PageState(q.PageState) // also turns automatic paging off
-	return p.Rows(gq.IterContext(ctx)), nil
 }
+
+// noRows is a page without rows, the last.
+type noRows struct{}
+
+func (noRows) Scan(...any) bool  { return false }
+func (noRows) PageState() []byte { return nil }
+func (noRows) Close() error      { return nil }
 
 // Batch implements store.Driver with a LOGGED BATCH.
 func (d *Driver) Batch(ctx context.Context, b *store.Batch) error {
+	for try := 0; ; try++ {
+		stmts, sent, err := d.batch(ctx, b)
+		if try == 0 && err != nil && d.renewed(ctx, err, stmts, sent) {
+			continue
+		}
+		return err
+	}
+}
+
+func (d *Driver) batch(ctx context.Context, b *store.Batch) ([]*adapter.Statement, []string, error) {
 	kind := gocql.LoggedBatch
 	if b.Unlogged {
 		kind = gocql.UnloggedBatch
 	}
 	gb := d.s.Batch(kind).Consistency(gocql.Consistency(b.Consistency))
-	for _, e := range b.Entries {
+	stmts, sent := make([]*adapter.Statement, len(b.Entries)), make([]string, len(b.Entries))
+	for i, e := range b.Entries {
 		p, err := d.plans.Of(e.Statement)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		// A batch entry is never idempotent here, so the driver never
 		// speculates on the batch: references are safe.
-		gb.Query(e.Statement.CQL(), p.Values(e.Values, true)...)
+		stmts[i], sent[i] = e.Statement, d.texts.CQL(e.Statement)
+		gb.Query(sent[i], p.Values(e.Values, true)...)
 	}
-	return gb.ExecContext(ctx)
+	return stmts, sent, gb.ExecContext(ctx)
 }
 
 // Authenticator returns a ClusterConfig.AuthProvider that asks p for

@@ -296,3 +296,13 @@ func TestUDTFrozen(t *testing.T) {
 		t.Fatalf("the index on a frozen type: %s", got)
 	}
 }
+
+func TestUDTStoredForm(t *testing.T) {
+	ts := kandra.MustRegister[stampedRow]().Schema()
+	at := time.Date(2026, 12, 3, 10, 0, 0, 123456789, time.FixedZone("X", 3600))
+	v := Stamped{At: at}
+	ts.ColumnByName("s").StoredForm(&v)
+	if want := time.Date(2026, 12, 3, 9, 0, 0, 123000000, time.UTC); !v.At.Equal(want) || v.At.Location() != time.UTC || v.At.Nanosecond() != 123000000 {
+		t.Fatalf("StoredForm of a type's time: %v, want %v in UTC", v.At, want)
+	}
+}

@@ -267,35 +267,59 @@ func stringProblem(s, name string) string {
 // of it returns where the column's CQL type is coarser than its Go type:
 // a time in a TIMESTAMP floored to the millisecond, one in a DATE to
 // midnight of its UTC day, both in UTC, so that a value compared with a
-// stored one (a lookup's Find) compares as stored. Any other value, and a
-// value CheckValue refuses, is left as it is.
+// stored one (a lookup's Find) compares as stored. The fields of a
+// user-defined type are set likewise, nested types included. Any other
+// value, and a value CheckValue refuses, is left as it is.
 func (c *ColumnSchema) StoredForm(p any) {
-	if c.typ.Kind() != KindNative || (c.typ.n.name != "TIMESTAMP" && c.typ.n.name != "DATE") {
+	k := c.typ.Kind()
+	if k != KindUDT && (k != KindNative || (c.typ.n.name != "TIMESTAMP" && c.typ.n.name != "DATE")) {
 		return
 	}
 	v := reflect.ValueOf(p)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return
 	}
-	v = v.Elem()
+	storedForm(v.Elem(), c.typ)
+}
+
+func storedForm(v reflect.Value, ct CQLType) {
 	if v.Kind() == reflect.Pointer {
 		if v.IsNil() {
 			return
 		}
 		v = v.Elem()
 	}
-	if v.Kind() != reflect.Struct || !v.Type().ConvertibleTo(typeTime) || !v.CanSet() {
-		return
-	}
-	t := v.Convert(typeTime).Interface().(time.Time)
-	if c.typ.n.name == "DATE" {
-		if d, err := cqlvalue.DateDays(t); err == nil {
-			t = cqlvalue.TimeFromDays(d)
+	switch ct.Kind() {
+	case KindUDT:
+		if v.Kind() != reflect.Struct {
+			return
 		}
-	} else if ms, err := cqlvalue.TimestampMillis(t); err == nil {
-		t = cqlvalue.TimeFromMillis(ms)
+		j := 0
+		for i := range v.NumField() {
+			if !storedField(v.Type().Field(i)) {
+				continue
+			}
+			if j == len(ct.n.fields) {
+				return
+			}
+			storedForm(v.Field(i), ct.n.fields[j].Type)
+			j++
+		}
+	case KindNative:
+		name := ct.n.name
+		if name != "TIMESTAMP" && name != "DATE" || v.Kind() != reflect.Struct || !v.Type().ConvertibleTo(typeTime) || !v.CanSet() {
+			return
+		}
+		t := v.Convert(typeTime).Interface().(time.Time)
+		if name == "DATE" {
+			if d, err := cqlvalue.DateDays(t); err == nil {
+				t = cqlvalue.TimeFromDays(d)
+			}
+		} else if ms, err := cqlvalue.TimestampMillis(t); err == nil {
+			t = cqlvalue.TimeFromMillis(ms)
+		}
+		v.Set(reflect.ValueOf(t).Convert(v.Type()))
 	}
-	v.Set(reflect.ValueOf(t).Convert(v.Type()))
 }
 
 // ReadError is the error a driver adapter returns when a stored cell of

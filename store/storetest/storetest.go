@@ -201,7 +201,7 @@ func Keyspace(name string) (*kandra.Keyspace, error) {
 		Name:        name,
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 		Targets:     kandra.Cassandra5,
-	}, Users, Todos, Wallets, Hits, Events, Devices, Members, Notes, Threads, ThreadHit, Readings, Tickets, Listings, Embeddings)
+	}, Users, Todos, Wallets, Hits, Events, Devices, Members, Notes, Threads, ThreadHit, Readings, Tickets, Listings, Embeddings, Customers, Routes)
 }
 
 // harness is one keyspace on one node.
@@ -281,6 +281,7 @@ var scenarios = []struct {
 	{"RawStatementsAndGetMany", testRawAndGetMany},
 	{"IndexKindsAndTargets", testIndexKinds},
 	{"VectorsNearestFirst", testVectors},
+	{"UDTRoundTrip", testUDTs},
 }
 
 type failures struct {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra/internal/cqlvalue"
+	"github.com/kandra-go/kandra/internal/reflectx"
 )
 
 // The wire types: each is a Go type kandra maps, redeclared with the
@@ -332,27 +333,25 @@ func (w *vectorWire[I]) UnmarshalCQL(_ I, data []byte) error {
 	return nil
 }
 
-var typeFloat32 = reflect.TypeFor[float32]()
-
 // vectorBytes encodes the [N]float32 value v (any array type of a
-// float32 kind) as the protocol's N big-endian floats.
+// float32 kind) as the protocol's N big-endian floats, bit for bit: a
+// signalling NaN stays one (through reflect's Float it would be quieted).
 func vectorBytes(v reflect.Value) []byte {
-	n := v.Len()
-	out := make([]byte, 4*n)
-	if v.Type().Elem() == typeFloat32 && v.CanAddr() {
-		for i, x := range v.Slice(0, n).Interface().([]float32) {
-			binary.BigEndian.PutUint32(out[4*i:], math.Float32bits(x))
-		}
-		return out
+	if !v.CanAddr() {
+		c := reflect.New(v.Type()).Elem()
+		c.Set(v)
+		v = c
 	}
-	for i := range n {
-		binary.BigEndian.PutUint32(out[4*i:], math.Float32bits(float32(v.Index(i).Float())))
+	xs := reflectx.Float32s(v)
+	out := make([]byte, 4*len(xs))
+	for i, x := range xs {
+		binary.BigEndian.PutUint32(out[4*i:], math.Float32bits(x))
 	}
 	return out
 }
 
 // vectorValue decodes data, a stored vector, into a new value of the
-// array type t; null is the zero vector.
+// array type t, bit for bit; null is the zero vector.
 func vectorValue(t reflect.Type, data []byte) (reflect.Value, error) {
 	out := reflect.New(t).Elem()
 	if data == nil {
@@ -361,8 +360,9 @@ func vectorValue(t reflect.Type, data []byte) (reflect.Value, error) {
 	if len(data) != 4*t.Len() {
 		return reflect.Value{}, fmt.Errorf("the stored vector has %d bytes, and a %s holds %d floats (%d bytes)", len(data), t, t.Len(), 4*t.Len())
 	}
-	for i := range t.Len() {
-		out.Index(i).SetFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(data[4*i:]))))
+	xs := reflectx.Float32s(out)
+	for i := range xs {
+		xs[i] = math.Float32frombits(binary.BigEndian.Uint32(data[4*i:]))
 	}
 	return out, nil
 }

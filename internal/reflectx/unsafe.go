@@ -97,3 +97,14 @@ func OffsetIn(base, field any, size uintptr) (uintptr, bool) {
 	}
 	return fp - bp, true
 }
+
+// Float32s is the addressable array v, of any array type whose elements
+// are of kind float32 ([N]float32, [N]MyFloat), as a []float32 over the
+// same memory: its elements read and set bit for bit, where reflect's
+// Float and SetFloat pass through float64, which quiets a signalling NaN.
+func Float32s(v reflect.Value) []float32 {
+	if v.Kind() != reflect.Array || v.Type().Elem().Kind() != reflect.Float32 || !v.CanAddr() {
+		panic("reflectx: Float32s of a " + v.Type().String() + " that is not an addressable array of float32")
+	}
+	return unsafe.Slice((*float32)(v.Addr().UnsafePointer()), v.Len())
+}

@@ -1,6 +1,7 @@
 package reflectx
 
 import (
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -79,4 +80,21 @@ func TestOffsetInRefusesOutsiders(t *testing.T) {
 	if _, ok := OffsetIn(3, &o.X, size); ok {
 		t.Error("a non-pointer base is accepted")
 	}
+}
+
+func TestFloat32sKeepsSignallingNaN(t *testing.T) {
+	type myFloat float32
+	var a [2]myFloat
+	xs := Float32s(reflect.ValueOf(&a).Elem())
+	const snan = 0x7f800001 // a signalling NaN: through float64 it turns quiet (0x7fc00001)
+	xs[1] = math.Float32frombits(snan)
+	if got := math.Float32bits(float32(a[1])); got != snan || len(xs) != 2 {
+		t.Fatalf("Float32s wrote %#x, want %#x", got, snan)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Float32s of an unaddressable array did not panic")
+		}
+	}()
+	Float32s(reflect.ValueOf(a))
 }

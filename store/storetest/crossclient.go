@@ -43,7 +43,11 @@ package storetest
 // timeuuid the lowercase string; a list an array; a set an array in the
 // server's order; a map an array of [key, value] pairs in the server's
 // order. An empty value of another type than text and blob is
-// {"$empty": true}.
+// {"$empty": true}. A user-defined type's value is a JSON object of field
+// name → the field's canonical form (null for a null field; a field a
+// stored value lacks, written before ALTER TYPE ... ADD, is null). A
+// vector is an array of its floats' canonical forms (the 8-hex-digit
+// IEEE bits).
 //
 // The rules the adapters implement, which "expected" means here:
 //   - TIMESTAMP ← time.Time: milliseconds since the epoch, floored (toward
@@ -83,6 +87,32 @@ package storetest
 //     back nil; sets and maps go in the server's order.
 //   - Integers and floats exact (float bits compared); a stored integer
 //     outside the Go field's type fails the read (Read true).
+//   - User-defined types (a named struct; crossclient_udt.go): each field
+//     by the rules of a column's own value of its type (a nil pointer,
+//     slice, map, []byte or net.IP, the zero netip.Addr are null; an
+//     IPv4-mapped netip.Addr is 16 bytes), except that a field's
+//     collections are frozen: an empty one is a value, [], and reads back
+//     empty, not nil; sets and maps in the server's order; a field tagged
+//     "-" is not stored. A column of its own is not frozen: the server
+//     keeps each field as a cell, so a value whose every field is null is
+//     stored as nothing and reads back null (the zero struct; in the log
+//     under "server:"), and a non-nil *struct whose every field is null is
+//     refused (refuse-write); kandra.Frozen() keeps such a value. A field
+//     refused by its rules refuses the column; a field Go cannot hold (a
+//     DURATION with months) fails the read (Read true), wherever the type
+//     is (a column, a pointer, a list). Python reads a type's value by the
+//     server's fields: a field Go lacks (added by ALTER TYPE ... ADD) is
+//     skipped, a field missing from a shorter stored value reads null.
+//     The server keeps a set inside a user-defined type in the order the
+//     client sent it (it sorts it in no position), so every client must
+//     send it in the server's order. User-defined types appear as columns
+//     (CrossValues: own, Frozen, a pointer, a list, a set, a map's
+//     values, nested), in a partition key and a descending clustering key
+//     (cross_udt_keys), and through ALTER TYPE ... ADD run by Python in a
+//     keyspace of the scenario's own (cross_evolve, see crossUDTEvolve).
+//   - VECTOR<FLOAT, N> ← [N]float32 (no index): every float bit for bit,
+//     NaN payloads and signalling NaNs included; a nil *[N]float32 is
+//     null, and null reads as the zero vector (nil for a pointer).
 //
 // DECIMAL is not covered: kandra maps no Go type to it (a user type that
 // implements CQLTyper names it, and the driver marshals that type itself,
@@ -92,10 +122,24 @@ package storetest
 // way (crossclient.py says how) and the check is counted under
 // client_limit, with the reason in the log: timestamps outside Python's
 // datetime (years 1..9999), float32 signalling NaNs (a Python float is a
-// C double, and the float → double conversion quiets them), and sets
-// written into a descending clustering column (a Python set iterates in
-// hash order, and there the server keeps the order sent: they go as a list
-// in the server's order).
+// C double, and the float → double conversion quiets them; in a column
+// written with blobAsFloat, in a vector or a user-defined type as the
+// bits given to FloatType.serialize, and read raw), and sets written into
+// a descending clustering column or inside a user-defined type (a Python
+// set iterates in hash order, and there the server keeps the order sent:
+// they go as a list in the server's order).
+//
+// The Python driver and these types: it decodes a user-defined type as a
+// namedtuple of the server's fields (a field name that is no Python
+// identifier, the keyword pass of XcOpt, becomes field_<i>_, so
+// crossclient.py reads a field by name, else by position), pads a
+// shorter stored value with None, and writes an object whose attributes
+// it reads by the server's field names (crossclient.py's UDTValue: the
+// way of a class given to register_user_type, which needs the schema
+// metadata the script leaves off); a field the object lacks is null. It
+// decodes a vector through Python floats: quiet NaN payloads, -0, ±Inf
+// and subnormals survive (float32 → double → float32 is exact), a
+// signalling NaN does not (client_limit, read raw).
 //
 // The run prints one line, "real-server: crossclient adapter=<name>
 // client=python-cassandra-driver-3.30.1 checks=N ok=M client_limit=K":
@@ -229,6 +273,20 @@ type CrossValues struct {
 	Bigs    []*big.Int
 	When    map[string]At
 	F64s    []float64
+
+	// User-defined types (crossclient_udt.go) and vectors.
+	Card       XcCard
+	CardFrozen XcCard
+	CardPtr    *XcCard
+	Opt        *XcOpt
+	OptFrozen  *XcOpt
+	OptVal     XcOpt
+	Cards      []XcCard
+	Points     map[XcPoint]struct{}
+	ByName     map[string]XcPoint
+	Vec        [4]float32
+	VecPtr     *[3]float32
+	Vec1       [1]float32
 }
 
 // Describe implements kandra's description.
@@ -256,6 +314,8 @@ func (v *CrossValues) Describe(s *kandra.Schema[CrossValues]) {
 	kandra.Bind(s, &v.Days, kandra.AsType(kandra.ListOf(kandra.CQLDate)))
 	kandra.Bind(s, &v.Clocks, kandra.AsType(kandra.ListOf(kandra.CQLTime)))
 	kandra.Bind(s, &v.TimeIDs, kandra.AsType(kandra.ListOf(kandra.CQLTimeUUID)))
+	kandra.Bind(s, &v.CardFrozen, kandra.Frozen())
+	kandra.Bind(s, &v.OptFrozen, kandra.Frozen())
 }
 
 // CrossLookup has non-unique BATCH lookups on an inet and a timestamp,
@@ -377,6 +437,8 @@ type crossRun struct {
 	lookups  *store.Repo[CrossLookup]
 	hits     *store.Repo[CrossHits]
 	inetKeys *store.Repo[CrossInetKey]
+	udtKeys  *store.Repo[CrossUDTKey]
+	ucols    []xcCol
 	vcols    []xcCol
 	lcols    []xcCol
 	hcols    []xcCol
@@ -412,7 +474,11 @@ func xcWhere(cols []xcCol, keys ...any) [][3]any {
 func canonOf[T any](table *kandra.Table[T], cols []xcCol, e *T) (canon []any, refused map[string]string) {
 	refused = map[string]string{}
 	for i, p := range table.Pointers(e, nil) {
-		c, _, r := xcWrite(reflect.ValueOf(p).Elem(), cols[i].typ, true)
+		v := reflect.ValueOf(p).Elem()
+		c, _, r := xcWrite(v, cols[i].typ, true)
+		if r == "" && v.Kind() == reflect.Pointer && xcNullUDTColumn(cols[i]) && xcAllNull(c) {
+			r = "a non-nil *struct whose every field is null in a column of a user-defined type of its own, not frozen (the server would read it back null)"
+		}
 		if r != "" {
 			refused[cols[i].c.Name()] = r
 		}
@@ -428,6 +494,9 @@ func (x *crossRun) stored(table string, cols []xcCol, canon []any) []any {
 	out := make([]any, len(canon))
 	for i, c := range cols {
 		out[i] = normCanon(xcServerStored(c.typ, canon[i], false))
+		if xcNullUDTColumn(c) && xcAllNull(out[i]) {
+			out[i] = nil // no cell: the column reads back null
+		}
 		if !reflect.DeepEqual(out[i], canon[i]) {
 			x.server[table+"["+canon[0].(string)+"]."+c.c.Name()] = "sent " + canonJSON(canon[i]) + ", stored " + canonJSON(out[i])
 		}
@@ -451,11 +520,14 @@ func testCrossClient(t *testing.T, h *harness) {
 	x.goLookups()
 	x.goCounters()
 	x.goInetKeys()
+	x.goUDTKeys()
 	x.pyValues()
 	x.pyReadRefusals()
 	x.pyLookups()
 	x.pyCounters()
 	x.pyInetKeys()
+	x.pyUDTKeys()
+	x.crossUDTEvolve()
 	x.runPython(py)
 	for _, f := range x.after {
 		f()
@@ -471,7 +543,7 @@ func (x *crossRun) setup() {
 		Name:        h.ks,
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 		Targets:     kandra.Cassandra5,
-	}, crossValues, crossLookups, crossHits, crossInetKeys)
+	}, crossValues, crossLookups, crossHits, crossInetKeys, crossUDTKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,6 +564,8 @@ func (x *crossRun) setup() {
 	x.lookups = store.MustNewRepo(rt, crossLookups)
 	x.hits = store.MustNewRepo(rt, crossHits)
 	x.inetKeys = store.MustNewRepo(rt, crossInetKeys)
+	x.udtKeys = store.MustNewRepo(rt, crossUDTKeys)
+	x.ucols = xcColumns(t, crossUDTKeys.Schema().Columns())
 	x.kcols = xcColumns(t, crossInetKeys.Schema().Columns())
 	x.vcols = xcColumns(t, crossValues.Schema().Columns())
 	x.lcols = xcColumns(t, crossLookups.Schema().Columns())
@@ -758,8 +832,14 @@ func (x *crossRun) pyRow(canon []any, only []int) {
 // first): one check per row, that the client wrote what it was given, so
 // that a py→go failure is the Go side's.
 func (x *crossRun) pyControl(table string, cols []xcCol, canon []any) {
+	x.pyControlKeys(table, cols, canon, 1)
+}
+
+// pyControlKeys is pyControl for a table whose partition key has keys
+// columns, the first ones of canon.
+func (x *crossRun) pyControlKeys(table string, cols []xcCol, canon []any, keys int) {
 	key := canon[0].(string)
-	x.op(map[string]any{"op": "select", "table": table, "columns": xcTypes(cols), "where": xcWhere(cols, key)}, func(res pyResult) {
+	x.op(map[string]any{"op": "select", "table": table, "columns": xcTypes(cols), "where": xcWhere(cols, canon[:keys]...)}, func(res pyResult) {
 		where := table + "[" + key + "] (the row as Python wrote it)"
 		switch {
 		case res.Error != "":
@@ -781,6 +861,10 @@ func (x *crossRun) pyControl(table string, cols []xcCol, canon []any) {
 // (c) cells Go cannot hold: Get fails with a *ValueError, Read true.
 func (x *crossRun) pyReadRefusals() {
 	zero, _ := canonOf(crossValues, x.vcols, &CrossValues{})
+	byName := map[string]any{}
+	for i, c := range x.vcols {
+		byName[c.c.Name()] = zero[i]
+	}
 	for n, r := range xcReadRefused {
 		i := xcFind(x.vcols, r.column)
 		if i < 0 {
@@ -789,14 +873,18 @@ func (x *crossRun) pyReadRefusals() {
 		c := x.vcols[i]
 		canon := slices.Clone(zero)
 		key := "r-" + twoDigits(n)
-		canon[0], canon[i] = key, normCanon(r.canon)
+		rc := r.canon
+		if f, ok := rc.(func(map[string]any) any); ok {
+			rc = f(byName)
+		}
+		canon[0], canon[i] = key, normCanon(rc)
 		if _, refused, err := xcRead(c.c.GoType(), c.typ, canon[i], true); refused == "" || err != nil {
 			x.t.Fatalf("scenario bug: %s %v is not refused on a read (%v)", r.column, r.canon, err)
 		}
 		var insErr string
 		x.op(map[string]any{"op": "insert", "table": "cross_values", "columns": xcTypes(x.vcols), "values": canon},
 			func(res pyResult) { insErr = res.Error })
-		x.pyControl("cross_values", x.vcols, canon)
+		x.pyControl("cross_values", x.vcols, x.stored("cross_values", x.vcols, canon))
 		x.after = append(x.after, func() {
 			where := "cross_values[" + key + "]." + r.column
 			want := fmt.Sprintf("*ValueError{Table: cross_values, Column: %s, Read: true} for %s, no entity", r.column, canonJSON(canon[i]))
@@ -1104,7 +1192,7 @@ func (x *crossRun) report() {
 		}
 	}
 	if len(x.server) > 0 {
-		t.Logf("server: Cassandra 5.0 stores an IPv4-mapped inet inside a collection of a regular column as 4 bytes (it deserializes a bound collection into java.net.InetAddress): %d cells expect the stored form", len(x.server))
+		t.Logf("server: %d cells expect what Cassandra 5.0 stores, not what was sent: an IPv4-mapped inet inside a collection of a regular column is stored as 4 bytes (it deserializes a bound collection into java.net.InetAddress), and a user-defined type of a column of its own (not frozen) whose every field is null as nothing (it reads back null)", len(x.server))
 		var ws []string
 		for w := range x.server {
 			ws = append(ws, w)

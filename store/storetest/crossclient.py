@@ -5,7 +5,7 @@ Cassandra Python driver (cassandra-driver 3.30.1, see scripts/pyclient.sh).
 It reads one JSON document on stdin:
 
     {"host": ..., "port": ..., "keyspace": ..., "protocol": 5,
-     "ops": [{"id": ..., "op": "select" | "insert" | "add", ...}, ...]}
+     "ops": [{"id": ..., "op": "select" | "insert" | "add" | "exec", ...}, ...]}
 
 runs the operations in order and prints {"results": [...]} on stdout, one
 result per operation. Values travel in the canonical form documented at the
@@ -18,6 +18,12 @@ form of internal/cqlorder ("list<set<int>>", no frozen).
           -> {client_limit: {name: why}}
   add     {table, column, delta, where}: UPDATE t SET c = c + delta
           -> {}
+  exec    {cql}: a schema statement (ALTER TYPE ... ADD) -> {}
+
+An operation may name a keyspace of its own (keyspace), and an insert may
+ask for a text not prepared before (fresh: after ALTER TYPE, so that the
+driver binds the type as it is now). A user-defined type comes as
+cqlorder's form, name{field type, ...}; a vector as vector<float>.
 
 Every value goes through the driver's own types: datetime for a timestamp,
 cassandra.util.Date / Time / Duration, ipaddress objects for inet,
@@ -30,12 +36,28 @@ returning the stored int64 milliseconds and float bits) or written through
 one (an int of milliseconds, which the driver takes for a timestamp;
 floatAsBlob), and the column is named in client_limit with the reason.
 
+User-defined types: the driver decodes a value as a namedtuple of the
+server's fields (a field name that is no Python identifier, such as the
+keyword pass, is renamed field_<i>_, so a field is read by name, else by
+position), a shorter stored value padded with None; this client writes a
+UDTValue, whose attributes the driver reads by the server's field names
+(as it does a class given to register_user_type, which needs the schema
+metadata left off here). The server keeps a set inside a user-defined
+type in the order sent, so such sets go as lists in the server's order
+(named in client_limit). Vectors: the driver decodes each element with
+FloatType.deserialize; VectorType.deserialize is wrapped to run the
+driver's own code twice, with the driver's float (what a user gets,
+compared) and with the raw bits (for a signalling NaN, which a Python
+float quiets: read raw); a signalling NaN is written as its bits through
+FloatType.serialize.
+
 Three things are patched so that the canonical form can be read at all:
 sets decode as a list in the server's order (the driver sorts them by
 Python's own order, which is not the server's for inet or uuid), an empty
 value of a type other than text and blob decodes as EMPTY instead of None
 (the driver maps it to None, so it could not be told from null), and the
-raw path above. Nothing else of the driver is changed.
+raw path above; and the vector and float wrappers above. Nothing else of
+the driver is changed.
 
 The driver logs to stderr only at ERROR; the Go test shows stderr only when
 this script fails.
@@ -89,6 +111,28 @@ cqltypes.SetType.adapter = WireSet
 cqltypes._CassandraType.support_empty_values = True
 
 
+class UDTValue(object):
+    """A user-defined type's value as this client writes it: an object
+    with one attribute per field, which the driver's UserType.serialize
+    reads by the server's field names (getattr), as it does a class given
+    to cluster.register_user_type; a field the object lacks is null.
+    (Registering needs the schema metadata this client leaves off; a
+    tuple would be positional, and fail for a type with more fields.)"""
+
+    def __init__(self, fields):
+        for k, v in fields.items():
+            setattr(self, k, v)  # setattr: a field may be a Python keyword ("pass")
+
+    def __repr__(self):
+        return "UDTValue(%r)" % (self.__dict__,)
+
+
+class VectorValue(list):
+    """A vector as the driver decodes it: the Python floats its own
+    VectorType.deserialize gives with its own FloatType.deserialize
+    (float_unpack), and the stored bits, in .bits."""
+
+
 def _raw_timestamp(byts, protocol_version):
     return RawMs(struct.unpack(">q", byts)[0])
 
@@ -101,6 +145,10 @@ def _raw_double(byts, protocol_version):
     return RawF64(struct.unpack(">Q", byts)[0])
 
 
+_driver_float_deserialize = cqltypes.FloatType.deserialize
+_driver_float_serialize = cqltypes.FloatType.serialize
+_driver_vector_deserialize = cqltypes.VectorType.deserialize.__func__
+
 # The raw path: only the pure-Python protocol handler calls these (the
 # Cython one has its own deserializers), and only the raw session uses it.
 cqltypes.DateType.deserialize = staticmethod(_raw_timestamp)
@@ -108,32 +156,102 @@ cqltypes.FloatType.deserialize = staticmethod(_raw_float)
 cqltypes.DoubleType.deserialize = staticmethod(_raw_double)
 
 
+class _DriverFloat(cqltypes.FloatType):
+    """FloatType with the driver's own deserialize (not the raw one)."""
+
+    deserialize = staticmethod(_driver_float_deserialize)
+
+
+_driver_vectors = {}
+
+
+def _vector_deserialize(cls, byts, protocol_version):
+    """Vectors: the Cython path has no deserializer of its own for them
+    (GenericDeserializer calls VectorType.deserialize, on both sessions),
+    and VectorType.deserialize decodes each element with
+    FloatType.deserialize, which the raw path replaces. So: the driver's
+    own VectorType.deserialize run twice, once with the driver's
+    FloatType.deserialize (the floats a user gets) and once with the raw
+    one (the bits)."""
+    if cls.subtype is not cqltypes.FloatType:
+        return _driver_vector_deserialize(cls, byts, protocol_version)
+    twin = _driver_vectors.get(cls)
+    if twin is None:
+        twin = type(cls.__name__, (cls,), {"subtype": _DriverFloat})
+        _driver_vectors[cls] = twin
+    v = VectorValue(_driver_vector_deserialize(twin, byts, protocol_version))
+    v.bits = [int(b) for b in _driver_vector_deserialize(cls, byts, protocol_version)]
+    return v
+
+
+def _float_serialize(v, protocol_version):
+    """A float written raw (RawF32, a signalling NaN inside a vector or a
+    user-defined type, where blobAsFloat cannot go) as its bits; any other
+    through the driver's own FloatType.serialize."""
+    if isinstance(v, RawF32):
+        return struct.pack(">I", int(v))
+    return _driver_float_serialize(v, protocol_version)
+
+
+cqltypes.VectorType.deserialize = classmethod(_vector_deserialize)
+cqltypes.FloatType.serialize = staticmethod(_float_serialize)
+
+
 # --- types --------------------------------------------------------------
 
 
 def parse_type(s):
-    """'map<text, list<int>>' -> ('map', [('text', []), ('list', [('int', [])])])"""
-    s = s.replace(" ", "")
+    """'map<text, list<int>>' -> ('map', [('text', []), ('list', [('int', [])])]);
+    a user-defined type, 'point{x float, y double}' (cqlorder's form), ->
+    ('udt', [('x', ('float', [])), ('y', ('double', []))]): its fields,
+    named, in order (the type's name is not needed); 'vector<float>' ->
+    ('vector', [('float', [])]) (the dimension comes from the server)."""
     pos = 0
+
+    def ws():
+        nonlocal pos
+        while pos < len(s) and s[pos] == " ":
+            pos += 1
+
+    def ident():
+        nonlocal pos
+        ws()
+        start = pos
+        while pos < len(s) and s[pos] not in "<>,{} ":
+            pos += 1
+        return s[start:pos]
 
     def one():
         nonlocal pos
-        start = pos
-        while pos < len(s) and s[pos] not in "<>,":
-            pos += 1
-        name = s[start:pos]
+        name = ident()
+        ws()
         args = []
         if pos < len(s) and s[pos] == "<":
             pos += 1
             args.append(one())
+            ws()
             while s[pos] == ",":
                 pos += 1
                 args.append(one())
+                ws()
             assert s[pos] == ">", s
             pos += 1
+        elif pos < len(s) and s[pos] == "{":
+            pos += 1
+            while True:
+                fname = ident()
+                args.append((fname, one()))
+                ws()
+                if s[pos] == "}":
+                    pos += 1
+                    break
+                assert s[pos] == ",", s
+                pos += 1
+            return ("udt", args)
         return (name, args)
 
     t = one()
+    ws()
     assert pos == len(s), s
     return t
 
@@ -159,12 +277,36 @@ def dt_to_ms(dt):
     return (us + 500) // 1000
 
 
-def canon(t, v):
+def udt_fields(t, v):
+    """The field values of v, a user-defined type's value as the driver
+    decodes it (a namedtuple of the server's fields; when a field name is
+    not a Python identifier, a keyword such as pass included, the driver
+    renames it field_<i>_), for each field of t: by name, else by position
+    (the server adds fields at the end only); a field v lacks is None."""
+    names = getattr(v, "_fields", ())
+    out = []
+    for i, (fname, _) in enumerate(t[1]):
+        if fname in names:
+            out.append(getattr(v, fname))
+        elif i < len(v):
+            out.append(v[i])
+        else:
+            out.append(None)
+    return out
+
+
+def canon(t, v, raw=False):
     name, args = t
     if v is None:
         return None
     if v is cqltypes.EMPTY:
         return {"$empty": True}
+    if name == "udt":
+        return dict((fname, canon(ft, x, raw)) for (fname, ft), x in zip(args, udt_fields(t, v)))
+    if name == "vector":
+        if raw:
+            return ["%08x" % b for b in v.bits]
+        return [canon(args[0], x) for x in v]
     if name in ("text", "varchar", "ascii"):
         return v
     if name == "boolean":
@@ -196,9 +338,9 @@ def canon(t, v):
     if name in ("uuid", "timeuuid"):
         return str(v)
     if name in ("list", "set"):
-        return [canon(args[0], e) for e in v]
+        return [canon(args[0], e, raw) for e in v]
     if name == "map":
-        return [[canon(args[0], k), canon(args[1], x)] for k, x in v.items()]
+        return [[canon(args[0], k, raw), canon(args[1], x, raw)] for k, x in v.items()]
     raise ValueError("no canonical form for type %s" % (name,))
 
 
@@ -211,6 +353,17 @@ def undecodable(t, v):
         return "timestamp %d ms is outside the years 1..9999 of Python's datetime (the driver fails the whole row)" % int(v)
     if name == "float" and isinstance(v, RawF32) and is_signalling_nan32(int(v)):
         return "float bits %08x: a signalling NaN, which a Python float (a C double) quiets" % int(v)
+    if name == "vector":
+        for b in v.bits:
+            if is_signalling_nan32(b):
+                return "vector element bits %08x: a signalling NaN, which the driver's float (a Python float, a C double) quiets" % b
+        return ""
+    if name == "udt":
+        for (_, ft), x in zip(args, udt_fields(t, v)):
+            why = undecodable(ft, x)
+            if why:
+                return why
+        return ""
     if name in ("list", "set"):
         for e in v:
             why = undecodable(args[0], e)
@@ -229,6 +382,9 @@ def undecodable(t, v):
 
 def is_empty(c):
     return isinstance(c, dict) and c.get("$empty") is True
+
+
+IN_UDT = "in a user-defined type"
 
 
 def value(t, c, limits, col, ordered_sets=False):
@@ -254,7 +410,17 @@ def value(t, c, limits, col, ordered_sets=False):
     if name in INTS:
         return int(c)
     if name == "float":
+        if is_signalling_nan32(int(c, 16)):
+            limits.setdefault(col, "float bits %s: a signalling NaN, which a Python float quiets: written as its bits (FloatType.serialize given the bits)" % c)
+            return RawF32(int(c, 16))
         return struct.unpack(">f", bytes.fromhex(c))[0]
+    if name == "vector":
+        return [value(args[0], e, limits, col, ordered_sets) for e in c]
+    if name == "udt":
+        # The server keeps a set inside a user-defined type value in the
+        # order sent (it does not sort it, even in a regular column).
+        inner = ordered_sets or IN_UDT
+        return UDTValue(dict((fname, value(ft, c.get(fname), limits, col, inner)) for fname, ft in args))
     if name == "double":
         return struct.unpack(">d", bytes.fromhex(c))[0]
     if name == "blob":
@@ -279,7 +445,8 @@ def value(t, c, limits, col, ordered_sets=False):
     if name == "set":
         items = [value(args[0], e, limits, col, ordered_sets) for e in c]
         if ordered_sets:
-            limits.setdefault(col, "a Python set iterates in hash order, not the server's: sent as a list in the server's order (a frozen set in a descending clustering column is kept as sent)")
+            limits.setdefault(col, "a Python set iterates in hash order, not the server's: sent as a list in the server's order (%s)" % (
+                "a set inside a user-defined type is kept as sent" if ordered_sets == IN_UDT else "a frozen set in a descending clustering column is kept as sent"))
             return items
         try:
             return set(items)
@@ -348,7 +515,7 @@ class Client:
         limits = {}
         cols = [(n, parse_type(t)) for n, t in op["columns"]]
         where, params = self.where(op, limits)
-        table = "%s.%s" % (self.ks, op["table"])
+        table = "%s.%s" % (op.get("keyspace", self.ks), op["table"])
         # First through the raw path, which decodes every value: the
         # columns the normal path cannot decode.
         raw_rows = list(self.raw.execute(self.prepare("SELECT %s FROM %s%s" % (", ".join(n for n, _ in cols), table, where)), params))
@@ -369,7 +536,7 @@ class Client:
             fast = dict(zip((n for n, _ in good), fast_rows[i])) if good else {}
             out = []
             for (n, t), rv in zip(cols, raw_row):
-                out.append(canon(t, rv) if n in bad else canon(t, fast[n]))
+                out.append(canon(t, rv, raw=True) if n in bad else canon(t, fast[n]))
             rows.append(out)
         limits.update({n: why + " (read raw)" for n, why in bad.items()})
         return {"rows": rows, "client_limit": limits}
@@ -381,9 +548,18 @@ class Client:
             mark, v = placeholder(parse_type(typ), c, limits, n, bool(op.get("ordered_sets")))
             marks.append(mark)
             params.append(v)
-        cql = "INSERT INTO %s.%s (%s) VALUES (%s)" % (self.ks, op["table"], ", ".join(n for n, _ in op["columns"]), ", ".join(marks))
+        cql = "INSERT INTO %s.%s (%s) VALUES (%s)" % (op.get("keyspace", self.ks), op["table"], ", ".join(n for n, _ in op["columns"]), ", ".join(marks))
+        if op.get("fresh"):
+            # After ALTER TYPE: a text not prepared before, so that the
+            # driver prepares it with the type as it is now.
+            cql += " /* %s */" % op["id"]
         self.fast.execute(self.prepare(cql), params)
         return {"client_limit": limits}
+
+    def exec(self, op):
+        """A schema statement (ALTER TYPE), waiting for schema agreement."""
+        self.fast.execute(op["cql"])
+        return {}
 
     def add(self, op):
         limits = {}

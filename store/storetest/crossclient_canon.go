@@ -316,6 +316,18 @@ func xcWrite(v reflect.Value, ct cqlorder.Type, top bool) (c any, wire []byte, r
 			}
 		}
 		return out, cqlorder.AppendCollection(nil, len(entries), wires), ""
+	case reflect.Struct:
+		return xcWriteUDT(v, ct)
+	case reflect.Array:
+		if t.Elem().Kind() == reflect.Float32 && ct.Name == "vector" {
+			elems, wire := make([]any, v.Len()), []byte{}
+			for i := range v.Len() {
+				bits := float32Bits(v.Index(i))
+				elems[i] = fmt.Sprintf("%08x", bits)
+				wire = binary.BigEndian.AppendUint32(wire, bits)
+			}
+			return elems, wire, ""
+		}
 	}
 	panic(fmt.Sprintf("crossclient: no canonical form for %s as %s", t, ct))
 }
@@ -511,6 +523,22 @@ func xcRead(t reflect.Type, ct cqlorder.Type, c any, top bool) (v reflect.Value,
 			out.Index(i).Set(x)
 		}
 		return out, "", nil
+	case reflect.Struct:
+		return xcReadUDT(t, ct, c)
+	case reflect.Array:
+		a, ok := c.([]any)
+		if !ok || len(a) != t.Len() || t.Elem().Kind() != reflect.Float32 {
+			return reflect.Value{}, "", fmt.Errorf("want a vector of %d floats, got %v", t.Len(), c)
+		}
+		out := reflect.New(t).Elem()
+		for i, e := range a {
+			x, r, err := xcRead(t.Elem(), cqlorder.Type{Name: "float"}, e, false)
+			if r != "" || err != nil {
+				return reflect.Value{}, r, err
+			}
+			out.Index(i).Set(x)
+		}
+		return out, "", nil
 	case reflect.Map:
 		a, ok := c.([]any)
 		if !ok {
@@ -583,6 +611,20 @@ func xcEqual(a, b reflect.Value) bool {
 			}
 		}
 		return true
+	case t.Kind() == reflect.Array && t.Elem().Kind() == reflect.Float32:
+		for i := range a.Len() {
+			if !xcEqual(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case t.Kind() == reflect.Struct && xcSpecial(t) == nil:
+		for i := range a.NumField() {
+			if !xcEqual(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
 	case t.Kind() == reflect.Map:
 		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
 			return false
@@ -590,6 +632,14 @@ func xcEqual(a, b reflect.Value) bool {
 		it := a.MapRange()
 		for it.Next() {
 			y := b.MapIndex(it.Key())
+			if !y.IsValid() { // a key holding a NaN is no map key of another map: by bits
+				for jt := b.MapRange(); jt.Next(); {
+					if xcEqual(it.Key(), jt.Key()) {
+						y = jt.Value()
+						break
+					}
+				}
+			}
 			if !y.IsValid() || !xcEqual(it.Value(), y) {
 				return false
 			}
@@ -650,6 +700,18 @@ func xcShow(v reflect.Value) string {
 		return fmt.Sprintf("%v (bits %016x)", v.Float(), math.Float64bits(v.Float()))
 	case t.Kind() == reflect.String:
 		return strconv.Quote(v.String())
+	case t.Kind() == reflect.Array && t.Elem().Kind() == reflect.Float32:
+		parts := make([]string, v.Len())
+		for i := range parts {
+			parts[i] = fmt.Sprintf("%08x", float32Bits(v.Index(i)))
+		}
+		return t.String() + "{bits " + strings.Join(parts, " ") + "}"
+	case t.Kind() == reflect.Struct && xcSpecial(t) == nil:
+		parts := make([]string, 0, v.NumField())
+		for i := range v.NumField() {
+			parts = append(parts, t.Field(i).Name+": "+xcShow(v.Field(i)))
+		}
+		return t.Name() + "{" + strings.Join(parts, ", ") + "}"
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
 		if v.IsNil() {
 			return "[]byte(nil)"

@@ -166,7 +166,44 @@ var xcFields = map[string][]any{
 	"Bigs":    {[]*big.Int{bigPow2(200, false, 0), bigPow2(200, true, 0), big.NewInt(0)}},
 	"When":    {map[string]At{"zero": {}, "pre": At(xcPre), "far": At(xcFar)}},
 	"F64s":    {[]float64{f64(0x7ff8000000000000), f64(0x8000000000000000), math.Inf(1), f64(1), f64(0x7ff0000000000001)}},
+
+	// User-defined types (crossclient_udt.go).
+	"Card":       {xcCardFull, xcCardEmpty, xcCardEdge, XcCard{Name: "only a name"}},
+	"CardFrozen": {xcCardEdge, xcCardFull, XcCard{}, xcCardEmpty},
+	"CardPtr":    {&xcCardEmpty, (*XcCard)(nil), &xcCardFull},
+	"Opt":        {&XcOpt{A: ptr("x")}, &XcOpt{B: ptr(int64(math.MinInt64))}, (*XcOpt)(nil), &XcOpt{C: &XcPoint{}}},
+	"OptFrozen":  {&XcOpt{}, &XcOpt{A: ptr("")}, (*XcOpt)(nil)},
+	"OptVal":     {XcOpt{}, XcOpt{B: ptr(int64(1)), C: &XcPoint{X: 1}}},
+	"Cards":      {[]XcCard{xcCardFull, xcCardEmpty}, []XcCard{{}}, []XcCard{}, []XcCard{xcCardEdge, {Name: "b"}}},
+	"Points": {map[XcPoint]struct{}{{X: 1, Y: 2}: {}, {X: f32(0x80000000)}: {}, {}: {}, {X: -1, Y: 5}: {}, {X: f32(0x7f800000), Y: -1}: {},
+		{X: f32(0x7fc00000), Y: 3}: {}, {X: f32(0x00000001)}: {}, {X: 1, Y: f64(0x8000000000000000)}: {}}, map[XcPoint]struct{}{}},
+	"ByName": {map[string]XcPoint{"b": {X: 1, Y: 1}, "a": {}, "": {X: f32(0xff800000), Y: f64(0x7ff8000000000001)}}},
+	// Vectors: NaN payloads, -0, ±Inf, subnormals, the largest finite;
+	// 0x7f800001 and 0x7fa00000 are signalling NaNs.
+	"Vec": {[4]float32{f32(0x7fc00001), f32(0xffc00000), f32(0x80000000), f32(0x7f800000)},
+		[4]float32{f32(0xff800000), f32(0x00000001), f32(0x807fffff), f32(0x7f7fffff)},
+		[4]float32{f32(0x7f800001), f32(0x3fc00000), 0, f32(0x00800000)},
+		[4]float32{f32(0x7fffffff), f32(0xffffffff), f32(0x7fc12345), f32(0xff7fffff)}},
+	"VecPtr": {ptr([3]float32{1, 2, 3}), (*[3]float32)(nil), ptr([3]float32{f32(0x80000000), f32(0x7fa00000), f32(0x80000001)}), ptr([3]float32{})},
+	"Vec1":   {[1]float32{f32(0x7fc00000)}, [1]float32{f32(0x80000000)}},
 }
+
+// The XcCard values of the user-defined type columns.
+var (
+	xcCardFull = XcCard{Name: "card ✓", Note: ptr("note"), At: xcPre, Addr: xcA4in6, IP: net.IPv4(10, 0, 0, 1), ID: xcV4,
+		Bytes: []byte{}, Wait: -1, Big: bigPow2(70, true, 0), F32: f32(0x7fc00001), F64: f64(0x8000000000000000),
+		Tags: []string{"", "b", "a"}, Set: map[string]struct{}{"z": {}, "a": {}, "é": {}}, Counts: map[string]int32{"x": math.MinInt32, "a": 1},
+		Stamps: []time.Time{{}, xcFar, xcZoned}, Addrs: map[netip.Addr]struct{}{xcA6: {}, xcA4: {}, xcALoop: {}},
+		Pin: XcPoint{X: f32(0x80000000), Y: math.Inf(-1)}, PinPtr: &XcPoint{X: 1, Y: 2}, Pins: []XcPoint{{}, {X: 1}}, Left: "not stored"}
+	// Empty frozen collections inside a type stay empty (not null).
+	xcCardEmpty = XcCard{Tags: []string{}, Set: map[string]struct{}{}, Counts: map[string]int32{}, Stamps: []time.Time{},
+		Addrs: map[netip.Addr]struct{}{}, Pins: []XcPoint{}, PinPtr: &XcPoint{}, IP: net.IP{}, Addr: xcA4Zero}
+	// At the edges: a timestamp past Python's datetime, a signalling NaN,
+	// the largest duration, a zero UUID, IPv6.
+	xcCardEdge = XcCard{Name: "\x00", At: xcMaxMs, Addr: xcA6, IP: net.ParseIP("2001:db8::1"), ID: uuid.Nil, Bytes: []byte{0, 0xff},
+		Wait: math.MaxInt64, Big: big.NewInt(0), F32: f32(0x7f800001), F64: f64(0x7ff0000000000001), Stamps: []time.Time{xcMinMs},
+		Pins: []XcPoint{{X: f32(0x00000001), Y: f64(0x0000000000000001)}}}
+)
 
 // xcRefused are values the rules refuse on a write: Save fails with a
 // *ValueError naming the column, and nothing is written.
@@ -209,6 +246,14 @@ var xcRefused = []struct {
 	{"TimeID", xcUMax},
 	{"TimeIDs", []uuid.UUID{xcV1a, xcV4}},
 	{"TimeIDs", []uuid.UUID{uuid.Nil}},
+	// In user-defined types: a field's own rules, and a non-frozen column
+	// of a *struct whose every field is null (it would read back nil).
+	{"Opt", &XcOpt{}},
+	{"Card", XcCard{Name: "\xff"}},
+	{"Card", XcCard{Addr: xcAZoned}},
+	{"CardFrozen", XcCard{Stamps: []time.Time{xcTooLate}}},
+	{"CardPtr", &XcCard{Addrs: map[netip.Addr]struct{}{xcA4in6: {}}}},
+	{"Cards", []XcCard{{Tags: []string{"\xff"}}}},
 }
 
 // xcReadRefused are cells Python writes that the field's Go type cannot
@@ -239,6 +284,23 @@ var xcReadRefused = []struct {
 	// A 16-byte IPv4-mapped address into a net.IP, which would write it
 	// back as 4 bytes.
 	{"ip", "00000000000000000000ffff0a000001"},
+	// Inside user-defined types (a func: from the zero row's canonical
+	// forms, by column): a duration with months or days in a field, in a
+	// column of its own, a frozen one, a pointer and a list element.
+	{"card", func(z map[string]any) any { return xcWith(z["card"], "wait", []any{1, 0, 0}) }},
+	{"card_frozen", func(z map[string]any) any { return xcWith(z["card_frozen"], "wait", []any{0, 1, 0}) }},
+	{"card_ptr", func(z map[string]any) any { return xcWith(z["card"], "wait", []any{0, -1, -5}) }},
+	{"cards", func(z map[string]any) any { return []any{z["card"], xcWith(z["card"], "wait", []any{2, 0, 0})} }},
+}
+
+// xcWith is the canonical object c with field f set to v.
+func xcWith(c any, f string, v any) any {
+	m := map[string]any{}
+	for k, x := range c.(map[string]any) {
+		m[k] = x
+	}
+	m[f] = v
+	return m
 }
 
 // xcPyOnly are rows only Python writes, from canonical forms no Go value

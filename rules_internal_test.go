@@ -267,6 +267,7 @@ func ruleCases() []ruleCase {
 	type Address struct{ City, Zip string }
 	type Date struct{ Day int }
 	type hidden struct{ city string }
+	_ = hidden{}.city // the field is the point: a type cannot store it
 	type Link struct {
 		To   string
 		Next *Link

@@ -101,10 +101,12 @@ func render(p migrate.BackfillProgress, width int) string {
 	if p.Ranges > 0 {
 		frac = min(max(float64(p.RangesDone)/float64(p.Ranges), 0), 1)
 	}
-	// RangesDone is padded to the width of Ranges, so that the figures do
-	// not grow as ranges finish and take a cell from the bar.
+	// RangesDone is padded to the width of Ranges, and the time left to
+	// the width of "0s" (from "?" when the last range finishes), so that
+	// the figures do not grow as ranges finish and take cells from the
+	// bar.
 	total := strconv.Itoa(p.Ranges)
-	info := fmt.Sprintf("%3d%% %*d/%s ranges %s rows %s/s %s left",
+	info := fmt.Sprintf("%3d%% %*d/%s ranges %s rows %s/s %2s left",
 		int(frac*100), len(total), p.RangesDone, total, thousands(p.Rows), rate(p.RowsPerSecond), left(p))
 	const minBar = 10
 	room := width - utf8.RuneCountInString(info) - 3 // the brackets and a space

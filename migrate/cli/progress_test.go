@@ -26,11 +26,11 @@ func TestRender(t *testing.T) {
 		{p, 60, "[######-------]  50% 16/32 ranges 5,000 rows 1,250/s 4s left"},
 		{p, 50, " 50% 16/32 ranges 5,000 rows 1,250/s 4s left      "},
 		{p, 20, " 50% 16/32 ranges 5,"},
-		{migrate.BackfillProgress{Lookup: "t", Ranges: 8}, 50, "t [------------]   0% 0/8 ranges 0 rows 0/s ? left"},
+		{migrate.BackfillProgress{Lookup: "t", Ranges: 8}, 50, "t [-----------]   0% 0/8 ranges 0 rows 0/s  ? left"},
 		{migrate.BackfillProgress{Lookup: "t", Rows: 1234567, RangesDone: 8, Ranges: 8, RowsPerSecond: 99999.6}, 70,
 			"t [#################] 100% 8/8 ranges 1,234,567 rows 100,000/s 0s left"},
 		// Before the ranges are split, Ranges is 0: no progress, no division.
-		{migrate.BackfillProgress{Lookup: "t"}, 46, "[----------]   0% 0/0 ranges 0 rows 0/s ? left"},
+		{migrate.BackfillProgress{Lookup: "t"}, 47, "[----------]   0% 0/0 ranges 0 rows 0/s  ? left"},
 		{p, 0, ""},
 	} {
 		got := render(tc.p, tc.width)
@@ -197,5 +197,18 @@ func TestRenderBarNeverShrinks(t *testing.T) {
 	p.RangesDone++
 	if after, _ := barOf(render(p, 64)); after < before {
 		t.Fatalf("the bar shrank from %d to %d as a range finished", before, after)
+	}
+}
+
+// TestRenderBarStaysAtTheLastRange is the case rapid's seed 1853130179
+// found (explore.sh's seed 1851266764): at 2 of 3 ranges, width 46, with
+// no estimate, the time left went from "?" to "0s" as the last range
+// finished, and the figures took the bar's last cell.
+func TestRenderBarStaysAtTheLastRange(t *testing.T) {
+	p := migrate.BackfillProgress{RangesDone: 2, Ranges: 3, RowsPerSecond: 1}
+	before, _ := barOf(render(p, 46))
+	p.RangesDone++
+	if after, _ := barOf(render(p, 46)); after < before {
+		t.Fatalf("the bar shrank from %d to %d as the last range finished", before, after)
 	}
 }

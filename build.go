@@ -569,6 +569,9 @@ func (b *builder) checkTypes() error {
 		if c.index && c.indexOpts.kind == IndexVector && c.typ.Kind() == KindVector {
 			c.check = vectorCheck(c.indexOpts.similarity)
 		}
+		if c.typ.Kind() == KindUDT && c.role == RegularColumn && !s.frozen && c.goType.Kind() == reflect.Pointer {
+			c.check = allNullCheck(c.typ, c.check)
+		}
 		return nil
 	})
 }

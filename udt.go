@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kandra-go/kandra/internal/reflectx"
 )
 
 // UDTNamer is implemented by a Go struct type that names its own
@@ -23,7 +25,7 @@ type UDTNamer interface {
 // `kandra:"zip"` stores the field as zip instead of its SnakeCase name,
 // and `kandra:"-"` leaves the field out of the type (its value is not
 // stored).
-const UDTTag = "kandra"
+const UDTTag = reflectx.UDTTag
 
 var typeUDTNamer = reflect.TypeFor[UDTNamer]()
 
@@ -63,12 +65,9 @@ func mapStruct(t reflect.Type, path []reflect.Type) (CQLType, string) {
 	}
 	path = append(path, t)
 	var fields []UDTField
-	for i := range t.NumField() {
+	for _, i := range reflectx.StoredFields(t) {
 		f := t.Field(i)
 		tag, tagged := f.Tag.Lookup(UDTTag)
-		if !storedField(f) {
-			continue
-		}
 		switch {
 		case f.Anonymous:
 			return CQLType{}, "the embedded field " + t.String() + "." + f.Name + " cannot be part of a user-defined type; give it a field name, or tag it `kandra:\"-\"`"
@@ -93,11 +92,6 @@ func mapStruct(t reflect.Type, path []reflect.Type) (CQLType, string) {
 	return udtOf(name, t.String(), fields), ""
 }
 
-// storedField reports whether the struct field f is a field of its
-// struct's user-defined type: every field but those tagged `kandra:"-"`
-// (mapStruct refuses the unexported and embedded ones).
-func storedField(f reflect.StructField) bool { return f.Tag.Get(UDTTag) != "-" }
-
 // udtCheck is the value check of a struct t stored as the user-defined
 // type ct: each field's, the fields being nullable as a column's own
 // value is. It is nil when no field has a check, or when t is not the
@@ -109,12 +103,7 @@ func udtCheck(t reflect.Type, ct CQLType) valueCheck {
 	if t.Kind() != reflect.Struct {
 		return nil
 	}
-	var index []int
-	for i := range t.NumField() {
-		if storedField(t.Field(i)) {
-			index = append(index, i)
-		}
-	}
+	index := reflectx.StoredFields(t)
 	if len(index) != len(ct.n.fields) {
 		return nil
 	}
@@ -138,6 +127,49 @@ func udtCheck(t reflect.Type, ct CQLType) valueCheck {
 		}
 		return reflect.Value{}, ""
 	}
+}
+
+// allNullCheck is the value check of a column of its own of the
+// user-defined type ct, not frozen, whose Go type is a pointer to a
+// struct: a non-nil pointer whose every field is sent null is refused
+// (the server keeps a non-frozen value's fields as cells, keeps none for
+// such a value, and reads the column back as null: found on Cassandra
+// 5.0.8), then inner, the check of the fields (nil for none).
+func allNullCheck(ct CQLType, inner valueCheck) valueCheck {
+	return func(v reflect.Value) (reflect.Value, string) {
+		if !v.IsNil() && fieldsSentAsNull(v.Elem(), ct) {
+			return v, "every field of this " + v.Type().Elem().String() + " is null, and a column of a user-defined type of its own is not frozen: the server keeps no field of it and reads the column back as null, so the pointer would read back nil; store nil, set a field, or declare the column kandra.Frozen() (a frozen value keeps its null fields)"
+		}
+		if inner == nil {
+			return reflect.Value{}, ""
+		}
+		return inner(v)
+	}
+}
+
+// fieldsSentAsNull reports whether every field of v, a struct stored as
+// the user-defined type ct, is sent null: a nil pointer, slice or map, or
+// a value zeroSentAsNull (the zero netip.Addr, an empty net.IP, the zero
+// UUID in a TIMEUUID).
+func fieldsSentAsNull(v reflect.Value, ct CQLType) bool {
+	stored := reflectx.StoredFields(v.Type())
+	if len(stored) == 0 || len(stored) != len(ct.n.fields) {
+		return false
+	}
+	for j, i := range stored {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+			if !f.IsNil() && !zeroSentAsNull(f, ct.n.fields[j].Type) {
+				return false
+			}
+		default:
+			if !zeroSentAsNull(f, ct.n.fields[j].Type) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // udtName is the name of t's user-defined type: its UDTName, or SnakeCase

@@ -19,6 +19,7 @@ import (
 
 	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/internal/cqlvalue"
+	"github.com/kandra-go/kandra/internal/reflectx"
 )
 
 // valueCheck reports the part of v (the value itself, or an element of
@@ -31,8 +32,11 @@ type valueCheck func(v reflect.Value) (bad reflect.Value, problem string)
 // of the column's Go type, as Pointer gives it) that the column cannot
 // hold exactly: a time outside a TIMESTAMP's or DATE's range, a TIME
 // outside a day, an inet address with a zone, a string a TEXT or ASCII
-// column refuses, a UUID a TIMEUUID refuses, or a value a collection
-// would have to hold as null. It returns nil for every other value, and
+// column refuses, a UUID a TIMEUUID refuses, a value a collection
+// would have to hold as null, or a non-nil pointer to a user-defined type
+// whose every field is null in a column that is not frozen (it would read
+// back nil). A user-defined type's fields are checked as columns of their
+// types are. It returns nil for every other value, and
 // at once for a column whose Go type has no such values. The runtime
 // calls it before every write; nothing has been sent when it fails.
 func (c *ColumnSchema) CheckValue(p any) error {
@@ -296,7 +300,7 @@ func storedForm(v reflect.Value, ct CQLType) {
 		}
 		j := 0
 		for i := range v.NumField() {
-			if !storedField(v.Type().Field(i)) {
+			if !reflectx.Stored(v.Type().Field(i)) {
 				continue
 			}
 			if j == len(ct.n.fields) {
@@ -356,13 +360,19 @@ func (c *ColumnSchema) SentAsNull(p any) bool {
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return false
 	}
-	v = v.Elem()
+	return zeroSentAsNull(v.Elem(), c.typ)
+}
+
+// zeroSentAsNull reports whether v, a value of CQL type ct that is not
+// nil, is sent as null by kandra's value rules: the zero netip.Addr, an
+// empty net.IP, the zero UUID in a TIMEUUID.
+func zeroSentAsNull(v reflect.Value, ct CQLType) bool {
 	switch t := v.Type(); {
 	case t.Kind() == reflect.Struct && t.ConvertibleTo(typeNetIPAddr):
 		return !v.Convert(typeNetIPAddr).Interface().(netip.Addr).IsValid()
 	case t == typeNetIP:
 		return v.Len() == 0
-	case t.Kind() == reflect.Array && t.Len() == 16 && c.typ.Kind() == KindNative && c.typ.n.name == "TIMEUUID":
+	case t.Kind() == reflect.Array && t.Len() == 16 && ct.Kind() == KindNative && ct.n.name == "TIMEUUID":
 		return v.IsZero()
 	}
 	return false

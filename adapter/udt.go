@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/netip"
 	"reflect"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/internal/cqlorder"
 	"github.com/kandra-go/kandra/internal/cqlvalue"
+	"github.com/kandra-go/kandra/internal/reflectx"
 )
 
 // User-defined types: a Go struct kandra maps to a user-defined type (see
@@ -54,27 +54,15 @@ type udtField struct {
 // planUDT is the conv of the Go struct type t as the user-defined type n.
 func planUDT[I any, D Driver[I]](t reflect.Type, n cqlorder.Type) *conv {
 	p := &udtPlan[I, D]{t: t, name: n.UDT, byName: make(map[string]int, len(n.Args))}
-	i := 0
-	for j := range t.NumField() {
-		f := t.Field(j)
-		tag, tagged := f.Tag.Lookup(kandra.UDTTag)
-		if tag == "-" {
-			continue
+	// The struct's stored fields are the type's, in order (kandra's
+	// mapping): the names are the type's.
+	if stored := reflectx.StoredFields(t); len(stored) != len(n.Args) || len(n.Fields) != len(n.Args) {
+		p.err = fmt.Errorf("the Go struct %s has %d fields for the user-defined type %s, which has %d: kandra's mapping and its adapter disagree; please report it", t, len(stored), n, len(n.Args))
+	} else {
+		for i, j := range stored {
+			p.byName[n.Fields[i]] = i
+			p.fields = append(p.fields, udtField{name: n.Fields[i], goIdx: j, cv: planTop[I, D](t.Field(j).Type, n.Args[i])})
 		}
-		name := kandra.SnakeCase(f.Name)
-		if tagged {
-			name = tag
-		}
-		if i >= len(n.Args) || i >= len(n.Fields) || n.Fields[i] != name {
-			p.err = fmt.Errorf("the Go struct %s does not match the user-defined type %s (field %s is %q, the type's is %q): kandra's mapping and its adapter disagree; please report it", t, n, f.Name, name, fieldAt(n.Fields, i))
-			break
-		}
-		p.byName[name] = len(p.fields)
-		p.fields = append(p.fields, udtField{name: name, goIdx: j, cv: planTop[I, D](f.Type, n.Args[i])})
-		i++
-	}
-	if p.err == nil && i != len(n.Args) {
-		p.err = fmt.Errorf("the Go struct %s has %d fields for the user-defined type %s, which has %d: kandra's mapping and its adapter disagree; please report it", t, i, n, len(n.Args))
 	}
 	wire := reflect.TypeFor[udtWire[I, D]]()
 	return &conv{
@@ -92,13 +80,6 @@ func planUDT[I any, D Driver[I]](t reflect.Type, n cqlorder.Type) *conv {
 			return p.decode(w.v.info, w.v.data)
 		},
 	}
-}
-
-func fieldAt(names []string, i int) string {
-	if i < len(names) {
-		return names[i]
-	}
-	return "(none)"
 }
 
 // planTop is the conv of a value of Go type t in CQL type n bound on its
@@ -320,53 +301,6 @@ func fieldErr(udt, field string, err error) error {
 		return &cqlvalue.ReadError{Value: re.Value, Reason: where + ": " + re.Reason}
 	}
 	return fmt.Errorf("%s: %w", where, err)
-}
-
-// SentAsNullUDT reports whether v, a value of a Go struct type the
-// user-defined type t maps (kandra.Register), or a non-nil pointer to
-// one, is sent with every field null: each a nil pointer, slice or map, a
-// nil []byte or net.IP, the zero netip.Addr, or the zero UUID in a
-// TIMEUUID field (kandra's value rules for a value of its own). A column
-// of a user-defined type of its own is not frozen: the server keeps its
-// fields as cells, keeps none for such a value, and reads the column
-// back as null (found on Cassandra 5.0.8). It is false for a nil pointer,
-// and for any other kind.
-func SentAsNullUDT(t kandra.CQLType, v reflect.Value) bool {
-	if v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			return false
-		}
-		v = v.Elem()
-	}
-	if t.Kind() != kandra.KindUDT || v.Kind() != reflect.Struct {
-		return false
-	}
-	fields := t.Fields()
-	i := 0
-	for j := range v.NumField() {
-		if v.Type().Field(j).Tag.Get(kandra.UDTTag) == "-" {
-			continue
-		}
-		if i >= len(fields) || !sentAsNull(fields[i].Type, v.Field(j)) {
-			return false
-		}
-		i++
-	}
-	return i > 0 && i == len(fields)
-}
-
-// sentAsNull reports whether the field value v of CQL type t is sent as
-// null (see SentAsNullUDT).
-func sentAsNull(t kandra.CQLType, v reflect.Value) bool {
-	switch typ := v.Type(); {
-	case v.Kind() == reflect.Pointer || v.Kind() == reflect.Slice || v.Kind() == reflect.Map || v.Kind() == reflect.Interface:
-		return v.IsNil() || typ == typeIP && v.Len() == 0
-	case typ.Kind() == reflect.Struct && typ.ConvertibleTo(typeAddr):
-		return !v.Convert(typeAddr).Interface().(netip.Addr).IsValid()
-	case isUUIDType(typ) && t.Kind() == kandra.KindNative && t.Name() == "TIMEUUID":
-		return v.IsZero()
-	}
-	return false
 }
 
 // UDTFieldAdded reports whether err is a *UDTFieldError whose field the

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"net/netip"
 	"reflect"
 	"strings"
 	"testing"
@@ -368,49 +367,6 @@ func TestUDTReadErrorNamesTheField(t *testing.T) {
 	var ve *kerrors.ValueError
 	if !errors.As(err, &ve) || ve.Column != "home" || !ve.Read || !strings.Contains(ve.Reason, "field at of user-defined type udt_address") {
 		t.Fatalf("%v", err)
-	}
-}
-
-func TestSentAsNullUDT(t *testing.T) {
-	type inner struct {
-		A *int32
-		B []string
-		C map[string]int32
-		D []byte
-		E netip.Addr
-	}
-	type outer struct {
-		Inner *inner
-		Skip  int `kandra:"-"`
-	}
-	ct := kandra.UDTOf("inner", kandra.UDTField{Name: "a", Type: kandra.CQLInt}, kandra.UDTField{Name: "b", Type: kandra.ListOf(kandra.CQLText)},
-		kandra.UDTField{Name: "c", Type: kandra.MapOf(kandra.CQLText, kandra.CQLInt)}, kandra.UDTField{Name: "d", Type: kandra.CQLBlob},
-		kandra.UDTField{Name: "e", Type: kandra.CQLInet})
-	one := int32(1)
-	for _, c := range []struct {
-		v    any
-		want bool
-	}{
-		{inner{}, true},
-		{&inner{}, true},
-		{(*inner)(nil), false},
-		{inner{A: &one}, false},
-		{inner{B: []string{}}, false},
-		{inner{D: []byte{}}, false},
-		{inner{E: netip.MustParseAddr("::1")}, false},
-		{inner{C: map[string]int32{}}, false},
-	} {
-		if got := SentAsNullUDT(ct, reflect.ValueOf(c.v)); got != c.want {
-			t.Errorf("%#v: %v, want %v", c.v, got, c.want)
-		}
-	}
-	uct := kandra.UDTOf("outer", kandra.UDTField{Name: "inner", Type: ct})
-	if !SentAsNullUDT(uct, reflect.ValueOf(outer{Skip: 3})) || SentAsNullUDT(uct, reflect.ValueOf(outer{Inner: &inner{}})) {
-		t.Error("a nested type: null only when the pointer is nil")
-	}
-	tu := kandra.UDTOf("t", kandra.UDTField{Name: "u", Type: kandra.CQLTimeUUID})
-	if !SentAsNullUDT(tu, reflect.ValueOf(struct{ U uuid.UUID }{})) || SentAsNullUDT(kandra.UDTOf("t", kandra.UDTField{Name: "u", Type: kandra.CQLUUID}), reflect.ValueOf(struct{ U uuid.UUID }{})) {
-		t.Error("the zero UUID is null in a TIMEUUID only")
 	}
 }
 

@@ -68,38 +68,7 @@ func (r *Repo[T]) checkValues(e *T) error {
 			return err
 		}
 	}
-	for _, c := range r.nullUDTs {
-		p, _ := c.Pointer(e)
-		if err := checkNullUDT(c, p); err != nil {
-			return err
-		}
-	}
 	return nil
-}
-
-// checkNullUDT refuses, for a column of a user-defined type of its own
-// (not in the key, not Frozen: not frozen) whose Go type is a *struct, a non-nil
-// pointer whose fields are all sent as null (adapter.SentAsNullUDT): the
-// server keeps a non-frozen type's fields as cells, keeps none for such a
-// value, and reads the column back as null (found on Cassandra 5.0.8), so
-// the pointer would read back nil. p is the column's field address.
-func checkNullUDT(c *kandra.ColumnSchema, p any) error {
-	v := reflect.ValueOf(p).Elem()
-	if !adapter.SentAsNullUDT(c.Type(), v) {
-		return nil
-	}
-	shown := "<redacted>"
-	if !c.IsSensitive() {
-		if shown = fmt.Sprintf("%+v", v.Elem().Interface()); len(shown) > 80 {
-			shown = shown[:77] + "..."
-		}
-	}
-	table := ""
-	if c.Table() != nil {
-		table = c.Table().Name()
-	}
-	return &kerrors.ValueError{Table: table, Column: c.Name(), Type: c.Type().String(), Value: "&" + shown,
-		Reason: "every field of this " + c.GoType().String() + " is null, and a column of a user-defined type of its own is not frozen: the server keeps no field of it and reads the column back as null, so the pointer would read back nil; store nil, set a field, or declare the column kandra.Frozen() (a frozen value keeps its null fields)"}
 }
 
 // keyProblem says why the key value at p cannot be sent, or "". lone is a

@@ -35,7 +35,6 @@ type Repo[T any] struct {
 	clustering    []*kandra.ColumnSchema
 	lonePartition bool
 	checked       []*kandra.ColumnSchema // the non-key columns whose values are checked (see checkValues)
-	nullUDTs      []*kandra.ColumnSchema // the non-key, non-frozen columns of a *struct in a user-defined type (see checkNullUDT)
 	batch         []int                  // indices of BATCH lookups
 	eventual      []int                  // indices of EVENTUAL lookups
 	unique        []int                  // indices of UNIQUE lookups
@@ -66,9 +65,6 @@ func NewRepo[T any](rt *Store, t *kandra.Table[T]) (*Repo[T], error) {
 	for _, c := range ts.Columns() {
 		if c.ChecksValues() && c.Role() == kandra.RegularColumn {
 			r.checked = append(r.checked, c)
-		}
-		if c.Role() == kandra.RegularColumn && c.Type().Kind() == kandra.KindUDT && !c.IsFrozen() && c.GoType().Kind() == reflect.Pointer {
-			r.nullUDTs = append(r.nullUDTs, c)
 		}
 		if _, ok := c.GeneratedUUID(); ok {
 			r.gen = append(r.gen, c)

@@ -1,11 +1,6 @@
 package store
 
-import (
-	"context"
-	"reflect"
-
-	"github.com/kandra-go/kandra"
-)
+import "context"
 
 // The static columns (kandra.Static) of a partition, written and read by
 // its partition key alone. Save, Update and Get write and read them with a
@@ -42,11 +37,6 @@ func (r *Repo[T]) SaveStatic(ctx context.Context, e *T, opts ...WriteOption) err
 		p, _ := c.Pointer(e)
 		if err := c.CheckValue(p); err != nil {
 			return err
-		}
-		if c.Type().Kind() == kandra.KindUDT && c.GoType().Kind() == reflect.Pointer {
-			if err := checkNullUDT(c, p); err != nil {
-				return err
-			}
 		}
 	}
 	sc := getScratch(opts)

@@ -155,3 +155,25 @@ func hasExported(t reflect.Type) bool {
 	}
 	return false
 }
+
+// UDTTag is the struct tag key of a user-defined type's fields
+// (kandra.UDTTag): `kandra:"name"` names one, `kandra:"-"` leaves it out.
+const UDTTag = "kandra"
+
+// Stored reports whether the struct field f is a field of its struct's
+// user-defined type: every field but one tagged `kandra:"-"` (kandra
+// refuses a struct with an unexported or embedded one at registration).
+func Stored(f reflect.StructField) bool { return f.Tag.Get(UDTTag) != "-" }
+
+// StoredFields returns the indexes of the fields of the struct type t
+// that its user-defined type stores, in order: the i-th is the type's
+// i-th field (kandra.CQLType.Fields).
+func StoredFields(t reflect.Type) []int {
+	var out []int
+	for i := range t.NumField() {
+		if Stored(t.Field(i)) {
+			out = append(out, i)
+		}
+	}
+	return out
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/internal/cqlorder"
+	"github.com/kandra-go/kandra/internal/reflectx"
 	"github.com/kandra-go/kandra/store"
 )
 
@@ -150,18 +151,6 @@ var (
 	crossEvolveV2 = kandra.MustRegister[CrossEvolveV2]()
 )
 
-// xcUDTFields are the indexes of the Go fields of struct t stored in its
-// user-defined type, in order.
-func xcUDTFields(t reflect.Type) []int {
-	var out []int
-	for i := range t.NumField() {
-		if t.Field(i).Tag.Get(kandra.UDTTag) != "-" {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
 // xcWriteUDT is xcWrite for a struct stored as the user-defined type ct:
 // a JSON object of field name → the field's canonical form. Each field is
 // as a column's own value (nil, the zero Addr, a nil []byte or net.IP are
@@ -171,7 +160,7 @@ func xcWriteUDT(v reflect.Value, ct cqlorder.Type) (any, []byte, string) {
 	if ct.Name != "udt" {
 		panic(fmt.Sprintf("crossclient: a struct %s as %s", v.Type(), ct))
 	}
-	idx := xcUDTFields(v.Type())
+	idx := reflectx.StoredFields(v.Type())
 	if len(idx) != len(ct.Args) {
 		panic(fmt.Sprintf("crossclient: %s has %d stored fields, %s %d", v.Type(), len(idx), ct, len(ct.Args)))
 	}
@@ -213,7 +202,7 @@ func xcReadUDT(t reflect.Type, ct cqlorder.Type, c any) (reflect.Value, string, 
 	if !ok || ct.Name != "udt" {
 		return reflect.Value{}, "", fmt.Errorf("want an object of %s, got %T %v", ct, c, c)
 	}
-	idx := xcUDTFields(t)
+	idx := reflectx.StoredFields(t)
 	if len(idx) != len(ct.Args) {
 		return reflect.Value{}, "", fmt.Errorf("%s has %d stored fields, %s %d", t, len(idx), ct, len(ct.Args))
 	}

@@ -134,7 +134,8 @@ type ColumnSchema struct {
 	keyIndex int // partition or clustering index
 	order    ClusteringOrder
 	lookup   *LookupTableSchema
-	check    valueCheck // nil: every value of goType has an exact form (see CheckValue)
+	check    valueCheck  // nil: every value of goType has an exact form (see CheckValue)
+	stored   storedState // AppendStored's plan, built on first use (stored.go)
 	columnFlags
 }
 

@@ -280,23 +280,9 @@ func (w *durationWire[I]) UnmarshalCQL(_ I, data []byte) error {
 	return fmt.Errorf("a stored DURATION value is not three vints: %w", err)
 }
 
-// appendVint appends x as the protocol's signed vint: zigzag, then
-// Cassandra's unsigned vint (the count of extra bytes as leading ones of
-// the first byte, then the value, big-endian).
-func appendVint(dst []byte, x int64) []byte {
-	u := uint64(x>>63) ^ uint64(x<<1)
-	n := (639 - bits.LeadingZeros64(u)*9) >> 6 // bytes, 1 to 9
-	if n <= 1 {
-		return append(dst, byte(u))
-	}
-	var b [9]byte
-	for i := n - 1; i >= 0; i-- {
-		b[i] = byte(u)
-		u >>= 8
-	}
-	b[0] |= ^byte(0xff >> uint(n-1))
-	return append(dst, b[:n]...)
-}
+// appendVint appends x as the protocol's signed vint
+// (cqlvalue.AppendVint).
+func appendVint(dst []byte, x int64) []byte { return cqlvalue.AppendVint(dst, x) }
 
 var errVintEOF = errors.New("unexpected end of data")
 

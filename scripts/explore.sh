@@ -26,7 +26,7 @@ seed() { od -An -N4 -tu4 /dev/urandom | tr -d ' '; }
 rapid_pkgs() {
   go list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep -F pgregory.net/rapid | cut -d' ' -f1
 }
-for dir in . driver/kgocql; do
+for dir in . driver/kgocql driver/kgocqlv2; do
   s=$(seed)
   mapfile -t pkgs < <(cd "$ROOT/$dir" && rapid_pkgs)
   echo "== rapid tests in $dir (${#pkgs[@]} packages), seed $s, $CHECKS checks"

@@ -18,23 +18,11 @@ import (
 	"strings"
 
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/internal/cqlcompare"
 )
 
-// Type is a CQL type as the comparators see it: a lower-case native name
-// ("int", "text", "timeuuid", ...) with no Args, or "list", "set" or
-// "vector" with one Arg (the element type) or "map" with two (key, value),
-// or "udt", a user-defined type, with one Arg per field, in declaration
-// order, the fields' names in Fields and the type's name in UDT. A
-// vector's dimension is not kept: its values are never ordered here.
-// FROZEN<> is dropped: it does not change the values or their order.
-type Type struct {
-	Name string
-	Args []Type
-	// Fields are a user-defined type's field names, one per Arg.
-	Fields []string
-	// UDT is a user-defined type's name.
-	UDT string
-}
+// Type is a CQL type as the comparators see it (see cqlcompare.Type).
+type Type = cqlcompare.Type
 
 // Of walks a kandra.CQLType into a Type. It fails for a kind the
 // comparators do not know (a tuple), and for a user-defined type without
@@ -73,43 +61,4 @@ func Of(t kandra.CQLType) (Type, error) {
 		}
 	}
 	return n, nil
-}
-
-// HoldsSetOrMap reports whether t is, or holds at any depth, a set or a
-// map: whether a value of t needs sorting before it is sent.
-func (t Type) HoldsSetOrMap() bool {
-	if t.Name == "set" || t.Name == "map" {
-		return true
-	}
-	for _, a := range t.Args {
-		if a.HoldsSetOrMap() {
-			return true
-		}
-	}
-	return false
-}
-
-// String returns t in CQL syntax, lower case, without FROZEN; a
-// user-defined type as its name and its fields in braces
-// (address{street text, zip int}).
-func (t Type) String() string {
-	if t.Name == "udt" {
-		parts := make([]string, len(t.Args))
-		for i, a := range t.Args {
-			name := ""
-			if i < len(t.Fields) {
-				name = t.Fields[i] + " "
-			}
-			parts[i] = name + a.String()
-		}
-		return t.UDT + "{" + strings.Join(parts, ", ") + "}"
-	}
-	if len(t.Args) == 0 {
-		return t.Name
-	}
-	parts := make([]string, len(t.Args))
-	for i, a := range t.Args {
-		parts[i] = a.String()
-	}
-	return t.Name + "<" + strings.Join(parts, ", ") + ">"
 }

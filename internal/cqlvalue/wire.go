@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"net"
 	"net/netip"
 	"strings"
@@ -100,4 +101,47 @@ func NarrowInt(data []byte, cql string, bits int) (int64, error) {
 		return 0, &ReadError{Value: x.String(), Reason: fmt.Sprintf("the field holds %d-bit integers (%s to %s); widen the field's Go type", bits, new(big.Int).Neg(limit), new(big.Int).Sub(limit, big.NewInt(1)))}
 	}
 	return x.Int64(), nil
+}
+
+// AppendVint appends x as the protocol's signed vint (a DURATION's parts):
+// zigzag, then Cassandra's unsigned vint (the count of extra bytes as
+// leading ones of the first byte, then the value, big-endian).
+func AppendVint(dst []byte, x int64) []byte {
+	u := uint64(x>>63) ^ uint64(x<<1)
+	n := (639 - bits.LeadingZeros64(u)*9) >> 6 // bytes, 1 to 9
+	if n <= 1 {
+		return append(dst, byte(u))
+	}
+	var b [9]byte
+	for i := n - 1; i >= 0; i-- {
+		b[i] = byte(u)
+		u >>= 8
+	}
+	b[0] |= ^byte(0xff >> uint(n-1))
+	return append(dst, b[:n]...)
+}
+
+// AppendBigInt appends x as a VARINT: its shortest big-endian two's
+// complement, as both gocql drivers write a *big.Int.
+func AppendBigInt(dst []byte, x *big.Int) []byte {
+	switch x.Sign() {
+	case 0:
+		return append(dst, 0)
+	case 1:
+		b := x.Bytes()
+		if b[0]&0x80 != 0 {
+			dst = append(dst, 0)
+		}
+		return append(dst, b...)
+	}
+	// x < 0: the bytes of -x-1, inverted, with a sign byte where the top
+	// bit would read positive.
+	b := new(big.Int).Not(x).Bytes() // ^x = -x-1 >= 0
+	for i := range b {
+		b[i] = ^b[i]
+	}
+	if len(b) == 0 || b[0]&0x80 == 0 {
+		dst = append(dst, 0xff)
+	}
+	return append(dst, b...)
 }

@@ -257,8 +257,15 @@ func TestCodecPlan(t *testing.T) {
 			t.Errorf("%s as %s: plan %+v, want %s", typ, cql, cv, map[bool]string{true: "sorted only", false: "none"}[holds])
 		}
 	}
-	if cv := planOf(t, reflect.TypeFor[fakeUUID](), "TIMEUUID"); cv == nil || cv.only != refOnly {
+	if cv := planOf(t, reflect.TypeFor[fakeUUID](), "UUID"); cv == nil || cv.only != refOnly {
 		t.Errorf("the driver's UUID: plan %+v, want a reference only", cv)
+	}
+	// In a TIMEUUID column of its own, the zero UUID goes as null: the
+	// driver's UUID and [16]byte convert (over the field's memory).
+	for _, typ := range []reflect.Type{reflect.TypeFor[fakeUUID](), reflect.TypeFor[[16]byte]()} {
+		if cv := planOf(t, typ, "TIMEUUID"); cv == nil || cv.only != converts || cv.to.IsZero() {
+			t.Errorf("%s in a TIMEUUID: plan %+v, want an aliased conversion", typ, cv)
+		}
 	}
 }
 

@@ -243,12 +243,15 @@ func planValue[I any, D Driver[I]](t reflect.Type, n cqlorder.Type, top bool) *c
 			wire = r
 		}
 		switch {
+		case n.Name == "timeuuid" && top:
+			// First, for [16]byte and the driver's UUID too: the zero
+			// value goes as null (SentAsNull), never as 16 zero bytes,
+			// which servers refuse in a TIMEUUID.
+			return converting(t, reflect.TypeFor[timeUUIDWire[I, D]]())
 		case t == typeByte16:
 			return nil // as it is: no reference reads a [16]byte as the driver does
 		case t == d.UUID():
 			return refOnlyConv(t, wire)
-		case n.Name == "timeuuid" && top:
-			return converting(t, reflect.TypeFor[timeUUIDWire[I, D]]())
 		}
 		return converting(t, wire)
 	case t.Kind() == reflect.Int64 && n.Name == "duration":

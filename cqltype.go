@@ -292,7 +292,7 @@ func (t CQLType) write(b *strings.Builder, frozen bool) {
 		if frozen {
 			b.WriteString("FROZEN<")
 		}
-		b.WriteString(QuoteIdent(t.n.name))
+		b.WriteString(QuoteTypeName(t.n.name))
 		if frozen {
 			b.WriteByte('>')
 		}

@@ -41,12 +41,38 @@ func IsReserved(name string) bool {
 // Register rejects empty names before any DDL is written.) It is bare only when name matches
 // ^[a-z][a-z0-9_]*$ and is not reserved; otherwise it is wrapped in double
 // quotes with each embedded double quote doubled, which preserves case and
-// any character. Every identifier kandra writes into DDL goes through here.
+// any character. Every identifier kandra writes into DDL goes through here
+// (a type name through QuoteTypeName, which quotes more).
 func QuoteIdent(name string) string {
 	if isBareIdent(name) && !IsReserved(name) {
 		return name
 	}
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// typeNameKeywords are the words both servers take bare as a column name
+// but not as a type name: their grammars name a user-defined type with
+// non_type_ident, which leaves out of the unreserved keywords the native
+// type names (which kandra refuses as type names, reservedTypeNames) and
+// ttl, count, writetime, maxwritetime, cast, json and distinct (Cassandra
+// 5.0's Parser.g; ScyllaDB's Cql.g leaves out ttl, count and writetime).
+// Bare, CREATE TYPE ks.count fails with "no viable alternative at input
+// 'count'".
+var typeNameKeywords = map[string]struct{}{
+	"ttl": {}, "count": {}, "writetime": {}, "maxwritetime": {}, "cast": {}, "json": {}, "distinct": {},
+}
+
+// QuoteTypeName writes a user-defined type's name as CQL: QuoteIdent, and
+// quoted also when it is one of the words both servers take bare as a
+// column name but not as a type name (ttl, count, writetime,
+// maxwritetime, cast, json, distinct). Every type name kandra writes
+// (CREATE TYPE, ALTER TYPE, FROZEN<...>, a column's type) goes through
+// here.
+func QuoteTypeName(name string) string {
+	if _, ok := typeNameKeywords[strings.ToLower(name)]; ok {
+		return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+	}
+	return QuoteIdent(name)
 }
 
 func isBareIdent(s string) bool {

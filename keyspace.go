@@ -727,7 +727,7 @@ func (k *keyspaceBuilder) checkTypeNames() error {
 					return
 				}
 				if !prev.t.Equal(u) || prev.t.GoType() != "" && u.GoType() != "" && prev.t.GoType() != u.GoType() {
-					err = k.fail(RuleUDTName, fmt.Sprintf("the user-defined type %s is two types: %s (at %s) and %s (at %s); a keyspace holds one type of a name: use one Go type for both, or give one a UDTName method", QuoteIdent(u.Name()), describeUDT(prev.t), prev.where, describeUDT(u), where))
+					err = k.fail(RuleUDTName, fmt.Sprintf("the user-defined type %s is two types: %s (at %s) and %s (at %s); a keyspace holds one type of a name: use one Go type for both, or give one a UDTName method", QuoteTypeName(u.Name()), describeUDT(prev.t), prev.where, describeUDT(u), where))
 				}
 			})
 			if err != nil {

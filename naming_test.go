@@ -3,6 +3,7 @@ package kandra_test
 import (
 	"errors"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -515,4 +516,73 @@ func FuzzValidateName(f *testing.F) {
 			}
 		}
 	})
+}
+
+// typeNameKeywordsCassandra is what Cassandra 5.0's Parser.g takes bare as
+// a column name (unreserved_keyword) but not as a type name
+// (non_type_ident: basic_unreserved_keyword and key), the native types
+// aside (kandra refuses those as type names); ScyllaDB's Cql.g leaves
+// out ttl, count and writetime of these.
+var typeNameKeywordsCassandra = strings.Fields(`ttl count writetime maxwritetime cast json distinct`)
+
+// TestQuoteTypeName: a type name is quoted where the servers' grammars
+// refuse it bare, in every case, and otherwise as QuoteIdent writes it;
+// every statement and type rendering that names a type uses it.
+func TestQuoteTypeName(t *testing.T) {
+	for _, w := range typeNameKeywordsCassandra {
+		for _, v := range []string{w, strings.ToUpper(w), strings.ToUpper(w[:1]) + w[1:]} {
+			if got := kandra.QuoteTypeName(v); got != `"`+v+`"` {
+				t.Errorf("QuoteTypeName(%q) = %s", v, got)
+			}
+		}
+	}
+	for _, w := range append(cassandraUnreserved, "address", "geo_point", "key", "Mixed", `a"b`, "select", "counts", "ttl_x") {
+		if slices.Contains(typeNameKeywordsCassandra, w) {
+			continue
+		}
+		if got, want := kandra.QuoteTypeName(w), kandra.QuoteIdent(w); got != want {
+			t.Errorf("QuoteTypeName(%q) = %s, want QuoteIdent's %s", w, got, want)
+		}
+	}
+	count := kandra.UDTOf("count", kandra.UDTField{Name: "n", Type: kandra.CQLInt})
+	for got, want := range map[string]string{
+		count.String():                               `"count"`,
+		count.Frozen():                               `FROZEN<"count">`,
+		kandra.ListOf(count).String():                `LIST<FROZEN<"count">>`,
+		kandra.MapOf(kandra.CQLText, count).String(): `MAP<TEXT, FROZEN<"count">>`,
+		kandra.AlterTypeAdd("app", count, kandra.UDTField{Name: "m", Type: kandra.CQLText}): `ALTER TYPE app."count" ADD m TEXT;`,
+	} {
+		if got != want {
+			t.Errorf("got %s, want %s", got, want)
+		}
+	}
+}
+
+// Count is the user-defined type count; Counted holds it.
+type Count struct{ N int32 }
+
+type Counted struct {
+	ID Count
+	C  []Count
+}
+
+func (c *Counted) Describe(s *kandra.Schema[Counted]) {
+	s.Table("counted")
+	kandra.Bind(s, &c.ID, kandra.PartitionKey(0))
+}
+
+func TestTypeNamedByAKeywordInDDL(t *testing.T) {
+	k := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "app", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3})}, kandra.MustRegister[Counted]())
+	got := strings.Join(k.Statements()[1:], "\n")
+	want := `CREATE TYPE IF NOT EXISTS app."count" (
+    n INT
+);
+CREATE TABLE IF NOT EXISTS app.counted (
+    id FROZEN<"count">,
+    c LIST<FROZEN<"count">>,
+    PRIMARY KEY (id)
+);`
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
 }

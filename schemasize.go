@@ -104,6 +104,15 @@ func (m *schemaMutation) column(name int, kind, order string, typeBytes int) {
 		len(kind) + len(order) + typeBytes + vintBytes(typeBytes) + schemaColumnBytes
 }
 
+// comment adds the table's comment, held by its tables row: its bytes and
+// their length (schemaTableBytes has the default, empty one, whose cell
+// carries no length).
+func (m *schemaMutation) comment(c *string) {
+	if c != nil && *c != "" {
+		m.bytes += len(*c) + vintBytes(len(*c))
+	}
+}
+
 // estimate is the size with the allowances for the keyspace and the
 // server's configuration: never below what Cassandra 5.0 counts, and at
 // most about 6 KiB above it.
@@ -142,6 +151,7 @@ func (b *builder) checkSchemaSize() error {
 	for _, c := range b.columns() {
 		m.column(len(c.name), columnKind(c.role), columnOrder(c), len(c.Decl()))
 	}
+	m.comment(b.opts.storage.Comment)
 	if est := m.estimate(); est > MaxSchemaMutationBytes {
 		return b.fail("", RuleSchemaSize, "table "+strconv.Quote(b.table)+schemaSizeDetail(est, m.columns)+
 			"use fewer columns or shorter column names (a column costs about three times its name's length, plus twice the table name's)")

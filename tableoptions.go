@@ -92,7 +92,7 @@ type CompactionStrategy struct {
 func SizeTiered() CompactionStrategy { return CompactionStrategy{Kind: CompactionSizeTiered} }
 
 // Leveled is leveled compaction (LCS) with sstables of sizeMB megabytes
-// (0 for the server's default).
+// (0 for the server's default, at most 87960: Cassandra's largest).
 func Leveled(sizeMB int) CompactionStrategy {
 	return CompactionStrategy{Kind: CompactionLeveled, SSTableSizeMB: sizeMB}
 }
@@ -275,7 +275,8 @@ func ScyllaCaching(enabled bool) TableOption {
 	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.ScyllaCaching, enabled, "ScyllaCaching", &s.conflicts) })
 }
 
-// Comment sets the table's comment, any valid UTF-8 text.
+// Comment sets the table's comment, any valid UTF-8 text of at most
+// MaxCommentBytes.
 func Comment(text string) TableOption {
 	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.storage.Comment, text, "Comment", &s.conflicts) })
 }
@@ -406,8 +407,17 @@ func (o StorageOptions) problem() string {
 			return "Compaction's WindowUnit and WindowSize are for TimeWindow only"
 		case c.Kind != CompactionUnified && c.ScalingParameters != "":
 			return "Compaction's ScalingParameters are for Unified only"
-		case c.Kind == CompactionUnified && c.ScalingParameters != "" && !scalingForm.MatchString(c.ScalingParameters):
-			return "Unified's scaling parameters " + strconv.Quote(c.ScalingParameters) + " are not a comma-separated list of T<n>, L<n>, N or a signed number"
+		case c.Kind == CompactionLeveled && c.SSTableSizeMB > maxLeveledSSTableMB:
+			return "Leveled's SSTableSizeMB " + strconv.Itoa(c.SSTableSizeMB) + " is above " + strconv.Itoa(maxLeveledSSTableMB) +
+				": Cassandra sizes LCS's ninth level at 10^8 sstables and refuses a size whose level tops 2^63-1 bytes (\"At most 9223372036854775807 bytes may be in a compaction level\"); use at most " +
+				strconv.Itoa(maxLeveledSSTableMB) + " (the server's default is 160)"
+		case c.Kind == CompactionTimeWindow && c.WindowSize > math.MaxInt32:
+			return "TimeWindow's WindowSize " + strconv.Itoa(c.WindowSize) + " is above 2147483647: compaction_window_size is a 32-bit int on the servers (\"is not a parsable int\"); use a larger unit"
+		}
+		if c.Kind == CompactionUnified && c.ScalingParameters != "" {
+			if why := scalingProblem(c.ScalingParameters); why != "" {
+				return why
+			}
 		}
 	}
 	if c := o.Compression; c != nil && !c.Off {
@@ -422,6 +432,9 @@ func (o StorageOptions) problem() string {
 	}
 	if c := o.Caching; c != nil && c.RowsPerPartition < -1 {
 		return "Caching's rows per partition is " + strconv.Itoa(c.RowsPerPartition) + "; give 0 for none, -1 for all, or a count"
+	}
+	if c := o.Caching; c != nil && c.RowsPerPartition > math.MaxInt32 {
+		return "Caching's rows per partition " + strconv.Itoa(c.RowsPerPartition) + " is above 2147483647: rows_per_partition is a 32-bit int on the servers (\"NumberFormatException\"); give at most 2147483647, or CachingAllRows for every row"
 	}
 	if p := o.SpeculativeRetry; p != nil {
 		if why := speculativeRetryProblem(*p); why != "" {
@@ -443,6 +456,46 @@ func (o StorageOptions) problem() string {
 	if c := o.Comment; c != nil && !utf8.ValidString(*c) {
 		return "Comment is not valid UTF-8"
 	}
+	if c := o.Comment; c != nil && len(*c) > MaxCommentBytes {
+		return "Comment is " + strconv.Itoa(len(*c)) + " bytes, more than " + strconv.Itoa(MaxCommentBytes) + " (MaxCommentBytes): the servers refuse a CREATE or ALTER TABLE " +
+			"whose request or schema mutation tops 16 MiB (\"Request is too big\", \"Rejected an oversized mutation\"), and every driver reads the comment with the schema; " +
+			"keep the comment short and the documentation elsewhere"
+	}
+	return ""
+}
+
+// scalingProblem says why Cassandra refuses one of UCS's comma-separated
+// scaling parameters, or "": each is N, L<n> or T<n> with n a 32-bit int
+// of at least 2 (the fan factor), or a signed 32-bit int
+// (UnifiedCompactionStrategy.parseScalingParameter: the pattern
+// N|L(\d+)|T(\d+)|([+-]?\d+), Integer.parseInt, "Fan factor cannot be lower
+// than 2").
+func scalingProblem(params string) string {
+	for _, p := range strings.Split(params, ",") {
+		// Cassandra trims each parameter (String.trim: every byte up to
+		// the space); kandra takes the ASCII spaces of \s.
+		p = strings.Trim(p, " \t\n\f\r")
+		what := "Unified's scaling parameter " + strconv.Quote(p)
+		if m := scalingFanout.FindStringSubmatch(p); m != nil {
+			n, err := strconv.ParseInt(m[2], 10, 64)
+			switch {
+			case err != nil || n > math.MaxInt32:
+				return what + " is above 2147483647, the servers' 32-bit int (\"NumberFormatException\"); use a fan factor of 2 to 2147483647"
+			case n < 2:
+				return what + " has a fan factor under 2 (\"Fan factor cannot be lower than 2\"); use " + m[1] + "2 or more, or N"
+			}
+			continue
+		}
+		if scalingSigned.MatchString(p) {
+			if n, err := strconv.ParseInt(p, 10, 64); err != nil || n < math.MinInt32 || n > math.MaxInt32 {
+				return what + " is outside -2147483648..2147483647, the servers' 32-bit int (\"NumberFormatException\"); use a smaller number, or T<n> or L<n>"
+			}
+			continue
+		}
+		if p != "N" {
+			return what + " is not N, L<n>, T<n> or a signed number (\"Scaling parameter ... must match N|L[0-9]+|T[0-9]+|[+-]?[0-9]+\"); write them as in \"T4, L10, N, -2\""
+		}
+	}
 	return ""
 }
 
@@ -457,9 +510,24 @@ const (
 // only larger ones.
 const minBloomFPChance = 6.71e-5
 
+// maxLeveledSSTableMB is the largest sstable_size_in_mb Cassandra 5.0
+// takes: LeveledCompactionStrategy sizes its ninth level (level 8) as
+// 10^8 sstables (fanout_size 10) and refuses a size for which that level
+// passes 2^63-1 bytes; 87960 MiB × 10^8 fits, 87961 does not (shown on the
+// node).
+const maxLeveledSSTableMB = 87960
+
+// MaxCommentBytes is the longest table Comment kandra writes. The servers
+// refuse a schema change whose request (native_transport_max_frame_size)
+// or system_schema mutation (max_mutation_size, half a commit-log
+// segment) tops 16 MiB, comment and the rest of the table's schema
+// together, and less with smaller segments; 1 MiB leaves the rest room.
+const MaxCommentBytes = 1 << 20
+
 var (
-	scalingForm  = regexp.MustCompile(`^\s*([TLN]\d*|[+-]?\d+)(\s*,\s*([TLN]\d*|[+-]?\d+))*\s*$`)
-	memtableForm = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+	scalingFanout = regexp.MustCompile(`^([TL])(\d+)$`)
+	scalingSigned = regexp.MustCompile(`^[+-]?\d+$`)
+	memtableForm  = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 )
 
 // latestMemtables are the memtable configurations of cassandra_latest.yaml;

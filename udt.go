@@ -258,7 +258,7 @@ func (t CQLType) udts(fn func(CQLType)) {
 func createType(t CQLType, s ddlSpec) string {
 	var b strings.Builder
 	b.WriteString("CREATE TYPE IF NOT EXISTS ")
-	s.qualify(&b, QuoteIdent(t.n.name))
+	s.qualify(&b, QuoteTypeName(t.n.name))
 	b.WriteString(" (\n")
 	for i, f := range t.n.fields {
 		b.WriteString("    ")
@@ -280,7 +280,7 @@ func createType(t CQLType, s ddlSpec) string {
 func AlterTypeAdd(keyspace string, t CQLType, f UDTField) string {
 	var b strings.Builder
 	b.WriteString("ALTER TYPE ")
-	ddlSpec{keyspace: keyspace}.qualify(&b, QuoteIdent(t.Name()))
+	ddlSpec{keyspace: keyspace}.qualify(&b, QuoteTypeName(t.Name()))
 	b.WriteString(" ADD ")
 	b.WriteString(QuoteIdent(f.Name))
 	b.WriteByte(' ')
@@ -300,7 +300,7 @@ func (b *builder) checkUDTs() error {
 		case s.frozen && c.typ.Kind() != KindUDT:
 			return b.fail(c.goName, RuleUDT, "Frozen applies to a column of a user-defined type (a struct field), and this column is "+c.typ.brief()+"; drop Frozen")
 		case c.index && c.typ.Kind() == KindUDT && c.role == RegularColumn && !s.frozen:
-			return b.fail(c.goName, RuleUDT, "a column of the user-defined type "+QuoteIdent(c.typ.Name())+" is not frozen, and servers index none (\"Cannot create index on non-frozen UDT column\"); give it kandra.Frozen() to index the whole value, or index one of its values in a column of its own")
+			return b.fail(c.goName, RuleUDT, "a column of the user-defined type "+QuoteTypeName(c.typ.Name())+" is not frozen, and servers index none (\"Cannot create index on non-frozen UDT column\"); give it kandra.Frozen() to index the whole value, or index one of its values in a column of its own")
 		}
 		return nil
 	})

@@ -235,7 +235,7 @@ type UDTFieldError struct {
 
 func (e *UDTFieldError) Error() string {
 	return fmt.Sprintf("the user-defined type %s on the server has no field %s (Go field %s; the server's fields: %s): run the migration that adds it (ALTER TYPE %s ADD %s ...) before writing; kandra does not drop a field's value",
-		kandra.QuoteIdent(e.Type), kandra.QuoteIdent(e.Field), e.GoField, strings.Join(e.Fields, ", "), kandra.QuoteIdent(e.Type), kandra.QuoteIdent(e.Field))
+		kandra.QuoteTypeName(e.Type), kandra.QuoteIdent(e.Field), e.GoField, strings.Join(e.Fields, ", "), kandra.QuoteTypeName(e.Type), kandra.QuoteIdent(e.Field))
 }
 
 // decode reads data, a stored value of the server's user-defined type

@@ -99,11 +99,29 @@ func findings() []finding {
 			}},
 		{rule: kandra.RuleSAIIndex, what: "an index on a blob under default_secondary_index sai", targets: kandra.Cassandra5Latest,
 			run: func(t *testing.T, s *gocql.Session, ks string) string {
-				return saiRefused(t, s, ks, specOf("r_saiblob", nil, f[string]("K", pk0), f[[]byte]("B", kandra.SecondaryIndex())))
+				return saiRefused(t, s, ks, specOf("r_saiblob", nil, f[string]("K", pk0), f[[]byte]("B", kandra.SecondaryIndex())), "Unsupported type: blob")
 			}},
 		{rule: kandra.RuleSAIIndex, what: "an index on a LIST<BLOB> under default_secondary_index sai", targets: kandra.Cassandra5Latest,
 			run: func(t *testing.T, s *gocql.Session, ks string) string {
-				return saiRefused(t, s, ks, specOf("r_sailist", nil, f[string]("K", pk0), f[[][]byte]("L", kandra.SecondaryIndex())))
+				return saiRefused(t, s, ks, specOf("r_sailist", nil, f[string]("K", pk0), f[[][]byte]("L", kandra.SecondaryIndex())), "Unsupported type: blob")
+			}},
+		// Issue 33, finding 12: SAI checks the column's name as it checks
+		// a table's (\w+, at most 48 characters).
+		{rule: kandra.RuleSAIIndex, what: "an index on a column named größe under default_secondary_index sai", targets: kandra.Cassandra5Latest,
+			run: func(t *testing.T, s *gocql.Session, ks string) string {
+				return saiRefused(t, s, ks, specOf("r_saigr", nil, f[string]("K", pk0), f[int32]("Größe", kandra.SecondaryIndex())), "contains non-alphanumeric-underscore characters")
+			}},
+		{rule: kandra.RuleSAIIndex, what: "an index on a column of 49 characters under default_secondary_index sai", targets: kandra.Cassandra5Latest,
+			run: func(t *testing.T, s *gocql.Session, ks string) string {
+				return saiRefused(t, s, ks, specOf("r_sailong", nil, f[string]("K", pk0), f[int32]("V", kandra.Column("v"+strings.Repeat("x", 48)), kandra.SecondaryIndex())),
+					"is longer than the permissible name length of 48 characters")
+			}},
+		{rule: kandra.RuleSAIIndex, what: "UsingLegacy on a column named größe and on one of 49 characters under default_secondary_index sai: accepted, written and found", targets: kandra.Cassandra5Latest, kind: acceptedHere,
+			run: func(t *testing.T, s *gocql.Session, ks string) string {
+				ts := mustBuild(t, specOf("r_legnames", nil, f[string]("K", pk0), f[int32]("Größe", kandra.SecondaryIndex(kandra.UsingLegacy())),
+					f[int32]("V", kandra.Column("v"+strings.Repeat("x", 48)), kandra.SecondaryIndex(kandra.UsingLegacy()))))
+				createFor(t, s, ks, serverTarget(), ts)
+				return "the way out the sai-index rule names: " + writeAndFindByIndexes(t, s, ks, ts)
 			}},
 		{rule: kandra.RuleSAIIndex, what: "a full() index on a frozen LIST<BLOB> clustering key", targets: kandra.Cassandra5Latest, kind: stricterHere,
 			run: func(t *testing.T, s *gocql.Session, ks string) string {
@@ -313,8 +331,8 @@ func ttlCapRefused(t *testing.T, s *gocql.Session, ks string, sp dynamic.Spec, w
 
 // saiRefused: NewKeyspace refuses sp for Cassandra5Latest under
 // sai-index; the table kandra writes for it on Cassandra5 is accepted by
-// the latest node and its CREATE INDEX refused.
-func saiRefused(t *testing.T, s *gocql.Session, ks string, sp dynamic.Spec) string {
+// the latest node and its CREATE INDEX refused with want.
+func saiRefused(t *testing.T, s *gocql.Session, ks string, sp dynamic.Spec, want string) string {
 	ts := refusedInKeyspace(t, ks, sp, kandra.RuleSAIIndex)
 	k := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: ks, Replication: testReplication(), Targets: kandra.Cassandra5}, ts)
 	table := mustStmt(t, "CreateTable", ts.Name())(k.CreateTable(ts))
@@ -324,8 +342,8 @@ func saiRefused(t *testing.T, s *gocql.Session, ks string, sp dynamic.Spec) stri
 	c := ts.SecondaryIndexes()[0]
 	stmt := mustStmt(t, "CreateIndex", c.Name())(k.CreateIndex(ts, c))
 	err := s.Query(stmt).Exec()
-	if err == nil || !strings.Contains(err.Error(), "Unsupported type: blob") {
-		t.Fatalf("%s\n-> %v; want Unsupported type: blob", stmt, err)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("%s\n-> %v; want %s", stmt, err, want)
 	}
 	t.Logf("server rejects:\n%s\n-> %v", stmt, err)
 	return ""

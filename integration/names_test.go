@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/driver/kgocql"
+	"github.com/kandra-go/kandra/migrate"
 )
 
 // HostileFields has Go fields whose derived column names are reserved or
@@ -194,4 +196,106 @@ func placeholders(n int) string {
 		s += "?"
 	}
 	return s
+}
+
+// User-defined types named by the words both servers take bare as a
+// column name but not as a type name (their grammars' non_type_ident
+// leaves out ttl, count, writetime, maxwritetime, cast, json and
+// distinct; key is allowed): kandra quotes them wherever it writes a type
+// name.
+type (
+	// Count is the user-defined type count.
+	Count struct{ N int32 }
+	// TTL is ttl.
+	TTL struct{ S string }
+	// Writetime is writetime.
+	Writetime struct{ At time.Time }
+	// Maxwritetime is maxwritetime.
+	Maxwritetime struct{ At time.Time }
+	// JSON is json.
+	JSON struct{ Doc string }
+	// Distinct is distinct.
+	Distinct struct{ V int64 }
+	// Cast is cast (reserved by ScyllaDB already).
+	Cast struct{ To string }
+	// Key is key, which both grammars take as a type name bare.
+	Key struct{ K string }
+)
+
+// HostileTypes holds each of those types: frozen in the partition key,
+// non-frozen and frozen columns, in collections, under an index.
+type HostileTypes struct {
+	ID       Count
+	T        TTL
+	W        Writetime
+	M        []Maxwritetime
+	J        map[string]JSON
+	D        *Distinct
+	C        Cast
+	K        Key
+	Extended Writetime
+}
+
+func (h *HostileTypes) Describe(s *kandra.Schema[HostileTypes]) {
+	s.Table("hostile_types")
+	kandra.Bind(s, &h.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &h.C, kandra.Frozen(), kandra.SecondaryIndex())
+}
+
+// TestHostileTypeNames: the types above are created by kandra's CREATE
+// TYPE, hold columns whose types in system_schema are the model's, take a
+// row through every column (and the index on the frozen one), and take
+// ALTER TYPE ... ADD as kandra renders it.
+func TestHostileTypeNames(t *testing.T) {
+	s := session(t)
+	ht, err := kandra.Register[HostileTypes]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := buildKeyspace(t, "typenames", ht)
+	ks := k.Name()
+	errs := createKeyspace(t, s, k, 1)
+	if errs[0] != nil {
+		t.Fatalf("the server rejected kandra's DDL: %v", errs[0])
+	}
+	diffs, err := compareSchema(s, ks, ht.Schema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		t.Errorf("system_schema differs: %s", d)
+	}
+	types := 0
+	for _, u := range k.Types() {
+		var name string
+		if err := s.Query(`SELECT type_name FROM system_schema.types WHERE keyspace_name = ? AND type_name = ?`, ks, u.Name()).Scan(&name); err != nil {
+			t.Errorf("type %s: %v", u.Name(), err)
+			continue
+		}
+		types++
+	}
+	// The migrator reads the types and the columns of them back as the
+	// model's: nothing to plan.
+	if p, err := migrate.PlanFor(context.Background(), kgocql.New(s), k); err != nil || !p.Empty() || len(p.Extra) > 0 {
+		t.Errorf("the migrator's plan over kandra's own DDL:\n%v, %v", p, err)
+	}
+	at := time.UnixMilli(1700000000123).UTC()
+	hostileRow(t, ks, ht, &HostileTypes{ID: Count{7}, T: TTL{"t"}, W: Writetime{at}, M: []Maxwritetime{{at}}, J: map[string]JSON{"j": {"{}"}},
+		D: &Distinct{9}, C: Cast{"int"}, K: Key{"k"}, Extended: Writetime{at}})
+	// ALTER TYPE ... ADD, as the migrator renders it, on each type no key
+	// holds.
+	added := 0
+	for _, u := range k.Types() {
+		if u.Name() == "count" {
+			continue
+		}
+		stmt := kandra.AlterTypeAdd(ks, u, kandra.UDTField{Name: "added", Type: kandra.CQLText})
+		if err := execDDL(s, stmt); err != nil {
+			t.Errorf("%s\n-> %v", stmt, err)
+			continue
+		}
+		added++
+	}
+	t.Logf("types=%d altered=%d", types, added)
+	summary("type-names", fmt.Sprintf("real-server: type-names=%d created=%d altered=%d", len(k.Types()), types, added))
 }

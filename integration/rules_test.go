@@ -549,6 +549,31 @@ func ruleCases() []ruleCase {
 			stmt: tableDef{name: "r_ucs", cols: []colDef{k}, pk: []string{"k"}, storage: []string{"compaction = {'class': 'UnifiedCompactionStrategy', 'scaling_parameters': 'fast'}"}}.render(ks),
 			want: "fast",
 		},
+		// Issue 33, finding 8: values of the right form past the servers'
+		// own limits.
+		optionCase("r_lcs87961", "Leveled(87961): LCS's ninth level passes 2^63-1 bytes", kandra.Compaction(kandra.Leveled(87961)),
+			"compaction = {'class': 'LeveledCompactionStrategy', 'sstable_size_in_mb': '87961'}", "At most 9223372036854775807 bytes may be in a compaction level"),
+		optionCase("r_lcs2e31", "Leveled(2^31)", kandra.Compaction(kandra.Leveled(1<<31)),
+			"compaction = {'class': 'LeveledCompactionStrategy', 'sstable_size_in_mb': '2147483648'}", "2147483648 is not a parsable int"),
+		optionCase("r_twcs2e31", "TimeWindow(WindowDays, 2^31)", kandra.Compaction(kandra.TimeWindow(kandra.WindowDays, 1<<31)),
+			"compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'DAYS', 'compaction_window_size': '2147483648'}", "2147483648 is not a parsable int"),
+		optionCase("r_cache2e31", "Caching(true, 2^31)", kandra.Caching(true, 1<<31),
+			"caching = {'keys': 'ALL', 'rows_per_partition': '2147483648'}", "NumberFormatException"),
+		optionCase("r_ucst", `Unified("T")`, kandra.Compaction(kandra.Unified("T")),
+			"compaction = {'class': 'UnifiedCompactionStrategy', 'scaling_parameters': 'T'}", "Scaling parameter T must match"),
+		optionCase("r_ucsn5", `Unified("N5")`, kandra.Compaction(kandra.Unified("N5")),
+			"compaction = {'class': 'UnifiedCompactionStrategy', 'scaling_parameters': 'N5'}", "Scaling parameter N5 must match"),
+		optionCase("r_ucst1", `Unified("T1")`, kandra.Compaction(kandra.Unified("T1")),
+			"compaction = {'class': 'UnifiedCompactionStrategy', 'scaling_parameters': 'T1'}", "Fan factor cannot be lower than 2 in T1"),
+		optionCase("r_ucsl0", `Unified("L0")`, kandra.Compaction(kandra.Unified("L0")),
+			"compaction = {'class': 'UnifiedCompactionStrategy', 'scaling_parameters': 'L0'}", "Fan factor cannot be lower than 2 in L0"),
+		optionCase("r_ucsbig", `Unified("T99999999999")`, kandra.Compaction(kandra.Unified("T99999999999")),
+			"compaction = {'class': 'UnifiedCompactionStrategy', 'scaling_parameters': 'T99999999999'}", "NumberFormatException"),
+		// A comment of 17 MiB passes the protocol's frame (kandra stops
+		// at MaxCommentBytes, 1 MiB; the node takes one of 15 MB, and
+		// refuses the schema mutation of one just under 16 MiB).
+		optionCase("r_comment17m", "a 17 MiB Comment", kandra.Comment(strings.Repeat("c", 17<<20)),
+			"comment = '"+strings.Repeat("c", 17<<20)+"'", "Request is too big"),
 		{
 			// Issue 10, finding 7: a 2,000-level type overflows the server's
 			// stack (from about 240 levels on a cold node); kandra bounds
@@ -669,6 +694,17 @@ func ruleCases() []ruleCase {
 		},
 	}
 	return cases
+}
+
+// optionCase is an option-range case of one table (k TEXT PRIMARY KEY)
+// with one storage option, rendered as item.
+func optionCase(table, what string, opt any, item, want string) ruleCase {
+	return ruleCase{
+		rule: kandra.RuleOptionRange, what: what,
+		spec: specOf(table, []any{opt}, f[string]("K", pk0)),
+		stmt: tableDef{name: table, cols: []colDef{{"k", "TEXT"}}, pk: []string{"k"}, storage: []string{item}}.render(ksVar),
+		want: want,
+	}
 }
 
 // keyspaceCase is a keyspace name CreateKeyspace and NewKeyspace refuse.

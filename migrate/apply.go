@@ -20,8 +20,9 @@ type ApplyOptions struct {
 	// Owner names this applier in the lease and the history; default
 	// DefaultOwner().
 	Owner string
-	// LeaseTTL is how long the lease lives unless renewed (default 30s);
-	// it is renewed every LeaseTTL/3 while working.
+	// LeaseTTL is how long the lease lives unless renewed (0: the default
+	// 30s); it is renewed every LeaseTTL/3 while working. Under a second
+	// is refused: the lease row's TTL counts whole seconds.
 	LeaseTTL time.Duration
 	// LeaseWait is how long to wait for another applier's lease (default
 	// 10m).
@@ -100,12 +101,27 @@ func (o *ApplyOptions) defaults() {
 	if o.Owner == "" {
 		o.Owner = DefaultOwner()
 	}
-	if o.LeaseTTL <= 0 {
+	if o.LeaseTTL == 0 {
 		o.LeaseTTL = 30 * time.Second
 	}
 	if o.LeaseWait <= 0 {
 		o.LeaseWait = 10 * time.Minute
 	}
+}
+
+// minLeaseTTL is the shortest lease: the server keeps the lease row for
+// whole seconds (USING TTL), so a shorter one would be renewed (every
+// third of it, by an LWT) faster than it could expire, and one under
+// 3ns left the renewal no period at all.
+const minLeaseTTL = time.Second
+
+// check refuses options out of range, before Apply sends anything.
+func (o *ApplyOptions) check() error {
+	if o.LeaseTTL < minLeaseTTL {
+		return &kerrors.MigrationError{Message: "ApplyOptions.LeaseTTL " + o.LeaseTTL.String() +
+			" is under a second, the lease row's TTL counts whole seconds: use " + minLeaseTTL.String() + " or more, or 0 for the default 30s"}
+	}
+	return o.Backfill.check()
 }
 
 func (o *ApplyOptions) approved(s Step) bool {
@@ -154,6 +170,9 @@ func (o *ApplyOptions) approved(s Step) bool {
 // Check) still shows it once its lookup table exists.
 func Apply(ctx context.Context, d Driver, ks *kandra.Keyspace, opts ApplyOptions) (*Result, error) {
 	opts.defaults()
+	if err := opts.check(); err != nil {
+		return &Result{}, err
+	}
 	if ks != nil {
 		d = observing(d, ks.Name(), opts.Observer)
 		if opts.Backfill.Observer == nil {

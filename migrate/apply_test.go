@@ -209,7 +209,7 @@ func TestApplyStopsWhenTheLeaseIsLost(t *testing.T) {
 		return ctx.Err()
 	}
 	start := time.Now()
-	res, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me", LeaseTTL: 300 * time.Millisecond})
+	res, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me", LeaseTTL: time.Second})
 	if err == nil || !errors.Is(err, errLeaseLost) || !strings.Contains(err.Error(), "thief holds it now") {
 		t.Fatalf("err = %v", err)
 	}
@@ -517,5 +517,27 @@ func TestApplyRecordsNothingWhenAnotherDidTheWork(t *testing.T) {
 	a, err := applyLeased(ctx, f, ks, Server{}, &o, func(Event) {}, &created)
 	if err != nil || len(a.Applied) != 0 || len(f.history) != 1 {
 		t.Fatalf("A under the lease: %+v, %v, %d records", a, err, len(f.history))
+	}
+}
+
+// A lease TTL under a second is refused before anything is sent: the
+// lease row's TTL counts whole seconds, and a TTL under 3ns made the
+// renewal ticker's period 0 (a panic in time.NewTicker).
+func TestApplyRefusesALeaseTTLUnderASecond(t *testing.T) {
+	ks := applyKS(t, applyUsersV1)
+	for _, ttl := range []time.Duration{1, 2, 3 * time.Nanosecond, time.Millisecond, 999 * time.Millisecond, -time.Second} {
+		f := newFake(nil, ks)
+		res, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me", LeaseTTL: ttl})
+		if !errors.Is(err, kerrors.ErrMigration) || !strings.Contains(err.Error(), "ApplyOptions.LeaseTTL "+ttl.String()) ||
+			!strings.Contains(err.Error(), "1s or more") || res == nil || len(res.Applied) != 0 {
+			t.Fatalf("LeaseTTL %s: %+v, %v", ttl, res, err)
+		}
+		if len(f.schema) != 0 || f.writes != 0 {
+			t.Fatalf("LeaseTTL %s: a refused apply ran %v, %d writes", ttl, f.schema, f.writes)
+		}
+	}
+	f := newFake(nil, ks)
+	if _, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me", LeaseTTL: time.Second}); err != nil {
+		t.Fatalf("LeaseTTL 1s: %v", err)
 	}
 }

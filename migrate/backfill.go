@@ -22,7 +22,8 @@ type BackfillOptions struct {
 	// Ranges is how many pieces the token ring is split into (default 4 ×
 	// Concurrency). A resumed backfill keeps the split it started with.
 	Ranges int
-	// PageSize is the rows of one page of a scan (default 1000).
+	// PageSize is the rows of one page of a scan (default 1000), at most
+	// store.MaxPageSize: the protocol carries it as a 32-bit int.
 	PageSize int
 	// OnProgress, if set, is called after each page and each finished
 	// range, from the scanning goroutines one at a time.
@@ -89,6 +90,16 @@ func (o *BackfillOptions) defaults() {
 	}
 }
 
+// check refuses what the defaults leave out of range: a page size the
+// protocol cannot carry would be cut to its low 32 bits.
+func (o *BackfillOptions) check() error {
+	if o.PageSize > store.MaxPageSize {
+		return &kerrors.MigrationError{Message: fmt.Sprintf("BackfillOptions.PageSize %d is more than the protocol carries (a 32-bit int, %d); "+
+			"use a page size of 1 to %[2]d, or 0 for the default 1000", o.PageSize, store.MaxPageSize)}
+	}
+	return nil
+}
+
 // tokenRange is (Start, End] of the Murmur3 ring.
 type tokenRange struct{ Start, End int64 }
 
@@ -134,6 +145,9 @@ func qualified(keyspace, table string) string {
 // kandra.NewKeyspace for ks), is a *errors.MigrationError.
 func Backfill(ctx context.Context, d Driver, ks *kandra.Keyspace, lookup *kandra.LookupTableSchema, opts BackfillOptions) (*BackfillResult, error) {
 	opts.defaults()
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	if ks == nil {
 		return nil, &kerrors.MigrationError{Message: "backfill: nil *kandra.Keyspace; build the model with kandra.NewKeyspace"}
 	}

@@ -221,3 +221,29 @@ func TestBackfillProgressString(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// A page size the protocol cannot carry (it is a 32-bit int) is refused
+// before anything is sent, not cut to its low 32 bits.
+func TestBackfillRefusesAPageSizeAboveInt32(t *testing.T) {
+	f := backfillFake(t, 10)
+	ks := applyKS(t, applyUsersV2)
+	ctx := context.Background()
+	for _, n := range []int{math.MaxInt32 + 1, 1 << 32, 1<<32 + 1000, math.MaxInt} {
+		_, err := Backfill(ctx, f, ks, ks.LookupTable("users_by_email"), BackfillOptions{PageSize: n})
+		if !errors.Is(err, kerrors.ErrMigration) || !strings.Contains(err.Error(), fmt.Sprintf("BackfillOptions.PageSize %d", n)) ||
+			!strings.Contains(err.Error(), "2147483647") {
+			t.Fatalf("PageSize %d: err = %v", n, err)
+		}
+		f.bfStatus["users_by_email"] = "pending"
+		res, err := Apply(ctx, f, ks, ApplyOptions{Approve: []string{"all"}, Backfill: BackfillOptions{PageSize: n}})
+		if !errors.Is(err, kerrors.ErrMigration) || !strings.Contains(err.Error(), "BackfillOptions.PageSize") || len(res.Applied) != 0 {
+			t.Fatalf("Apply with PageSize %d: %+v, %v", n, res, err)
+		}
+	}
+	if f.writes != 0 {
+		t.Fatalf("a refused backfill wrote %d rows", f.writes)
+	}
+	if r, err := Backfill(ctx, f, ks, ks.LookupTable("users_by_email"), BackfillOptions{PageSize: math.MaxInt32}); err != nil || !r.Verified {
+		t.Fatalf("PageSize MaxInt32: %+v, %v", r, err)
+	}
+}

@@ -132,7 +132,7 @@ func (f *fakeDriver) SchemaRows(ctx context.Context, keyspace string) (*adapter.
 			case c.IsClusteringKey():
 				col(name, c.Name(), Clustering, c.KeyIndex(), strings.ToLower(c.ClusteringOrder().String()), liveType(c.Type(), true))
 			default:
-				col(name, c.Name(), Regular, -1, "none", liveType(c.Type(), false))
+				col(name, c.Name(), Regular, -1, "none", serverType(c.Type(), c.IsFrozen()))
 			}
 		}
 	}

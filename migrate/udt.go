@@ -23,7 +23,7 @@ func (p *planner) types() {
 	if p.live.Keyspace != nil {
 		live = p.live.Keyspace.Types
 	}
-	keyed := p.keyedTypes()
+	keyed, indexed := p.keyedTypes(), p.indexedTypes()
 	for _, t := range p.ks.Types() {
 		name := t.Name()
 		lt := live[name]
@@ -33,13 +33,14 @@ func (p *planner) types() {
 				Reason: "type " + strconv.Quote(name) + " does not exist"})
 			continue
 		}
-		p.diffType(t, lt, keyed[name])
+		p.diffType(t, lt, keyed[name], indexed[name])
 	}
 }
 
 // diffType compares the model's type t with its live type lt, held by
-// the partition keys of the live tables keyedBy.
-func (p *planner) diffType(t kandra.CQLType, lt *LiveType, keyedBy []string) {
+// the partition keys of the live tables keyedBy and by the values of the
+// indexes indexedBy.
+func (p *planner) diffType(t kandra.CQLType, lt *LiveType, keyedBy []string, indexedBy []indexUse) {
 	name := t.Name()
 	model := map[string]bool{}
 	for _, f := range t.Fields() {
@@ -57,6 +58,10 @@ func (p *planner) diffType(t kandra.CQLType, lt *LiveType, keyedBy []string) {
 			}
 			s := Step{ID: stepID(AddField, object), Class: Safe, Kind: AddField, UDT: name, Field: f.Name, CQL: p.alterTypeAdd(t, f),
 				Reason: "type " + strconv.Quote(name) + " has no field " + strconv.Quote(f.Name) + " (" + w.decl() + "); it is added after the type's last field"}
+			if len(indexedBy) > 0 {
+				s.Class = NeedsApproval
+				s.Reason += "; " + p.indexedCost(name, f.Name, indexedBy)
+			}
 			p.add(phaseType, s)
 			continue
 		}
@@ -65,7 +70,7 @@ func (p *planner) diffType(t kandra.CQLType, lt *LiveType, keyedBy []string) {
 			p.impossibleField(ChangeFieldType, name, f.Name, "field "+strconv.Quote(f.Name)+" of type "+strconv.Quote(name)+": "+m,
 				"servers alter no field's type (\"Altering field types is no longer supported\") and drop no field: add the field under a new name with the new type "+
 					"(a `kandra:\"new_name\"` tag on the Go field: the plan adds it), copy each row's value over (write the whole value again), then stop using the old field, "+
-					"which stays in the type, null in each value written since; or rename the live field by hand (ALTER TYPE "+p.qks+"."+kandra.QuoteIdent(name)+
+					"which stays in the type, null in each value written since; or rename the live field by hand (ALTER TYPE "+p.qks+"."+kandra.QuoteTypeName(name)+
 					" RENAME "+kandra.QuoteIdent(f.Name)+" TO "+kandra.QuoteIdent(f.Name+"_old")+";) so that the plan adds the field anew, empty in the existing values, and copy the values over")
 		}
 	}
@@ -107,6 +112,126 @@ func (p *planner) keyTypeManual(name, field string, keyedBy []string) string {
 	}
 	parts = append(parts, "or keep the type as it is: leave field "+strconv.Quote(field)+" out of the Go struct, or give the struct with the field another UDTName (a new type)")
 	return "a new field would change the bytes, and so the token, of every key that holds the type: " + strings.Join(parts, "; ")
+}
+
+// indexUse is an index whose values hold a user-defined type.
+type indexUse struct {
+	index, table, column string
+	// liveSAI: a storage-attached index that exists: after ALTER TYPE ...
+	// ADD it finds no row at all, old or new, until it is built again
+	// (Cassandra 5.0.8; a legacy index misses only the rows written
+	// before).
+	liveSAI bool
+}
+
+func (u indexUse) String() string { return "index " + u.index + " on " + u.table + "." + u.column }
+
+// indexedCost is what adding field to type name costs when the indexes
+// indexedBy hold its values, and the ways out. A clustering column
+// compares a value field by field (a value with fewer fields equals one
+// whose extra fields are null); an index compares the serialized bytes,
+// and kandra sends every field the model has.
+func (p *planner) indexedCost(name, field string, indexedBy []indexUse) string {
+	all := make([]string, len(indexedBy))
+	var sai, drops []string
+	for i, u := range indexedBy {
+		all[i] = u.String()
+		if u.liveSAI {
+			sai = append(sai, u.index)
+			drops = append(drops, "DROP INDEX "+p.qks+"."+kandra.QuoteIdent(u.index)+";")
+		}
+	}
+	s := strings.Join(all, ", ") + " compare the stored bytes of the values that hold " + strconv.Quote(name) +
+		": once the field is added, kandra sends each value with " + strconv.Quote(field) + ", so reads through them " +
+		"(Index.Find, and any WHERE on the column) no longer find the rows written before, until each is written again"
+	way := "approve the step, then "
+	if len(sai) > 0 {
+		s += "; and the storage-attached index " + strings.Join(sai, ", ") + " finds no row at all, old or new, until it is built again (the node's behaviour)"
+		way += "drop the storage-attached index by hand (" + strings.Join(drops, " ") + ") and apply again, which creates it anew from the stored rows; then "
+	}
+	return s + ". While the step waits, kandra refuses to write the type's values (the server's type lacks the field). " +
+		"To take it, " + way + "write every such row again (a whole-value write, such as Save of each entity, stores the value with the field); " +
+		"or keep the type as it is: leave " + strconv.Quote(field) + " out of the Go struct, or give the struct with it another UDTName (a new type)"
+}
+
+// indexedTypes maps each live user-defined type to the indexes whose
+// values hold it, directly or inside a collection or another type: the
+// live indexes, and the model's indexes on live columns that the plan
+// creates (they index the rows there now). A keys index on a map holds
+// its keys only, a values index its values.
+func (p *planner) indexedTypes() map[string][]indexUse {
+	lks := p.live.Keyspace
+	if lks == nil {
+		return nil
+	}
+	out := map[string][]indexUse{}
+	add := func(u indexUse, lc *LiveColumn, target string) {
+		held := map[string]bool{}
+		heldTypes(indexedPart(lc.Type, target), lks.Types, held)
+		for n := range held {
+			out[n] = append(out[n], u)
+		}
+	}
+	live := map[string]bool{}
+	for _, tn := range slices.Sorted(maps.Keys(lks.Tables)) {
+		lt := lks.Tables[tn]
+		for _, ix := range lt.Indexes {
+			live[ix.Name] = true
+			target := ix.Options["target"]
+			if lc := lt.Column(indexTarget(target)); lc != nil {
+				add(indexUse{index: ix.Name, table: tn, column: lc.Name, liveSAI: isSAI(ix)}, lc, targetFunction(target))
+			}
+		}
+	}
+	for _, t := range p.ks.Tables() {
+		lt := lks.Tables[t.Name()]
+		if lt == nil {
+			continue // a new table holds no rows
+		}
+		for _, c := range t.SecondaryIndexes() {
+			name := t.IndexName(c)
+			lc := lt.Column(c.Name())
+			if live[name] || lc == nil { // a new column holds no values
+				continue
+			}
+			spec, _ := c.Index()
+			add(indexUse{index: name, table: t.Name(), column: lc.Name}, lc, spec.Target.String())
+		}
+	}
+	for n := range out {
+		slices.SortFunc(out[n], func(a, b indexUse) int { return strings.Compare(a.String(), b.String()) })
+	}
+	return out
+}
+
+// isSAI reports a storage-attached index.
+func isSAI(ix *LiveIndex) bool {
+	class := ix.Options["class_name"]
+	class = class[strings.LastIndexByte(class, '.')+1:]
+	return ix.Kind == "CUSTOM" && (class == "sai" || class == "StorageAttachedIndex")
+}
+
+// targetFunction is the function of a live index's target option, "keys"
+// of "keys(m)", or "" for a plain column.
+func targetFunction(target string) string {
+	t := strings.TrimSpace(target)
+	if i := strings.IndexByte(t, '('); i > 0 && strings.HasSuffix(t, ")") && !strings.HasPrefix(t, `"`) {
+		return strings.ToLower(strings.TrimSpace(t[:i]))
+	}
+	return ""
+}
+
+// indexedPart is the part of a column's type t an index of target
+// function fn holds: a map's keys for keys, a collection's elements for
+// values, the whole value otherwise (entries, full, a plain column).
+func indexedPart(t kandra.CQLType, fn string) kandra.CQLType {
+	switch {
+	case fn == "keys" && t.Kind() == kandra.KindMap:
+		return t.Key()
+	case fn == "values" && t.IsCollection():
+		return t.Elem()
+	}
+	return t
 }
 
 // alterTypeAdd renders the ADD of field f to type t:

@@ -446,3 +446,140 @@ func TestApplyUDT(t *testing.T) {
 		t.Fatalf("v1 after v2: %v, %v", p, err)
 	}
 }
+
+// udtIndexed holds address (and, through it, geo) in a clustering column,
+// a plain column, and under three indexes: a legacy and an SAI index on
+// frozen columns, a values index on a list. Notes maps text keys to
+// addresses under a keys index, which compares no address.
+type udtIndexed struct {
+	ID    uuid.UUID
+	At    udtAddress
+	Plain udtAddress
+	Home  udtAddress
+	Work  udtAddress
+	Past  []udtAddress
+	Notes map[string]udtAddress
+}
+
+func (c *udtIndexed) Describe(s *kandra.Schema[udtIndexed]) {
+	s.Table("indexed")
+	kandra.Bind(s, &c.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &c.At, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+	kandra.Bind(s, &c.Home, kandra.Frozen(), kandra.SecondaryIndex(kandra.UsingLegacy()))
+	kandra.Bind(s, &c.Work, kandra.Frozen(), kandra.SecondaryIndex(kandra.UsingSAI()))
+	kandra.Bind(s, &c.Past, kandra.SecondaryIndex())
+	kandra.Bind(s, &c.Notes, kandra.SecondaryIndex(kandra.IndexKeys()))
+}
+
+// udtIndexedV2 is udtIndexed with address's two new fields.
+type udtIndexedV2 struct {
+	ID    uuid.UUID
+	At    udtAddressV2
+	Plain udtAddressV2
+	Home  udtAddressV2
+	Work  udtAddressV2
+	Past  []udtAddressV2
+	Notes map[string]udtAddressV2
+}
+
+func (c *udtIndexedV2) Describe(s *kandra.Schema[udtIndexedV2]) {
+	s.Table("indexed")
+	kandra.Bind(s, &c.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &c.At, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+	kandra.Bind(s, &c.Home, kandra.Frozen(), kandra.SecondaryIndex(kandra.UsingLegacy()))
+	kandra.Bind(s, &c.Work, kandra.Frozen(), kandra.SecondaryIndex(kandra.UsingSAI()))
+	kandra.Bind(s, &c.Past, kandra.SecondaryIndex())
+	kandra.Bind(s, &c.Notes, kandra.SecondaryIndex(kandra.IndexKeys()))
+}
+
+// udtUnindexed holds address in a clustering column and plain columns
+// only: a clustering column compares values field by field (a value
+// written before ALTER TYPE ... ADD is equal to the same value with the
+// new field null), so nothing compares the type's bytes.
+type udtUnindexed struct {
+	ID    uuid.UUID
+	At    udtAddress
+	Plain udtAddress
+	Past  []udtAddress
+}
+
+func (c *udtUnindexed) Describe(s *kandra.Schema[udtUnindexed]) {
+	s.Table("unindexed")
+	kandra.Bind(s, &c.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &c.At, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+}
+
+// TestUDTAddFieldUnderAnIndex (issue 33, finding 6): a field added to a
+// type whose values an index holds needs approval, and the reason names
+// the indexes, the cost (reads through them miss the rows written before
+// until they are written again) and the ways out; a type no index holds
+// takes its field as a safe step.
+func TestUDTAddFieldUnderAnIndex(t *testing.T) {
+	ks := udtKS(t, kandra.Cassandra5, kandra.MustRegister[udtIndexed]())
+	const indexes = "index indexed_home_idx on indexed.home, index indexed_past_idx on indexed.past, index indexed_work_idx on indexed.work"
+	for _, c := range []struct{ typ, field string }{{"address", "zip_code"}, {"geo", "lat"}} {
+		r := rowsOf(ks)
+		dropField(typeRowOf(t, r, c.typ), c.field)
+		p := mustPlan(t, ks, mustLive(t, r))
+		s := stepOf(t, p, "add-field:"+c.typ+"."+c.field)
+		if len(p.Steps) != 1 || s.Class != NeedsApproval || s.Kind != AddField || !strings.HasPrefix(s.CQL, "ALTER TYPE ks."+c.typ+" ADD ") {
+			t.Fatalf("%s.%s: plan\n%s\nwant one add-field step needing approval", c.typ, c.field, p)
+		}
+		for _, want := range []string{indexes + " compare", "no longer find the rows written before", "until each is written again",
+			"the storage-attached index indexed_work_idx finds no row at all, old or new, until it is built again",
+			"approve the step, then drop the storage-attached index by hand (DROP INDEX ks.indexed_work_idx;) and apply again", "then write every such row again",
+			"kandra refuses to write the type's values", "or keep the type as it is"} {
+			if !strings.Contains(s.Reason, want) {
+				t.Errorf("%s.%s: the reason lacks %q:\n%s", c.typ, c.field, want, s.Reason)
+			}
+		}
+		if strings.Contains(s.Reason, "indexed_notes_idx") || strings.Contains(s.Reason, "indexed.at") || strings.Contains(s.Reason, "indexed.plain") {
+			t.Errorf("%s.%s: the reason names what compares no %s:\n%s", c.typ, c.field, c.typ, s.Reason)
+		}
+	}
+	// Unapproved, Apply leaves the steps; approved, it runs them. (The
+	// fake cluster keeps no indexes: each apply creates them again.)
+	v2 := udtKS(t, kandra.Cassandra5, kandra.MustRegister[udtIndexedV2]())
+	f := newFake(ks, v2)
+	addFields := func(steps []Step) string {
+		var out []Step
+		for _, s := range steps {
+			if s.Kind == AddField {
+				out = append(out, s)
+			}
+		}
+		return ids2(out)
+	}
+	res, err := Apply(context.Background(), f, v2, ApplyOptions{Owner: "me"})
+	if err != nil || addFields(res.Applied) != "" || ids2(res.Unapproved) != "add-field:address.floor,add-field:address.note" {
+		t.Fatalf("v2 unapproved: %+v, %v", res, err)
+	}
+	res, err = Apply(context.Background(), f, v2, ApplyOptions{Owner: "me", Approve: []string{"add-field:address.floor", "add-field:address.note"}})
+	if err != nil || addFields(res.Applied) != "add-field:address.floor,add-field:address.note" || len(res.Unapproved) != 0 {
+		t.Fatalf("v2 approved: %+v, %v", res, err)
+	}
+	// An index the model adds to a live column indexes the rows there
+	// now: it counts before it exists.
+	r := rowsOf(ks)
+	dropField(typeRowOf(t, r, "address"), "zip_code")
+	r.Indexes = without(r.Indexes, func(m map[string]any) bool { return m["index_name"] == "indexed_home_idx" })
+	p := mustPlan(t, ks, mustLive(t, r))
+	if s := stepOf(t, p, "add-field:address.zip_code"); s.Class != NeedsApproval || !strings.Contains(s.Reason, indexes) {
+		t.Fatalf("with the home index still to create:\n%s", p)
+	}
+	// Without a live SAI index, no rebuild is asked for.
+	r = rowsOf(ks)
+	dropField(typeRowOf(t, r, "address"), "zip_code")
+	r.Indexes = without(r.Indexes, func(m map[string]any) bool { return m["index_name"] == "indexed_work_idx" })
+	if s := stepOf(t, mustPlan(t, ks, mustLive(t, r)), "add-field:address.zip_code"); s.Class != NeedsApproval || strings.Contains(s.Reason, "DROP INDEX") ||
+		!strings.Contains(s.Reason, "approve the step, then write every such row again") {
+		t.Fatalf("with the SAI index still to create: %s", s.Reason)
+	}
+	// No index holds the type: safe, as before.
+	plain := udtKS(t, kandra.Cassandra5, kandra.MustRegister[udtUnindexed]())
+	r = rowsOf(plain)
+	dropField(typeRowOf(t, r, "address"), "zip_code")
+	if s := stepOf(t, mustPlan(t, plain, mustLive(t, r)), "add-field:address.zip_code"); s.Class != Safe || strings.Contains(s.Reason, "index") {
+		t.Fatalf("no index: %+v", s)
+	}
+}

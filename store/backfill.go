@@ -2,11 +2,13 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"sync"
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
+	kerrors "github.com/kandra-go/kandra/errors"
 )
 
 // LookupBackfill writes the rows of one lookup table from the rows of its
@@ -77,7 +79,8 @@ type RangeStats struct {
 }
 
 // Fill scans the token range (start, end] of the primary table, pageSize
-// rows a page at consistency cons, and writes the lookup row of every row
+// rows a page (0 to MaxPageSize, 0 for no paging; another is a
+// *errors.ArgumentError) at consistency cons, and writes the lookup row of every row
 // whose value is not empty. onPage, if set, is called after each page with
 // the rows scanned in it.
 func (b *LookupBackfill) Fill(ctx context.Context, start, end int64, pageSize int, cons kandra.Consistency, onPage func(rows int64)) (RangeStats, error) {
@@ -93,6 +96,12 @@ func (b *LookupBackfill) Count(ctx context.Context, start, end int64, pageSize i
 
 func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int, cons kandra.Consistency, write bool, onPage func(int64)) (RangeStats, error) {
 	var st RangeStats
+	if pageSize < 0 || pageSize > MaxPageSize {
+		// The protocol carries a page size as a 32-bit int: a larger one
+		// would be cut to its low bits.
+		return st, &kerrors.ArgumentError{Op: "backfill of " + b.lookup.Name(), Arg: "pageSize",
+			Message: fmt.Sprintf("%d is not in 0 (no paging) to %d (MaxPageSize)", pageSize, MaxPageSize)}
+	}
 	typ := b.ts.EntityType()
 	idx := b.lookup.IndexColumn()
 	dst := make([]any, 0, b.ts.NumColumns())

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
 )
 
 // bfDriver serves token-range pages of fixed rows and records inserts.
@@ -117,6 +119,18 @@ func TestLookupBackfillFill(t *testing.T) {
 	st, err = b.Count(context.Background(), 0, 1, 100, kandra.ConsistencyOne)
 	if err != nil || st.Rows != 7 || st.Valued != 5 || len(d.inserts) != 0 || len(d.pages) != 1 {
 		t.Fatalf("count: %+v, %v, %d inserts", st, err, len(d.inserts))
+	}
+
+	// A page size the protocol cannot carry is refused, not cut to 32 bits.
+	for _, n := range []int{-1, MaxPageSize + 1, 1<<32 + 3} {
+		d.inserts, d.pages = nil, nil
+		if _, err := b.Fill(context.Background(), 0, 1, n, kandra.ConsistencyOne, nil); !errors.Is(err, kerrors.ErrArgument) ||
+			!strings.Contains(err.Error(), "pageSize: "+strconv.Itoa(n)+" is not in 0 (no paging) to 2147483647") || len(d.pages) != 0 {
+			t.Fatalf("Fill with page size %d: %v, %d pages", n, err, len(d.pages))
+		}
+		if _, err := b.Count(context.Background(), 0, 1, n, kandra.ConsistencyOne); !errors.Is(err, kerrors.ErrArgument) || len(d.pages) != 0 {
+			t.Fatalf("Count with page size %d: %v", n, err)
+		}
 	}
 
 	d.failIns = true

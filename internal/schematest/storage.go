@@ -220,17 +220,26 @@ func (g *gen) drawStorage() {
 // badStorage is a storage option out of range (RuleOptionRange).
 func (g *gen) badStorage() {
 	t, s := g.t, &g.d.storage
-	switch rapid.IntRange(0, 3).Draw(t, "bad storage") {
+	switch rapid.IntRange(0, 5).Draw(t, "bad storage") {
 	case 0:
 		s.compressor, s.chunkKB = "LZ4Compressor", rapid.SampledFrom([]int{3, 6, 100, -4}).Draw(t, "bad chunk")
 	case 1:
 		s.bloom = rapid.SampledFrom([]float64{-0.5, 1.5, math.Inf(1)}).Draw(t, "bad bloom")
 	case 2:
 		s.retry = rapid.SampledFrom([]string{"sometimes", "100p", "0p", "99 ms"}).Draw(t, "bad retry")
+	case 3:
+		// Past the servers' ints: Cassandra's largest LCS size, 2^31.
+		s.compaction, s.lcsMB = "LCS", rapid.SampledFrom([]int{-1, maxLeveledMB + 1, math.MaxInt32 + 1}).Draw(t, "bad lcs size")
+	case 4:
+		s.compaction, s.twcsUnit, s.twcsSize = "TWCS", "DAYS", math.MaxInt32+1
 	default:
-		s.compaction, s.lcsMB = "LCS", -1
+		s.rows, s.caching = math.MaxInt32+1, &[2]string{"ALL", strconv.Itoa(math.MaxInt32 + 1)}
 	}
 }
+
+// maxLeveledMB is Cassandra 5.0's largest sstable_size_in_mb (its ninth
+// level of 10^8 sstables must fit in 2^63-1 bytes).
+const maxLeveledMB = 87960
 
 // storageBroken reports an option out of range, for the oracle.
 func (s storageDraft) broken() bool {
@@ -239,7 +248,11 @@ func (s storageDraft) broken() bool {
 		return true
 	case s.bloom != 0 && (s.bloom < 0 || s.bloom > 1 || math.IsInf(s.bloom, 0)):
 		return true
-	case s.compaction == "LCS" && s.lcsMB < 0:
+	case s.compaction == "LCS" && (s.lcsMB < 0 || s.lcsMB > maxLeveledMB):
+		return true
+	case s.compaction == "TWCS" && s.twcsSize > math.MaxInt32:
+		return true
+	case s.caching != nil && s.rows > math.MaxInt32:
 		return true
 	}
 	if s.retry == "" {

@@ -27,6 +27,7 @@ import (
 	"github.com/kandra-go/kandra"
 	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/migrate"
+	"github.com/kandra-go/kandra/store"
 )
 
 // The exit statuses of Run.
@@ -321,6 +322,10 @@ func scanFlags(fs *flag.FlagSet) func() (migrate.BackfillOptions, error) {
 				return migrate.BackfillOptions{}, fmt.Errorf("--%s %d: want 0 (the default) or more", name, v)
 			}
 		}
+		// The protocol carries a page size as a 32-bit int.
+		if *page > store.MaxPageSize {
+			return migrate.BackfillOptions{}, fmt.Errorf("--page-size %d: want at most %d (the protocol's 32-bit page size), or 0 for the default", *page, store.MaxPageSize)
+		}
 		return migrate.BackfillOptions{Concurrency: *conc, Ranges: *ranges, PageSize: *page}, nil
 	}
 }
@@ -337,8 +342,13 @@ func (c *command) apply(args []string) int {
 		return done
 	}
 	bo, err := scan()
-	if err == nil && (*ttl < 0 || *wait < 0) {
+	switch {
+	case err != nil:
+	case *ttl < 0 || *wait < 0:
 		err = errors.New("--lease-ttl and --lease-wait want a positive duration, or 0 for the default")
+	case *ttl != 0 && *ttl < time.Second:
+		// The lease row's TTL counts whole seconds (migrate.ApplyOptions.LeaseTTL).
+		err = fmt.Errorf("--lease-ttl %s: want 1s or more (the lease's TTL counts whole seconds), or 0 for the default 30s", *ttl)
 	}
 	if err != nil {
 		c.printf(c.stderr, "%s apply: %v\n", c.prog, err)

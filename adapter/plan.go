@@ -92,11 +92,11 @@ func newPlan[I any, D Driver[I]](s *Statement) (*Plan[I, D], error) {
 // memory (uuid.UUID, time.Time, ...), becomes a reference that marshals
 // the field when the driver runs the statement (see Codec.AppendBindRefs):
 // no boxing. Bind by reference only a statement the driver runs before
-// the call returns, one that is not idempotent (neither gocql driver
-// runs speculative executions of those, which could read the fields
-// after the call). Otherwise the address of a common type becomes its
-// value, so that marshalling takes the driver's typed cases instead of
-// reflect.
+// the call returns, retries included: neither gocql driver runs one after
+// but in a speculative execution, which it starts only for a query given
+// a SpeculativeExecutionPolicy of its own (and never for one that is not
+// idempotent). Otherwise the address of a common type becomes its value,
+// so that marshalling takes the driver's typed cases instead of reflect.
 func (p *Plan[I, D]) Values(vals []any, byRef bool) []any {
 	out := make([]any, len(vals))
 	for i, v := range vals {

@@ -105,6 +105,7 @@ type Statement struct {
 	expected    []*kandra.ColumnSchema // the ParamExpected markers, in order
 	result      []*kandra.ColumnSchema // selected columns
 	conditional bool
+	idempotent  bool   // see IsIdempotent
 	writeTime   bool   // the row ends with one BIGINT WRITETIME(...) after result
 	present     bool   // the row ends with the first clustering column, for a Present
 	claim       bool   // the row has the claim token (BIGINT) after result, before the WRITETIME
@@ -116,16 +117,42 @@ type Statement struct {
 type cached struct{ owner, v any }
 
 // NewRawStatement is a statement written by hand (store.Prepare) for
-// table: its text as it is sent, one ParamRaw per marker, and the columns
-// a SELECT returns, in order (none for a write). A statement with an IF
-// clause is conditional.
-func NewRawStatement(table, cql string, params []Param, result []*kandra.ColumnSchema) *Statement {
+// table t: its text as it is sent, one ParamRaw per marker, and the
+// columns a SELECT returns, in order (none for a write). A statement with
+// an IF clause is conditional. A SELECT is idempotent; so is a write
+// that is not conditional, unless t is a counter table or has a list
+// column that is not frozen: such a write may add to a counter or to a
+// list (c = c + ?, l = l + ?, DELETE l[?]), or, with a timestamp, write a
+// list's elements twice (see IsIdempotent), which the text alone does not
+// always tell.
+func NewRawStatement(t *kandra.TableSchema, cql string, params []Param, result []*kandra.ColumnSchema) *Statement {
 	for _, p := range params {
 		if p.Kind != ParamRaw {
 			panic("kandra: NewRawStatement: a " + p.Kind.String() + " marker; raw statements have ParamRaw markers only")
 		}
 	}
-	return &Statement{table: table, cql: cql, params: slices.Clone(params), result: slices.Clone(result), conditional: cqlstmt.HasIF(cql)}
+	s := &Statement{table: t.Name(), cql: cql, params: slices.Clone(params), result: slices.Clone(result), conditional: cqlstmt.HasIF(cql)}
+	switch {
+	case s.conditional:
+	case isSelect(cql):
+		s.idempotent = true
+	default:
+		s.idempotent = !t.IsCounterTable() && !slices.ContainsFunc(t.Columns(), multiCellList)
+	}
+	return s
+}
+
+// isSelect reports a statement whose first word is SELECT.
+func isSelect(cql string) bool {
+	toks, err := cqlstmt.Tokens(cql)
+	return err == nil && len(toks) > 0 && toks[0].Is("SELECT")
+}
+
+// multiCellList reports a list column whose elements are cells of their
+// own (not frozen): the server gives each element written a new cell, so
+// a list written twice at one timestamp holds its elements twice.
+func multiCellList(c *kandra.ColumnSchema) bool {
+	return c.Type().Kind() == kandra.KindList && !c.IsFrozen()
 }
 
 // Cached is the value owner stored with Cache, or nil when it stored none
@@ -190,6 +217,21 @@ func (s *Statement) HasClaim() bool { return s.claim }
 // IsConditional reports a lightweight transaction (IF NOT EXISTS, IF
 // col = ?): the server answers whether it applied.
 func (s *Statement) IsConditional() bool { return s.conditional }
+
+// IsIdempotent reports a statement that leaves the same data whether the
+// server applies it once or more: reads, and the plain writes and deletes
+// of values. A driver may retry it, or send it to several coordinators at
+// once (speculative execution), after an answer is lost.
+//
+// A statement that is not idempotent must be sent once: a lightweight
+// transaction (a second one is answered "not applied" because the first
+// applied), a counter update (each adds), and a write at an explicit
+// timestamp (USING TIMESTAMP ?) of a list column that is not frozen (the
+// server gives each element it writes a new cell, so two writes at one
+// timestamp leave every element twice). Without an explicit timestamp a
+// list write is idempotent: the driver stamps each attempt anew, and the
+// later one's deletion of the list covers the earlier one's elements.
+func (s *Statement) IsIdempotent() bool { return s.idempotent }
 
 // TableName is the raw name of the table the statement reads or writes
 // (a lookup table's name for lookup statements).
@@ -727,6 +769,21 @@ func (w *sb) mark(k ParamKind, c *kandra.ColumnSchema) {
 
 func (w *sb) done() *Statement {
 	w.s.cql = w.String()
+	w.s.idempotent = !w.s.conditional
+	var timestamp, list bool
+	for _, p := range w.s.params {
+		switch {
+		case p.Kind == ParamDelta:
+			w.s.idempotent = false // a counter update adds at each application
+		case p.Kind == ParamTimestamp:
+			timestamp = true
+		case p.Kind == ParamColumn && multiCellList(p.Column):
+			list = true
+		}
+	}
+	if timestamp && list {
+		w.s.idempotent = false
+	}
 	return w.s
 }
 

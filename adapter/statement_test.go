@@ -174,6 +174,9 @@ func renderStmt(b *strings.Builder, name string, s *adapter.Statement) {
 	if s.IsConditional() {
 		b.WriteString("\n   conditional")
 	}
+	if !s.IsIdempotent() {
+		b.WriteString("\n   not idempotent")
+	}
 	b.WriteString("\n\n")
 }
 
@@ -268,6 +271,40 @@ func TestStatementsGolden(t *testing.T) {
 	}
 	if got := b.String(); got != string(want) {
 		t.Errorf("statements differ from %s (rerun with -update-statements and review the diff):\n%s", path, got)
+	}
+}
+
+// TestRawStatementIdempotence: a hand-written SELECT is idempotent, a
+// conditional statement is not, and a plain write is unless its table
+// has counters or a list that is not frozen, whose updates the text may
+// add to.
+func TestRawStatementIdempotence(t *testing.T) {
+	users := kandra.MustRegister[stmtUser]().Schema()
+	hits := kandra.MustRegister[stmtHits]().Schema()
+	threads := kandra.MustRegister[stmtThread]().Schema() // Tags []string: list<text>
+	for _, tt := range []struct {
+		table *kandra.TableSchema
+		cql   string
+		want  bool
+	}{
+		{users, "SELECT name FROM users WHERE user_id = ?", true},
+		{users, "  select name FROM users WHERE user_id = ?", true},
+		{users, "UPDATE users SET name = ? WHERE user_id = ?", true},
+		{users, "INSERT INTO users (user_id, name) VALUES (?, ?) USING TIMESTAMP ?", true},
+		{users, "DELETE FROM users WHERE user_id = ?", true},
+		{users, "UPDATE users SET name = ? WHERE user_id = ? IF name = ?", false},
+		{users, "INSERT INTO users (user_id, name) VALUES (?, ?) IF NOT EXISTS", false},
+		{users, "DELETE FROM users WHERE user_id = ? IF EXISTS", false},
+		{hits, "SELECT hits FROM hits WHERE page = ?", true},
+		{hits, "UPDATE hits SET hits = hits + 1 WHERE page = ?", false},
+		{hits, "DELETE FROM hits WHERE page = ?", false},
+		{threads, "SELECT tags FROM threads WHERE thread_id = ?", true},
+		{threads, "UPDATE threads SET tags = tags + ? WHERE thread_id = ?", false},
+		{threads, "UPDATE threads SET title = ? WHERE thread_id = ?", false},
+	} {
+		if got := adapter.NewRawStatement(tt.table, tt.cql, nil, nil).IsIdempotent(); got != tt.want {
+			t.Errorf("%s on %s: IsIdempotent() = %v, want %v", tt.cql, tt.table.Name(), got, tt.want)
+		}
 	}
 }
 

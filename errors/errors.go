@@ -7,8 +7,9 @@
 // [ErrValidation], [ErrNotFound], [ErrArgument], [ErrUnique], [ErrValue]).
 // Use errors.As to reach the concrete type and its fields. Kinds that wrap
 // a cause ([QueryError], [AuthError], [MigrationError]) unwrap to it, so
-// errors.Is also sees through to the cause: [ErrBatchTooLarge] and
-// [ErrClosed] are such causes. Every sentinel kandra has is declared here.
+// errors.Is also sees through to the cause: [ErrBatchTooLarge],
+// [ErrClosed] and [ErrUnknownOutcome] are such causes. Every sentinel
+// kandra has is declared here.
 //
 // The package name shadows the standard library's; import it under another
 // name, for example:
@@ -61,6 +62,20 @@ var (
 	// ErrClosed is the cause of the *QueryError of a call made after the
 	// store's Close (nothing was sent).
 	ErrClosed error = sentinel("kandra: store closed")
+	// ErrUnknownOutcome is the cause of the *QueryError of a write that
+	// must not be sent twice (a lightweight transaction: a versioned
+	// write, SaveIfNotExists, a unique claim; a counter update) whose
+	// answer was lost after it was sent: a client timeout, a server write
+	// timeout, a lost connection, a context done while waiting. The write
+	// may or may not have applied. It is never reported as a conflict or
+	// as not applied, and the unique values the call claimed stay claimed.
+	// To resolve it, read the row at SERIAL or LOCAL_SERIAL consistency
+	// (which completes a lightweight transaction still in progress), then
+	// decide: the row holds what was written (it applied) or not (write
+	// again). An increment cannot be told apart by a read while others
+	// update the counter: count it as possibly applied, never send it
+	// again blindly.
+	ErrUnknownOutcome error = sentinel("kandra: write outcome unknown (it may have applied)")
 	// ErrValue matches *ValueError: a value has no exact form in its
 	// column's CQL type (written), or a stored cell has none in the
 	// field's Go type (read).

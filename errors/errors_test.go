@@ -22,6 +22,14 @@ var sentinels = map[string]error{
 	"ErrValue":          kerrors.ErrValue,
 }
 
+// causes are the sentinels that are the cause of an error of the family
+// (a *QueryError's), not a kind of their own.
+var causes = map[string]error{
+	"ErrBatchTooLarge":  kerrors.ErrBatchTooLarge,
+	"ErrClosed":         kerrors.ErrClosed,
+	"ErrUnknownOutcome": kerrors.ErrUnknownOutcome,
+}
+
 // kinds has one value of every type of the family, with the name of its
 // own sentinel and a function that tries errors.As to its concrete type.
 var kinds = []struct {
@@ -68,6 +76,11 @@ func TestErrorKinds(t *testing.T) {
 						t.Errorf("errors.Is(%v, %s) = %v, want %v", err, name, got, want)
 					}
 				}
+				for name, s := range causes {
+					if errors.Is(err, s) {
+						t.Errorf("errors.Is(%v, %s) = true without that cause", err, name)
+					}
+				}
 				if !k.as(err) {
 					t.Errorf("errors.As(%v) to *%s failed", err, k.name)
 				}
@@ -86,12 +99,19 @@ func TestErrorKinds(t *testing.T) {
 }
 
 func TestSentinelsAreDistinct(t *testing.T) {
-	for n1, s1 := range sentinels {
+	all := map[string]error{}
+	for n, s := range sentinels {
+		all[n] = s
+	}
+	for n, s := range causes {
+		all[n] = s
+	}
+	for n1, s1 := range all {
 		//lint:ignore SA1032 both directions are checked on purpose: neither sentinel may match the other.
 		if errors.Is(s1, kerrors.ErrKandra) || errors.Is(kerrors.ErrKandra, s1) {
 			t.Errorf("sentinel %s and ErrKandra match each other; only errors of the family match both", n1)
 		}
-		for n2, s2 := range sentinels {
+		for n2, s2 := range all {
 			if n1 != n2 && (s1 == s2 || s1.Error() == s2.Error()) {
 				t.Errorf("sentinels %s and %s are not distinct", n1, n2)
 			}
@@ -134,6 +154,33 @@ func TestUnwrapToCause(t *testing.T) {
 	q := &kerrors.QueryError{Message: "timeout"}
 	if q.Error() != "kandra: query: timeout" || q.Unwrap() != nil {
 		t.Errorf("QueryError without cause: %q, %v", q.Error(), q.Unwrap())
+	}
+}
+
+// TestUnknownOutcomeIsACause: the error of a write whose answer was lost
+// (an adapter wraps its driver's error with ErrUnknownOutcome, the runtime
+// wraps that in a *QueryError) matches ErrUnknownOutcome, ErrQuery,
+// ErrKandra and the driver's error, and never a conflict.
+func TestUnknownOutcomeIsACause(t *testing.T) {
+	driverErr := errors.New("gocql: no response received from cassandra within timeout period")
+	err := fmt.Errorf("update: %w", &kerrors.QueryError{Message: "Update on wallets failed",
+		Cause: fmt.Errorf("%w: %w", kerrors.ErrUnknownOutcome, driverErr)})
+	for _, want := range []error{kerrors.ErrUnknownOutcome, kerrors.ErrQuery, kerrors.ErrKandra, driverErr} {
+		if !errors.Is(err, want) {
+			t.Errorf("errors.Is(%v, %v) = false", err, want)
+		}
+	}
+	for name, s := range sentinels {
+		if name != "ErrQuery" && errors.Is(err, s) {
+			t.Errorf("errors.Is(%v, %s) = true", err, name)
+		}
+	}
+	var ol *kerrors.OptimisticLockError
+	if errors.As(err, &ol) {
+		t.Errorf("an unknown outcome is an *OptimisticLockError: %v", err)
+	}
+	if want := "update: kandra: query: Update on wallets failed: kandra: write outcome unknown (it may have applied): " + driverErr.Error(); err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err, want)
 	}
 }
 

@@ -28,6 +28,15 @@ import (
 //
 // A Driver must be safe for concurrent use. Its errors are returned to the
 // runtime as they are; the runtime wraps them in *errors.QueryError.
+//
+// A statement or batch that is not idempotent
+// (adapter.Statement.IsIdempotent false for one of its statements) must
+// be sent once: the driver must not retry it nor run speculative
+// executions of it, whatever its session's policies, and an error after
+// which it may have applied (its answer lost, or the server's error
+// leaving the outcome open) must match errors.ErrUnknownOutcome
+// (adapter.UnknownOutcome wraps one). Idempotent statements may be
+// retried and speculated.
 type Driver interface {
 	// Exec runs a write. For a conditional statement
 	// (Statement.IsConditional) it reports whether the server applied it;

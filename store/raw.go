@@ -104,7 +104,7 @@ func Prepare[T any](r *Repo[T], cql string, params ...RawParam) (*Raw[T], error)
 	for i, p := range params {
 		ps[i] = adapter.Param{Kind: adapter.ParamRaw, Column: p.col}
 	}
-	q.st = adapter.NewRawStatement(r.ts.Name(), text, ps, result)
+	q.st = adapter.NewRawStatement(r.ts, text, ps, result)
 	return q, nil
 }
 
@@ -239,20 +239,19 @@ func (q *Raw[T]) bind(op string, args []any) ([]any, error) {
 }
 
 // fingerprint identifies a query by its text and values, as a cursor
-// carries it: pointers by the value they point to, Sensitive columns'
-// values left out (a cursor travels in URLs).
+// carries it (see Repo.fingerprint): a field's value in its stored form,
+// whether given as a value or a pointer; a Sensitive one seals the
+// cursor.
 func (q *Raw[T]) fingerprint(vals []any) uint64 {
-	fv := make([]any, 0, len(vals))
+	fp := q.r.newPrint(q.st.CQL())
 	for i, v := range vals {
-		if c := q.params[i].col; c != nil && c.IsSensitive() {
-			continue
+		c := q.params[i].col
+		if rv := reflect.ValueOf(v); c != nil && v != nil && rv.Kind() != reflect.Pointer {
+			v = ptrTo(v)
 		}
-		if rv := reflect.ValueOf(v); v != nil && rv.Kind() == reflect.Pointer {
-			v = rv.Elem().Interface()
-		}
-		fv = append(fv, v)
+		fp.add(c, v)
 	}
-	return fingerprintOf(q.st.CQL(), fv...)
+	return fp.sum(q.r.rt)
 }
 
 // Query runs a SELECT with args, one per marker, and returns one page of
@@ -294,7 +293,7 @@ func (q *Raw[T]) Query(ctx context.Context, args []any, opts ...ListOption) *Ite
 		return it
 	}
 	fp := q.fingerprint(vals)
-	if !c.cursor.IsZero() && c.cursor.query != fp {
+	if !c.cursor.IsZero() && !r.rt.resume(&c.cursor, fp) {
 		it.err = r.argErr(op, "After", "the cursor was made by another query; a cursor resumes only the query that returned it")
 		return it
 	}
@@ -322,7 +321,7 @@ func (q *Raw[T]) Query(ctx context.Context, args []any, opts ...ListOption) *Ite
 		return it
 	}
 	if len(state) > 0 {
-		it.cursor = Cursor{state: append([]byte(nil), state...), query: fp}
+		it.cursor = r.rt.cursor(state, fp)
 	}
 	return it
 }

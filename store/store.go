@@ -22,6 +22,15 @@
 //     the batch limit (WithMaxBatchBytes, default 50 KiB, Cassandra 5.0's
 //     batch_size_fail_threshold) fails before anything is sent, with a
 //     *errors.QueryError matching errors.ErrBatchTooLarge: nothing is written.
+//     The size is a lower bound of what the server counts (batchsize.go):
+//     every value's bytes, whatever its shape (a collection's elements, a
+//     user-defined type's fields, through pointers), but for the partition
+//     keys, which the server does not count, and on a keyspace whose
+//     targets are all Cassandra each cell's overhead too; so a batch over
+//     the limit here is over it for the server too (which, unlike kandra,
+//     does not check a batch of one partition), and one within it may
+//     still be refused by the server ("Batch too large"; on Cassandra 5.0
+//     a list of bigints of about 1,160 to 1,280 elements), nothing written.
 //     There is no fallback to separate writes, which would lose the
 //     atomicity a BATCH lookup promises. A write with no BATCH lookup row
 //     is a single statement and has no such limit.
@@ -40,6 +49,19 @@
 //     only lookup rows whose entity does not hold their value, which reads
 //     skip, never an entity its lookups cannot find. SaveIfNotExists works
 //     the same way.
+//   - Unknown outcomes. A write that must not be sent twice (a
+//     lightweight transaction, a counter update: see
+//     adapter.Statement.IsIdempotent) is sent once, whatever the driver's
+//     retry policy: a second try would be answered "not applied" after
+//     the first applied, or count twice. When its answer is lost after it
+//     was sent (a client timeout, a server write timeout, a lost
+//     connection, the context done while waiting), the call returns a
+//     *errors.QueryError matching errors.ErrUnknownOutcome: the write may
+//     or may not have applied. It is never reported as a conflict or as
+//     not written, and the unique values the call claimed stay claimed
+//     (a retry of the entity takes them back; others take them over after
+//     WithClaimGrace if the write did not apply). Resolve it by reading
+//     the entity at SERIAL consistency, then deciding.
 //   - Arguments. Every call checks its arguments and options before it
 //     sends anything (see check.go); a bad one is an *errors.ArgumentError.
 //   - Close. Close refuses new calls, then waits for the calls in progress
@@ -117,6 +139,8 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -147,6 +171,7 @@ type Store struct {
 	wg         sync.WaitGroup // the EVENTUAL writes admitted and not yet done
 	done       doneClaims     // the claim tokens of writes that landed (lookup.go)
 	background context.Context
+	keys       *cursorKeys // the keys of sealed cursors (seal.go)
 }
 
 type config struct {
@@ -161,6 +186,7 @@ type config struct {
 	now         func() time.Time
 	ahead       time.Duration
 	grace       time.Duration
+	cursorKey   []byte
 }
 
 // Option configures a Store.
@@ -214,6 +240,24 @@ func WithMaxTimestampAhead(d time.Duration) Option { return func(o *config) { o.
 // of it gives them up and fails instead of writing.
 func WithClaimGrace(d time.Duration) Option { return func(o *config) { o.grace = d } }
 
+// WithCursorKey sets the secret (at least MinCursorKeyBytes random bytes)
+// under which the runtime seals the cursors that would otherwise show a
+// Sensitive value: those of a query that binds one (a List of a Sensitive
+// partition, a FindAll by a Sensitive lookup value, an index read by a
+// Sensitive column) or that pages a table whose primary key has a
+// Sensitive column (the server's page state holds the last row's key).
+// Such a cursor's page state is encrypted and authenticated (AES-GCM), and
+// its query fingerprint is a keyed hash, so its String tells nothing of
+// the values. A sealed cursor resumes only in a runtime with the same
+// key: without WithCursorKey, New draws a random key, and the cursor
+// resumes only in the runtime that made it (not after a restart, nor on
+// another instance behind the same load balancer); give every instance
+// the same key, kept as secret as any credential, for cursors that travel
+// between them. Other cursors are not sealed and resume anywhere.
+func WithCursorKey(key []byte) Option {
+	return func(o *config) { o.cursorKey = append([]byte{}, key...) }
+}
+
 // WithClock sets the clock used for CreatedAt, UpdatedAt and time versions
 // (default time.Now), for tests.
 func WithClock(now func() time.Time) Option { return func(o *config) { o.now = now } }
@@ -243,6 +287,9 @@ func New(d Driver, ks *kandra.Keyspace, opts ...Option) (*Store, error) {
 	if cfg.grace <= 0 {
 		return nil, &kerrors.QueryError{Message: "WithClaimGrace: the grace must be positive, not " + cfg.grace.String()}
 	}
+	if cfg.cursorKey != nil && len(cfg.cursorKey) < MinCursorKeyBytes {
+		return nil, &kerrors.QueryError{Message: fmt.Sprintf("WithCursorKey: a key of %d bytes; give at least %d random bytes", len(cfg.cursorKey), MinCursorKeyBytes)}
+	}
 	if cfg.ahead < 0 {
 		return nil, &kerrors.QueryError{Message: "WithMaxTimestampAhead: a negative duration " + cfg.ahead.String()}
 	}
@@ -252,8 +299,12 @@ func New(d Driver, ks *kandra.Keyspace, opts ...Option) (*Store, error) {
 	if cfg.queue < 0 {
 		cfg.queue = 0
 	}
+	keys, err := newCursorKeys(cfg.cursorKey)
+	if err != nil {
+		return nil, &kerrors.QueryError{Message: "the random cursor key (see WithCursorKey)", Cause: err}
+	}
 	return &Store{d: d, ks: ks, keyspace: ks.Name(), cfg: cfg, pool: newWorkers(cfg.concurrency, cfg.queue),
-		drained: make(chan struct{}), background: context.Background()}, nil
+		drained: make(chan struct{}), background: context.Background(), keys: keys}, nil
 }
 
 // Keyspace is the keyspace given to New.
@@ -510,7 +561,8 @@ func PageSize(n int) PageOption {
 
 // After resumes a list call at a cursor returned by Iter.Cursor. A cursor
 // of another query (another table, partition, bounds or order) is a
-// *errors.ArgumentError.
+// *errors.ArgumentError, as is a sealed cursor (one that would show a
+// Sensitive value, see WithCursorKey) of a runtime with another key.
 func After(c Cursor) PageOption {
 	return PageOption{func(o *call) { o.cursor, o.hasCursor = c, true }}
 }
@@ -564,6 +616,12 @@ func applyCall[O option](opts []O) call {
 	return c
 }
 
+// queryErr is the *errors.QueryError of msg and cause. A cause that
+// matches errors.ErrUnknownOutcome (the adapter sent a write that must not
+// be sent twice, and lost its answer) gets the way out in the message.
 func queryErr(msg string, cause error) error {
+	if errors.Is(cause, kerrors.ErrUnknownOutcome) {
+		msg += ": its answer was lost, so it may have applied; it is not sent again: read the entity at SERIAL consistency (store.Consistency(kandra.ConsistencySerial)) to learn whether it did before writing again (a counter cannot tell: count the update as possibly applied)"
+	}
 	return &kerrors.QueryError{Message: msg, Cause: cause}
 }

@@ -18,6 +18,7 @@ package kgocqlv2
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strconv"
 
@@ -49,11 +50,21 @@ func New(s *gocql.Session) *Driver {
 // Session is the driver's session.
 func (d *Driver) Session() *gocql.Session { return d.s }
 
-// query is q as a query of the driver, with its plan and the text sent.
-// Its values are bound by reference (adapter.Plan.Values) when the driver
-// runs it before ExecContext or IterContext returns: when it is not
-// idempotent, the driver never runs speculative executions of it, which
-// could read the fields after the call.
+// query is q as a query of the driver, with its plan and the text sent,
+// marked idempotent or not as its statement is
+// (adapter.Statement.IsIdempotent), whatever the session's
+// DefaultIdempotence: the driver retries only an idempotent query
+// (query_executor.go), and a second lightweight transaction or counter
+// update would be answered or applied as a new one. One that is not
+// idempotent also gets the retry policy once, which never retries, as in
+// the adapter for gocql v1.7.0, whose executor retries whatever the
+// idempotence.
+//
+// Its values are bound by reference (adapter.Plan.Values): the driver
+// runs the query, retries included, before ExecContext or IterContext
+// returns. It would run one later only in a speculative execution, which
+// it starts for a query with a SpeculativeExecutionPolicy of its own,
+// never set here (a new query has NonSpeculativeExecution).
 func (d *Driver) query(q *store.Query) (*gocql.Query, *adapter.Plan[gocql.TypeInfo, types], string, error) {
 	p, err := d.plans.Of(q.Statement)
 	if err != nil {
@@ -61,7 +72,11 @@ func (d *Driver) query(q *store.Query) (*gocql.Query, *adapter.Plan[gocql.TypeIn
 	}
 	cql := d.texts.CQL(q.Statement)
 	gq := d.s.Query(cql).Consistency(gocql.Consistency(q.Consistency))
-	gq.Bind(p.Values(q.Values, !gq.IsIdempotent())...)
+	gq.Idempotent(q.Statement.IsIdempotent())
+	if !q.Statement.IsIdempotent() {
+		gq.RetryPolicy(once{})
+	}
+	gq.Bind(p.Values(q.Values, true)...)
 	if q.Statement.IsConditional() {
 		gq = gq.SerialConsistency(gocql.Consistency(q.SerialConsistency))
 	}
@@ -83,16 +98,70 @@ func (d *Driver) renewed(ctx context.Context, err error, stmts []*adapter.Statem
 	return true
 }
 
-// Exec implements store.Driver.
+// Exec implements store.Driver. A statement that is not idempotent is
+// sent once; when its answer is lost, or the server's error leaves the
+// outcome open, the error matches errors.ErrUnknownOutcome.
 func (d *Driver) Exec(ctx context.Context, q *store.Query) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err // nothing sent
+	}
 	for try := 0; ; try++ {
 		applied, cql, err := d.exec(ctx, q)
 		if try == 0 && err != nil && d.renewed(ctx, err, []*adapter.Statement{q.Statement}, []string{cql}) {
 			continue
 		}
+		if err != nil && !q.Statement.IsIdempotent() && mayHaveApplied(err) {
+			err = adapter.UnknownOutcome(err)
+		}
 		return applied, err
 	}
 }
+
+// mayHaveApplied reports whether err, the error of a statement the driver
+// ran, may have come after the server applied it: an answer lost (a
+// client timeout, a connection closed or broken, the context done while
+// waiting), a server error that leaves the outcome open
+// (adapter.MayHaveApplied), or anything not known to come before sending,
+// which is the safe side: the caller reads before writing again.
+func mayHaveApplied(err error) bool {
+	var re gocql.RequestError
+	if errors.As(err, &re) {
+		return adapter.MayHaveApplied(re.Code())
+	}
+	var me gocql.MarshalError
+	var pe potentiallyExecuted
+	switch {
+	case adapter.NotSent(err), errors.As(err, &me):
+		return false
+	case errors.As(err, &pe):
+		return pe.PotentiallyExecuted()
+	}
+	for _, before := range notSent {
+		if errors.Is(err, before) {
+			return false
+		}
+	}
+	return true
+}
+
+// notSent are the driver's errors that come before a statement is sent.
+var notSent = []error{gocql.ErrNoConnections, gocql.ErrNoStreams, gocql.ErrSessionClosed,
+	gocql.ErrTooManyStmts, gocql.ErrUseStmt, gocql.ErrNoKeyspace, gocql.ErrUnsupported, gocql.ErrFrameTooBig}
+
+// potentiallyExecuted is the error of a statement that says whether it
+// may have reached the server, as ScyllaDB's fork of gocql reports them.
+type potentiallyExecuted interface{ PotentiallyExecuted() bool }
+
+// once is the retry policy of a statement that must not be sent twice: it
+// never retries. A query without a policy would not do: ScyllaDB's fork
+// of gocql then retries by its default SimpleRetryPolicy.
+type once struct{}
+
+// Attempt implements gocql.RetryPolicy: never again.
+func (once) Attempt(gocql.RetryableQuery) bool { return false }
+
+// GetRetryType implements gocql.RetryPolicy.
+func (once) GetRetryType(error) gocql.RetryType { return gocql.Rethrow }
 
 func (d *Driver) exec(ctx context.Context, q *store.Query) (bool, string, error) {
 	gq, _, cql, err := d.query(q)
@@ -141,18 +210,46 @@ func (noRows) Scan(...any) bool  { return false }
 func (noRows) PageState() []byte { return nil }
 func (noRows) Close() error      { return nil }
 
-// Batch implements store.Driver with a LOGGED BATCH.
+// Batch implements store.Driver with a LOGGED BATCH. A batch is
+// idempotent when each of its statements is; one that is not is sent
+// once, and its error matches errors.ErrUnknownOutcome as Exec's does.
 func (d *Driver) Batch(ctx context.Context, b *store.Batch) error {
+	if err := ctx.Err(); err != nil {
+		return err // nothing sent
+	}
 	for try := 0; ; try++ {
 		stmts, sent, err := d.batch(ctx, b)
 		if try == 0 && err != nil && d.renewed(ctx, err, stmts, sent) {
 			continue
 		}
+		if err != nil && !idempotent(b) && mayHaveApplied(err) {
+			err = adapter.UnknownOutcome(err)
+		}
 		return err
 	}
 }
 
+// idempotent reports a batch of idempotent statements.
+func idempotent(b *store.Batch) bool {
+	for _, e := range b.Entries {
+		if !e.Statement.IsIdempotent() {
+			return false
+		}
+	}
+	return true
+}
+
 func (d *Driver) batch(ctx context.Context, b *store.Batch) ([]*adapter.Statement, []string, error) {
+	gb, stmts, sent, err := d.newBatch(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	return stmts, sent, gb.ExecContext(ctx)
+}
+
+// newBatch is b as a batch of the driver, with its statements and the
+// texts sent, idempotent when each statement is.
+func (d *Driver) newBatch(b *store.Batch) (*gocql.Batch, []*adapter.Statement, []string, error) {
 	kind := gocql.LoggedBatch
 	if b.Unlogged {
 		kind = gocql.UnloggedBatch
@@ -162,14 +259,17 @@ func (d *Driver) batch(ctx context.Context, b *store.Batch) ([]*adapter.Statemen
 	for i, e := range b.Entries {
 		p, err := d.plans.Of(e.Statement)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		// A batch entry is never idempotent here, so the driver never
-		// speculates on the batch: references are safe.
+		// References are safe: the driver speculates on a batch only
+		// with a SpeculativeExecutionPolicy of its own, never set here.
 		stmts[i], sent[i] = e.Statement, d.texts.CQL(e.Statement)
-		gb.Query(sent[i], p.Values(e.Values, true)...)
+		gb.Entries = append(gb.Entries, gocql.BatchEntry{Stmt: sent[i], Args: p.Values(e.Values, true), Idempotent: e.Statement.IsIdempotent()})
 	}
-	return stmts, sent, gb.ExecContext(ctx)
+	if !gb.IsIdempotent() {
+		gb.RetryPolicy(once{}) // as query's
+	}
+	return gb, stmts, sent, nil
 }
 
 // Authenticator returns a ClusterConfig.AuthProvider that asks p for

@@ -2,10 +2,8 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"strconv"
-	"strings"
 
 	"github.com/kandra-go/kandra"
 )
@@ -203,16 +201,12 @@ func (r *Repo[T]) batchAll(ctx context.Context, op string, cons kandra.Consisten
 	return r.batchExec(ctx, op, cons, sc.entries, &sc.batch)
 }
 
-// onePartition reports whether every entity of es has the first one's
-// partition key.
+// onePartition reports whether every entity of es is stored in the first
+// one's partition.
 func (r *Repo[T]) onePartition(es []*T) bool {
 	for _, e := range es[1:] {
-		for _, c := range r.partition {
-			a, _ := c.Pointer(es[0])
-			b, _ := c.Pointer(e)
-			if !equalPtr(a, b) {
-				return false
-			}
+		if !r.samePartition(es[0], e) {
+			return false
 		}
 	}
 	return true
@@ -224,24 +218,23 @@ func (r *Repo[T]) onePartition(es []*T) bool {
 // generated key still zero is filled on insert and never collides.
 func (r *Repo[T]) distinctKeys(op string, es []*T) error {
 	seen := make(map[string]int, len(es))
-	var b strings.Builder
+	var key []byte
 	for i, e := range es {
-		b.Reset()
 		fresh := false
 		for _, c := range r.key {
-			p, _ := c.Pointer(e)
-			if _, gen := c.GeneratedUUID(); gen && reflect.ValueOf(p).Elem().IsZero() {
-				fresh = true
+			if _, gen := c.GeneratedUUID(); gen {
+				p, _ := c.Pointer(e)
+				fresh = fresh || reflect.ValueOf(p).Elem().IsZero()
 			}
-			fmt.Fprintf(&b, "%#v\x00", derefAny(p))
 		}
 		if fresh {
 			continue
 		}
-		if j, ok := seen[b.String()]; ok {
-			return r.argErr(op, "entities["+strconv.Itoa(i)+"]", "has the primary key of entities["+strconv.Itoa(j)+"]: one batch cannot write a row twice (the server would merge the two, cell by cell); keep one of them")
+		key = r.appendStoredKey(key[:0], e, i)
+		if j, ok := seen[string(key)]; ok {
+			return r.argErr(op, "entities["+strconv.Itoa(i)+"]", "has the primary key of entities["+strconv.Itoa(j)+"] as the server stores it: one batch cannot write a row twice (the server would merge the two, cell by cell); keep one of them")
 		}
-		seen[b.String()] = i
+		seen[string(key)] = i
 	}
 	return nil
 }

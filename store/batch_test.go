@@ -145,3 +145,19 @@ func TestSaveAllRefusesOneKeyTwice(t *testing.T) {
 		t.Fatalf("sent %+v", f.sent())
 	}
 }
+
+// A batch under the estimate that the server refuses as too large (the
+// estimate is a lower bound) matches ErrBatchTooLarge all the same.
+func TestServerRefusedBatchIsTooLarge(t *testing.T) {
+	f, _, rt, _ := newFake(t)
+	posts := MustNewRepo(rt, fPosts)
+	f.batchErr = errors.New("Batch too large")
+	err := posts.SaveAll(context.Background(), []*fPost{{Board: "a", PostID: 1}, {Board: "b", PostID: 1}})
+	if !errors.Is(err, kerrors.ErrBatchTooLarge) || !errors.Is(err, kerrors.ErrQuery) {
+		t.Fatalf("server's batch refusal: %v, want ErrBatchTooLarge and ErrQuery", err)
+	}
+	f.batchErr = errors.New("unavailable")
+	if err := posts.SaveAll(context.Background(), []*fPost{{Board: "a", PostID: 1}, {Board: "b", PostID: 1}}); errors.Is(err, kerrors.ErrBatchTooLarge) {
+		t.Fatalf("another batch error matches ErrBatchTooLarge: %v", err)
+	}
+}

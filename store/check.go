@@ -1,8 +1,8 @@
 package store
 
 import (
+	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"net/netip"
 	"reflect"
@@ -254,42 +254,138 @@ func ptrTo(v any) any {
 }
 
 // fingerprint identifies a List query: the statement (table, bounds,
-// order), the partition key values (but for Sensitive ones) and the bound
-// values. A Cursor carries
-// the fingerprint of the query that made it, so that it is not used with
-// another: a driver's paging state only makes sense for its own query.
+// order), the partition key values, the Equal values and the bounds. A
+// Cursor carries the fingerprint of the query that made it, so that it is
+// not used with another: a driver's paging state only makes sense for its
+// own query (the state of a single-partition read holds no partition key:
+// another partition's List would resume past the same clustering key and
+// skip rows).
 func (r *Repo[T]) fingerprint(st *adapter.Statement, partition *T, c *call) uint64 {
-	vals := make([]any, 0, len(r.partition)+2)
+	q := r.newPrint(st.CQL())
 	for _, col := range r.partition {
-		if col.IsSensitive() {
-			continue // a cursor travels in URLs: no hash of a Sensitive value
-		}
 		p, _ := col.Pointer(partition)
-		vals = append(vals, derefAny(p))
+		q.add(col, p)
 	}
 	for _, p := range c.prefix {
-		if !p.col.IsSensitive() {
-			vals = append(vals, p.v)
-		}
+		q.add(p.col, ptrTo(p.v))
 	}
 	if c.lowerCol != nil {
-		vals = append(vals, c.lower)
+		q.add(c.lowerCol, ptrTo(c.lower))
 	}
 	if c.upperCol != nil {
-		vals = append(vals, c.upper)
+		q.add(c.upperCol, ptrTo(c.upper))
 	}
-	return fingerprintOf(st.CQL(), vals...)
+	return q.sum(r.rt)
 }
 
-// fingerprintOf hashes a statement's text and values.
-func fingerprintOf(cql string, vals ...any) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(cql))
-	for _, v := range vals {
-		fmt.Fprintf(h, "\x00%#v", v)
-	}
-	return h.Sum64()
+// fingerprint identifies a FindAll query (see Repo.fingerprint): the
+// lookup and the value.
+func (l *Lookup[T, V]) fingerprint(st *adapter.Statement, v V) uint64 {
+	q := l.repo.newPrint(st.CQL())
+	q.add(l.repo.lookups[l.idx].IndexColumn(), &v)
+	return q.sum(l.repo.rt)
 }
+
+// indexFingerprint identifies an index read (see Repo.fingerprint): the
+// statement and its values, each a pointer to a value of col or to an
+// element, key or value of it.
+func (r *Repo[T]) indexFingerprint(st *adapter.Statement, col *kandra.ColumnSchema, vals []any) uint64 {
+	q := r.newPrint(st.CQL())
+	for _, v := range vals {
+		q.add(col, v)
+	}
+	return q.sum(r.rt)
+}
+
+// queryPrint is what a query's fingerprint hashes: the statement's text,
+// then each bound value in its stored form (kandra.ColumnSchema.AppendStored),
+// so that one stored value in two Go forms (a time in another zone or with
+// sub-millisecond parts, a 16-byte IPv4) is one query, as it is to the
+// server. sealed says that the query's cursors are sealed (seal.go): it
+// binds a Sensitive value, or pages a table whose key has a Sensitive
+// column.
+type queryPrint struct {
+	b      []byte
+	sealed bool
+}
+
+// newPrint starts the fingerprint of a query of cql on r's table.
+func (r *Repo[T]) newPrint(cql string) *queryPrint {
+	q := &queryPrint{b: append(make([]byte, 0, len(cql)+64), cql...)}
+	for _, col := range r.key {
+		q.sealed = q.sealed || col.IsSensitive()
+	}
+	return q
+}
+
+// add appends the value at p, a value of col (nil: of no column, a Raw
+// statement's plain marker). Each value is tagged and framed, so that no
+// two lists of values append the same bytes.
+func (q *queryPrint) add(col *kandra.ColumnSchema, p any) {
+	if col != nil {
+		q.sealed = q.sealed || col.IsSensitive()
+		if out, ok := appendStoredPart(append(q.b, 0), col, p); ok {
+			q.b = out
+			return
+		}
+	}
+	// A value of no column, or one whose bytes kandra leaves to the driver
+	// (a CQLTyper): its Go form.
+	var v any
+	if rv := reflect.ValueOf(p); rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		v = rv.Elem().Interface()
+	} else {
+		v = p
+	}
+	s := fmt.Sprintf("%#v", v)
+	q.b = append(binary.BigEndian.AppendUint32(append(q.b, 1), uint32(len(s))), s...)
+}
+
+func (q *queryPrint) sum(rt *Store) uint64 { return rt.keys.sum(q.b, q.sealed) }
+
+// appendStoredPart appends the stored form of the value at p: a value of
+// col, or an element, a key or a value of col's collection (an index read
+// by one), as the collection of that one. ok is false when p is neither,
+// or has no stored form kandra knows.
+func appendStoredPart(dst []byte, col *kandra.ColumnSchema, p any) ([]byte, bool) {
+	if p == nil {
+		return appendNullPart(dst), true
+	}
+	rv := reflect.ValueOf(p)
+	if rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return appendNullPart(dst), true // a nil pointer binds null
+	}
+	if out, err := col.AppendStored(dst, p); err == nil {
+		return out, true
+	}
+	t := col.GoType()
+	if rv.Kind() != reflect.Pointer {
+		return dst, false
+	}
+	x := rv.Elem()
+	w := reflect.New(t)
+	switch {
+	case t.Kind() == reflect.Slice && t.Elem() == x.Type():
+		w.Elem().Set(reflect.Append(reflect.MakeSlice(t, 0, 1), x))
+	case t.Kind() == reflect.Map && t.Key() == x.Type():
+		m := reflect.MakeMapWithSize(t, 1)
+		m.SetMapIndex(x, reflect.Zero(t.Elem()))
+		w.Elem().Set(m)
+	case t.Kind() == reflect.Map && t.Elem() == x.Type():
+		m := reflect.MakeMapWithSize(t, 1)
+		m.SetMapIndex(reflect.Zero(t.Key()), x)
+		w.Elem().Set(m)
+	default:
+		return dst, false
+	}
+	if out, err := col.AppendStored(dst, w.Interface()); err == nil {
+		return out, true
+	}
+	return dst, false
+}
+
+// appendNullPart appends null as AppendStored does: the length -1.
+func appendNullPart(dst []byte) []byte { return binary.BigEndian.AppendUint32(dst, math.MaxUint32) }
 
 // derefAny is the value a field address points to.
 func derefAny(p any) any { return reflect.ValueOf(p).Elem().Interface() }

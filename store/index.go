@@ -221,19 +221,10 @@ func (x *Index[T, V]) find(ctx context.Context, op string, how adapter.IndexOp, 
 		it.err = err
 		return it
 	}
-	fpOf := func() uint64 {
-		if col.IsSensitive() {
-			return fingerprintOf(st.CQL())
-		}
-		plain := make([]any, len(vals))
-		for i, v := range vals {
-			plain[i] = derefAny(v)
-		}
-		return fingerprintOf(st.CQL(), plain...)
-	}
+	fpOf := func() uint64 { return r.indexFingerprint(st, col, vals) }
 	var fp uint64
 	if !c.cursor.IsZero() {
-		if fp = fpOf(); c.cursor.query != fp {
+		if fp = fpOf(); !r.rt.resume(&c.cursor, fp) {
 			it.err = r.argErr(op, "After", "the cursor was made by another query; a cursor resumes only the query that returned it")
 			return it
 		}

@@ -342,7 +342,7 @@ func (r *Repo[T]) holds(ctx context.Context, op string, i int, holder, e *T, ser
 	if err != nil {
 		return false, err
 	}
-	return !r.deleted(got) && equalPtr(r.lookupValue(i, got), r.lookupValue(i, e)), nil
+	return !r.deleted(got) && r.sameLookup(i, got, e), nil
 }
 
 // giveBack releases the claims of a call whose write was refused or never
@@ -439,18 +439,6 @@ func (r *Repo[T]) release(ctx context.Context, op string, i int, e *T, token int
 	}
 }
 
-// sameKey reports whether a and b have the same primary key.
-func (r *Repo[T]) sameKey(a, b *T) bool {
-	for _, c := range r.key {
-		pa, _ := c.Pointer(a)
-		pb, _ := c.Pointer(b)
-		if !equalPtr(pa, pb) {
-			return false
-		}
-	}
-	return true
-}
-
 func (r *Repo[T]) uniqueErr(i int, e, holder *T, pending bool) error {
 	lt := r.lookups[i]
 	var v any = redacted
@@ -519,7 +507,7 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active boo
 	if !c.cursor.IsZero() {
 		fp = l.fingerprint(st, v)
 	}
-	if !c.cursor.IsZero() && c.cursor.query != fp {
+	if !c.cursor.IsZero() && !r.rt.resume(&c.cursor, fp) {
 		it.err = r.argErr(op, "After", "the cursor was made by another query (another lookup or value); a cursor resumes only the FindAll that returned it")
 		return it
 	}
@@ -545,12 +533,10 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active boo
 		if fp == 0 {
 			fp = l.fingerprint(st, v)
 		}
-		it.cursor = Cursor{state: append([]byte(nil), state...), query: fp}
+		it.cursor = r.rt.cursor(state, fp)
 	}
 	return it
 }
-
-// fingerprint identifies a FindAll query (see Repo.fingerprint); a
 
 // keysPage reads one page of lookup l's rows of v (c.pageSize of them,
 // from c's cursor) and returns the keys they point to, appended to keys,
@@ -594,7 +580,7 @@ func (l *Lookup[T, V]) holder(ctx context.Context, sc *scratch, k *T, v V, activ
 	if err != nil {
 		return nil, err
 	}
-	if !equalPtr(any(l.f.Pointer(e)), any(&v)) || (active && r.deleted(e)) {
+	if !r.lookups[l.idx].IndexColumn().SameStored(l.f.Pointer(e), &v) || (active && r.deleted(e)) {
 		return nil, nil
 	}
 	return e, nil
@@ -623,12 +609,4 @@ func (l *Lookup[T, V]) firstHolder(ctx context.Context, op string, v V, active b
 		return nil, Cursor{}, nil
 	}
 	return nil, Cursor{state: append([]byte(nil), state...), query: l.fingerprint(r.st.Lookup(l.idx).Select(), v)}, nil
-}
-
-// Sensitive value is left out, since a cursor travels in URLs.
-func (l *Lookup[T, V]) fingerprint(st *adapter.Statement, v V) uint64 {
-	if l.repo.lookups[l.idx].IndexColumn().IsSensitive() {
-		return fingerprintOf(st.CQL())
-	}
-	return fingerprintOf(st.CQL(), any(v))
 }

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -9,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -196,57 +196,67 @@ func (r *Repo[T]) batchExec(ctx context.Context, op string, cons kandra.Consiste
 		if b.Unlogged {
 			kind = "UNLOGGED"
 		}
+		if strings.Contains(err.Error(), "Batch too large") {
+			// Past the estimate's lower bound but over the server's
+			// batch_size_fail_threshold: refused whole, nothing written.
+			err = fmt.Errorf("%w: the server refused the batch (its batch_size_fail_threshold; nothing was written): %w", kerrors.ErrBatchTooLarge, err)
+		}
 		return queryErr(op+" on "+r.ts.Name()+": "+kind+" BATCH of "+fmt.Sprint(len(entries))+" statements failed", err)
 	}
 	return nil
 }
 
 // checkBatchSize refuses a LOGGED BATCH of entries over the batch limit.
+// The size is a lower bound of the server's (see batchsize.go), so that
+// a refusal here is one the server would make, after sending.
 func (r *Repo[T]) checkBatchSize(op string, entries []*Query) error {
 	max := r.rt.cfg.maxBatch
 	if max < 0 || len(entries) < 2 {
 		return nil
 	}
+	sz := batchSizer{cells: r.rt.ks.Targets()&^(kandra.Cassandra5|kandra.Cassandra5Latest) == 0}
 	size := 0
 	for _, e := range entries {
-		size += estimateSize(e.Values)
-	}
-	if size > max {
-		return queryErr(fmt.Sprintf("%s on %s: the batch of the rows and their BATCH lookup rows holds about %d bytes, over the %d-byte batch limit; nothing was written (make the large lookups EVENTUAL, shrink the rows, write fewer at once, or raise WithMaxBatchBytes with the server's batch_size_fail_threshold)",
-			op, r.ts.Name(), size, max), kerrors.ErrBatchTooLarge)
+		var lookupKey *kandra.ColumnSchema // nil: a row of r's own table
+		if t := e.Statement.TableName(); t != r.ts.Name() {
+			for _, l := range r.lookups {
+				if l.Name() == t {
+					lookupKey = l.IndexColumn()
+				}
+			}
+		}
+		if size += estimateSize(&sz, e.Statement, e.Values, lookupKey); size > max {
+			return queryErr(fmt.Sprintf("%s on %s: the batch of the rows and their BATCH lookup rows holds at least %d bytes of values, over the %d-byte batch limit; nothing was written (make the large lookups EVENTUAL, shrink the rows, write fewer at once, or raise WithMaxBatchBytes with the server's batch_size_fail_threshold)",
+				op, r.ts.Name(), size, max), kerrors.ErrBatchTooLarge)
+		}
 	}
 	return nil
 }
 
-// estimateSize is a lower bound of the bytes the bound values take on the
-// wire: strings and blobs by length, other values by a fixed 8 bytes.
-func estimateSize(values []any) int {
+// estimateSize is a lower bound of the bytes the server counts of one
+// statement of a batch against its batch limit (see batchsize.go): the
+// column values st binds (values), every shape of value in full (a
+// collection's elements, a user-defined type's fields, through pointers),
+// without the partition key, which the server does not count: r's
+// partition key columns in a row of r's table, the indexed column
+// lookupKey in a lookup table's row (whose other columns are its
+// clustering key). A string or a blob is measured by its length; another
+// value by its stored form (kandra.ColumnSchema.AppendStored).
+func estimateSize(sz *batchSizer, st *adapter.Statement, values []any, lookupKey *kandra.ColumnSchema) int {
 	n := 0
-	for _, v := range values {
-		switch x := v.(type) {
-		case *string:
-			n += len(*x)
-		case string:
-			n += len(x)
-		case *[]byte:
-			n += len(*x)
-		case []byte:
-			n += len(x)
-		case *[]string:
-			for _, s := range *x {
-				n += len(s) + 4
-			}
-		case *map[string]string:
-			for k, s := range *x {
-				n += len(k) + len(s) + 8
-			}
-		case *map[string]struct{}:
-			for k := range *x {
-				n += len(k) + 4
-			}
-		default:
-			n += 8
+	for i, v := range values {
+		if i >= st.NumParams() {
+			break
 		}
+		p := st.Param(i)
+		if p.Kind != adapter.ParamColumn || p.Column == nil {
+			continue // a TTL or a timestamp: within the cells' overhead
+		}
+		col := p.Column
+		if lookupKey != nil && col == lookupKey || lookupKey == nil && col.IsPartitionKey() {
+			continue
+		}
+		n += sz.valueBytes(col, v, lookupKey == nil && !col.IsClusteringKey())
 	}
 	return n
 }
@@ -464,24 +474,6 @@ func (r *Repo[T]) emptyAt(i int, p any) bool {
 	return isEmpty(p) || r.lookups[i].IndexColumn().SentAsNull(p)
 }
 
-func equalPtr(a, b any) bool {
-	switch x := a.(type) {
-	case *string:
-		return *x == *b.(*string)
-	case *[]byte:
-		return bytes.Equal(*x, *b.(*[]byte))
-	case *uuid.UUID:
-		return *x == *b.(*uuid.UUID)
-	case *int64:
-		return *x == *b.(*int64)
-	case *int:
-		return *x == *b.(*int)
-	case *time.Time:
-		return x.Equal(*b.(*time.Time))
-	}
-	return reflect.DeepEqual(reflect.ValueOf(a).Elem().Interface(), reflect.ValueOf(b).Elem().Interface())
-}
-
 // ---------------------------------------------------------------------------
 // Writes.
 
@@ -648,7 +640,7 @@ func (r *Repo[T]) eventualMoves(ctx context.Context, cons kandra.Consistency, ol
 	}
 	w.op, w.cons, w.ts, w.e, w.old, w.moved = OpUpdate, cons, ts, *nw, *old, 0
 	for _, i := range idx {
-		if ov := r.lookupValue(i, old); !equalPtr(ov, r.lookupValue(i, nw)) && !r.emptyAt(i, ov) {
+		if ov := r.lookupValue(i, old); !r.sameLookup(i, old, nw) && !r.emptyAt(i, ov) {
 			w.moved |= 1 << i
 		}
 	}
@@ -947,7 +939,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 	for _, col := range r.key {
 		po, _ := col.Pointer(old)
 		pn, _ := col.Pointer(nw)
-		if !equalPtr(po, pn) {
+		if !col.SameStored(po, pn) {
 			return r.argErr(op, "field "+col.GoName(), "new changes key column "+col.Name()+"; a primary key is immutable: Save the entity under its new key and Delete the old one")
 		}
 	}
@@ -1033,7 +1025,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 	revive := r.deleted(old) && !r.deleted(nw)
 	for i, l := range r.lookups {
 		ov, nv := r.lookupValue(i, old), r.lookupValue(i, nw)
-		changed := !equalPtr(ov, nv)
+		changed := !r.sameLookup(i, old, nw)
 		if !changed && versioned && !(revive && l.IsUnique()) {
 			continue
 		}
@@ -1128,7 +1120,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 		*oldCopy, *newCopy = *old, *nw
 		for _, i := range eventual {
 			i := i
-			changed := !equalPtr(r.lookupValue(i, oldCopy), r.lookupValue(i, newCopy))
+			changed := !r.sameLookup(i, oldCopy, newCopy)
 			r.rt.async(ctx, r.lookups[i].Name(), newCopy, func(ctx context.Context) error {
 				if changed && !r.emptyAt(i, r.lookupValue(i, oldCopy)) {
 					q := r.lookupDeleteAt(i, oldCopy, ts)
@@ -1503,7 +1495,7 @@ func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []Li
 	var fp uint64
 	if !c.cursor.IsZero() {
 		fp = r.fingerprint(st, partition, &c)
-		if c.cursor.query != fp {
+		if !r.rt.resume(&c.cursor, fp) {
 			it.err = r.argErr(op, "After", "the cursor was made by another query (another table, partition, bounds or order); a cursor resumes only the List that returned it")
 			return it
 		}
@@ -1579,7 +1571,7 @@ func (r *Repo[T]) readPage(ctx context.Context, op, what string, st *adapter.Sta
 	if fp == 0 {
 		fp = fpOf()
 	}
-	return out, Cursor{state: append([]byte(nil), state...), query: fp}, nil
+	return out, r.rt.cursor(state, fp), nil
 }
 
 // ---------------------------------------------------------------------------
@@ -1691,7 +1683,7 @@ func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []ReadOp
 	if err != nil {
 		return nil, err
 	}
-	if !equalPtr(any(l.f.Pointer(e)), any(&v)) || (active && r.deleted(e)) {
+	if !r.lookups[l.idx].IndexColumn().SameStored(l.f.Pointer(e), &v) || (active && r.deleted(e)) {
 		return nil, l.notFound(v)
 	}
 	return e, nil

@@ -52,6 +52,8 @@ type fake struct {
 	log     []sent
 	applied bool
 	fail    string // fail statements containing this
+	// batchErr is what Batch returns, after logging the batch.
+	batchErr error
 }
 
 func (f *fake) add(s sent) {
@@ -87,7 +89,7 @@ func (f *fake) Batch(ctx context.Context, b *Batch) error {
 		s.batch = append(s.batch, e.Statement.CQL())
 	}
 	f.add(s)
-	return nil
+	return f.batchErr
 }
 
 type emptyRows struct{}
@@ -273,7 +275,7 @@ func TestFindEmptyValueAndClosed(t *testing.T) {
 func keyspaceOf(name string, targets kandra.Target) *kandra.Keyspace {
 	return kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: name, Targets: targets,
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3})},
-		fUsers, fNotes, fHitsT, fMembers, twoEventuals, vRows, fDocs, fStamps, fPosts)
+		fUsers, fNotes, fHitsT, fMembers, twoEventuals, vRows, fDocs, fStamps, fPosts, fSlots)
 }
 
 // testKeyspace is keyspace "ks" on Cassandra 5.0, the one most tests use.

@@ -201,7 +201,8 @@ func Keyspace(name string) (*kandra.Keyspace, error) {
 		Name:        name,
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 		Targets:     kandra.Cassandra5,
-	}, Users, Todos, Wallets, Hits, Events, Devices, Members, Notes, Threads, ThreadHit, Readings, Tickets, Listings, Embeddings, Customers, Routes)
+	}, Users, Todos, Wallets, Hits, Events, Devices, Members, Notes, Threads, ThreadHit, Readings, Tickets, Listings, Embeddings, Customers, Routes,
+		Bookings, Shifts, Sittings, Stays, Diaries, Tallies)
 }
 
 // harness is one keyspace on one node.
@@ -282,6 +283,13 @@ var scenarios = []struct {
 	{"IndexKindsAndTargets", testIndexKinds},
 	{"VectorsNearestFirst", testVectors},
 	{"UDTRoundTrip", testUDTs},
+	{"StoredEqualityUniqueClaims", testStoredEqUniqueClaims},
+	{"StoredEqualityLookupMoves", testStoredEqLookupMoves},
+	{"StoredEqualityFindHolders", testStoredEqFindHolders},
+	{"StoredEqualityResaveOwnKey", testStoredEqResaveOwnKey},
+	{"StoredEqualitySaveAllOneRow", testStoredEqSaveAllOneRow},
+	{"SensitiveCursors", testSensitiveCursors},
+	{"BatchEstimateEveryShape", testBatchEstimate},
 }
 
 type failures struct {

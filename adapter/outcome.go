@@ -26,17 +26,20 @@ func UnknownOutcome(err error) error {
 // MayHaveApplied reports whether a server's error of code (the native
 // protocol's error codes, RequestError.Code in both gocql drivers), the
 // answer to a write, leaves open whether the write applied: a server
-// error (0x0000), a write timeout (0x1100: for a lightweight transaction
-// of type CAS when its Paxos round timed out, SIMPLE when its commit did;
-// COUNTER for a counter update), a write failure (0x1500) and an
-// unfinished lightweight transaction (CAS_WRITE_UNKNOWN, 0x1700, protocol
-// v5). The other errors refuse the statement before it is applied
-// (unavailable, overloaded, invalid, unprepared ...) or answer a read: a
-// lightweight transaction's read timeout comes before its proposal. For
-// adapter authors.
+// error (0x0000), unavailable (0x1000: a lightweight transaction's commit
+// phase may find too few replicas after its proposal was accepted, and
+// the next Paxos round completes it), a write timeout (0x1100: for a
+// lightweight transaction of type CAS when its Paxos round timed out,
+// SIMPLE when its commit did; COUNTER for a counter update), a write
+// failure (0x1500) and an unfinished lightweight transaction
+// (CAS_WRITE_UNKNOWN, 0x1700, protocol v5). The other errors refuse the
+// statement before it is applied (overloaded, invalid, unprepared ...) or
+// answer a read: a lightweight transaction's read timeout comes before
+// its proposal. Unavailable is on the safe side for a counter update too:
+// its caller learns it may have applied. For adapter authors.
 func MayHaveApplied(code int) bool {
 	switch code {
-	case 0x0000, 0x1100, 0x1500, 0x1700:
+	case 0x0000, 0x1000, 0x1100, 0x1500, 0x1700:
 		return true
 	}
 	return false

@@ -21,7 +21,7 @@ func TestUnknownOutcome(t *testing.T) {
 	if err.Error() != "kandra: write outcome unknown (it may have applied): EOF" {
 		t.Errorf("message %q", err)
 	}
-	open := map[int]bool{0x0000: true, 0x1100: true, 0x1500: true, 0x1700: true}
+	open := map[int]bool{0x0000: true, 0x1000: true, 0x1100: true, 0x1500: true, 0x1700: true}
 	for _, code := range []int{0x0000, 0x000A, 0x0100, 0x1000, 0x1001, 0x1002, 0x1003, 0x1100, 0x1200, 0x1300, 0x1400, 0x1500, 0x1600, 0x1700, 0x2000, 0x2100, 0x2200, 0x2300, 0x2400, 0x2500} {
 		if got := MayHaveApplied(code); got != open[code] {
 			t.Errorf("MayHaveApplied(0x%04x) = %v", code, got)

@@ -64,8 +64,9 @@ var (
 	ErrClosed error = sentinel("kandra: store closed")
 	// ErrUnknownOutcome is the cause of the *QueryError of a write that
 	// must not be sent twice (a lightweight transaction: a versioned
-	// write, SaveIfNotExists, a unique claim; a counter update) whose
-	// answer was lost after it was sent: a client timeout, a server write
+	// write, SaveIfNotExists, a unique claim; a counter update; a batch
+	// or write of a non-frozen list at an explicit timestamp) whose answer
+	// was lost after it was sent: a client timeout, a server write
 	// timeout, a lost connection, a context done while waiting. The write
 	// may or may not have applied. It is never reported as a conflict or
 	// as not applied, and the unique values the call claimed stay claimed.

@@ -225,7 +225,7 @@ func (x *Index[T, V]) find(ctx context.Context, op string, how adapter.IndexOp, 
 	var fp uint64
 	if !c.cursor.IsZero() {
 		if fp = fpOf(); !r.rt.resume(&c.cursor, fp) {
-			it.err = r.argErr(op, "After", "the cursor was made by another query; a cursor resumes only the query that returned it")
+			it.err = r.argErr(op, "After", refusedCursor(c.cursor, "the cursor was made by another query; a cursor resumes only the query that returned it"))
 			return it
 		}
 	}
@@ -286,6 +286,8 @@ func (x *Index[T, V]) Nearest(ctx context.Context, q V, limit int, opts ...ReadO
 	// a limit specified and the limit must be less than the query page
 	// size"), so one page is the whole answer.
 	c.pageSize = limit + 1
-	it.rows, _, it.err = r.readPage(ctx, OpFind, "ANN read", st, []any{&q, limit}, cons, &c, false, 1, nil)
+	// Its cursor is dropped: any fingerprint but 0 (make one) will do, an
+	// even one without sealedBit, so nothing is sealed for nothing.
+	it.rows, _, it.err = r.readPage(ctx, OpFind, "ANN read", st, []any{&q, limit}, cons, &c, false, 2, nil)
 	return it
 }

@@ -508,7 +508,7 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active boo
 		fp = l.fingerprint(st, v)
 	}
 	if !c.cursor.IsZero() && !r.rt.resume(&c.cursor, fp) {
-		it.err = r.argErr(op, "After", "the cursor was made by another query (another lookup or value); a cursor resumes only the FindAll that returned it")
+		it.err = r.argErr(op, "After", refusedCursor(c.cursor, "the cursor was made by another query (another lookup or value); a cursor resumes only the FindAll that returned it"))
 		return it
 	}
 	sc := getScratch[option](nil)

@@ -16,6 +16,7 @@ import (
 type oAccount struct {
 	ID      uuid.UUID
 	Handle  string
+	Nick    string
 	Version int64
 }
 
@@ -23,6 +24,7 @@ func (a *oAccount) Describe(s *kandra.Schema[oAccount]) {
 	s.Table("oaccounts")
 	kandra.Bind(s, &a.ID, kandra.PartitionKey(0))
 	kandra.Bind(s, &a.Handle, kandra.Lookup("by_handle", kandra.LookupUnique))
+	kandra.Bind(s, &a.Nick, kandra.Lookup("by_nick", kandra.LookupEventual))
 	kandra.Version(s, &a.Version)
 }
 
@@ -135,4 +137,36 @@ func TestUnknownOutcomeKeepsClaims(t *testing.T) {
 		_, rt := newLostAnswer(t, "UPDATE ks.ohits ")
 		unknownOutcome(t, MustCounterOf(MustNewRepo(rt, oHitsT), oHitsN).Increment(ctx, &oHits{Page: "/"}, 1))
 	})
+}
+
+// TestUnknownOutcomeQueuesEventualRows: a Save whose answer is lost may
+// have applied, and then its EVENTUAL lookup rows are due; written for a
+// write that did not apply, they point to an entity that does not hold
+// their value, which reads skip.
+func TestUnknownOutcomeQueuesEventualRows(t *testing.T) {
+	for _, call := range []string{"Save", "SaveIfNotExists"} {
+		d, rt := newLostAnswer(t, "UPDATE ks.oaccounts SET")
+		if call == "SaveIfNotExists" {
+			d.on = "INSERT INTO ks.oaccounts "
+		}
+		accounts := MustNewRepo(rt, oAccounts)
+		a := &oAccount{ID: uuid.New(), Handle: "h-" + call, Nick: "n-" + call}
+		var err error
+		if call == "Save" {
+			err = accounts.Save(context.Background(), a)
+		} else {
+			_, err = accounts.SaveIfNotExists(context.Background(), a)
+		}
+		unknownOutcome(t, err)
+		if err := rt.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, s := range d.sent() {
+			found = found || strings.HasPrefix(s.cql, "INSERT INTO ks.oaccounts_by_nick")
+		}
+		if !found {
+			t.Errorf("%s with a lost answer queued no EVENTUAL lookup row: %+v", call, d.sent())
+		}
+	}
 }

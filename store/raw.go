@@ -294,7 +294,7 @@ func (q *Raw[T]) Query(ctx context.Context, args []any, opts ...ListOption) *Ite
 	}
 	fp := q.fingerprint(vals)
 	if !c.cursor.IsZero() && !r.rt.resume(&c.cursor, fp) {
-		it.err = r.argErr(op, "After", "the cursor was made by another query; a cursor resumes only the query that returned it")
+		it.err = r.argErr(op, "After", refusedCursor(c.cursor, "the cursor was made by another query; a cursor resumes only the query that returned it"))
 		return it
 	}
 	query := &Query{Statement: q.st, Values: vals, Consistency: cons, PageSize: c.pageSize, PageState: c.cursor.state}

@@ -240,7 +240,8 @@ func (r *Repo[T]) checkBatchSize(op string, entries []*Query) error {
 // without the partition key, which the server does not count: r's
 // partition key columns in a row of r's table, the indexed column
 // lookupKey in a lookup table's row (whose other columns are its
-// clustering key). A string or a blob is measured by its length; another
+// clustering key); nor static columns, one cell per partition however many
+// rows write it. A string or a blob is measured by its length; another
 // value by its stored form (kandra.ColumnSchema.AppendStored).
 func estimateSize(sz *batchSizer, st *adapter.Statement, values []any, lookupKey *kandra.ColumnSchema) int {
 	n := 0
@@ -253,7 +254,9 @@ func estimateSize(sz *batchSizer, st *adapter.Statement, values []any, lookupKey
 			continue // a TTL or a timestamp: within the cells' overhead
 		}
 		col := p.Column
-		if lookupKey != nil && col == lookupKey || lookupKey == nil && col.IsPartitionKey() {
+		if lookupKey != nil && col == lookupKey || lookupKey == nil && (col.IsPartitionKey() || col.IsStatic()) {
+			// A static cell is one per partition: the server counts it once
+			// however many of the batch's rows write it.
 			continue
 		}
 		n += sz.valueBytes(col, v, lookupKey == nil && !col.IsClusteringKey())
@@ -595,6 +598,16 @@ func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []WriteOption,
 	return nil
 }
 
+// eventualIfUnknown queues e's EVENTUAL lookup rows after an insert whose
+// answer was lost (err matches ErrUnknownOutcome): if it applied, they
+// are due, and nothing else would write them; if it did not, they point
+// to an entity that does not hold their values, which reads skip.
+func (r *Repo[T]) eventualIfUnknown(ctx context.Context, op string, cons kandra.Consistency, e *T, ts int64, err error) {
+	if errors.Is(err, kerrors.ErrUnknownOutcome) {
+		r.eventualInserts(ctx, op, cons, e, ts)
+	}
+}
+
 // eventualInserts writes the EVENTUAL lookup rows of a copy of e, at
 // timestamp ts: the call's, taken before the write, so that a later move
 // of the value wins over the insert even when the insert runs after it.
@@ -891,6 +904,7 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...InsertOptio
 	}
 	applied, err := r.exec(ctx, OpSaveIfNotExists, row)
 	if err != nil {
+		r.eventualIfUnknown(ctx, OpSaveIfNotExists, cons, e, evTS, err)
 		return false, err // the claims stay: the LWT may have applied
 	}
 	if !applied {
@@ -1496,7 +1510,7 @@ func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []Li
 	if !c.cursor.IsZero() {
 		fp = r.fingerprint(st, partition, &c)
 		if !r.rt.resume(&c.cursor, fp) {
-			it.err = r.argErr(op, "After", "the cursor was made by another query (another table, partition, bounds or order); a cursor resumes only the List that returned it")
+			it.err = r.argErr(op, "After", refusedCursor(c.cursor, "the cursor was made by another query (another table, partition, bounds or order); a cursor resumes only the List that returned it"))
 			return it
 		}
 	}

@@ -134,3 +134,14 @@ func (r *Store) resume(c *Cursor, fp uint64) bool {
 	c.state = state
 	return true
 }
+
+// refusedCursor is the message of a cursor that resume refused: msg, and
+// for a sealed cursor the other reason it may have: made under another
+// cursor key (another instance, or before a restart without
+// WithCursorKey).
+func refusedCursor(c Cursor, msg string) string {
+	if c.query&sealedBit != 0 {
+		return msg + "; or it is sealed (its query binds a Sensitive value) under another cursor key: give every instance, across restarts, the same store.WithCursorKey"
+	}
+	return msg
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -163,8 +164,8 @@ func TestSensitiveCursorsSealed(t *testing.T) {
 				"a random key": newSealStore(t, f),
 				"another key":  newSealStore(t, f, WithCursorKey(bytes.Repeat([]byte{8}, MinCursorKeyBytes))),
 			} {
-				if err := read(other, secret, After(parsed)).Err(); !errors.Is(err, kerrors.ErrArgument) {
-					t.Errorf("a runtime with %s took the cursor: %v", what, err)
+				if err := read(other, secret, After(parsed)).Err(); !errors.Is(err, kerrors.ErrArgument) || !strings.Contains(err.Error(), "WithCursorKey") {
+					t.Errorf("a runtime with %s took the cursor, or did not name WithCursorKey: %v", what, err)
 				}
 			}
 			raw, _ := base64.RawURLEncoding.DecodeString(c.String())

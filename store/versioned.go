@@ -168,6 +168,7 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 	applied, err := r.exec(ctx, OpSave, row)
 	if err != nil {
 		unknown = true
+		r.eventualIfUnknown(ctx, OpSave, cons, e, evTS, err)
 		return err // the claims stay: the write may have applied
 	}
 	if !applied {

@@ -204,7 +204,7 @@ func TestMayHaveApplied(t *testing.T) {
 		{serverError(gocql.ErrCodeWriteTimeout), true},
 		{fmt.Errorf("exec: %w", serverError(gocql.ErrCodeWriteFailure)), true},
 		{serverError(gocql.ErrCodeServer), true},
-		{serverError(gocql.ErrCodeUnavailable), false},
+		{serverError(gocql.ErrCodeUnavailable), true},
 		{serverError(gocql.ErrCodeOverloaded), false},
 		{serverError(gocql.ErrCodeReadTimeout), false},
 		{serverError(gocql.ErrCodeInvalid), false},

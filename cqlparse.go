@@ -7,10 +7,16 @@ import (
 	kerrors "github.com/kandra-go/kandra/errors"
 )
 
-// maxCQLTypeDepth caps the nesting ParseCQLType follows, FROZEN<> included.
-// The parser recurses once per level; the cap keeps a hostile type string
-// from exhausting the stack. Servers nest far less.
-const maxCQLTypeDepth = 64
+// maxCQLTypeDepth caps the type levels ParseCQLType follows (collections
+// and vectors). FROZEN<> is no level of its own: CQLType.String writes one
+// around every inner collection, so a type of n levels prints with up to
+// 2n+1 brackets and must read back. The parser recurses once per bracket,
+// and the brackets are capped too (maxCQLTypeBrackets), so that a hostile
+// type string cannot exhaust the stack. Servers nest far less.
+const (
+	maxCQLTypeDepth    = 64
+	maxCQLTypeBrackets = 2*maxCQLTypeDepth + 1
+)
 
 // CQLTypeError reports a type string ParseCQLType cannot read.
 type CQLTypeError struct {
@@ -70,7 +76,7 @@ var cqlNatives = map[string]CQLType{
 // *CQLTypeError.
 func ParseCQLType(s string) (CQLType, error) {
 	p := cqlParser{in: s}
-	t := p.typ(0)
+	t := p.typ(0, 0)
 	if p.err == nil {
 		if p.skipSpace(); p.pos < len(s) {
 			p.fail("unexpected " + quoteByte(s[p.pos]) + " after the type")
@@ -122,8 +128,8 @@ func (p *cqlParser) expect(c byte) bool {
 	return false
 }
 
-// typ reads one type nested depth levels deep.
-func (p *cqlParser) typ(depth int) CQLType {
+// typ reads one type nested depth levels and brackets brackets deep.
+func (p *cqlParser) typ(depth, brackets int) CQLType {
 	if p.err != nil {
 		return CQLType{}
 	}
@@ -190,7 +196,7 @@ func (p *cqlParser) typ(depth int) CQLType {
 		}
 		return t
 	}
-	if depth >= maxCQLTypeDepth {
+	if brackets >= maxCQLTypeBrackets || kind != KindInvalid && depth >= maxCQLTypeDepth {
 		p.pos = start
 		p.fail("nested more than " + strconv.Itoa(maxCQLTypeDepth) + " levels deep")
 		return CQLType{}
@@ -200,18 +206,18 @@ func (p *cqlParser) typ(depth int) CQLType {
 	}
 	var t CQLType
 	switch kind {
-	case KindInvalid: // frozen<t> is t
-		t = p.typ(depth + 1)
+	case KindInvalid: // frozen<t> is t, at t's level
+		t = p.typ(depth, brackets+1)
 	case KindList:
-		t = ListOf(p.typ(depth + 1))
+		t = ListOf(p.typ(depth+1, brackets+1))
 	case KindSet:
-		t = SetOf(p.typ(depth + 1))
+		t = SetOf(p.typ(depth+1, brackets+1))
 	case KindMap:
-		k := p.typ(depth + 1)
+		k := p.typ(depth+1, brackets+1)
 		p.expect(',')
-		t = MapOf(k, p.typ(depth+1))
+		t = MapOf(k, p.typ(depth+1, brackets+1))
 	case KindVector:
-		e := p.typ(depth + 1)
+		e := p.typ(depth+1, brackets+1)
 		p.expect(',')
 		t = VectorOf(e, p.dimension())
 	}

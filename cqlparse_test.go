@@ -142,23 +142,30 @@ func TestParseCQLTypeHostileInput(t *testing.T) {
 		return strings.Repeat(open, n) + "int" + strings.Repeat(">", n)
 	}
 	// 64 levels are read, FROZEN<> included; the 65th is an error at its name.
-	for _, open := range []string{"list<", "frozen<"} {
-		in := nest(open, 64)
+	// 64 type levels; FROZEN<> is no level, but its brackets are capped at
+	// 2*64+1, what String and Frozen write around 64 levels.
+	for open, most := range map[string]int{"list<": 64, "frozen<": 129} {
+		in := nest(open, most)
 		typ, err := kandra.ParseCQLType(in)
 		if err != nil {
-			t.Fatalf("64 levels of %s: %v", open, err)
+			t.Fatalf("%d levels of %s: %v", most, open, err)
 		}
 		depth := 0
 		for ; typ.Kind() == kandra.KindList; typ = typ.Elem() {
 			depth++
 		}
 		if typ.Name() != "INT" || depth != 64 && open == "list<" || depth != 0 && open == "frozen<" {
-			t.Errorf("64 levels of %s: %d lists around %v", open, depth, typ)
+			t.Errorf("%d levels of %s: %d lists around %v", most, open, depth, typ)
 		}
-		_, err = kandra.ParseCQLType(nest(open, 65))
+		for _, again := range []string{typ.String(), typ.Frozen()} { // found by fuzzing: 32 lists printed 64 brackets deep
+			if back, err := kandra.ParseCQLType(again); err != nil || !back.Equal(typ) {
+				t.Errorf("%d levels of %s print as %.40s..., which reads back as %v, %v", most, open, again, back, err)
+			}
+		}
+		_, err = kandra.ParseCQLType(nest(open, most+1))
 		var te *kandra.CQLTypeError
-		if !errors.As(err, &te) || te.Offset != 64*len(open) || te.Problem != "nested more than 64 levels deep" {
-			t.Errorf("65 levels of %s: %v", open, err)
+		if !errors.As(err, &te) || te.Offset != most*len(open) || te.Problem != "nested more than 64 levels deep" {
+			t.Errorf("%d levels of %s: %v", most+1, open, err)
 		}
 	}
 	// Megabytes of nesting or of one word are refused without a deep

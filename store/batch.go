@@ -230,7 +230,7 @@ func (r *Repo[T]) distinctKeys(op string, es []*T) error {
 		if fresh {
 			continue
 		}
-		key = r.appendStoredKey(key[:0], e, i)
+		key = r.appendStoredKey(key[:0], e)
 		if j, ok := seen[string(key)]; ok {
 			return r.argErr(op, "entities["+strconv.Itoa(i)+"]", "has the primary key of entities["+strconv.Itoa(j)+"] as the server stores it: one batch cannot write a row twice (the server would merge the two, cell by cell); keep one of them")
 		}

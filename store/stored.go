@@ -1,7 +1,7 @@
 package store
 
 import (
-	"strconv"
+	"fmt"
 
 	"github.com/kandra-go/kandra"
 )
@@ -42,15 +42,15 @@ func sameColumns[T any](cols []*kandra.ColumnSchema, a, b *T) bool {
 }
 
 // appendStoredKey appends the stored form of e's primary key: equal for
-// two entities exactly when they are one row. A value the column refuses
-// (checked before any write) is appended as its position, which no other
-// entity shares.
-func (r *Repo[T]) appendStoredKey(dst []byte, e *T, at int) []byte {
+// two entities exactly when they are one row. A value with no stored form
+// kandra knows (a CQLTyper's) is appended as its Go value, behind a
+// length no stored value has, as SameStored compares it.
+func (r *Repo[T]) appendStoredKey(dst []byte, e *T) []byte {
 	for _, c := range r.key {
 		p, _ := c.Pointer(e)
 		out, err := c.AppendStored(dst, p)
 		if err != nil {
-			return append(append(dst, "\xff\xff\xff\xfe#"...), strconv.Itoa(at)...)
+			out = fmt.Appendf(append(dst, 0xff, 0xff, 0xff, 0xfe), "%#v\x00", derefAny(p))
 		}
 		dst = out
 	}

@@ -111,3 +111,40 @@ func TestUpdateKeepsALookupValueGivenInAnotherGoForm(t *testing.T) {
 		t.Errorf("a moved address deleted no lookup row: %+v", f.sent())
 	}
 }
+
+// sCode names its own CQL type: kandra leaves its bytes to the driver.
+type sCode struct{ V string }
+
+func (sCode) CQLType() kandra.CQLType { return kandra.CQLAscii }
+
+type fCoded struct {
+	Code sCode
+	Note string
+}
+
+func (c *fCoded) Describe(s *kandra.Schema[fCoded]) {
+	s.Table("fcoded")
+	kandra.Bind(s, &c.Code, kandra.PartitionKey(0))
+}
+
+// TestSaveAllRefusesOneKeyWithNoStoredForm: a key kandra cannot encode
+// is compared as a Go value, as SameStored does: two equal ones are one
+// row.
+func TestSaveAllRefusesOneKeyWithNoStoredForm(t *testing.T) {
+	coded := kandra.MustRegister[fCoded]()
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Targets: kandra.Cassandra5,
+		Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3})}, coded)
+	rt, err := New(&fake{applied: true}, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close(context.Background()) })
+	repo := MustNewRepo(rt, coded)
+	err = repo.SaveAll(context.Background(), []*fCoded{{Code: sCode{"a"}}, {Code: sCode{"a"}, Note: "b"}})
+	if !errors.Is(err, kerrors.ErrArgument) {
+		t.Fatalf("two equal keys with no stored form: %v, want an ArgumentError", err)
+	}
+	if err := repo.SaveAll(context.Background(), []*fCoded{{Code: sCode{"a"}}, {Code: sCode{"b"}}}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -11,7 +11,7 @@ import (
 // imports: the API v0.1 freezes.
 var apiPackages = []string{
 	"github.com/kandra-go/kandra",
-	"github.com/kandra-go/kandra/store",
+	"github.com/kandra-go/kandra/kstore",
 	"github.com/kandra-go/kandra/adapter",
 	"github.com/kandra-go/kandra/migrate",
 	"github.com/kandra-go/kandra/migrate/cli",

@@ -107,7 +107,7 @@ func Transient() FieldOption {
 }
 
 // SecondaryIndex creates a secondary index on the column,
-// "{table}_{column}_idx", read with store.IndexOf. Queries through it
+// "{table}_{column}_idx", read with kstore.IndexOf. Queries through it
 // touch every node. Without options the index is the server's default kind
 // (IndexDefault) on the column's natural target: its value, a collection's
 // values, a frozen collection whole. The options choose the kind
@@ -136,7 +136,7 @@ func SecondaryIndex(opts ...IndexOption) FieldOption {
 
 // VectorIndex creates an approximate-nearest-neighbour (ANN) index on a
 // vector column (a [N]float32 field), "{table}_{column}_idx", ranking by
-// sim; store.IndexOf(repo, field).Nearest reads it. On Cassandra 5.0 it is a storage-attached
+// sim; kstore.IndexOf(repo, field).Nearest reads it. On Cassandra 5.0 it is a storage-attached
 // index (USING 'sai') with the similarity_function option, whatever the
 // server's default index. With the index, a vector's components must be
 // finite and within ±1e17, and a cosine index refuses a vector whose

@@ -41,11 +41,11 @@ func TestTypedRolesDoNotCompile(t *testing.T) {
 		// Per-call options that cannot apply to the call (options_ok is
 		// their control).
 		"options_ok":                 nil,
-		"option_ttl_on_get":          {"store.TTL", "store.ReadOption", "r.Get"},
-		"option_range_on_save":       {"store.From", "store.WriteOption", "r.Save"},
-		"option_timestamp_on_insert": {"store.Timestamp", "store.InsertOption", "r.SaveIfNotExists"},
-		"option_ttl_on_counter":      {"store.TTL", "store.CounterOption", "c.Increment"},
-		"option_ttl_on_delete":       {"store.TTL", "store.DeleteOption", "r.Delete"},
+		"option_ttl_on_get":          {"kstore.TTL", "kstore.ReadOption", "r.Get"},
+		"option_range_on_save":       {"kstore.From", "kstore.WriteOption", "r.Save"},
+		"option_timestamp_on_insert": {"kstore.Timestamp", "kstore.InsertOption", "r.SaveIfNotExists"},
+		"option_ttl_on_counter":      {"kstore.TTL", "kstore.CounterOption", "c.Increment"},
+		"option_ttl_on_delete":       {"kstore.TTL", "kstore.DeleteOption", "r.Delete"},
 	}
 	entries, err := os.ReadDir(filepath.Join("testdata", "compilefail"))
 	require.NoError(t, err)

@@ -54,7 +54,7 @@
 // EventListener are the contracts such a runtime shares with the
 // application. The errors package holds the error family: every error
 // kandra returns matches errors.ErrKandra and the sentinel of its kind.
-// The runtime itself lives in package store and the driver adapters in
+// The runtime itself lives in package kstore and the driver adapters in
 // nested modules.
 //
 // No API is generic over numeric kinds, so golang.org/x/exp/constraints

@@ -26,7 +26,7 @@ const (
 	// blob, which SAI refuses, and reads by equality only.
 	IndexLegacy
 	// IndexVector is an ANN index on a vector column (VectorIndex), read
-	// by store.Index.Nearest: USING 'sai' with the similarity function on
+	// by kstore.Index.Nearest: USING 'sai' with the similarity function on
 	// Cassandra 5.0.
 	IndexVector
 )

@@ -10,7 +10,7 @@ import (
 // and the migrator send, before and after: a tracer opens a span in
 // Start and ends it in End (the module github.com/kandra-go/kandra/otelkandra
 // does, with OpenTelemetry), a recorder counts in End. Set one with
-// store.WithObserver or migrate.WithObserver; with none set, nothing of
+// kstore.WithObserver or migrate.WithObserver; with none set, nothing of
 // this is built.
 //
 // Start and End are called on the goroutine that runs the work (the

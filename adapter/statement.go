@@ -116,7 +116,7 @@ type Statement struct {
 // cached is what Cache stored, with its owner.
 type cached struct{ owner, v any }
 
-// NewRawStatement is a statement written by hand (store.Prepare) for
+// NewRawStatement is a statement written by hand (kstore.Prepare) for
 // table t: its text as it is sent, one ParamRaw per marker, and the
 // columns a SELECT returns, in order (none for a write). A statement with
 // an IF clause is conditional. A SELECT is idempotent; so is a write

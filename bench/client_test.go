@@ -16,7 +16,7 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocql"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // The client-side benchmarks: everything a Save or a Get does on the
@@ -25,7 +25,7 @@ import (
 // column (gocql.Unmarshal), with no network.
 //
 // Contenders:
-//   - kandra: store.Repo.Save / Get on clientDriver, a store.Driver that
+//   - kandra: kstore.Repo.Save / Get on clientDriver, a kstore.Driver that
 //     converts values with driver/kgocql's exported Codec (the adapter's
 //     conversions: uuid.UUID to gocql.UUID and so on) and then marshals
 //     them as gocql does before sending. Nothing of the runtime is skipped:
@@ -243,7 +243,7 @@ func reflectxSave(m *marshaller[gocql.TypeInfo], mp *reflectx.Mapper, c *clientS
 // newClientRepo is the kandra contender: a runtime on a clientDriver. An
 // EVENTUAL write that fails is kept in failed (the runtime reports it to
 // the listener, not to Save's caller).
-func newClientRepo(tb testing.TB, row [][]byte) (rt *store.Store, repo *store.Repo[Event], d *clientDriver[gocql.TypeInfo], failed func() error) {
+func newClientRepo(tb testing.TB, row [][]byte) (rt *kstore.Store, repo *kstore.Repo[Event], d *clientDriver[gocql.TypeInfo], failed func() error) {
 	tb.Helper()
 	d = newClientDriver(gocqlWire)
 	if row != nil {
@@ -258,11 +258,11 @@ func newClientRepo(tb testing.TB, row [][]byte) (rt *store.Store, repo *store.Re
 			first = fmt.Errorf("EVENTUAL write to %s: %w", table, err)
 		}
 	})
-	rt, err := store.New(d, eventsKeyspace(tb), store.WithEventListener(l))
+	rt, err := kstore.New(d, eventsKeyspace(tb), kstore.WithEventListener(l))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return rt, store.MustNewRepo(rt, events(tb)), d, func() error {
+	return rt, kstore.MustNewRepo(rt, events(tb)), d, func() error {
 		mu.Lock()
 		defer mu.Unlock()
 		return first

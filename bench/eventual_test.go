@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
-// gateDriver is a store.Driver whose Exec (the EVENTUAL lookup write of
+// gateDriver is a kstore.Driver whose Exec (the EVENTUAL lookup write of
 // Event, by_email) waits for the gate to open; Batch (the row and its
 // BATCH lookup) returns at once. It counts the writes in flight.
 type gateDriver struct {
@@ -27,7 +27,7 @@ type gateDriver struct {
 	seen     chan context.Context // if not nil, each write's context once the gate opened
 }
 
-func (d *gateDriver) Exec(ctx context.Context, q *store.Query) (bool, error) {
+func (d *gateDriver) Exec(ctx context.Context, q *kstore.Query) (bool, error) {
 	n := d.inFlight.Add(1)
 	for {
 		m := d.maxSeen.Load()
@@ -50,9 +50,9 @@ func (d *gateDriver) Exec(ctx context.Context, q *store.Query) (bool, error) {
 	return true, nil
 }
 
-func (d *gateDriver) Batch(context.Context, *store.Batch) error { return nil }
+func (d *gateDriver) Batch(context.Context, *kstore.Batch) error { return nil }
 
-func (d *gateDriver) Query(context.Context, *store.Query) (store.Rows, error) {
+func (d *gateDriver) Query(context.Context, *kstore.Query) (kstore.Rows, error) {
 	return nil, errors.New("gateDriver: no reads")
 }
 
@@ -73,12 +73,12 @@ func testEventualWorkers(t *testing.T, queue int) {
 	before := runtime.NumGoroutine()
 	d := &gateDriver{gate: make(chan struct{})}
 	var failed atomic.Int32
-	rt, err := store.New(d, eventsKeyspace(t), store.WithEventualConcurrency(limit), store.WithEventualQueue(queue),
-		store.WithEventListener(kandra.EventListenerFunc(func(string, any, error) { failed.Add(1) })))
+	rt, err := kstore.New(d, eventsKeyspace(t), kstore.WithEventualConcurrency(limit), kstore.WithEventualQueue(queue),
+		kstore.WithEventListener(kandra.EventListenerFunc(func(string, any, error) { failed.Add(1) })))
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo := store.MustNewRepo(rt, events(t))
+	repo := kstore.MustNewRepo(rt, events(t))
 	ctx := context.Background()
 
 	returned := make(chan int, saves)
@@ -137,12 +137,12 @@ func testEventualWorkers(t *testing.T, queue int) {
 func TestEventualCallerContext(t *testing.T) {
 	d := &gateDriver{gate: make(chan struct{})}
 	failed := make(chan error, 1)
-	rt, err := store.New(d, eventsKeyspace(t), store.WithEventualConcurrency(1), store.WithEventualQueue(0),
-		store.WithEventListener(kandra.EventListenerFunc(func(_ string, _ any, err error) { failed <- err })))
+	rt, err := kstore.New(d, eventsKeyspace(t), kstore.WithEventualConcurrency(1), kstore.WithEventualQueue(0),
+		kstore.WithEventListener(kandra.EventListenerFunc(func(_ string, _ any, err error) { failed <- err })))
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo := store.MustNewRepo(rt, events(t))
+	repo := kstore.MustNewRepo(rt, events(t))
 	if err := repo.Save(context.Background(), NewEvent()); err != nil {
 		t.Fatal(err)
 	}
@@ -195,11 +195,11 @@ type ctxKey struct{}
 func TestEventualDetached(t *testing.T) {
 	for _, cancellable := range []bool{true, false} {
 		d := &gateDriver{gate: make(chan struct{}), seen: make(chan context.Context, 1)}
-		rt, err := store.New(d, eventsKeyspace(t))
+		rt, err := kstore.New(d, eventsKeyspace(t))
 		if err != nil {
 			t.Fatal(err)
 		}
-		repo := store.MustNewRepo(rt, events(t))
+		repo := kstore.MustNewRepo(rt, events(t))
 		ctx := context.WithValue(context.Background(), ctxKey{}, "request 7")
 		cancel := func() {}
 		if cancellable {
@@ -227,11 +227,11 @@ func TestEventualDetached(t *testing.T) {
 // for room in the queue counts for Close, which waits for it to run.
 func TestEventualCloseWaitsForWaitingCaller(t *testing.T) {
 	d := &gateDriver{gate: make(chan struct{})}
-	rt, err := store.New(d, eventsKeyspace(t), store.WithEventualConcurrency(1), store.WithEventualQueue(0))
+	rt, err := kstore.New(d, eventsKeyspace(t), kstore.WithEventualConcurrency(1), kstore.WithEventualQueue(0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo := store.MustNewRepo(rt, events(t))
+	repo := kstore.MustNewRepo(rt, events(t))
 	ctx := context.Background()
 	if err := repo.Save(ctx, NewEvent()); err != nil {
 		t.Fatal(err)

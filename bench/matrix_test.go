@@ -23,7 +23,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // The benchmark matrix: every operation of the store, on entities of 4,
@@ -205,10 +205,10 @@ type rig[T, I any] struct {
 	ks    *kandra.Keyspace
 	table *kandra.Table[T]
 	f0    func(*T) *string
-	rt    *store.Store
-	repo  *store.Repo[T]
-	find  *store.Lookup[T, string]
-	opts  []store.Option // more options of the store (an observer)
+	rt    *kstore.Store
+	repo  *kstore.Repo[T]
+	find  *kstore.Lookup[T, string]
+	opts  []kstore.Option // more options of the store (an observer)
 	mu    sync.Mutex
 	fail  error
 }
@@ -221,12 +221,12 @@ func (k *rig[T, I]) open() error {
 			k.fail = fmt.Errorf("EVENTUAL write to %s: %w", table, err)
 		}
 	})
-	rt, err := store.New(k.d, k.ks, append([]store.Option{store.WithEventListener(l)}, k.opts...)...)
+	rt, err := kstore.New(k.d, k.ks, append([]kstore.Option{kstore.WithEventListener(l)}, k.opts...)...)
 	if err != nil {
 		return err
 	}
 	k.rt = rt
-	if k.repo, err = store.NewRepo(rt, k.table); err != nil {
+	if k.repo, err = kstore.NewRepo(rt, k.table); err != nil {
 		return err
 	}
 	if k.f0 != nil && len(k.table.Schema().LookupTables()) > 0 {
@@ -234,7 +234,7 @@ func (k *rig[T, I]) open() error {
 		if err != nil {
 			return err
 		}
-		if k.find, err = store.LookupOf(k.repo, f); err != nil {
+		if k.find, err = kstore.LookupOf(k.repo, f); err != nil {
 			return err
 		}
 	}
@@ -416,7 +416,7 @@ func shapeCells[T, I any](w *wire[I], register func() (*kandra.Table[T], error),
 			{"update", func() error { return k.repo.Update(ctx, e0, &moved) }, func() error { return ops.update(hm, h, e0, &moved) }, nil},
 			{"delete", func() error { return k.repo.Delete(ctx, e0) }, func() error { return ops.delete(hm, h, e0) }, nil},
 			{"list", func() error {
-				it := k.repo.List(ctx, e0, store.PageSize(100))
+				it := k.repo.List(ctx, e0, kstore.PageSize(100))
 				var err error
 				kGot, err = it.All()
 				return err
@@ -460,10 +460,10 @@ func counterCells[I any](w *wire[I], inc func(*marshaller[I], *hstmt[I], *Matrix
 			return nil, err
 		}
 		k := &rig[MatrixCounter, I]{d: newClientDriver(w), ks: ks, table: table}
-		var ctr *store.Counter[MatrixCounter]
+		var ctr *kstore.Counter[MatrixCounter]
 		open := func() (err error) {
 			if err = k.open(); err == nil {
-				ctr, err = store.CounterOf(k.repo, hits)
+				ctr, err = kstore.CounterOf(k.repo, hits)
 			}
 			return err
 		}

@@ -21,7 +21,7 @@ import (
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocql"
 	"github.com/kandra-go/kandra/driver/kgocqlv2"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // The end-to-end throughput of Save and Get against a real node, kandra
@@ -205,7 +205,7 @@ func TestRealServerThroughput(t *testing.T) {
 	s2 := nodeSessionV2(t)
 	adapters := []struct {
 		name   string
-		driver store.Driver
+		driver kstore.Driver
 		hand   nodeHand
 	}{
 		{"kgocql", kgocql.New(s), newGocqlHand(s, cql)},
@@ -238,7 +238,7 @@ type nodeThroughput struct {
 	began    time.Time
 	run      uint32
 	ks       *kandra.Keyspace
-	driver   store.Driver
+	driver   kstore.Driver
 	hand     nodeHand
 	timeouts atomic.Int64
 	roundNo  atomic.Int64
@@ -249,18 +249,18 @@ type nodeThroughput struct {
 // waited for. The store does not retry an EVENTUAL write: one that
 // failed (other than by a server timeout, which the hand-written side
 // retries) fails the round.
-func (nt *nodeThroughput) newRepo() (*store.Repo[Event], func() error) {
+func (nt *nodeThroughput) newRepo() (*kstore.Repo[Event], func() error) {
 	var eventualErr atomic.Value
 	listener := kandra.EventListenerFunc(func(table string, _ any, err error) {
 		if !serverTimeout(err) {
 			eventualErr.CompareAndSwap(nil, fmt.Errorf("EVENTUAL write to %s: %w", table, err))
 		}
 	})
-	rt, err := store.New(nt.driver, nt.ks, store.WithConsistency(kandra.ConsistencyLocalQuorum), store.WithEventListener(listener))
+	rt, err := kstore.New(nt.driver, nt.ks, kstore.WithConsistency(kandra.ConsistencyLocalQuorum), kstore.WithEventListener(listener))
 	if err != nil {
 		nt.t.Fatal(err)
 	}
-	return store.MustNewRepo(rt, events(nt.t)), func() error {
+	return kstore.MustNewRepo(rt, events(nt.t)), func() error {
 		if err := rt.Close(nt.ctx); err != nil {
 			return err
 		}

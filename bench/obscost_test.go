@@ -9,7 +9,7 @@ import (
 	gocql "github.com/gocql/gocql"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/otelkandra"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
@@ -43,12 +43,12 @@ func observerCell[T any](t *testing.T, shape string, register func() (*kandra.Ta
 	}
 	ctx := context.Background()
 	e := newT(1)
-	side := func(name string, opts ...store.Option) contender {
+	side := func(name string, opts ...kstore.Option) contender {
 		k := &rig[T, gocql.TypeInfo]{d: newClientDriver(gocqlWire), ks: ks, table: table, opts: opts}
 		return contender{name: name, setup: k.open, run: times(func() error { return k.repo.Save(ctx, e) }, k.close)}
 	}
 	return &cell{adapter: gocqlWire.name, shape: shape, op: "save", target: 1.1,
-		kandra: side("otel", store.WithObserver(obs)), hand: side("none"), floor: side("nop", store.WithObserver(nopObserver{}))}
+		kandra: side("otel", kstore.WithObserver(obs)), hand: side("none"), floor: side("nop", kstore.WithObserver(nopObserver{}))}
 }
 
 func TestObserverCost(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/kandra-go/kandra/adapter"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // BenchmarkNewRepo is what a Repo costs: NewRepo of Event (12 columns,
@@ -13,14 +13,14 @@ import (
 // made on first use and are not in it.
 func BenchmarkNewRepo(b *testing.B) {
 	ks := eventsKeyspace(b)
-	rt, err := store.New(newClientDriver(gocqlWire), ks)
+	rt, err := kstore.New(newClientDriver(gocqlWire), ks)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("repo", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if _, err := store.NewRepo(rt, events(b)); err != nil {
+			if _, err := kstore.NewRepo(rt, events(b)); err != nil {
 				b.Fatal(err)
 			}
 		}

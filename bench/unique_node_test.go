@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/driver/kgocql"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // What a unique claim costs a Save, on the node: the same user with its
@@ -77,12 +77,12 @@ func TestUniqueClaimCost(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
-	rt, err := store.New(kgocql.New(s), k, store.WithConsistency(kandra.ConsistencyLocalQuorum))
+	rt, err := kstore.New(kgocql.New(s), k, kstore.WithConsistency(kandra.ConsistencyLocalQuorum))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = rt.Close(ctx) }()
-	batchRepo, uniqueRepo := store.MustNewRepo(rt, batchT), store.MustNewRepo(rt, uniqueT)
+	batchRepo, uniqueRepo := kstore.MustNewRepo(rt, batchT), kstore.MustNewRepo(rt, uniqueT)
 	var seq atomic.Int64
 	email := func() string { return fmt.Sprintf("u%d-%s@x.io", seq.Add(1), hex.EncodeToString(rb[:])) }
 	saveBatch := func(int, int) error {

@@ -13,7 +13,7 @@ import (
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocql"
 	"github.com/kandra-go/kandra/driver/kgocqlv2"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // The client side of a driver, with no network: what both gocql drivers
@@ -233,7 +233,7 @@ func unmarshalRow[I any](w *wire[I], infos []I, row [][]byte, targets []any) err
 	return nil
 }
 
-// clientDriver is a store.Driver with no network: Exec and Batch convert
+// clientDriver is a kstore.Driver with no network: Exec and Batch convert
 // each statement's values with the adapter's Codec and marshal them;
 // Query does the same with its key, and its rows (the marshaller's rows
 // of its CQL) are scanned through the Codec's scan path.
@@ -252,7 +252,7 @@ type clientDriver[I any] struct {
 	tape  *floorTape[I]
 }
 
-var _ store.Driver = (*clientDriver[gocql.TypeInfo])(nil)
+var _ kstore.Driver = (*clientDriver[gocql.TypeInfo])(nil)
 
 func newClientDriver[I any](w *wire[I]) *clientDriver[I] {
 	d := &clientDriver[I]{}
@@ -347,7 +347,7 @@ func (p *clientPlan[I]) bindValues(vals []any) []any {
 
 // marshal binds q's values, hands them to the driver's Query (or, with
 // b, adds them to its Batch) and marshals them.
-func (d *clientDriver[I]) marshal(q *store.Query, b sessionBatch) (*clientPlan[I], error) {
+func (d *clientDriver[I]) marshal(q *kstore.Query, b sessionBatch) (*clientPlan[I], error) {
 	p, err := d.plan(q.Statement)
 	if err != nil {
 		return nil, err
@@ -365,14 +365,14 @@ func (d *clientDriver[I]) marshal(q *store.Query, b sessionBatch) (*clientPlan[I
 	return p, err
 }
 
-// Exec implements store.Driver: a lightweight transaction always applies.
-func (d *clientDriver[I]) Exec(_ context.Context, q *store.Query) (bool, error) {
+// Exec implements kstore.Driver: a lightweight transaction always applies.
+func (d *clientDriver[I]) Exec(_ context.Context, q *kstore.Query) (bool, error) {
 	_, err := d.marshal(q, nil)
 	return err == nil, err
 }
 
-// Batch implements store.Driver.
-func (d *clientDriver[I]) Batch(_ context.Context, b *store.Batch) error {
+// Batch implements kstore.Driver.
+func (d *clientDriver[I]) Batch(_ context.Context, b *kstore.Batch) error {
 	sb := d.m.w.session.batch()
 	for _, e := range b.Entries {
 		if _, err := d.marshal(e, sb); err != nil {
@@ -382,11 +382,11 @@ func (d *clientDriver[I]) Batch(_ context.Context, b *store.Batch) error {
 	return nil
 }
 
-// Query implements store.Driver: one page of the rows of q's CQL, at most
+// Query implements kstore.Driver: one page of the rows of q's CQL, at most
 // q.PageSize. Its Rows come from a pool, so that the fake driver's own
 // bookkeeping does not count against the runtime (a real driver allocates
 // its iterator in any case).
-func (d *clientDriver[I]) Query(_ context.Context, q *store.Query) (store.Rows, error) {
+func (d *clientDriver[I]) Query(_ context.Context, q *kstore.Query) (kstore.Rows, error) {
 	p, err := d.marshal(q, nil)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/driver/kgocql"
 	"github.com/kandra-go/kandra/migrate"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // User is the README's User (examples/todos/model.User), declared here so
@@ -53,16 +53,16 @@ func signUp(ctx context.Context, session *gocql.Session, keyspace string, u *Use
 	if _, err := migrate.Apply(ctx, d, app, migrate.ApplyOptions{}); err != nil {
 		return nil, err
 	}
-	rt, err := store.New(d, app)
+	rt, err := kstore.New(d, app)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = rt.Close(ctx) }() // waits for the calls in progress and their EVENTUAL lookup writes
-	repo := store.MustNewRepo(rt, users)
+	repo := kstore.MustNewRepo(rt, users)
 	if err := repo.Save(ctx, u); err != nil { // stamps CreatedAt at TIMESTAMP's precision
 		return nil, err
 	}
-	byEmail := store.MustLookupOf(repo, kandra.MustFieldOf(users, func(u *User) *string { return &u.Email }))
+	byEmail := kstore.MustLookupOf(repo, kandra.MustFieldOf(users, func(u *User) *string { return &u.Email }))
 	return byEmail.Find(ctx, u.Email)
 }
 

@@ -8,13 +8,13 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/driver/kgocql"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // TestStaticIndex: an index on a static column (Topic.Title) is a legacy
 // index on the default node and a storage-attached one on the latest; on
 // both, the runtime's writes (Save and SaveStatic) are found through it,
-// by a raw SELECT and by store.Index.Find, every row of the matching
+// by a raw SELECT and by kstore.Index.Find, every row of the matching
 // partition once and no row of another. It
 // prints "real-server: static index=<kind> ok=<bool>".
 func TestStaticIndex(t *testing.T) {
@@ -32,12 +32,12 @@ func TestStaticIndex(t *testing.T) {
 		kind = "sai"
 	}
 	defer func() { summary("static", fmt.Sprintf("real-server: static index=%s ok=%t", kind, ok && !t.Failed())) }()
-	rt, err := store.New(kgocql.New(s), k)
+	rt, err := kstore.New(kgocql.New(s), k)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = rt.Close(context.Background()) }()
-	repo := store.MustNewRepo(rt, topics)
+	repo := kstore.MustNewRepo(rt, topics)
 	ctx := context.Background()
 	for _, p := range []Topic{{TopicID: "a", Reply: 1, Body: "x"}, {TopicID: "a", Reply: 2, Body: "y"}, {TopicID: "b", Reply: 1, Body: "z", Title: "rust"}} {
 		if err := repo.Save(ctx, &p); err != nil {
@@ -63,7 +63,7 @@ func TestStaticIndex(t *testing.T) {
 	}
 	// The same through the runtime's typed index read.
 	title := kandra.MustFieldOf(topics, func(p *Topic) *string { return &p.Title })
-	rows, err := store.MustIndexOf(repo, title).Find(ctx, "go").All()
+	rows, err := kstore.MustIndexOf(repo, title).Find(ctx, "go").All()
 	if err != nil {
 		t.Fatal(err)
 	}

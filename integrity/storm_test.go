@@ -28,7 +28,7 @@ import (
 	"github.com/kandra-go/kandra/driver/kgocql"
 	"github.com/kandra-go/kandra/driver/kgocqlv2"
 	kerrors "github.com/kandra-go/kandra/errors"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // The storm: for each adapter, writer processes (this test binary run as
@@ -89,7 +89,7 @@ func userID(ks string, i int) uuid.UUID {
 
 // node is one adapter's connection.
 type node struct {
-	d     store.Driver
+	d     kstore.Driver
 	exec  func(ctx context.Context, stmt string) error
 	close func()
 }
@@ -275,12 +275,12 @@ func TestStormWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := store.New(d, k, store.WithClaimGrace(grace), store.WithConsistency(kandra.ConsistencyOne))
+	rt, err := kstore.New(d, k, kstore.WithClaimGrace(grace), kstore.WithConsistency(kandra.ConsistencyOne))
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo := store.MustNewRepo(rt, users)
-	byHandle, byTeam := store.MustLookupOf(repo, handleF), store.MustLookupOf(repo, teamF)
+	repo := kstore.MustNewRepo(rt, users)
+	byHandle, byTeam := kstore.MustLookupOf(repo, handleF), kstore.MustLookupOf(repo, teamF)
 	ctx := context.Background()
 	op := 0
 	write := func(e entry) {
@@ -377,13 +377,13 @@ func TestStormWorker(t *testing.T) {
 // dieAfterClaim kills its own process, with probability pct %, right after
 // a unique claim applied: between the claim and the primary write.
 type dieAfterClaim struct {
-	store.Driver
+	kstore.Driver
 	pct int
 	mu  sync.Mutex
 	rng *rand.Rand
 }
 
-func (d *dieAfterClaim) Exec(ctx context.Context, q *store.Query) (bool, error) {
+func (d *dieAfterClaim) Exec(ctx context.Context, q *kstore.Query) (bool, error) {
 	applied, err := d.Driver.Exec(ctx, q)
 	if err == nil && applied && strings.Contains(q.Statement.CQL(), "_by_handle") && strings.HasSuffix(q.Statement.CQL(), "IF NOT EXISTS") {
 		d.mu.Lock()
@@ -515,13 +515,13 @@ func storm(t *testing.T, adapter string) {
 
 	// The audit, through a runtime of the parent's own, after every
 	// writer is gone (its unique claims may be stale: the audit reads).
-	rt, err := store.New(n.d, k, store.WithClaimGrace(grace))
+	rt, err := kstore.New(n.d, k, kstore.WithClaimGrace(grace))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = rt.Close(ctx) }()
-	repo := store.MustNewRepo(rt, users)
-	byHandle, byTeam := store.MustLookupOf(repo, handleF), store.MustLookupOf(repo, teamF)
+	repo := kstore.MustNewRepo(rt, users)
+	byHandle, byTeam := kstore.MustLookupOf(repo, handleF), kstore.MustLookupOf(repo, teamF)
 	stranded, duplicates, live := 0, 0, 0
 	holders := map[string]int{}
 	for u := 0; u < nUsers; u++ {

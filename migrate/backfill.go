@@ -12,7 +12,7 @@ import (
 
 	"github.com/kandra-go/kandra"
 	kerrors "github.com/kandra-go/kandra/errors"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // BackfillOptions tune Backfill.
@@ -23,7 +23,7 @@ type BackfillOptions struct {
 	// Concurrency). A resumed backfill keeps the split it started with.
 	Ranges int
 	// PageSize is the rows of one page of a scan (default 1000), at most
-	// store.MaxPageSize: the protocol carries it as a 32-bit int.
+	// kstore.MaxPageSize: the protocol carries it as a 32-bit int.
 	PageSize int
 	// OnProgress, if set, is called after each page and each finished
 	// range, from the scanning goroutines one at a time.
@@ -93,9 +93,9 @@ func (o *BackfillOptions) defaults() {
 // check refuses what the defaults leave out of range: a page size the
 // protocol cannot carry would be cut to its low 32 bits.
 func (o *BackfillOptions) check() error {
-	if o.PageSize > store.MaxPageSize {
+	if o.PageSize > kstore.MaxPageSize {
 		return &kerrors.MigrationError{Message: fmt.Sprintf("BackfillOptions.PageSize %d is more than the protocol carries (a 32-bit int, %d); "+
-			"use a page size of 1 to %[2]d, or 0 for the default 1000", o.PageSize, store.MaxPageSize)}
+			"use a page size of 1 to %[2]d, or 0 for the default 1000", o.PageSize, kstore.MaxPageSize)}
 	}
 	return nil
 }
@@ -161,7 +161,7 @@ func Backfill(ctx context.Context, d Driver, ks *kandra.Keyspace, lookup *kandra
 		return nil, err
 	}
 	l := lookup
-	lb, err := store.NewLookupBackfill(d, ks, l)
+	lb, err := kstore.NewLookupBackfill(d, ks, l)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // Driver is what the migrator needs from a CQL driver: the runtime's
@@ -21,7 +21,7 @@ import (
 // AwaitAgreement, ExecSchemaThen), and SchemaRows is the one hook of the
 // live model: the migrator builds its Live from the rows it returns.
 type Driver interface {
-	store.Driver
+	kstore.Driver
 	// SchemaRows reads the system_schema rows of keyspace (every slice
 	// empty when it does not exist), with the value conventions of
 	// adapter.SchemaRows.

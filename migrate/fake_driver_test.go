@@ -16,7 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // fakeDriver is a Driver over an in-memory cluster of one keyspace: its
@@ -377,7 +377,7 @@ func token(key string) int64 {
 
 // The runtime side: token-range scans of a primary table, lookup inserts.
 
-func (f *fakeDriver) Exec(ctx context.Context, q *store.Query) (bool, error) {
+func (f *fakeDriver) Exec(ctx context.Context, q *kstore.Query) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
@@ -391,7 +391,7 @@ func (f *fakeDriver) Exec(ctx context.Context, q *store.Query) (bool, error) {
 	return true, nil
 }
 
-func (f *fakeDriver) Query(ctx context.Context, q *store.Query) (store.Rows, error) {
+func (f *fakeDriver) Query(ctx context.Context, q *kstore.Query) (kstore.Rows, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -419,7 +419,7 @@ func (f *fakeDriver) Query(ctx context.Context, q *store.Query) (store.Rows, err
 	return fr, nil
 }
 
-func (f *fakeDriver) Batch(context.Context, *store.Batch) error {
+func (f *fakeDriver) Batch(context.Context, *kstore.Batch) error {
 	return errors.New("fake: no batches")
 }
 

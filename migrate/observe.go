@@ -6,14 +6,14 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // observing is d with every call shown to o (ApplyOptions.Observer,
 // BackfillOptions.Observer): the schema changes and agreement waits as
 // KindSchema, the reads and writes of the schema, the history and the
 // lease as statements, all with operation kandra.OpMigrate, and a
-// backfill's scans and lookup rows (the store.Driver calls) with
+// backfill's scans and lookup rows (the kstore.Driver calls) with
 // kandra.OpBackfill.
 func observing(d Driver, keyspace string, o kandra.Observer) Driver {
 	if o == nil {
@@ -93,9 +93,9 @@ func (od *observedDriver) QueryCQL(ctx context.Context, stmt string, values []an
 	return rows, err
 }
 
-// The store.Driver calls are a backfill's.
+// The kstore.Driver calls are a backfill's.
 
-func (od *observedDriver) Exec(ctx context.Context, q *store.Query) (bool, error) {
+func (od *observedDriver) Exec(ctx context.Context, q *kstore.Query) (bool, error) {
 	ctx, ob, t0 := od.start(ctx, q.Statement.TableName(), kandra.OpBackfill, kandra.KindStatement, q.Statement.CQL(), q.Consistency, false)
 	applied, err := od.d.Exec(ctx, q)
 	if q.Statement.IsConditional() {
@@ -105,7 +105,7 @@ func (od *observedDriver) Exec(ctx context.Context, q *store.Query) (bool, error
 	return applied, err
 }
 
-func (od *observedDriver) Batch(ctx context.Context, b *store.Batch) error {
+func (od *observedDriver) Batch(ctx context.Context, b *kstore.Batch) error {
 	table, stmt := "", ""
 	if len(b.Entries) > 0 {
 		table, stmt = b.Entries[0].Statement.TableName(), b.Entries[0].Statement.CQL()
@@ -117,7 +117,7 @@ func (od *observedDriver) Batch(ctx context.Context, b *store.Batch) error {
 	return err
 }
 
-func (od *observedDriver) Query(ctx context.Context, q *store.Query) (store.Rows, error) {
+func (od *observedDriver) Query(ctx context.Context, q *kstore.Query) (kstore.Rows, error) {
 	ctx, ob, t0 := od.start(ctx, q.Statement.TableName(), kandra.OpBackfill, kandra.KindStatement, q.Statement.CQL(), q.Consistency, false)
 	rows, err := od.d.Query(ctx, q)
 	if err != nil {
@@ -129,7 +129,7 @@ func (od *observedDriver) Query(ctx context.Context, q *store.Query) (store.Rows
 
 // observedRows counts the rows read and ends the observation at Close.
 type observedRows struct {
-	store.Rows
+	kstore.Rows
 	n   int
 	end func(n int, err error)
 }

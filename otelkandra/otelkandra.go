@@ -5,7 +5,7 @@
 // and operation.
 //
 //	obs := otelkandra.New() // the global TracerProvider and MeterProvider
-//	rt, err := store.New(kgocql.New(session), app, store.WithObserver(obs))
+//	rt, err := kstore.New(kgocql.New(session), app, kstore.WithObserver(obs))
 //	res, err := migrate.Apply(ctx, kgocql.New(session), app, migrate.ApplyOptions{Observer: obs})
 //
 // A span is a child of the caller's span (the context given to the store's

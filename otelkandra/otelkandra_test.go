@@ -12,7 +12,7 @@ import (
 	"github.com/kandra-go/kandra"
 	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/otelkandra"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -54,16 +54,16 @@ type fakeDriver struct {
 	pages    int
 }
 
-func (d *fakeDriver) Exec(_ context.Context, q *store.Query) (bool, error) {
+func (d *fakeDriver) Exec(_ context.Context, q *kstore.Query) (bool, error) {
 	if strings.Contains(q.Statement.CQL(), "notes_by_owner") && strings.HasPrefix(q.Statement.CQL(), "INSERT") {
 		return false, errors.New("injected: the node is down")
 	}
 	return !(q.Statement.IsConditional() && d.conflict), nil
 }
 
-func (d *fakeDriver) Batch(context.Context, *store.Batch) error { return nil }
+func (d *fakeDriver) Batch(context.Context, *kstore.Batch) error { return nil }
 
-func (d *fakeDriver) Query(_ context.Context, q *store.Query) (store.Rows, error) {
+func (d *fakeDriver) Query(_ context.Context, q *kstore.Query) (kstore.Rows, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.pages++
@@ -113,11 +113,11 @@ func TestSpansAndMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := &fakeDriver{}
-	rt, err := store.New(d, app, store.WithObserver(obs))
+	rt, err := kstore.New(d, app, kstore.WithObserver(obs))
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo := store.MustNewRepo(rt, notes)
+	repo := kstore.MustNewRepo(rt, notes)
 	caller := tp.Tracer("test")
 
 	ctx1, call := caller.Start(ctx, "handler")
@@ -135,12 +135,12 @@ func TestSpansAndMetrics(t *testing.T) {
 	if err := repo.Update(ctx1, n, &nw); !errors.As(err, &lock) {
 		t.Fatalf("Update: %v, want an OptimisticLockError", err)
 	}
-	it := repo.List(ctx1, n, store.PageSize(1))
+	it := repo.List(ctx1, n, kstore.PageSize(1))
 	for range 2 {
 		if _, err := it.All(); err != nil {
 			t.Fatal(err)
 		}
-		it = repo.List(ctx1, n, store.PageSize(1), store.After(it.Cursor()))
+		it = repo.List(ctx1, n, kstore.PageSize(1), kstore.After(it.Cursor()))
 	}
 	if _, err := it.All(); err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ import (
 	"github.com/kandra-go/kandra/auth"
 	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/internal/dynamic"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 	"pgregory.net/rapid"
 )
 
@@ -718,7 +718,7 @@ func TestConditionalNeedsASerialLevel(t *testing.T) {
 	}
 	d := &Driver{} // no session: nothing may reach gocql
 	for _, c := range []kandra.Consistency{kandra.ConsistencyAny, kandra.ConsistencyQuorum, kandra.ConsistencyLocalOne} {
-		_, err := d.Exec(context.Background(), &store.Query{Statement: st, Consistency: kandra.ConsistencyQuorum, SerialConsistency: c})
+		_, err := d.Exec(context.Background(), &kstore.Query{Statement: st, Consistency: kandra.ConsistencyQuorum, SerialConsistency: c})
 		if !errors.Is(err, kerrors.ErrArgument) {
 			t.Errorf("serial consistency %s: %v, want an ErrArgument", c, err)
 		}

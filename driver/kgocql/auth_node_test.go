@@ -9,7 +9,7 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/auth"
 	"github.com/kandra-go/kandra/driver/kgocql"
-	"github.com/kandra-go/kandra/store/storetest"
+	"github.com/kandra-go/kandra/kstore/storetest"
 )
 
 // The adapter's authenticator on a node started with

@@ -10,7 +10,7 @@ import (
 
 	gocql "github.com/gocql/gocql"
 	"github.com/kandra-go/kandra/driver/kgocql"
-	"github.com/kandra-go/kandra/store/storetest"
+	"github.com/kandra-go/kandra/kstore/storetest"
 )
 
 // The real-server suite (runtime/storetest) through this adapter. It

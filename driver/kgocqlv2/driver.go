@@ -5,8 +5,8 @@
 //	cluster := gocql.NewCluster("127.0.0.1")
 //	cluster.AuthProvider = kgocqlv2.Authenticator(auth.FromEnv(), listener)
 //	session, err := cluster.CreateSession()
-//	rt, err := store.New(kgocqlv2.New(session), app) // app is the *kandra.Keyspace
-//	users := store.MustNewRepo(rt, Users)
+//	rt, err := kstore.New(kgocqlv2.New(session), app) // app is the *kandra.Keyspace
+//	users := kstore.MustNewRepo(rt, Users)
 //
 // It converts the Go types the driver cannot marshal or scan (see Codec)
 // per column, and plugs an auth.Provider into the driver's authenticator
@@ -26,10 +26,10 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/auth"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
-// Driver implements store.Driver on a *gocql.Session. It is safe for
+// Driver implements kstore.Driver on a *gocql.Session. It is safe for
 // concurrent use; it does not own the session (close it yourself).
 type Driver struct {
 	s     *gocql.Session
@@ -37,7 +37,7 @@ type Driver struct {
 	texts adapter.Texts // renewed after a user-defined type gained a field (see renewed)
 }
 
-var _ store.Driver = (*Driver)(nil)
+var _ kstore.Driver = (*Driver)(nil)
 
 // New returns the driver for s.
 func New(s *gocql.Session) *Driver {
@@ -65,7 +65,7 @@ func (d *Driver) Session() *gocql.Session { return d.s }
 // returns. It would run one later only in a speculative execution, which
 // it starts for a query with a SpeculativeExecutionPolicy of its own,
 // never set here (a new query has NonSpeculativeExecution).
-func (d *Driver) query(q *store.Query) (*gocql.Query, *adapter.Plan[gocql.TypeInfo, types], string, error) {
+func (d *Driver) query(q *kstore.Query) (*gocql.Query, *adapter.Plan[gocql.TypeInfo, types], string, error) {
 	p, err := d.plans.Of(q.Statement)
 	if err != nil {
 		return nil, nil, "", err
@@ -98,10 +98,10 @@ func (d *Driver) renewed(ctx context.Context, err error, stmts []*adapter.Statem
 	return true
 }
 
-// Exec implements store.Driver. A statement that is not idempotent is
+// Exec implements kstore.Driver. A statement that is not idempotent is
 // sent once; when its answer is lost, or the server's error leaves the
 // outcome open, the error matches errors.ErrUnknownOutcome.
-func (d *Driver) Exec(ctx context.Context, q *store.Query) (bool, error) {
+func (d *Driver) Exec(ctx context.Context, q *kstore.Query) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err // nothing sent
 	}
@@ -163,7 +163,7 @@ func (once) Attempt(gocql.RetryableQuery) bool { return false }
 // GetRetryType implements gocql.RetryPolicy.
 func (once) GetRetryType(error) gocql.RetryType { return gocql.Rethrow }
 
-func (d *Driver) exec(ctx context.Context, q *store.Query) (bool, string, error) {
+func (d *Driver) exec(ctx context.Context, q *kstore.Query) (bool, string, error) {
 	gq, _, cql, err := d.query(q)
 	if err != nil {
 		return false, cql, err
@@ -175,9 +175,9 @@ func (d *Driver) exec(ctx context.Context, q *store.Query) (bool, string, error)
 	return true, cql, gq.ExecContext(ctx)
 }
 
-// Query implements store.Driver: one page, never fetching the next by
+// Query implements kstore.Driver: one page, never fetching the next by
 // itself.
-func (d *Driver) Query(ctx context.Context, q *store.Query) (store.Rows, error) {
+func (d *Driver) Query(ctx context.Context, q *kstore.Query) (kstore.Rows, error) {
 	for try := 0; ; try++ {
 		gq, p, cql, err := d.query(q)
 		if err != nil {
@@ -210,10 +210,10 @@ func (noRows) Scan(...any) bool  { return false }
 func (noRows) PageState() []byte { return nil }
 func (noRows) Close() error      { return nil }
 
-// Batch implements store.Driver with a LOGGED BATCH. A batch is
+// Batch implements kstore.Driver with a LOGGED BATCH. A batch is
 // idempotent when each of its statements is; one that is not is sent
 // once, and its error matches errors.ErrUnknownOutcome as Exec's does.
-func (d *Driver) Batch(ctx context.Context, b *store.Batch) error {
+func (d *Driver) Batch(ctx context.Context, b *kstore.Batch) error {
 	if err := ctx.Err(); err != nil {
 		return err // nothing sent
 	}
@@ -230,7 +230,7 @@ func (d *Driver) Batch(ctx context.Context, b *store.Batch) error {
 }
 
 // idempotent reports a batch of idempotent statements.
-func idempotent(b *store.Batch) bool {
+func idempotent(b *kstore.Batch) bool {
 	for _, e := range b.Entries {
 		if !e.Statement.IsIdempotent() {
 			return false
@@ -239,7 +239,7 @@ func idempotent(b *store.Batch) bool {
 	return true
 }
 
-func (d *Driver) batch(ctx context.Context, b *store.Batch) ([]*adapter.Statement, []string, error) {
+func (d *Driver) batch(ctx context.Context, b *kstore.Batch) ([]*adapter.Statement, []string, error) {
 	gb, stmts, sent, err := d.newBatch(b)
 	if err != nil {
 		return nil, nil, err
@@ -249,7 +249,7 @@ func (d *Driver) batch(ctx context.Context, b *store.Batch) ([]*adapter.Statemen
 
 // newBatch is b as a batch of the driver, with its statements and the
 // texts sent, idempotent when each statement is.
-func (d *Driver) newBatch(b *store.Batch) (*gocql.Batch, []*adapter.Statement, []string, error) {
+func (d *Driver) newBatch(b *kstore.Batch) (*gocql.Batch, []*adapter.Statement, []string, error) {
 	kind := gocql.LoggedBatch
 	if b.Unlogged {
 		kind = gocql.UnloggedBatch

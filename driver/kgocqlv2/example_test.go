@@ -10,7 +10,7 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/driver/kgocqlv2"
 	"github.com/kandra-go/kandra/migrate"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 type Note struct {
@@ -51,12 +51,12 @@ func ExampleNew() {
 	if _, err := migrate.Apply(ctx, d, ks, migrate.ApplyOptions{Owner: "deploy"}); err != nil {
 		log.Fatal(err)
 	}
-	rt, err := store.New(d, ks)
+	rt, err := kstore.New(d, ks)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer rt.Close(ctx)
-	repo := store.MustNewRepo(rt, notes)
+	repo := kstore.MustNewRepo(rt, notes)
 	if err := repo.Save(ctx, &Note{Owner: "ada@example.com", Body: "hello"}); err != nil {
 		log.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
 	kerrors "github.com/kandra-go/kandra/errors"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // retryRow has a statement of every kind: reads, plain writes, versioned
@@ -125,7 +125,7 @@ func TestIdempotencePerStatement(t *testing.T) {
 			t.Errorf("%s: adapter.Statement.IsIdempotent() = %v, want %v (%s)", tt.kind, got, tt.idempotent, tt.st)
 		}
 		vals := make([]any, tt.st.NumParams())
-		gq, _, _, err := d.query(&store.Query{Statement: tt.st, Values: vals,
+		gq, _, _, err := d.query(&kstore.Query{Statement: tt.st, Values: vals,
 			Consistency: kandra.ConsistencyQuorum, SerialConsistency: kandra.ConsistencySerial})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.kind, err)
@@ -142,18 +142,18 @@ func TestIdempotencePerStatement(t *testing.T) {
 		}
 	}
 
-	plain := &store.Query{Statement: rows.Insert(0), Values: make([]any, rows.Insert(0).NumParams())}
-	lookup := &store.Query{Statement: owner.InsertAt(), Values: make([]any, owner.InsertAt().NumParams())}
-	list := &store.Query{Statement: rows.Insert(adapter.UsingTimestamp), Values: make([]any, rows.Insert(adapter.UsingTimestamp).NumParams())}
+	plain := &kstore.Query{Statement: rows.Insert(0), Values: make([]any, rows.Insert(0).NumParams())}
+	lookup := &kstore.Query{Statement: owner.InsertAt(), Values: make([]any, owner.InsertAt().NumParams())}
+	list := &kstore.Query{Statement: rows.Insert(adapter.UsingTimestamp), Values: make([]any, rows.Insert(adapter.UsingTimestamp).NumParams())}
 	for _, tt := range []struct {
 		kind       string
-		entries    []*store.Query
+		entries    []*kstore.Query
 		idempotent bool
 	}{
-		{"row and lookup rows", []*store.Query{plain, lookup}, true},
-		{"a list at a timestamp", []*store.Query{lookup, list}, false},
+		{"row and lookup rows", []*kstore.Query{plain, lookup}, true},
+		{"a list at a timestamp", []*kstore.Query{lookup, list}, false},
 	} {
-		gb, _, _, err := d.newBatch(&store.Batch{Entries: tt.entries, Consistency: kandra.ConsistencyQuorum})
+		gb, _, _, err := d.newBatch(&kstore.Batch{Entries: tt.entries, Consistency: kandra.ConsistencyQuorum})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.kind, err)
 		}
@@ -238,11 +238,11 @@ func TestUnknownOutcomeNotSentWhenDone(t *testing.T) {
 	cancel()
 	d := &Driver{} // no session: nothing may reach the driver
 	st := rows.InsertIfNotExists(0)
-	_, err = d.Exec(ctx, &store.Query{Statement: st, Values: make([]any, st.NumParams()), SerialConsistency: kandra.ConsistencySerial})
+	_, err = d.Exec(ctx, &kstore.Query{Statement: st, Values: make([]any, st.NumParams()), SerialConsistency: kandra.ConsistencySerial})
 	if !errors.Is(err, context.Canceled) || errors.Is(err, kerrors.ErrUnknownOutcome) {
 		t.Errorf("Exec with a done context: %v", err)
 	}
-	err = d.Batch(ctx, &store.Batch{Entries: []*store.Query{{Statement: st}}})
+	err = d.Batch(ctx, &kstore.Batch{Entries: []*kstore.Query{{Statement: st}}})
 	if !errors.Is(err, context.Canceled) || errors.Is(err, kerrors.ErrUnknownOutcome) {
 		t.Errorf("Batch with a done context: %v", err)
 	}

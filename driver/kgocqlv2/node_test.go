@@ -10,7 +10,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/kandra-go/kandra/driver/kgocqlv2"
-	"github.com/kandra-go/kandra/store/storetest"
+	"github.com/kandra-go/kandra/kstore/storetest"
 )
 
 // The real-server suite (runtime/storetest) through this adapter. It

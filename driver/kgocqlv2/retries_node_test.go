@@ -8,7 +8,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/kandra-go/kandra/driver/kgocqlv2"
-	"github.com/kandra-go/kandra/store/storetest"
+	"github.com/kandra-go/kandra/kstore/storetest"
 )
 
 // retryHere retries a failed statement on the same host, up to NumRetries

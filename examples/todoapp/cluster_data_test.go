@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/driver/kgocql"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // clusterData is what the test wrote, to be read back.
@@ -25,9 +25,9 @@ type clusterData struct {
 	count map[uuid.UUID]int64 // todos created per owner (the counter)
 }
 
-func clusterStore(t *testing.T, s *gocql.Session, ks *kandra.Keyspace, c kandra.Consistency) (*Store, *store.Repo[Note]) {
+func clusterStore(t *testing.T, s *gocql.Session, ks *kandra.Keyspace, c kandra.Consistency) (*Store, *kstore.Repo[Note]) {
 	t.Helper()
-	rt, err := store.New(kgocql.New(s), ks, store.WithConsistency(c))
+	rt, err := kstore.New(kgocql.New(s), ks, kstore.WithConsistency(c))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,14 +35,14 @@ func clusterStore(t *testing.T, s *gocql.Session, ks *kandra.Keyspace, c kandra.
 	if !ks.Has(Notes) {
 		return NewStore(rt), nil // the base keyspace, before the notes table
 	}
-	return NewStore(rt), store.MustNewRepo(rt, Notes)
+	return NewStore(rt), kstore.MustNewRepo(rt, Notes)
 }
 
 // write signs a user up through st (every table of the tutorial: users
 // and its BATCH lookup, todos, the counter, versioned prefs), reads each
 // back at the store's consistency, and adds it to data. notes, if not
 // nil (a keyspace with the notes table), gets a note too.
-func (data *clusterData) write(t *testing.T, st *Store, notes *store.Repo[Note], tag string) {
+func (data *clusterData) write(t *testing.T, st *Store, notes *kstore.Repo[Note], tag string) {
 	t.Helper()
 	ctx := context.Background()
 	email := fmt.Sprintf("%s-%s@example.com", tag, randomSuffix())
@@ -90,10 +90,10 @@ func (data *clusterData) write(t *testing.T, st *Store, notes *store.Repo[Note],
 
 // checkAll reads every row of data through st at consistency ALL (every
 // replica answers) and fails on any row missing or different.
-func (data *clusterData) checkAll(t *testing.T, host string, st *Store, notes *store.Repo[Note]) {
+func (data *clusterData) checkAll(t *testing.T, host string, st *Store, notes *kstore.Repo[Note]) {
 	t.Helper()
 	ctx := context.Background()
-	all := store.Consistency(kandra.ConsistencyAll)
+	all := kstore.Consistency(kandra.ConsistencyAll)
 	for _, u := range data.users {
 		if got, err := st.users.Get(ctx, &User{UserID: u.UserID}, all); err != nil || *got != *u {
 			t.Errorf("%s: user %s at ALL: %+v, %v", host, u.UserID, got, err)

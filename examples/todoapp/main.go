@@ -61,7 +61,7 @@ import (
 	"github.com/kandra-go/kandra/migrate"
 	"github.com/kandra-go/kandra/migrate/cli"
 	"github.com/kandra-go/kandra/otelkandra"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
@@ -221,7 +221,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		logger.Print(err)
 		return 1
 	}
-	var opts []store.Option
+	var opts []kstore.Option
 	if *traced {
 		tp, err := stdoutTracer(stdout)
 		if err != nil {
@@ -235,10 +235,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			logger.Print(err)
 			return 1
 		}
-		opts = append(opts, store.WithObserver(obs)) // and migrate.ApplyOptions{Observer: obs}
+		opts = append(opts, kstore.WithObserver(obs)) // and migrate.ApplyOptions{Observer: obs}
 		// end snippet
 	}
-	rt, err := store.New(d, ks, opts...)
+	rt, err := kstore.New(d, ks, opts...)
 	if err != nil {
 		logger.Print(err)
 		return 1

@@ -26,7 +26,7 @@ import (
 	"github.com/kandra-go/kandra/driver/kgocql"
 	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/migrate"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // v1: the users table as first shipped.
@@ -219,11 +219,11 @@ func TestMigrationHistory(t *testing.T) {
 	again(v2, "v2")
 
 	// 10,000 users written by the v2 app; every tenth has no ticket.
-	rt2, err := store.New(d, v2)
+	rt2, err := kstore.New(d, v2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	users2 := store.MustNewRepo(rt2, migUsersV2)
+	users2 := kstore.MustNewRepo(rt2, migUsersV2)
 	loadStart := time.Now()
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -271,12 +271,12 @@ func TestMigrationHistory(t *testing.T) {
 	if err != nil || len(res.Applied) != 0 || strings.Join(stepIDs(res.Unapproved), ",") != bf || res.Record != nil {
 		t.Fatalf("v3 unapproved again: %+v, %v", res, err)
 	}
-	rt3, err := store.New(d, v3)
+	rt3, err := kstore.New(d, v3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = rt3.Close(context.Background()) }()
-	byTicket := store.MustLookupOf(store.MustNewRepo(rt3, migUsersV3), kandra.MustFieldOf(migUsersV3, func(u *migUserV3) *string { return &u.TicketRef }))
+	byTicket := kstore.MustLookupOf(kstore.MustNewRepo(rt3, migUsersV3), kandra.MustFieldOf(migUsersV3, func(u *migUserV3) *string { return &u.TicketRef }))
 	if _, err := byTicket.Find(ctx, "T-01234"); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("v3 before the backfill: Find = %v, want not found", err)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 type User struct {
@@ -74,21 +74,21 @@ var (
 
 // Store is the data layer.
 type Store struct {
-	users             *store.Repo[User]
-	todos             *store.Repo[Todo]
-	prefs             *store.Repo[Prefs]
-	stats             *store.Repo[TodoStats]
-	byEmail, byTicket *store.Lookup[User, string]
-	created           *store.Counter[TodoStats]
+	users             *kstore.Repo[User]
+	todos             *kstore.Repo[Todo]
+	prefs             *kstore.Repo[Prefs]
+	stats             *kstore.Repo[TodoStats]
+	byEmail, byTicket *kstore.Lookup[User, string]
+	created           *kstore.Counter[TodoStats]
 }
 
 // snippet: runtime
-func NewStore(rt *store.Store) *Store {
-	s := &Store{users: store.MustNewRepo(rt, Users), todos: store.MustNewRepo(rt, Todos),
-		prefs: store.MustNewRepo(rt, Preferences), stats: store.MustNewRepo(rt, Stats)}
-	s.byEmail = store.MustLookupOf(s.users, kandra.MustFieldOf(Users, func(u *User) *string { return &u.Email }))
-	s.byTicket = store.MustLookupOf(s.users, kandra.MustFieldOf(Users, func(u *User) *string { return &u.TicketRef }))
-	s.created = store.MustCounterOf(s.stats, kandra.MustFieldOf(Stats, func(c *TodoStats) *int64 { return &c.Created }))
+func NewStore(rt *kstore.Store) *Store {
+	s := &Store{users: kstore.MustNewRepo(rt, Users), todos: kstore.MustNewRepo(rt, Todos),
+		prefs: kstore.MustNewRepo(rt, Preferences), stats: kstore.MustNewRepo(rt, Stats)}
+	s.byEmail = kstore.MustLookupOf(s.users, kandra.MustFieldOf(Users, func(u *User) *string { return &u.Email }))
+	s.byTicket = kstore.MustLookupOf(s.users, kandra.MustFieldOf(Users, func(u *User) *string { return &u.TicketRef }))
+	s.created = kstore.MustCounterOf(s.stats, kandra.MustFieldOf(Stats, func(c *TodoStats) *int64 { return &c.Created }))
 	return s
 }
 
@@ -126,11 +126,11 @@ func (s *Store) AddTodo(ctx context.Context, owner uuid.UUID, title string) (*To
 
 // Todos is one page of live todos, newest first; next is "" at the end.
 func (s *Store) Todos(ctx context.Context, owner uuid.UUID, cursor string, n int) (page []*Todo, next string, err error) {
-	c, err := store.ParseCursor(cursor)
+	c, err := kstore.ParseCursor(cursor)
 	if err != nil {
 		return nil, "", err
 	}
-	it := s.todos.ListActive(ctx, &Todo{OwnerID: owner}, store.PageSize(n), store.After(c))
+	it := s.todos.ListActive(ctx, &Todo{OwnerID: owner}, kstore.PageSize(n), kstore.After(c))
 	page, err = it.All()
 	return page, it.Cursor().String(), err
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/kandra-go/kandra/driver/kgocql"
 	kerrors "github.com/kandra-go/kandra/errors"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // needNode skips t without a node (fails it with
@@ -33,7 +33,7 @@ func needNode(t *testing.T) {
 
 // The service's scenarios on a real node (skipped without one, unless
 // KANDRA_REQUIRE_CASSANDRA=1), in a keyspace of their own.
-func newStore(t *testing.T) (mk func() (*Store, *store.Store)) {
+func newStore(t *testing.T) (mk func() (*Store, *kstore.Store)) {
 	t.Helper()
 	needNode(t)
 	b := make([]byte, 4)
@@ -44,12 +44,12 @@ func newStore(t *testing.T) (mk func() (*Store, *store.Store)) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec(); s.Close() })
-	return func() (*Store, *store.Store) {
+	return func() (*Store, *kstore.Store) {
 		k, err := Keyspace(ks)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rt, err := store.New(kgocql.New(s), k)
+		rt, err := kstore.New(kgocql.New(s), k)
 		if err != nil {
 			t.Fatal(err)
 		}

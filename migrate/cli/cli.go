@@ -27,7 +27,7 @@ import (
 	"github.com/kandra-go/kandra"
 	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/migrate"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // The exit statuses of Run.
@@ -323,8 +323,8 @@ func scanFlags(fs *flag.FlagSet) func() (migrate.BackfillOptions, error) {
 			}
 		}
 		// The protocol carries a page size as a 32-bit int.
-		if *page > store.MaxPageSize {
-			return migrate.BackfillOptions{}, fmt.Errorf("--page-size %d: want at most %d (the protocol's 32-bit page size), or 0 for the default", *page, store.MaxPageSize)
+		if *page > kstore.MaxPageSize {
+			return migrate.BackfillOptions{}, fmt.Errorf("--page-size %d: want at most %d (the protocol's 32-bit page size), or 0 for the default", *page, kstore.MaxPageSize)
 		}
 		return migrate.BackfillOptions{Concurrency: *conc, Ranges: *ranges, PageSize: *page}, nil
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/migrate"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // Account is the test keyspace's one entity, with a lookup to backfill.
@@ -40,11 +40,11 @@ type fakeDriver struct {
 	err  error
 }
 
-func (f *fakeDriver) Exec(context.Context, *store.Query) (bool, error) { return f.err == nil, f.err }
-func (f *fakeDriver) Query(context.Context, *store.Query) (store.Rows, error) {
+func (f *fakeDriver) Exec(context.Context, *kstore.Query) (bool, error) { return f.err == nil, f.err }
+func (f *fakeDriver) Query(context.Context, *kstore.Query) (kstore.Rows, error) {
 	return nil, errors.New("fakeDriver: no rows")
 }
-func (f *fakeDriver) Batch(context.Context, *store.Batch) error { return f.err }
+func (f *fakeDriver) Batch(context.Context, *kstore.Batch) error { return f.err }
 func (f *fakeDriver) SchemaRows(context.Context, string) (*adapter.SchemaRows, error) {
 	if f.err != nil {
 		return nil, f.err

@@ -19,7 +19,7 @@ import (
 	"github.com/kandra-go/kandra"
 	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/migrate"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 )
 
 // Node is an adapter's connection to a real node.
@@ -222,12 +222,12 @@ func testMigrate(t *testing.T, n Node) {
 	if res, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{}); err != nil || len(res.Applied) != 2 { // the keyspace, the table
 		t.Fatalf("v1: %+v, %v", res, err)
 	}
-	rt, err := store.New(d, v1)
+	rt, err := kstore.New(d, v1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = rt.Close(context.Background()) }()
-	accounts := store.MustNewRepo(rt, migAccountsV1)
+	accounts := kstore.MustNewRepo(rt, migAccountsV1)
 	const count = 300
 	joined := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for i := 0; i < count; i++ {
@@ -250,12 +250,12 @@ func testMigrate(t *testing.T, n Node) {
 		t.Fatal(err)
 	}
 	// The v2 app, on the migrated keyspace.
-	rt2, err := store.New(d, v2)
+	rt2, err := kstore.New(d, v2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = rt2.Close(context.Background()) }()
-	byHandle := store.MustLookupOf(store.MustNewRepo(rt2, migAccountsV2), kandra.MustFieldOf(migAccountsV2, func(a *migAccountV2) *string { return &a.Handle }))
+	byHandle := kstore.MustLookupOf(kstore.MustNewRepo(rt2, migAccountsV2), kandra.MustFieldOf(migAccountsV2, func(a *migAccountV2) *string { return &a.Handle }))
 	a, err := byHandle.Find(ctx, "h007")
 	if err != nil || a.Credits != 7 || !a.Joined.Equal(joined) || a.Region != "us" {
 		t.Fatalf("Find h007 = %+v, %v", a, err)
@@ -337,13 +337,13 @@ func testStatic(t *testing.T, n Node) {
 	if _, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	rt, err := store.New(d, v1)
+	rt, err := kstore.New(d, v1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = rt.Close(context.Background()) }()
 	for i := int64(1); i <= 3; i++ {
-		if err := store.MustNewRepo(rt, migPostsV1).Save(ctx, &migPostV1{Thread: "a", Post: i, Body: "b"}); err != nil {
+		if err := kstore.MustNewRepo(rt, migPostsV1).Save(ctx, &migPostV1{Thread: "a", Post: i, Body: "b"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -369,12 +369,12 @@ func testStatic(t *testing.T, n Node) {
 		t.Fatalf("v2 again: %+v, %v", res, err)
 	}
 	// The new statics, written once by the partition key, are every row's.
-	rt2, err := store.New(d, v2)
+	rt2, err := kstore.New(d, v2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = rt2.Close(context.Background()) }()
-	posts := store.MustNewRepo(rt2, migPostsV2)
+	posts := kstore.MustNewRepo(rt2, migPostsV2)
 	if err := posts.SaveStatic(ctx, &migPostV2{Thread: "a", Title: "hello", Tags: map[string]struct{}{"x": {}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -984,12 +984,12 @@ func testUDTIndex(t *testing.T, n Node) {
 	if _, err := migrate.Apply(ctx, d, v1, migrate.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	rt1, err := store.New(d, v1)
+	rt1, err := kstore.New(d, v1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = rt1.Close(context.Background()) }()
-	repo1 := store.MustNewRepo(rt1, tagged)
+	repo1 := kstore.MustNewRepo(rt1, tagged)
 	if err := repo1.Save(ctx, &migTagged{ID: "a", Legacy: migTag{Name: "x"}, SAI: migTag{Name: "x"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -997,7 +997,7 @@ func testUDTIndex(t *testing.T, n Node) {
 		kandra.MustFieldOf(tagged, func(p *migTagged) *migTag { return &p.Legacy }),
 		kandra.MustFieldOf(tagged, func(p *migTagged) *migTag { return &p.SAI }),
 	} {
-		if rows, err := store.MustIndexOf(repo1, f).Find(ctx, migTag{Name: "x"}).All(); err != nil || len(rows) != 1 {
+		if rows, err := kstore.MustIndexOf(repo1, f).Find(ctx, migTag{Name: "x"}).All(); err != nil || len(rows) != 1 {
 			t.Fatalf("v1 Find through %s: %d rows, %v", f.Column().Name(), len(rows), err)
 		}
 	}
@@ -1019,12 +1019,12 @@ func testUDTIndex(t *testing.T, n Node) {
 		t.Fatalf("v2 unapproved: %+v, %v", res, err)
 	}
 	approval = true
-	rt2, err := store.New(d, v2)
+	rt2, err := kstore.New(d, v2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = rt2.Close(context.Background()) }()
-	repo2 := store.MustNewRepo(rt2, taggedV2)
+	repo2 := kstore.MustNewRepo(rt2, taggedV2)
 	// While it waits, the new model's writes are refused, as the reason
 	// says: the server's type lacks the field.
 	if err := repo2.Save(ctx, &migTaggedV2{ID: "b", Legacy: migTagV2{Name: "y"}, SAI: migTagV2{Name: "y"}}); err == nil || !strings.Contains(err.Error(), "color") {
@@ -1042,7 +1042,7 @@ func testUDTIndex(t *testing.T, n Node) {
 		t.Fatal(err)
 	}
 	saiField := kandra.MustFieldOf(taggedV2, func(p *migTaggedV2) *migTagV2 { return &p.SAI })
-	if rows, err := store.MustIndexOf(repo2, saiField).Find(ctx, migTagV2{Name: "y"}).All(); err != nil || len(rows) != 0 {
+	if rows, err := kstore.MustIndexOf(repo2, saiField).Find(ctx, migTagV2{Name: "y"}).All(); err != nil || len(rows) != 0 {
 		t.Fatalf("the SAI index found a row written after the field was added (%d rows, %v): the step's stated cost is not the node's", len(rows), err)
 	}
 	if got, err := repo2.Get(ctx, &migTaggedV2{ID: "a"}); err != nil || got.Legacy.Name != "x" || got.SAI.Name != "x" {
@@ -1051,11 +1051,11 @@ func testUDTIndex(t *testing.T, n Node) {
 	finds := []func() ([]*migTaggedV2, error){
 		func() ([]*migTaggedV2, error) {
 			f := kandra.MustFieldOf(taggedV2, func(p *migTaggedV2) *migTagV2 { return &p.Legacy })
-			return store.MustIndexOf(repo2, f).Find(ctx, migTagV2{Name: "x"}).All()
+			return kstore.MustIndexOf(repo2, f).Find(ctx, migTagV2{Name: "x"}).All()
 		},
 		func() ([]*migTaggedV2, error) {
 			f := kandra.MustFieldOf(taggedV2, func(p *migTaggedV2) *migTagV2 { return &p.SAI })
-			return store.MustIndexOf(repo2, f).Find(ctx, migTagV2{Name: "x"}).All()
+			return kstore.MustIndexOf(repo2, f).Find(ctx, migTagV2{Name: "x"}).All()
 		},
 	}
 	for i, find := range finds {

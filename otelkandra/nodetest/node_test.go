@@ -23,7 +23,7 @@ import (
 	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/migrate"
 	"github.com/kandra-go/kandra/otelkandra"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 	"go.opentelemetry.io/otel/codes"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -167,11 +167,11 @@ func proveOTel(t *testing.T, d nodeDriver) (int, error) {
 	}); err != nil {
 		return 0, err
 	}
-	rt, err := store.New(d, ks, store.WithObserver(obs))
+	rt, err := kstore.New(d, ks, kstore.WithObserver(obs))
 	if err != nil {
 		return 0, err
 	}
-	repo := store.MustNewRepo(rt, tasks)
+	repo := kstore.MustNewRepo(rt, tasks)
 	board := uuid.New()
 	first := &Task{Board: board, Seq: 1, Title: "t-1", Owner: "ada", Secret: "s3cret"}
 	if err := step("save", func(ctx context.Context) error {
@@ -201,10 +201,10 @@ func proveOTel(t *testing.T, d nodeDriver) (int, error) {
 		return 0, err
 	}
 	if err := step("list", func(ctx context.Context) error {
-		var after store.Cursor
+		var after kstore.Cursor
 		got := 0
 		for page := 0; page < 3; page++ {
-			it := repo.List(ctx, first, store.PageSize(1), store.After(after))
+			it := repo.List(ctx, first, kstore.PageSize(1), kstore.After(after))
 			rows, err := it.All()
 			if err != nil {
 				return err

@@ -6,12 +6,12 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 	. "github.com/kandra-go/kandra/testdata/optionentity"
 )
 
-func use(ctx context.Context, r *store.Repo[E], at kandra.Field[E, time.Time], c *store.Counter[E]) {
-	_ = r.Save(ctx, &E{}, store.From(at, time.Now(), true))
+func use(ctx context.Context, r *kstore.Repo[E], at kandra.Field[E, time.Time], c *kstore.Counter[E]) {
+	_ = r.Save(ctx, &E{}, kstore.From(at, time.Now(), true))
 	_ = c
 }
 

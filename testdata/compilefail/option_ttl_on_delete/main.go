@@ -6,12 +6,12 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
-	"github.com/kandra-go/kandra/store"
+	"github.com/kandra-go/kandra/kstore"
 	. "github.com/kandra-go/kandra/testdata/optionentity"
 )
 
-func use(ctx context.Context, r *store.Repo[E], at kandra.Field[E, time.Time], c *store.Counter[E]) {
-	_ = r.Delete(ctx, &E{}, store.TTL(time.Minute))
+func use(ctx context.Context, r *kstore.Repo[E], at kandra.Field[E, time.Time], c *kstore.Counter[E]) {
+	_ = r.Delete(ctx, &E{}, kstore.TTL(time.Minute))
 	_, _ = at, c
 }
 

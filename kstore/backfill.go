@@ -1,0 +1,229 @@
+package kstore
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
+	kerrors "github.com/kandra-go/kandra/errors"
+)
+
+// LookupBackfill writes the rows of one lookup table from the rows of its
+// primary table, as Save would have written them: the lookup's own insert
+// statement, the adapter's conversions, no row for an empty value. It is
+// the untyped path a migrator needs (it holds a *kandra.TableSchema, not a
+// Go type): each row is scanned into a new entity of the table's type
+// (reflect.New of EntityType) through ColumnSchema.Pointer. It is safe for
+// concurrent use; run one token range per goroutine.
+type LookupBackfill struct {
+	d      Driver
+	cfg    config // its observer and recorder
+	ks     string
+	ts     *kandra.TableSchema
+	cols   []*kandra.ColumnSchema // ts.Columns(), the token-range scan's result
+	scan   *adapter.Statement
+	insert *adapter.Statement
+	lookup *kandra.LookupTableSchema
+}
+
+// NewLookupBackfill prepares the backfill of lookup table lookup of
+// keyspace ks (from ks.LookupTable). A lookup table that is not in ks is a
+// *kandra.SchemaError. Of opts, WithObserver and WithMetrics apply: they
+// see its scans and its writes (operation OpBackfill).
+func NewLookupBackfill(d Driver, ks *kandra.Keyspace, lookup *kandra.LookupTableSchema, opts ...Option) (*LookupBackfill, error) {
+	if d == nil || ks == nil || lookup == nil {
+		panic("kandra/kstore: NewLookupBackfill: nil Driver, Keyspace or LookupTableSchema")
+	}
+	t := lookup.Table()
+	if !ks.Has(t) {
+		return nil, &kandra.SchemaError{Entity: "keyspace " + ks.Name(), Rule: kandra.RuleLookup,
+			Detail: "lookup table " + lookup.Name() + " is not in the keyspace"}
+	}
+	st, err := adapter.BuildStatements(t, ks.Name())
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < st.NumLookups(); i++ {
+		if l := st.Lookup(i); l.Lookup() == lookup {
+			ins := l.Insert()
+			if l.Lookup().IsUnique() {
+				// A unique lookup's rows are claims, written by LWTs only.
+				// A claim that does not apply is one a rerun made before,
+				// or a value two rows share: the verification count shows
+				// the latter.
+				ins = l.Claim()
+			}
+			b := &LookupBackfill{d: d, ks: ks.Name(), ts: t, cols: t.Columns(), scan: st.TokenRange(), insert: ins, lookup: l.Lookup()}
+			for _, o := range opts {
+				o(&b.cfg)
+			}
+			return b, nil
+		}
+	}
+	panic("kandra/kstore: NewLookupBackfill: lookup table " + lookup.Name() + " has no statements") // BuildStatements plans every lookup
+}
+
+// Lookup is the lookup table being filled.
+func (b *LookupBackfill) Lookup() *kandra.LookupTableSchema { return b.lookup }
+
+// RangeStats counts what one token range held.
+type RangeStats struct {
+	// Rows is the number of primary rows scanned.
+	Rows int64
+	// Valued is the number of them with a non-empty lookup value: the
+	// lookup rows written (or, for Count, that should exist).
+	Valued int64
+}
+
+// Fill scans the token range (start, end] of the primary table, pageSize
+// rows a page (0 to MaxPageSize, 0 for no paging; another is a
+// *errors.ArgumentError) at consistency cons, and writes the lookup row of every row
+// whose value is not empty. onPage, if set, is called after each page with
+// the rows scanned in it.
+func (b *LookupBackfill) Fill(ctx context.Context, start, end int64, pageSize int, cons kandra.Consistency, onPage func(rows int64)) (RangeStats, error) {
+	return b.run(ctx, start, end, pageSize, cons, true, onPage)
+}
+
+// Count scans the token range (start, end] like Fill and counts the rows
+// with a non-empty value, writing nothing: the other side of a
+// verification.
+func (b *LookupBackfill) Count(ctx context.Context, start, end int64, pageSize int, cons kandra.Consistency) (RangeStats, error) {
+	return b.run(ctx, start, end, pageSize, cons, false, nil)
+}
+
+func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int, cons kandra.Consistency, write bool, onPage func(int64)) (RangeStats, error) {
+	var st RangeStats
+	if pageSize < 0 || pageSize > MaxPageSize {
+		// The protocol carries a page size as a 32-bit int: a larger one
+		// would be cut to its low bits.
+		return st, &kerrors.ArgumentError{Op: "backfill of " + b.lookup.Name(), Arg: "pageSize",
+			Message: fmt.Sprintf("%d is not in 0 (no paging) to %d (MaxPageSize)", pageSize, MaxPageSize)}
+	}
+	typ := b.ts.EntityType()
+	idx := b.lookup.IndexColumn()
+	dst := make([]any, 0, b.ts.NumColumns())
+	var state []byte
+	for {
+		if err := ctx.Err(); err != nil {
+			return st, queryErr("backfill of "+b.lookup.Name()+": context done", err)
+		}
+		q := &Query{Statement: b.scan, Values: []any{start, end}, Consistency: cons, PageSize: pageSize, PageState: state}
+		octx, watch := b.cfg.observe(ctx, b.ks, b.ts.Name(), OpBackfill, kandra.KindStatement, b.scan.CQL(), 1, cons, false)
+		rows, err := b.d.Query(octx, q)
+		if err != nil {
+			b.cfg.observed(octx, watch, b.ts.Name(), OpBackfill, 0, err)
+			return st, queryErr("backfill of "+b.lookup.Name()+": scan of "+b.ts.Name()+" failed ("+b.scan.CQL()+")", err)
+		}
+		var page int64
+		var present adapter.Present
+		w := newWriter(ctx)
+		for {
+			e := reflect.New(typ).Interface()
+			dst = dst[:0]
+			for _, c := range b.cols {
+				p, _ := c.Pointer(e) // e is a new entity of the table's type
+				dst = append(dst, p)
+			}
+			if b.scan.HasPresence() {
+				dst = append(dst, &present)
+			}
+			if !rows.Next(dst) {
+				break
+			}
+			if b.scan.HasPresence() && !bool(present) {
+				continue // the static values of a partition without rows: no entity
+			}
+			page++
+			v, _ := idx.Pointer(e)
+			if isEmpty(v) || idx.SentAsNull(v) {
+				continue
+			}
+			st.Valued++
+			if !write {
+				continue
+			}
+			vals := make([]any, b.insert.NumParams())
+			for i := range vals {
+				if p := b.insert.Param(i); p.Kind == adapter.ParamClaim {
+					vals[i] = newToken()
+				} else {
+					vals[i], _ = p.Column.Pointer(e)
+				}
+			}
+			w.do(func(ctx context.Context) error {
+				table := b.lookup.Name()
+				octx, watch := b.cfg.observe(ctx, b.ks, table, OpBackfill, kandra.KindStatement, b.insert.CQL(), 1, cons, false)
+				_, err := b.d.Exec(octx, &Query{Statement: b.insert, Values: vals, Consistency: cons, SerialConsistency: kandra.ConsistencySerial})
+				b.cfg.observed(octx, watch, table, OpBackfill, 0, err)
+				return err
+			})
+		}
+		if err := w.wait(); err != nil {
+			_ = rows.Close()
+			b.cfg.observed(octx, watch, b.ts.Name(), OpBackfill, int(page), err)
+			return st, queryErr("backfill of "+b.lookup.Name()+": insert failed ("+b.insert.CQL()+")", err)
+		}
+		state = rows.PageState()
+		err = rows.Close()
+		b.cfg.observed(octx, watch, b.ts.Name(), OpBackfill, int(page), err)
+		if err != nil {
+			return st, queryErr("backfill of "+b.lookup.Name()+": scan of "+b.ts.Name()+" failed ("+b.scan.CQL()+")", err)
+		}
+		st.Rows += page
+		if onPage != nil {
+			onPage(page)
+		}
+		if len(state) == 0 {
+			return st, nil
+		}
+	}
+}
+
+// backfillInflight bounds the lookup inserts in flight per scanned range:
+// one at a time would leave the range waiting on every round trip.
+const backfillInflight = 16
+
+// writer runs writes at most backfillInflight at a time and keeps the
+// first error; after one, the rest are skipped.
+type writer struct {
+	parent context.Context
+	ctx    context.Context
+	cancel context.CancelFunc
+	sem    chan struct{}
+	wg     sync.WaitGroup
+	once   sync.Once
+	err    error
+}
+
+func newWriter(ctx context.Context) *writer {
+	wctx, cancel := context.WithCancel(ctx)
+	return &writer{parent: ctx, ctx: wctx, cancel: cancel, sem: make(chan struct{}, backfillInflight)}
+}
+
+func (w *writer) do(fn func(context.Context) error) {
+	select {
+	case w.sem <- struct{}{}:
+	case <-w.ctx.Done():
+		return
+	}
+	w.wg.Add(1)
+	go func() {
+		defer func() { <-w.sem; w.wg.Done() }()
+		if err := fn(w.ctx); err != nil {
+			w.once.Do(func() { w.err = err; w.cancel() })
+		}
+	}()
+}
+
+func (w *writer) wait() error {
+	w.wg.Wait()
+	defer w.cancel()
+	if w.err != nil {
+		return w.err
+	}
+	// A write skipped because the caller's context ended is a failure.
+	return w.parent.Err()
+}

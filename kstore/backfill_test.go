@@ -1,0 +1,177 @@
+package kstore
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
+	kerrors "github.com/kandra-go/kandra/errors"
+)
+
+// bfDriver serves token-range pages of fixed rows and records inserts.
+type bfDriver struct {
+	mu      sync.Mutex
+	rows    []fUser
+	pages   [][2]int64 // the token bounds of each page asked for
+	inserts [][]any    // the values of each insert, dereferenced
+	failIns bool
+}
+
+func (d *bfDriver) Exec(ctx context.Context, q *Query) (bool, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.failIns {
+		return false, errors.New("write timeout")
+	}
+	vals := make([]any, len(q.Values))
+	for i, v := range q.Values {
+		vals[i] = reflect.ValueOf(v).Elem().Interface()
+	}
+	d.inserts = append(d.inserts, vals)
+	return true, nil
+}
+
+func (d *bfDriver) Query(ctx context.Context, q *Query) (Rows, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.pages = append(d.pages, [2]int64{q.Values[0].(int64), q.Values[1].(int64)})
+	off := 0
+	if len(q.PageState) > 0 {
+		off = int(q.PageState[0])
+	}
+	end := min(len(d.rows), off+q.PageSize)
+	r := &bfRows{rows: d.rows[off:end]}
+	if end < len(d.rows) {
+		r.state = []byte{byte(end)}
+	}
+	return r, nil
+}
+
+func (d *bfDriver) Batch(context.Context, *Batch) error { return errors.New("no batch") }
+
+type bfRows struct {
+	rows  []fUser
+	state []byte
+}
+
+func (r *bfRows) Next(dst []any) bool {
+	if len(r.rows) == 0 {
+		return false
+	}
+	u := r.rows[0]
+	r.rows = r.rows[1:]
+	src := fUsers.Pointers(&u, nil)
+	for i := range dst {
+		reflect.ValueOf(dst[i]).Elem().Set(reflect.ValueOf(src[i]).Elem())
+	}
+	return true
+}
+
+func (r *bfRows) PageState() []byte { return r.state }
+func (r *bfRows) Close() error      { return nil }
+
+func TestLookupBackfillFill(t *testing.T) {
+	d := &bfDriver{}
+	for i := 0; i < 7; i++ {
+		u := fUser{ID: uuid.New(), Email: "u" + string(rune('a'+i)) + "@x", Ticket: "T" + string(rune('a'+i))}
+		if i == 2 || i == 5 {
+			u.Email = "" // no lookup row, as Save writes none
+		}
+		d.rows = append(d.rows, u)
+	}
+	b, err := NewLookupBackfill(d, keyspaceOf("app", kandra.Cassandra5), keyspaceOf("app", kandra.Cassandra5).LookupTable("fusers_by_email"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Lookup().Name() != "fusers_by_email" {
+		t.Fatal(b.Lookup().Name())
+	}
+	var pages []int64
+	st, err := b.Fill(context.Background(), -10, 10, 3, kandra.ConsistencyQuorum, func(n int64) { pages = append(pages, n) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Rows != 7 || st.Valued != 5 || len(d.inserts) != 5 || !reflect.DeepEqual(pages, []int64{3, 3, 1}) {
+		t.Fatalf("stats %+v, inserts %d, pages %v", st, len(d.inserts), pages)
+	}
+	for _, p := range d.pages {
+		if p != [2]int64{-10, 10} {
+			t.Fatalf("page bounds %v", p)
+		}
+	}
+	seen := map[string]uuid.UUID{}
+	for _, v := range d.inserts {
+		seen[v[0].(string)] = v[1].(uuid.UUID)
+	}
+	for _, u := range d.rows {
+		if u.Email != "" && seen[u.Email] != u.ID {
+			t.Fatalf("lookup row of %s points to %v, want %v", u.Email, seen[u.Email], u.ID)
+		}
+	}
+
+	d.inserts, d.pages = nil, nil
+	st, err = b.Count(context.Background(), 0, 1, 100, kandra.ConsistencyOne)
+	if err != nil || st.Rows != 7 || st.Valued != 5 || len(d.inserts) != 0 || len(d.pages) != 1 {
+		t.Fatalf("count: %+v, %v, %d inserts", st, err, len(d.inserts))
+	}
+
+	// A page size the protocol cannot carry is refused, not cut to 32 bits.
+	for _, n := range []int{-1, MaxPageSize + 1, 1<<32 + 3} {
+		d.inserts, d.pages = nil, nil
+		if _, err := b.Fill(context.Background(), 0, 1, n, kandra.ConsistencyOne, nil); !errors.Is(err, kerrors.ErrArgument) ||
+			!strings.Contains(err.Error(), "pageSize: "+strconv.Itoa(n)+" is not in 0 (no paging) to 2147483647") || len(d.pages) != 0 {
+			t.Fatalf("Fill with page size %d: %v, %d pages", n, err, len(d.pages))
+		}
+		if _, err := b.Count(context.Background(), 0, 1, n, kandra.ConsistencyOne); !errors.Is(err, kerrors.ErrArgument) || len(d.pages) != 0 {
+			t.Fatalf("Count with page size %d: %v", n, err)
+		}
+	}
+
+	d.failIns = true
+	if _, err := b.Fill(context.Background(), 0, 1, 100, kandra.ConsistencyOne, nil); err == nil || !strings.Contains(err.Error(), "backfill of fusers_by_email: insert failed") {
+		t.Fatalf("err = %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := b.Fill(ctx, 0, 1, 100, kandra.ConsistencyOne, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestNewLookupBackfillOutsideKeyspace: a lookup table of a table that is
+// not in the keyspace is refused, naming it.
+func TestNewLookupBackfillOutsideKeyspace(t *testing.T) {
+	other := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "app", Targets: kandra.Cassandra5,
+		Replication: kandra.SimpleStrategy(1)}, fNotes)
+	_, err := NewLookupBackfill(&bfDriver{}, other, testKeyspace.LookupTable("fusers_by_email"))
+	var se *kandra.SchemaError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "lookup table fusers_by_email is not in the keyspace") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestNewRepoOutsideKeyspace: a Repo of a table the store's keyspace does
+// not hold is refused, naming the table and the keyspace; so is a table
+// of the same name with another schema.
+func TestNewRepoOutsideKeyspace(t *testing.T) {
+	other := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "app", Targets: kandra.Cassandra5,
+		Replication: kandra.SimpleStrategy(1)}, fNotes)
+	rt, err := New(&bfDriver{}, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewRepo(rt, fUsers)
+	var se *kandra.SchemaError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "table fusers is not in keyspace app") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := NewRepo(rt, fNotes); err != nil {
+		t.Fatalf("a table of the keyspace: %v", err)
+	}
+}

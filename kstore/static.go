@@ -1,0 +1,95 @@
+package kstore
+
+import "context"
+
+// The static columns (kandra.Static) of a partition, written and read by
+// its partition key alone. Save, Update and Get write and read them with a
+// row like every other column; a row's Delete leaves them, and a
+// SoftDelete's TTL never reaches them (they belong to the partition's other
+// rows too).
+
+// SaveStatic writes e's static columns to the partition of e's partition
+// key, without naming a row: UPDATE t SET the static columns WHERE the
+// partition key. e's clustering and other columns are ignored, and a
+// static UpdatedAt is stamped. A table without static columns, or a counter
+// table (whose static counters only Counter changes), is a
+// *errors.ArgumentError. Observed as kandra.OpUpdate.
+// Options: TTL, Timestamp, Consistency.
+func (r *Repo[T]) SaveStatic(ctx context.Context, e *T, opts ...WriteOption) error {
+	const op = "SaveStatic"
+	if err := r.begin(ctx, op); err != nil {
+		return err
+	}
+	defer r.rt.leave()
+	if err := r.checkStatics(op); err != nil {
+		return err
+	}
+	if r.st.UpdateStatic(0) == nil {
+		return r.argErr(op, "entity", "the static columns of counter table "+r.ts.Name()+" change only by increments (CounterOf)")
+	}
+	if err := r.checkEntity(op, "entity", e); err != nil {
+		return err
+	}
+	if err := r.checkKey(op, e, r.partition, false); err != nil {
+		return err
+	}
+	for _, c := range r.ts.StaticColumns() { // the other columns are ignored
+		p, _ := c.Pointer(e)
+		if err := c.CheckValue(p); err != nil {
+			return err
+		}
+	}
+	sc := getScratch(opts)
+	defer sc.release()
+	c := &sc.c
+	cons, err := r.writeCall(op, c)
+	if err != nil {
+		return err
+	}
+	if u := r.ts.UpdatedAtColumn(); u != nil && u.IsStatic() {
+		*r.timeField(u, e) = truncate(u, r.now())
+	}
+	st := r.st.UpdateStatic(using(c))
+	q := sc.query(st)
+	q.Values, q.Consistency = r.appendWrite(sc.values(st.NumParams()), st, c, e, nil), cons
+	_, err = r.exec(ctx, OpUpdate, q)
+	return err
+}
+
+// GetStatic reads the static columns of the partition of key's partition
+// key (its other fields are ignored): the returned entity has the
+// partition key and the static columns set, and every other field zero. A
+// partition with no rows and no static values is an *errors.NotFoundError;
+// one whose rows exist but whose statics were never written returns them
+// zero. A table without static columns is an *errors.ArgumentError.
+// Observed as kandra.OpGet. Options: Consistency.
+func (r *Repo[T]) GetStatic(ctx context.Context, key *T, opts ...ReadOption) (*T, error) {
+	const op = "GetStatic"
+	if err := r.begin(ctx, op); err != nil {
+		return nil, err
+	}
+	defer r.rt.leave()
+	if err := r.checkStatics(op); err != nil {
+		return nil, err
+	}
+	if err := r.checkEntity(op, "key", key); err != nil {
+		return nil, err
+	}
+	if err := r.checkKey(op, key, r.partition, false); err != nil {
+		return nil, err
+	}
+	sc := getScratch(opts)
+	defer sc.release()
+	cons, err := r.readCons(op, &sc.c)
+	if err != nil {
+		return nil, err
+	}
+	return r.readRow(ctx, OpGet, sc, r.st.SelectStatic(), key, cons)
+}
+
+func (r *Repo[T]) checkStatics(op string) error {
+	if r.st.SelectStatic() == nil {
+		return r.argErr(op, "entity", "table "+r.ts.Name()+" has no static columns (kandra.Static)")
+	}
+	return nil
+}

@@ -1,0 +1,627 @@
+// Package store saves, finds, updates, deletes and lists kandra entities
+// through a CQL driver, doing everything the schema records: validation,
+// generated ids, CreatedAt/UpdatedAt stamps, versions, lookup tables
+// (unique, BATCH and EVENTUAL), soft delete, counters, consistency and
+// metrics.
+//
+// The logic is written once against the small [Driver] interface; an
+// adapter module implements it for one driver
+// (github.com/kandra-go/kandra/driver/kgocql for gocql v1.7.0,
+// github.com/kandra-go/kandra/driver/kgocqlv2 for the Apache driver v2).
+// This package has no driver dependency.
+//
+// # Defined behaviour
+//
+//   - Empty lookup values. The servers refuse an empty partition key, so a
+//     lookup whose value is empty ("" or an empty []byte), nil, or sent as
+//     null (the zero netip.Addr, the zero UUID in a TIMEUUID) gets no
+//     lookup row: Save and Update write none (and an Update away from an
+//     empty value deletes none), and Lookup.Find of an empty value is
+//     errors.ErrNotFound without a query.
+//   - Batch too large. A LOGGED BATCH whose bound values add up to more than
+//     the batch limit (WithMaxBatchBytes, default 50 KiB, Cassandra 5.0's
+//     batch_size_fail_threshold) fails before anything is sent, with a
+//     *errors.QueryError matching errors.ErrBatchTooLarge: nothing is written.
+//     The size is a lower bound of what the server counts (batchsize.go):
+//     every value's bytes, whatever its shape (a collection's elements, a
+//     user-defined type's fields, through pointers), but for the partition
+//     keys, which the server does not count, and on a keyspace whose
+//     targets are all Cassandra each cell's overhead too; so a batch over
+//     the limit here is over it for the server too (which, unlike kandra,
+//     does not check a batch of one partition), and one within it may
+//     still be refused by the server ("Batch too large"; on Cassandra 5.0
+//     a list of bigints of about 1,160 to 1,280 elements), nothing written.
+//     There is no fallback to separate writes, which would lose the
+//     atomicity a BATCH lookup promises. A write with no BATCH lookup row
+//     is a single statement and has no such limit.
+//   - Versioned entities. On a table with a Version no write path
+//     overwrites or deletes a row whose version differs from the caller's
+//     copy: Save, Update, HardDelete and SoftDelete are lightweight
+//     transactions on the version (see versioned.go for each statement),
+//     and a refused one is an *errors.OptimisticLockError, the row and
+//     the argument unchanged (lookup rows written before it point to an
+//     entity without their values: reads skip them). ForceSave and
+//     ForceDelete are the
+//     unconditional forms. A conditional statement cannot share a batch
+//     with other tables, so the new BATCH lookup rows are written before
+//     it, in one LOGGED BATCH, and the rows of values an Update left are
+//     deleted after it: a conflict, a failure or a crash in between leaves
+//     only lookup rows whose entity does not hold their value, which reads
+//     skip, never an entity its lookups cannot find. SaveIfNotExists works
+//     the same way.
+//   - Unknown outcomes. A write that must not be sent twice (a
+//     lightweight transaction, a counter update: see
+//     adapter.Statement.IsIdempotent) is sent once, whatever the driver's
+//     retry policy: a second try would be answered "not applied" after
+//     the first applied, or count twice. When its answer is lost after it
+//     was sent (a client timeout, a server write timeout, a lost
+//     connection, the context done while waiting), the call returns a
+//     *errors.QueryError matching errors.ErrUnknownOutcome: the write may
+//     or may not have applied. It is never reported as a conflict or as
+//     not written, and the unique values the call claimed stay claimed
+//     (a retry of the entity takes them back; others take them over after
+//     WithClaimGrace if the write did not apply). Resolve it by reading
+//     the entity at SERIAL consistency, then deciding.
+//   - Arguments. Every call checks its arguments and options before it
+//     sends anything (see check.go); a bad one is an *errors.ArgumentError.
+//   - Close. Close refuses new calls, then waits for the calls in progress
+//     and for every EVENTUAL write they queue: once it returns nil, nothing
+//     more is sent through the driver.
+//   - Lookups (see lookup.go for the statements and their order). Once
+//     the EVENTUAL writes are done, every live entity is found through
+//     every lookup by every value it holds, and no read through a lookup
+//     returns an entity that does not hold the value. A non-unique lookup
+//     (LookupBatch, LookupEventual) keeps one row per value and holder, so
+//     many entities may share a value and FindAll pages through them; a
+//     move deletes exactly the entity's own old row and writes its new
+//     one, both at the call's timestamp, so moves applied out of order
+//     still leave the later one's rows. A unique lookup (LookupUnique)
+//     claims each value with a lightweight transaction before the primary
+//     write, refuses a value another live entity holds with an
+//     *errors.UniqueError (nothing written), takes over a stale claim once
+//     it is older than WithClaimGrace, and releases a value only while it
+//     holds it under the claim it read before its write. A claim that
+//     another call renewed within the grace is not released (that call may
+//     be on its way to write the value) unless the renewal was a write of
+//     this runtime that landed: a value left right after another
+//     process's Save of it stays taken until the grace passes. The claims
+//     are written by lightweight transactions only, so no row is written
+//     by both Paxos and plain writes. Assumptions, as for any lease: the
+//     clocks of the writers and the servers agree within a fraction of the
+//     grace; with LOCAL_SERIAL a value is unique per datacenter; concurrent
+//     writes of one entity with unique lookups are safe on a table with a
+//     Version (its writes are serialized), while on one without, the
+//     later timestamp wins the row but not the claims.
+//   - Reads through a lookup never return the wrong entity: Find reads the
+//     lookup row, then the primary row by the full key, and checks that the
+//     row still carries the value. A stale row (EVENTUAL lag, a moved or
+//     hijacked value, a deleted entity) is errors.ErrNotFound.
+//   - EVENTUAL lookups run after the primary write succeeded, on goroutines
+//     the runtime owns and keeps for the next writes (they end when idle
+//     for a few seconds, or after Close), at most WithEventualConcurrency
+//     at a time, with up to WithEventualQueue more waiting in order for a
+//     worker; a caller that finds the queue full waits for room
+//     (backpressure, not an unbounded queue). They
+//     work on a copy of the entity taken when the call returns, and use a
+//     context detached from the caller's cancellation. Failures go to
+//     EventListener.OnEventualWriteFailed and to metrics
+//     (OpEventualWriteFailed), never to the caller. Close waits for them.
+//
+// # Call options
+//
+// Each call takes the option interface of its kind,
+// so that an option that cannot apply to it (a TTL on Get, a range on
+// Save) does not compile:
+//
+//	option              Read List Write Insert Delete Counter
+//	Consistency          x    x    x     x      x      x
+//	SerialConsistency              x     x      x
+//	TTL                            x     x
+//	Timestamp                      x            x
+//	PageSize, After,          x
+//	Equal, From, To,
+//	Reversed
+//
+// Read is Get, GetMany, GetStatic, FindActive, Lookup.Find and
+// Lookup.FindActive; List is List, ListActive, Lookup.FindAll,
+// Lookup.FindAllActive, Index.Find, Index.FindActive and Raw.Query (the
+// last three refuse Equal, From, To and Reversed, as the lookups do);
+// Write is Save, ForceSave, Update, SaveAll and SaveStatic; Insert is
+// SaveIfNotExists (a conditional write, which the servers refuse a client
+// timestamp); Delete is Delete, HardDelete, ForceDelete, SoftDelete (whose
+// TTL is the table's), DeleteAll and Raw.Exec (which refuses a Timestamp:
+// the statement says its own USING); Counter
+// is Counter.Increment and Decrement (the servers refuse both a timestamp
+// and a TTL on a counter update). What depends on the table, not the call
+// (a versioned table's writes are conditional and refuse a Timestamp), is
+// checked when the call is made, with a *errors.ArgumentError.
+package kstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
+	kerrors "github.com/kandra-go/kandra/errors"
+)
+
+// DefaultMaxBatchBytes is Cassandra 5.0's default batch_size_fail_threshold.
+const DefaultMaxBatchBytes = 50 << 10
+
+// Store holds a driver and the defaults shared by every table's Repo. It
+// is safe for concurrent use.
+type Store struct {
+	d         Driver
+	ks        *kandra.Keyspace
+	keyspace  string // ks.Name(), which qualifies every table in the statements
+	cfg       config
+	pool      *workers // the EVENTUAL writes' workers and queue
+	closeOnce sync.Once
+	// calls is the calls in progress times two, plus one once Close has
+	// begun: one atomic add lets a call in and counts it, with no lock
+	// (see enter).
+	calls      atomic.Int64
+	drained    chan struct{} // closed once Close has begun and no call is in progress
+	drainOnce  sync.Once
+	wg         sync.WaitGroup // the EVENTUAL writes admitted and not yet done
+	done       doneClaims     // the claim tokens of writes that landed (lookup.go)
+	background context.Context
+	keys       *cursorKeys // the keys of sealed cursors (seal.go)
+}
+
+type config struct {
+	consistency kandra.Consistency
+	serial      kandra.Consistency
+	metrics     kandra.Metrics
+	observer    kandra.Observer
+	listener    kandra.EventListener
+	concurrency int
+	queue       int
+	maxBatch    int
+	now         func() time.Time
+	ahead       time.Duration
+	grace       time.Duration
+	cursorKey   []byte
+}
+
+// Option configures a Store.
+type Option func(*config)
+
+// WithConsistency sets the default consistency, used when neither the call
+// nor the table gives one (default LOCAL_QUORUM).
+func WithConsistency(c kandra.Consistency) Option { return func(o *config) { o.consistency = c } }
+
+// WithSerialConsistency sets the default serial consistency of
+// lightweight transactions (default SERIAL). It must be a serial level.
+func WithSerialConsistency(c kandra.Consistency) Option { return func(o *config) { o.serial = c } }
+
+// WithMetrics sets the recorder called after every statement.
+func WithMetrics(m kandra.Metrics) Option { return func(o *config) { o.metrics = m } }
+
+// WithObserver sets the observer of every statement, batch and EVENTUAL
+// write the store sends (see kandra.Observer; the module
+// github.com/kandra-go/kandra/otelkandra is one, for OpenTelemetry). It is
+// called with the context it gives the driver, and with a recorder of
+// WithMetrics too, if there is one.
+func WithObserver(ob kandra.Observer) Option { return func(o *config) { o.observer = ob } }
+
+// WithEventListener sets the listener of asynchronous failures.
+func WithEventListener(l kandra.EventListener) Option { return func(o *config) { o.listener = l } }
+
+// WithEventualConcurrency bounds the EVENTUAL lookup writes in flight
+// (default 16).
+func WithEventualConcurrency(n int) Option { return func(o *config) { o.concurrency = n } }
+
+// WithEventualQueue sets how many EVENTUAL lookup writes may wait for a
+// worker beyond those in flight (default DefaultEventualQueue). A call that
+// finds the queue full waits for room; with 0 it waits for a free worker.
+func WithEventualQueue(n int) Option { return func(o *config) { o.queue = n } }
+
+// WithMaxBatchBytes sets the batch limit (default DefaultMaxBatchBytes);
+// a negative value turns the check off.
+func WithMaxBatchBytes(n int) Option { return func(o *config) { o.maxBatch = n } }
+
+// WithMaxTimestampAhead sets how far past the runtime's clock a Timestamp
+// option may lie (default DefaultMaxTimestampAhead). A write carrying a
+// timestamp in the future wins over every later write of the same cells
+// until that time comes, so a wrong unit (nanoseconds for microseconds)
+// would make every later Save and Delete of the row do nothing.
+func WithMaxTimestampAhead(d time.Duration) Option { return func(o *config) { o.ahead = d } }
+
+// WithClaimGrace sets how old a unique lookup's claim must be before
+// another entity may take it over when its holder does not have the value
+// (default DefaultClaimGrace): the time a writer has between claiming a
+// value and its primary write. A writer whose claims take longer than half
+// of it gives them up and fails instead of writing.
+func WithClaimGrace(d time.Duration) Option { return func(o *config) { o.grace = d } }
+
+// WithCursorKey sets the secret (at least MinCursorKeyBytes random bytes)
+// under which the runtime seals the cursors that would otherwise show a
+// Sensitive value: those of a query that binds one (a List of a Sensitive
+// partition, a FindAll by a Sensitive lookup value, an index read by a
+// Sensitive column) or that pages a table whose primary key has a
+// Sensitive column (the server's page state holds the last row's key).
+// Such a cursor's page state is encrypted and authenticated (AES-GCM), and
+// its query fingerprint is a keyed hash, so its String tells nothing of
+// the values. A sealed cursor resumes only in a runtime with the same
+// key: without WithCursorKey, New draws a random key, and the cursor
+// resumes only in the runtime that made it (not after a restart, nor on
+// another instance behind the same load balancer); give every instance
+// the same key, kept as secret as any credential, for cursors that travel
+// between them. Other cursors are not sealed and resume anywhere.
+func WithCursorKey(key []byte) Option {
+	return func(o *config) { o.cursorKey = append([]byte{}, key...) }
+}
+
+// WithClock sets the clock used for CreatedAt, UpdatedAt and time versions
+// (default time.Now), for tests.
+func WithClock(now func() time.Time) Option { return func(o *config) { o.now = now } }
+
+// New returns the runtime of keyspace ks on d. Every statement names its
+// table qualified with the keyspace, and the checks that depend on the
+// servers use the keyspace's targets (ks.Targets): a TTL whose expiry
+// passes 2038-01-19 is refused only when they include kandra.Cassandra5
+// (see kandra.MaxWriteTTL). A nil d or ks is a programmer error: New
+// panics.
+func New(d Driver, ks *kandra.Keyspace, opts ...Option) (*Store, error) {
+	if d == nil || ks == nil {
+		panic("kandra/kstore: New: nil Driver or Keyspace")
+	}
+	cfg := config{consistency: kandra.ConsistencyLocalQuorum, serial: kandra.ConsistencySerial,
+		concurrency: 16, queue: DefaultEventualQueue, maxBatch: DefaultMaxBatchBytes, now: time.Now,
+		ahead: DefaultMaxTimestampAhead, grace: DefaultClaimGrace}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if !cfg.consistency.IsValid() {
+		return nil, &kerrors.QueryError{Message: "invalid default consistency " + cfg.consistency.String()}
+	}
+	if !cfg.serial.IsSerial() {
+		return nil, &kerrors.QueryError{Message: "default serial consistency " + cfg.serial.String() + " is not SERIAL or LOCAL_SERIAL"}
+	}
+	if cfg.grace <= 0 {
+		return nil, &kerrors.QueryError{Message: "WithClaimGrace: the grace must be positive, not " + cfg.grace.String()}
+	}
+	if cfg.cursorKey != nil && len(cfg.cursorKey) < MinCursorKeyBytes {
+		return nil, &kerrors.QueryError{Message: fmt.Sprintf("WithCursorKey: a key of %d bytes; give at least %d random bytes", len(cfg.cursorKey), MinCursorKeyBytes)}
+	}
+	if cfg.ahead < 0 {
+		return nil, &kerrors.QueryError{Message: "WithMaxTimestampAhead: a negative duration " + cfg.ahead.String()}
+	}
+	if cfg.concurrency < 1 {
+		cfg.concurrency = 1
+	}
+	if cfg.queue < 0 {
+		cfg.queue = 0
+	}
+	keys, err := newCursorKeys(cfg.cursorKey)
+	if err != nil {
+		return nil, &kerrors.QueryError{Message: "the random cursor key (see WithCursorKey)", Cause: err}
+	}
+	return &Store{d: d, ks: ks, keyspace: ks.Name(), cfg: cfg, pool: newWorkers(cfg.concurrency, cfg.queue),
+		drained: make(chan struct{}), background: context.Background(), keys: keys}, nil
+}
+
+// Keyspace is the keyspace given to New.
+func (r *Store) Keyspace() *kandra.Keyspace { return r.ks }
+
+// Close stops accepting calls (a later call fails with an error matching
+// errors.ErrClosed, sending nothing), then waits, until ctx is done, for the calls
+// in progress and for every EVENTUAL lookup write they queue. When it
+// returns nil, nothing more is sent through the driver; it returns ctx's
+// error if the work did not finish in time (it then goes on in the
+// background). It does not close the driver's session: close it after.
+func (r *Store) Close(ctx context.Context) error {
+	if r.calls.Or(1)>>1 == 0 {
+		r.drainOnce.Do(func() { close(r.drained) })
+	}
+	done := make(chan struct{})
+	go func() {
+		<-r.drained
+		// Every call has returned, and each counted its EVENTUAL writes
+		// in wg before it did; no call can start any more.
+		r.wg.Wait()
+		r.closeOnce.Do(r.pool.close) // let the idle workers end
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// enter counts a call in, unless Close has begun; a call that entered
+// must leave. Counting first and then looking at the closed bit, in one
+// atomic add, is what makes Close see every call that got in.
+func (r *Store) enter() bool {
+	if r.calls.Add(2)&1 != 0 {
+		r.leave()
+		return false
+	}
+	return true
+}
+
+// leave counts a call out; the last one out after Close began lets Close
+// go on.
+func (r *Store) leave() {
+	if r.calls.Add(-2) == 1 {
+		r.drainOnce.Do(func() { close(r.drained) })
+	}
+}
+
+// watch is a statement (or batch) being sent: its observation, when an
+// observer is set, and its start, when anyone wants its duration.
+type watch struct {
+	o     *kandra.Observation
+	start time.Time
+}
+
+// observe starts watching a statement (or a batch of n) of op on table,
+// and returns the context to send it with. With neither an observer nor
+// a recorder it costs two nil checks: no clock reading, no allocation.
+func (r *Store) observe(ctx context.Context, table, op string, kind kandra.StatementKind, cql string, n int, cons kandra.Consistency, background bool) (context.Context, watch) {
+	return r.cfg.observe(ctx, r.keyspace, table, op, kind, cql, n, cons, background)
+}
+
+// observed ends w: rows read, and the driver's error.
+func (r *Store) observed(ctx context.Context, w watch, table, op string, rows int, err error) {
+	r.cfg.observed(ctx, w, table, op, rows, err)
+}
+
+func (c *config) observe(ctx context.Context, keyspace, table, op string, kind kandra.StatementKind, cql string, n int, cons kandra.Consistency, background bool) (context.Context, watch) {
+	if c.observer == nil {
+		if c.metrics == nil {
+			return ctx, watch{}
+		}
+		return ctx, watch{start: time.Now()}
+	}
+	w := watch{o: &kandra.Observation{Keyspace: keyspace, Table: table, Operation: op, Kind: kind, Statement: cql,
+		Statements: n, Consistency: cons, Attempt: 1, Background: background}}
+	ctx = c.observer.Start(ctx, w.o)
+	w.start = time.Now()
+	return ctx, w
+}
+
+func (c *config) observed(ctx context.Context, w watch, table, op string, rows int, err error) {
+	if w.start.IsZero() {
+		return
+	}
+	d := time.Since(w.start)
+	if c.metrics != nil {
+		c.metrics.Record(table, op, d)
+	}
+	if w.o != nil {
+		w.o.Duration, w.o.Rows, w.o.Err = d, rows, err
+		c.observer.End(ctx, w.o)
+	}
+}
+
+// eventualFailed reports an asynchronous failure.
+func (r *Store) eventualFailed(lookupTable string, entity any, err error, d time.Duration) {
+	if r.cfg.metrics != nil {
+		r.cfg.metrics.Record(lookupTable, OpEventualWriteFailed, d)
+	}
+	if r.cfg.listener != nil {
+		r.cfg.listener.OnEventualWriteFailed(lookupTable, entity, err)
+	}
+}
+
+// option is what every per-call option does.
+type option interface{ apply(*call) }
+
+// ReadOption configures a read of one entity; see "Call options" in the package doc.
+type ReadOption interface {
+	option
+	readOption()
+}
+
+// ListOption configures a read of a page of entities; see "Call options" in the package doc.
+type ListOption interface {
+	option
+	listOption()
+}
+
+// WriteOption configures Save, ForceSave and Update; see "Call options" in the package doc.
+type WriteOption interface {
+	option
+	writeOption()
+}
+
+// InsertOption configures SaveIfNotExists; see "Call options" in the package doc.
+type InsertOption interface {
+	option
+	insertOption()
+}
+
+// DeleteOption configures Delete, HardDelete, ForceDelete and SoftDelete;
+// see "Call options" in the package doc.
+type DeleteOption interface {
+	option
+	deleteOption()
+}
+
+// CounterOption configures Counter.Increment and Decrement; see the table
+// above.
+type CounterOption interface {
+	option
+	counterOption()
+}
+
+type call struct {
+	cons      kandra.Consistency
+	hasCons   bool
+	serial    kandra.Consistency
+	hasSerial bool
+	ttl       time.Duration
+	hasTTL    bool
+	ts        int64     // microseconds since the epoch
+	tsAt      time.Time // the time given, for messages
+	hasTS     bool
+
+	pageSize    int
+	hasPageSize bool
+	cursor      Cursor
+	hasCursor   bool
+	lower       any
+	lowerCol    *kandra.ColumnSchema
+	lowerB      adapter.Bound
+	upper       any
+	upperCol    *kandra.ColumnSchema
+	upperB      adapter.Bound
+	reversed    bool
+	prefix      []prefixValue // Equal's, in the order given
+}
+
+// prefixValue is one Equal: a clustering column and its value.
+type prefixValue struct {
+	col *kandra.ColumnSchema
+	v   any
+}
+
+// ConsistencyOption is the option Consistency returns; every call takes it.
+type ConsistencyOption struct{ c kandra.Consistency }
+
+func (o ConsistencyOption) apply(c *call) { c.cons, c.hasCons = o.c, true }
+func (ConsistencyOption) readOption()     {}
+func (ConsistencyOption) listOption()     {}
+func (ConsistencyOption) writeOption()    {}
+func (ConsistencyOption) insertOption()   {}
+func (ConsistencyOption) deleteOption()   {}
+func (ConsistencyOption) counterOption()  {}
+
+// Consistency sets the consistency of the call; it wins over the table's
+// and the runtime's.
+func Consistency(c kandra.Consistency) ConsistencyOption { return ConsistencyOption{c} }
+
+// SerialOption is the option SerialConsistency returns; the writes and
+// deletes take it.
+type SerialOption struct{ c kandra.Consistency }
+
+func (o SerialOption) apply(c *call) { c.serial, c.hasSerial = o.c, true }
+func (SerialOption) writeOption()    {}
+func (SerialOption) insertOption()   {}
+func (SerialOption) deleteOption()   {}
+
+// SerialConsistency sets the serial consistency of a call's lightweight
+// transactions: SaveIfNotExists, every write of a versioned table, and the
+// claims of unique lookups. A level that is not SERIAL or LOCAL_SERIAL
+// makes the call fail with a *errors.ArgumentError before anything is
+// sent.
+func SerialConsistency(c kandra.Consistency) SerialOption { return SerialOption{c} }
+
+// TTLOption is the option TTL returns; Save, ForceSave, Update and
+// SaveIfNotExists take it.
+type TTLOption struct{ d time.Duration }
+
+func (o TTLOption) apply(c *call) { c.ttl, c.hasTTL = o.d, true }
+func (TTLOption) writeOption()    {}
+func (TTLOption) insertOption()   {}
+
+// TTL writes the row with a time to live (USING TTL): a whole number of
+// seconds, 0 for none, up to kandra.MaxWriteTTL of the keyspace's targets.
+// Another value is a *errors.ArgumentError and nothing is sent.
+func TTL(d time.Duration) TTLOption { return TTLOption{d} }
+
+// TimestampOption is the option Timestamp returns; Save, ForceSave, Update
+// and the deletes take it.
+type TimestampOption struct{ t time.Time }
+
+func (o TimestampOption) apply(c *call) { c.ts, c.tsAt, c.hasTS = o.t.UnixMicro(), o.t, true }
+func (TimestampOption) writeOption()    {}
+func (TimestampOption) deleteOption()   {}
+
+// Timestamp writes with a client write time (USING TIMESTAMP), sent in
+// microseconds since the Unix epoch (t.UnixMicro: finer digits are
+// dropped). A time before the epoch, or more than WithMaxTimestampAhead
+// past the runtime's clock, is a *errors.ArgumentError and nothing is
+// sent: a write from the future wins over every later write of the row
+// until that time comes. A write of a versioned table is conditional and
+// cannot carry one (ForceSave and ForceDelete can).
+func Timestamp(t time.Time) TimestampOption { return TimestampOption{t} }
+
+// PageOption is the option PageSize, After, From, To and Reversed return;
+// the list calls take it.
+type PageOption struct{ set func(*call) }
+
+func (o PageOption) apply(c *call) { o.set(c) }
+func (PageOption) listOption()     {}
+
+// PageSize sets the rows per page of a list call (default 100), 1 to
+// MaxPageSize; another value is a *errors.ArgumentError.
+func PageSize(n int) PageOption {
+	return PageOption{func(o *call) { o.pageSize, o.hasPageSize = n, true }}
+}
+
+// After resumes a list call at a cursor returned by Iter.Cursor. A cursor
+// of another query (another table, partition, bounds or order) is a
+// *errors.ArgumentError, as is a sealed cursor (one that would show a
+// Sensitive value, see WithCursorKey) of a runtime with another key.
+func After(c Cursor) PageOption {
+	return PageOption{func(o *call) { o.cursor, o.hasCursor = c, true }}
+}
+
+// Equal restricts List to the rows whose clustering column f equals v.
+// Equal on the first clustering column, then on the second, and so on,
+// lists a prefix of the clustering key: Equal(day, d) lists one day of a
+// partition clustered by (day, hour). The columns must be the first ones
+// of the clustering key, each once, in any order of the options; a gap
+// (the second without the first) is a *errors.ArgumentError, since servers
+// refuse it unless ALLOW FILTERING, which kandra never sends.
+func Equal[T, V any](f kandra.Field[T, V], v V) PageOption {
+	col := f.Column()
+	return PageOption{func(o *call) { o.prefix = append(o.prefix, prefixValue{col, v}) }}
+}
+
+// From bounds List to rows whose clustering column f is >= v (inclusive)
+// or > v. f must be the clustering column after those Equal fixes: the
+// first one without Equal; another field is a *errors.ArgumentError.
+//
+// In a column stored in descending order (kandra.ClusteringDesc), From is
+// still the smaller end: From(t, a) and To(t, b) list a <= t <= b, newest
+// first, the table's order; Reversed lists them oldest first.
+func From[T, V any](f kandra.Field[T, V], v V, inclusive bool) PageOption {
+	col := f.Column()
+	return PageOption{func(o *call) { o.lower, o.lowerCol, o.lowerB = v, col, bound(inclusive) }}
+}
+
+// To bounds List to rows whose clustering column f is <= v (inclusive) or
+// < v, on the column From bounds (see From).
+func To[T, V any](f kandra.Field[T, V], v V, inclusive bool) PageOption {
+	col := f.Column()
+	return PageOption{func(o *call) { o.upper, o.upperCol, o.upperB = v, col, bound(inclusive) }}
+}
+
+// Reversed lists in the reverse of the table's clustering order.
+func Reversed() PageOption { return PageOption{func(o *call) { o.reversed = true }} }
+
+func bound(inclusive bool) adapter.Bound {
+	if inclusive {
+		return adapter.Inclusive
+	}
+	return adapter.Exclusive
+}
+
+func applyCall[O option](opts []O) call {
+	var c call
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	return c
+}
+
+// queryErr is the *errors.QueryError of msg and cause. A cause that
+// matches errors.ErrUnknownOutcome (the adapter sent a write that must not
+// be sent twice, and lost its answer) gets the way out in the message.
+func queryErr(msg string, cause error) error {
+	if errors.Is(cause, kerrors.ErrUnknownOutcome) {
+		msg += ": its answer was lost, so it may have applied; it is not sent again: read the entity at SERIAL consistency (kstore.Consistency(kandra.ConsistencySerial)) to learn whether it did before writing again (a counter cannot tell: count the update as possibly applied)"
+	}
+	return &kerrors.QueryError{Message: msg, Cause: cause}
+}

@@ -15,7 +15,7 @@ var apiPackages = []string{
 	"github.com/kandra-go/kandra/adapter",
 	"github.com/kandra-go/kandra/migrate",
 	"github.com/kandra-go/kandra/migrate/cli",
-	"github.com/kandra-go/kandra/errors",
+	"github.com/kandra-go/kandra/kerrors",
 	"github.com/kandra-go/kandra/auth",
 }
 

@@ -141,7 +141,7 @@ func SecondaryIndex(opts ...IndexOption) FieldOption {
 // server's default index. With the index, a vector's components must be
 // finite and within ±1e17, and a cosine index refuses a vector whose
 // components are all within ±1e-6: the runtime refuses such a write
-// before sending (*errors.ValueError), where the server would fail it.
+// before sending (*kerrors.ValueError), where the server would fail it.
 // A column has one index: VectorIndex excludes SecondaryIndex.
 func VectorIndex(sim Similarity) FieldOption {
 	return fieldOption{"VectorIndex", func(s *fieldSpec) {

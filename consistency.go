@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // Consistency is a CQL consistency level. Its values are the native

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 	"pgregory.net/rapid"
 )
 
@@ -88,7 +88,7 @@ func TestConsistencyParseErrors(t *testing.T) {
 				t.Fatalf("ParseConsistency(%q) = %v, want an error", in, got)
 			}
 			if !errors.Is(err, kerrors.ErrArgument) || !errors.Is(err, kerrors.ErrKandra) {
-				t.Errorf("ParseConsistency(%q): %v is not an *errors.ArgumentError of the family", in, err)
+				t.Errorf("ParseConsistency(%q): %v is not an *kerrors.ArgumentError of the family", in, err)
 			}
 			msg := err.Error()
 			for _, want := range []string{

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // maxCQLTypeDepth caps the type levels ParseCQLType follows (collections

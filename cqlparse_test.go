@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 	"pgregory.net/rapid"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // The DDL writers. Every statement is written by a *Keyspace, which has
@@ -269,7 +269,7 @@ func createIndex(t *TableSchema, c *ColumnSchema, s ddlSpec) string {
 // keyspace, for adding a column a deployed table lacks. It never drops or
 // renames. There is no IF NOT EXISTS: ScyllaDB rejects it, so check
 // system_schema.columns first. A key column cannot be added to an existing
-// table: for one it returns a *errors.MigrationError that gives the manual
+// table: for one it returns a *kerrors.MigrationError that gives the manual
 // path. A column of another table is a *SchemaError under RuleBinding.
 func (k *Keyspace) AlterTableAdd(t SchemaSource, c *ColumnSchema) (string, error) {
 	ts, err := k.member("AlterTableAdd", t)

@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/examples/todos/model"
 	"github.com/kandra-go/kandra/examples/todos/recipe"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

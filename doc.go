@@ -53,7 +53,7 @@
 // Consistency, UUIDStrategy, the timestamp helpers, Metrics and
 // EventListener are the contracts such a runtime shares with the
 // application. The errors package holds the error family: every error
-// kandra returns matches errors.ErrKandra and the sentinel of its kind.
+// kandra returns matches kerrors.ErrKandra and the sentinel of its kind.
 // The runtime itself lives in package kstore and the driver adapters in
 // nested modules.
 //

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // registerNoPanic calls kandra.Register[T] and fails the test if it panics:

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // reservedWords is the union of the words Cassandra (4.1, 5.0) and ScyllaDB
@@ -135,7 +135,7 @@ func ValidateName(name string) error {
 }
 
 // NameError reports a keyspace, table or index name that servers reject.
-// It matches errors.ErrSchema and errors.ErrKandra with errors.Is.
+// It matches kerrors.ErrSchema and kerrors.ErrKandra with errors.Is.
 type NameError struct {
 	Name    string // the name as given
 	Problem string // why servers reject it
@@ -146,7 +146,7 @@ func (e *NameError) Error() string {
 	return "kandra: name " + strconv.Quote(e.Name) + " " + e.Problem
 }
 
-// Is matches errors.ErrSchema and errors.ErrKandra.
+// Is matches kerrors.ErrSchema and kerrors.ErrKandra.
 func (e *NameError) Is(target error) bool {
 	return target == kerrors.ErrKandra || target == kerrors.ErrSchema
 }

@@ -13,12 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"pgregory.net/rapid"
-
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/internal/dynamic"
 	"github.com/kandra-go/kandra/internal/schematest"
+	"github.com/kandra-go/kandra/kerrors"
+	"pgregory.net/rapid"
 )
 
 // Property tests of the DDL invariants over random struct types
@@ -1025,7 +1024,7 @@ func TestPropertyIndexesAndStatements(t *testing.T) {
 			if c.Role() != kandra.RegularColumn {
 				var me *kerrors.MigrationError
 				if alter != "" || !errors.As(err, &me) {
-					t.Fatalf("AlterTableAdd(%q) of a key column = %q, %v; want a *errors.MigrationError", c.Name(), alter, err)
+					t.Fatalf("AlterTableAdd(%q) of a key column = %q, %v; want a *kerrors.MigrationError", c.Name(), alter, err)
 				}
 				continue
 			}

@@ -22,7 +22,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/auth"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

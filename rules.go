@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // Rule names a schema rule. Every rule kandra enforces is a row of
@@ -304,7 +304,7 @@ const MaxTTL = 630720000 * time.Second
 // SchemaError reports a schema that breaks a rule: an entity type (from
 // Register or FieldOf) or a keyspace (from NewKeyspace). Nothing is
 // registered or built when one is returned. It matches
-// errors.ErrSchema and errors.ErrKandra with the standard errors.Is.
+// kerrors.ErrSchema and kerrors.ErrKandra with the standard errors.Is.
 type SchemaError struct {
 	// Entity is the Go type name of the entity ("model.User"), or
 	// `keyspace "app"` for a keyspace rule.
@@ -334,7 +334,7 @@ func (e *SchemaError) Error() string {
 	return b.String()
 }
 
-// Is matches errors.ErrSchema and errors.ErrKandra.
+// Is matches kerrors.ErrSchema and kerrors.ErrKandra.
 func (e *SchemaError) Is(target error) bool {
 	return target == kerrors.ErrKandra || target == kerrors.ErrSchema
 }

@@ -39,7 +39,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // try builds the schema describe declares and returns the error.

@@ -26,11 +26,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/internal/cqlcompare"
 	"github.com/kandra-go/kandra/internal/cqlvalue"
 	"github.com/kandra-go/kandra/internal/reflectx"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // AppendStored appends to dst the value at p (a *V for the column's Go
@@ -54,8 +53,8 @@ import (
 // fields in its order (a `kandra:"-"` field is not stored and never
 // counts).
 //
-// It fails, appending nothing, with an *errors.ArgumentError when p is
-// not a non-nil *V, with the *errors.ValueError of CheckValue for a value
+// It fails, appending nothing, with an *kerrors.ArgumentError when p is
+// not a non-nil *V, with the *kerrors.ValueError of CheckValue for a value
 // CheckValue refuses (it has no stored form), and with an error naming
 // the Go type for a type whose bytes kandra leaves to the driver: a
 // CQLTyper (a decimal type, say), a type with its own MarshalCQL, or one

@@ -12,11 +12,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"pgregory.net/rapid"
-
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/internal/storedgen"
+	"github.com/kandra-go/kandra/kerrors"
+	"pgregory.net/rapid"
 )
 
 // Stored equality: equal by kandra exactly when the stored bytes are, and

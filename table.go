@@ -3,8 +3,8 @@ package kandra
 import (
 	"fmt"
 
-	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/internal/reflectx"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // Table is a registered entity type: its validated TableSchema plus the
@@ -64,7 +64,7 @@ func (t *Table[T]) ColumnPointers(e *T, cols []*ColumnSchema, dst []any) []any {
 }
 
 // Validate runs the validators attached in Describe (Schema.Validate), in
-// order, and returns a *errors.ValidationError holding every failure, or
+// order, and returns a *kerrors.ValidationError holding every failure, or
 // nil when there is none. Its message is
 // "Validation failed: field: message; field: message".
 func (t *Table[T]) Validate(e *T) error {

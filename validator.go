@@ -1,6 +1,6 @@
 package kandra
 
-import kerrors "github.com/kandra-go/kandra/errors"
+import "github.com/kandra-go/kandra/kerrors"
 
 // FieldError is one validation failure: a field and what is wrong with it.
 type FieldError = kerrors.FieldError

@@ -17,9 +17,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/internal/cqlvalue"
 	"github.com/kandra-go/kandra/internal/reflectx"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // valueCheck reports the part of v (the value itself, or an element of
@@ -27,7 +27,7 @@ import (
 // Value and "" when it has one.
 type valueCheck func(v reflect.Value) (bad reflect.Value, problem string)
 
-// CheckValue reports, as an *errors.ValueError naming the table, the
+// CheckValue reports, as an *kerrors.ValueError naming the table, the
 // column, the CQL type and the range, a value at p (a pointer to a value
 // of the column's Go type, as Pointer gives it) that the column cannot
 // hold exactly: a time outside a TIMESTAMP's or DATE's range, a TIME
@@ -327,7 +327,7 @@ func storedForm(v reflect.Value, ct CQLType) {
 }
 
 // ReadError is the error a driver adapter returns when a stored cell of
-// the column cannot be read into its Go type: an *errors.ValueError with
+// the column cannot be read into its Go type: an *kerrors.ValueError with
 // Read set, naming the table and the column, the cell's value redacted
 // for a Sensitive column. err is the decoder's failure.
 func (c *ColumnSchema) ReadError(err error) error {

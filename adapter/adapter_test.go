@@ -176,7 +176,7 @@ type fakeError struct{}
 
 func (*fakeError) Error() string { return "the fake driver does not know this" }
 
-var _ Driver[fakeInfo] = fake{}
+var _ TypeSystem[fakeInfo] = fake{}
 
 type (
 	userID uuid.UUID

@@ -38,7 +38,7 @@ import (
 //     unmarshal a duration only into their own Duration. Scanned as the
 //     protocol's months, days and nanoseconds and converted back (months
 //     and days are never set by a Go value; a server value that has them
-//     cannot be a time.Duration: the read fails with an *errors.ValueError
+//     cannot be a time.Duration: the read fails with an *kerrors.ValueError
 //     naming the column).
 //   - map[K]struct{} (a CQL set): the drivers marshal it but cannot
 //     unmarshal a set into a map. Scanned into []K and turned back into a
@@ -56,7 +56,7 @@ import (
 //     field as a column of the field's Go and CQL type would be (these
 //     rules, sorted sets and maps), matched by name to the fields of the
 //     type the server describes: a field the struct lacks is null, one the
-//     server lacks is a *UDTFieldError (nothing is sent), and a stored
+//     server lacks is a *kerrors.UDTFieldError (nothing is sent), and a stored
 //     value with fewer fields (written before ALTER TYPE ... ADD) reads
 //     the others as null.
 //
@@ -78,14 +78,14 @@ import (
 // does (the adapter's tests prove it), and hands every other CQL type to
 // the driver: the same bytes and values, without the driver's reflection
 // or the boxing of each value.
-type Codec[I any, D Driver[I]] struct {
+type Codec[I any, D TypeSystem[I]] struct {
 	convs []*conv // per column; nil = pass through
 	cols  []*kandra.ColumnSchema
 }
 
 // NewCodec plans the conversions for cols (in the order the pointers will
 // come in, normally TableSchema.Columns()).
-func NewCodec[I any, D Driver[I]](cols []*kandra.ColumnSchema) (*Codec[I, D], error) {
+func NewCodec[I any, D TypeSystem[I]](cols []*kandra.ColumnSchema) (*Codec[I, D], error) {
 	c := &Codec[I, D]{convs: make([]*conv, len(cols)), cols: cols}
 	for i, col := range cols {
 		cv, err := planColumn[I, D](col)
@@ -98,7 +98,7 @@ func NewCodec[I any, D Driver[I]](cols []*kandra.ColumnSchema) (*Codec[I, D], er
 }
 
 // planColumn is the conv of a column's Go type in its CQL type.
-func planColumn[I any, D Driver[I]](col *kandra.ColumnSchema) (*conv, error) {
+func planColumn[I any, D TypeSystem[I]](col *kandra.ColumnSchema) (*conv, error) {
 	n, err := cqlorder.Of(col.Type())
 	if err != nil {
 		return nil, err
@@ -110,7 +110,7 @@ func planColumn[I any, D Driver[I]](col *kandra.ColumnSchema) (*conv, error) {
 // its own: a map's key (key), or an element (a list's or set's element, a
 // map's value), and returns its Go type. A set's Go type is map[E]struct{}:
 // its element is the map's key type.
-func planPart[I any, D Driver[I]](col *kandra.ColumnSchema, key bool) (*conv, reflect.Type, error) {
+func planPart[I any, D TypeSystem[I]](col *kandra.ColumnSchema, key bool) (*conv, reflect.Type, error) {
 	n, err := cqlorder.Of(col.Type())
 	if err != nil {
 		return nil, nil, err
@@ -193,7 +193,7 @@ func (c *Codec[I, D]) AppendBindRefs(dst, ptrs []any) []any {
 // column converted by cv: with byRef, the field's reference, or a pointer
 // of the wire type to its memory; else p's value for a common type, a
 // copy of the field as its wire type; or the converted value.
-func bind[I any, D Driver[I]](cv *conv, p any, byRef bool) any {
+func bind[I any, D TypeSystem[I]](cv *conv, p any, byRef bool) any {
 	if cv == nil {
 		if byRef {
 			return ref[I, D](p)
@@ -209,7 +209,7 @@ func bind[I any, D Driver[I]](cv *conv, p any, byRef bool) any {
 // aliased is what bind gives for the field at p, aliased by cv as a: a
 // itself with byRef, else a copy of the value (p's own for a type the
 // driver takes as it is).
-func aliased[I any, D Driver[I]](cv *conv, p, a any, byRef bool) any {
+func aliased[I any, D TypeSystem[I]](cv *conv, p, a any, byRef bool) any {
 	switch {
 	case byRef:
 		return a
@@ -221,7 +221,7 @@ func aliased[I any, D Driver[I]](cv *conv, p, a any, byRef bool) any {
 
 // derefWire is the value behind a pointer alias returned: a copy, for a
 // driver that reads it after the call.
-func derefWire[I any, D Driver[I]](a any) any {
+func derefWire[I any, D TypeSystem[I]](a any) any {
 	switch x := a.(type) { // the common ones, without reflect
 	case *timestampWire[I]:
 		return *x
@@ -285,7 +285,7 @@ func (c *Codec[I, D]) AppendScanTargets(dst, ptrs []any) (targets []any, finish 
 // by cv: the field's reference, a pointer of the wire type to its memory,
 // or a new temporary of the wire type (tmp), which cv.fromWire turns into
 // the field's value once scanned.
-func scanTarget[I any, D Driver[I]](cv *conv, p any) (target any, tmp reflect.Value) {
+func scanTarget[I any, D TypeSystem[I]](cv *conv, p any) (target any, tmp reflect.Value) {
 	if cv == nil || cv.only == sortOnly {
 		return scanRef[I, D](p), reflect.Value{}
 	}
@@ -303,7 +303,7 @@ func scanTarget[I any, D Driver[I]](cv *conv, p any) (target any, tmp reflect.Va
 // in which the server stores them in any other column and in which it
 // reads a CQL literal, and each element (or key) once as the server sees
 // them.
-type SortedValue[I any, D Driver[I]] struct {
+type SortedValue[I any, D TypeSystem[I]] struct {
 	// Value is what the driver would be given unsorted: a slice (list or
 	// set), a map[K]struct{} (set) or a map, or a pointer to one.
 	Value any
@@ -316,7 +316,7 @@ type SortedValue[I any, D Driver[I]] struct {
 // would match its fields by their Go names, and send null for the
 // others. It fails only for a CQL type the core does not know (a tuple,
 // or a user-defined type without its fields).
-func Sorted[I any, D Driver[I]](t kandra.CQLType, v any) (SortedValue[I, D], error) {
+func Sorted[I any, D TypeSystem[I]](t kandra.CQLType, v any) (SortedValue[I, D], error) {
 	n, err := cqlorder.Of(t)
 	if err != nil {
 		return SortedValue[I, D]{}, err

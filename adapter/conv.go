@@ -81,7 +81,7 @@ var (
 // planConv returns nil when the driver takes t (as CQL type n) as it is.
 // A column's own value (top) whose type holds a set or a map is bound as
 // a SortedValue.
-func planConv[I any, D Driver[I]](t reflect.Type, n cqlorder.Type, top bool) *conv {
+func planConv[I any, D TypeSystem[I]](t reflect.Type, n cqlorder.Type, top bool) *conv {
 	cv := planValue[I, D](t, n, top)
 	if !top || !n.HoldsSetOrMap() || n.Name == "udt" { // a user-defined type sorts its fields itself (planUDT)
 		return cv
@@ -196,7 +196,7 @@ func specialBase(t reflect.Type) (base reflect.Type, ok bool) {
 }
 
 // planValue is planConv without the sorting.
-func planValue[I any, D Driver[I]](t reflect.Type, n cqlorder.Type, top bool) *conv {
+func planValue[I any, D TypeSystem[I]](t reflect.Type, n cqlorder.Type, top bool) *conv {
 	if c := planRules[I](t, n.Name, top); c != nil {
 		return c
 	}

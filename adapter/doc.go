@@ -27,7 +27,7 @@
 // And the migrator's driver side: ReadSchemaRows, ReadSchemaVersions,
 // ExecSchemaThen and AwaitAgreement read the schema tables and wait for
 // schema agreement over any QueryFunc, which is what an adapter's
-// migrate.Driver methods are made of.
+// adapter.Driver methods are made of.
 //
 // An adapter implements Driver, a handful of methods for its driver's
 // types (its TypeInfo, its Marshal and Unmarshal, how it splits a
@@ -35,7 +35,7 @@
 // references of its own if it has any), on an empty struct type, and
 // instantiates the core with it:
 //
-//	type types struct{} // implements adapter.Driver[gocql.TypeInfo]
+//	type types struct{} // implements adapter.TypeSystem[gocql.TypeInfo]
 //	type Codec = adapter.Codec[gocql.TypeInfo, types]
 //
 // What it keeps is its session plumbing: building its driver's queries and

@@ -1,127 +1,125 @@
 package adapter
 
 import (
-	"reflect"
+	"context"
 
-	"github.com/kandra-go/kandra/internal/cqlorder"
+	"github.com/kandra-go/kandra"
 )
 
-// Driver is a driver as the core sees it. I is the driver's type info,
-// what it hands a Marshaler (gocql.TypeInfo in both gocql drivers): the
-// core's wire types and references implement the driver's Marshaler and
-// Unmarshaler for it.
+// Driver is what kandra needs from a CQL driver, as database/sql/driver's
+// interfaces are what database/sql needs: package kstore runs every typed
+// call through Exec, Query and Batch, and package migrate reads the live
+// schema, changes it and keeps its own tables through ExecCQL, QueryCQL
+// and AwaitSchemaAgreement. The adapter modules implement it on their
+// driver's session (kgocql.Driver, kgocqlv2.Driver); an application only
+// passes one to kstore.New or to package migrate and never calls it.
 //
-// An adapter implements Driver on an empty struct type D and instantiates
-// the core with it (Codec[gocql.TypeInfo, D]); the core calls the methods
-// of D's zero value, so that a wire type the driver calls with nothing
-// but a type info reaches the driver all the same.
-type Driver[I any] interface {
-	// Type is info's CQL type, as the native protocol numbers it. The
-	// core never asks it of a nil info.
-	Type(info I) Type
-	// Collection reports whether info is a collection's (a list's, a
-	// set's or a map's: Type says which) and, if so, the type info of its
-	// keys (a map's; the zero I otherwise) and of its elements (a map's
-	// values). err stops the marshalling of a SortedValue: a driver
-	// returns one when it cannot send a collection as the core writes it,
-	// with 4-byte sizes (a protocol before 3).
-	Collection(info I) (key, elem I, ok bool, err error)
-	// UDT reports whether info is a user-defined type's and, if so, the
-	// keyspace and name the server gives it and how many fields it has.
-	// The core encodes a user-defined type's values itself, matching the
-	// Go struct's fields to the server's by name (UDTField).
-	UDT(info I) (keyspace, name string, fields int, ok bool)
-	// UDTField is field i (0 <= i < the count UDT reports) of the
-	// user-defined type info: its name and type info, in the server's
-	// order.
-	UDTField(info I, i int) (name string, field I)
-	// Marshal is the driver's own marshalling (gocql.Marshal), which the
-	// core hands every value it does not encode itself.
-	Marshal(info I, v any) ([]byte, error)
-	// Unmarshal is the driver's own unmarshalling (gocql.Unmarshal), which
-	// the core hands every value it does not decode itself.
-	Unmarshal(info I, data []byte, v any) error
-	// UUID is the driver's own UUID type (gocql.UUID), which it binds and
-	// scans as it is: a field of it is bound and scanned by reference but
-	// not converted (Codec.Converted). Every other 16-byte array type but
-	// [16]byte (uuid.UUID, a type UserID uuid.UUID) is converted.
-	UUID() reflect.Type
-	// Ref is the adapter's own reference type for a field of Go type t,
-	// or nil for none: a type with t's underlying type whose pointer is
-	// the driver's Marshaler and Unmarshaler over the field's memory, as
-	// the core's references are (see Codec), written for the driver's
-	// own types without the cost of the core's generic ones. The core
-	// binds and scans a field of t through it, and a uuid.UUID through
-	// the Ref of the driver's UUID.
-	Ref(t reflect.Type) reflect.Type
+// Values hold one entry per bind marker of the statement, in the order of
+// Statement.Params: field addresses (a *V for a column of Go type V) or
+// plain values (an int for ParamTTL and ParamLimit, an int64 for
+// ParamTimestamp and ParamDelta, a V or *V for a bound). The adapter
+// converts column-typed values by Param.Column, as its driver needs (Codec
+// does it once per statement).
+//
+// A Query, a Batch, their Values and the dst of Rows.Next are valid only
+// during the call they are passed to: the runtime reuses their memory for
+// its next calls (that is how a Save or a Get allocates almost nothing). A
+// Driver must copy what it keeps after returning (a Rows may keep the
+// Query's values until its Close, which the runtime calls before reusing
+// them). Converting the values into a slice of the driver's own is enough:
+// the field addresses point into the caller's entity, not into the
+// runtime's memory.
+//
+// A Driver must be safe for concurrent use. Its errors are returned to the
+// runtime as they are; the runtime wraps them in *errors.QueryError.
+//
+// A statement or batch that is not idempotent (Statement.IsIdempotent
+// false for one of its statements) must be sent once: the driver must not
+// retry it nor run speculative executions of it, whatever its session's
+// policies, and an error after which it may have applied (its answer lost,
+// or the server's error leaving the outcome open) must match
+// errors.ErrUnknownOutcome (UnknownOutcome wraps one; Send does both).
+// Idempotent statements may be retried and speculated.
+//
+// The conformance suite, package adaptertest, proves an implementation on
+// a real node.
+type Driver interface {
+	// Exec runs a write. For a conditional statement
+	// (Statement.IsConditional) it reports whether the server applied it;
+	// otherwise applied is true whenever err is nil.
+	Exec(ctx context.Context, q *Query) (applied bool, err error)
+	// Query runs a SELECT and returns one page of rows: at most
+	// q.PageSize rows (all of them when PageSize is 0), starting at
+	// q.PageState. It must not return the rows of more than one page; it
+	// may pass over empty pages to the first page with rows, as
+	// ScyllaDB's fork of gocql does by itself (Rows.PageState is then the
+	// state after that page).
+	Query(ctx context.Context, q *Query) (Rows, error)
+	// Batch runs the statements as one LOGGED BATCH at b.Consistency (an
+	// UNLOGGED one when b.Unlogged). The runtime never puts a conditional
+	// statement in a batch.
+	Batch(ctx context.Context, b *Batch) error
+
+	// ExecCQL runs one statement of the migrator's with plain values
+	// (string, int, int64, bool, time.Time, []byte) at consistency c: a
+	// schema statement, or a write to its own tables. For a conditional
+	// statement (IsConditional) it reports whether it applied, at serial
+	// consistency SERIAL; otherwise applied is true when err is nil.
+	ExecCQL(ctx context.Context, stmt string, values []any, c kandra.Consistency) (applied bool, err error)
+	// QueryCQL runs a SELECT of the migrator's with plain values and
+	// returns every row (MapRows reads them from a driver's iterator): one
+	// map per row keyed by column name, with plain Go values: text as
+	// string, uuid and timeuuid as a canonical string, int as int, boolean
+	// as bool, timestamp as time.Time, map<text, text> as
+	// map[string]string, list<text> and set<text> as []string; a null is
+	// absent or nil.
+	QueryCQL(ctx context.Context, stmt string, values []any, c kandra.Consistency) ([]map[string]any, error)
+	// AwaitSchemaAgreement waits until every live node reports the same
+	// schema version, up to the driver's own bound or ctx's deadline, and
+	// returns the driver's error when they do not agree in time (the
+	// migrator reads the versions and reports them itself).
+	AwaitSchemaAgreement(ctx context.Context) error
 }
 
-// Type is a CQL type as the native protocol numbers it (the [option] of
-// a column's metadata), the numbers both gocql drivers' Type constants
-// have.
-type Type int
-
-// The native protocol's types.
-const (
-	TypeCustom    Type = 0x0000
-	TypeASCII     Type = 0x0001
-	TypeBigInt    Type = 0x0002
-	TypeBlob      Type = 0x0003
-	TypeBoolean   Type = 0x0004
-	TypeCounter   Type = 0x0005
-	TypeDecimal   Type = 0x0006
-	TypeDouble    Type = 0x0007
-	TypeFloat     Type = 0x0008
-	TypeInt       Type = 0x0009
-	TypeText      Type = 0x000A
-	TypeTimestamp Type = 0x000B
-	TypeUUID      Type = 0x000C
-	TypeVarchar   Type = 0x000D
-	TypeVarint    Type = 0x000E
-	TypeTimeUUID  Type = 0x000F
-	TypeInet      Type = 0x0010
-	TypeDate      Type = 0x0011
-	TypeTime      Type = 0x0012
-	TypeSmallInt  Type = 0x0013
-	TypeTinyInt   Type = 0x0014
-	TypeDuration  Type = 0x0015
-	TypeList      Type = 0x0020
-	TypeMap       Type = 0x0021
-	TypeSet       Type = 0x0022
-	TypeUDT       Type = 0x0030
-	TypeTuple     Type = 0x0031
-)
-
-// order is D as internal/cqlorder's Marshal sees a driver.
-type order[I any, D Driver[I]] struct{}
-
-func (order[I, D]) Collection(info I) (cqlorder.Kind, I, I, error) {
-	return collection[I, D](info)
+// Query is one statement with its values and options.
+type Query struct {
+	Statement *Statement
+	Values    []any
+	// Consistency is the resolved consistency level.
+	Consistency kandra.Consistency
+	// SerialConsistency is the Paxos level of a conditional statement
+	// (always ConsistencySerial or ConsistencyLocalSerial); ignored
+	// otherwise.
+	SerialConsistency kandra.Consistency
+	// PageSize bounds the rows of one page of a SELECT; 0 = no paging.
+	PageSize int
+	// PageState resumes a SELECT where a previous page ended (nil = from
+	// the start).
+	PageState []byte
 }
 
-// collection is info's collection kind, with the type info of its keys
-// and elements.
-func collection[I any, D Driver[I]](info I) (kind cqlorder.Kind, key, elem I, err error) {
-	var d D
-	if any(info) == nil {
-		return cqlorder.NotCollection, key, elem, nil
-	}
-	key, elem, ok, err := d.Collection(info)
-	if !ok || err != nil {
-		return cqlorder.NotCollection, key, elem, err
-	}
-	switch d.Type(info) {
-	case TypeList:
-		return cqlorder.List, key, elem, nil
-	case TypeSet:
-		return cqlorder.Set, key, elem, nil
-	case TypeMap:
-		return cqlorder.Map, key, elem, nil
-	}
-	return cqlorder.NotCollection, key, elem, nil
+// Batch is a LOGGED BATCH of unconditional statements.
+type Batch struct {
+	// Entries are the statements, in order; their Consistency fields are
+	// not used.
+	Entries     []*Query
+	Consistency kandra.Consistency
+	// Unlogged asks for an UNLOGGED BATCH: the runtime sets it only when
+	// every entry writes one partition of one table, which the server
+	// applies atomically and in isolation without the batch log.
+	Unlogged bool
 }
 
-func (order[I, D]) Marshal(info I, v any) ([]byte, error) {
-	var d D
-	return d.Marshal(info, v)
+// Rows is one page of a SELECT.
+type Rows interface {
+	// Next scans the next row into dst (one target per
+	// Statement.Result column, field addresses) and reports whether
+	// there was a row. It returns false at the end of the page or on an
+	// error, which Close reports.
+	Next(dst []any) bool
+	// PageState is where the next page starts, or empty when this page
+	// was the last. It is valid after Next returned false.
+	PageState() []byte
+	// Close releases the page and returns the first error met.
+	Close() error
 }

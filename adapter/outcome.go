@@ -4,21 +4,21 @@ import (
 	"errors"
 	"fmt"
 
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // Unknown outcomes: the part of the runtime's driver contract for the
 // statements that must not be sent twice (Statement.IsIdempotent false).
 // An adapter sends such a statement once (no retry by its driver), and
 // when its error may have come after the server applied it, returns
-// UnknownOutcome of that error, which matches errors.ErrUnknownOutcome.
+// UnknownOutcome of that error, which matches kerrors.ErrUnknownOutcome.
 // The driver-neutral parts are here; which of its errors come before
 // sending (a host it could not reach, a value it could not marshal) is
 // the adapter's to say.
 
 // UnknownOutcome wraps err, the error of a statement or batch that is not
 // idempotent and may have applied, so that it matches
-// errors.ErrUnknownOutcome and still unwraps to err. For adapter authors.
+// kerrors.ErrUnknownOutcome and still unwraps to err. For adapter authors.
 func UnknownOutcome(err error) error {
 	return fmt.Errorf("%w: %w", kerrors.ErrUnknownOutcome, err)
 }
@@ -48,10 +48,10 @@ func MayHaveApplied(code int) bool {
 // NotSent reports whether err, the error of a statement, is one the core
 // knows came before anything was sent: an error of kandra's family (a
 // value refused, an argument) or a user-defined type the server's type
-// lacks a field of (UDTFieldError). An adapter adds its driver's own such
+// lacks a field of (kerrors.UDTFieldError). An adapter adds its driver's own such
 // errors, and does not call its driver with a context already done. For
 // adapter authors.
 func NotSent(err error) bool {
-	var fe *UDTFieldError
+	var fe *kerrors.UDTFieldError
 	return errors.Is(err, kerrors.ErrKandra) || errors.As(err, &fe)
 }

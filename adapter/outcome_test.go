@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // TestUnknownOutcome: the wrapped error matches ErrUnknownOutcome and
@@ -32,7 +32,7 @@ func TestUnknownOutcome(t *testing.T) {
 		want bool
 	}{
 		{&kerrors.ArgumentError{Op: "o", Arg: "a", Message: "m"}, true},
-		{fmt.Errorf("marshal: %w", &UDTFieldError{Keyspace: "ks", Type: "t", Field: "f"}), true},
+		{fmt.Errorf("marshal: %w", &kerrors.UDTFieldError{Keyspace: "ks", Type: "t", Field: "f"}), true},
 		{io.EOF, false},
 		{UnknownOutcome(io.EOF), false},
 	} {

@@ -9,7 +9,7 @@ import (
 
 // Plans holds the Plan of every statement a driver has run, made on first
 // use. The zero value is ready; it is safe for concurrent use.
-type Plans[I any, D Driver[I]] struct {
+type Plans[I any, D TypeSystem[I]] struct {
 	m sync.Map // *Statement -> *Plan[I, D]
 }
 
@@ -35,7 +35,7 @@ func (ps *Plans[I, D]) Of(s *Statement) (*Plan[I, D], error) {
 // Plan is the conversions of one Statement, as Codec plans them
 // for a row's columns: per marker and per result column, nil where the
 // driver takes the value as it is.
-type Plan[I any, D Driver[I]] struct {
+type Plan[I any, D TypeSystem[I]] struct {
 	params []*conv
 	goType []reflect.Type
 	result []*conv
@@ -45,7 +45,7 @@ type Plan[I any, D Driver[I]] struct {
 
 // newPlan plans s. It fails for a column whose CQL type the core does not
 // know (a tuple, or a user-defined type without its fields).
-func newPlan[I any, D Driver[I]](s *Statement) (*Plan[I, D], error) {
+func newPlan[I any, D TypeSystem[I]](s *Statement) (*Plan[I, D], error) {
 	p := &Plan[I, D]{params: make([]*conv, s.NumParams()), goType: make([]reflect.Type, s.NumParams()), result: make([]*conv, s.NumResult()), cols: make([]*kandra.ColumnSchema, s.NumResult())}
 	for i := 0; i < s.NumParams(); i++ {
 		c := s.Param(i).Column
@@ -130,12 +130,12 @@ type Iter interface {
 }
 
 // Rows returns the rows of it, a page of the plan's statement, as the
-// runtime reads them (it implements runtime.Rows).
-func (p *Plan[I, D]) Rows(it Iter) *Rows[I, D] { return &Rows[I, D]{it: it, p: p} }
+// runtime reads them (it implements Rows).
+func (p *Plan[I, D]) Rows(it Iter) *PlanRows[I, D] { return &PlanRows[I, D]{it: it, p: p} }
 
-// Rows is a page of rows that scans each into the fields the runtime
+// PlanRows is a page of rows that scans each into the fields the runtime
 // gives, through the plan's references, aliases and temporaries.
-type Rows[I any, D Driver[I]] struct {
+type PlanRows[I any, D TypeSystem[I]] struct {
 	it      Iter
 	p       *Plan[I, D]
 	targets []any
@@ -143,8 +143,8 @@ type Rows[I any, D Driver[I]] struct {
 	err     error
 }
 
-// Next implements runtime.Rows.
-func (r *Rows[I, D]) Next(dst []any) bool {
+// Next implements Rows.
+func (r *PlanRows[I, D]) Next(dst []any) bool {
 	if !r.p.scans {
 		return r.it.Scan(dst...)
 	}
@@ -175,12 +175,12 @@ func (r *Rows[I, D]) Next(dst []any) bool {
 	return true
 }
 
-// PageState implements runtime.Rows.
-func (r *Rows[I, D]) PageState() []byte { return r.it.PageState() }
+// PageState implements Rows.
+func (r *PlanRows[I, D]) PageState() []byte { return r.it.PageState() }
 
-// Close implements runtime.Rows: the driver's error, or the first read
+// Close implements Rows: the driver's error, or the first read
 // error.
-func (r *Rows[I, D]) Close() error {
+func (r *PlanRows[I, D]) Close() error {
 	err := r.it.Close()
 	if err == nil {
 		err = r.err

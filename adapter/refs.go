@@ -28,16 +28,16 @@ import (
 // errors are the driver's own. The adapters' tests prove each against
 // their driver's marshalling.
 type (
-	textRef[I any, D Driver[I]]   string
-	int32Ref[I any, D Driver[I]]  int32
-	int64Ref[I any, D Driver[I]]  int64
-	intRef[I any, D Driver[I]]    int
-	doubleRef[I any, D Driver[I]] float64
-	boolRef[I any, D Driver[I]]   bool
+	textRef[I any, D TypeSystem[I]]   string
+	int32Ref[I any, D TypeSystem[I]]  int32
+	int64Ref[I any, D TypeSystem[I]]  int64
+	intRef[I any, D TypeSystem[I]]    int
+	doubleRef[I any, D TypeSystem[I]] float64
+	boolRef[I any, D TypeSystem[I]]   bool
 	// textListRef is a []string in a list or set of text (or ascii or
 	// blob); the drivers marshal and unmarshal it through reflect,
 	// element by element.
-	textListRef[I any, D Driver[I]] []string
+	textListRef[I any, D TypeSystem[I]] []string
 )
 
 // deref is the value behind a field address of a common type, which the
@@ -69,7 +69,7 @@ func deref(p any) any {
 }
 
 // refOf is the reference to the field at p, if its type has one.
-func refOf[I any, D Driver[I]](p any) (any, bool) {
+func refOf[I any, D TypeSystem[I]](p any) (any, bool) {
 	switch x := p.(type) {
 	case *string:
 		return (*textRef[I, D])(x), true
@@ -99,7 +99,7 @@ func refOf[I any, D Driver[I]](p any) (any, bool) {
 type Present bool
 
 // presentRef is a Present as the driver's Unmarshaler.
-type presentRef[I any, D Driver[I]] Present
+type presentRef[I any, D TypeSystem[I]] Present
 
 // UnmarshalCQL implements the driver's Unmarshaler: a null value is
 // absent, any other (an empty one too) present.
@@ -115,7 +115,7 @@ func (r *presentRef[I, D]) MarshalCQL(I) ([]byte, error) {
 
 // ref is the reference that marshals the field at p, and deref(p) for a
 // type without one.
-func ref[I any, D Driver[I]](p any) any {
+func ref[I any, D TypeSystem[I]](p any) any {
 	if r, ok := refOf[I, D](p); ok {
 		return r
 	}
@@ -123,7 +123,7 @@ func ref[I any, D Driver[I]](p any) any {
 }
 
 // scanRef is the scan target for the field at p: its reference, or p.
-func scanRef[I any, D Driver[I]](p any) any {
+func scanRef[I any, D TypeSystem[I]](p any) any {
 	if r, ok := refOf[I, D](p); ok {
 		return r
 	}
@@ -131,7 +131,7 @@ func scanRef[I any, D Driver[I]](p any) any {
 }
 
 // refType is the reference type of a field of type t, if it has one.
-func refType[I any, D Driver[I]](t reflect.Type) (reflect.Type, bool) {
+func refType[I any, D TypeSystem[I]](t reflect.Type) (reflect.Type, bool) {
 	r, ok := refOf[I, D](reflect.New(t).Interface())
 	if !ok {
 		return nil, false
@@ -304,7 +304,7 @@ func (r *boolRef[I, D]) UnmarshalCQL(info I, data []byte) error {
 // textList reports whether info is a list or set of text elements that
 // the driver sends with 4-byte sizes, the only form textListRef encodes
 // itself.
-func textList[I any, D Driver[I]](info I) bool {
+func textList[I any, D TypeSystem[I]](info I) bool {
 	var d D
 	kind, _, elem, err := collection[I, D](info)
 	return err == nil && (kind == cqlorder.List || kind == cqlorder.Set) && any(elem) != nil && isText(d.Type(elem))

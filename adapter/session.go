@@ -11,13 +11,13 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/auth"
-	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/internal/cqlstmt"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // IsConditional reports a lightweight transaction: an INSERT, UPDATE or
 // DELETE with an IF clause (the word IF, in any case). An adapter runs
-// such a statement of the migrator's (migrate.Driver's ExecCQL) at serial
+// such a statement of the migrator's (adapter.Driver's ExecCQL) at serial
 // consistency and reads its [applied] column. Other statements with IF
 // (CREATE ... IF NOT EXISTS) are not transactions. (The runtime's
 // statements say it themselves: Statement.IsConditional.)
@@ -40,7 +40,7 @@ func NewAuth(p auth.Provider, l kandra.EventListener) *Auth { return &Auth{p: p,
 
 // Credentials asks the provider for the credentials of a new connection,
 // with a timeout of 30 seconds. A provider failure is an
-// *errors.AuthError; it is reported to the listener's OnAuthFailed with
+// *kerrors.AuthError; it is reported to the listener's OnAuthFailed with
 // host() (the connection's host:port; called only then). On success the
 // listener's OnCredentialRefreshed is called when the credentials changed
 // since the last connection.
@@ -77,7 +77,7 @@ type MapIter interface {
 
 // MapRows reads every row of it (the driver fetching pages as they come)
 // with the driver's own types turned into plain values, as
-// migrate.Driver's QueryCQL and SchemaRows give them: a UUID (any
+// adapter.Driver's QueryCQL and SchemaRows give them: a UUID (any
 // 16-byte array) and a list of them as canonical strings, a net.IP as its
 // string.
 func MapRows(it MapIter) ([]map[string]any, error) {

@@ -8,13 +8,13 @@ import (
 	"math"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/internal/cqlorder"
 	"github.com/kandra-go/kandra/internal/cqlvalue"
 	"github.com/kandra-go/kandra/internal/reflectx"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // User-defined types: a Go struct kandra maps to a user-defined type (see
@@ -36,7 +36,7 @@ import (
 
 // udtPlan is how the Go struct type t binds and scans as the user-defined
 // type it maps to.
-type udtPlan[I any, D Driver[I]] struct {
+type udtPlan[I any, D TypeSystem[I]] struct {
 	t      reflect.Type
 	name   string // the type's name, for messages
 	fields []udtField
@@ -52,7 +52,7 @@ type udtField struct {
 }
 
 // planUDT is the conv of the Go struct type t as the user-defined type n.
-func planUDT[I any, D Driver[I]](t reflect.Type, n cqlorder.Type) *conv {
+func planUDT[I any, D TypeSystem[I]](t reflect.Type, n cqlorder.Type) *conv {
 	p := &udtPlan[I, D]{t: t, name: n.UDT, byName: make(map[string]int, len(n.Args))}
 	// The struct's stored fields are the type's, in order (kandra's
 	// mapping): the names are the type's.
@@ -85,7 +85,7 @@ func planUDT[I any, D Driver[I]](t reflect.Type, n cqlorder.Type) *conv {
 // planTop is the conv of a value of Go type t in CQL type n bound on its
 // own (a column, a field of a user-defined type): planConv's, else the
 // driver's or the core's reference for t, else nil (as it is).
-func planTop[I any, D Driver[I]](t reflect.Type, n cqlorder.Type) *conv {
+func planTop[I any, D TypeSystem[I]](t reflect.Type, n cqlorder.Type) *conv {
 	if cv := planConv[I, D](t, n, true); cv != nil {
 		return cv
 	}
@@ -104,9 +104,9 @@ func planTop[I any, D Driver[I]](t reflect.Type, n cqlorder.Type) *conv {
 // holds. Bound, it holds a copy of the struct and its plan; scanned, the
 // stored bytes and the type info, which the conv decodes (the driver
 // creates the value inside a collection, without the plan). nil is null.
-type udtWire[I any, D Driver[I]] struct{ v *udtValue[I, D] }
+type udtWire[I any, D TypeSystem[I]] struct{ v *udtValue[I, D] }
 
-type udtValue[I any, D Driver[I]] struct {
+type udtValue[I any, D TypeSystem[I]] struct {
 	plan *udtPlan[I, D]
 	val  reflect.Value // bound: the struct, addressable
 	data []byte        // scanned: the stored value, a copy
@@ -212,30 +212,10 @@ func (p *udtPlan[I, D]) missing(info I, n int) error {
 	}
 	for _, f := range p.fields {
 		if !slices.Contains(live, f.name) {
-			return &UDTFieldError{Keyspace: ks, Type: name, Field: f.name, GoField: p.t.String() + "." + p.t.Field(f.goIdx).Name, Fields: live}
+			return &kerrors.UDTFieldError{Keyspace: ks, Type: name, Field: f.name, GoField: p.t.String() + "." + p.t.Field(f.goIdx).Name, Fields: live}
 		}
 	}
 	return nil
-}
-
-// UDTFieldError is the failure to write a Go struct one of whose fields
-// the server's user-defined type lacks, as the driver describes the type:
-// the migration that adds the field has not run, or the driver prepared
-// the statement before it ran (see UDTFieldAdded). Nothing is sent:
-// writing the other fields would drop the value.
-type UDTFieldError struct {
-	// Keyspace and Type name the server's type, as the driver describes it.
-	Keyspace, Type string
-	// Field is the CQL field the server's type lacks, GoField the Go
-	// struct's field (pkg.Type.Field).
-	Field, GoField string
-	// Fields are the server's type's fields, as the driver describes them.
-	Fields []string
-}
-
-func (e *UDTFieldError) Error() string {
-	return fmt.Sprintf("the user-defined type %s on the server has no field %s (Go field %s; the server's fields: %s): run the migration that adds it (ALTER TYPE %s ADD %s ...) before writing; kandra does not drop a field's value",
-		kandra.QuoteTypeName(e.Type), kandra.QuoteIdent(e.Field), e.GoField, strings.Join(e.Fields, ", "), kandra.QuoteTypeName(e.Type), kandra.QuoteIdent(e.Field))
 }
 
 // decode reads data, a stored value of the server's user-defined type
@@ -303,20 +283,20 @@ func fieldErr(udt, field string, err error) error {
 	return fmt.Errorf("%s: %w", where, err)
 }
 
-// UDTFieldAdded reports whether err is a *UDTFieldError whose field the
-// server's schema has now (system_schema.types, read through query at
+// UDTFieldAdded reports whether err is a *kerrors.UDTFieldError whose field the
+// server's schema has now (system_schema.types, read through d.QueryCQL at
 // consistency ONE): the driver described the type as it was when it
 // prepared the statement, before ALTER TYPE ... ADD ran. Both gocql
 // drivers keep a statement's prepared metadata for its text until the
 // server refuses to execute it, and a write they cannot marshal never
 // reaches the server: an adapter sends the statement again under a text
 // the driver prepares anew (Texts.Renew). For adapter authors.
-func UDTFieldAdded(ctx context.Context, query QueryFunc, err error) bool {
-	var fe *UDTFieldError
+func UDTFieldAdded(ctx context.Context, d Driver, err error) bool {
+	var fe *kerrors.UDTFieldError
 	if !errors.As(err, &fe) || fe.Keyspace == "" || fe.Type == "" {
 		return false
 	}
-	rows, qerr := query(ctx, "SELECT field_names FROM system_schema.types WHERE keyspace_name = ? AND type_name = ?", []any{fe.Keyspace, fe.Type}, kandra.ConsistencyOne)
+	rows, qerr := d.QueryCQL(ctx, "SELECT field_names FROM system_schema.types WHERE keyspace_name = ? AND type_name = ?", []any{fe.Keyspace, fe.Type}, kandra.ConsistencyOne)
 	if qerr != nil || len(rows) != 1 {
 		return false
 	}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/internal/cqlorder"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // The core's user-defined types, through the fake driver: the adapters'
@@ -426,7 +426,7 @@ func TestUDTFieldAddedAndTexts(t *testing.T) {
 		}
 	}
 	_, err := marshalAddr(cv, short, udtAddress{})
-	var fe *UDTFieldError
+	var fe *kerrors.UDTFieldError
 	if !errors.As(err, &fe) || fe.Keyspace != "ks" || fe.Type != "t" || fe.Field != "zip_code" || fe.GoField != "adapter.udtAddress.Zip" {
 		t.Fatalf("%#v", err)
 	}
@@ -440,11 +440,11 @@ func TestUDTFieldAddedAndTexts(t *testing.T) {
 		return []map[string]any{{"field_names": schema}}, nil
 	}
 	wrapped := &kerrors.QueryError{Message: "save", Cause: err}
-	if !UDTFieldAdded(context.Background(), query, wrapped) || !reflect.DeepEqual(asked, []any{"ks", "t"}) {
+	if !UDTFieldAdded(context.Background(), queryOnly{q: query}, wrapped) || !reflect.DeepEqual(asked, []any{"ks", "t"}) {
 		t.Errorf("the field is on the server now: not added (asked %v)", asked)
 	}
 	schema = []string{"street"}
-	if UDTFieldAdded(context.Background(), query, err) || UDTFieldAdded(context.Background(), query, errors.New("other")) {
+	if UDTFieldAdded(context.Background(), queryOnly{q: query}, err) || UDTFieldAdded(context.Background(), queryOnly{q: query}, errors.New("other")) {
 		t.Error("added without the field on the server")
 	}
 
@@ -462,4 +462,14 @@ func TestUDTFieldAddedAndTexts(t *testing.T) {
 	if texts.CQL(s) != "SELECT 1  " || s.CQL() != "SELECT 1" {
 		t.Fatalf("%q", texts.CQL(s))
 	}
+}
+
+// queryOnly is a Driver that answers QueryCQL only.
+type queryOnly struct {
+	Driver
+	q func(ctx context.Context, stmt string, values []any, c kandra.Consistency) ([]map[string]any, error)
+}
+
+func (d queryOnly) QueryCQL(ctx context.Context, stmt string, values []any, c kandra.Consistency) ([]map[string]any, error) {
+	return d.q(ctx, stmt, values, c)
 }

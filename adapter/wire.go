@@ -56,11 +56,11 @@ type (
 	// uuidWire is a 16-byte array type (uuid.UUID, the driver's UUID) in
 	// a UUID or TIMEUUID column: its 16 bytes, null and an empty value
 	// reading back as the zero UUID, as both drivers read them.
-	uuidWire[I any, D Driver[I]] [16]byte
+	uuidWire[I any, D TypeSystem[I]] [16]byte
 	// timeUUIDWire is a UUID in a TIMEUUID column of its own: the zero
 	// UUID (version 0, which Cassandra refuses there: "Invalid version for
 	// TimeUUID type") is sent as null, and null reads back as zero.
-	timeUUIDWire[I any, D Driver[I]] [16]byte
+	timeUUIDWire[I any, D TypeSystem[I]] [16]byte
 	// vectorWire is a [N]float32 in a VECTOR<FLOAT, N> column: N
 	// big-endian IEEE 754 floats, the protocol's form, which gocql
 	// v1.7.0 (no vector type: the column is a custom type to it) and the

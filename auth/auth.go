@@ -20,7 +20,7 @@ import (
 	"strconv"
 	"strings"
 
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // Credentials is a username and password for CQL password authentication.
@@ -144,7 +144,7 @@ func FromEnv() Provider { return FromEnvVars(DefaultUsernameEnv, DefaultPassword
 // reloads its environment picks up rotated credentials.
 //
 // A variable that is unset or set to the empty string is an error (an
-// *errors.AuthError): an empty username can never authenticate, and an
+// *kerrors.AuthError): an empty username can never authenticate, and an
 // empty password almost always means a secret that failed to be injected,
 // which is better reported by name than as a refused login (a provider
 // that must send an empty password can use [Custom]). Values are used as
@@ -187,7 +187,7 @@ const maxSecretFile = 64 << 10
 // secret is picked up without a restart. Surrounding whitespace (the
 // trailing newline most secret files have) is trimmed.
 //
-// Failing to read a file returns an *errors.AuthError that names the path,
+// Failing to read a file returns an *kerrors.AuthError that names the path,
 // never the content, and unwraps to the *fs.PathError (so
 // errors.Is(err, fs.ErrNotExist) works). A file that is empty after
 // trimming, or larger than 64 KiB, is an error too.
@@ -252,8 +252,8 @@ func Static(username, password string) Provider {
 // Vault or AWS Secrets Manager. fn receives the caller's ctx and must be
 // safe for concurrent use.
 //
-// Unlike [ProviderFunc], Custom makes every failure an *errors.AuthError,
-// so callers can test for errors.ErrAuth whatever the source: an error
+// Unlike [ProviderFunc], Custom makes every failure an *kerrors.AuthError,
+// so callers can test for kerrors.ErrAuth whatever the source: an error
 // from fn that does not already match it is wrapped (errors.Is and errors.As still
 // reach it), and the Credentials are zeroed on error. fn's error text is
 // included in the wrapper's message, so it must not contain the password.

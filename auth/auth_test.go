@@ -18,7 +18,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 	"pgregory.net/rapid"
 )
 
@@ -270,7 +270,7 @@ func TestFromEnvErrors(t *testing.T) {
 			}
 			var ae *kerrors.AuthError
 			if !errors.As(err, &ae) || !errors.Is(err, kerrors.ErrAuth) || !errors.Is(err, kerrors.ErrKandra) {
-				t.Errorf("error %T is not an *errors.AuthError matching ErrAuth", err)
+				t.Errorf("error %T is not an *kerrors.AuthError matching ErrAuth", err)
 			}
 			if err.Error() != tt.want {
 				t.Errorf("error = %q\nwant    %q", err, tt.want)
@@ -365,7 +365,7 @@ func TestFromFileErrors(t *testing.T) {
 			}
 			var ae *kerrors.AuthError
 			if !errors.As(err, &ae) || !errors.Is(err, kerrors.ErrAuth) {
-				t.Fatalf("error %T is not an *errors.AuthError", err)
+				t.Fatalf("error %T is not an *kerrors.AuthError", err)
 			}
 			if !strings.Contains(ae.Message, tt.wantMsg) {
 				t.Errorf("message %q does not contain %q", ae.Message, tt.wantMsg)

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/kandra-go/kandra/auth"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 func ExampleFromEnv() {
@@ -49,7 +49,7 @@ func ExampleFromFile() {
 	c, err := p.Credentials(context.Background())
 	fmt.Println(c, err)
 
-	// A missing file is an *errors.AuthError that names the path and
+	// A missing file is an *kerrors.AuthError that names the path and
 	// unwraps to the *fs.PathError.
 	_, err = auth.FromFile(filepath.Join(dir, "username"), filepath.Join(dir, "nope")).Credentials(context.Background())
 	var pathErr *fs.PathError

@@ -25,7 +25,7 @@ import (
 // column (gocql.Unmarshal), with no network.
 //
 // Contenders:
-//   - kandra: kstore.Repo.Save / Get on clientDriver, a kstore.Driver that
+//   - kandra: kstore.Repo.Save / Get on clientDriver, a adapter.Driver that
 //     converts values with driver/kgocql's exported Codec (the adapter's
 //     conversions: uuid.UUID to gocql.UUID and so on) and then marshals
 //     them as gocql does before sending. Nothing of the runtime is skipped:

@@ -12,22 +12,24 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/kstore"
 )
 
-// gateDriver is a kstore.Driver whose Exec (the EVENTUAL lookup write of
+// gateDriver is a adapter.Driver whose Exec (the EVENTUAL lookup write of
 // Event, by_email) waits for the gate to open; Batch (the row and its
 // BATCH lookup) returns at once. It counts the writes in flight.
 type gateDriver struct {
-	gate     chan struct{}
-	inFlight atomic.Int32
-	maxSeen  atomic.Int32
-	done     atomic.Int32
-	emails   sync.Map             // email -> true, as the EVENTUAL writes saw them
-	seen     chan context.Context // if not nil, each write's context once the gate opened
+	adapter.Driver // the migrator's calls, which the runtime never makes: nil
+	gate           chan struct{}
+	inFlight       atomic.Int32
+	maxSeen        atomic.Int32
+	done           atomic.Int32
+	emails         sync.Map             // email -> true, as the EVENTUAL writes saw them
+	seen           chan context.Context // if not nil, each write's context once the gate opened
 }
 
-func (d *gateDriver) Exec(ctx context.Context, q *kstore.Query) (bool, error) {
+func (d *gateDriver) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
 	n := d.inFlight.Add(1)
 	for {
 		m := d.maxSeen.Load()
@@ -50,9 +52,9 @@ func (d *gateDriver) Exec(ctx context.Context, q *kstore.Query) (bool, error) {
 	return true, nil
 }
 
-func (d *gateDriver) Batch(context.Context, *kstore.Batch) error { return nil }
+func (d *gateDriver) Batch(context.Context, *adapter.Batch) error { return nil }
 
-func (d *gateDriver) Query(context.Context, *kstore.Query) (kstore.Rows, error) {
+func (d *gateDriver) Query(context.Context, *adapter.Query) (adapter.Rows, error) {
 	return nil, errors.New("gateDriver: no reads")
 }
 

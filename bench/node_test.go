@@ -205,7 +205,7 @@ func TestRealServerThroughput(t *testing.T) {
 	s2 := nodeSessionV2(t)
 	adapters := []struct {
 		name   string
-		driver kstore.Driver
+		driver adapter.Driver
 		hand   nodeHand
 	}{
 		{"kgocql", kgocql.New(s), newGocqlHand(s, cql)},
@@ -238,7 +238,7 @@ type nodeThroughput struct {
 	began    time.Time
 	run      uint32
 	ks       *kandra.Keyspace
-	driver   kstore.Driver
+	driver   adapter.Driver
 	hand     nodeHand
 	timeouts atomic.Int64
 	roundNo  atomic.Int64

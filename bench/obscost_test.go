@@ -8,8 +8,8 @@ import (
 
 	gocql "github.com/gocql/gocql"
 	"github.com/kandra-go/kandra"
-	"github.com/kandra-go/kandra/otelkandra"
 	"github.com/kandra-go/kandra/kstore"
+	"github.com/kandra-go/kandra/otelkandra"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )

@@ -13,7 +13,6 @@ import (
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocql"
 	"github.com/kandra-go/kandra/driver/kgocqlv2"
-	"github.com/kandra-go/kandra/kstore"
 )
 
 // The client side of a driver, with no network: what both gocql drivers
@@ -233,7 +232,7 @@ func unmarshalRow[I any](w *wire[I], infos []I, row [][]byte, targets []any) err
 	return nil
 }
 
-// clientDriver is a kstore.Driver with no network: Exec and Batch convert
+// clientDriver is a adapter.Driver with no network: Exec and Batch convert
 // each statement's values with the adapter's Codec and marshal them;
 // Query does the same with its key, and its rows (the marshaller's rows
 // of its CQL) are scanned through the Codec's scan path.
@@ -246,13 +245,14 @@ func unmarshalRow[I any](w *wire[I], infos []I, row [][]byte, targets []any) err
 // With tape set, it also records what it hands the driver (the floor's
 // input: see floorTape).
 type clientDriver[I any] struct {
-	m     marshaller[I]
-	plans sync.Map // *adapter.Statement -> *clientPlan[I]
-	pool  sync.Pool
-	tape  *floorTape[I]
+	adapter.Driver // the migrator's calls, which the runtime never makes: nil
+	m              marshaller[I]
+	plans          sync.Map // *adapter.Statement -> *clientPlan[I]
+	pool           sync.Pool
+	tape           *floorTape[I]
 }
 
-var _ kstore.Driver = (*clientDriver[gocql.TypeInfo])(nil)
+var _ adapter.Driver = (*clientDriver[gocql.TypeInfo])(nil)
 
 func newClientDriver[I any](w *wire[I]) *clientDriver[I] {
 	d := &clientDriver[I]{}
@@ -347,7 +347,7 @@ func (p *clientPlan[I]) bindValues(vals []any) []any {
 
 // marshal binds q's values, hands them to the driver's Query (or, with
 // b, adds them to its Batch) and marshals them.
-func (d *clientDriver[I]) marshal(q *kstore.Query, b sessionBatch) (*clientPlan[I], error) {
+func (d *clientDriver[I]) marshal(q *adapter.Query, b sessionBatch) (*clientPlan[I], error) {
 	p, err := d.plan(q.Statement)
 	if err != nil {
 		return nil, err
@@ -365,14 +365,14 @@ func (d *clientDriver[I]) marshal(q *kstore.Query, b sessionBatch) (*clientPlan[
 	return p, err
 }
 
-// Exec implements kstore.Driver: a lightweight transaction always applies.
-func (d *clientDriver[I]) Exec(_ context.Context, q *kstore.Query) (bool, error) {
+// Exec implements adapter.Driver: a lightweight transaction always applies.
+func (d *clientDriver[I]) Exec(_ context.Context, q *adapter.Query) (bool, error) {
 	_, err := d.marshal(q, nil)
 	return err == nil, err
 }
 
-// Batch implements kstore.Driver.
-func (d *clientDriver[I]) Batch(_ context.Context, b *kstore.Batch) error {
+// Batch implements adapter.Driver.
+func (d *clientDriver[I]) Batch(_ context.Context, b *adapter.Batch) error {
 	sb := d.m.w.session.batch()
 	for _, e := range b.Entries {
 		if _, err := d.marshal(e, sb); err != nil {
@@ -382,11 +382,11 @@ func (d *clientDriver[I]) Batch(_ context.Context, b *kstore.Batch) error {
 	return nil
 }
 
-// Query implements kstore.Driver: one page of the rows of q's CQL, at most
+// Query implements adapter.Driver: one page of the rows of q's CQL, at most
 // q.PageSize. Its Rows come from a pool, so that the fake driver's own
 // bookkeeping does not count against the runtime (a real driver allocates
 // its iterator in any case).
-func (d *clientDriver[I]) Query(_ context.Context, q *kstore.Query) (kstore.Rows, error) {
+func (d *clientDriver[I]) Query(_ context.Context, q *adapter.Query) (adapter.Rows, error) {
 	p, err := d.marshal(q, nil)
 	if err != nil {
 		return nil, err

@@ -11,10 +11,9 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
-
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/auth"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // loginWith opens a session with the credentials p supplies now.
@@ -170,7 +169,7 @@ func TestAuth(t *testing.T) {
 	_, err = loginWith(auth.FromFile(userFile, filepath.Join(dir, "missing")))
 	var ae *kerrors.AuthError
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "missing") {
-		t.Errorf("a missing password file: got %v, want an *errors.AuthError naming the path", err)
+		t.Errorf("a missing password file: got %v, want an *kerrors.AuthError naming the path", err)
 	}
 	allOK = true
 }

@@ -10,9 +10,9 @@ import (
 
 	"github.com/gocql/gocql"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/examples/todos/model"
 	"github.com/kandra-go/kandra/examples/todos/recipe"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // registerCatalogue registers the catalogue entities of the node's target
@@ -226,7 +226,7 @@ func TestCatalogue(t *testing.T) {
 			stmt, err := alter.AlterTableAdd(ts, c)
 			var me *kerrors.MigrationError
 			if stmt != "" || !errors.As(err, &me) {
-				t.Errorf("AlterTableAdd for key column %s.%s: got %q, %v; want no statement and a *errors.MigrationError", ts.Name(), c.Name(), stmt, err)
+				t.Errorf("AlterTableAdd for key column %s.%s: got %q, %v; want no statement and a *kerrors.MigrationError", ts.Name(), c.Name(), stmt, err)
 			}
 		}
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kandra-go/kandra/driver/kgocql"
-	"github.com/kandra-go/kandra/migrate"
 	"os"
 	"sort"
 	"strconv"
@@ -13,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kandra-go/kandra/driver/kgocql"
+	"github.com/kandra-go/kandra/migrate"
 
 	"pgregory.net/rapid"
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/driver/kgocql"
-	"github.com/kandra-go/kandra/migrate"
 	"github.com/kandra-go/kandra/kstore"
+	"github.com/kandra-go/kandra/migrate"
 )
 
 // User is the README's User (examples/todos/model.User), declared here so

@@ -13,10 +13,9 @@ import (
 
 	"github.com/gocql/gocql"
 	"github.com/google/uuid"
-
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/internal/dynamic"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // ---------------------------------------------------------------------------

@@ -25,9 +25,10 @@ import (
 	gocql "github.com/gocql/gocql"
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocql"
 	"github.com/kandra-go/kandra/driver/kgocqlv2"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
 )
 
@@ -89,7 +90,7 @@ func userID(ks string, i int) uuid.UUID {
 
 // node is one adapter's connection.
 type node struct {
-	d     kstore.Driver
+	d     adapter.Driver
 	exec  func(ctx context.Context, stmt string) error
 	close func()
 }
@@ -110,7 +111,7 @@ func open(adapter string) (*node, error) {
 			return nil, err
 		}
 		d := kgocql.New(s)
-		return &node{d: d, exec: d.ExecSchema, close: s.Close}, nil
+		return &node{d: d, exec: schemaExec(d), close: s.Close}, nil
 	case "gocqlv2":
 		cl := gocql2.NewCluster(host)
 		cl.Port, cl.ProtoVersion, cl.DisableInitialHostLookup = p, 5, true
@@ -122,7 +123,7 @@ func open(adapter string) (*node, error) {
 			return nil, err
 		}
 		d := kgocqlv2.New(s)
-		return &node{d: d, exec: d.ExecSchema, close: s.Close}, nil
+		return &node{d: d, exec: schemaExec(d), close: s.Close}, nil
 	}
 	return nil, fmt.Errorf("unknown adapter %q", adapter)
 }
@@ -377,13 +378,13 @@ func TestStormWorker(t *testing.T) {
 // dieAfterClaim kills its own process, with probability pct %, right after
 // a unique claim applied: between the claim and the primary write.
 type dieAfterClaim struct {
-	kstore.Driver
+	adapter.Driver
 	pct int
 	mu  sync.Mutex
 	rng *rand.Rand
 }
 
-func (d *dieAfterClaim) Exec(ctx context.Context, q *kstore.Query) (bool, error) {
+func (d *dieAfterClaim) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
 	applied, err := d.Driver.Exec(ctx, q)
 	if err == nil && applied && strings.Contains(q.Statement.CQL(), "_by_handle") && strings.HasSuffix(q.Statement.CQL(), "IF NOT EXISTS") {
 		d.mu.Lock()
@@ -618,4 +619,15 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// schemaExec runs a schema statement through d and waits for agreement,
+// as the migrator does.
+func schemaExec(d adapter.Driver) func(ctx context.Context, stmt string) error {
+	return func(ctx context.Context, stmt string) error {
+		if _, err := d.ExecCQL(ctx, stmt, nil, kandra.ConsistencyOne); err != nil {
+			return err
+		}
+		return d.AwaitSchemaAgreement(ctx)
+	}
 }

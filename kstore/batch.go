@@ -21,11 +21,11 @@ import (
 //
 // The batch's estimated size must fit WithMaxBatchBytes (the servers'
 // batch_size_fail_threshold is 50 KiB by default); a larger one is refused
-// with errors.ErrBatchTooLarge before anything is sent, and nothing is
+// with kerrors.ErrBatchTooLarge before anything is sent, and nothing is
 // stamped. Save the entities in smaller groups then.
 //
 // A versioned table and a table with a UNIQUE lookup are refused with an
-// *errors.ArgumentError: their writes are lightweight transactions, which
+// *kerrors.ArgumentError: their writes are lightweight transactions, which
 // a batch over several partitions cannot hold; Save or Delete each entity.
 
 // MaxBatchEntities bounds the entities of one SaveAll or DeleteAll, under
@@ -113,7 +113,7 @@ func (r *Repo[T]) SaveAll(ctx context.Context, es []*T, opts ...WriteOption) err
 // DeleteAll hard-deletes the rows of es's primary keys in one batch (see
 // the atomicity above), each with this entity's own rows of its
 // non-unique lookup values, as HardDelete would. A table with SoftDelete
-// is refused (an *errors.ArgumentError): soft-delete each entity with
+// is refused (an *kerrors.ArgumentError): soft-delete each entity with
 // Delete. Observed as kandra.OpDeleteAll. Options: Timestamp, Consistency.
 func (r *Repo[T]) DeleteAll(ctx context.Context, es []*T, opts ...DeleteOption) error {
 	const op = "DeleteAll"

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // fPost has a BATCH and an EVENTUAL lookup, and no version.
@@ -96,7 +96,7 @@ func TestSaveAllRefusals(t *testing.T) {
 		"null key component": posts.DeleteAll(ctx, []*fPost{{Board: ""}}),
 	} {
 		if !errors.As(err, &ae) {
-			t.Errorf("%s: %v, want an *errors.ArgumentError", name, err)
+			t.Errorf("%s: %v, want an *kerrors.ArgumentError", name, err)
 		}
 	}
 	big := strings.Repeat("x", 40<<10)
@@ -136,7 +136,7 @@ func TestSaveAllRefusesOneKeyTwice(t *testing.T) {
 	var ae *kerrors.ArgumentError
 	err := posts.SaveAll(context.Background(), []*fPost{{Board: "a", PostID: 1, Tag: "x"}, {Board: "b", PostID: 1}, {Board: "a", PostID: 1, Tag: "y"}})
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "entities[2]") || !strings.Contains(err.Error(), "entities[0]") {
-		t.Fatalf("%v, want an *errors.ArgumentError naming entities[2] and entities[0]", err)
+		t.Fatalf("%v, want an *kerrors.ArgumentError naming entities[2] and entities[0]", err)
 	}
 	if err := posts.DeleteAll(context.Background(), []*fPost{{Board: "a", PostID: 1}, {Board: "a", PostID: 1}}); !errors.As(err, &ae) {
 		t.Fatalf("DeleteAll of one key twice: %v", err)

@@ -12,11 +12,11 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // The checks every call makes before it sends anything: a bad argument is
-// a *errors.ArgumentError naming the call, the table, the argument and
+// a *kerrors.ArgumentError naming the call, the table, the argument and
 // what is valid, and nothing is written.
 
 // MaxPageSize is the largest PageSize: the protocol carries a page size as
@@ -59,7 +59,7 @@ func (r *Repo[T]) checkKey(op string, e *T, cols []*kandra.ColumnSchema, insert 
 }
 
 // checkValues refuses a value of e's other columns that its column cannot
-// hold exactly (a *errors.ValueError, see kandra.ColumnSchema.CheckValue),
+// hold exactly (a *kerrors.ValueError, see kandra.ColumnSchema.CheckValue),
 // before anything is sent. checkKey checks the key columns.
 func (r *Repo[T]) checkValues(e *T) error {
 	for _, c := range r.checked {
@@ -411,7 +411,7 @@ func (r *Repo[T]) redactedKey(e *T) any {
 
 const redacted = "<redacted>"
 
-// notFound is the *errors.NotFoundError of a read by e's key.
+// notFound is the *kerrors.NotFoundError of a read by e's key.
 func (r *Repo[T]) notFound(e *T) error {
 	return &kerrors.NotFoundError{Table: r.ts.Name(), Key: r.redactedKey(e)}
 }

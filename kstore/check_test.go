@@ -12,7 +12,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // fNote has a text partition key of one column, a clustering column, a
@@ -54,7 +55,7 @@ var (
 )
 
 // TestArgumentsRefusedBeforeSending: every refused argument is an
-// *errors.ArgumentError (matching ErrArgument and ErrKandra) that names the
+// *kerrors.ArgumentError (matching ErrArgument and ErrKandra) that names the
 // call and the argument, and nothing reaches the driver.
 func TestArgumentsRefusedBeforeSending(t *testing.T) {
 	f, users, rt, _ := newFake(t)
@@ -116,7 +117,7 @@ func TestArgumentsRefusedBeforeSending(t *testing.T) {
 			err := tt.call()
 			var ae *kerrors.ArgumentError
 			if !errors.As(err, &ae) || !errors.Is(err, kerrors.ErrArgument) || !errors.Is(err, kerrors.ErrKandra) {
-				t.Fatalf("err = %v, want an *errors.ArgumentError", err)
+				t.Fatalf("err = %v, want an *kerrors.ArgumentError", err)
 			}
 			if ae.Arg != tt.arg {
 				t.Errorf("Arg = %q, want %q (%v)", ae.Arg, tt.arg, err)
@@ -161,9 +162,9 @@ func TestArgumentsAccepted(t *testing.T) {
 	}
 }
 
-// TestNotFoundNamesTableAndKey: a miss is an *errors.NotFoundError naming
+// TestNotFoundNamesTableAndKey: a miss is an *kerrors.NotFoundError naming
 // the table and the key (or the lookup and the value), Sensitive values
-// redacted, matching errors.ErrNotFound and ErrKandra.
+// redacted, matching kerrors.ErrNotFound and ErrKandra.
 func TestNotFoundNamesTableAndKey(t *testing.T) {
 	_, users, rt, _ := newFake(t)
 	notes := MustNewRepo(rt, fNotes)
@@ -194,7 +195,7 @@ func (pagedRows) Next([]any) bool   { return false }
 func (pagedRows) PageState() []byte { return []byte{1, 2, 3} }
 func (pagedRows) Close() error      { return nil }
 
-func (f *pagingFake) Query(ctx context.Context, q *Query) (Rows, error) {
+func (f *pagingFake) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, error) {
 	f.add(sent{cql: q.Statement.CQL()})
 	return pagedRows{}, nil
 }
@@ -274,6 +275,7 @@ func TestSaveIfNotExistsBatchCheckedFirst(t *testing.T) {
 // blockingFake blocks every statement until release is closed, and
 // fails the test if a statement arrives after closed is set.
 type blockingFake struct {
+	noMigrator
 	fake
 	entered chan struct{}
 	release chan struct{}
@@ -290,12 +292,12 @@ func (f *blockingFake) wait() {
 	<-f.release
 }
 
-func (f *blockingFake) Exec(ctx context.Context, q *Query) (bool, error) {
+func (f *blockingFake) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
 	f.wait()
 	return f.fake.Exec(ctx, q)
 }
 
-func (f *blockingFake) Batch(ctx context.Context, b *Batch) error {
+func (f *blockingFake) Batch(ctx context.Context, b *adapter.Batch) error {
 	f.wait()
 	return f.fake.Batch(ctx, b)
 }
@@ -303,7 +305,7 @@ func (f *blockingFake) Batch(ctx context.Context, b *Batch) error {
 // TestCloseWaitsForCallsInProgress: Close returns only after a Save that
 // was running when it was called has returned and its EVENTUAL lookup
 // write is done; nothing is sent after Close returns, and later calls fail
-// with errors.ErrClosed.
+// with kerrors.ErrClosed.
 func TestCloseWaitsForCallsInProgress(t *testing.T) {
 	f := &blockingFake{fake: fake{applied: true}, entered: make(chan struct{}), release: make(chan struct{})}
 	rt, err := New(f, testKeyspace, WithClock(func() time.Time { return clock }))

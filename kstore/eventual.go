@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // The EVENTUAL lookup writes run on worker goroutines the runtime owns:

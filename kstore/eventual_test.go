@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 )
 
 // TestWorkersStress: many callers queue EVENTUAL writes while the workers
@@ -128,17 +129,19 @@ func TestWorkersEndWhenIdle(t *testing.T) {
 
 // nopDriver is a Driver that is never called: the tests here queue their
 // own writes.
-type nopDriver struct{}
+type nopDriver struct{ noMigrator }
 
-func (nopDriver) Exec(context.Context, *Query) (bool, error)  { panic("nopDriver: Exec") }
-func (nopDriver) Batch(context.Context, *Batch) error         { panic("nopDriver: Batch") }
-func (nopDriver) Query(context.Context, *Query) (Rows, error) { panic("nopDriver: Query") }
+func (nopDriver) Exec(context.Context, *adapter.Query) (bool, error) { panic("nopDriver: Exec") }
+func (nopDriver) Batch(context.Context, *adapter.Batch) error        { panic("nopDriver: Batch") }
+func (nopDriver) Query(context.Context, *adapter.Query) (adapter.Rows, error) {
+	panic("nopDriver: Query")
+}
 
 // ticketFake fails the EVENTUAL by_ticket insert of tickets starting with
 // "bad" and lets every other statement through.
 type ticketFake struct{ fake }
 
-func (f *ticketFake) Exec(ctx context.Context, q *Query) (bool, error) {
+func (f *ticketFake) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
 	if strings.Contains(q.Statement.CQL(), "by_ticket") {
 		if s, ok := q.Values[0].(*string); ok && strings.HasPrefix(*s, "bad") {
 			return false, errors.New("injected")
@@ -203,11 +206,12 @@ var twoEventuals = kandra.MustRegister[twoEventual]()
 
 // countingFake counts the EVENTUAL inserts per lookup table.
 type countingFake struct {
+	noMigrator
 	fake
 	a, b atomic.Int64
 }
 
-func (f *countingFake) Exec(ctx context.Context, q *Query) (bool, error) {
+func (f *countingFake) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
 	switch cql := q.Statement.CQL(); {
 	case strings.Contains(cql, "by_a"):
 		f.a.Add(1)

@@ -9,7 +9,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
 )
 
@@ -36,22 +37,22 @@ var (
 	}, Accounts)
 )
 
-// printer is a kstore.Driver that prints each statement it is given
+// printer is an adapter.Driver that prints each statement it is given
 // and finds no rows: a stand-in for an adapter (kgocql.New(session)) in
 // these examples.
 type printer struct{}
 
-func (printer) Exec(_ context.Context, q *kstore.Query) (bool, error) {
+func (printer) Exec(_ context.Context, q *adapter.Query) (bool, error) {
 	fmt.Println(q.Statement.CQL())
 	return true, nil
 }
 
-func (printer) Query(_ context.Context, q *kstore.Query) (kstore.Rows, error) {
+func (printer) Query(_ context.Context, q *adapter.Query) (adapter.Rows, error) {
 	fmt.Println(q.Statement.CQL())
 	return noRows{}, nil
 }
 
-func (printer) Batch(_ context.Context, b *kstore.Batch) error {
+func (printer) Batch(_ context.Context, b *adapter.Batch) error {
 	fmt.Println("BEGIN BATCH")
 	for _, e := range b.Entries {
 		fmt.Println("  " + e.Statement.CQL())
@@ -59,6 +60,16 @@ func (printer) Batch(_ context.Context, b *kstore.Batch) error {
 	fmt.Println("APPLY BATCH")
 	return nil
 }
+
+func (printer) ExecCQL(context.Context, string, []any, kandra.Consistency) (bool, error) {
+	return false, errors.New("printer: no migrator")
+}
+
+func (printer) QueryCQL(context.Context, string, []any, kandra.Consistency) ([]map[string]any, error) {
+	return nil, errors.New("printer: no migrator")
+}
+
+func (printer) AwaitSchemaAgreement(context.Context) error { return nil }
 
 type noRows struct{}
 
@@ -102,7 +113,7 @@ func ExampleRepo_Save() {
 	// id set: true
 }
 
-// Get reads one row by its key; a missing row is an *errors.NotFoundError.
+// Get reads one row by its key; a missing row is an *kerrors.NotFoundError.
 func ExampleRepo_Get() {
 	rt, _ := kstore.New(printer{}, App)
 	defer rt.Close(context.Background())

@@ -56,7 +56,7 @@ func (x *Index[T, V]) Spec() kandra.IndexSpec { return x.spec }
 // Options: PageSize (default 100), After, Consistency. An index on a
 // collection's values, keys or entries is read with Contains,
 // ContainsKey, ContainsValue or HasEntry instead: Find there is a
-// *errors.ArgumentError that names the call.
+// *kerrors.ArgumentError that names the call.
 func (x *Index[T, V]) Find(ctx context.Context, v V, opts ...ListOption) *Iter[T] {
 	return x.find(ctx, "Index.Find", adapter.IndexEqual, []any{&v}, false, opts)
 }
@@ -71,7 +71,7 @@ func (x *Index[T, V]) FindActive(ctx context.Context, v V, opts ...ListOption) *
 // From and To give on the index's own field (either may be left out),
 // through an index that reads ranges (kandra.IndexSpec.Ranges: an SAI
 // index on a number, a date, a time, a timestamp, a timeuuid or an inet).
-// Another index is a *errors.ArgumentError before anything is sent:
+// Another index is a *kerrors.ArgumentError before anything is sent:
 // servers read its ranges only with ALLOW FILTERING, which kandra never
 // sends. The rows come in the server's order (by token), not by the
 // column: an index read cannot be ordered (servers refuse ORDER BY there).

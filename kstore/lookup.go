@@ -10,7 +10,7 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // Lookups keep one invariant: once the EVENTUAL writes are done, every
@@ -32,7 +32,7 @@ import (
 //   - a write claims each value before the primary write (INSERT IF NOT
 //     EXISTS); when another entity holds the claim, it reads the holder's
 //     row: a live holder that has the value refuses the write with an
-//     *errors.UniqueError and nothing is written;
+//     *kerrors.UniqueError and nothing is written;
 //   - a claim whose holder does not exist or no longer has the value (a
 //     writer that died between its claim and its primary write, a value a
 //     Save moved away from) is taken over, UPDATE ... IF holder = the
@@ -75,17 +75,17 @@ func insertTS(c *call) int64 {
 
 // lookupInsertIn is the Insert of e's row of lookup i, USING TIMESTAMP ts
 // unless ts is noTS, in sc (nil: a new Query).
-func (r *Repo[T]) lookupInsertIn(sc *scratch, i int, e *T, ts int64) *Query {
+func (r *Repo[T]) lookupInsertIn(sc *scratch, i int, e *T, ts int64) *adapter.Query {
 	s := r.st.Lookup(i).InsertAt()
 	if ts == noTS {
 		s = r.st.Lookup(i).Insert()
 	}
-	var q *Query
+	var q *adapter.Query
 	var vals []any
 	if sc != nil {
 		q, vals = sc.query(s), sc.values(s.NumParams())
 	} else {
-		q, vals = &Query{Statement: s}, make([]any, 0, s.NumParams())
+		q, vals = &adapter.Query{Statement: s}, make([]any, 0, s.NumParams())
 	}
 	q.Values = adapter.AppendColumns(r.t, s, e, vals)
 	if ts != noTS {
@@ -95,19 +95,19 @@ func (r *Repo[T]) lookupInsertIn(sc *scratch, i int, e *T, ts int64) *Query {
 }
 
 // lookupDeleteAt is the DeleteAt of e's row of lookup i.
-func (r *Repo[T]) lookupDeleteAt(i int, e *T, ts int64) *Query {
+func (r *Repo[T]) lookupDeleteAt(i int, e *T, ts int64) *adapter.Query {
 	return r.lookupDeleteIn(nil, i, e, ts)
 }
 
 // lookupDeleteIn is lookupDeleteAt in sc (nil: a new Query).
-func (r *Repo[T]) lookupDeleteIn(sc *scratch, i int, e *T, ts int64) *Query {
+func (r *Repo[T]) lookupDeleteIn(sc *scratch, i int, e *T, ts int64) *adapter.Query {
 	s := r.st.Lookup(i).DeleteAt()
-	var q *Query
+	var q *adapter.Query
 	var vals []any
 	if sc != nil {
 		q, vals = sc.query(s), sc.values(s.NumParams())
 	} else {
-		q, vals = &Query{Statement: s}, make([]any, 0, s.NumParams())
+		q, vals = &adapter.Query{Statement: s}, make([]any, 0, s.NumParams())
 	}
 	q.Values = adapter.AppendColumns(r.t, s, e, append(vals, ts))
 	return q
@@ -263,7 +263,7 @@ func (r *Repo[T]) claim(ctx context.Context, op string, i int, e *T, cons, seria
 		tok := newToken()
 		cl := ls.Claim()
 		vals := append(adapter.AppendColumns(r.t, cl, e, make([]any, 0, cl.NumParams())), tok)
-		applied, err := r.exec(ctx, metricOp(op), &Query{Statement: cl, Values: vals, Consistency: cons, SerialConsistency: serial})
+		applied, err := r.exec(ctx, metricOp(op), &adapter.Query{Statement: cl, Values: vals, Consistency: cons, SerialConsistency: serial})
 		if err != nil {
 			return false, 0, err
 		}
@@ -283,7 +283,7 @@ func (r *Repo[T]) claim(ctx context.Context, op string, i int, e *T, cons, seria
 			rc := ls.Reclaim()
 			vals := adapter.AppendColumns(r.t, rc, e, append(make([]any, 0, rc.NumParams()), tok))
 			vals = adapter.AppendExpected(r.t, rc, e, vals)
-			applied, err := r.exec(ctx, metricOp(op), &Query{Statement: rc, Values: vals, Consistency: cons, SerialConsistency: serial})
+			applied, err := r.exec(ctx, metricOp(op), &adapter.Query{Statement: rc, Values: vals, Consistency: cons, SerialConsistency: serial})
 			if err != nil {
 				return false, 0, err
 			}
@@ -302,7 +302,7 @@ func (r *Repo[T]) claim(ctx context.Context, op string, i int, e *T, cons, seria
 		tk := ls.Takeover()
 		vals = adapter.AppendColumns(r.t, tk, e, append(make([]any, 0, tk.NumParams()), tok))
 		vals = append(adapter.AppendExpected(r.t, tk, holder, vals), tokenArg(held))
-		applied, err = r.exec(ctx, metricOp(op), &Query{Statement: tk, Values: vals, Consistency: cons, SerialConsistency: serial})
+		applied, err = r.exec(ctx, metricOp(op), &adapter.Query{Statement: tk, Values: vals, Consistency: cons, SerialConsistency: serial})
 		if err != nil {
 			return false, 0, err
 		}
@@ -321,7 +321,7 @@ func (r *Repo[T]) holderOf(ctx context.Context, op string, i int, e *T, serial k
 	sel := r.st.Lookup(i).SelectOwner()
 	holder = new(T)
 	var tokenAt, holderAt int64
-	q := &Query{Statement: sel, Values: adapter.AppendColumns(r.t, sel, e, make([]any, 0, 1)), Consistency: serial}
+	q := &adapter.Query{Statement: sel, Values: adapter.AppendColumns(r.t, sel, e, make([]any, 0, 1)), Consistency: serial}
 	found, err = r.one(ctx, metricOp(op), q, func(dst []any) []any {
 		return append(adapter.AppendResult(r.t, sel, holder, dst), &token, &tokenAt, &holderAt)
 	})
@@ -432,7 +432,7 @@ func (r *Repo[T]) release(ctx context.Context, op string, i int, e *T, token int
 	rl := r.st.Lookup(i).Release()
 	vals := adapter.AppendColumns(r.t, rl, e, make([]any, 0, rl.NumParams()))
 	vals = append(adapter.AppendExpected(r.t, rl, e, vals), tokenArg(token))
-	if _, err := r.exec(ctx, metricOp(op), &Query{Statement: rl, Values: vals, Consistency: cons, SerialConsistency: serial}); err != nil {
+	if _, err := r.exec(ctx, metricOp(op), &adapter.Query{Statement: rl, Values: vals, Consistency: cons, SerialConsistency: serial}); err != nil {
 		cp := new(T)
 		*cp = *e
 		r.rt.eventualFailed(r.lookups[i].Name(), cp, err, 0)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 )
 
 // recorder is an Observer that keeps what it saw, and checks that Start
@@ -57,6 +58,7 @@ func brief(o kandra.Observation) string {
 // ctxFake is fake checking that every statement gets the observer's
 // context.
 type ctxFake struct {
+	noMigrator
 	fake
 	missing []string
 }
@@ -69,17 +71,17 @@ func (f *ctxFake) check(ctx context.Context, what string) {
 	}
 }
 
-func (f *ctxFake) Exec(ctx context.Context, q *Query) (bool, error) {
+func (f *ctxFake) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
 	f.check(ctx, q.Statement.CQL())
 	return f.fake.Exec(ctx, q)
 }
 
-func (f *ctxFake) Query(ctx context.Context, q *Query) (Rows, error) {
+func (f *ctxFake) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, error) {
 	f.check(ctx, q.Statement.CQL())
 	return f.fake.Query(ctx, q)
 }
 
-func (f *ctxFake) Batch(ctx context.Context, b *Batch) error {
+func (f *ctxFake) Batch(ctx context.Context, b *adapter.Batch) error {
 	f.check(ctx, "batch")
 	return f.fake.Batch(ctx, b)
 }
@@ -146,11 +148,13 @@ func TestObserverSeesEveryStatement(t *testing.T) {
 }
 
 // quietDriver accepts everything and allocates nothing.
-type quietDriver struct{}
+type quietDriver struct{ noMigrator }
 
-func (quietDriver) Exec(context.Context, *Query) (bool, error)  { return true, nil }
-func (quietDriver) Batch(context.Context, *Batch) error         { return nil }
-func (quietDriver) Query(context.Context, *Query) (Rows, error) { return emptyRows{}, nil }
+func (quietDriver) Exec(context.Context, *adapter.Query) (bool, error) { return true, nil }
+func (quietDriver) Batch(context.Context, *adapter.Batch) error        { return nil }
+func (quietDriver) Query(context.Context, *adapter.Query) (adapter.Rows, error) {
+	return emptyRows{}, nil
+}
 
 // TestNoObserverNoCost: with neither an observer nor a recorder, a Save
 // and a Get allocate nothing the store's checks do not (a driver that
@@ -179,13 +183,14 @@ func TestNoObserverNoCost(t *testing.T) {
 // slowDriver holds every EVENTUAL lookup write (to fusers_by_ticket)
 // until release is closed.
 type slowDriver struct {
+	noMigrator
 	quietDriver
 	release chan struct{}
 	mu      sync.Mutex
 	done    int
 }
 
-func (d *slowDriver) Exec(ctx context.Context, q *Query) (bool, error) {
+func (d *slowDriver) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
 	if strings.Contains(q.Statement.CQL(), "fusers_by_ticket") {
 		<-d.release
 		d.mu.Lock()

@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // oAccount is versioned, with a unique lookup; oHits is a counter table.
@@ -49,11 +49,12 @@ var (
 // answer after they applied, as an adapter reports it
 // (adapter.UnknownOutcome).
 type lostAnswer struct {
+	noMigrator
 	*fake
 	on string
 }
 
-func (d *lostAnswer) Exec(ctx context.Context, q *Query) (bool, error) {
+func (d *lostAnswer) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
 	applied, err := d.fake.Exec(ctx, q)
 	if err == nil && strings.Contains(q.Statement.CQL(), d.on) {
 		return false, adapter.UnknownOutcome(errors.New("gocql: no response received from cassandra within timeout period"))
@@ -73,14 +74,14 @@ func newLostAnswer(t *testing.T, on string) (*lostAnswer, *Store) {
 	return d, rt
 }
 
-// unknownOutcome checks err: a *errors.QueryError matching
+// unknownOutcome checks err: a *kerrors.QueryError matching
 // ErrUnknownOutcome, never a conflict, whose message says how to resolve
 // it.
 func unknownOutcome(t *testing.T, err error) {
 	t.Helper()
 	var qe *kerrors.QueryError
 	if !errors.As(err, &qe) || !errors.Is(err, kerrors.ErrUnknownOutcome) || errors.Is(err, kerrors.ErrOptimisticLock) {
-		t.Fatalf("err = %v, want a *errors.QueryError matching ErrUnknownOutcome and not ErrOptimisticLock", err)
+		t.Fatalf("err = %v, want a *kerrors.QueryError matching ErrUnknownOutcome and not ErrOptimisticLock", err)
 	}
 	if !strings.Contains(qe.Message, "may have applied") || !strings.Contains(qe.Message, "kstore.Consistency(kandra.ConsistencySerial)") {
 		t.Errorf("the message does not say how to resolve it: %q", qe.Message)

@@ -11,8 +11,8 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/internal/cqlstmt"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // Raw is a CQL statement written by hand against a repository's table:
@@ -48,7 +48,7 @@ func Plain() RawParam { return RawParam{} }
 // where the table's DDL quotes them), or *, which Prepare replaces with
 // every column in the table's order: each row is scanned into a T, the
 // columns not selected left zero. Anything else (a function, an alias,
-// JSON, named markers, another table) is a *errors.ArgumentError that says
+// JSON, named markers, another table) is a *kerrors.ArgumentError that says
 // what to write instead. Prepare sends nothing.
 func Prepare[T any](r *Repo[T], cql string, params ...RawParam) (*Raw[T], error) {
 	if r == nil {
@@ -258,7 +258,7 @@ func (q *Raw[T]) fingerprint(vals []any) uint64 {
 // rows scanned into new entities (the columns not selected zero), with
 // the cursor of the next page. Options: PageSize (default 100), After,
 // Consistency; the range options are the typed List's. A write statement
-// is a *errors.ArgumentError (use Exec).
+// is a *kerrors.ArgumentError (use Exec).
 func (q *Raw[T]) Query(ctx context.Context, args []any, opts ...ListOption) *Iter[T] {
 	const op = "Raw.Query"
 	r := q.r
@@ -297,7 +297,7 @@ func (q *Raw[T]) Query(ctx context.Context, args []any, opts ...ListOption) *Ite
 		it.err = r.argErr(op, "After", refusedCursor(c.cursor, "the cursor was made by another query; a cursor resumes only the query that returned it"))
 		return it
 	}
-	query := &Query{Statement: q.st, Values: vals, Consistency: cons, PageSize: c.pageSize, PageState: c.cursor.state}
+	query := &adapter.Query{Statement: q.st, Values: vals, Consistency: cons, PageSize: c.pageSize, PageState: c.cursor.state}
 	octx, w := r.rt.observe(ctx, r.ts.Name(), q.op, kandra.KindStatement, q.st.CQL(), 1, cons, false)
 	rows, err := r.rt.d.Query(octx, query)
 	if err != nil {
@@ -331,7 +331,7 @@ func (q *Raw[T]) Query(ctx context.Context, args []any, opts ...ListOption) *Ite
 // otherwise applied is true when err is nil. The runtime's stamps, lookup
 // rows and version checks are not made: the statement is what it says.
 // Options: Consistency, SerialConsistency. A SELECT is a
-// *errors.ArgumentError (use Query).
+// *kerrors.ArgumentError (use Query).
 func (q *Raw[T]) Exec(ctx context.Context, args []any, opts ...DeleteOption) (applied bool, err error) {
 	const op = "Raw.Exec"
 	r := q.r
@@ -354,7 +354,7 @@ func (q *Raw[T]) Exec(ctx context.Context, args []any, opts ...DeleteOption) (ap
 	if err != nil {
 		return false, err
 	}
-	query := &Query{Statement: q.st, Values: vals, Consistency: cons}
+	query := &adapter.Query{Statement: q.st, Values: vals, Consistency: cons}
 	if q.st.IsConditional() {
 		if query.SerialConsistency, err = r.serialCons(op, &c); err != nil {
 			return false, err
@@ -378,7 +378,7 @@ const getManyConcurrency = 16
 // for 50 keys (interleaved medians within 25% either way, across runs and
 // adapters: the storetest line "real-server: multiget"); a Raw statement
 // writes the IN query when one round trip matters more. More than
-// MaxGetMany keys, or a nil or invalid key, is a *errors.ArgumentError
+// MaxGetMany keys, or a nil or invalid key, is a *kerrors.ArgumentError
 // before anything is sent. Options: Consistency.
 func (r *Repo[T]) GetMany(ctx context.Context, keys []*T, opts ...ReadOption) ([]*T, error) {
 	const op = "GetMany"

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 func TestPrepareResolvesAndQualifies(t *testing.T) {
@@ -61,7 +61,7 @@ func TestPrepareResolvesAndQualifies(t *testing.T) {
 		"":                                           "empty",
 	} {
 		if _, err := Prepare(posts, cql); !errors.As(err, &ae) || !strings.Contains(err.Error(), want) {
-			t.Errorf("Prepare(%q): %v, want an *errors.ArgumentError saying %q", cql, err, want)
+			t.Errorf("Prepare(%q): %v, want an *kerrors.ArgumentError saying %q", cql, err, want)
 		}
 	}
 	if _, err := Prepare(posts, "SELECT author FROM fposts WHERE board = ?", Arg(id)); !errors.As(err, &ae) {

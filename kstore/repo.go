@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,7 +15,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/internal/lookupval"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // Repo reads and writes the entities of one table. Make one per table with
@@ -154,12 +154,12 @@ func (r *Repo[T]) begin(ctx context.Context, op string) error {
 	return nil
 }
 
-func (r *Repo[T]) exec(ctx context.Context, op string, q *Query) (bool, error) {
+func (r *Repo[T]) exec(ctx context.Context, op string, q *adapter.Query) (bool, error) {
 	return r.execAs(ctx, op, q, false)
 }
 
 // execAs is exec, of a background write (an EVENTUAL lookup row) or not.
-func (r *Repo[T]) execAs(ctx context.Context, op string, q *Query, background bool) (bool, error) {
+func (r *Repo[T]) execAs(ctx context.Context, op string, q *adapter.Query, background bool) (bool, error) {
 	table := q.Statement.TableName()
 	octx, w := r.rt.observe(ctx, table, op, kandra.KindStatement, q.Statement.CQL(), 1, q.Consistency, background)
 	applied, err := r.rt.d.Exec(octx, q)
@@ -175,7 +175,7 @@ func (r *Repo[T]) execAs(ctx context.Context, op string, q *Query, background bo
 
 // batchExec runs entries as one LOGGED BATCH (a single entry alone). b,
 // if not nil, is the Batch to fill (a call's scratch).
-func (r *Repo[T]) batchExec(ctx context.Context, op string, cons kandra.Consistency, entries []*Query, b *Batch) error {
+func (r *Repo[T]) batchExec(ctx context.Context, op string, cons kandra.Consistency, entries []*adapter.Query, b *adapter.Batch) error {
 	if len(entries) == 1 {
 		entries[0].Consistency = cons
 		_, err := r.exec(ctx, op, entries[0])
@@ -185,7 +185,7 @@ func (r *Repo[T]) batchExec(ctx context.Context, op string, cons kandra.Consiste
 		return err
 	}
 	if b == nil {
-		b = new(Batch)
+		b = new(adapter.Batch)
 	}
 	b.Entries, b.Consistency = entries, cons
 	octx, w := r.rt.observe(ctx, r.ts.Name(), op, kandra.KindBatch, entries[0].Statement.CQL(), len(entries), cons, false)
@@ -209,7 +209,7 @@ func (r *Repo[T]) batchExec(ctx context.Context, op string, cons kandra.Consiste
 // checkBatchSize refuses a LOGGED BATCH of entries over the batch limit.
 // The size is a lower bound of the server's (see batchsize.go), so that
 // a refusal here is one the server would make, after sending.
-func (r *Repo[T]) checkBatchSize(op string, entries []*Query) error {
+func (r *Repo[T]) checkBatchSize(op string, entries []*adapter.Query) error {
 	max := r.rt.cfg.maxBatch
 	if max < 0 || len(entries) < 2 {
 		return nil
@@ -447,28 +447,8 @@ func (r *Repo[T]) lookupValue(i int, e *T) any {
 	return p
 }
 
-// isEmpty reports a lookup value that the servers refuse as a key: ""
-// or an empty blob, or null (a nil pointer or collection; emptyAt adds
-// the values the column's type sends as null). Such a value has no lookup
-// row.
-func isEmpty(p any) bool {
-	switch x := p.(type) {
-	case *string:
-		return *x == ""
-	case *[]byte:
-		return len(*x) == 0
-	case *int, *int64, *int32, *int16, *int8, *bool, *uuid.UUID, *time.Time, *float64, *float32:
-		return false
-	}
-	v := reflect.ValueOf(p).Elem()
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Map:
-		return v.IsNil()
-	case reflect.String:
-		return v.Len() == 0
-	}
-	return false
-}
+// isEmpty is lookupval.Empty: a value with no lookup row.
+func isEmpty(p any) bool { return lookupval.Empty(p) }
 
 // emptyAt is isEmpty for the value p of lookup i, and also a value its
 // column's CQL type sends as null (ColumnSchema.SentAsNull: the zero
@@ -485,12 +465,12 @@ func (r *Repo[T]) emptyAt(i int, p any) bool {
 // column's precision) and upserts it with its BATCH lookup rows in one
 // LOGGED BATCH, then writes its EVENTUAL lookup rows asynchronously. Its
 // unique lookup values are claimed first: a value another live entity
-// holds is an *errors.UniqueError, and nothing is written. A validation
-// failure is a *errors.ValidationError and nothing is written; a refused
+// holds is an *kerrors.UniqueError, and nothing is written. A validation
+// failure is a *kerrors.ValidationError and nothing is written; a refused
 // Save leaves e as it was. Save does not know e's earlier values: a value
 // e left stays in its lookup (reads skip it; Update moves values).
 // Options: TTL, Timestamp, Consistency, SerialConsistency. Save on a
-// counter table is a *errors.QueryError.
+// counter table is a *kerrors.QueryError.
 //
 // On a table with a Version, Save never overwrites another version: an
 // entity with a zero version is written only if the row of its key has no
@@ -499,7 +479,7 @@ func (r *Repo[T]) emptyAt(i int, p any) bool {
 // the row still has that version; then e gets the next one. Each is a
 // lightweight transaction after the BATCH lookup rows (see versioned.go).
 // A stale copy, or a new entity whose key has a versioned row, is an
-// *errors.OptimisticLockError, the row is not written and e is left as it
+// *kerrors.OptimisticLockError, the row is not written and e is left as it
 // was; SaveIfNotExists refuses any existing row. A Timestamp is refused
 // on such a table (its writes are conditional); ForceSave writes without
 // the check.
@@ -741,15 +721,15 @@ func (w *eventualInsert[T]) done(reported bool) {
 // scratchPool when it returns and the next call reuses it.
 type scratch struct {
 	c       call
-	qs      [4]Query
+	qs      [4]adapter.Query
 	nq      int
-	more    []*Query // past len(qs)
-	entries []*Query
+	more    []*adapter.Query // past len(qs)
+	entries []*adapter.Query
 	vals    []any
-	batch   Batch
+	batch   adapter.Batch
 }
 
-var scratchPool = sync.Pool{New: func() any { return &scratch{entries: make([]*Query, 0, 4), vals: make([]any, 0, 32)} }}
+var scratchPool = sync.Pool{New: func() any { return &scratch{entries: make([]*adapter.Query, 0, 4), vals: make([]any, 0, 32)} }}
 
 // getScratch takes a scratch from the pool, with opts applied to its call.
 func getScratch[O option](opts []O) *scratch {
@@ -774,19 +754,19 @@ func (sc *scratch) release() {
 	clear(sc.vals)
 	sc.vals = sc.vals[:0]
 	if sc.batch.Entries != nil || sc.batch.Unlogged {
-		sc.batch = Batch{}
+		sc.batch = adapter.Batch{}
 	}
 	scratchPool.Put(sc)
 }
 
 // query returns a cleared Query for s, appended to sc.entries.
-func (sc *scratch) query(s *adapter.Statement) *Query {
-	var q *Query
+func (sc *scratch) query(s *adapter.Statement) *adapter.Query {
+	var q *adapter.Query
 	if sc.nq < len(sc.qs) {
 		q = &sc.qs[sc.nq]
 		sc.nq++
 	} else {
-		q = new(Query)
+		q = new(adapter.Query)
 		sc.more = append(sc.more, q)
 	}
 	q.Statement = s
@@ -817,7 +797,7 @@ func (sc *scratch) values(n int) []any {
 // version included (where a Save of a zero version would write).
 // Options: TTL, Consistency, SerialConsistency (a Timestamp does not
 // compile). A keyspace whose targets include kandra.Scylla2025Tablets
-// refuses it with a *errors.ArgumentError before anything is sent: that
+// refuses it with a *kerrors.ArgumentError before anything is sent: that
 // server refuses lightweight transactions in a tablets keyspace.
 func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...InsertOption) (bool, error) {
 	const op = "SaveIfNotExists"
@@ -922,14 +902,14 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...InsertOptio
 // stamps UpdatedAt, and moves each lookup value that changed: a non-unique
 // one deletes this entity's row of the old value and writes the new one,
 // at one timestamp; a unique one claims the new value before the write
-// (an *errors.UniqueError when another live entity holds it) and releases
+// (an *kerrors.UniqueError when another live entity holds it) and releases
 // the old one after it, only the claim this entity held. On a table
 // without a version every value of new is written again (old may be a
 // stale copy), in the primary row's LOGGED BATCH for BATCH lookups,
 // asynchronously for EVENTUAL ones. On a versioned table the UPDATE
 // carries IF version = old's version (IF version IN (null, 0) when old's
 // is zero: old was read from a row without a version) and sets new's
-// version to the next one; a conflict is a *errors.OptimisticLockError and
+// version to the next one; a conflict is a *kerrors.OptimisticLockError and
 // new is left as it was (see the package documentation for the order of
 // the writes, versioned.go for the conditions).
 func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (err error) {
@@ -1031,7 +1011,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 	if versioned {
 		primary.Consistency, primary.SerialConsistency = cons, serial
 	}
-	var batchIns, batchDels []*Query // on a versioned table, which sends them apart
+	var batchIns, batchDels []*adapter.Query // on a versioned table, which sends them apart
 	var evBuf, claimBuf, leaveBuf [4]int
 	eventual, claimNew, leave := evBuf[:0], claimBuf[:0], leaveBuf[:0]
 	// A soft-deleted entity holds no unique value (another may have taken
@@ -1280,7 +1260,7 @@ func (r *Repo[T]) SoftDelete(ctx context.Context, e *T, opts ...DeleteOption) er
 		*r.timeField(col, e) = truncate(col, r.now())
 	}
 	st := r.st.SoftDelete()
-	_, err = r.exec(ctx, OpSoftDelete, &Query{Statement: st, Values: r.bindWrite(st, &c, e, nil), Consistency: cons})
+	_, err = r.exec(ctx, OpSoftDelete, &adapter.Query{Statement: st, Values: r.bindWrite(st, &c, e, nil), Consistency: cons})
 	return err
 }
 
@@ -1288,7 +1268,7 @@ func (r *Repo[T]) SoftDelete(ctx context.Context, e *T, opts ...DeleteOption) er
 // Reads.
 
 // Get reads the row with key's primary key (the other fields of key are
-// ignored) into a new entity; errors.ErrNotFound when there is none. On a
+// ignored) into a new entity; kerrors.ErrNotFound when there is none. On a
 // versioned table a row whose version is null reads at version zero (see
 // versioned.go).
 func (r *Repo[T]) Get(ctx context.Context, key *T, opts ...ReadOption) (*T, error) {
@@ -1333,12 +1313,12 @@ func (r *Repo[T]) readRow(ctx context.Context, op string, sc *scratch, st *adapt
 }
 
 // one reads at most one row into the targets targets(dst) gives.
-func (r *Repo[T]) one(ctx context.Context, op string, q *Query, targets func([]any) []any) (bool, error) {
+func (r *Repo[T]) one(ctx context.Context, op string, q *adapter.Query, targets func([]any) []any) (bool, error) {
 	return r.oneInto(ctx, op, q, targets(make([]any, 0, q.Statement.NumResult())))
 }
 
 // oneInto reads at most one row into dst.
-func (r *Repo[T]) oneInto(ctx context.Context, op string, q *Query, dst []any) (bool, error) {
+func (r *Repo[T]) oneInto(ctx context.Context, op string, q *adapter.Query, dst []any) (bool, error) {
 	table := q.Statement.TableName()
 	octx, w := r.rt.observe(ctx, table, op, kandra.KindStatement, q.Statement.CQL(), 1, q.Consistency, false)
 	rows, err := r.rt.d.Query(octx, q)
@@ -1404,7 +1384,7 @@ func (c Cursor) String() string {
 }
 
 // ParseCursor decodes a Cursor.String; a string no Cursor.String made is a
-// *errors.ArgumentError.
+// *kerrors.ArgumentError.
 func ParseCursor(s string) (Cursor, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err == nil && len(b) > 0 && len(b) <= 8 {
@@ -1538,7 +1518,7 @@ func (r *Repo[T]) readPage(ctx context.Context, op, what string, st *adapter.Sta
 	want := c.pageSize
 	for {
 		fetch := want - len(out)
-		q := &Query{Statement: st, Values: vals, Consistency: cons, PageSize: fetch, PageState: state}
+		q := &adapter.Query{Statement: st, Values: vals, Consistency: cons, PageSize: fetch, PageState: state}
 		octx, w := r.rt.observe(ctx, r.ts.Name(), op, kandra.KindStatement, st.CQL(), 1, cons, false)
 		rows, err := r.rt.d.Query(octx, q)
 		if err != nil {
@@ -1622,7 +1602,7 @@ func MustLookupOf[T, V any](r *Repo[T], f kandra.Field[T, V]) *Lookup[T, V] {
 // Find returns the entity whose lookup column has value v: it reads the
 // lookup row, then the primary row by its full key, and checks that the row
 // still carries v. A missing or stale lookup row, and an empty v, are
-// errors.ErrNotFound, never another entity. A non-unique value may have many
+// kerrors.ErrNotFound, never another entity. A non-unique value may have many
 // holders: Find returns the first live one, FindAll every one. Options:
 // Consistency.
 func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...ReadOption) (*T, error) {
@@ -1679,7 +1659,7 @@ func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []ReadOp
 	st := r.st.Lookup(l.idx).Select()
 	key := new(T)
 	l.f.Set(key, v)
-	q := &Query{Statement: st, Values: adapter.AppendColumns(r.t, st, key, make([]any, 0, 1)), Consistency: cons}
+	q := &adapter.Query{Statement: st, Values: adapter.AppendColumns(r.t, st, key, make([]any, 0, 1)), Consistency: cons}
 	found, err := r.one(ctx, OpFind, q, func(dst []any) []any { return adapter.AppendResult(r.t, st, key, dst) })
 	if err != nil {
 		return nil, err
@@ -1707,7 +1687,7 @@ func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []ReadOp
 // time: the first live holder is usually in the first few.
 const findPage = 16
 
-// notFound is the *errors.NotFoundError of a Find of v.
+// notFound is the *kerrors.NotFoundError of a Find of v.
 func (l *Lookup[T, V]) notFound(v V) error {
 	lt := l.repo.lookups[l.idx]
 	var shown any = v
@@ -1781,7 +1761,7 @@ func (c *Counter[T]) add(ctx context.Context, op string, key *T, delta int64, op
 }
 
 // Decrement subtracts delta from the counter of key's primary key. A delta
-// of math.MinInt64, whose negation overflows, is a *errors.ArgumentError.
+// of math.MinInt64, whose negation overflows, is a *kerrors.ArgumentError.
 func (c *Counter[T]) Decrement(ctx context.Context, key *T, delta int64, opts ...CounterOption) error {
 	if delta == math.MinInt64 {
 		return c.repo.argErr("Decrement", "delta", "math.MinInt64 cannot be negated; decrement by at most math.MaxInt64")

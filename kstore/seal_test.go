@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // fDiary is partitioned by a Sensitive column, with a Sensitive lookup and
@@ -68,7 +69,7 @@ type stateFake struct {
 	got   [][]byte
 }
 
-func (f *stateFake) Query(ctx context.Context, q *Query) (Rows, error) {
+func (f *stateFake) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, error) {
 	f.smu.Lock()
 	f.got = append(f.got, append([]byte(nil), q.PageState...))
 	f.smu.Unlock()
@@ -87,7 +88,7 @@ func (stateRows) Next([]any) bool     { return false }
 func (r stateRows) PageState() []byte { return r.state }
 func (stateRows) Close() error        { return nil }
 
-func newSealStore(t *testing.T, f Driver, opts ...Option) *Store {
+func newSealStore(t *testing.T, f adapter.Driver, opts ...Option) *Store {
 	t.Helper()
 	rt, err := New(f, sealKS, opts...)
 	if err != nil {

@@ -13,7 +13,7 @@ import "context"
 // partition key. e's clustering and other columns are ignored, and a
 // static UpdatedAt is stamped. A table without static columns, or a counter
 // table (whose static counters only Counter changes), is a
-// *errors.ArgumentError. Observed as kandra.OpUpdate.
+// *kerrors.ArgumentError. Observed as kandra.OpUpdate.
 // Options: TTL, Timestamp, Consistency.
 func (r *Repo[T]) SaveStatic(ctx context.Context, e *T, opts ...WriteOption) error {
 	const op = "SaveStatic"
@@ -59,9 +59,9 @@ func (r *Repo[T]) SaveStatic(ctx context.Context, e *T, opts ...WriteOption) err
 // GetStatic reads the static columns of the partition of key's partition
 // key (its other fields are ignored): the returned entity has the
 // partition key and the static columns set, and every other field zero. A
-// partition with no rows and no static values is an *errors.NotFoundError;
+// partition with no rows and no static values is an *kerrors.NotFoundError;
 // one whose rows exist but whose statics were never written returns them
-// zero. A table without static columns is an *errors.ArgumentError.
+// zero. A table without static columns is an *kerrors.ArgumentError.
 // Observed as kandra.OpGet. Options: Consistency.
 func (r *Repo[T]) GetStatic(ctx context.Context, key *T, opts ...ReadOption) (*T, error) {
 	const op = "GetStatic"

@@ -17,11 +17,11 @@
 //     null (the zero netip.Addr, the zero UUID in a TIMEUUID) gets no
 //     lookup row: Save and Update write none (and an Update away from an
 //     empty value deletes none), and Lookup.Find of an empty value is
-//     errors.ErrNotFound without a query.
+//     kerrors.ErrNotFound without a query.
 //   - Batch too large. A LOGGED BATCH whose bound values add up to more than
 //     the batch limit (WithMaxBatchBytes, default 50 KiB, Cassandra 5.0's
 //     batch_size_fail_threshold) fails before anything is sent, with a
-//     *errors.QueryError matching errors.ErrBatchTooLarge: nothing is written.
+//     *kerrors.QueryError matching kerrors.ErrBatchTooLarge: nothing is written.
 //     The size is a lower bound of what the server counts (batchsize.go):
 //     every value's bytes, whatever its shape (a collection's elements, a
 //     user-defined type's fields, through pointers), but for the partition
@@ -38,7 +38,7 @@
 //     overwrites or deletes a row whose version differs from the caller's
 //     copy: Save, Update, HardDelete and SoftDelete are lightweight
 //     transactions on the version (see versioned.go for each statement),
-//     and a refused one is an *errors.OptimisticLockError, the row and
+//     and a refused one is an *kerrors.OptimisticLockError, the row and
 //     the argument unchanged (lookup rows written before it point to an
 //     entity without their values: reads skip them). ForceSave and
 //     ForceDelete are the
@@ -56,14 +56,14 @@
 //     the first applied, or count twice. When its answer is lost after it
 //     was sent (a client timeout, a server write timeout, a lost
 //     connection, the context done while waiting), the call returns a
-//     *errors.QueryError matching errors.ErrUnknownOutcome: the write may
+//     *kerrors.QueryError matching kerrors.ErrUnknownOutcome: the write may
 //     or may not have applied. It is never reported as a conflict or as
 //     not written, and the unique values the call claimed stay claimed
 //     (a retry of the entity takes them back; others take them over after
 //     WithClaimGrace if the write did not apply). Resolve it by reading
 //     the entity at SERIAL consistency, then deciding.
 //   - Arguments. Every call checks its arguments and options before it
-//     sends anything (see check.go); a bad one is an *errors.ArgumentError.
+//     sends anything (see check.go); a bad one is an *kerrors.ArgumentError.
 //   - Close. Close refuses new calls, then waits for the calls in progress
 //     and for every EVENTUAL write they queue: once it returns nil, nothing
 //     more is sent through the driver.
@@ -78,7 +78,7 @@
 //     still leave the later one's rows. A unique lookup (LookupUnique)
 //     claims each value with a lightweight transaction before the primary
 //     write, refuses a value another live entity holds with an
-//     *errors.UniqueError (nothing written), takes over a stale claim once
+//     *kerrors.UniqueError (nothing written), takes over a stale claim once
 //     it is older than WithClaimGrace, and releases a value only while it
 //     holds it under the claim it read before its write. A claim that
 //     another call renewed within the grace is not released (that call may
@@ -95,7 +95,7 @@
 //   - Reads through a lookup never return the wrong entity: Find reads the
 //     lookup row, then the primary row by the full key, and checks that the
 //     row still carries the value. A stale row (EVENTUAL lag, a moved or
-//     hijacked value, a deleted entity) is errors.ErrNotFound.
+//     hijacked value, a deleted entity) is kerrors.ErrNotFound.
 //   - EVENTUAL lookups run after the primary write succeeded, on goroutines
 //     the runtime owns and keeps for the next writes (they end when idle
 //     for a few seconds, or after Close), at most WithEventualConcurrency
@@ -134,7 +134,7 @@
 // is Counter.Increment and Decrement (the servers refuse both a timestamp
 // and a TTL on a counter update). What depends on the table, not the call
 // (a versioned table's writes are conditional and refuse a Timestamp), is
-// checked when the call is made, with a *errors.ArgumentError.
+// checked when the call is made, with a *kerrors.ArgumentError.
 package kstore
 
 import (
@@ -147,7 +147,7 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // DefaultMaxBatchBytes is Cassandra 5.0's default batch_size_fail_threshold.
@@ -156,7 +156,7 @@ const DefaultMaxBatchBytes = 50 << 10
 // Store holds a driver and the defaults shared by every table's Repo. It
 // is safe for concurrent use.
 type Store struct {
-	d         Driver
+	d         adapter.Driver
 	ks        *kandra.Keyspace
 	keyspace  string // ks.Name(), which qualifies every table in the statements
 	cfg       config
@@ -268,7 +268,7 @@ func WithClock(now func() time.Time) Option { return func(o *config) { o.now = n
 // passes 2038-01-19 is refused only when they include kandra.Cassandra5
 // (see kandra.MaxWriteTTL). A nil d or ks is a programmer error: New
 // panics.
-func New(d Driver, ks *kandra.Keyspace, opts ...Option) (*Store, error) {
+func New(d adapter.Driver, ks *kandra.Keyspace, opts ...Option) (*Store, error) {
 	if d == nil || ks == nil {
 		panic("kandra/kstore: New: nil Driver or Keyspace")
 	}
@@ -311,7 +311,7 @@ func New(d Driver, ks *kandra.Keyspace, opts ...Option) (*Store, error) {
 func (r *Store) Keyspace() *kandra.Keyspace { return r.ks }
 
 // Close stops accepting calls (a later call fails with an error matching
-// errors.ErrClosed, sending nothing), then waits, until ctx is done, for the calls
+// kerrors.ErrClosed, sending nothing), then waits, until ctx is done, for the calls
 // in progress and for every EVENTUAL lookup write they queue. When it
 // returns nil, nothing more is sent through the driver; it returns ctx's
 // error if the work did not finish in time (it then goes on in the
@@ -512,7 +512,7 @@ func (SerialOption) deleteOption()   {}
 // SerialConsistency sets the serial consistency of a call's lightweight
 // transactions: SaveIfNotExists, every write of a versioned table, and the
 // claims of unique lookups. A level that is not SERIAL or LOCAL_SERIAL
-// makes the call fail with a *errors.ArgumentError before anything is
+// makes the call fail with a *kerrors.ArgumentError before anything is
 // sent.
 func SerialConsistency(c kandra.Consistency) SerialOption { return SerialOption{c} }
 
@@ -526,7 +526,7 @@ func (TTLOption) insertOption()   {}
 
 // TTL writes the row with a time to live (USING TTL): a whole number of
 // seconds, 0 for none, up to kandra.MaxWriteTTL of the keyspace's targets.
-// Another value is a *errors.ArgumentError and nothing is sent.
+// Another value is a *kerrors.ArgumentError and nothing is sent.
 func TTL(d time.Duration) TTLOption { return TTLOption{d} }
 
 // TimestampOption is the option Timestamp returns; Save, ForceSave, Update
@@ -540,7 +540,7 @@ func (TimestampOption) deleteOption()   {}
 // Timestamp writes with a client write time (USING TIMESTAMP), sent in
 // microseconds since the Unix epoch (t.UnixMicro: finer digits are
 // dropped). A time before the epoch, or more than WithMaxTimestampAhead
-// past the runtime's clock, is a *errors.ArgumentError and nothing is
+// past the runtime's clock, is a *kerrors.ArgumentError and nothing is
 // sent: a write from the future wins over every later write of the row
 // until that time comes. A write of a versioned table is conditional and
 // cannot carry one (ForceSave and ForceDelete can).
@@ -554,14 +554,14 @@ func (o PageOption) apply(c *call) { o.set(c) }
 func (PageOption) listOption()     {}
 
 // PageSize sets the rows per page of a list call (default 100), 1 to
-// MaxPageSize; another value is a *errors.ArgumentError.
+// MaxPageSize; another value is a *kerrors.ArgumentError.
 func PageSize(n int) PageOption {
 	return PageOption{func(o *call) { o.pageSize, o.hasPageSize = n, true }}
 }
 
 // After resumes a list call at a cursor returned by Iter.Cursor. A cursor
 // of another query (another table, partition, bounds or order) is a
-// *errors.ArgumentError, as is a sealed cursor (one that would show a
+// *kerrors.ArgumentError, as is a sealed cursor (one that would show a
 // Sensitive value, see WithCursorKey) of a runtime with another key.
 func After(c Cursor) PageOption {
 	return PageOption{func(o *call) { o.cursor, o.hasCursor = c, true }}
@@ -572,7 +572,7 @@ func After(c Cursor) PageOption {
 // lists a prefix of the clustering key: Equal(day, d) lists one day of a
 // partition clustered by (day, hour). The columns must be the first ones
 // of the clustering key, each once, in any order of the options; a gap
-// (the second without the first) is a *errors.ArgumentError, since servers
+// (the second without the first) is a *kerrors.ArgumentError, since servers
 // refuse it unless ALLOW FILTERING, which kandra never sends.
 func Equal[T, V any](f kandra.Field[T, V], v V) PageOption {
 	col := f.Column()
@@ -581,7 +581,7 @@ func Equal[T, V any](f kandra.Field[T, V], v V) PageOption {
 
 // From bounds List to rows whose clustering column f is >= v (inclusive)
 // or > v. f must be the clustering column after those Equal fixes: the
-// first one without Equal; another field is a *errors.ArgumentError.
+// first one without Equal; another field is a *kerrors.ArgumentError.
 //
 // In a column stored in descending order (kandra.ClusteringDesc), From is
 // still the smaller end: From(t, a) and To(t, b) list a <= t <= b, newest
@@ -616,8 +616,8 @@ func applyCall[O option](opts []O) call {
 	return c
 }
 
-// queryErr is the *errors.QueryError of msg and cause. A cause that
-// matches errors.ErrUnknownOutcome (the adapter sent a write that must not
+// queryErr is the *kerrors.QueryError of msg and cause. A cause that
+// matches kerrors.ErrUnknownOutcome (the adapter sent a write that must not
 // be sent twice, and lost its answer) gets the way out in the message.
 func queryErr(msg string, cause error) error {
 	if errors.Is(cause, kerrors.ErrUnknownOutcome) {

@@ -10,7 +10,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 type fUser struct {
@@ -48,6 +49,7 @@ type sent struct {
 }
 
 type fake struct {
+	noMigrator
 	mu      sync.Mutex
 	log     []sent
 	applied bool
@@ -64,7 +66,7 @@ func (f *fake) add(s sent) {
 
 func (f *fake) sent() []sent { f.mu.Lock(); defer f.mu.Unlock(); return append([]sent(nil), f.log...) }
 
-func (f *fake) Exec(ctx context.Context, q *Query) (bool, error) {
+func (f *fake) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
 	f.add(sent{cql: q.Statement.CQL(), cons: q.Consistency, serial: q.SerialConsistency})
 	if len(q.Values) != q.Statement.NumParams() {
 		return false, errors.New("wrong number of values")
@@ -78,12 +80,12 @@ func (f *fake) Exec(ctx context.Context, q *Query) (bool, error) {
 	return true, nil
 }
 
-func (f *fake) Query(ctx context.Context, q *Query) (Rows, error) {
+func (f *fake) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, error) {
 	f.add(sent{cql: q.Statement.CQL(), cons: q.Consistency})
 	return emptyRows{}, nil
 }
 
-func (f *fake) Batch(ctx context.Context, b *Batch) error {
+func (f *fake) Batch(ctx context.Context, b *adapter.Batch) error {
 	s := sent{cons: b.Consistency, unlogged: b.Unlogged}
 	for _, e := range b.Entries {
 		s.batch = append(s.batch, e.Statement.CQL())
@@ -280,3 +282,39 @@ func keyspaceOf(name string, targets kandra.Target) *kandra.Keyspace {
 
 // testKeyspace is keyspace "ks" on Cassandra 5.0, the one most tests use.
 var testKeyspace = keyspaceOf("ks", kandra.Cassandra5)
+
+// TestNewRepoOutsideKeyspace: a Repo of a table the store's keyspace does
+// not hold is refused, naming the table and the keyspace; so is a table
+// of the same name with another schema.
+func TestNewRepoOutsideKeyspace(t *testing.T) {
+	other := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "app", Targets: kandra.Cassandra5,
+		Replication: kandra.SimpleStrategy(1)}, fNotes)
+	rt, err := New(&fake{}, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewRepo(rt, fUsers)
+	var se *kandra.SchemaError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "table fusers is not in keyspace app") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := NewRepo(rt, fNotes); err != nil {
+		t.Fatalf("a table of the keyspace: %v", err)
+	}
+}
+
+// noMigrator is the migrator's half of adapter.Driver, which the runtime
+// never calls: a fake embeds it.
+type noMigrator struct{}
+
+func (noMigrator) ExecCQL(context.Context, string, []any, kandra.Consistency) (bool, error) {
+	panic("the runtime called ExecCQL")
+}
+
+func (noMigrator) QueryCQL(context.Context, string, []any, kandra.Consistency) ([]map[string]any, error) {
+	panic("the runtime called QueryCQL")
+}
+
+func (noMigrator) AwaitSchemaAgreement(context.Context) error {
+	panic("the runtime called AwaitSchemaAgreement")
+}

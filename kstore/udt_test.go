@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 type fContact struct {
@@ -52,7 +52,7 @@ func TestNullUDTRefused(t *testing.T) {
 		t.Helper()
 		var ve *kerrors.ValueError
 		if !errors.As(err, &ve) || ve.Column != column || !strings.Contains(ve.Reason, "reads the column back as null") {
-			t.Errorf("%s: %v; want an *errors.ValueError on %s", what, err, column)
+			t.Errorf("%s: %v; want an *kerrors.ValueError on %s", what, err, column)
 		}
 	}
 	refused("Save", "contact", r.Save(ctx, &fPerson{ID: "a", Contact: &fContact{}}))

@@ -11,7 +11,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // vRow has lookups on the Go types whose values the value rules check
@@ -37,26 +38,30 @@ var vRows = kandra.MustRegister[vRow]()
 
 // valuesDriver records every statement and the values bound to it.
 type valuesDriver struct {
+	noMigrator
 	mu  sync.Mutex
 	cql []string
 	val [][]any
 }
 
-func (d *valuesDriver) note(q *Query) {
+func (d *valuesDriver) note(q *adapter.Query) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.cql = append(d.cql, q.Statement.CQL())
 	d.val = append(d.val, append([]any(nil), q.Values...))
 }
 
-func (d *valuesDriver) Exec(_ context.Context, q *Query) (bool, error) { d.note(q); return true, nil }
+func (d *valuesDriver) Exec(_ context.Context, q *adapter.Query) (bool, error) {
+	d.note(q)
+	return true, nil
+}
 
-func (d *valuesDriver) Query(_ context.Context, q *Query) (Rows, error) {
+func (d *valuesDriver) Query(_ context.Context, q *adapter.Query) (adapter.Rows, error) {
 	d.note(q)
 	return emptyRows{}, nil
 }
 
-func (d *valuesDriver) Batch(_ context.Context, b *Batch) error {
+func (d *valuesDriver) Batch(_ context.Context, b *adapter.Batch) error {
 	for _, e := range b.Entries {
 		d.note(e)
 	}

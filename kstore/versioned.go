@@ -8,7 +8,7 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // The write paths of a table with a Version. None of them overwrites or
@@ -55,7 +55,7 @@ import (
 // timestamp. A copy at version zero is written conditionally too (IF
 // version IN (null, 0)), so it needs no refusal: a copy that was never
 // read (only its key set) deletes or updates only a row without a
-// version, and a row with one refuses it (*errors.OptimisticLockError).
+// version, and a row with one refuses it (*kerrors.OptimisticLockError).
 func (r *Repo[T]) checkVersioned(op string, c *call) error {
 	if c.hasTS {
 		return r.argErr(op, "Timestamp", "a versioned (conditional) write cannot carry a client timestamp; ForceSave and ForceDelete can")
@@ -123,27 +123,27 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 		}
 	}()
 	first := r.versionZero(e)
-	var row *Query
+	var row *adapter.Query
 	if first {
 		r.stampInsert(e)
 		st := r.st.UpdateIfNoVersion(using(c) & adapter.UsingTTL)
-		row = &Query{Statement: st, Values: r.bindWrite(st, c, e, nil)}
+		row = &adapter.Query{Statement: st, Values: r.bindWrite(st, c, e, nil)}
 	} else {
 		r.stampInsert(e) // ids and CreatedAt when zero, UpdatedAt
 		r.nextVersion(&was, e)
 		st := r.st.Update(using(c) & adapter.UsingTTL)
-		row = &Query{Statement: st, Values: r.bindWrite(st, c, e, &was)}
+		row = &adapter.Query{Statement: st, Values: r.bindWrite(st, c, e, &was)}
 	}
 	row.Consistency, row.SerialConsistency = cons, serial
 	ts, evTS := insertTS(c), lookupTS(c)
-	var entries []*Query
+	var entries []*adapter.Query
 	for _, i := range r.batch {
 		if !r.emptyAt(i, r.lookupValue(i, e)) {
 			entries = append(entries, r.lookupInsertIn(nil, i, e, ts))
 		}
 	}
 	if len(entries) > 0 {
-		if err := r.checkBatchSize(op, append([]*Query{row}, entries...)); err != nil {
+		if err := r.checkBatchSize(op, append([]*adapter.Query{row}, entries...)); err != nil {
 			return err
 		}
 	}
@@ -186,7 +186,7 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 // deleteVersioned runs the conditional DELETE of e, then the deletes of
 // its non-unique lookup rows and the release of the claims it held (left,
 // read before the DELETE).
-func (r *Repo[T]) deleteVersioned(ctx context.Context, op string, e *T, c *call, cons kandra.Consistency, lookupDels []*Query, left *owned) error {
+func (r *Repo[T]) deleteVersioned(ctx context.Context, op string, e *T, c *call, cons kandra.Consistency, lookupDels []*adapter.Query, left *owned) error {
 	serial, err := r.serialCons(op, c)
 	if err != nil {
 		return err
@@ -195,7 +195,7 @@ func (r *Repo[T]) deleteVersioned(ctx context.Context, op string, e *T, c *call,
 	if r.versionZero(e) {
 		st = r.st.DeleteIfNoVersion()
 	}
-	q := &Query{Statement: st, Values: r.bindWrite(st, c, e, e), Consistency: cons, SerialConsistency: serial}
+	q := &adapter.Query{Statement: st, Values: r.bindWrite(st, c, e, e), Consistency: cons, SerialConsistency: serial}
 	applied, err := r.exec(ctx, OpDelete, q)
 	if err != nil {
 		return err
@@ -245,7 +245,7 @@ func (r *Repo[T]) softDeleteVersioned(ctx context.Context, e *T, c *call, cons k
 	if r.versionZero(&was) {
 		st = r.st.SoftDeleteIfNoVersion()
 	}
-	applied, err := r.exec(ctx, OpSoftDelete, &Query{Statement: st, Values: r.bindWrite(st, c, e, &was), Consistency: cons, SerialConsistency: serial})
+	applied, err := r.exec(ctx, OpSoftDelete, &adapter.Query{Statement: st, Values: r.bindWrite(st, c, e, &was), Consistency: cons, SerialConsistency: serial})
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // fDoc is versioned and soft-deleted.
@@ -254,7 +255,7 @@ func (g *versionlessRows) Close() error      { return nil }
 
 type versionlessFake struct{ fake }
 
-func (f *versionlessFake) Query(ctx context.Context, q *Query) (Rows, error) {
+func (f *versionlessFake) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, error) {
 	return &versionlessRows{}, nil
 }
 

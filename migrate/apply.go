@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // ApplyOptions tune Apply. The zero value applies the safe steps only.
@@ -132,7 +133,7 @@ func (o *ApplyOptions) approved(s Step) bool {
 //
 //  1. It plans against the live schema and refuses, before changing
 //     anything, when the plan has an impossible step (a
-//     *errors.MigrationError naming each with its manual path). Approving
+//     *kerrors.MigrationError naming each with its manual path). Approving
 //     a step that is not in the plan is no error: a re-run may find it
 //     done.
 //  2. It creates the keyspace if missing and the migrator's own tables,
@@ -148,7 +149,7 @@ func (o *ApplyOptions) approved(s Step) bool {
 //     lease stops the work with an error. When the nodes do not agree on
 //     a step in time (a node down: gocql counts a down node's last
 //     version too), the step has run on the live nodes: Apply records it
-//     and stops with an error wrapping the *AgreementError, and the node
+//     and stops with an error wrapping the *kerrors.AgreementError, and the node
 //     takes the change when it returns; apply again then for the rest.
 //  5. It records what it applied in kandra_schema_history and releases
 //     the lease. The record is of the plan as reviewed (PlanFor's, which
@@ -168,7 +169,8 @@ func (o *ApplyOptions) approved(s Step) bool {
 // run again: it re-plans and does the rest. A backfill left unapproved is
 // recorded as pending in kandra_backfill, so a later Apply (or PlanFor,
 // Check) still shows it once its lookup table exists.
-func Apply(ctx context.Context, d Driver, ks *kandra.Keyspace, opts ApplyOptions) (*Result, error) {
+func Apply(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace, opts ApplyOptions) (*Result, error) {
+	d := wrap(ad)
 	opts.defaults()
 	if err := opts.check(); err != nil {
 		return &Result{}, err
@@ -288,7 +290,7 @@ func unapproved(p *Plan, o *ApplyOptions) []Step {
 // rest (its plan, made once the keyspace existed, had no such step),
 // this one records nothing: its CREATE KEYSPACE IF NOT EXISTS may not
 // even have been the one that created it.
-func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, server Server, opts *ApplyOptions, emit func(Event), created *Step) (*Result, error) {
+func applyLeased(ctx context.Context, d driver, ks *kandra.Keyspace, server Server, opts *ApplyOptions, emit func(Event), created *Step) (*Result, error) {
 	plan, err := planOn(ctx, d, ks, server)
 	if err != nil {
 		return &Result{}, err
@@ -350,7 +352,7 @@ func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, server Serv
 		}
 		emit(Event{Kind: EventStepStarted, Step: &s, Message: s.ID})
 		if err := runStep(ctx, d, ks, s, opts, emit, res); err != nil {
-			var ae *AgreementError
+			var ae *kerrors.AgreementError
 			if errors.As(err, &ae) {
 				// The coordinator ran the statement; the nodes did not
 				// converge on it in time (a node down, or slow). It is
@@ -386,7 +388,7 @@ func applyLeased(ctx context.Context, d Driver, ks *kandra.Keyspace, server Serv
 }
 
 // recorded reports whether a record of ks's history lists the step id.
-func recorded(ctx context.Context, d Driver, ks *kandra.Keyspace, id string) (bool, error) {
+func recorded(ctx context.Context, d driver, ks *kandra.Keyspace, id string) (bool, error) {
 	h, err := History(ctx, d, ks)
 	if err != nil {
 		return false, err
@@ -403,7 +405,7 @@ func stepErr(ks *kandra.Keyspace, s Step, done, total int, err error) error {
 	return &kerrors.MigrationError{Message: fmt.Sprintf("keyspace %s: step %s failed (%d of %d steps applied before it; fix the cause and run apply again to do the rest)", ks.Name(), s.ID, done, total), Cause: err, Rule: serverRule(err)}
 }
 
-func runStep(ctx context.Context, d Driver, ks *kandra.Keyspace, s Step, opts *ApplyOptions, emit func(Event), res *Result) error {
+func runStep(ctx context.Context, d driver, ks *kandra.Keyspace, s Step, opts *ApplyOptions, emit func(Event), res *Result) error {
 	if isBackfill(s) {
 		bo := opts.Backfill
 		user := bo.OnProgress
@@ -450,7 +452,7 @@ func isBackfill(s Step) bool { return strings.HasPrefix(s.ID, "backfill:") }
 // primaryEmpty reports whether the primary table of lookup table
 // lookupTable exists and holds no row (false when it does not exist yet:
 // the lookup's backfill then runs after it is created, in the same plan).
-func primaryEmpty(ctx context.Context, d Driver, ks *kandra.Keyspace, lookupTable string) (bool, error) {
+func primaryEmpty(ctx context.Context, d driver, ks *kandra.Keyspace, lookupTable string) (bool, error) {
 	l := ks.LookupTable(lookupTable)
 	if l == nil {
 		return false, nil

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // Apply brings a live keyspace to the schema: it takes the lease, plans
@@ -35,7 +35,7 @@ func ExampleApply() {
 }
 
 // Check is what a service runs at start-up: nil when the live keyspace
-// has the schema, an *errors.MigrationError naming the differences when
+// has the schema, an *kerrors.MigrationError naming the differences when
 // not (here: the users table gained a lookup that no Apply has created).
 func ExampleCheck() {
 	v1 := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "app", Targets: kandra.Cassandra5, Replication: kandra.SimpleStrategy(1)}, applyUsersV1, applyTodos)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 type applyUserV1 struct {
@@ -398,9 +398,9 @@ func TestApplyConcurrentAppliers(t *testing.T) {
 func TestApplyRefusesWithoutAgreement(t *testing.T) {
 	ks := applyKS(t, applyUsersV1)
 	f := newFake(nil, ks)
-	f.agreement = &AgreementError{Versions: map[string]string{"127.0.0.1": "a", "127.0.0.3": "b"}, Waited: time.Second}
+	f.agreement = &kerrors.AgreementError{Versions: map[string]string{"127.0.0.1": "a", "127.0.0.3": "b"}, Waited: time.Second}
 	res, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me"})
-	var ae *AgreementError
+	var ae *kerrors.AgreementError
 	if !errors.Is(err, kerrors.ErrMigration) || !errors.As(err, &ae) || !strings.Contains(err.Error(), "nothing was changed") ||
 		!strings.Contains(err.Error(), "127.0.0.3=b") {
 		t.Fatalf("err = %v", err)
@@ -448,12 +448,12 @@ func TestApplyRecordsAStepWhoseAgreementTimedOut(t *testing.T) {
 	f := newFake(nil, ks)
 	f.onSchema = func(ctx context.Context, stmt string) error {
 		if strings.Contains(stmt, "app.todos") {
-			return &AgreementError{Statement: stmt, Versions: map[string]string{"127.0.0.1": "new", "127.0.0.3": "old"}, Waited: time.Second}
+			return &kerrors.AgreementError{Statement: stmt, Versions: map[string]string{"127.0.0.1": "new", "127.0.0.3": "old"}, Waited: time.Second}
 		}
 		return nil
 	}
 	res, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me"})
-	var ae *AgreementError
+	var ae *kerrors.AgreementError
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "step create-table:todos ran") || !strings.Contains(err.Error(), "apply again") {
 		t.Fatalf("err = %v", err)
 	}

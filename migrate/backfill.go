@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
-	"github.com/kandra-go/kandra/kstore"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // BackfillOptions tune Backfill.
@@ -23,7 +23,7 @@ type BackfillOptions struct {
 	// Concurrency). A resumed backfill keeps the split it started with.
 	Ranges int
 	// PageSize is the rows of one page of a scan (default 1000), at most
-	// kstore.MaxPageSize: the protocol carries it as a 32-bit int.
+	// maxPageSize: the protocol carries it as a 32-bit int.
 	PageSize int
 	// OnProgress, if set, is called after each page and each finished
 	// range, from the scanning goroutines one at a time.
@@ -93,9 +93,9 @@ func (o *BackfillOptions) defaults() {
 // check refuses what the defaults leave out of range: a page size the
 // protocol cannot carry would be cut to its low 32 bits.
 func (o *BackfillOptions) check() error {
-	if o.PageSize > kstore.MaxPageSize {
+	if o.PageSize > maxPageSize {
 		return &kerrors.MigrationError{Message: fmt.Sprintf("BackfillOptions.PageSize %d is more than the protocol carries (a 32-bit int, %d); "+
-			"use a page size of 1 to %[2]d, or 0 for the default 1000", o.PageSize, kstore.MaxPageSize)}
+			"use a page size of 1 to %[2]d, or 0 for the default 1000", o.PageSize, maxPageSize)}
 	}
 	return nil
 }
@@ -142,8 +142,9 @@ func qualified(keyspace, table string) string {
 // what Save writes, so it can run beside the app and beside itself.
 //
 // A nil lookup, or one that is not ks's (of a table not given to
-// kandra.NewKeyspace for ks), is a *errors.MigrationError.
-func Backfill(ctx context.Context, d Driver, ks *kandra.Keyspace, lookup *kandra.LookupTableSchema, opts BackfillOptions) (*BackfillResult, error) {
+// kandra.NewKeyspace for ks), is a *kerrors.MigrationError.
+func Backfill(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace, lookup *kandra.LookupTableSchema, opts BackfillOptions) (*BackfillResult, error) {
+	d := wrap(ad)
 	opts.defaults()
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -161,7 +162,7 @@ func Backfill(ctx context.Context, d Driver, ks *kandra.Keyspace, lookup *kandra
 		return nil, err
 	}
 	l := lookup
-	lb, err := kstore.NewLookupBackfill(d, ks, l)
+	lb, err := newLookupFill(d, ks, l)
 	if err != nil {
 		return nil, err
 	}
@@ -365,7 +366,7 @@ func forRanges(ctx context.Context, ranges []tokenRange, conc int, fn func(conte
 
 // markPending records in kandra_backfill that the backfill of lookupTable
 // is owed (planned but not approved).
-func markPending(ctx context.Context, d Driver, keyspace, lookupTable string) error {
+func markPending(ctx context.Context, d driver, keyspace, lookupTable string) error {
 	_, err := d.ExecCQL(ctx, "INSERT INTO "+qualified(keyspace, BackfillTable)+" (lookup, status) VALUES (?, 'pending')", []any{lookupTable}, kandra.ConsistencyQuorum)
 	if err != nil {
 		return &kerrors.MigrationError{Message: "recording the pending backfill of " + lookupTable + " in " + keyspace + "." + BackfillTable + " failed", Cause: err}
@@ -375,7 +376,7 @@ func markPending(ctx context.Context, d Driver, keyspace, lookupTable string) er
 
 // pendingBackfills are the lookup tables of ks that exist live and whose
 // backfill kandra_backfill records as owed or unfinished.
-func pendingBackfills(ctx context.Context, d Driver, ks *kandra.Keyspace, live *Live) ([]*kandra.LookupTableSchema, error) {
+func pendingBackfills(ctx context.Context, d driver, ks *kandra.Keyspace, live *Live) ([]*kandra.LookupTableSchema, error) {
 	if live.Table(BackfillTable) == nil {
 		return nil, nil
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	"github.com/kandra-go/kandra/kstore"
 )
 
 // fakeDriver is a Driver over an in-memory cluster of one keyspace: its
@@ -82,10 +81,10 @@ func newFake(initial, target *kandra.Keyspace) *fakeDriver {
 // a key when it is a collection or a user-defined type.
 func liveType(t kandra.CQLType, key bool) string { return serverType(t, key && freezable(t)) }
 
-func (f *fakeDriver) SchemaRows(ctx context.Context, keyspace string) (*adapter.SchemaRows, error) {
+func (f *fakeDriver) SchemaRows(ctx context.Context, keyspace string) (*schemaRows, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	r := &adapter.SchemaRows{}
+	r := &schemaRows{}
 	if !f.exists {
 		return r, nil
 	}
@@ -377,7 +376,7 @@ func token(key string) int64 {
 
 // The runtime side: token-range scans of a primary table, lookup inserts.
 
-func (f *fakeDriver) Exec(ctx context.Context, q *kstore.Query) (bool, error) {
+func (f *fakeDriver) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
@@ -391,7 +390,7 @@ func (f *fakeDriver) Exec(ctx context.Context, q *kstore.Query) (bool, error) {
 	return true, nil
 }
 
-func (f *fakeDriver) Query(ctx context.Context, q *kstore.Query) (kstore.Rows, error) {
+func (f *fakeDriver) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -419,7 +418,7 @@ func (f *fakeDriver) Query(ctx context.Context, q *kstore.Query) (kstore.Rows, e
 	return fr, nil
 }
 
-func (f *fakeDriver) Batch(context.Context, *kstore.Batch) error {
+func (f *fakeDriver) Batch(context.Context, *adapter.Batch) error {
 	return errors.New("fake: no batches")
 }
 

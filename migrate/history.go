@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // HistoryRecord is one row of kandra_schema_history: what one Apply ran.
@@ -30,7 +31,7 @@ type HistoryRecord struct {
 
 // writeHistory inserts r once (IF NOT EXISTS, so a retried insert of the
 // same record leaves one row).
-func writeHistory(ctx context.Context, d Driver, keyspace string, r *HistoryRecord) error {
+func writeHistory(ctx context.Context, d driver, keyspace string, r *HistoryRecord) error {
 	_, err := d.ExecCQL(ctx, "INSERT INTO "+kandra.QuoteIdent(keyspace)+"."+HistoryTable+" (plan_hash, applied_at, steps, owner) VALUES (?, ?, ?, ?) IF NOT EXISTS",
 		[]any{r.PlanHash, r.AppliedAt, r.Steps, r.Owner}, kandra.ConsistencyQuorum)
 	if err != nil {
@@ -41,7 +42,8 @@ func writeHistory(ctx context.Context, d Driver, keyspace string, r *HistoryReco
 
 // History returns the records of the kandra_schema_history of ks's
 // keyspace, oldest first; none when the table does not exist.
-func History(ctx context.Context, d Driver, ks *kandra.Keyspace) ([]HistoryRecord, error) {
+func History(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace) ([]HistoryRecord, error) {
+	d := wrap(ad)
 	if ks == nil {
 		return nil, &kerrors.MigrationError{Message: "History: nil *kandra.Keyspace; build the model with kandra.NewKeyspace"}
 	}

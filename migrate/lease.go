@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // The migrator's own tables, in the target keyspace. The planner never
@@ -66,7 +66,7 @@ func ownTables(keyspace string, withID bool) []string {
 // them at once. Cassandra takes the tables' fixed ids (WITH ID); ScyllaDB,
 // whose Raft-based schema changes are serialised already, refuses the
 // option.
-func ensureInfra(ctx context.Context, d Driver, ks *kandra.Keyspace, server Server) error {
+func ensureInfra(ctx context.Context, d driver, ks *kandra.Keyspace, server Server) error {
 	stmt := ks.CreateKeyspaceOn(server.Targets)
 	if err := d.ExecSchema(ctx, strings.TrimSuffix(stmt, ";")); err != nil {
 		return schemaErr("creating keyspace "+ks.Name(), err)
@@ -80,7 +80,7 @@ func ensureInfra(ctx context.Context, d Driver, ks *kandra.Keyspace, server Serv
 }
 
 func schemaErr(what string, err error) error {
-	var ae *AgreementError
+	var ae *kerrors.AgreementError
 	if errors.As(err, &ae) {
 		return err
 	}
@@ -101,13 +101,13 @@ func DefaultOwner() string {
 // lease is the one schema lease of a keyspace: an LWT row with an owner,
 // expiring by TTL unless renewed.
 type lease struct {
-	d     Driver
+	d     driver
 	table string // qualified lease table
 	owner string
 	ttl   time.Duration
 }
 
-func newLease(d Driver, keyspace, owner string, ttl time.Duration) *lease {
+func newLease(d driver, keyspace, owner string, ttl time.Duration) *lease {
 	return &lease{d: d, table: kandra.QuoteIdent(keyspace) + "." + LeaseTable, owner: owner, ttl: ttl}
 }
 

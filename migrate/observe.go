@@ -6,16 +6,15 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	"github.com/kandra-go/kandra/kstore"
 )
 
 // observing is d with every call shown to o (ApplyOptions.Observer,
 // BackfillOptions.Observer): the schema changes and agreement waits as
 // KindSchema, the reads and writes of the schema, the history and the
 // lease as statements, all with operation kandra.OpMigrate, and a
-// backfill's scans and lookup rows (the kstore.Driver calls) with
+// backfill's scans and lookup rows (the adapter.Driver calls Exec, Query and Batch) with
 // kandra.OpBackfill.
-func observing(d Driver, keyspace string, o kandra.Observer) Driver {
+func observing(d driver, keyspace string, o kandra.Observer) driver {
 	if o == nil {
 		return d
 	}
@@ -26,7 +25,7 @@ func observing(d Driver, keyspace string, o kandra.Observer) Driver {
 }
 
 type observedDriver struct {
-	d  Driver
+	d  driver
 	ks string
 	o  kandra.Observer
 }
@@ -44,7 +43,7 @@ func (od *observedDriver) end(ctx context.Context, ob *kandra.Observation, t0 ti
 	od.o.End(ctx, ob)
 }
 
-func (od *observedDriver) SchemaRows(ctx context.Context, keyspace string) (*adapter.SchemaRows, error) {
+func (od *observedDriver) SchemaRows(ctx context.Context, keyspace string) (*schemaRows, error) {
 	ctx, ob, t0 := od.start(ctx, "", kandra.OpMigrate, kandra.KindStatement, "SELECT ... FROM system_schema.* WHERE keyspace_name = ?", kandra.ConsistencyOne, false)
 	rows, err := od.d.SchemaRows(ctx, keyspace)
 	n := 0
@@ -93,9 +92,9 @@ func (od *observedDriver) QueryCQL(ctx context.Context, stmt string, values []an
 	return rows, err
 }
 
-// The kstore.Driver calls are a backfill's.
+// Exec, Query and Batch are a backfill's.
 
-func (od *observedDriver) Exec(ctx context.Context, q *kstore.Query) (bool, error) {
+func (od *observedDriver) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
 	ctx, ob, t0 := od.start(ctx, q.Statement.TableName(), kandra.OpBackfill, kandra.KindStatement, q.Statement.CQL(), q.Consistency, false)
 	applied, err := od.d.Exec(ctx, q)
 	if q.Statement.IsConditional() {
@@ -105,7 +104,7 @@ func (od *observedDriver) Exec(ctx context.Context, q *kstore.Query) (bool, erro
 	return applied, err
 }
 
-func (od *observedDriver) Batch(ctx context.Context, b *kstore.Batch) error {
+func (od *observedDriver) Batch(ctx context.Context, b *adapter.Batch) error {
 	table, stmt := "", ""
 	if len(b.Entries) > 0 {
 		table, stmt = b.Entries[0].Statement.TableName(), b.Entries[0].Statement.CQL()
@@ -117,7 +116,7 @@ func (od *observedDriver) Batch(ctx context.Context, b *kstore.Batch) error {
 	return err
 }
 
-func (od *observedDriver) Query(ctx context.Context, q *kstore.Query) (kstore.Rows, error) {
+func (od *observedDriver) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, error) {
 	ctx, ob, t0 := od.start(ctx, q.Statement.TableName(), kandra.OpBackfill, kandra.KindStatement, q.Statement.CQL(), q.Consistency, false)
 	rows, err := od.d.Query(ctx, q)
 	if err != nil {
@@ -129,7 +128,7 @@ func (od *observedDriver) Query(ctx context.Context, q *kstore.Query) (kstore.Ro
 
 // observedRows counts the rows read and ends the observation at Close.
 type observedRows struct {
-	kstore.Rows
+	adapter.Rows
 	n   int
 	end func(n int, err error)
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // Plan is the difference between a kandra.Keyspace and the live keyspace,

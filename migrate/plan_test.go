@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/internal/dynamic"
 	"github.com/kandra-go/kandra/internal/schematest"
 	"pgregory.net/rapid"
@@ -158,9 +157,9 @@ func typeRow(keyspace, name string, fields []kandra.UDTField) map[string]any {
 	return map[string]any{"keyspace_name": keyspace, "type_name": name, "field_names": names, "field_types": types}
 }
 
-func rowsOf(ks *kandra.Keyspace) *adapter.SchemaRows {
+func rowsOf(ks *kandra.Keyspace) *schemaRows {
 	name := ks.Name()
-	r := &adapter.SchemaRows{}
+	r := &schemaRows{}
 	repl := map[string]string{}
 	if rp := ks.Replication(); rp.IsNetworkTopology() {
 		repl["class"] = "org.apache.cassandra.locator.NetworkTopologyStrategy"
@@ -339,7 +338,7 @@ func TestPropertyFresh(t *testing.T) {
 			t.Fatalf("fresh plan:\n%s\nwant the keyspace's statements:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 		rows := rowsOf(ks)
-		empty, err := liveFromRows("ks", &adapter.SchemaRows{Keyspaces: rows.Keyspaces})
+		empty, err := liveFromRows("ks", &schemaRows{Keyspaces: rows.Keyspaces})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -683,7 +682,7 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
 }
 
-func mustLive(t tb, r *adapter.SchemaRows) *Live {
+func mustLive(t tb, r *schemaRows) *Live {
 	t.Helper()
 	live, err := liveFromRows("ks", r)
 	if err != nil {
@@ -702,51 +701,51 @@ func TestPlanRules(t *testing.T) {
 	scyllaSpec := spec
 	scyllaSpec.Targets = kandra.Scylla2026
 	scylla := kandra.MustNewKeyspace(scyllaSpec, users)
-	col := func(r *adapter.SchemaRows, table, name string) map[string]any {
+	col := func(r *schemaRows, table, name string) map[string]any {
 		i := rowsWhere(r.Columns, table, func(m map[string]any) bool { return m["column_name"] == name })
 		if len(i) != 1 {
 			t.Fatalf("no column %s.%s in the rows", table, name)
 		}
 		return r.Columns[i[0]]
 	}
-	drop := func(r *adapter.SchemaRows, table, name, typ string) {
+	drop := func(r *schemaRows, table, name, typ string) {
 		r.Columns = without(r.Columns, func(m map[string]any) bool { return m["table_name"] == table && m["column_name"] == name })
 		r.DroppedColumns = append(r.DroppedColumns, map[string]any{"table_name": table, "column_name": name, "kind": "regular", "type": typ})
 	}
 	cases := []struct {
 		name   string
 		ks     *kandra.Keyspace
-		edit   func(r *adapter.SchemaRows)
+		edit   func(r *schemaRows)
 		id     string
 		class  Class
 		reason string // in the step's reason
 	}{
-		{"static column", ks, func(r *adapter.SchemaRows) { col(r, "users", "email")["kind"] = "static" }, "change-column-kind:users.email", Impossible, "static in live"},
-		{"unreadable type", ks, func(r *adapter.SchemaRows) { col(r, "users", "email")["type"] = "tuple<int, text>" }, "change-type:users.email", Impossible, "cannot read its live type \"tuple<int, text>\""},
-		{"a user-defined type", ks, func(r *adapter.SchemaRows) { col(r, "users", "email")["type"] = "frozen<address>" }, "change-type:users.email", Impossible, "its type is frozen<address> in live, text in the model"},
-		{"frozen collection", ks, func(r *adapter.SchemaRows) { col(r, "users", "tags")["type"] = "frozen<list<text>>" }, "change-type:users.tags", Impossible, "frozen<list<text>> in live, list<text> in the model"},
-		{"varchar", ks, func(r *adapter.SchemaRows) { col(r, "users", "email")["type"] = "varchar" }, "", Safe, ""},
-		{"dropped, other type, Cassandra", ks, func(r *adapter.SchemaRows) { drop(r, "users", "email", "int") }, "re-add-dropped:users.email", Impossible, "Cassandra refuses"},
-		{"dropped, other type, ScyllaDB", scylla, func(r *adapter.SchemaRows) { drop(r, "users", "email", "int") }, "add-column:users.email", Safe, "dropped"},
-		{"dropped collection, ScyllaDB", scylla, func(r *adapter.SchemaRows) { drop(r, "users", "tags", "set<text>") }, "re-add-dropped:users.tags", Impossible, "collection"},
-		{"dropped, same type", ks, func(r *adapter.SchemaRows) { drop(r, "users", "tags", "list<text>") }, "add-column:users.tags", Safe, "same type"},
-		{"dropped, unreadable type", ks, func(r *adapter.SchemaRows) { drop(r, "users", "tags", "tuple<int>") }, "re-add-dropped:users.tags", Impossible, "cannot read the dropped type"},
-		{"lookup lacks a key column", ks, func(r *adapter.SchemaRows) {
+		{"static column", ks, func(r *schemaRows) { col(r, "users", "email")["kind"] = "static" }, "change-column-kind:users.email", Impossible, "static in live"},
+		{"unreadable type", ks, func(r *schemaRows) { col(r, "users", "email")["type"] = "tuple<int, text>" }, "change-type:users.email", Impossible, "cannot read its live type \"tuple<int, text>\""},
+		{"a user-defined type", ks, func(r *schemaRows) { col(r, "users", "email")["type"] = "frozen<address>" }, "change-type:users.email", Impossible, "its type is frozen<address> in live, text in the model"},
+		{"frozen collection", ks, func(r *schemaRows) { col(r, "users", "tags")["type"] = "frozen<list<text>>" }, "change-type:users.tags", Impossible, "frozen<list<text>> in live, list<text> in the model"},
+		{"varchar", ks, func(r *schemaRows) { col(r, "users", "email")["type"] = "varchar" }, "", Safe, ""},
+		{"dropped, other type, Cassandra", ks, func(r *schemaRows) { drop(r, "users", "email", "int") }, "re-add-dropped:users.email", Impossible, "Cassandra refuses"},
+		{"dropped, other type, ScyllaDB", scylla, func(r *schemaRows) { drop(r, "users", "email", "int") }, "add-column:users.email", Safe, "dropped"},
+		{"dropped collection, ScyllaDB", scylla, func(r *schemaRows) { drop(r, "users", "tags", "set<text>") }, "re-add-dropped:users.tags", Impossible, "collection"},
+		{"dropped, same type", ks, func(r *schemaRows) { drop(r, "users", "tags", "list<text>") }, "add-column:users.tags", Safe, "same type"},
+		{"dropped, unreadable type", ks, func(r *schemaRows) { drop(r, "users", "tags", "tuple<int>") }, "re-add-dropped:users.tags", Impossible, "cannot read the dropped type"},
+		{"lookup lacks a key column", ks, func(r *schemaRows) {
 			r.Columns = without(r.Columns, func(m map[string]any) bool { return m["table_name"] == "users_by_email" && m["column_name"] == "id" })
 		}, "change-key:users_by_email", Impossible, "the clustering key is () in live, (id) in the model"},
-		{"lookup column type", ks, func(r *adapter.SchemaRows) { col(r, "users_by_email", "id")["type"] = "uuid" }, "change-key:users_by_email", Impossible, "uuid"},
-		{"lookup kind changed to unique", ks, func(r *adapter.SchemaRows) {
+		{"lookup column type", ks, func(r *schemaRows) { col(r, "users_by_email", "id")["type"] = "uuid" }, "change-key:users_by_email", Impossible, "uuid"},
+		{"lookup kind changed to unique", ks, func(r *schemaRows) {
 			c := col(r, "users_by_email", "id")
 			c["kind"], c["position"], c["clustering_order"] = "regular", -1, "none"
 		}, "change-key:users_by_email", Impossible, "the clustering key is () in live, (id) in the model"},
-		{"simple strategy", ks, func(r *adapter.SchemaRows) {
+		{"simple strategy", ks, func(r *schemaRows) {
 			r.Keyspaces[0]["replication"] = map[string]string{"class": "SimpleStrategy", "replication_factor": "1"}
 		}, "change-replication:ks", Impossible, "replicated SimpleStrategy replication_factor=1, the model says NetworkTopologyStrategy dc1=1"},
-		{"short class name", ks, func(r *adapter.SchemaRows) {
+		{"short class name", ks, func(r *schemaRows) {
 			r.Keyspaces[0]["replication"] = map[string]string{"class": "NetworkTopologyStrategy", "dc1": "1"}
 		}, "", Safe, ""},
-		{"gc grace the model leaves unset", ks, func(r *adapter.SchemaRows) { r.Tables[0]["gc_grace_seconds"] = 60 }, "", Safe, ""},
-		{"missing primary table", ks, func(r *adapter.SchemaRows) {
+		{"gc grace the model leaves unset", ks, func(r *schemaRows) { r.Tables[0]["gc_grace_seconds"] = 60 }, "", Safe, ""},
+		{"missing primary table", ks, func(r *schemaRows) {
 			r.Tables = without(r.Tables, func(m map[string]any) bool { return m["table_name"] == "users" })
 		}, "create-table:users", Safe, "does not exist"},
 	}
@@ -801,7 +800,7 @@ func TestIndexRules(t *testing.T) {
 func TestIndexKindChanges(t *testing.T) {
 	ts := kandra.MustRegister[kindIndexed]()
 	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 1}), Targets: kandra.Cassandra5 | kandra.Cassandra5Latest}, ts)
-	byName := func(r *adapter.SchemaRows, name string) map[string]any {
+	byName := func(r *schemaRows, name string) map[string]any {
 		for _, ix := range r.Indexes {
 			if ix["index_name"] == name {
 				return ix
@@ -862,7 +861,7 @@ func TestIndexKindChanges(t *testing.T) {
 func TestStorageOptionChanges(t *testing.T) {
 	ts := kandra.MustRegister[stored]()
 	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 1}), Targets: kandra.Cassandra5}, ts)
-	asStored := func(r *adapter.SchemaRows) {
+	asStored := func(r *schemaRows) {
 		r.Tables[0]["compaction"] = map[string]string{"class": "org.apache.cassandra.db.compaction.LeveledCompactionStrategy", "sstable_size_in_mb": "80", "max_threshold": "32"}
 		r.Tables[0]["compression"] = map[string]string{"class": "org.apache.cassandra.io.compress.ZstdCompressor", "chunk_length_in_kb": "16"}
 		r.Tables[0]["caching"] = map[string]string{"keys": "ALL", "rows_per_partition": "10"}

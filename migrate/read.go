@@ -4,13 +4,15 @@ import (
 	"context"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // Read reads the live schema of ks's keyspace through d (system_schema)
 // and models it. A keyspace that does not exist is a Live with a nil
 // Keyspace, not an error.
-func Read(ctx context.Context, d Driver, ks *kandra.Keyspace) (*Live, error) {
+func Read(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace) (*Live, error) {
+	d := wrap(ad)
 	if ks == nil {
 		return nil, &kerrors.MigrationError{Message: "Read: nil *kandra.Keyspace; build the model with kandra.NewKeyspace"}
 	}
@@ -23,7 +25,7 @@ func Read(ctx context.Context, d Driver, ks *kandra.Keyspace) (*Live, error) {
 
 // readOn is Read on the server s, read already: the server an Apply talks
 // to does not change while it waits and applies.
-func readOn(ctx context.Context, d Driver, ks *kandra.Keyspace, s Server) (*Live, error) {
+func readOn(ctx context.Context, d driver, ks *kandra.Keyspace, s Server) (*Live, error) {
 	live, err := readLive(ctx, d, ks.Name())
 	if err != nil {
 		return nil, err
@@ -40,7 +42,7 @@ func readOn(ctx context.Context, d Driver, ks *kandra.Keyspace, s Server) (*Live
 // readLive reads and models the live schema of the keyspace named
 // keyspace: the adapter hook's rows (Driver.SchemaRows) through
 // liveFromRows.
-func readLive(ctx context.Context, d Driver, keyspace string) (*Live, error) {
+func readLive(ctx context.Context, d driver, keyspace string) (*Live, error) {
 	rows, err := d.SchemaRows(ctx, keyspace)
 	if err != nil {
 		return nil, &kerrors.MigrationError{Message: "reading the live schema of keyspace " + keyspace + " from system_schema failed", Cause: err}
@@ -56,7 +58,8 @@ func readLive(ctx context.Context, d Driver, keyspace string) (*Live, error) {
 // (NewPlan). It also plans the backfill of every lookup table an earlier
 // Apply created without its (unapproved) backfill, which the live schema
 // alone cannot show: kandra_backfill records them as pending.
-func PlanFor(ctx context.Context, d Driver, ks *kandra.Keyspace) (*Plan, error) {
+func PlanFor(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace) (*Plan, error) {
+	d := wrap(ad)
 	live, err := Read(ctx, d, ks)
 	if err != nil {
 		return nil, err
@@ -65,7 +68,7 @@ func PlanFor(ctx context.Context, d Driver, ks *kandra.Keyspace) (*Plan, error) 
 }
 
 // planOn is PlanFor on the server s, read already.
-func planOn(ctx context.Context, d Driver, ks *kandra.Keyspace, s Server) (*Plan, error) {
+func planOn(ctx context.Context, d driver, ks *kandra.Keyspace, s Server) (*Plan, error) {
 	live, err := readOn(ctx, d, ks, s)
 	if err != nil {
 		return nil, err
@@ -75,14 +78,14 @@ func planOn(ctx context.Context, d Driver, ks *kandra.Keyspace, s Server) (*Plan
 
 // planChecked plans live after checking that the keyspace's rules were
 // checked for its server (checkServer).
-func planChecked(ctx context.Context, d Driver, ks *kandra.Keyspace, live *Live) (*Plan, error) {
+func planChecked(ctx context.Context, d driver, ks *kandra.Keyspace, live *Live) (*Plan, error) {
 	if err := checkServer(ks, live); err != nil {
 		return nil, err
 	}
 	return planLive(ctx, d, ks, live)
 }
 
-func planLive(ctx context.Context, d Driver, ks *kandra.Keyspace, live *Live) (*Plan, error) {
+func planLive(ctx context.Context, d driver, ks *kandra.Keyspace, live *Live) (*Plan, error) {
 	p, err := NewPlan(ks, live)
 	if err != nil {
 		return nil, err
@@ -104,7 +107,8 @@ func planLive(ctx context.Context, d Driver, ks *kandra.Keyspace, live *Live) (*
 // without changing anything (Validate). A lookup table whose backfill is
 // still pending is a difference too: it exists but misses the rows
 // written before it.
-func Check(ctx context.Context, d Driver, ks *kandra.Keyspace) error {
+func Check(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace) error {
+	d := wrap(ad)
 	live, err := Read(ctx, d, ks)
 	if err != nil {
 		return err

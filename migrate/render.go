@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // Hash identifies the plan: the hex SHA-256 (its first 16 bytes) of the

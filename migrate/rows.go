@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
-	"github.com/kandra-go/kandra/adapter"
 )
 
 // liveFromRows builds the live model of keyspace from the system_schema
@@ -33,9 +32,9 @@ import (
 // A row whose values do not follow the conventions (a missing name, a
 // position that is not an integer, an unknown column kind) is an error
 // naming the table, the row and the column.
-func liveFromRows(keyspace string, r *adapter.SchemaRows) (*Live, error) {
+func liveFromRows(keyspace string, r *schemaRows) (*Live, error) {
 	if r == nil {
-		return nil, errors.New("migrate: Driver.SchemaRows returned a nil *adapter.SchemaRows for keyspace " + strconv.Quote(keyspace))
+		return nil, errors.New("migrate: Driver.SchemaRows returned a nil *schemaRows for keyspace " + strconv.Quote(keyspace))
 	}
 	rd := rowReader{keyspace: keyspace}
 	ks := rd.keyspaceRow(r.Keyspaces)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
-	"github.com/kandra-go/kandra/adapter"
 )
 
 func ksRow() map[string]any {
@@ -18,17 +17,17 @@ func TestLiveFromRowsMissingKeyspace(t *testing.T) {
 	if _, err := liveFromRows("ks", nil); err == nil || !strings.Contains(err.Error(), `"ks"`) {
 		t.Fatalf("nil rows: %v, want an error naming the keyspace", err)
 	}
-	live, err := liveFromRows("ks", &adapter.SchemaRows{})
+	live, err := liveFromRows("ks", &schemaRows{})
 	if err != nil || live.Keyspace != nil {
 		t.Fatalf("no rows: %+v, %v; want a Live with a nil Keyspace", live, err)
 	}
 	// Another keyspace's rows are not this one's.
-	other := &adapter.SchemaRows{Keyspaces: []map[string]any{{"keyspace_name": "other"}},
+	other := &schemaRows{Keyspaces: []map[string]any{{"keyspace_name": "other"}},
 		Tables: []map[string]any{{"keyspace_name": "other", "table_name": "t"}}}
 	if live, err := liveFromRows("ks", other); err != nil || live.Keyspace != nil {
 		t.Fatalf("another keyspace's rows: %+v, %v", live, err)
 	}
-	orphan := &adapter.SchemaRows{Tables: []map[string]any{{"keyspace_name": "ks", "table_name": "t"}}}
+	orphan := &schemaRows{Tables: []map[string]any{{"keyspace_name": "ks", "table_name": "t"}}}
 	if _, err := liveFromRows("ks", orphan); err == nil || !strings.Contains(err.Error(), "system_schema.keyspaces") {
 		t.Fatalf("a table without its keyspace row: %v", err)
 	}
@@ -36,7 +35,7 @@ func TestLiveFromRowsMissingKeyspace(t *testing.T) {
 
 func TestLiveFromRows(t *testing.T) {
 	dropped := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
-	r := &adapter.SchemaRows{
+	r := &schemaRows{
 		Keyspaces: []map[string]any{ksRow()},
 		Tables: []map[string]any{
 			{"keyspace_name": "ks", "table_name": "t", "id": "5a1c0bb8-8f6a-11ee-b9d1-0242ac120002", "default_time_to_live": int32(60),
@@ -129,31 +128,31 @@ func TestLiveFromRows(t *testing.T) {
 func TestLiveFromRowsErrors(t *testing.T) {
 	cases := []struct {
 		name string
-		rows adapter.SchemaRows
+		rows schemaRows
 		want string // in the error
 	}{
-		{"two keyspace rows", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow(), ksRow()}}, "keyspaces of keyspace \"ks\", row 1: column keyspace_name repeats"},
-		{"replication not a map", adapter.SchemaRows{Keyspaces: []map[string]any{{"keyspace_name": "ks", "replication": "x"}}}, "column replication is a string"},
-		{"table without a name", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"id": "x"}}}, "tables of keyspace \"ks\", row 0: column table_name is missing"},
-		{"ttl as text", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t", "default_time_to_live": "60"}}}, "column default_time_to_live is string"},
-		{"two tables", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}, {"table_name": "t"}}}, "repeats \"t\""},
-		{"unknown kind", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
+		{"two keyspace rows", schemaRows{Keyspaces: []map[string]any{ksRow(), ksRow()}}, "keyspaces of keyspace \"ks\", row 1: column keyspace_name repeats"},
+		{"replication not a map", schemaRows{Keyspaces: []map[string]any{{"keyspace_name": "ks", "replication": "x"}}}, "column replication is a string"},
+		{"table without a name", schemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"id": "x"}}}, "tables of keyspace \"ks\", row 0: column table_name is missing"},
+		{"ttl as text", schemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t", "default_time_to_live": "60"}}}, "column default_time_to_live is string"},
+		{"two tables", schemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}, {"table_name": "t"}}}, "repeats \"t\""},
+		{"unknown kind", schemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
 			Columns: []map[string]any{{"table_name": "t", "column_name": "c", "type": "int", "kind": "weird"}}}, "column kind is \"weird\""},
-		{"key without a position", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
+		{"key without a position", schemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
 			Columns: []map[string]any{{"table_name": "t", "column_name": "c", "type": "int", "kind": "partition_key"}}}, "column position is -1"},
-		{"column twice", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
+		{"column twice", schemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
 			Columns: []map[string]any{{"table_name": "t", "column_name": "c", "type": "int"}, {"table_name": "t", "column_name": "c", "type": "int"}}}, "repeats \"c\""},
-		{"column without a type", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
+		{"column without a type", schemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
 			Columns: []map[string]any{{"table_name": "t", "column_name": "c"}}}, "column type is missing"},
-		{"dropped time as text", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
+		{"dropped time as text", schemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t"}},
 			DroppedColumns: []map[string]any{{"table_name": "t", "column_name": "c", "dropped_time": "yesterday"}}}, "column dropped_time is a string"},
-		{"flags as text", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t", "flags": "compound"}}}, "column flags is a string"},
-		{"type without a name", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Types: []map[string]any{{"field_names": []string{"a"}, "field_types": []string{"int"}}}}, "types of keyspace \"ks\", row 0: column type_name is missing"},
-		{"type twice", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Types: []map[string]any{{"type_name": "a"}, {"type_name": "a"}}}, "column type_name repeats \"a\""},
-		{"fewer field types than names", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Types: []map[string]any{{"type_name": "a", "field_names": []string{"x", "y"}, "field_types": []string{"int"}}}}, "has 1 types for 2 field names"},
-		{"field twice", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Types: []map[string]any{{"type_name": "a", "field_names": []string{"x", "x"}, "field_types": []string{"int", "text"}}}}, "column field_names repeats \"x\" in type \"a\""},
-		{"field without a name", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Types: []map[string]any{{"type_name": "a", "field_names": []string{""}, "field_types": []string{"int"}}}}, "has an empty name at 0"},
-		{"field types as text", adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()}, Types: []map[string]any{{"type_name": "a", "field_types": "int"}}}, "column field_types is a string"},
+		{"flags as text", schemaRows{Keyspaces: []map[string]any{ksRow()}, Tables: []map[string]any{{"table_name": "t", "flags": "compound"}}}, "column flags is a string"},
+		{"type without a name", schemaRows{Keyspaces: []map[string]any{ksRow()}, Types: []map[string]any{{"field_names": []string{"a"}, "field_types": []string{"int"}}}}, "types of keyspace \"ks\", row 0: column type_name is missing"},
+		{"type twice", schemaRows{Keyspaces: []map[string]any{ksRow()}, Types: []map[string]any{{"type_name": "a"}, {"type_name": "a"}}}, "column type_name repeats \"a\""},
+		{"fewer field types than names", schemaRows{Keyspaces: []map[string]any{ksRow()}, Types: []map[string]any{{"type_name": "a", "field_names": []string{"x", "y"}, "field_types": []string{"int"}}}}, "has 1 types for 2 field names"},
+		{"field twice", schemaRows{Keyspaces: []map[string]any{ksRow()}, Types: []map[string]any{{"type_name": "a", "field_names": []string{"x", "x"}, "field_types": []string{"int", "text"}}}}, "column field_names repeats \"x\" in type \"a\""},
+		{"field without a name", schemaRows{Keyspaces: []map[string]any{ksRow()}, Types: []map[string]any{{"type_name": "a", "field_names": []string{""}, "field_types": []string{"int"}}}}, "has an empty name at 0"},
+		{"field types as text", schemaRows{Keyspaces: []map[string]any{ksRow()}, Types: []map[string]any{{"type_name": "a", "field_types": "int"}}}, "column field_types is a string"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -178,7 +177,7 @@ func FuzzLiveFromRows(f *testing.F) {
 	users := kandra.MustRegister[fuzzUser]()
 	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 1})}, users)
 	f.Fuzz(func(t *testing.T, n1, k1 string, p1 int, o1, t1, n2, k2 string, p2 int, o2, t2, ft string) {
-		r := &adapter.SchemaRows{Keyspaces: []map[string]any{ksRow()},
+		r := &schemaRows{Keyspaces: []map[string]any{ksRow()},
 			Tables: []map[string]any{{"table_name": "users", "flags": []string{"compound"}}},
 			Columns: []map[string]any{
 				{"table_name": "users", "column_name": n1, "kind": k1, "position": p1, "clustering_order": o1, "type": t1},

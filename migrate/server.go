@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // Server is what the migrator reads of the server it talks to, through
@@ -53,7 +53,7 @@ const (
 )
 
 // readServer asks the server what it is.
-func readServer(ctx context.Context, d Driver) (Server, error) {
+func readServer(ctx context.Context, d driver) (Server, error) {
 	local, err := d.QueryCQL(ctx, "SELECT scylla_nr_shards FROM system.local WHERE key = 'local'", nil, kandra.ConsistencyOne)
 	if err == nil && len(local) == 0 {
 		return Server{}, nil // every node has its row: a driver that cannot tell
@@ -92,7 +92,7 @@ func readServer(ctx context.Context, d Driver) (Server, error) {
 // readTablets reports whether an existing ScyllaDB keyspace uses tablets:
 // system_schema.scylla_keyspaces holds initial_tablets for one that does
 // (0 for automatic sizing), and a vnodes keyspace usually has no row.
-func readTablets(ctx context.Context, d Driver, keyspace string) (bool, error) {
+func readTablets(ctx context.Context, d driver, keyspace string) (bool, error) {
 	rows, err := d.QueryCQL(ctx, "SELECT initial_tablets FROM system_schema.scylla_keyspaces WHERE keyspace_name = ?", []any{keyspace}, kandra.ConsistencyOne)
 	if err != nil {
 		return false, &kerrors.MigrationError{Message: "reading whether keyspace " + keyspace + " uses tablets (system_schema.scylla_keyspaces) failed", Cause: err}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // serverKS is applyUsersV1 and applyTodos (no LWT, counter or index) in
@@ -81,7 +81,7 @@ func TestPlanStatesTheServersDistribution(t *testing.T) {
 
 // TestApplyRefusesWhatItWasNotCheckedFor: a server the keyspace does not
 // target, a live tablets keyspace whose targets have no tablets keyspace,
-// and a lease the server would refuse are each a *errors.MigrationError
+// and a lease the server would refuse are each a *kerrors.MigrationError
 // naming the rule, with nothing sent.
 func TestApplyRefusesWhatItWasNotCheckedFor(t *testing.T) {
 	const v2025_1, v2025_4, v2026 = "2025.1.14-0.20260614.abcdef012345", "2025.4.0-0.20251201.abcdef012345", "2026.1.2-0.20260301.abcdef012345"

@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	"github.com/kandra-go/kandra/adapter"
 	"pgregory.net/rapid"
 )
 
@@ -85,7 +84,7 @@ func udtKS(t testing.TB, targets kandra.Target, src kandra.SchemaSource) *kandra
 }
 
 // typeRowOf returns the system_schema.types row of type name, or fails.
-func typeRowOf(t tb, r *adapter.SchemaRows, name string) map[string]any {
+func typeRowOf(t tb, r *schemaRows, name string) map[string]any {
 	t.Helper()
 	for _, row := range r.Types {
 		if row["type_name"] == name {
@@ -136,14 +135,14 @@ func TestUDTPlan(t *testing.T) {
 	scylla := udtKS(t, kandra.Scylla2026, udtCustomers)
 	v2 := udtKS(t, kandra.Cassandra5, udtCustomersV2)
 	v2Scylla := udtKS(t, kandra.Scylla2026, udtCustomersV2)
-	col := func(r *adapter.SchemaRows, table, name string) map[string]any {
+	col := func(r *schemaRows, table, name string) map[string]any {
 		i := rowsWhere(r.Columns, table, func(m map[string]any) bool { return m["column_name"] == name })
 		if len(i) != 1 {
 			t.Fatalf("no column %s.%s in the rows", table, name)
 		}
 		return r.Columns[i[0]]
 	}
-	setField := func(r *adapter.SchemaRows, typ, field, to string) {
+	setField := func(r *schemaRows, typ, field, to string) {
 		row := typeRowOf(t, r, typ)
 		types := slices.Clone(row["field_types"].([]string))
 		types[fieldIndex(row, field)] = to
@@ -153,7 +152,7 @@ func TestUDTPlan(t *testing.T) {
 		name   string
 		ks     *kandra.Keyspace
 		rowsOf *kandra.Keyspace // the keyspace whose rows are live (ks when nil)
-		edit   func(r *adapter.SchemaRows)
+		edit   func(r *schemaRows)
 		ids    []string // the plan's steps, all of them
 		class  Class    // of the first
 		reason string   // in the first step's reason
@@ -161,25 +160,25 @@ func TestUDTPlan(t *testing.T) {
 		manual string   // in the first step's manual path
 		extra  []string
 	}{
-		{name: "a missing type", ks: cassandra, edit: func(r *adapter.SchemaRows) {
+		{name: "a missing type", ks: cassandra, edit: func(r *schemaRows) {
 			r.Types = without(r.Types, func(m map[string]any) bool { return m["type_name"] == "address" })
 		}, ids: []string{"create-type:address"}, class: Safe, reason: `type "address" does not exist`,
 			cql: "CREATE TYPE IF NOT EXISTS ks.address (\n    street TEXT,\n    zip_code TEXT,\n    tags FROZEN<LIST<TEXT>>,\n    \"where\" FROZEN<geo>\n);"},
-		{name: "a missing field", ks: cassandra, edit: func(r *adapter.SchemaRows) { dropField(typeRowOf(t, r, "address"), "zip_code") },
+		{name: "a missing field", ks: cassandra, edit: func(r *schemaRows) { dropField(typeRowOf(t, r, "address"), "zip_code") },
 			ids: []string{"add-field:address.zip_code"}, class: Safe, reason: `type "address" has no field "zip_code" (text)`,
 			cql: "ALTER TYPE ks.address ADD IF NOT EXISTS zip_code TEXT;"},
-		{name: "a missing field on ScyllaDB", ks: scylla, edit: func(r *adapter.SchemaRows) { dropField(typeRowOf(t, r, "address"), "tags") },
+		{name: "a missing field on ScyllaDB", ks: scylla, edit: func(r *schemaRows) { dropField(typeRowOf(t, r, "address"), "tags") },
 			ids: []string{"add-field:address.tags"}, class: Safe, reason: "(frozen<list<text>>)", cql: "ALTER TYPE ks.address ADD tags FROZEN<LIST<TEXT>>;"},
-		{name: "a missing nested-type field", ks: cassandra, edit: func(r *adapter.SchemaRows) { dropField(typeRowOf(t, r, "address"), "where") },
+		{name: "a missing nested-type field", ks: cassandra, edit: func(r *schemaRows) { dropField(typeRowOf(t, r, "address"), "where") },
 			ids: []string{"add-field:address.where"}, class: Safe, cql: "ALTER TYPE ks.address ADD IF NOT EXISTS \"where\" FROZEN<geo>;"},
 		{name: "v2's new fields", ks: v2, rowsOf: cassandra, ids: []string{"add-field:address.floor", "add-field:address.note"}, class: Safe,
 			cql: "ALTER TYPE ks.address ADD IF NOT EXISTS floor INT;"},
 		{name: "v2's new fields on ScyllaDB", ks: v2Scylla, rowsOf: scylla, ids: []string{"add-field:address.floor", "add-field:address.note"}, class: Safe,
 			cql: "ALTER TYPE ks.address ADD floor INT;"},
-		{name: "a field of a type a partition key holds", ks: cassandra, edit: func(r *adapter.SchemaRows) { dropField(typeRowOf(t, r, "geo"), "lon") },
+		{name: "a field of a type a partition key holds", ks: cassandra, edit: func(r *schemaRows) { dropField(typeRowOf(t, r, "geo"), "lon") },
 			ids: []string{"change-key-type:geo.lon"}, class: Impossible, reason: "a partition key holds (here of customers_by_spot",
 			manual: "DROP TABLE ks.customers_by_spot;"},
-		{name: "a field of a type a primary key holds inside another type", ks: cassandra, edit: func(r *adapter.SchemaRows) {
+		{name: "a field of a type a primary key holds inside another type", ks: cassandra, edit: func(r *schemaRows) {
 			dropField(typeRowOf(t, r, "geo"), "lon")
 			r.Tables = append(r.Tables, map[string]any{"keyspace_name": "ks", "table_name": "zz_keyed"})
 			r.Columns = append(r.Columns, map[string]any{"keyspace_name": "ks", "table_name": "zz_keyed", "column_name": "k", "kind": "partition_key", "position": 0,
@@ -190,41 +189,41 @@ func TestUDTPlan(t *testing.T) {
 			r.Columns = append(r.Columns, map[string]any{"keyspace_name": "ks", "table_name": "customers_by_spot", "column_name": "spot", "kind": "clustering", "position": 0, "type": "frozen<geo>"})
 		}, ids: []string{"change-key-type:geo.lon", "change-key:customers_by_spot"}, class: Impossible, reason: "(here of zz_keyed;",
 			manual: "a table keyed by the type (zz_keyed)", extra: []string{"table zz_keyed"}},
-		{name: "a changed field type", ks: cassandra, edit: func(r *adapter.SchemaRows) { setField(r, "address", "zip_code", "int") },
+		{name: "a changed field type", ks: cassandra, edit: func(r *schemaRows) { setField(r, "address", "zip_code", "int") },
 			ids: []string{"change-field-type:address.zip_code"}, class: Impossible, reason: `field "zip_code" of type "address": its type is int in live, text in the model`,
 			manual: "`kandra:\"new_name\"`"},
-		{name: "a field of another type", ks: cassandra, edit: func(r *adapter.SchemaRows) { setField(r, "address", "where", "frozen<place>") },
+		{name: "a field of another type", ks: cassandra, edit: func(r *schemaRows) { setField(r, "address", "where", "frozen<place>") },
 			ids: []string{"change-field-type:address.where"}, class: Impossible, reason: "its type is frozen<place> in live, frozen<geo> in the model",
 			manual: `ALTER TYPE ks.address RENAME "where" TO where_old;`},
-		{name: "a field not frozen", ks: cassandra, edit: func(r *adapter.SchemaRows) { setField(r, "address", "tags", "list<text>") },
+		{name: "a field not frozen", ks: cassandra, edit: func(r *schemaRows) { setField(r, "address", "tags", "list<text>") },
 			ids: []string{"change-field-type:address.tags"}, class: Impossible, reason: "its type is list<text> in live, frozen<list<text>> in the model"},
-		{name: "an unreadable field", ks: cassandra, edit: func(r *adapter.SchemaRows) { setField(r, "geo", "lat", "frozen<tuple<int, int>>") },
+		{name: "an unreadable field", ks: cassandra, edit: func(r *schemaRows) { setField(r, "geo", "lat", "frozen<tuple<int, int>>") },
 			ids: []string{"change-field-type:geo.lat"}, class: Impossible, reason: "kandra cannot read its live type"},
-		{name: "a field spelled otherwise", ks: cassandra, edit: func(r *adapter.SchemaRows) {
+		{name: "a field spelled otherwise", ks: cassandra, edit: func(r *schemaRows) {
 			setField(r, "address", "street", "varchar")
 			setField(r, "address", "tags", "FROZEN <LIST<VARCHAR>>")
 			setField(r, "address", "where", " frozen< geo > ")
 		}},
-		{name: "fields only live has", ks: cassandra, edit: func(r *adapter.SchemaRows) {
+		{name: "fields only live has", ks: cassandra, edit: func(r *schemaRows) {
 			row := typeRowOf(t, r, "address")
 			row["field_names"] = append(slices.Clone(row["field_names"].([]string)), "old", "older")
 			row["field_types"] = append(slices.Clone(row["field_types"].([]string)), "int", "frozen<tuple<int, int>>")
 			r.Types = append(r.Types, map[string]any{"keyspace_name": "ks", "type_name": "gone", "field_names": []string{"x"}, "field_types": []string{"int"}})
 		}, extra: []string{"field address.old", "field address.older", "type gone"}},
-		{name: "fields in another order", ks: cassandra, edit: func(r *adapter.SchemaRows) {
+		{name: "fields in another order", ks: cassandra, edit: func(r *schemaRows) {
 			row := typeRowOf(t, r, "geo")
 			row["field_names"], row["field_types"] = []string{"lon", "lat"}, []string{"double", "double"}
 		}},
-		{name: "a column frozen in live", ks: cassandra, edit: func(r *adapter.SchemaRows) { col(r, "customers", "home")["type"] = "frozen<address>" },
+		{name: "a column frozen in live", ks: cassandra, edit: func(r *schemaRows) { col(r, "customers", "home")["type"] = "frozen<address>" },
 			ids: []string{"change-type:customers.home"}, class: Impossible, reason: "its type is frozen<address> in live, address in the model"},
-		{name: "a column of another type", ks: cassandra, edit: func(r *adapter.SchemaRows) { col(r, "customers", "past")["type"] = "list<frozen<geo>>" },
+		{name: "a column of another type", ks: cassandra, edit: func(r *schemaRows) { col(r, "customers", "past")["type"] = "list<frozen<geo>>" },
 			ids: []string{"change-type:customers.past"}, class: Impossible, reason: "its type is list<frozen<geo>> in live, list<frozen<address>> in the model"},
-		{name: "a key not frozen in live", ks: cassandra, edit: func(r *adapter.SchemaRows) { col(r, "customers_by_spot", "spot")["type"] = "geo" },
+		{name: "a key not frozen in live", ks: cassandra, edit: func(r *schemaRows) { col(r, "customers_by_spot", "spot")["type"] = "geo" },
 			ids: []string{"change-key:customers_by_spot"}, class: Impossible, reason: "its type is geo in live, frozen<geo> in the model"},
-		{name: "a type live lacks, named by a column", ks: cassandra, edit: func(r *adapter.SchemaRows) {
+		{name: "a type live lacks, named by a column", ks: cassandra, edit: func(r *schemaRows) {
 			r.Types = without(r.Types, func(m map[string]any) bool { return m["type_name"] == "geo" })
 		}, ids: []string{"create-type:geo"}, class: Safe},
-		{name: "a dropped column of a type, recorded as a tuple", ks: cassandra, edit: func(r *adapter.SchemaRows) {
+		{name: "a dropped column of a type, recorded as a tuple", ks: cassandra, edit: func(r *schemaRows) {
 			r.Columns = without(r.Columns, func(m map[string]any) bool { return m["table_name"] == "customers" && m["column_name"] == "past" })
 			r.DroppedColumns = append(r.DroppedColumns, map[string]any{"keyspace_name": "ks", "table_name": "customers", "column_name": "past", "kind": "regular",
 				"type": "list<frozen<tuple<text, text, frozen<list<text>>, frozen<tuple<double, double>>>>>"})

@@ -234,5 +234,5 @@ func isRead(ob *kandra.Observation) bool {
 }
 
 // errorType is the conventions' error.type: the error's Go type
-// ("*errors.QueryError", "*gocql.RequestErrWriteTimeout").
+// ("*kerrors.QueryError", "*gocql.RequestErrWriteTimeout").
 func errorType(err error) string { return reflect.TypeOf(err).String() }

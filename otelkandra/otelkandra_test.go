@@ -10,9 +10,10 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
-	"github.com/kandra-go/kandra/otelkandra"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
+	"github.com/kandra-go/kandra/otelkandra"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -49,21 +50,22 @@ var app = kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "app", Replication: k
 // fakeDriver applies no lightweight transaction when conflict is set,
 // and returns pages of one row for a partition read, three pages in all.
 type fakeDriver struct {
-	mu       sync.Mutex
-	conflict bool
-	pages    int
+	adapter.Driver // the migrator's calls, which the runtime never makes: nil
+	mu             sync.Mutex
+	conflict       bool
+	pages          int
 }
 
-func (d *fakeDriver) Exec(_ context.Context, q *kstore.Query) (bool, error) {
+func (d *fakeDriver) Exec(_ context.Context, q *adapter.Query) (bool, error) {
 	if strings.Contains(q.Statement.CQL(), "notes_by_owner") && strings.HasPrefix(q.Statement.CQL(), "INSERT") {
 		return false, errors.New("injected: the node is down")
 	}
 	return !(q.Statement.IsConditional() && d.conflict), nil
 }
 
-func (d *fakeDriver) Batch(context.Context, *kstore.Batch) error { return nil }
+func (d *fakeDriver) Batch(context.Context, *adapter.Batch) error { return nil }
 
-func (d *fakeDriver) Query(_ context.Context, q *kstore.Query) (kstore.Rows, error) {
+func (d *fakeDriver) Query(_ context.Context, q *adapter.Query) (adapter.Rows, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.pages++

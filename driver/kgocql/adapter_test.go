@@ -17,9 +17,8 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/auth"
-	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/internal/dynamic"
-	"github.com/kandra-go/kandra/kstore"
+	"github.com/kandra-go/kandra/kerrors"
 	"pgregory.net/rapid"
 )
 
@@ -718,7 +717,7 @@ func TestConditionalNeedsASerialLevel(t *testing.T) {
 	}
 	d := &Driver{} // no session: nothing may reach gocql
 	for _, c := range []kandra.Consistency{kandra.ConsistencyAny, kandra.ConsistencyQuorum, kandra.ConsistencyLocalOne} {
-		_, err := d.Exec(context.Background(), &kstore.Query{Statement: st, Consistency: kandra.ConsistencyQuorum, SerialConsistency: c})
+		_, err := d.Exec(context.Background(), &adapter.Query{Statement: st, Consistency: kandra.ConsistencyQuorum, SerialConsistency: c})
 		if !errors.Is(err, kerrors.ErrArgument) {
 			t.Errorf("serial consistency %s: %v, want an ErrArgument", c, err)
 		}

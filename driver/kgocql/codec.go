@@ -41,7 +41,7 @@ func Sorted(t kandra.CQLType, v any) (SortedValue, error) {
 // types is gocql v1.7.0 as the adapter core sees it.
 type types struct{}
 
-var _ adapter.Driver[gocql.TypeInfo] = types{}
+var _ adapter.TypeSystem[gocql.TypeInfo] = types{}
 
 var typeUUID = reflect.TypeFor[gocql.UUID]()
 

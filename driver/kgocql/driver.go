@@ -26,11 +26,10 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/auth"
-	kerrors "github.com/kandra-go/kandra/errors"
-	"github.com/kandra-go/kandra/kstore"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
-// Driver implements kstore.Driver on a *gocql.Session. It is safe for
+// Driver implements adapter.Driver on a *gocql.Session. It is safe for
 // concurrent use; it does not own the session (close it yourself).
 type Driver struct {
 	s     *gocql.Session
@@ -38,7 +37,7 @@ type Driver struct {
 	texts adapter.Texts // renewed after a user-defined type gained a field (see renewed)
 }
 
-var _ kstore.Driver = (*Driver)(nil)
+var _ adapter.Driver = (*Driver)(nil)
 
 // New returns the driver for s.
 func New(s *gocql.Session) *Driver {
@@ -64,7 +63,7 @@ func (d *Driver) Session() *gocql.Session { return d.s }
 // later only in a speculative execution, which it starts for a query
 // with a SpeculativeExecutionPolicy of its own, never set here (a new
 // query has NonSpeculativeExecution).
-func (d *Driver) query(ctx context.Context, q *kstore.Query) (*gocql.Query, *adapter.Plan[gocql.TypeInfo, types], string, error) {
+func (d *Driver) query(ctx context.Context, q *adapter.Query) (*gocql.Query, *adapter.Plan[gocql.TypeInfo, types], string, error) {
 	p, err := d.plans.Of(q.Statement)
 	if err != nil {
 		return nil, nil, "", err
@@ -88,38 +87,13 @@ func (d *Driver) query(ctx context.Context, q *kstore.Query) (*gocql.Query, *ada
 	return gq, p, cql, nil
 }
 
-// renewed reports whether err is a value of a user-defined type gocql
-// could not marshal because it prepared the statement before the type
-// gained a field the value has (adapter.UDTFieldAdded), and if so renews
-// the texts sent (stmts and sent in pairs), which gocql then prepares
-// anew: nothing was sent, so the call can be made again.
-func (d *Driver) renewed(ctx context.Context, err error, stmts []*adapter.Statement, sent []string) bool {
-	if !adapter.UDTFieldAdded(ctx, d.QueryCQL, err) {
-		return false
-	}
-	for i, s := range stmts {
-		d.texts.Renew(s, sent[i])
-	}
-	return true
-}
-
-// Exec implements kstore.Driver. A statement that is not idempotent is
+// Exec implements adapter.Driver. A statement that is not idempotent is
 // sent once; when its answer is lost, or the server's error leaves the
-// outcome open, the error matches errors.ErrUnknownOutcome.
-func (d *Driver) Exec(ctx context.Context, q *kstore.Query) (bool, error) {
-	if err := ctx.Err(); err != nil {
-		return false, err // nothing sent
-	}
-	for try := 0; ; try++ {
-		applied, cql, err := d.exec(ctx, q)
-		if try == 0 && err != nil && d.renewed(ctx, err, []*adapter.Statement{q.Statement}, []string{cql}) {
-			continue
-		}
-		if err != nil && !q.Statement.IsIdempotent() && mayHaveApplied(err) {
-			err = adapter.UnknownOutcome(err)
-		}
-		return applied, err
-	}
+// outcome open, the error matches kerrors.ErrUnknownOutcome.
+func (d *Driver) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
+	return adapter.Send(ctx, d, &d.texts, q.Statement.IsIdempotent(), mayHaveApplied, func() (bool, adapter.Sent, error) {
+		return d.exec(ctx, q)
+	})
 }
 
 // mayHaveApplied reports whether err, the error of a statement gocql ran,
@@ -128,34 +102,36 @@ func (d *Driver) Exec(ctx context.Context, q *kstore.Query) (bool, error) {
 // a server error that leaves the outcome open (adapter.MayHaveApplied), or
 // anything not known to come before sending, which is the safe side: the
 // caller reads before writing again.
-func mayHaveApplied(err error) bool {
+func mayHaveApplied(err error) bool { return adapter.OutcomeOpen(err, requestCode, sentBefore) }
+
+// requestCode is the server's error code of err, if it is a server's
+// error.
+func requestCode(err error) (int, bool) {
 	var re gocql.RequestError
 	if errors.As(err, &re) {
-		return adapter.MayHaveApplied(re.Code())
+		return re.Code(), true
 	}
+	return 0, false
+}
+
+// sentBefore reports the driver's errors that come before sending: a
+// value it could not marshal, or one of notSent.
+func sentBefore(err error) bool {
 	var me gocql.MarshalError
-	var pe potentiallyExecuted
-	switch {
-	case adapter.NotSent(err), errors.As(err, &me):
-		return false
-	case errors.As(err, &pe):
-		return pe.PotentiallyExecuted()
+	if errors.As(err, &me) {
+		return true
 	}
 	for _, before := range notSent {
 		if errors.Is(err, before) {
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // notSent are gocql's errors that come before a statement is sent.
 var notSent = []error{gocql.ErrNoConnections, gocql.ErrNoStreams, gocql.ErrSessionClosed, gocql.ErrQueryArgLength,
 	gocql.ErrTooManyStmts, gocql.ErrUseStmt, gocql.ErrNoKeyspace, gocql.ErrUnsupported, gocql.ErrFrameTooBig}
-
-// potentiallyExecuted is the error of a statement that says whether it
-// may have reached the server, as ScyllaDB's fork of gocql reports them.
-type potentiallyExecuted interface{ PotentiallyExecuted() bool }
 
 // once is the retry policy of a statement that must not be sent twice: it
 // never retries. A query without a policy would not do: ScyllaDB's fork
@@ -168,26 +144,27 @@ func (once) Attempt(gocql.RetryableQuery) bool { return false }
 // GetRetryType implements gocql.RetryPolicy.
 func (once) GetRetryType(error) gocql.RetryType { return gocql.Rethrow }
 
-func (d *Driver) exec(ctx context.Context, q *kstore.Query) (bool, string, error) {
+func (d *Driver) exec(ctx context.Context, q *adapter.Query) (bool, adapter.Sent, error) {
 	gq, _, cql, err := d.query(ctx, q)
 	if err != nil {
-		return false, cql, err
+		return false, adapter.One(q.Statement, cql), err
 	}
 	if q.Statement.IsConditional() {
 		applied, err := gq.MapScanCAS(map[string]any{})
-		return applied, cql, err
+		return applied, adapter.One(q.Statement, cql), err
 	}
-	return true, cql, gq.Exec()
+	return true, adapter.One(q.Statement, cql), gq.Exec()
 }
 
-// Query implements kstore.Driver: one page, never fetching the next by
+// Query implements adapter.Driver: one page, never fetching the next by
 // itself, but for pages with no rows that are not the last, which it
 // passes (as ScyllaDB's fork of gocql does).
-func (d *Driver) Query(ctx context.Context, q *kstore.Query) (kstore.Rows, error) {
-	for try := 0; ; try++ {
+func (d *Driver) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, error) {
+	return adapter.Send(ctx, d, &d.texts, true, mayHaveApplied, func() (adapter.Rows, adapter.Sent, error) {
 		gq, p, cql, err := d.query(ctx, q)
+		sent := adapter.One(q.Statement, cql)
 		if err != nil {
-			return nil, err
+			return nil, sent, err
 		}
 		if q.PageSize > 0 {
 			gq = gq.PageSize(q.PageSize)
@@ -200,22 +177,19 @@ func (d *Driver) Query(ctx context.Context, q *kstore.Query) (kstore.Rows, error
 		for it.NumRows() == 0 && len(it.PageState()) > 0 {
 			state := it.PageState() // a copy of the frame's bytes
 			if err := it.Close(); err != nil {
-				return nil, err
+				return nil, sent, err
 			}
 			it = gq.PageState(state).Iter()
 		}
 		if it.NumRows() > 0 {
-			return p.Rows(it), nil
+			return p.Rows(it), sent, nil
 		}
 		// No rows: a failure (one to make again, see renewed) or the end.
 		if err := it.Close(); err != nil {
-			if try == 0 && d.renewed(ctx, err, []*adapter.Statement{q.Statement}, []string{cql}) {
-				continue
-			}
-			return nil, err
+			return nil, sent, err
 		}
-		return p.Rows(noRows{}), nil
-	}
+		return p.Rows(noRows{}), sent, nil
+	})
 }
 
 // noRows is a page without rows, the last.
@@ -225,73 +199,55 @@ func (noRows) Scan(...any) bool  { return false }
 func (noRows) PageState() []byte { return nil }
 func (noRows) Close() error      { return nil }
 
-// Batch implements kstore.Driver with a LOGGED BATCH. A batch is
+// Batch implements adapter.Driver with a LOGGED BATCH. A batch is
 // idempotent when each of its statements is; one that is not is sent
-// once, and its error matches errors.ErrUnknownOutcome as Exec's does.
-func (d *Driver) Batch(ctx context.Context, b *kstore.Batch) error {
-	if err := ctx.Err(); err != nil {
-		return err // nothing sent
-	}
-	for try := 0; ; try++ {
-		stmts, sent, err := d.batch(ctx, b)
-		if try == 0 && err != nil && d.renewed(ctx, err, stmts, sent) {
-			continue
-		}
-		if err != nil && !idempotent(b) && mayHaveApplied(err) {
-			err = adapter.UnknownOutcome(err)
-		}
-		return err
-	}
+// once, and its error matches kerrors.ErrUnknownOutcome as Exec's does.
+func (d *Driver) Batch(ctx context.Context, b *adapter.Batch) error {
+	_, err := adapter.Send(ctx, d, &d.texts, b.IsIdempotent(), mayHaveApplied, func() (struct{}, adapter.Sent, error) {
+		sent, err := d.batch(ctx, b)
+		return struct{}{}, sent, err
+	})
+	return err
 }
 
-// idempotent reports a batch of idempotent statements.
-func idempotent(b *kstore.Batch) bool {
-	for _, e := range b.Entries {
-		if !e.Statement.IsIdempotent() {
-			return false
-		}
-	}
-	return true
-}
-
-func (d *Driver) batch(ctx context.Context, b *kstore.Batch) ([]*adapter.Statement, []string, error) {
-	gb, stmts, sent, err := d.newBatch(ctx, b)
+func (d *Driver) batch(ctx context.Context, b *adapter.Batch) (adapter.Sent, error) {
+	gb, sent, err := d.newBatch(ctx, b)
 	if err != nil {
-		return nil, nil, err
+		return sent, err
 	}
-	return stmts, sent, d.s.ExecuteBatch(gb)
+	return sent, d.s.ExecuteBatch(gb)
 }
 
 // newBatch is b as a batch of the driver, with its statements and the
 // texts sent, idempotent when each statement is.
-func (d *Driver) newBatch(ctx context.Context, b *kstore.Batch) (*gocql.Batch, []*adapter.Statement, []string, error) {
+func (d *Driver) newBatch(ctx context.Context, b *adapter.Batch) (*gocql.Batch, adapter.Sent, error) {
 	kind := gocql.LoggedBatch
 	if b.Unlogged {
 		kind = gocql.UnloggedBatch
 	}
 	gb := d.s.NewBatch(kind).WithContext(ctx)
 	gb.Cons = gocql.Consistency(b.Consistency)
-	stmts, sent := make([]*adapter.Statement, len(b.Entries)), make([]string, len(b.Entries))
+	sent := adapter.Sent{Statements: make([]*adapter.Statement, len(b.Entries)), Texts: make([]string, len(b.Entries))}
 	for i, e := range b.Entries {
 		p, err := d.plans.Of(e.Statement)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, adapter.Sent{}, err
 		}
 		// References are safe: gocql speculates on a batch only with a
 		// SpeculativeExecutionPolicy of its own, never set here.
-		stmts[i], sent[i] = e.Statement, d.texts.CQL(e.Statement)
-		gb.Entries = append(gb.Entries, gocql.BatchEntry{Stmt: sent[i], Args: p.Values(e.Values, true), Idempotent: e.Statement.IsIdempotent()})
+		sent.Statements[i], sent.Texts[i] = e.Statement, d.texts.CQL(e.Statement)
+		gb.Entries = append(gb.Entries, gocql.BatchEntry{Stmt: sent.Texts[i], Args: p.Values(e.Values, true), Idempotent: e.Statement.IsIdempotent()})
 	}
 	if !gb.IsIdempotent() {
 		gb.RetryPolicy(once{}) // as query's
 	}
-	return gb, stmts, sent, nil
+	return gb, sent, nil
 }
 
 // Authenticator returns a gocql ClusterConfig.AuthProvider that asks p for
 // credentials on every new connection (so a rotated secret is used without
 // a restart) and answers the server's PasswordAuthenticator with them.
-// A provider failure is an *errors.AuthError; it is reported to
+// A provider failure is an *kerrors.AuthError; it is reported to
 // l.OnAuthFailed (l may be nil) with the host's address, and on success
 // l.OnCredentialRefreshed is called when the credentials changed.
 //

@@ -16,8 +16,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/auth"
-	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/internal/dynamic"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 type authEvents struct {

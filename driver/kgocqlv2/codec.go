@@ -42,7 +42,7 @@ func Sorted(t kandra.CQLType, v any) (SortedValue, error) {
 // protocols (3 to 5) all write collections with 4-byte sizes.
 type types struct{}
 
-var _ adapter.Driver[gocql.TypeInfo] = types{}
+var _ adapter.TypeSystem[gocql.TypeInfo] = types{}
 
 var typeUUID = reflect.TypeFor[gocql.UUID]()
 

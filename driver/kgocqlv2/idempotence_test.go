@@ -13,8 +13,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	kerrors "github.com/kandra-go/kandra/errors"
-	"github.com/kandra-go/kandra/kstore"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // retryRow has a statement of every kind: reads, plain writes, versioned
@@ -125,7 +124,7 @@ func TestIdempotencePerStatement(t *testing.T) {
 			t.Errorf("%s: adapter.Statement.IsIdempotent() = %v, want %v (%s)", tt.kind, got, tt.idempotent, tt.st)
 		}
 		vals := make([]any, tt.st.NumParams())
-		gq, _, _, err := d.query(&kstore.Query{Statement: tt.st, Values: vals,
+		gq, _, _, err := d.query(&adapter.Query{Statement: tt.st, Values: vals,
 			Consistency: kandra.ConsistencyQuorum, SerialConsistency: kandra.ConsistencySerial})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.kind, err)
@@ -142,18 +141,18 @@ func TestIdempotencePerStatement(t *testing.T) {
 		}
 	}
 
-	plain := &kstore.Query{Statement: rows.Insert(0), Values: make([]any, rows.Insert(0).NumParams())}
-	lookup := &kstore.Query{Statement: owner.InsertAt(), Values: make([]any, owner.InsertAt().NumParams())}
-	list := &kstore.Query{Statement: rows.Insert(adapter.UsingTimestamp), Values: make([]any, rows.Insert(adapter.UsingTimestamp).NumParams())}
+	plain := &adapter.Query{Statement: rows.Insert(0), Values: make([]any, rows.Insert(0).NumParams())}
+	lookup := &adapter.Query{Statement: owner.InsertAt(), Values: make([]any, owner.InsertAt().NumParams())}
+	list := &adapter.Query{Statement: rows.Insert(adapter.UsingTimestamp), Values: make([]any, rows.Insert(adapter.UsingTimestamp).NumParams())}
 	for _, tt := range []struct {
 		kind       string
-		entries    []*kstore.Query
+		entries    []*adapter.Query
 		idempotent bool
 	}{
-		{"row and lookup rows", []*kstore.Query{plain, lookup}, true},
-		{"a list at a timestamp", []*kstore.Query{lookup, list}, false},
+		{"row and lookup rows", []*adapter.Query{plain, lookup}, true},
+		{"a list at a timestamp", []*adapter.Query{lookup, list}, false},
 	} {
-		gb, _, _, err := d.newBatch(&kstore.Batch{Entries: tt.entries, Consistency: kandra.ConsistencyQuorum})
+		gb, _, err := d.newBatch(&adapter.Batch{Entries: tt.entries, Consistency: kandra.ConsistencyQuorum})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.kind, err)
 		}
@@ -216,7 +215,7 @@ func TestMayHaveApplied(t *testing.T) {
 		{fmt.Errorf("prepare: %w", gocql.ErrNoStreams), false},
 		{gocql.MarshalError("can not marshal"), false},
 		{&kerrors.ValueError{Column: "c", Type: "int", Value: "v", Reason: "r"}, false},
-		{&adapter.UDTFieldError{Keyspace: "ks", Type: "t", Field: "f"}, false},
+		{&kerrors.UDTFieldError{Keyspace: "ks", Type: "t", Field: "f"}, false},
 		{sentOrNot{io.EOF, false}, false},
 		{fmt.Errorf("exec: %w", sentOrNot{io.EOF, true}), true},
 		{sentOrNot{serverError(gocql.ErrCodeWriteTimeout), false}, true},
@@ -238,11 +237,11 @@ func TestUnknownOutcomeNotSentWhenDone(t *testing.T) {
 	cancel()
 	d := &Driver{} // no session: nothing may reach the driver
 	st := rows.InsertIfNotExists(0)
-	_, err = d.Exec(ctx, &kstore.Query{Statement: st, Values: make([]any, st.NumParams()), SerialConsistency: kandra.ConsistencySerial})
+	_, err = d.Exec(ctx, &adapter.Query{Statement: st, Values: make([]any, st.NumParams()), SerialConsistency: kandra.ConsistencySerial})
 	if !errors.Is(err, context.Canceled) || errors.Is(err, kerrors.ErrUnknownOutcome) {
 		t.Errorf("Exec with a done context: %v", err)
 	}
-	err = d.Batch(ctx, &kstore.Batch{Entries: []*kstore.Query{{Statement: st}}})
+	err = d.Batch(ctx, &adapter.Batch{Entries: []*adapter.Query{{Statement: st}}})
 	if !errors.Is(err, context.Canceled) || errors.Is(err, kerrors.ErrUnknownOutcome) {
 		t.Errorf("Batch with a done context: %v", err)
 	}

@@ -3,8 +3,8 @@ package kgocqlv2_test
 import (
 	"testing"
 
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocqlv2"
-	"github.com/kandra-go/kandra/migrate"
 	"github.com/kandra-go/kandra/migrate/migratetest"
 )
 
@@ -13,7 +13,7 @@ import (
 func TestMigratorNode(t *testing.T) {
 	migratetest.Run(t, migratetest.Node{
 		Name: "gocqlv2",
-		Open: func(t *testing.T) (migrate.Driver, func()) {
+		Open: func(t *testing.T) (adapter.Driver, func()) {
 			s := session(t)
 			return kgocqlv2.New(s), s.Close
 		},

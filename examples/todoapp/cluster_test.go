@@ -25,6 +25,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/driver/kgocql"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/migrate"
 )
 
@@ -292,7 +293,7 @@ func TestCluster(t *testing.T) {
 	// for agreement. gocql's wait (after every schema statement, and
 	// Session.AwaitSchemaAgreement, which the adapter uses) counts every
 	// row of system.peers, a down node's last version too: the step runs
-	// on the live nodes, then Apply refuses with a *migrate.AgreementError
+	// on the live nodes, then Apply refuses with a *kerrors.AgreementError
 	// that shows node 3 behind.
 	s, err := hostSession(h1, 10*time.Second)
 	if err != nil {
@@ -303,7 +304,7 @@ func TestCluster(t *testing.T) {
 	res, applyErr := migrate.Apply(ctx, kgocql.New(s), more, migrate.ApplyOptions{LeaseWait: time.Minute})
 	if applyErr != nil {
 		t.Logf("Apply with node 3 down refused after %s: %v", time.Since(start).Round(time.Millisecond), applyErr)
-		var ae *migrate.AgreementError
+		var ae *kerrors.AgreementError
 		if !errors.As(applyErr, &ae) || ae.Versions[h3] == "" || ae.Versions[h3] == ae.Versions[h1] {
 			t.Errorf("Apply with node 3 down: want an AgreementError that shows node 3 behind the coordinator, got %v", applyErr)
 		}

@@ -56,12 +56,13 @@ import (
 	gocql "github.com/gocql/gocql"
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocql"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
+	"github.com/kandra-go/kandra/kstore"
 	"github.com/kandra-go/kandra/migrate"
 	"github.com/kandra-go/kandra/migrate/cli"
 	"github.com/kandra-go/kandra/otelkandra"
-	"github.com/kandra-go/kandra/kstore"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
@@ -123,7 +124,7 @@ func connect(ks string) (*gocql.Session, error) {
 // runs the safe steps and refuses to go on while others remain; "check"
 // changes nothing and refuses on any difference. Applied steps are
 // reported to logw.
-func startSchema(ctx context.Context, d migrate.Driver, ks *kandra.Keyspace, mode string, logw io.Writer) error {
+func startSchema(ctx context.Context, d adapter.Driver, ks *kandra.Keyspace, mode string, logw io.Writer) error {
 	switch mode {
 	case "check":
 		if err := migrate.Check(ctx, d, ks); err != nil {

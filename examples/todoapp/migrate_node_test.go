@@ -24,9 +24,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/driver/kgocql"
-	kerrors "github.com/kandra-go/kandra/errors"
-	"github.com/kandra-go/kandra/migrate"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
+	"github.com/kandra-go/kandra/migrate"
 )
 
 // v1: the users table as first shipped.
@@ -322,7 +322,7 @@ func TestMigrationHistory(t *testing.T) {
 	// v4 changes a column's type: refused with the manual path, nothing
 	// changed.
 	v4 := migKeyspace(t, name, migUsersV4)
-	before, err := d.SchemaRows(ctx, name)
+	before, err := migrate.Read(ctx, d, v4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +333,7 @@ func TestMigrationHistory(t *testing.T) {
 		(res != nil && len(res.Applied) != 0) {
 		t.Fatalf("v4: %+v, %v", res, err)
 	}
-	after, err := d.SchemaRows(ctx, name)
+	after, err := migrate.Read(ctx, d, v4)
 	if err != nil {
 		t.Fatal(err)
 	}

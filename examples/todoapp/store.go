@@ -147,7 +147,7 @@ func (s *Store) Prefs(ctx context.Context, user uuid.UUID) (*Prefs, error) {
 	return s.prefs.Get(ctx, &Prefs{UserID: user})
 }
 
-// SetTheme fails with *errors.OptimisticLockError if old is out of date.
+// SetTheme fails with *kerrors.OptimisticLockError if old is out of date.
 func (s *Store) SetTheme(ctx context.Context, old *Prefs, theme string) (*Prefs, error) {
 	nw := *old
 	nw.Theme = theme

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra/driver/kgocql"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
 )
 

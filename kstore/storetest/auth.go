@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/auth"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // AuthNode is an adapter's way onto a node started with
@@ -45,7 +45,7 @@ type AuthSession interface {
 // logs in, has its password rotated, is refused with the old password
 // until the provider changes, then logs in again through the same
 // authenticator (one OnCredentialRefreshed); a provider failure is an
-// *errors.AuthError reported to OnAuthFailed and no session; a wrong
+// *kerrors.AuthError reported to OnAuthFailed and no session; a wrong
 // password is refused with the server's message; and no error message
 // holds a password. It skips unless KANDRA_CASSANDRA_AUTH=1, and prints
 // "real-server: auth adapter=<Name> ok=<bool>".
@@ -111,7 +111,7 @@ func RunAuth(t *testing.T, n AuthNode) {
 		t.Errorf("OnCredentialRefreshed: %d calls after one rotation, want 1", refreshed)
 	}
 
-	// A provider failure: an *errors.AuthError, reported to OnAuthFailed,
+	// A provider failure: an *kerrors.AuthError, reported to OnAuthFailed,
 	// and the session is not created.
 	p.set(auth.Credentials{}, errors.New("vault unreachable"))
 	err = login()
@@ -123,7 +123,7 @@ func RunAuth(t *testing.T, n AuthNode) {
 	case len(failed) == 0:
 		t.Fatalf("the provider failed (%v) and OnAuthFailed was not called", err)
 	case !errors.As(failed[0], &ae) || !strings.Contains(failed[0].Error(), "vault unreachable"):
-		t.Errorf("OnAuthFailed got %v (%T), want an *errors.AuthError with the provider's cause", failed[0], failed[0])
+		t.Errorf("OnAuthFailed got %v (%T), want an *kerrors.AuthError with the provider's cause", failed[0], failed[0])
 	}
 	for _, f := range failed {
 		msgs = append(msgs, f.Error())

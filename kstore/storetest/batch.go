@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
 )
 
@@ -67,7 +67,7 @@ func testSaveAllDeleteAll(t *testing.T, h *harness) {
 	}
 	var ae *kerrors.ArgumentError
 	if err := e.wallets.SaveAll(ctx, []*Wallet{{WalletID: uniq("w")}}); !errors.As(err, &ae) {
-		t.Fatalf("SaveAll on a versioned table: %v, want an *errors.ArgumentError", err)
+		t.Fatalf("SaveAll on a versioned table: %v, want an *kerrors.ArgumentError", err)
 	}
 	ok = true
 }

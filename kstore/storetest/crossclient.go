@@ -20,7 +20,7 @@ package storetest
 //	             finds the canonical forms it was given, so that a py→go
 //	             failure is the Go side's.
 //	refuse-write a value the rules refuse: Save fails with a *ValueError
-//	             (errors.ErrValue) naming the column, and Python sees no row
+//	             (kerrors.ErrValue) naming the column, and Python sees no row
 //	             (and no lookup row).
 //	refuse-read  a cell Python writes that the field's Go type cannot hold
 //	             (a DURATION with months): Get fails with a *ValueError,
@@ -170,8 +170,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
 	"github.com/kandra-go/kandra/internal/cqlorder"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
 )
 

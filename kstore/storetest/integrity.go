@@ -11,7 +11,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
 )
 
@@ -37,7 +38,7 @@ func testStaleCopyRefused(t *testing.T, h *harness) {
 		t.Helper()
 		var ol *kerrors.OptimisticLockError
 		if !errors.As(err, &ol) || ol.Key != w.WalletID {
-			t.Fatalf("%s: %v, want an *errors.OptimisticLockError", what, err)
+			t.Fatalf("%s: %v, want an *kerrors.OptimisticLockError", what, err)
 		}
 	}
 	before := stale
@@ -193,12 +194,12 @@ func testSaveIfNotExistsBatchFirst(t *testing.T, h *harness) {
 // slowBatch delays every LOGGED BATCH, so that a Save is in progress when
 // Close is called.
 type slowBatch struct {
-	kstore.Driver
+	adapter.Driver
 	entered chan struct{}
 	once    sync.Once
 }
 
-func (s *slowBatch) Batch(ctx context.Context, b *kstore.Batch) error {
+func (s *slowBatch) Batch(ctx context.Context, b *adapter.Batch) error {
 	s.once.Do(func() { close(s.entered) })
 	time.Sleep(200 * time.Millisecond)
 	return s.Driver.Batch(ctx, b)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
 )
 
@@ -180,7 +180,7 @@ func testSwapStorm(t *testing.T, h *harness) {
 }
 
 // testUniqueClaims: a unique value is held by one entity; taking it is an
-// *errors.UniqueError naming the holder, with nothing written; moving away
+// *kerrors.UniqueError naming the holder, with nothing written; moving away
 // or deleting releases it; of 8 concurrent takers exactly one wins.
 func testUniqueClaims(t *testing.T, h *harness) {
 	e := h.env(t)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
 )
 
@@ -113,7 +113,7 @@ func testPrefixRanges(t *testing.T, h *harness) {
 		"a range on the first with the first fixed":                       {day, kstore.To(readingDay, "x", true)},
 	} {
 		if _, err := readings.List(ctx, &Reading{Sensor: sensor}, opts...).All(); !errors.As(err, &ae) {
-			t.Fatalf("%s: %v, want an *errors.ArgumentError", name, err)
+			t.Fatalf("%s: %v, want an *kerrors.ArgumentError", name, err)
 		}
 	}
 	ok = true

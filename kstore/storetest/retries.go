@@ -15,14 +15,15 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
 )
 
 // Retries on the node (issue 33, finding 1): a write that must not be sent
 // twice (a lightweight transaction, a counter update) is sent once
 // whatever the session's retry policy, and an answer lost after the node
-// applied it is an unknown outcome (errors.ErrUnknownOutcome), never a
+// applied it is an unknown outcome (kerrors.ErrUnknownOutcome), never a
 // conflict, never "not written", and the unique values it claimed stay
 // claimed.
 
@@ -208,9 +209,9 @@ type RetryNode struct {
 	// SimpleRetryPolicy retries on the next host, which one node does not
 	// have; on a cluster it is another coordinator, to the same effect),
 	// and on the v2 driver ClusterConfig.DefaultIdempotence = true.
-	Driver kstore.Driver
+	Driver adapter.Driver
 	// Direct is the adapter on a session to the node itself.
-	Direct kstore.Driver
+	Direct adapter.Driver
 	// Exec and Scan run raw CQL on a direct session, as Node's do.
 	Exec func(ctx context.Context, cql string, args ...any) error
 	Scan func(ctx context.Context, cql string, args []any, dest ...any) error
@@ -220,7 +221,7 @@ type RetryNode struct {
 // statement: the next Exec of a statement of table (a conditional one
 // only, with cond).
 type holdingDriver struct {
-	kstore.Driver
+	adapter.Driver
 	p     *Proxy
 	mu    sync.Mutex
 	table string // "" = not armed
@@ -233,8 +234,8 @@ func (d *holdingDriver) arm(table string, cond bool) {
 	d.table, d.cond = table, cond
 }
 
-// Exec implements kstore.Driver.
-func (d *holdingDriver) Exec(ctx context.Context, q *kstore.Query) (bool, error) {
+// Exec implements adapter.Driver.
+func (d *holdingDriver) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
 	d.mu.Lock()
 	if d.table != "" && q.Statement.TableName() == d.table && (!d.cond || q.Statement.IsConditional()) {
 		d.table = ""
@@ -264,7 +265,7 @@ type retryCounts struct {
 // breaches, prints "real-server: retries adapter=<Name> lwt=<n>
 // counters=<n> false-conflicts=<n> double-counts=<n> double-held=<n>" and
 // fails unless every count of breaches is 0. Each call must return an
-// error matching errors.ErrUnknownOutcome.
+// error matching kerrors.ErrUnknownOutcome.
 func RunRetries(t *testing.T, n RetryNode) {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
@@ -338,7 +339,7 @@ func unknown(t *testing.T, call string, err error) {
 	case err == nil:
 		t.Errorf("%s returned no error though its answer was held past the client timeout", call)
 	case !errors.Is(err, kerrors.ErrUnknownOutcome) || !errors.Is(err, kerrors.ErrQuery):
-		t.Errorf("%s: %v, want a *errors.QueryError matching errors.ErrUnknownOutcome", call, err)
+		t.Errorf("%s: %v, want a *kerrors.QueryError matching kerrors.ErrUnknownOutcome", call, err)
 	default:
 		t.Logf("%s: %v", call, err)
 	}

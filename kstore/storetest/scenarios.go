@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
 )
 
@@ -375,7 +375,7 @@ func testHardDeleteHijacked(t *testing.T, h *harness) {
 // Save's), so that the second Update's move runs before it; it records the
 // order in which the writes reached the server.
 type holdFirst struct {
-	kstore.Driver
+	adapter.Driver
 	table string
 	held  chan struct{}
 	mu    sync.Mutex
@@ -383,7 +383,7 @@ type holdFirst struct {
 	order []int
 }
 
-func (d *holdFirst) Exec(ctx context.Context, q *kstore.Query) (bool, error) {
+func (d *holdFirst) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
 	if q.Statement.TableName() == d.table {
 		d.mu.Lock()
 		d.n++
@@ -517,7 +517,7 @@ func testDriverErrors(t *testing.T, h *harness) {
 	// refuses it before sending.
 	key := &User{UserID: uuid.New()}
 	st := e.users.Statements().SelectByKey()
-	rows, err := h.n.Driver.Query(ctx, &kstore.Query{Statement: st, Values: adapter.AppendColumns(Users, st, key, nil), Consistency: kandra.ConsistencyAny})
+	rows, err := h.n.Driver.Query(ctx, &adapter.Query{Statement: st, Values: adapter.AppendColumns(Users, st, key, nil), Consistency: kandra.ConsistencyAny})
 	if err == nil {
 		rows.Next(adapter.AppendResult(Users, st, new(User), nil))
 		err = rows.Close()
@@ -643,14 +643,14 @@ func testEventualConcurrent(t *testing.T, h *harness) {
 // saves are all stamped before any statement is sent), then bounds the
 // statements in flight.
 type limited struct {
-	kstore.Driver
+	adapter.Driver
 	gate    int64
 	arrived *atomic.Int64
 	open    chan struct{}
 	sem     chan struct{}
 }
 
-func (l limited) Exec(ctx context.Context, q *kstore.Query) (bool, error) {
+func (l limited) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
 	if l.arrived.Add(1) == l.gate {
 		close(l.open)
 	}

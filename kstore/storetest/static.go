@@ -3,14 +3,14 @@ package storetest
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
+	"github.com/kandra-go/kandra/migrate"
 )
 
 // Thread is a partition of posts sharing a static title and tags, soft
@@ -155,12 +155,8 @@ func testStatic(t *testing.T, h *harness) {
 	if err := h.n.Exec(ctx, "TRUNCATE "+h.ks+".threads_by_author"); err != nil {
 		t.Fatal(err)
 	}
-	bf, err := kstore.NewLookupBackfill(h.n.Driver, h.keyspace, Threads.Schema().LookupTables()[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	stats, err := bf.Fill(ctx, math.MinInt64, math.MaxInt64, 100, kandra.ConsistencyOne, nil)
-	if err != nil || stats.Rows != 1 || stats.Valued != 1 {
+	stats, err := migrate.Backfill(ctx, h.n.Driver, h.keyspace, Threads.Schema().LookupTables()[0], migrate.BackfillOptions{PageSize: 100})
+	if err != nil || stats.Rows != 1 || stats.Valued != 1 || !stats.Verified {
 		t.Fatalf("backfill over the table: %+v, %v; want 1 row (the partitions of statics only are no entities)", stats, err)
 	}
 	holders, err := kstore.MustLookupOf(threads, threadAuth).FindAll(ctx, "bob").All()
@@ -192,10 +188,10 @@ func testStatic(t *testing.T, h *harness) {
 	// sending.
 	var ae *kerrors.ArgumentError
 	if err := kstore.MustNewRepo(rt, Users).SaveStatic(ctx, &User{}); !errors.As(err, &ae) {
-		t.Fatalf("SaveStatic on a table without static columns: %v, want an *errors.ArgumentError", err)
+		t.Fatalf("SaveStatic on a table without static columns: %v, want an *kerrors.ArgumentError", err)
 	}
 	if err := hits.SaveStatic(ctx, &ThreadHits{ThreadID: tid}); !errors.As(err, &ae) {
-		t.Fatalf("SaveStatic on a counter table: %v, want an *errors.ArgumentError", err)
+		t.Fatalf("SaveStatic on a counter table: %v, want an *kerrors.ArgumentError", err)
 	}
 	ok = true
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
 )
 
@@ -163,7 +163,7 @@ func nan() float64 { return math.Float64frombits(0x7ff8000000000000 | (1 + rand.
 // testStoredEqUniqueClaims (finding 1): a unique value whose holder saved
 // it in a Go form other than the stored one stays its holder's after the
 // claim grace; a second entity saving the same stored value is refused
-// with an *errors.UniqueError naming the holder, writes nothing, and Find
+// with an *kerrors.UniqueError naming the holder, writes nothing, and Find
 // returns the holder.
 func testStoredEqUniqueClaims(t *testing.T, h *harness) {
 	const grace = 1500 * time.Millisecond
@@ -617,7 +617,7 @@ var (
 // the node takes in a Save with a BATCH lookup (found with the check off)
 // is not refused by kandra's estimate, which is a lower bound of the
 // server's count, and the largest tried (8,000 bigints, say) is refused
-// before sending with an error matching errors.ErrBatchTooLarge, nothing
+// before sending with an error matching kerrors.ErrBatchTooLarge, nothing
 // written. A lookup value is not counted twice. It prints, per shape,
 // "real-server: batch-estimate adapter=<Name> shape=<shape>
 // server-max=<n> kandra-max=<n>".

@@ -1,5 +1,5 @@
 // Package storetest is the real-server suite of the kandra runtime,
-// written once against kstore.Driver so that every behaviour is proved
+// written once against adapter.Driver so that every behaviour is proved
 // through every driver adapter: each adapter module's node test opens a
 // session on a Cassandra node and calls [Run] with a [Node].
 //
@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/kstore"
 )
 
@@ -29,7 +30,7 @@ type Node struct {
 	// Name goes into the keyspace name ("gocql", "gocqlv2").
 	Name string
 	// Driver is the adapter under test.
-	Driver kstore.Driver
+	Driver adapter.Driver
 	// Exec runs one raw CQL statement (DDL and fixtures). Its arguments
 	// are plain Go values: strings (also for uuid columns), ints, bools,
 	// nil.
@@ -330,7 +331,7 @@ func (h *harness) env(t *testing.T, opts ...kstore.Option) *env {
 	return h.envOn(t, h.n.Driver, opts...)
 }
 
-func (h *harness) envOn(t *testing.T, d kstore.Driver, opts ...kstore.Option) *env {
+func (h *harness) envOn(t *testing.T, d adapter.Driver, opts ...kstore.Option) *env {
 	e := &env{fails: &failures{}, ops: &sync.Map{}, h: h}
 	opts = append([]kstore.Option{kstore.WithEventListener(kandra.EventListenerFunc(e.fails.OnEventualWriteFailed)),
 		kstore.WithMetrics(kandra.MetricsFunc(func(table, op string, d time.Duration) {

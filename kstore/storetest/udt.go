@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
 )
 
@@ -279,7 +279,7 @@ func testUDTs(t *testing.T, h *harness) {
 	allNull := &Customer{ID: uuid.New(), Contact: &Contact{}, Pin: GeoPoint{full.Pin.Lat, -2}}
 	var ve *kerrors.ValueError
 	if err := customers.Save(ctx, allNull); !errors.As(err, &ve) || ve.Column != "contact" {
-		fail("contact", "save with an all-null *Contact: %v; want an *errors.ValueError on contact", err)
+		fail("contact", "save with an all-null *Contact: %v; want an *kerrors.ValueError on contact", err)
 	}
 	if _, err := customers.Get(ctx, &Customer{ID: allNull.ID}); !errors.Is(err, kerrors.ErrNotFound) {
 		fail("contact", "after the refused save: %v; want nothing written", err)

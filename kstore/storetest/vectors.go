@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
 )
 
@@ -118,7 +118,7 @@ func testVectors(t *testing.T, h *harness) {
 		"a component past 1e17":     {Topic: topic, ID: 13, Cos: q, Euc: [3]float32{1e18, 1, 0}},
 	} {
 		if err := repo.Save(ctx, row); !errors.As(err, &ve) {
-			t.Errorf("save %s: %v; want an *errors.ValueError", name, err)
+			t.Errorf("save %s: %v; want an *kerrors.ValueError", name, err)
 		}
 		if _, err := repo.Get(ctx, &Embedding{Topic: topic, ID: row.ID}); !errors.Is(err, kerrors.ErrNotFound) {
 			t.Errorf("after the refused save of %s: %v; want nothing written", name, err)
@@ -133,12 +133,12 @@ func testVectors(t *testing.T, h *harness) {
 		"Find on a vector": cos.Find(ctx, q),
 	} {
 		if _, err := it.All(); !errors.As(err, &ae) {
-			t.Errorf("%s: %v; want an *errors.ArgumentError", name, err)
+			t.Errorf("%s: %v; want an *kerrors.ArgumentError", name, err)
 		}
 	}
 	for name, qv := range map[string][3]float32{"a zero query": {}, "an infinite query": {float32(math.Inf(1)), 0, 0}} {
 		if _, err := cos.Nearest(ctx, qv, 3).All(); !errors.As(err, &ve) {
-			t.Errorf("%s: %v; want an *errors.ValueError", name, err)
+			t.Errorf("%s: %v; want an *kerrors.ValueError", name, err)
 		}
 	}
 }

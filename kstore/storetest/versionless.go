@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
-	"github.com/kandra-go/kandra/migrate"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
+	"github.com/kandra-go/kandra/migrate"
 )
 
 // A Version added to a table that has rows: the migration history on the
@@ -73,9 +74,9 @@ var (
 // entity still cannot overwrite a row that has a version. A version 0
 // written by another client is "no version yet" too.
 func testVersionAdded(t *testing.T, h *harness) {
-	d, ok := h.n.Driver.(migrate.Driver)
+	d, ok := h.n.Driver.(adapter.Driver)
 	if !ok {
-		t.Fatalf("the adapter's Driver (%T) is not a migrate.Driver", h.n.Driver)
+		t.Fatalf("the adapter's Driver (%T) is not a adapter.Driver", h.n.Driver)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()

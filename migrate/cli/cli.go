@@ -25,9 +25,10 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
-	"github.com/kandra-go/kandra/migrate"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
+	"github.com/kandra-go/kandra/migrate"
 )
 
 // The exit statuses of Run.
@@ -43,17 +44,17 @@ const (
 	// ExitUsage: the arguments were wrong; the usage is printed.
 	ExitUsage = 2
 	// ExitError: talking to the server failed, including no schema
-	// agreement in time (*migrate.AgreementError).
+	// agreement in time (*kerrors.AgreementError).
 	ExitError = 3
 )
 
 // backend is what the commands call in package migrate; tests replace
 // parts of it to drive paths a fake driver cannot reach.
 type backend struct {
-	planFor  func(context.Context, migrate.Driver, *kandra.Keyspace) (*migrate.Plan, error)
-	apply    func(context.Context, migrate.Driver, *kandra.Keyspace, migrate.ApplyOptions) (*migrate.Result, error)
-	backfill func(context.Context, migrate.Driver, *kandra.Keyspace, *kandra.LookupTableSchema, migrate.BackfillOptions) (*migrate.BackfillResult, error)
-	history  func(context.Context, migrate.Driver, *kandra.Keyspace) ([]migrate.HistoryRecord, error)
+	planFor  func(context.Context, adapter.Driver, *kandra.Keyspace) (*migrate.Plan, error)
+	apply    func(context.Context, adapter.Driver, *kandra.Keyspace, migrate.ApplyOptions) (*migrate.Result, error)
+	backfill func(context.Context, adapter.Driver, *kandra.Keyspace, *kandra.LookupTableSchema, migrate.BackfillOptions) (*migrate.BackfillResult, error)
+	history  func(context.Context, adapter.Driver, *kandra.Keyspace) ([]migrate.HistoryRecord, error)
 }
 
 var migrateBackend = backend{
@@ -70,7 +71,7 @@ var migrateBackend = backend{
 // Backfill progress is a redrawn bar when stderr is a terminal, plain
 // lines otherwise. The usage text calls the command "PROGRAM schema",
 // after os.Args[0]: an application mounts Run as its "schema" subcommand.
-func Run(ctx context.Context, d migrate.Driver, ks *kandra.Keyspace, args []string, stdout, stderr io.Writer) int {
+func Run(ctx context.Context, d adapter.Driver, ks *kandra.Keyspace, args []string, stdout, stderr io.Writer) int {
 	c := &command{
 		ctx: ctx, d: d, ks: ks, be: migrateBackend,
 		stdout: stdout, stderr: stderr,
@@ -84,7 +85,7 @@ func Run(ctx context.Context, d migrate.Driver, ks *kandra.Keyspace, args []stri
 // command is one invocation of Run.
 type command struct {
 	ctx            context.Context
-	d              migrate.Driver
+	d              adapter.Driver
 	ks             *kandra.Keyspace
 	be             backend
 	stdout, stderr io.Writer
@@ -419,7 +420,7 @@ func (c *command) apply(args []string) int {
 // refused tells apply's refusal (impossible steps: nothing was changed)
 // from a failure talking to the server.
 func refused(err error, res *migrate.Result) bool {
-	if ae := (*migrate.AgreementError)(nil); errors.As(err, &ae) {
+	if ae := (*kerrors.AgreementError)(nil); errors.As(err, &ae) {
 		return false
 	}
 	if res != nil && res.Plan != nil && len(res.Plan.Select(migrate.Impossible)) > 0 {

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/migrate"
 )
 
@@ -62,15 +63,15 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"backfill", "accounts_by_name"}, `"accounts_by_name" is not a lookup table of keyspace shop (its lookup tables: accounts_by_email)`},
 	} {
 		be := backend{
-			planFor: func(context.Context, migrate.Driver, *kandra.Keyspace) (*migrate.Plan, error) {
+			planFor: func(context.Context, adapter.Driver, *kandra.Keyspace) (*migrate.Plan, error) {
 				t.Fatalf("%q: usage error reached the server", tc.args)
 				return nil, nil
 			},
-			apply: func(context.Context, migrate.Driver, *kandra.Keyspace, migrate.ApplyOptions) (*migrate.Result, error) {
+			apply: func(context.Context, adapter.Driver, *kandra.Keyspace, migrate.ApplyOptions) (*migrate.Result, error) {
 				t.Fatalf("%q: usage error reached the server", tc.args)
 				return nil, nil
 			},
-			backfill: func(context.Context, migrate.Driver, *kandra.Keyspace, *kandra.LookupTableSchema, migrate.BackfillOptions) (*migrate.BackfillResult, error) {
+			backfill: func(context.Context, adapter.Driver, *kandra.Keyspace, *kandra.LookupTableSchema, migrate.BackfillOptions) (*migrate.BackfillResult, error) {
 				t.Fatalf("%q: usage error reached the server", tc.args)
 				return nil, nil
 			},
@@ -155,7 +156,7 @@ func TestValidate(t *testing.T) {
 			t.Fatalf("difference %s not listed:\n%s", s.ID, r.stdout)
 		}
 	}
-	ae := &migrate.AgreementError{Versions: map[string]string{"127.0.0.1": "a", "127.0.0.2": "b"}, Waited: time.Minute}
+	ae := &kerrors.AgreementError{Versions: map[string]string{"127.0.0.1": "a", "127.0.0.2": "b"}, Waited: time.Minute}
 	r = runWith(t, &fakeDriver{}, planBackend(nil, ae), false, "validate")
 	if r.code != ExitError || !strings.Contains(r.stderr, "no schema agreement") {
 		t.Fatalf("agreement error: %+v", r)
@@ -219,7 +220,7 @@ func TestThroughMigrate(t *testing.T) {
 // applyBackend records the options Apply got and answers res, err,
 // sending events first.
 func applyBackend(got *migrate.ApplyOptions, events []migrate.Event, res *migrate.Result, err error) backend {
-	return backend{apply: func(_ context.Context, _ migrate.Driver, _ *kandra.Keyspace, o migrate.ApplyOptions) (*migrate.Result, error) {
+	return backend{apply: func(_ context.Context, _ adapter.Driver, _ *kandra.Keyspace, o migrate.ApplyOptions) (*migrate.Result, error) {
 		*got = o
 		for _, e := range events {
 			o.OnEvent(e)
@@ -307,7 +308,7 @@ func TestApplyOutcomes(t *testing.T) {
 		{"refused without a result", nil, refusal, ExitDifferences},
 		{"lease held too long", nil, &kerrors.MigrationError{Message: "the schema lease is held by b"}, ExitDifferences},
 		{"step failed on the server", &migrate.Result{Plan: plan}, &kerrors.MigrationError{Message: "step create-table:accounts failed", Cause: errors.New("timeout")}, ExitError},
-		{"no agreement", &migrate.Result{Plan: plan}, &migrate.AgreementError{Statement: "CREATE TABLE", Waited: time.Minute}, ExitError},
+		{"no agreement", &migrate.Result{Plan: plan}, &kerrors.AgreementError{Statement: "CREATE TABLE", Waited: time.Minute}, ExitError},
 		{"plain driver error", nil, errors.New("EOF"), ExitError},
 	} {
 		r := runWith(t, &fakeDriver{}, applyBackend(&got, nil, tc.res, tc.err), false, "apply")
@@ -351,7 +352,7 @@ func TestBackfill(t *testing.T) {
 	var gotName string
 	var gotOpts migrate.BackfillOptions
 	be := func(res *migrate.BackfillResult, err error) backend {
-		return backend{backfill: func(_ context.Context, _ migrate.Driver, ks *kandra.Keyspace, l *kandra.LookupTableSchema, o migrate.BackfillOptions) (*migrate.BackfillResult, error) {
+		return backend{backfill: func(_ context.Context, _ adapter.Driver, ks *kandra.Keyspace, l *kandra.LookupTableSchema, o migrate.BackfillOptions) (*migrate.BackfillResult, error) {
 			if l != ks.LookupTable(l.Name()) {
 				t.Fatalf("backfill of %s: not the keyspace's lookup table", l.Name())
 			}
@@ -393,7 +394,7 @@ func TestHistory(t *testing.T) {
 		{PlanHash: "aaaa", Steps: []string{"create-keyspace:shop", "create-table:accounts"}, Owner: "web-1:12:y", AppliedAt: t1},
 	}
 	be := func(recs []migrate.HistoryRecord, err error) backend {
-		return backend{history: func(_ context.Context, _ migrate.Driver, ks *kandra.Keyspace) ([]migrate.HistoryRecord, error) {
+		return backend{history: func(_ context.Context, _ adapter.Driver, ks *kandra.Keyspace) ([]migrate.HistoryRecord, error) {
 			if ks != testKeyspace {
 				t.Fatalf("history of %q", ks.Name())
 			}
@@ -420,7 +421,7 @@ func TestHistory(t *testing.T) {
 // Apply reports events from several goroutines: the output stays whole
 // lines (and -race quiet).
 func TestApplyConcurrentEvents(t *testing.T) {
-	be := backend{apply: func(_ context.Context, _ migrate.Driver, _ *kandra.Keyspace, o migrate.ApplyOptions) (*migrate.Result, error) {
+	be := backend{apply: func(_ context.Context, _ adapter.Driver, _ *kandra.Keyspace, o migrate.ApplyOptions) (*migrate.Result, error) {
 		var wg sync.WaitGroup
 		for g := 0; g < 4; g++ {
 			wg.Add(1)

@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	"github.com/kandra-go/kandra/migrate"
 	"github.com/kandra-go/kandra/migrate/cli"
 )
 
@@ -29,15 +28,14 @@ func (o *Order) Describe(s *kandra.Schema[Order]) {
 
 // freshCluster stands in for an adapter (driver/kgocql's kgocql.New(session)
 // in a real program): a cluster where the keyspace does not exist yet.
-type freshCluster struct{ migrate.Driver }
+type freshCluster struct{ adapter.Driver }
 
-func (freshCluster) SchemaRows(context.Context, string) (*adapter.SchemaRows, error) {
-	return &adapter.SchemaRows{}, nil
-}
-
-// QueryCQL answers the migrator's question of which server this is as
-// Cassandra 5.0 does.
+// QueryCQL answers the migrator's reads as a fresh Cassandra 5.0 does:
+// no rows in system_schema for the keyspace.
 func (freshCluster) QueryCQL(_ context.Context, stmt string, _ []any, _ kandra.Consistency) ([]map[string]any, error) {
+	if strings.HasPrefix(stmt, "SELECT * FROM system_schema.") {
+		return nil, nil
+	}
 	if strings.Contains(stmt, "scylla_nr_shards") {
 		return nil, errors.New("Undefined column name scylla_nr_shards in table system.local")
 	}

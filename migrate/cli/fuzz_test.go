@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/migrate"
 )
 
@@ -26,20 +27,20 @@ func FuzzRun(f *testing.F) {
 		}
 		called := false
 		be := backend{
-			planFor: func(context.Context, migrate.Driver, *kandra.Keyspace) (*migrate.Plan, error) {
+			planFor: func(context.Context, adapter.Driver, *kandra.Keyspace) (*migrate.Plan, error) {
 				called = true
 				return plan, nil
 			},
-			apply: func(_ context.Context, _ migrate.Driver, _ *kandra.Keyspace, o migrate.ApplyOptions) (*migrate.Result, error) {
+			apply: func(_ context.Context, _ adapter.Driver, _ *kandra.Keyspace, o migrate.ApplyOptions) (*migrate.Result, error) {
 				called = true
 				return &migrate.Result{Plan: plan, Applied: plan.Steps[:1], Unapproved: plan.Steps[1:]}, nil
 			},
-			backfill: func(_ context.Context, _ migrate.Driver, _ *kandra.Keyspace, l *kandra.LookupTableSchema, o migrate.BackfillOptions) (*migrate.BackfillResult, error) {
+			backfill: func(_ context.Context, _ adapter.Driver, _ *kandra.Keyspace, l *kandra.LookupTableSchema, o migrate.BackfillOptions) (*migrate.BackfillResult, error) {
 				called = true
 				o.OnProgress(migrate.BackfillProgress{Lookup: l.Name(), Ranges: o.Ranges, RangesDone: o.Ranges})
 				return &migrate.BackfillResult{Lookup: l.Name(), Verified: true}, nil
 			},
-			history: func(context.Context, migrate.Driver, *kandra.Keyspace) ([]migrate.HistoryRecord, error) {
+			history: func(context.Context, adapter.Driver, *kandra.Keyspace) ([]migrate.HistoryRecord, error) {
 				called = true
 				return nil, nil
 			},

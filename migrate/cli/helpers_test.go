@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,7 +12,6 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/migrate"
-	"github.com/kandra-go/kandra/kstore"
 )
 
 // Account is the test keyspace's one entity, with a lookup to backfill.
@@ -32,38 +32,74 @@ var testKeyspace = kandra.MustNewKeyspace(kandra.KeyspaceSpec{
 	Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 }, kandra.MustRegister[Account]())
 
-// fakeDriver is a migrate.Driver with no server behind it: an empty
+// fakeDriver is a adapter.Driver with no server behind it: an empty
 // system_schema (a fresh cluster) unless rows is set, and err, if set,
 // from every call.
 type fakeDriver struct {
-	rows *adapter.SchemaRows
+	rows *schemaRows
 	err  error
 }
 
-func (f *fakeDriver) Exec(context.Context, *kstore.Query) (bool, error) { return f.err == nil, f.err }
-func (f *fakeDriver) Query(context.Context, *kstore.Query) (kstore.Rows, error) {
+func (f *fakeDriver) Exec(context.Context, *adapter.Query) (bool, error) { return f.err == nil, f.err }
+func (f *fakeDriver) Query(context.Context, *adapter.Query) (adapter.Rows, error) {
 	return nil, errors.New("fakeDriver: no rows")
 }
-func (f *fakeDriver) Batch(context.Context, *kstore.Batch) error { return f.err }
-func (f *fakeDriver) SchemaRows(context.Context, string) (*adapter.SchemaRows, error) {
+func (f *fakeDriver) Batch(context.Context, *adapter.Batch) error { return f.err }
+func (f *fakeDriver) SchemaRows(context.Context, string) (*schemaRows, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
 	if f.rows != nil {
 		return f.rows, nil
 	}
-	return &adapter.SchemaRows{}, nil
+	return &schemaRows{}, nil
 }
 func (f *fakeDriver) ExecSchema(context.Context, string) error   { return f.err }
 func (f *fakeDriver) AwaitSchemaAgreement(context.Context) error { return f.err }
-func (f *fakeDriver) SchemaVersions(context.Context) (map[string]string, error) {
-	return map[string]string{"127.0.0.1": "v1"}, f.err
-}
 func (f *fakeDriver) ExecCQL(context.Context, string, []any, kandra.Consistency) (bool, error) {
 	return f.err == nil, f.err
 }
 func (f *fakeDriver) QueryCQL(context.Context, string, []any, kandra.Consistency) ([]map[string]any, error) {
 	return nil, f.err
+}
+
+// schemaRows are the system_schema rows of one keyspace, by table, as a
+// fake holds them.
+type schemaRows struct {
+	Keyspaces, Tables, Columns, Indexes, Types, DroppedColumns []map[string]any
+}
+
+// schemaFake is a fake that keeps the live schema as rows and takes
+// schema statements whole: viaCQL serves the migrator's reads of
+// system_schema and its schema statements from them.
+type schemaFake interface {
+	adapter.Driver
+	SchemaRows(ctx context.Context, keyspace string) (*schemaRows, error)
+	ExecSchema(ctx context.Context, stmt string) error
+}
+
+// viaCQL answers the migrator's CQL as a node would from a schemaFake.
+type viaCQL struct{ schemaFake }
+
+func (v viaCQL) QueryCQL(ctx context.Context, stmt string, vals []any, c kandra.Consistency) ([]map[string]any, error) {
+	table, ok := strings.CutPrefix(stmt, "SELECT * FROM system_schema.")
+	if !ok {
+		return v.schemaFake.QueryCQL(ctx, stmt, vals, c)
+	}
+	r, err := v.SchemaRows(ctx, vals[0].(string))
+	if err != nil {
+		return nil, err
+	}
+	by := map[string][]map[string]any{"keyspaces": r.Keyspaces, "tables": r.Tables, "columns": r.Columns,
+		"indexes": r.Indexes, "types": r.Types, "dropped_columns": r.DroppedColumns}
+	return by[strings.Fields(table)[0]], nil
+}
+
+func (v viaCQL) ExecCQL(ctx context.Context, stmt string, vals []any, c kandra.Consistency) (bool, error) {
+	if w := strings.Fields(stmt); len(w) > 0 && (w[0] == "CREATE" || w[0] == "ALTER" || w[0] == "DROP") {
+		return true, v.ExecSchema(ctx, stmt)
+	}
+	return v.schemaFake.ExecCQL(ctx, stmt, vals, c)
 }
 
 // result is one Run's outcome.
@@ -81,7 +117,7 @@ type fakeClock struct {
 func (c *fakeClock) now() time.Time { c.t = c.t.Add(c.step); return c.t }
 
 // runWith runs args through be (nil fields: package migrate's) on d.
-func runWith(t *testing.T, d migrate.Driver, be backend, term bool, args ...string) result {
+func runWith(t *testing.T, d adapter.Driver, be backend, term bool, args ...string) result {
 	t.Helper()
 	if be.planFor == nil {
 		be.planFor = migrateBackend.planFor
@@ -97,6 +133,9 @@ func runWith(t *testing.T, d migrate.Driver, be backend, term bool, args ...stri
 	}
 	var out, errb bytes.Buffer
 	clk := &fakeClock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), step: 300 * time.Millisecond}
+	if f, ok := d.(schemaFake); ok {
+		d = viaCQL{f}
+	}
 	c := &command{ctx: context.Background(), d: d, ks: testKeyspace, be: be,
 		stdout: &out, stderr: &errb, prog: "app schema", term: term, width: 60, now: clk.now}
 	code := c.run(args)
@@ -105,7 +144,7 @@ func runWith(t *testing.T, d migrate.Driver, be backend, term bool, args ...stri
 
 // planBackend returns p (or err) from planFor.
 func planBackend(p *migrate.Plan, err error) backend {
-	return backend{planFor: func(context.Context, migrate.Driver, *kandra.Keyspace) (*migrate.Plan, error) { return p, err }}
+	return backend{planFor: func(context.Context, adapter.Driver, *kandra.Keyspace) (*migrate.Plan, error) { return p, err }}
 }
 
 // steps of every class, for plans made by hand.
@@ -118,8 +157,8 @@ var (
 // liveRows are the system_schema rows of testKeyspace as a server holds
 // them after applying it, with accounts.name of type nameType ("" leaves
 // the column out).
-func liveRows(nameType string) *adapter.SchemaRows {
-	r := &adapter.SchemaRows{Keyspaces: []map[string]any{{"keyspace_name": "shop", "durable_writes": true,
+func liveRows(nameType string) *schemaRows {
+	r := &schemaRows{Keyspaces: []map[string]any{{"keyspace_name": "shop", "durable_writes": true,
 		"replication": map[string]string{"class": "org.apache.cassandra.locator.NetworkTopologyStrategy", "datacenter1": "1"}}}}
 	for _, tn := range []string{"accounts", "accounts_by_email"} {
 		r.Tables = append(r.Tables, map[string]any{"keyspace_name": "shop", "table_name": tn, "id": uuid.NewString(),

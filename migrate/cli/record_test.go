@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/kandra-go/kandra"
-	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/migrate"
 )
 
@@ -27,10 +26,10 @@ type cluster struct {
 
 var createTable = regexp.MustCompile(`^CREATE TABLE IF NOT EXISTS shop\.(\w+) `)
 
-func (c *cluster) SchemaRows(context.Context, string) (*adapter.SchemaRows, error) {
+func (c *cluster) SchemaRows(context.Context, string) (*schemaRows, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r := &adapter.SchemaRows{}
+	r := &schemaRows{}
 	if !c.created["shop"] {
 		return r, nil
 	}

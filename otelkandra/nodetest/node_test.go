@@ -18,12 +18,13 @@ import (
 	gocql "github.com/gocql/gocql"
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocql"
 	"github.com/kandra-go/kandra/driver/kgocqlv2"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
+	"github.com/kandra-go/kandra/kstore"
 	"github.com/kandra-go/kandra/migrate"
 	"github.com/kandra-go/kandra/otelkandra"
-	"github.com/kandra-go/kandra/kstore"
 	"go.opentelemetry.io/otel/codes"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -108,7 +109,7 @@ func v2Driver(t *testing.T, host string, port int) *kgocqlv2.Driver {
 
 // nodeDriver is what both adapters' Drivers are.
 type nodeDriver interface {
-	migrate.Driver
+	adapter.Driver
 }
 
 // TestOTelOnNode: on the node, through each adapter, the spans and
@@ -144,7 +145,9 @@ func proveOTel(t *testing.T, d nodeDriver) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	t.Cleanup(func() { _ = d.ExecSchema(context.Background(), "DROP KEYSPACE IF EXISTS "+ks.Name()) })
+	t.Cleanup(func() {
+		_, _ = d.ExecCQL(context.Background(), "DROP KEYSPACE IF EXISTS "+ks.Name(), nil, kandra.ConsistencyOne)
+	})
 	spans := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
 	reader := sdkmetric.NewManualReader()

@@ -1,4 +1,4 @@
-// Package errors is kandra's error family: one Go type per kind of
+// Package kerrors is kandra's error family: one Go type per kind of
 // failure.
 //
 // Every error of the family matches [ErrKandra] with the standard library's
@@ -9,17 +9,16 @@
 // a cause ([QueryError], [AuthError], [MigrationError]) unwrap to it, so
 // errors.Is also sees through to the cause: [ErrBatchTooLarge],
 // [ErrClosed] and [ErrUnknownOutcome] are such causes. Every sentinel
-// kandra has is declared here.
-//
-// The package name shadows the standard library's; import it under another
-// name, for example:
-//
-//	import kerrors "github.com/kandra-go/kandra/errors"
-package errors
+// kandra has is declared here. It is named kerrors so that it sits beside
+// the standard library's errors package without an alias.
+package kerrors
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"time"
 )
 
 // sentinel is the type of the family's sentinels: comparable, with a fixed
@@ -278,6 +277,99 @@ func (e *ArgumentError) Error() string {
 
 // Is matches ErrArgument and ErrKandra.
 func (e *ArgumentError) Is(target error) bool { return isKind(target, ErrArgument) }
+
+// AgreementError reports that the nodes did not agree on one schema
+// version in time after a schema statement. The statement itself was
+// accepted by its coordinator; the cluster has not converged yet.
+//
+// migrate.Apply returns it wrapped, with the versions it read from
+// system.local and system.peers:
+//
+//	var ae *kerrors.AgreementError
+//	if errors.As(err, &ae) { ... ae.Versions ... }
+type AgreementError struct {
+	// Statement is the schema statement that was waited for, if any.
+	Statement string
+	// Versions are the schema versions last seen, by host.
+	Versions map[string]string
+	// Waited is how long the adapter waited.
+	Waited time.Duration
+	// Cause is the driver's error, if any.
+	Cause error
+}
+
+// Error names the hosts and their versions.
+func (e *AgreementError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "kandra: migration: no schema agreement after %s", e.Waited.Round(time.Millisecond))
+	if len(e.Versions) > 0 {
+		b.WriteString(" (")
+		for i, h := range slices.Sorted(maps.Keys(e.Versions)) {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(h + "=" + e.Versions[h])
+		}
+		b.WriteString(")")
+	}
+	if e.Statement != "" {
+		b.WriteString(" after " + e.Statement)
+	}
+	if e.Cause != nil {
+		b.WriteString(": " + e.Cause.Error())
+	}
+	return b.String()
+}
+
+// Is matches kerrors.ErrMigration and kerrors.ErrKandra.
+func (e *AgreementError) Is(target error) bool {
+	return target == ErrMigration || target == ErrKandra
+}
+
+// Unwrap returns the cause.
+func (e *AgreementError) Unwrap() error { return e.Cause }
+
+// UDTFieldError is the failure to write a Go struct one of whose fields
+// the server's user-defined type lacks, as the driver describes the type:
+// the migration that adds the field has not run, or the driver prepared
+// the statement before it ran (adapter.UDTFieldAdded tells). Nothing is sent:
+// writing the other fields would drop the value.
+type UDTFieldError struct {
+	// Keyspace and Type name the server's type, as the driver describes it.
+	Keyspace, Type string
+	// Field is the CQL field the server's type lacks, GoField the Go
+	// struct's field (pkg.Type.Field).
+	Field, GoField string
+	// Fields are the server's type's fields, as the driver describes them.
+	Fields []string
+}
+
+// Error names the type, the field, the Go field and the way out.
+func (e *UDTFieldError) Error() string {
+	return fmt.Sprintf("the user-defined type %s on the server has no field %s (Go field %s; the server's fields: %s): run the migration that adds it (ALTER TYPE %s ADD %s ...) before writing; kandra does not drop a field's value",
+		quoteName(e.Type), quoteName(e.Field), e.GoField, strings.Join(e.Fields, ", "), quoteName(e.Type), quoteName(e.Field))
+}
+
+// Is matches ErrQuery and ErrKandra: the write was refused before it was
+// sent.
+func (e *UDTFieldError) Is(target error) bool { return isKind(target, ErrQuery) }
+
+// quoteName is a CQL name as a statement spells it: bare when it is
+// lower case letters, digits and underscores after a letter, quoted
+// otherwise (a reserved word that needs quotes is rare in a type's
+// field, and the message is advice, never sent).
+func quoteName(s string) string {
+	plain := s != ""
+	for i, r := range s {
+		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
 
 func withCause(msg string, cause error) string {
 	if cause == nil {

@@ -1,26 +1,28 @@
-package kstore
+package migrate
 
 import (
 	"context"
 	"fmt"
+	"math"
+	mrand "math/rand/v2"
 	"reflect"
 	"sync"
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/internal/lookupval"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
-// LookupBackfill writes the rows of one lookup table from the rows of its
+// lookupFill writes the rows of one lookup table from the rows of its
 // primary table, as Save would have written them: the lookup's own insert
 // statement, the adapter's conversions, no row for an empty value. It is
 // the untyped path a migrator needs (it holds a *kandra.TableSchema, not a
 // Go type): each row is scanned into a new entity of the table's type
 // (reflect.New of EntityType) through ColumnSchema.Pointer. It is safe for
 // concurrent use; run one token range per goroutine.
-type LookupBackfill struct {
-	d      Driver
-	cfg    config // its observer and recorder
+type lookupFill struct {
+	d      adapter.Driver
 	ks     string
 	ts     *kandra.TableSchema
 	cols   []*kandra.ColumnSchema // ts.Columns(), the token-range scan's result
@@ -29,13 +31,13 @@ type LookupBackfill struct {
 	lookup *kandra.LookupTableSchema
 }
 
-// NewLookupBackfill prepares the backfill of lookup table lookup of
+// newLookupFill prepares the backfill of lookup table lookup of
 // keyspace ks (from ks.LookupTable). A lookup table that is not in ks is a
-// *kandra.SchemaError. Of opts, WithObserver and WithMetrics apply: they
-// see its scans and its writes (operation OpBackfill).
-func NewLookupBackfill(d Driver, ks *kandra.Keyspace, lookup *kandra.LookupTableSchema, opts ...Option) (*LookupBackfill, error) {
+// *kandra.SchemaError. An observing driver sees its scans and writes
+// (operation OpBackfill).
+func newLookupFill(d adapter.Driver, ks *kandra.Keyspace, lookup *kandra.LookupTableSchema) (*lookupFill, error) {
 	if d == nil || ks == nil || lookup == nil {
-		panic("kandra/kstore: NewLookupBackfill: nil Driver, Keyspace or LookupTableSchema")
+		panic("kandra/migrate: newLookupFill: nil Driver, Keyspace or LookupTableSchema")
 	}
 	t := lookup.Table()
 	if !ks.Has(t) {
@@ -56,21 +58,18 @@ func NewLookupBackfill(d Driver, ks *kandra.Keyspace, lookup *kandra.LookupTable
 				// the latter.
 				ins = l.Claim()
 			}
-			b := &LookupBackfill{d: d, ks: ks.Name(), ts: t, cols: t.Columns(), scan: st.TokenRange(), insert: ins, lookup: l.Lookup()}
-			for _, o := range opts {
-				o(&b.cfg)
-			}
+			b := &lookupFill{d: d, ks: ks.Name(), ts: t, cols: t.Columns(), scan: st.TokenRange(), insert: ins, lookup: l.Lookup()}
 			return b, nil
 		}
 	}
-	panic("kandra/kstore: NewLookupBackfill: lookup table " + lookup.Name() + " has no statements") // BuildStatements plans every lookup
+	panic("kandra/migrate: newLookupFill: lookup table " + lookup.Name() + " has no statements") // BuildStatements plans every lookup
 }
 
 // Lookup is the lookup table being filled.
-func (b *LookupBackfill) Lookup() *kandra.LookupTableSchema { return b.lookup }
+func (b *lookupFill) Lookup() *kandra.LookupTableSchema { return b.lookup }
 
-// RangeStats counts what one token range held.
-type RangeStats struct {
+// rangeStats counts what one token range held.
+type rangeStats struct {
 	// Rows is the number of primary rows scanned.
 	Rows int64
 	// Valued is the number of them with a non-empty lookup value: the
@@ -79,28 +78,28 @@ type RangeStats struct {
 }
 
 // Fill scans the token range (start, end] of the primary table, pageSize
-// rows a page (0 to MaxPageSize, 0 for no paging; another is a
-// *errors.ArgumentError) at consistency cons, and writes the lookup row of every row
+// rows a page (0 to maxPageSize, 0 for no paging; another is a
+// *kerrors.ArgumentError) at consistency cons, and writes the lookup row of every row
 // whose value is not empty. onPage, if set, is called after each page with
 // the rows scanned in it.
-func (b *LookupBackfill) Fill(ctx context.Context, start, end int64, pageSize int, cons kandra.Consistency, onPage func(rows int64)) (RangeStats, error) {
+func (b *lookupFill) Fill(ctx context.Context, start, end int64, pageSize int, cons kandra.Consistency, onPage func(rows int64)) (rangeStats, error) {
 	return b.run(ctx, start, end, pageSize, cons, true, onPage)
 }
 
 // Count scans the token range (start, end] like Fill and counts the rows
 // with a non-empty value, writing nothing: the other side of a
 // verification.
-func (b *LookupBackfill) Count(ctx context.Context, start, end int64, pageSize int, cons kandra.Consistency) (RangeStats, error) {
+func (b *lookupFill) Count(ctx context.Context, start, end int64, pageSize int, cons kandra.Consistency) (rangeStats, error) {
 	return b.run(ctx, start, end, pageSize, cons, false, nil)
 }
 
-func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int, cons kandra.Consistency, write bool, onPage func(int64)) (RangeStats, error) {
-	var st RangeStats
-	if pageSize < 0 || pageSize > MaxPageSize {
+func (b *lookupFill) run(ctx context.Context, start, end int64, pageSize int, cons kandra.Consistency, write bool, onPage func(int64)) (rangeStats, error) {
+	var st rangeStats
+	if pageSize < 0 || pageSize > maxPageSize {
 		// The protocol carries a page size as a 32-bit int: a larger one
 		// would be cut to its low bits.
 		return st, &kerrors.ArgumentError{Op: "backfill of " + b.lookup.Name(), Arg: "pageSize",
-			Message: fmt.Sprintf("%d is not in 0 (no paging) to %d (MaxPageSize)", pageSize, MaxPageSize)}
+			Message: fmt.Sprintf("%d is not in 0 (no paging) to %d (the protocol's 32-bit limit)", pageSize, maxPageSize)}
 	}
 	typ := b.ts.EntityType()
 	idx := b.lookup.IndexColumn()
@@ -108,14 +107,12 @@ func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int
 	var state []byte
 	for {
 		if err := ctx.Err(); err != nil {
-			return st, queryErr("backfill of "+b.lookup.Name()+": context done", err)
+			return st, &kerrors.QueryError{Message: "backfill of " + b.lookup.Name() + ": context done", Cause: err}
 		}
-		q := &Query{Statement: b.scan, Values: []any{start, end}, Consistency: cons, PageSize: pageSize, PageState: state}
-		octx, watch := b.cfg.observe(ctx, b.ks, b.ts.Name(), OpBackfill, kandra.KindStatement, b.scan.CQL(), 1, cons, false)
-		rows, err := b.d.Query(octx, q)
+		q := &adapter.Query{Statement: b.scan, Values: []any{start, end}, Consistency: cons, PageSize: pageSize, PageState: state}
+		rows, err := b.d.Query(ctx, q)
 		if err != nil {
-			b.cfg.observed(octx, watch, b.ts.Name(), OpBackfill, 0, err)
-			return st, queryErr("backfill of "+b.lookup.Name()+": scan of "+b.ts.Name()+" failed ("+b.scan.CQL()+")", err)
+			return st, &kerrors.QueryError{Message: "backfill of " + b.lookup.Name() + ": scan of " + b.ts.Name() + " failed (" + b.scan.CQL() + ")", Cause: err}
 		}
 		var page int64
 		var present adapter.Present
@@ -138,7 +135,7 @@ func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int
 			}
 			page++
 			v, _ := idx.Pointer(e)
-			if isEmpty(v) || idx.SentAsNull(v) {
+			if lookupval.Empty(v) || idx.SentAsNull(v) {
 				continue
 			}
 			st.Valued++
@@ -148,29 +145,24 @@ func (b *LookupBackfill) run(ctx context.Context, start, end int64, pageSize int
 			vals := make([]any, b.insert.NumParams())
 			for i := range vals {
 				if p := b.insert.Param(i); p.Kind == adapter.ParamClaim {
-					vals[i] = newToken()
+					vals[i] = mrand.Int64N(math.MaxInt64) + 1 // a claim token, as Save makes one
 				} else {
 					vals[i], _ = p.Column.Pointer(e)
 				}
 			}
 			w.do(func(ctx context.Context) error {
-				table := b.lookup.Name()
-				octx, watch := b.cfg.observe(ctx, b.ks, table, OpBackfill, kandra.KindStatement, b.insert.CQL(), 1, cons, false)
-				_, err := b.d.Exec(octx, &Query{Statement: b.insert, Values: vals, Consistency: cons, SerialConsistency: kandra.ConsistencySerial})
-				b.cfg.observed(octx, watch, table, OpBackfill, 0, err)
+				_, err := b.d.Exec(ctx, &adapter.Query{Statement: b.insert, Values: vals, Consistency: cons, SerialConsistency: kandra.ConsistencySerial})
 				return err
 			})
 		}
 		if err := w.wait(); err != nil {
 			_ = rows.Close()
-			b.cfg.observed(octx, watch, b.ts.Name(), OpBackfill, int(page), err)
-			return st, queryErr("backfill of "+b.lookup.Name()+": insert failed ("+b.insert.CQL()+")", err)
+			return st, &kerrors.QueryError{Message: "backfill of " + b.lookup.Name() + ": insert failed (" + b.insert.CQL() + ")", Cause: err}
 		}
 		state = rows.PageState()
 		err = rows.Close()
-		b.cfg.observed(octx, watch, b.ts.Name(), OpBackfill, int(page), err)
 		if err != nil {
-			return st, queryErr("backfill of "+b.lookup.Name()+": scan of "+b.ts.Name()+" failed ("+b.scan.CQL()+")", err)
+			return st, &kerrors.QueryError{Message: "backfill of " + b.lookup.Name() + ": scan of " + b.ts.Name() + " failed (" + b.scan.CQL() + ")", Cause: err}
 		}
 		st.Rows += page
 		if onPage != nil {
@@ -227,3 +219,7 @@ func (w *writer) wait() error {
 	// A write skipped because the caller's context ended is a failure.
 	return w.parent.Err()
 }
+
+// maxPageSize is the largest page size: the protocol carries one as a
+// 32-bit int.
+const maxPageSize = math.MaxInt32

@@ -1,4 +1,4 @@
-package errors_test
+package kerrors_test
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 var sentinels = map[string]error{

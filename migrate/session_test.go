@@ -1,4 +1,4 @@
-package adapter
+package migrate
 
 import (
 	"context"
@@ -7,9 +7,10 @@ import (
 	"testing"
 
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
-// recorder is a QueryFunc that answers from canned rows by statement.
+// recorder is a queryFunc that answers from canned rows by statement.
 type recorder struct {
 	answers map[string][]map[string]any
 	fail    string
@@ -32,7 +33,7 @@ func TestReadSchemaRows(t *testing.T) {
 	for i, tb := range schemaTables {
 		r.answers["SELECT * FROM system_schema."+tb+" WHERE keyspace_name = ?"] = []map[string]any{{"table": tb, "i": i}}
 	}
-	rows, err := ReadSchemaRows(context.Background(), r.query, "ks")
+	rows, err := readSchemaRows(context.Background(), r.query, "ks")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestReadSchemaRows(t *testing.T) {
 		}
 	}
 	r.fail = "SELECT * FROM system_schema.indexes WHERE keyspace_name = ?"
-	if rows, err := ReadSchemaRows(context.Background(), r.query, "ks"); err == nil || rows != nil {
+	if rows, err := readSchemaRows(context.Background(), r.query, "ks"); err == nil || rows != nil {
 		t.Fatalf("a failed query: %v, %v", rows, err)
 	}
 }
@@ -53,12 +54,12 @@ func TestReadSchemaVersions(t *testing.T) {
 		"SELECT broadcast_address, listen_address, schema_version FROM system.local WHERE key = 'local'": {{"broadcast_address": nil, "listen_address": "127.0.0.1", "schema_version": "a"}},
 		"SELECT peer, schema_version FROM system.peers":                                                  {{"peer": "127.0.0.2", "schema_version": "a"}, {"peer": "127.0.0.3", "schema_version": "b"}},
 	}}
-	v, err := ReadSchemaVersions(context.Background(), r.query)
+	v, err := readSchemaVersions(context.Background(), r.query)
 	if want := map[string]string{"127.0.0.1": "a", "127.0.0.2": "a", "127.0.0.3": "b"}; err != nil || !reflect.DeepEqual(v, want) {
 		t.Fatalf("versions %v, %v; want %v", v, err, want)
 	}
 	r.fail = "SELECT peer, schema_version FROM system.peers"
-	if _, err := ReadSchemaVersions(context.Background(), r.query); err == nil {
+	if _, err := readSchemaVersions(context.Background(), r.query); err == nil {
 		t.Fatal("a failed peers query gave no error")
 	}
 }
@@ -73,21 +74,21 @@ func TestAwaitAndExecSchema(t *testing.T) {
 		}
 		return map[string]string{"h": "v"}, nil
 	}
-	if err := AwaitAgreement(ctx, func(context.Context) error { return nil }, versions); err != nil {
+	if err := awaitAgreement(ctx, func(context.Context) error { return nil }, versions); err != nil {
 		t.Fatal(err)
 	}
 	await := func(c context.Context) error {
-		return AwaitAgreement(c, func(context.Context) error { return cause }, versions)
+		return awaitAgreement(c, func(context.Context) error { return cause }, versions)
 	}
 	var ran []string
 	exec := func(_ context.Context, s string) error { ran = append(ran, s); return nil }
-	err := ExecSchemaThen(ctx, "CREATE TABLE t", exec, await)
-	var ae *AgreementError
+	err := execSchemaThen(ctx, "CREATE TABLE t", exec, await)
+	var ae *kerrors.AgreementError
 	if !errors.As(err, &ae) || ae.Statement != "CREATE TABLE t" || ae.Versions["h"] != "v" || !errors.Is(ae.Cause, cause) || len(ran) != 1 {
 		t.Fatalf("err %v (%+v), ran %v", err, ae, ran)
 	}
 	refused := errors.New("refused")
-	if err := ExecSchemaThen(ctx, "DROP", func(context.Context, string) error { return refused }, await); !errors.Is(err, refused) {
+	if err := execSchemaThen(ctx, "DROP", func(context.Context, string) error { return refused }, await); !errors.Is(err, refused) {
 		t.Fatalf("a refused statement: %v", err)
 	}
 }

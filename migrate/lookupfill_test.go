@@ -1,4 +1,4 @@
-package kstore
+package migrate
 
 import (
 	"context"
@@ -11,19 +11,50 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
+)
+
+// bfUser is a table with a BATCH and an EVENTUAL lookup.
+type bfUser struct {
+	ID     uuid.UUID
+	Email  string
+	Ticket string
+}
+
+func (u *bfUser) Describe(s *kandra.Schema[bfUser]) {
+	s.Table("bfusers")
+	kandra.Bind(s, &u.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupBatch))
+	kandra.Bind(s, &u.Ticket, kandra.Lookup("by_ticket", kandra.LookupEventual))
+}
+
+// bfNote is a table of another keyspace.
+type bfNote struct{ ID uuid.UUID }
+
+func (n *bfNote) Describe(s *kandra.Schema[bfNote]) {
+	s.Table("bfnotes")
+	kandra.Bind(s, &n.ID, kandra.PartitionKey(0))
+}
+
+var (
+	bfUsers    = kandra.MustRegister[bfUser]()
+	bfNotes    = kandra.MustRegister[bfNote]()
+	bfKeyspace = kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "app", Targets: kandra.Cassandra5,
+		Replication: kandra.SimpleStrategy(1)}, bfUsers)
 )
 
 // bfDriver serves token-range pages of fixed rows and records inserts.
 type bfDriver struct {
-	mu      sync.Mutex
-	rows    []fUser
-	pages   [][2]int64 // the token bounds of each page asked for
-	inserts [][]any    // the values of each insert, dereferenced
-	failIns bool
+	adapter.Driver // the migrator's calls: not made
+	mu             sync.Mutex
+	rows           []bfUser
+	pages          [][2]int64 // the token bounds of each page asked for
+	inserts        [][]any    // the values of each insert, dereferenced
+	failIns        bool
 }
 
-func (d *bfDriver) Exec(ctx context.Context, q *Query) (bool, error) {
+func (d *bfDriver) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.failIns {
@@ -37,7 +68,7 @@ func (d *bfDriver) Exec(ctx context.Context, q *Query) (bool, error) {
 	return true, nil
 }
 
-func (d *bfDriver) Query(ctx context.Context, q *Query) (Rows, error) {
+func (d *bfDriver) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.pages = append(d.pages, [2]int64{q.Values[0].(int64), q.Values[1].(int64)})
@@ -53,10 +84,10 @@ func (d *bfDriver) Query(ctx context.Context, q *Query) (Rows, error) {
 	return r, nil
 }
 
-func (d *bfDriver) Batch(context.Context, *Batch) error { return errors.New("no batch") }
+func (d *bfDriver) Batch(context.Context, *adapter.Batch) error { return errors.New("no batch") }
 
 type bfRows struct {
-	rows  []fUser
+	rows  []bfUser
 	state []byte
 }
 
@@ -66,7 +97,7 @@ func (r *bfRows) Next(dst []any) bool {
 	}
 	u := r.rows[0]
 	r.rows = r.rows[1:]
-	src := fUsers.Pointers(&u, nil)
+	src := bfUsers.Pointers(&u, nil)
 	for i := range dst {
 		reflect.ValueOf(dst[i]).Elem().Set(reflect.ValueOf(src[i]).Elem())
 	}
@@ -76,20 +107,20 @@ func (r *bfRows) Next(dst []any) bool {
 func (r *bfRows) PageState() []byte { return r.state }
 func (r *bfRows) Close() error      { return nil }
 
-func TestLookupBackfillFill(t *testing.T) {
+func TestLookupFill(t *testing.T) {
 	d := &bfDriver{}
 	for i := 0; i < 7; i++ {
-		u := fUser{ID: uuid.New(), Email: "u" + string(rune('a'+i)) + "@x", Ticket: "T" + string(rune('a'+i))}
+		u := bfUser{ID: uuid.New(), Email: "u" + string(rune('a'+i)) + "@x", Ticket: "T" + string(rune('a'+i))}
 		if i == 2 || i == 5 {
 			u.Email = "" // no lookup row, as Save writes none
 		}
 		d.rows = append(d.rows, u)
 	}
-	b, err := NewLookupBackfill(d, keyspaceOf("app", kandra.Cassandra5), keyspaceOf("app", kandra.Cassandra5).LookupTable("fusers_by_email"))
+	b, err := newLookupFill(d, bfKeyspace, bfKeyspace.LookupTable("bfusers_by_email"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Lookup().Name() != "fusers_by_email" {
+	if b.Lookup().Name() != "bfusers_by_email" {
 		t.Fatal(b.Lookup().Name())
 	}
 	var pages []int64
@@ -122,7 +153,7 @@ func TestLookupBackfillFill(t *testing.T) {
 	}
 
 	// A page size the protocol cannot carry is refused, not cut to 32 bits.
-	for _, n := range []int{-1, MaxPageSize + 1, 1<<32 + 3} {
+	for _, n := range []int{-1, maxPageSize + 1, 1<<32 + 3} {
 		d.inserts, d.pages = nil, nil
 		if _, err := b.Fill(context.Background(), 0, 1, n, kandra.ConsistencyOne, nil); !errors.Is(err, kerrors.ErrArgument) ||
 			!strings.Contains(err.Error(), "pageSize: "+strconv.Itoa(n)+" is not in 0 (no paging) to 2147483647") || len(d.pages) != 0 {
@@ -134,7 +165,7 @@ func TestLookupBackfillFill(t *testing.T) {
 	}
 
 	d.failIns = true
-	if _, err := b.Fill(context.Background(), 0, 1, 100, kandra.ConsistencyOne, nil); err == nil || !strings.Contains(err.Error(), "backfill of fusers_by_email: insert failed") {
+	if _, err := b.Fill(context.Background(), 0, 1, 100, kandra.ConsistencyOne, nil); err == nil || !strings.Contains(err.Error(), "backfill of bfusers_by_email: insert failed") {
 		t.Fatalf("err = %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -144,34 +175,14 @@ func TestLookupBackfillFill(t *testing.T) {
 	}
 }
 
-// TestNewLookupBackfillOutsideKeyspace: a lookup table of a table that is
+// TestLookupFillOutsideKeyspace: a lookup table of a table that is
 // not in the keyspace is refused, naming it.
-func TestNewLookupBackfillOutsideKeyspace(t *testing.T) {
+func TestLookupFillOutsideKeyspace(t *testing.T) {
 	other := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "app", Targets: kandra.Cassandra5,
-		Replication: kandra.SimpleStrategy(1)}, fNotes)
-	_, err := NewLookupBackfill(&bfDriver{}, other, testKeyspace.LookupTable("fusers_by_email"))
+		Replication: kandra.SimpleStrategy(1)}, bfNotes)
+	_, err := newLookupFill(&bfDriver{}, other, bfKeyspace.LookupTable("bfusers_by_email"))
 	var se *kandra.SchemaError
-	if !errors.As(err, &se) || !strings.Contains(err.Error(), "lookup table fusers_by_email is not in the keyspace") {
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "lookup table bfusers_by_email is not in the keyspace") {
 		t.Fatalf("err = %v", err)
-	}
-}
-
-// TestNewRepoOutsideKeyspace: a Repo of a table the store's keyspace does
-// not hold is refused, naming the table and the keyspace; so is a table
-// of the same name with another schema.
-func TestNewRepoOutsideKeyspace(t *testing.T) {
-	other := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "app", Targets: kandra.Cassandra5,
-		Replication: kandra.SimpleStrategy(1)}, fNotes)
-	rt, err := New(&bfDriver{}, other)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = NewRepo(rt, fUsers)
-	var se *kandra.SchemaError
-	if !errors.As(err, &se) || !strings.Contains(err.Error(), "table fusers is not in keyspace app") {
-		t.Fatalf("err = %v", err)
-	}
-	if _, err := NewRepo(rt, fNotes); err != nil {
-		t.Fatalf("a table of the keyspace: %v", err)
 	}
 }

@@ -1,11 +1,11 @@
-package errors_test
+package kerrors_test
 
 import (
 	"errors"
 	"fmt"
 	"io"
 
-	kerrors "github.com/kandra-go/kandra/errors"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 func Example() {

@@ -1,0 +1,87 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+)
+
+// The send loop every adapter runs around its driver's call, written once:
+// a context already done sends nothing; a value of a user-defined type the
+// driver could not marshal because it prepared the statement before the
+// type gained a field is sent once more under a renewed text; an error
+// after which a statement that is not idempotent may have applied becomes
+// an unknown outcome.
+
+// Sent is what one attempt of a call sent: its statements and the text of
+// each (Texts.CQL), in pairs, for Texts.Renew.
+type Sent struct {
+	Statements []*Statement
+	Texts      []string
+}
+
+// One is the Sent of one statement sent as text.
+func One(s *Statement, text string) Sent {
+	return Sent{Statements: []*Statement{s}, Texts: []string{text}}
+}
+
+// Send runs attempt, the driver's call of a statement or batch, as a
+// Driver's Exec, Query and Batch must: nothing when ctx is done; once
+// more, after texts renews what it sent, when its error is a field a
+// user-defined type has gained on the server since the driver prepared
+// the statement (UDTFieldAdded, asked through d); and, for a call that is
+// not idempotent, with an error that may have come after the server
+// applied it (open reports it; see OutcomeOpen) wrapped by
+// UnknownOutcome. For adapter authors.
+func Send[R any](ctx context.Context, d Driver, texts *Texts, idempotent bool, open func(error) bool, attempt func() (R, Sent, error)) (R, error) {
+	if err := ctx.Err(); err != nil {
+		var zero R
+		return zero, err // nothing sent
+	}
+	for try := 0; ; try++ {
+		r, sent, err := attempt()
+		if try == 0 && err != nil && UDTFieldAdded(ctx, d, err) {
+			for i, s := range sent.Statements {
+				texts.Renew(s, sent.Texts[i])
+			}
+			continue
+		}
+		if err != nil && !idempotent && open(err) {
+			err = UnknownOutcome(err)
+		}
+		return r, err
+	}
+}
+
+// OutcomeOpen reports whether err, the error of a statement a driver ran,
+// may have come after the server applied it: a server's error whose code
+// leaves it open (code reports the native protocol's code of a driver's
+// error; MayHaveApplied), an error that says whether it was potentially
+// executed (ScyllaDB's fork of gocql), or anything neither known to come
+// before sending (NotSent, or before: the driver's own such errors) nor
+// answered by the server, which is the safe side: the caller reads before
+// writing again. An answer lost (a client timeout, a connection closed,
+// the context done while waiting) is open. For adapter authors.
+func OutcomeOpen(err error, code func(error) (int, bool), before func(error) bool) bool {
+	if c, ok := code(err); ok {
+		return MayHaveApplied(c)
+	}
+	var pe interface{ PotentiallyExecuted() bool }
+	switch {
+	case NotSent(err), before(err):
+		return false
+	case errors.As(err, &pe):
+		return pe.PotentiallyExecuted()
+	}
+	return true
+}
+
+// IsIdempotent reports a batch of idempotent statements: one that may be
+// retried.
+func (b *Batch) IsIdempotent() bool {
+	for _, e := range b.Entries {
+		if !e.Statement.IsIdempotent() {
+			return false
+		}
+	}
+	return true
+}

@@ -409,13 +409,6 @@ func TestSortedUDT(t *testing.T) {
 
 // TestUDTFieldAddedAndTexts: a missing field the server's schema has now
 // renews the statement's text once per text sent; one it lacks does not.
-// rawRow is the table of a raw statement.
-type rawRow struct{ ID string }
-
-func (r *rawRow) Describe(s *kandra.Schema[rawRow]) {
-	s.Table("t")
-	kandra.Bind(s, &r.ID, kandra.PartitionKey(0))
-}
 
 func TestUDTFieldAddedAndTexts(t *testing.T) {
 	cv, info := udtPlanOf(t)
@@ -449,7 +442,7 @@ func TestUDTFieldAddedAndTexts(t *testing.T) {
 	}
 
 	var texts Texts
-	s := NewRawStatement(kandra.MustRegister[rawRow]().Schema(), "SELECT 1", nil, nil)
+	s := NewStatement(StatementSpec{Table: "raw_rows", CQL: "SELECT 1", Idempotent: true})
 	if texts.CQL(s) != "SELECT 1" {
 		t.Fatal(texts.CQL(s))
 	}

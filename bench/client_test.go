@@ -16,6 +16,7 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocql"
+	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/kstore"
 )
 
@@ -281,15 +282,15 @@ func kandraValues(tb testing.TB, e *Event, stmts ...*adapter.Statement) (cqls []
 		}
 		cqls = append(cqls, s.CQL())
 		infos = append(infos, p.params)
-		vals = append(vals, p.bindValues(adapter.AppendColumns(events(tb), s, e, nil)))
+		vals = append(vals, p.bindValues(catalog.AppendColumns(events(tb), s, e, nil)))
 	}
 	return cqls, infos, vals
 }
 
 // eventStatements are Event's statements in keyspace app.
-func eventStatements(tb testing.TB) *adapter.TableStatements {
+func eventStatements(tb testing.TB) *catalog.Table {
 	tb.Helper()
-	st, err := adapter.BuildStatements(events(tb).Schema(), "app")
+	st, err := catalog.Build(events(tb).Schema(), "app")
 	if err != nil {
 		tb.Fatal(err)
 	}

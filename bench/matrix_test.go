@@ -23,6 +23,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/kstore"
 )
 
@@ -127,7 +128,7 @@ type hand[I any] struct {
 
 type handLookup[I any] struct{ insert, insertAt, deleteAt, sel hstmt[I] }
 
-func newHand[I any](w *wire[I], st *adapter.TableStatements) (*hand[I], error) {
+func newHand[I any](w *wire[I], st *catalog.Table) (*hand[I], error) {
 	h := &hand[I]{}
 	var errs []error
 	mk := func(s *adapter.Statement) hstmt[I] {
@@ -138,10 +139,10 @@ func newHand[I any](w *wire[I], st *adapter.TableStatements) (*hand[I], error) {
 	h.insert = mk(st.Insert(0))
 	h.insertIfNotExists = mk(st.InsertIfNotExists(0))
 	h.get = mk(st.SelectByKey())
-	h.update = mk(st.Update(adapter.UsingTimestamp))
+	h.update = mk(st.Update(catalog.UsingTimestamp))
 	h.updatePlain = mk(st.Update(0))
 	h.delete = mk(st.Delete(0))
-	h.list = mk(st.SelectPartition(adapter.Range{}))
+	h.list = mk(st.SelectPartition(catalog.Range{}))
 	for i := 0; i < st.NumLookups(); i++ {
 		l := st.Lookup(i)
 		h.lookups = append(h.lookups, handLookup[I]{mk(l.Insert()), mk(l.InsertAt()), mk(l.DeleteAt()), mk(l.Select())})
@@ -252,7 +253,7 @@ var matrixKeyspace = kandra.KeyspaceSpec{Name: "app", Replication: kandra.Simple
 
 // tableOf registers a matrix table (register is kandra.Register of its
 // type) and builds its keyspace and statements.
-func tableOf[T any](register func() (*kandra.Table[T], error)) (*kandra.Table[T], *kandra.Keyspace, *adapter.TableStatements, error) {
+func tableOf[T any](register func() (*kandra.Table[T], error)) (*kandra.Table[T], *kandra.Keyspace, *catalog.Table, error) {
 	table, err := register()
 	if err != nil {
 		return nil, nil, nil, err
@@ -261,7 +262,7 @@ func tableOf[T any](register func() (*kandra.Table[T], error)) (*kandra.Table[T]
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	st, err := adapter.BuildStatements(table.Schema(), ks.Name())
+	st, err := catalog.Build(table.Schema(), ks.Name())
 	return table, ks, st, err
 }
 

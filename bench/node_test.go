@@ -21,6 +21,7 @@ import (
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocql"
 	"github.com/kandra-go/kandra/driver/kgocqlv2"
+	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/kstore"
 )
 
@@ -197,7 +198,7 @@ func TestRealServerThroughput(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
 	t.Logf("keyspace %s created in %v", ks, time.Since(began).Round(time.Millisecond))
-	st, err := adapter.BuildStatements(events(t).Schema(), ks)
+	st, err := catalog.Build(events(t).Schema(), ks)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	gocqlv2 "github.com/apache/cassandra-gocql-driver/v2"
 	gocql "github.com/gocql/gocql"
 	"github.com/google/uuid"
-	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/catalog"
 )
 
 // The hand-written contender of TestRealServerThroughput: Save, Get and
@@ -26,8 +26,8 @@ type nodeCQL struct {
 	byEmailDelAt        string // and its delete at one
 }
 
-func newNodeCQL(st *adapter.TableStatements) nodeCQL {
-	c := nodeCQL{insert: st.Insert(0).CQL(), get: st.SelectByKey().CQL(), update: st.Update(adapter.UsingTimestamp).CQL()}
+func newNodeCQL(st *catalog.Table) nodeCQL {
+	c := nodeCQL{insert: st.Insert(0).CQL(), get: st.SelectByKey().CQL(), update: st.Update(catalog.UsingTimestamp).CQL()}
 	for i := 0; i < st.NumLookups(); i++ {
 		switch l := st.Lookup(i); l.Insert().Param(0).Column.Name() {
 		case "event_id":

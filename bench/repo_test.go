@@ -3,13 +3,13 @@ package bench
 import (
 	"testing"
 
-	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/kstore"
 )
 
 // BenchmarkNewRepo is what a Repo costs: NewRepo of Event (12 columns,
 // two lookups, an index), and of that the statements alone
-// (adapter.BuildStatements). The drivers' plans of the statements are
+// (catalog.Build). The drivers' plans of the statements are
 // made on first use and are not in it.
 func BenchmarkNewRepo(b *testing.B) {
 	ks := eventsKeyspace(b)
@@ -28,7 +28,7 @@ func BenchmarkNewRepo(b *testing.B) {
 	b.Run("statements", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if _, err := adapter.BuildStatements(events(b).Schema(), "app"); err != nil {
+			if _, err := catalog.Build(events(b).Schema(), "app"); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -14,9 +14,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kandra-go/kandra"
-	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocql"
 	"github.com/kandra-go/kandra/examples/todos/model"
+	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/internal/dynamic"
 )
 
@@ -337,7 +337,7 @@ func TestTodoKeyCollision(t *testing.T) {
 // insertRows writes the entities with kandra's Insert statement.
 func insertRows[T any](t *testing.T, s *gocql.Session, ks string, table *kandra.Table[T], rows ...*T) {
 	t.Helper()
-	st, err := adapter.BuildStatements(table.Schema(), ks)
+	st, err := catalog.Build(table.Schema(), ks)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/kandra-go/kandra"
-	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocql"
+	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/internal/dynamic"
 )
 
@@ -299,7 +299,7 @@ func createFor(t *testing.T, s *gocql.Session, ks string, target kandra.Target, 
 func ttlCapRefused(t *testing.T, s *gocql.Session, ks string, sp dynamic.Spec, what string, softDelete bool) string {
 	ts := refusedInKeyspace(t, ks, sp, kandra.RuleTTLCap)
 	createFor(t, s, ks, kandra.Cassandra5Latest, ts)
-	st, err := adapter.BuildStatements(ts, ks)
+	st, err := catalog.Build(ts, ks)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,13 +14,14 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/driver/kgocql"
+	"github.com/kandra-go/kandra/internal/catalog"
 )
 
 // "Accepted means writable" (issue 10, finding 18): a CREATE alone proves
 // nothing about writes (a table whose default TTL passes 2038 is created,
 // and then refuses every INSERT). checkWritable writes one row with every
 // column set into a created table through the statements a runtime sends
-// (adapter.BuildStatements), with each TTL option of the table in use, and
+// (catalog.Build), with each TTL option of the table in use, and
 // reads it back.
 
 // writeProblem is one failure of checkWritable, with the physical table
@@ -67,7 +68,7 @@ func (w *writeResult) summary() string {
 func checkWritable(s *gocql.Session, ks string, ts *kandra.TableSchema, seed int) *writeResult {
 	res := &writeResult{}
 	table := ts.Name()
-	st, err := adapter.BuildStatements(ts, ks)
+	st, err := catalog.Build(ts, ks)
 	if err != nil {
 		res.fail(table, "BuildStatements: %v", err)
 		return res
@@ -214,7 +215,7 @@ const shortTTL = 10
 
 // readBack reads the row by its key (SelectByKey) and compares every
 // column with in. ttl is the row's TTL (0: none).
-func readBack(s *gocql.Session, st *adapter.TableStatements, ts *kandra.TableSchema, codec *kgocql.Codec, opaque *opaqueRow, in reflect.Value, vals []any, res *writeResult, what string, ttl int) bool {
+func readBack(s *gocql.Session, st *catalog.Table, ts *kandra.TableSchema, codec *kgocql.Codec, opaque *opaqueRow, in reflect.Value, vals []any, res *writeResult, what string, ttl int) bool {
 	sel := st.SelectByKey()
 	out := reflect.New(ts.EntityType())
 	outPtrs := pointersOf(ts, out.Interface())

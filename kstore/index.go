@@ -6,6 +6,7 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/catalog"
 )
 
 // Index is a typed handle on a column with a secondary index
@@ -58,13 +59,13 @@ func (x *Index[T, V]) Spec() kandra.IndexSpec { return x.spec }
 // ContainsKey, ContainsValue or HasEntry instead: Find there is a
 // *kerrors.ArgumentError that names the call.
 func (x *Index[T, V]) Find(ctx context.Context, v V, opts ...ListOption) *Iter[T] {
-	return x.find(ctx, "Index.Find", adapter.IndexEqual, []any{&v}, false, opts)
+	return x.find(ctx, "Index.Find", catalog.IndexEqual, []any{&v}, false, opts)
 }
 
 // FindActive is Find without soft-deleted rows (marker true); it fetches
 // on until the page is full or the rows end.
 func (x *Index[T, V]) FindActive(ctx context.Context, v V, opts ...ListOption) *Iter[T] {
-	return x.find(ctx, "Index.FindActive", adapter.IndexEqual, []any{&v}, true, opts)
+	return x.find(ctx, "Index.FindActive", catalog.IndexEqual, []any{&v}, true, opts)
 }
 
 // Range reads one page of the rows whose column lies within the bounds
@@ -76,21 +77,21 @@ func (x *Index[T, V]) FindActive(ctx context.Context, v V, opts ...ListOption) *
 // sends. The rows come in the server's order (by token), not by the
 // column: an index read cannot be ordered (servers refuse ORDER BY there).
 func (x *Index[T, V]) Range(ctx context.Context, opts ...ListOption) *Iter[T] {
-	return x.find(ctx, "Index.Range", adapter.IndexRange, nil, false, opts)
+	return x.find(ctx, "Index.Range", catalog.IndexRange, nil, false, opts)
 }
 
 // Contains reads one page of the rows whose list holds e, through an
 // index on the list's values (the default target of a list's index). S is
 // the field's list type: []E or a named type of it.
 func Contains[T any, S ~[]E, E any](ctx context.Context, x *Index[T, S], e E, opts ...ListOption) *Iter[T] {
-	return x.find(ctx, "Contains", adapter.IndexContains, []any{&e}, false, opts)
+	return x.find(ctx, "Contains", catalog.IndexContains, []any{&e}, false, opts)
 }
 
 // SetContains reads one page of the rows whose set holds e, through an
 // index on the set's values (its default target). S is the field's set
 // type: map[E]struct{} or a named type of it.
 func SetContains[T any, S ~map[E]struct{}, E comparable](ctx context.Context, x *Index[T, S], e E, opts ...ListOption) *Iter[T] {
-	return x.find(ctx, "SetContains", adapter.IndexContains, []any{&e}, false, opts)
+	return x.find(ctx, "SetContains", catalog.IndexContains, []any{&e}, false, opts)
 }
 
 // ContainsKey reads one page of the rows whose map has the key k, through
@@ -100,7 +101,7 @@ func ContainsKey[T any, M ~map[K]V, K comparable, V any](ctx context.Context, x 
 	if it := x.notSet("ContainsKey"); it != nil {
 		return it
 	}
-	return x.find(ctx, "ContainsKey", adapter.IndexContainsKey, []any{&k}, false, opts)
+	return x.find(ctx, "ContainsKey", catalog.IndexContainsKey, []any{&k}, false, opts)
 }
 
 // ContainsValue reads one page of the rows whose map holds the value v
@@ -110,7 +111,7 @@ func ContainsValue[T any, M ~map[K]V, K comparable, V any](ctx context.Context, 
 	if it := x.notSet("ContainsValue"); it != nil {
 		return it
 	}
-	return x.find(ctx, "ContainsValue", adapter.IndexContains, []any{&v}, false, opts)
+	return x.find(ctx, "ContainsValue", catalog.IndexContains, []any{&v}, false, opts)
 }
 
 // HasEntry reads one page of the rows whose map holds v under the key k,
@@ -119,7 +120,7 @@ func HasEntry[T any, M ~map[K]V, K comparable, V any](ctx context.Context, x *In
 	if it := x.notSet("HasEntry"); it != nil {
 		return it
 	}
-	return x.find(ctx, "HasEntry", adapter.IndexEntry, []any{&k, &v}, false, opts)
+	return x.find(ctx, "HasEntry", catalog.IndexEntry, []any{&k, &v}, false, opts)
 }
 
 // notSet refuses a map read of a set column, whose Go type is a map too.
@@ -139,7 +140,7 @@ var indexCalls = map[kandra.IndexTarget]string{
 	kandra.IndexTargetKeys:   "kstore.ContainsKey", kandra.IndexTargetEntries: "kstore.HasEntry",
 }
 
-func (x *Index[T, V]) find(ctx context.Context, op string, how adapter.IndexOp, vals []any, active bool, opts []ListOption) *Iter[T] {
+func (x *Index[T, V]) find(ctx context.Context, op string, how catalog.IndexOp, vals []any, active bool, opts []ListOption) *Iter[T] {
 	r := x.repo
 	it := &Iter[T]{}
 	if it.err = r.begin(ctx, op); it.err != nil {
@@ -156,8 +157,8 @@ func (x *Index[T, V]) find(ctx context.Context, op string, how adapter.IndexOp, 
 		it.err = r.argErr(op, "Equal, Reversed", "an index is read in the server's order, by the index's own column")
 		return it
 	}
-	lower, upper := adapter.Unbounded, adapter.Unbounded
-	if how == adapter.IndexRange {
+	lower, upper := catalog.Unbounded, catalog.Unbounded
+	if how == catalog.IndexRange {
 		if !x.spec.Ranges {
 			it.err = r.argErr(op, "x", "the index "+x.spec.Name+" on "+col.GoName()+" ("+x.spec.Kind.String()+" index on "+col.Type().String()+") does not read ranges: servers would need ALLOW FILTERING, which kandra never sends; give the field kandra.SecondaryIndex(kandra.UsingSAI()) on a number, date, time, timestamp, timeuuid or inet, or read it with Find")
 			return it
@@ -260,7 +261,7 @@ func (x *Index[T, V]) Nearest(ctx context.Context, q V, limit int, opts ...ReadO
 	}
 	defer r.rt.leave()
 	col := x.f.Column()
-	st := r.st.SelectByIndexOp(col, adapter.IndexNearest, adapter.Unbounded, adapter.Unbounded)
+	st := r.st.SelectByIndexOp(col, catalog.IndexNearest, catalog.Unbounded, catalog.Unbounded)
 	if x.spec.Kind != kandra.IndexVector || st == nil {
 		it.err = r.argErr(op, "x", "the index "+x.spec.Name+" on "+col.GoName()+" is a "+x.spec.Kind.String()+" index, not an ANN index: bind a [N]float32 field with kandra.VectorIndex, or read this one with "+indexCalls[x.spec.Target])
 		return it

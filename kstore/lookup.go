@@ -10,6 +10,7 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/kerrors"
 )
 
@@ -87,7 +88,7 @@ func (r *Repo[T]) lookupInsertIn(sc *scratch, i int, e *T, ts int64) *adapter.Qu
 	} else {
 		q, vals = &adapter.Query{Statement: s}, make([]any, 0, s.NumParams())
 	}
-	q.Values = adapter.AppendColumns(r.t, s, e, vals)
+	q.Values = catalog.AppendColumns(r.t, s, e, vals)
 	if ts != noTS {
 		q.Values = append(q.Values, ts)
 	}
@@ -109,7 +110,7 @@ func (r *Repo[T]) lookupDeleteIn(sc *scratch, i int, e *T, ts int64) *adapter.Qu
 	} else {
 		q, vals = &adapter.Query{Statement: s}, make([]any, 0, s.NumParams())
 	}
-	q.Values = adapter.AppendColumns(r.t, s, e, append(vals, ts))
+	q.Values = catalog.AppendColumns(r.t, s, e, append(vals, ts))
 	return q
 }
 
@@ -262,7 +263,7 @@ func (r *Repo[T]) claim(ctx context.Context, op string, i int, e *T, cons, seria
 	for try := 0; try < claimTries; try++ {
 		tok := newToken()
 		cl := ls.Claim()
-		vals := append(adapter.AppendColumns(r.t, cl, e, make([]any, 0, cl.NumParams())), tok)
+		vals := append(catalog.AppendColumns(r.t, cl, e, make([]any, 0, cl.NumParams())), tok)
 		applied, err := r.exec(ctx, metricOp(op), &adapter.Query{Statement: cl, Values: vals, Consistency: cons, SerialConsistency: serial})
 		if err != nil {
 			return false, 0, err
@@ -281,8 +282,8 @@ func (r *Repo[T]) claim(ctx context.Context, op string, i int, e *T, cons, seria
 			// Already e's: renew the token, so that a takeover decided on
 			// the old one (while e did not hold the value) cannot apply.
 			rc := ls.Reclaim()
-			vals := adapter.AppendColumns(r.t, rc, e, append(make([]any, 0, rc.NumParams()), tok))
-			vals = adapter.AppendExpected(r.t, rc, e, vals)
+			vals := catalog.AppendColumns(r.t, rc, e, append(make([]any, 0, rc.NumParams()), tok))
+			vals = catalog.AppendExpected(r.t, rc, e, vals)
 			applied, err := r.exec(ctx, metricOp(op), &adapter.Query{Statement: rc, Values: vals, Consistency: cons, SerialConsistency: serial})
 			if err != nil {
 				return false, 0, err
@@ -300,8 +301,8 @@ func (r *Repo[T]) claim(ctx context.Context, op string, i int, e *T, cons, seria
 			return false, 0, r.uniqueErr(i, e, holder, !live)
 		}
 		tk := ls.Takeover()
-		vals = adapter.AppendColumns(r.t, tk, e, append(make([]any, 0, tk.NumParams()), tok))
-		vals = append(adapter.AppendExpected(r.t, tk, holder, vals), tokenArg(held))
+		vals = catalog.AppendColumns(r.t, tk, e, append(make([]any, 0, tk.NumParams()), tok))
+		vals = append(catalog.AppendExpected(r.t, tk, holder, vals), tokenArg(held))
 		applied, err = r.exec(ctx, metricOp(op), &adapter.Query{Statement: tk, Values: vals, Consistency: cons, SerialConsistency: serial})
 		if err != nil {
 			return false, 0, err
@@ -321,9 +322,9 @@ func (r *Repo[T]) holderOf(ctx context.Context, op string, i int, e *T, serial k
 	sel := r.st.Lookup(i).SelectOwner()
 	holder = new(T)
 	var tokenAt, holderAt int64
-	q := &adapter.Query{Statement: sel, Values: adapter.AppendColumns(r.t, sel, e, make([]any, 0, 1)), Consistency: serial}
+	q := &adapter.Query{Statement: sel, Values: catalog.AppendColumns(r.t, sel, e, make([]any, 0, 1)), Consistency: serial}
 	found, err = r.one(ctx, metricOp(op), q, func(dst []any) []any {
-		return append(adapter.AppendResult(r.t, sel, holder, dst), &token, &tokenAt, &holderAt)
+		return append(catalog.AppendResult(r.t, sel, holder, dst), &token, &tokenAt, &holderAt)
 	})
 	return holder, token, time.UnixMicro(max(tokenAt, holderAt)), found, err
 }
@@ -430,8 +431,8 @@ func (r *Repo[T]) releaseOwned(ctx context.Context, op string, e *T, o *owned, c
 // and taken over by the next claimant.
 func (r *Repo[T]) release(ctx context.Context, op string, i int, e *T, token int64, cons, serial kandra.Consistency) {
 	rl := r.st.Lookup(i).Release()
-	vals := adapter.AppendColumns(r.t, rl, e, make([]any, 0, rl.NumParams()))
-	vals = append(adapter.AppendExpected(r.t, rl, e, vals), tokenArg(token))
+	vals := catalog.AppendColumns(r.t, rl, e, make([]any, 0, rl.NumParams()))
+	vals = append(catalog.AppendExpected(r.t, rl, e, vals), tokenArg(token))
 	if _, err := r.exec(ctx, metricOp(op), &adapter.Query{Statement: rl, Values: vals, Consistency: cons, SerialConsistency: serial}); err != nil {
 		cp := new(T)
 		*cp = *e
@@ -547,7 +548,7 @@ func (l *Lookup[T, V]) keysPage(ctx context.Context, op string, v V, c *call, co
 	probe := new(T) // the first key, too: its key columns are scanned into it
 	l.f.Set(probe, v)
 	q := sc.query(st)
-	q.Values = adapter.AppendColumns(r.t, st, probe, sc.values(st.NumParams()))
+	q.Values = catalog.AppendColumns(r.t, st, probe, sc.values(st.NumParams()))
 	q.Consistency, q.PageSize, q.PageState = cons, c.pageSize, c.cursor.state
 	octx, w := r.rt.observe(ctx, st.TableName(), OpFind, kandra.KindStatement, st.CQL(), 1, cons, false)
 	rows, err := r.rt.d.Query(octx, q)
@@ -557,7 +558,7 @@ func (l *Lookup[T, V]) keysPage(ctx context.Context, op string, v V, c *call, co
 	}
 	dst := sc.values(st.NumResult())
 	n := len(keys)
-	for k := probe; rows.Next(adapter.AppendResult(r.t, st, k, dst[:0])); k = new(T) {
+	for k := probe; rows.Next(catalog.AppendResult(r.t, st, k, dst[:0])); k = new(T) {
 		keys = append(keys, k)
 	}
 	err = rows.Close()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/internal/cqlstmt"
 	"github.com/kandra-go/kandra/kerrors"
 )
@@ -104,7 +105,7 @@ func Prepare[T any](r *Repo[T], cql string, params ...RawParam) (*Raw[T], error)
 	for i, p := range params {
 		ps[i] = adapter.Param{Kind: adapter.ParamRaw, Column: p.col}
 	}
-	q.st = adapter.NewRawStatement(r.ts, text, ps, result)
+	q.st = catalog.Raw(r.ts, text, ps, result)
 	return q, nil
 }
 
@@ -308,7 +309,7 @@ func (q *Raw[T]) Query(ctx context.Context, args []any, opts ...ListOption) *Ite
 	dst := make([]any, 0, q.st.NumResult())
 	for {
 		e := new(T)
-		if !rows.Next(adapter.AppendResult(r.t, q.st, e, dst[:0])) {
+		if !rows.Next(catalog.AppendResult(r.t, q.st, e, dst[:0])) {
 			break
 		}
 		it.rows = append(it.rows, e)

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/internal/lookupval"
 	"github.com/kandra-go/kandra/kerrors"
 )
@@ -25,7 +26,7 @@ type Repo[T any] struct {
 	rt       *Store
 	t        *kandra.Table[T]
 	ts       *kandra.TableSchema
-	st       *adapter.TableStatements
+	st       *catalog.Table
 	typeName string
 	gen      []*kandra.ColumnSchema
 	key      []*kandra.ColumnSchema
@@ -54,7 +55,7 @@ func NewRepo[T any](rt *Store, t *kandra.Table[T]) (*Repo[T], error) {
 		return nil, &kandra.SchemaError{Entity: t.Schema().EntityType().String(), Rule: kandra.RuleBinding,
 			Detail: "table " + t.Name() + " is not in keyspace " + rt.keyspace + "; give it to the kandra.NewKeyspace the store was built from"}
 	}
-	st, err := adapter.BuildStatements(t.Schema(), rt.keyspace)
+	st, err := catalog.Build(t.Schema(), rt.keyspace)
 	if err != nil {
 		return nil, err
 	}
@@ -94,9 +95,6 @@ func MustNewRepo[T any](rt *Store, t *kandra.Table[T]) *Repo[T] {
 
 // Table is the repository's table.
 func (r *Repo[T]) Table() *kandra.Table[T] { return r.t }
-
-// Statements are the repository's statements.
-func (r *Repo[T]) Statements() *adapter.TableStatements { return r.st }
 
 // ---------------------------------------------------------------------------
 // Consistency and execution.
@@ -391,13 +389,13 @@ func (r *Repo[T]) nextVersion(old, nw *T) {
 // ---------------------------------------------------------------------------
 // Building queries.
 
-func using(c *call) adapter.Using {
-	var u adapter.Using
+func using(c *call) catalog.Using {
+	var u catalog.Using
 	if c.hasTTL {
-		u |= adapter.UsingTTL
+		u |= catalog.UsingTTL
 	}
 	if c.hasTS {
-		u |= adapter.UsingTimestamp
+		u |= catalog.UsingTimestamp
 	}
 	return u
 }
@@ -413,12 +411,12 @@ func (r *Repo[T]) appendWrite(vals []any, s *adapter.Statement, c *call, e, old 
 	for i := 0; i < s.ColumnsOffset(); i++ {
 		vals = appendParam(vals, s.Param(i), c)
 	}
-	vals = adapter.AppendColumns(r.t, s, e, vals)
+	vals = catalog.AppendColumns(r.t, s, e, vals)
 	n := len(vals)
 	for i := n; i < s.NumParams(); i++ {
 		p := s.Param(i)
 		if p.Kind == adapter.ParamExpected {
-			vals = adapter.AppendExpected(r.t, s, old, vals)
+			vals = catalog.AppendExpected(r.t, s, old, vals)
 			break
 		}
 		vals = appendParam(vals, p, c)
@@ -689,7 +687,7 @@ func (w *eventualInsert[T]) write(ctx context.Context, i int) error {
 		s = w.r.st.Lookup(i).InsertAt()
 	}
 	q := sc.query(s)
-	q.Values = adapter.AppendColumns(w.r.t, s, &w.e, sc.values(s.NumParams()))
+	q.Values = catalog.AppendColumns(w.r.t, s, &w.e, sc.values(s.NumParams()))
 	if w.ts != noTS {
 		// The timestamp by reference, as the field values are: boxing the
 		// int64 would allocate on every Save.
@@ -1191,7 +1189,7 @@ func (r *Repo[T]) hardDelete(ctx context.Context, op string, e *T, opts []Delete
 			return err
 		}
 	}
-	st := r.st.Delete(using(c) & adapter.UsingTimestamp)
+	st := r.st.Delete(using(c) & catalog.UsingTimestamp)
 	row := sc.query(st)
 	row.Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, nil)
 	ts := int64(noTS) // read from the clock only when a lookup row is deleted
@@ -1300,9 +1298,9 @@ func (r *Repo[T]) getIn(ctx context.Context, op string, sc *scratch, key *T) (*T
 // with sc's Query and targets: a new entity, or a not-found error.
 func (r *Repo[T]) readRow(ctx context.Context, op string, sc *scratch, st *adapter.Statement, key *T, cons kandra.Consistency) (*T, error) {
 	q := sc.query(st)
-	q.Values, q.Consistency = adapter.AppendColumns(r.t, st, key, sc.values(st.NumParams())), cons
+	q.Values, q.Consistency = catalog.AppendColumns(r.t, st, key, sc.values(st.NumParams())), cons
 	e := new(T)
-	found, err := r.oneInto(ctx, op, q, adapter.AppendResult(r.t, st, e, sc.values(st.NumResult())))
+	found, err := r.oneInto(ctx, op, q, catalog.AppendResult(r.t, st, e, sc.values(st.NumResult())))
 	if err != nil {
 		return nil, err
 	}
@@ -1478,7 +1476,7 @@ func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []Li
 		it.err = err
 		return it
 	}
-	rng := adapter.Range{Prefix: len(c.prefix), Reversed: c.reversed}
+	rng := catalog.Range{Prefix: len(c.prefix), Reversed: c.reversed}
 	if c.lowerCol != nil {
 		rng.Lower = c.lowerB
 	}
@@ -1495,7 +1493,7 @@ func (r *Repo[T]) list(ctx context.Context, partition *T, active bool, opts []Li
 		}
 	}
 	vals := make([]any, 0, st.NumParams())
-	vals = adapter.AppendColumns(r.t, st, partition, vals)
+	vals = catalog.AppendColumns(r.t, st, partition, vals)
 	for i := len(vals); i < st.NumParams(); i++ {
 		if p := st.Param(i); p.Kind == adapter.ParamPrefix {
 			vals = append(vals, c.prefix[i-len(r.partition)].v)
@@ -1530,7 +1528,7 @@ func (r *Repo[T]) readPage(ctx context.Context, op, what string, st *adapter.Sta
 		var present adapter.Present
 		for {
 			e := new(T)
-			dst = adapter.AppendResult(r.t, st, e, dst[:0])
+			dst = catalog.AppendResult(r.t, st, e, dst[:0])
 			if st.HasPresence() {
 				dst = append(dst, &present)
 			}
@@ -1659,8 +1657,8 @@ func (l *Lookup[T, V]) find(ctx context.Context, v V, active bool, opts []ReadOp
 	st := r.st.Lookup(l.idx).Select()
 	key := new(T)
 	l.f.Set(key, v)
-	q := &adapter.Query{Statement: st, Values: adapter.AppendColumns(r.t, st, key, make([]any, 0, 1)), Consistency: cons}
-	found, err := r.one(ctx, OpFind, q, func(dst []any) []any { return adapter.AppendResult(r.t, st, key, dst) })
+	q := &adapter.Query{Statement: st, Values: catalog.AppendColumns(r.t, st, key, make([]any, 0, 1)), Consistency: cons}
+	found, err := r.one(ctx, OpFind, q, func(dst []any) []any { return catalog.AppendResult(r.t, st, key, dst) })
 	if err != nil {
 		return nil, err
 	}
@@ -1754,7 +1752,7 @@ func (c *Counter[T]) add(ctx context.Context, op string, key *T, delta int64, op
 		return err
 	}
 	q := sc.query(c.st)
-	q.Values = adapter.AppendColumns(r.t, c.st, key, append(sc.values(c.st.NumParams()), delta))
+	q.Values = catalog.AppendColumns(r.t, c.st, key, append(sc.values(c.st.NumParams()), delta))
 	q.Consistency = cons
 	_, err = r.exec(ctx, OpIncrement, q)
 	return err

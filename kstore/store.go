@@ -147,6 +147,7 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/kerrors"
 )
 
@@ -471,10 +472,10 @@ type call struct {
 	hasCursor   bool
 	lower       any
 	lowerCol    *kandra.ColumnSchema
-	lowerB      adapter.Bound
+	lowerB      catalog.Bound
 	upper       any
 	upperCol    *kandra.ColumnSchema
-	upperB      adapter.Bound
+	upperB      catalog.Bound
 	reversed    bool
 	prefix      []prefixValue // Equal's, in the order given
 }
@@ -601,11 +602,11 @@ func To[T, V any](f kandra.Field[T, V], v V, inclusive bool) PageOption {
 // Reversed lists in the reverse of the table's clustering order.
 func Reversed() PageOption { return PageOption{func(o *call) { o.reversed = true }} }
 
-func bound(inclusive bool) adapter.Bound {
+func bound(inclusive bool) catalog.Bound {
 	if inclusive {
-		return adapter.Inclusive
+		return catalog.Inclusive
 	}
-	return adapter.Exclusive
+	return catalog.Exclusive
 }
 
 func applyCall[O option](opts []O) call {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/kerrors"
 )
 
@@ -126,12 +127,12 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 	var row *adapter.Query
 	if first {
 		r.stampInsert(e)
-		st := r.st.UpdateIfNoVersion(using(c) & adapter.UsingTTL)
+		st := r.st.UpdateIfNoVersion(using(c) & catalog.UsingTTL)
 		row = &adapter.Query{Statement: st, Values: r.bindWrite(st, c, e, nil)}
 	} else {
 		r.stampInsert(e) // ids and CreatedAt when zero, UpdatedAt
 		r.nextVersion(&was, e)
-		st := r.st.Update(using(c) & adapter.UsingTTL)
+		st := r.st.Update(using(c) & catalog.UsingTTL)
 		row = &adapter.Query{Statement: st, Values: r.bindWrite(st, c, e, &was)}
 	}
 	row.Consistency, row.SerialConsistency = cons, serial

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/internal/lookupval"
 	"github.com/kandra-go/kandra/kerrors"
 )
@@ -44,7 +45,7 @@ func newLookupFill(d adapter.Driver, ks *kandra.Keyspace, lookup *kandra.LookupT
 		return nil, &kandra.SchemaError{Entity: "keyspace " + ks.Name(), Rule: kandra.RuleLookup,
 			Detail: "lookup table " + lookup.Name() + " is not in the keyspace"}
 	}
-	st, err := adapter.BuildStatements(t, ks.Name())
+	st, err := catalog.Build(t, ks.Name())
 	if err != nil {
 		return nil, err
 	}

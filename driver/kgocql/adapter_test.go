@@ -17,6 +17,7 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/auth"
+	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/internal/dynamic"
 	"github.com/kandra-go/kandra/kerrors"
 	"pgregory.net/rapid"
@@ -707,7 +708,7 @@ func TestConditionalNeedsASerialLevel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sts, err := adapter.BuildStatements(ts.(*kandra.TableSchema), "ks")
+	sts, err := catalog.Build(ts.(*kandra.TableSchema), "ks")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/kerrors"
 )
 
@@ -82,12 +83,12 @@ func retryPolicy(t *testing.T, v any) gocql.RetryPolicy {
 func TestIdempotencePerStatement(t *testing.T) {
 	policy := &gocql.SimpleRetryPolicy{NumRetries: 3}
 	d := New(sessionRetrying(t, policy))
-	rows, err := adapter.BuildStatements(kandra.MustRegister[retryRow]().Schema(), "ks")
+	rows, err := catalog.Build(kandra.MustRegister[retryRow]().Schema(), "ks")
 	if err != nil {
 		t.Fatal(err)
 	}
 	hitsT := kandra.MustRegister[retryHits]().Schema()
-	hits, err := adapter.BuildStatements(hitsT, "ks")
+	hits, err := catalog.Build(hitsT, "ks")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,10 +101,10 @@ func TestIdempotencePerStatement(t *testing.T) {
 		{"read", rows.SelectByKey(), true},
 		{"read of a claim", handle.SelectOwner(), true},
 		{"plain upsert", rows.Insert(0), true},
-		{"plain upsert with a TTL", rows.Insert(adapter.UsingTTL), true},
+		{"plain upsert with a TTL", rows.Insert(catalog.UsingTTL), true},
 		{"unconditional update", rows.ForceUpdate(0), true},
 		{"plain delete", rows.Delete(0), true},
-		{"delete at a timestamp", rows.Delete(adapter.UsingTimestamp), true},
+		{"delete at a timestamp", rows.Delete(catalog.UsingTimestamp), true},
 		{"lookup row at a timestamp", owner.InsertAt(), true},
 		{"lookup row deleted at a timestamp", owner.DeleteAt(), true},
 		{"INSERT IF NOT EXISTS", rows.InsertIfNotExists(0), false},
@@ -114,8 +115,8 @@ func TestIdempotencePerStatement(t *testing.T) {
 		{"takeover", handle.Takeover(), false},
 		{"release", handle.Release(), false},
 		{"counter update", hits.Counter(hitsT.ColumnByName("n")), false},
-		{"list written at a timestamp", rows.Insert(adapter.UsingTimestamp), false},
-		{"list updated at a timestamp", rows.ForceUpdate(adapter.UsingTimestamp), false},
+		{"list written at a timestamp", rows.Insert(catalog.UsingTimestamp), false},
+		{"list updated at a timestamp", rows.ForceUpdate(catalog.UsingTimestamp), false},
 	} {
 		if tt.st == nil {
 			t.Fatalf("%s: no statement", tt.kind)
@@ -143,7 +144,7 @@ func TestIdempotencePerStatement(t *testing.T) {
 
 	plain := &adapter.Query{Statement: rows.Insert(0), Values: make([]any, rows.Insert(0).NumParams())}
 	lookup := &adapter.Query{Statement: owner.InsertAt(), Values: make([]any, owner.InsertAt().NumParams())}
-	list := &adapter.Query{Statement: rows.Insert(adapter.UsingTimestamp), Values: make([]any, rows.Insert(adapter.UsingTimestamp).NumParams())}
+	list := &adapter.Query{Statement: rows.Insert(catalog.UsingTimestamp), Values: make([]any, rows.Insert(catalog.UsingTimestamp).NumParams())}
 	for _, tt := range []struct {
 		kind       string
 		entries    []*adapter.Query
@@ -229,7 +230,7 @@ func TestMayHaveApplied(t *testing.T) {
 // TestUnknownOutcomeNotSentWhenDone: a context done before the call sends
 // nothing, and is not an unknown outcome.
 func TestUnknownOutcomeNotSentWhenDone(t *testing.T) {
-	rows, err := adapter.BuildStatements(kandra.MustRegister[retryRow]().Schema(), "ks")
+	rows, err := catalog.Build(kandra.MustRegister[retryRow]().Schema(), "ks")
 	if err != nil {
 		t.Fatal(err)
 	}

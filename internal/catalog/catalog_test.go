@@ -1,4 +1,4 @@
-package adapter_test
+package catalog_test
 
 import (
 	"flag"
@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/catalog"
 )
 
 var updateGolden = flag.Bool("update-statements", false, "rewrite testdata/statements.golden")
@@ -182,28 +183,28 @@ func renderStmt(b *strings.Builder, name string, s *adapter.Statement) {
 
 func renderTable(t *testing.T, b *strings.Builder, ts *kandra.TableSchema, ks string) {
 	t.Helper()
-	st, err := adapter.BuildStatements(ts, ks)
+	st, err := catalog.Build(ts, ks)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.WriteString("==== " + ts.Name() + " (keyspace " + ks + ")\n\n")
 	usings := []struct {
 		n string
-		u adapter.Using
-	}{{"", 0}, {" ttl", adapter.UsingTTL}, {" timestamp", adapter.UsingTimestamp}, {" ttl+timestamp", adapter.UsingTTL | adapter.UsingTimestamp}}
+		u catalog.Using
+	}{{"", 0}, {" ttl", catalog.UsingTTL}, {" timestamp", catalog.UsingTimestamp}, {" ttl+timestamp", catalog.UsingTTL | catalog.UsingTimestamp}}
 	for _, u := range usings {
 		renderStmt(b, "insert"+u.n, st.Insert(u.u))
 	}
 	renderStmt(b, "insert if not exists", st.InsertIfNotExists(0))
-	renderStmt(b, "insert if not exists ttl", st.InsertIfNotExists(adapter.UsingTTL))
+	renderStmt(b, "insert if not exists ttl", st.InsertIfNotExists(catalog.UsingTTL))
 	renderStmt(b, "select by key", st.SelectByKey())
-	renderStmt(b, "select partition", st.SelectPartition(adapter.Range{}))
-	renderStmt(b, "select partition > <= reversed limit", st.SelectPartition(adapter.Range{Lower: adapter.Exclusive, Upper: adapter.Inclusive, Reversed: true, Limit: true}))
-	renderStmt(b, "select partition >= < limit", st.SelectPartition(adapter.Range{Lower: adapter.Inclusive, Upper: adapter.Exclusive, Limit: true}))
+	renderStmt(b, "select partition", st.SelectPartition(catalog.Range{}))
+	renderStmt(b, "select partition > <= reversed limit", st.SelectPartition(catalog.Range{Lower: catalog.Exclusive, Upper: catalog.Inclusive, Reversed: true, Limit: true}))
+	renderStmt(b, "select partition >= < limit", st.SelectPartition(catalog.Range{Lower: catalog.Inclusive, Upper: catalog.Exclusive, Limit: true}))
 	for k := 1; k <= len(ts.ClusteringKeys()); k++ {
-		r := adapter.Range{Prefix: k, Reversed: true}
+		r := catalog.Range{Prefix: k, Reversed: true}
 		if k < len(ts.ClusteringKeys()) {
-			r.Lower, r.Upper = adapter.Inclusive, adapter.Exclusive
+			r.Lower, r.Upper = catalog.Inclusive, catalog.Exclusive
 		}
 		renderStmt(b, fmt.Sprintf("select partition prefix %d", k), st.SelectPartition(r))
 	}
@@ -211,10 +212,10 @@ func renderTable(t *testing.T, b *strings.Builder, ts *kandra.TableSchema, ks st
 		renderStmt(b, "update"+u.n, st.Update(u.u))
 	}
 	renderStmt(b, "delete", st.Delete(0))
-	renderStmt(b, "delete timestamp", st.Delete(adapter.UsingTimestamp))
+	renderStmt(b, "delete timestamp", st.Delete(catalog.UsingTimestamp))
 	renderStmt(b, "soft delete", st.SoftDelete())
 	renderStmt(b, "update if no version", st.UpdateIfNoVersion(0))
-	renderStmt(b, "update if no version ttl", st.UpdateIfNoVersion(adapter.UsingTTL))
+	renderStmt(b, "update if no version ttl", st.UpdateIfNoVersion(catalog.UsingTTL))
 	renderStmt(b, "delete if version", st.DeleteIfVersion())
 	renderStmt(b, "delete if no version", st.DeleteIfNoVersion())
 	renderStmt(b, "soft delete if version", st.SoftDeleteIfVersion())
@@ -302,29 +303,29 @@ func TestRawStatementIdempotence(t *testing.T) {
 		{threads, "UPDATE threads SET tags = tags + ? WHERE thread_id = ?", false},
 		{threads, "UPDATE threads SET title = ? WHERE thread_id = ?", false},
 	} {
-		if got := adapter.NewRawStatement(tt.table, tt.cql, nil, nil).IsIdempotent(); got != tt.want {
+		if got := catalog.Raw(tt.table, tt.cql, nil, nil).IsIdempotent(); got != tt.want {
 			t.Errorf("%s on %s: IsIdempotent() = %v, want %v", tt.cql, tt.table.Name(), got, tt.want)
 		}
 	}
 }
 
 func TestBuildStatementsBadKeyspace(t *testing.T) {
-	if _, err := adapter.BuildStatements(kandra.MustRegister[stmtWallet]().Schema(), strings.Repeat("k", 60)); err == nil {
+	if _, err := catalog.Build(kandra.MustRegister[stmtWallet]().Schema(), strings.Repeat("k", 60)); err == nil {
 		t.Fatal("a 60-character keyspace name was accepted")
 	}
 }
 
 func TestAppendColumnsNoAlloc(t *testing.T) {
 	users := kandra.MustRegister[stmtUser]()
-	st, err := adapter.BuildStatements(users.Schema(), "app")
+	st, err := catalog.Build(users.Schema(), "app")
 	if err != nil {
 		t.Fatal(err)
 	}
 	u := &stmtUser{Email: "a@b.c"}
 	buf := make([]any, 0, 16)
-	ins := st.Insert(adapter.UsingTTL)
+	ins := st.Insert(catalog.UsingTTL)
 	allocs := testing.AllocsPerRun(100, func() {
-		buf = adapter.AppendColumns(users, ins, u, buf[:0])
+		buf = catalog.AppendColumns(users, ins, u, buf[:0])
 	})
 	if allocs != 0 {
 		t.Errorf("AppendColumns allocates %v times", allocs)

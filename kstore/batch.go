@@ -41,35 +41,19 @@ const MaxBatchEntities = 1000
 // Consistency.
 func (r *Repo[T]) SaveAll(ctx context.Context, es []*T, opts ...WriteOption) error {
 	const op = "SaveAll"
-	if err := r.begin(ctx, op); err != nil {
+	sc := getScratch(opts)
+	defer sc.release()
+	c := &sc.c
+	cons, _, err := r.enter(ctx, entry{op: op, kind: writes}, c)
+	if err != nil {
 		return err
 	}
 	defer r.rt.leave()
 	if err := r.checkAll(op, len(es)); err != nil {
 		return err
 	}
-	if r.ts.IsCounterTable() {
-		return r.argErr(op, "entities", r.ts.Name()+" is a counter table: use a Counter's Increment and Decrement")
-	}
-	sc := getScratch(opts)
-	defer sc.release()
-	c := &sc.c
-	cons, err := r.writeCall(op, c)
-	if err != nil {
-		return err
-	}
 	for i, e := range es {
-		arg := "entities[" + strconv.Itoa(i) + "]"
-		if err := r.checkEntity(op, arg, e); err != nil {
-			return err
-		}
-		if err := r.t.Validate(e); err != nil {
-			return err
-		}
-		if err := r.checkKey(op, e, r.key, true); err != nil {
-			return err
-		}
-		if err := r.checkValues(e); err != nil {
+		if err := r.checkArg(op, arg[T]{name: "entities[" + strconv.Itoa(i) + "]", e: e, key: r.key, insert: true, written: true}); err != nil {
 			return err
 		}
 	}
@@ -117,7 +101,11 @@ func (r *Repo[T]) SaveAll(ctx context.Context, es []*T, opts ...WriteOption) err
 // Delete. Observed as kandra.OpDeleteAll. Options: Timestamp, Consistency.
 func (r *Repo[T]) DeleteAll(ctx context.Context, es []*T, opts ...DeleteOption) error {
 	const op = "DeleteAll"
-	if err := r.begin(ctx, op); err != nil {
+	sc := getScratch(opts)
+	defer sc.release()
+	c := &sc.c
+	cons, _, err := r.enter(ctx, entry{op: op, kind: writesAny}, c)
+	if err != nil {
 		return err
 	}
 	defer r.rt.leave()
@@ -127,18 +115,8 @@ func (r *Repo[T]) DeleteAll(ctx context.Context, es []*T, opts ...DeleteOption) 
 	if r.ts.SoftDelete() != nil {
 		return r.argErr(op, "entities", r.ts.Name()+" soft-deletes its rows, which DeleteAll does not: Delete each entity")
 	}
-	sc := getScratch(opts)
-	defer sc.release()
-	c := &sc.c
-	cons, err := r.writeCall(op, c)
-	if err != nil {
-		return err
-	}
 	for i, e := range es {
-		if err := r.checkEntity(op, "entities["+strconv.Itoa(i)+"]", e); err != nil {
-			return err
-		}
-		if err := r.checkKey(op, e, r.key, false); err != nil {
+		if err := r.checkArg(op, arg[T]{name: "entities[" + strconv.Itoa(i) + "]", e: e, key: r.key}); err != nil {
 			return err
 		}
 	}
@@ -163,16 +141,6 @@ func (r *Repo[T]) DeleteAll(ctx context.Context, es []*T, opts ...DeleteOption) 
 		return err
 	}
 	return r.batchAll(ctx, OpDeleteAll, cons, sc, es)
-}
-
-// writeCall resolves a write's consistency and checks its Timestamp and
-// TTL options.
-func (r *Repo[T]) writeCall(op string, c *call) (kandra.Consistency, error) {
-	cons, err := r.writeCons(op, c)
-	if err != nil {
-		return cons, err
-	}
-	return cons, r.checkWrite(op, c)
 }
 
 // checkAll refuses what no batch of n entities of the table can do.

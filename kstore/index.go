@@ -59,13 +59,7 @@ func (x *Index[T, V]) Spec() kandra.IndexSpec { return x.spec }
 // ContainsKey, ContainsValue or HasEntry instead: Find there is a
 // *kerrors.ArgumentError that names the call.
 func (x *Index[T, V]) Find(ctx context.Context, v V, opts ...ListOption) *Iter[T] {
-	return x.find(ctx, "Index.Find", catalog.IndexEqual, []any{&v}, false, opts)
-}
-
-// FindActive is Find without soft-deleted rows (marker true); it fetches
-// on until the page is full or the rows end.
-func (x *Index[T, V]) FindActive(ctx context.Context, v V, opts ...ListOption) *Iter[T] {
-	return x.find(ctx, "Index.FindActive", catalog.IndexEqual, []any{&v}, true, opts)
+	return x.find(ctx, "Index.Find", catalog.IndexEqual, []any{&v}, opts)
 }
 
 // Range reads one page of the rows whose column lies within the bounds
@@ -77,21 +71,21 @@ func (x *Index[T, V]) FindActive(ctx context.Context, v V, opts ...ListOption) *
 // sends. The rows come in the server's order (by token), not by the
 // column: an index read cannot be ordered (servers refuse ORDER BY there).
 func (x *Index[T, V]) Range(ctx context.Context, opts ...ListOption) *Iter[T] {
-	return x.find(ctx, "Index.Range", catalog.IndexRange, nil, false, opts)
+	return x.find(ctx, "Index.Range", catalog.IndexRange, nil, opts)
 }
 
 // Contains reads one page of the rows whose list holds e, through an
 // index on the list's values (the default target of a list's index). S is
 // the field's list type: []E or a named type of it.
 func Contains[T any, S ~[]E, E any](ctx context.Context, x *Index[T, S], e E, opts ...ListOption) *Iter[T] {
-	return x.find(ctx, "Contains", catalog.IndexContains, []any{&e}, false, opts)
+	return x.find(ctx, "Contains", catalog.IndexContains, []any{&e}, opts)
 }
 
 // SetContains reads one page of the rows whose set holds e, through an
 // index on the set's values (its default target). S is the field's set
 // type: map[E]struct{} or a named type of it.
 func SetContains[T any, S ~map[E]struct{}, E comparable](ctx context.Context, x *Index[T, S], e E, opts ...ListOption) *Iter[T] {
-	return x.find(ctx, "SetContains", catalog.IndexContains, []any{&e}, false, opts)
+	return x.find(ctx, "SetContains", catalog.IndexContains, []any{&e}, opts)
 }
 
 // ContainsKey reads one page of the rows whose map has the key k, through
@@ -101,7 +95,7 @@ func ContainsKey[T any, M ~map[K]V, K comparable, V any](ctx context.Context, x 
 	if it := x.notSet("ContainsKey"); it != nil {
 		return it
 	}
-	return x.find(ctx, "ContainsKey", catalog.IndexContainsKey, []any{&k}, false, opts)
+	return x.find(ctx, "ContainsKey", catalog.IndexContainsKey, []any{&k}, opts)
 }
 
 // ContainsValue reads one page of the rows whose map holds the value v
@@ -111,7 +105,7 @@ func ContainsValue[T any, M ~map[K]V, K comparable, V any](ctx context.Context, 
 	if it := x.notSet("ContainsValue"); it != nil {
 		return it
 	}
-	return x.find(ctx, "ContainsValue", catalog.IndexContains, []any{&v}, false, opts)
+	return x.find(ctx, "ContainsValue", catalog.IndexContains, []any{&v}, opts)
 }
 
 // HasEntry reads one page of the rows whose map holds v under the key k,
@@ -120,7 +114,7 @@ func HasEntry[T any, M ~map[K]V, K comparable, V any](ctx context.Context, x *In
 	if it := x.notSet("HasEntry"); it != nil {
 		return it
 	}
-	return x.find(ctx, "HasEntry", catalog.IndexEntry, []any{&k, &v}, false, opts)
+	return x.find(ctx, "HasEntry", catalog.IndexEntry, []any{&k, &v}, opts)
 }
 
 // notSet refuses a map read of a set column, whose Go type is a map too.
@@ -140,14 +134,16 @@ var indexCalls = map[kandra.IndexTarget]string{
 	kandra.IndexTargetKeys:   "kstore.ContainsKey", kandra.IndexTargetEntries: "kstore.HasEntry",
 }
 
-func (x *Index[T, V]) find(ctx context.Context, op string, how catalog.IndexOp, vals []any, active bool, opts []ListOption) *Iter[T] {
+func (x *Index[T, V]) find(ctx context.Context, op string, how catalog.IndexOp, vals []any, opts []ListOption) *Iter[T] {
 	r := x.repo
 	it := &Iter[T]{}
-	if it.err = r.begin(ctx, op); it.err != nil {
+	c := applyCall(opts)
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads}, &c)
+	if err != nil {
+		it.err = err
 		return it
 	}
 	defer r.rt.leave()
-	c := applyCall(opts)
 	col := x.f.Column()
 	if x.spec.Kind == kandra.IndexVector {
 		it.err = r.argErr(op, "x", "the index "+x.spec.Name+" on "+col.GoName()+" is an ANN index: read it with Index.Nearest")
@@ -217,11 +213,6 @@ func (x *Index[T, V]) find(ctx context.Context, op string, how catalog.IndexOp, 
 			return it
 		}
 	}
-	cons, err := r.readCons(op, &c)
-	if err != nil {
-		it.err = err
-		return it
-	}
 	fpOf := func() uint64 { return r.indexFingerprint(st, col, vals) }
 	var fp uint64
 	if !c.cursor.IsZero() {
@@ -230,7 +221,7 @@ func (x *Index[T, V]) find(ctx context.Context, op string, how catalog.IndexOp, 
 			return it
 		}
 	}
-	it.rows, it.cursor, it.err = r.readPage(ctx, OpFind, "index read", st, vals, cons, &c, active, fp, fpOf)
+	it.rows, it.cursor, it.err = r.readPage(ctx, OpFind, "index read", st, vals, cons, &c, fp, fpOf)
 	return it
 }
 
@@ -256,7 +247,10 @@ func (x *Index[T, V]) Nearest(ctx context.Context, q V, limit int, opts ...ReadO
 	const op = "Index.Nearest"
 	r := x.repo
 	it := &Iter[T]{}
-	if it.err = r.begin(ctx, op); it.err != nil {
+	c := applyCall(opts)
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads}, &c)
+	if err != nil {
+		it.err = err
 		return it
 	}
 	defer r.rt.leave()
@@ -273,12 +267,6 @@ func (x *Index[T, V]) Nearest(ctx context.Context, q V, limit int, opts ...ReadO
 	if it.err = col.CheckValue(&q); it.err != nil {
 		return it
 	}
-	c := applyCall(opts)
-	cons, err := r.readCons(op, &c)
-	if err != nil {
-		it.err = err
-		return it
-	}
 	if cons.IsSerial() {
 		it.err = r.argErr(op, "Consistency", cons.String()+": an ANN query cannot be read at a serial consistency (\"Top-K queries can only be run with consistency level ONE/LOCAL_ONE\"); give ConsistencyOne or ConsistencyLocalOne")
 		return it
@@ -289,6 +277,6 @@ func (x *Index[T, V]) Nearest(ctx context.Context, q V, limit int, opts ...ReadO
 	c.pageSize = limit + 1
 	// Its cursor is dropped: any fingerprint but 0 (make one) will do, an
 	// even one without sealedBit, so nothing is sealed for nothing.
-	it.rows, _, it.err = r.readPage(ctx, OpFind, "ANN read", st, []any{&q, limit}, cons, &c, false, 2, nil)
+	it.rows, _, it.err = r.readPage(ctx, OpFind, "ANN read", st, []any{&q, limit}, cons, &c, 2, nil)
 	return it
 }

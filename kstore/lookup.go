@@ -335,8 +335,7 @@ func (r *Repo[T]) holderOf(ctx context.Context, op string, i int, e *T, serial k
 func (r *Repo[T]) holds(ctx context.Context, op string, i int, holder, e *T, serial kandra.Consistency) (bool, error) {
 	sc := getScratch[option](nil)
 	defer sc.release()
-	sc.c.cons, sc.c.hasCons = serial, true
-	got, err := r.getIn(ctx, metricOp(op), sc, holder)
+	got, err := r.getIn(ctx, metricOp(op), sc, holder, serial)
 	if errors.Is(err, kerrors.ErrNotFound) {
 		return false, nil
 	}
@@ -453,28 +452,23 @@ func (r *Repo[T]) uniqueErr(i int, e, holder *T, pending bool) error {
 // FindAll returns one page of the entities whose lookup column has value
 // v, each read by its full key and checked to still hold v (a non-unique
 // lookup has a row per holder; a unique one has at most one). Options:
-// PageSize (lookup rows per page, default 100), After, Consistency. The
-// page may hold fewer entities than rows, since stale rows are skipped.
+// PageSize (lookup rows per page, default 100), After, SkipDeleted,
+// Consistency. The page may hold fewer entities than rows, since stale rows
+// are skipped.
 func (l *Lookup[T, V]) FindAll(ctx context.Context, v V, opts ...ListOption) *Iter[T] {
-	return l.findAll(ctx, "FindAll", v, false, opts)
-}
-
-// FindAllActive is FindAll without soft-deleted entities.
-func (l *Lookup[T, V]) FindAllActive(ctx context.Context, v V, opts ...ListOption) *Iter[T] {
-	return l.findAll(ctx, "FindAllActive", v, true, opts)
-}
-
-func (l *Lookup[T, V]) findAll(ctx context.Context, op string, v V, active bool, opts []ListOption) *Iter[T] {
+	const op = "FindAll"
 	r := l.repo
-	if err := r.begin(ctx, op); err != nil {
+	c := applyCall(opts)
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads}, &c)
+	if err != nil {
 		return &Iter[T]{err: err}
 	}
 	defer r.rt.leave()
-	return l.findAllIn(ctx, op, v, active, applyCall(opts))
+	return l.findAllIn(ctx, op, v, c, cons)
 }
 
-// findAllIn is findAll inside a call that began.
-func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active bool, c call) *Iter[T] {
+// findAllIn is FindAll inside a call that entered.
+func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, c call, cons kandra.Consistency) *Iter[T] {
 	r := l.repo
 	it := &Iter[T]{}
 	if it.err = r.checkRange(op, &c); it.err != nil {
@@ -494,11 +488,6 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active boo
 		return it
 	}
 	if r.emptyAt(l.idx, &v) {
-		return it
-	}
-	cons, err := r.readCons(op, &c)
-	if err != nil {
-		it.err = err
 		return it
 	}
 	st := r.st.Lookup(l.idx).Select()
@@ -521,7 +510,7 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, active boo
 	}
 	sc.c = c
 	for _, k := range keys {
-		e, err := l.holder(ctx, sc, k, v, active)
+		e, err := l.holder(ctx, sc, k, v, cons)
 		if err != nil {
 			it.err = err
 			return it
@@ -570,18 +559,18 @@ func (l *Lookup[T, V]) keysPage(ctx context.Context, op string, v V, c *call, co
 }
 
 // holder reads the entity of key k (a lookup row's) and returns it if it
-// still holds v (and is live, with active), or nil: a lookup row can
-// outlive its value's move, or its entity.
-func (l *Lookup[T, V]) holder(ctx context.Context, sc *scratch, k *T, v V, active bool) (*T, error) {
+// still holds v (and is live, with SkipDeleted in sc), or nil: a lookup
+// row can outlive its value's move, or its entity.
+func (l *Lookup[T, V]) holder(ctx context.Context, sc *scratch, k *T, v V, cons kandra.Consistency) (*T, error) {
 	r := l.repo
-	e, err := r.getIn(ctx, OpFind, sc, k)
+	e, err := r.getIn(ctx, OpFind, sc, k, cons)
 	if errors.Is(err, kerrors.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if !r.lookups[l.idx].IndexColumn().SameStored(l.f.Pointer(e), &v) || (active && r.deleted(e)) {
+	if !r.lookups[l.idx].IndexColumn().SameStored(l.f.Pointer(e), &v) {
 		return nil, nil
 	}
 	return e, nil
@@ -589,9 +578,9 @@ func (l *Lookup[T, V]) holder(ctx context.Context, sc *scratch, k *T, v V, activ
 
 // firstHolder is a page of Find's search for a non-unique value v: the
 // first entity among one page of v's lookup rows that still holds v
-// (and is live, with active), or nil, with the cursor of the next page
-// (zero at the end).
-func (l *Lookup[T, V]) firstHolder(ctx context.Context, op string, v V, active bool, c *call, cons kandra.Consistency) (*T, Cursor, error) {
+// (and is live, with SkipDeleted), or nil, with the cursor of the next
+// page (zero at the end).
+func (l *Lookup[T, V]) firstHolder(ctx context.Context, op string, v V, c *call, cons kandra.Consistency) (*T, Cursor, error) {
 	r := l.repo
 	sc := getScratch[option](nil)
 	defer sc.release()
@@ -602,7 +591,7 @@ func (l *Lookup[T, V]) firstHolder(ctx context.Context, op string, v V, active b
 	}
 	sc.c = *c
 	for _, k := range keys {
-		if e, err := l.holder(ctx, sc, k, v, active); err != nil || e != nil {
+		if e, err := l.holder(ctx, sc, k, v, cons); err != nil || e != nil {
 			return e, Cursor{}, err
 		}
 	}

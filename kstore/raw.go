@@ -264,7 +264,10 @@ func (q *Raw[T]) Query(ctx context.Context, args []any, opts ...ListOption) *Ite
 	const op = "Raw.Query"
 	r := q.r
 	it := &Iter[T]{}
-	if it.err = r.begin(ctx, op); it.err != nil {
+	c := applyCall(opts)
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads}, &c)
+	if err != nil {
+		it.err = err
 		return it
 	}
 	defer r.rt.leave()
@@ -272,7 +275,6 @@ func (q *Raw[T]) Query(ctx context.Context, args []any, opts ...ListOption) *Ite
 		it.err = r.argErr(op, "cql", "the statement is a write; run it with Exec")
 		return it
 	}
-	c := applyCall(opts)
 	if c.lowerCol != nil || c.upperCol != nil || c.reversed || len(c.prefix) > 0 {
 		it.err = r.argErr(op, "Equal, From, To, Reversed", "a Raw statement says its own WHERE and ORDER BY")
 		return it
@@ -284,11 +286,6 @@ func (q *Raw[T]) Query(ctx context.Context, args []any, opts ...ListOption) *Ite
 		c.pageSize = defaultPageSize
 	}
 	vals, err := q.bind(op, args)
-	if err != nil {
-		it.err = err
-		return it
-	}
-	cons, err := r.readCons(op, &c)
 	if err != nil {
 		it.err = err
 		return it
@@ -336,14 +333,15 @@ func (q *Raw[T]) Query(ctx context.Context, args []any, opts ...ListOption) *Ite
 func (q *Raw[T]) Exec(ctx context.Context, args []any, opts ...DeleteOption) (applied bool, err error) {
 	const op = "Raw.Exec"
 	r := q.r
-	if err := r.begin(ctx, op); err != nil {
+	c := applyCall(opts)
+	cons, serial, err := r.enter(ctx, entry{op: op, kind: writesAny, serial: q.st.IsConditional()}, &c)
+	if err != nil {
 		return false, err
 	}
 	defer r.rt.leave()
 	if q.st.NumResult() > 0 {
 		return false, r.argErr(op, "cql", "the statement is a SELECT; run it with Query")
 	}
-	c := applyCall(opts)
 	if c.hasTS {
 		return false, r.argErr(op, "Timestamp", "write USING TIMESTAMP into the statement, with a Plain marker")
 	}
@@ -351,15 +349,9 @@ func (q *Raw[T]) Exec(ctx context.Context, args []any, opts ...DeleteOption) (ap
 	if err != nil {
 		return false, err
 	}
-	cons, err := r.writeCons(op, &c)
-	if err != nil {
-		return false, err
-	}
 	query := &adapter.Query{Statement: q.st, Values: vals, Consistency: cons}
 	if q.st.IsConditional() {
-		if query.SerialConsistency, err = r.serialCons(op, &c); err != nil {
-			return false, err
-		}
+		query.SerialConsistency = serial
 	}
 	return r.exec(ctx, q.op, query)
 }
@@ -383,7 +375,9 @@ const getManyConcurrency = 16
 // before anything is sent. Options: Consistency.
 func (r *Repo[T]) GetMany(ctx context.Context, keys []*T, opts ...ReadOption) ([]*T, error) {
 	const op = "GetMany"
-	if err := r.begin(ctx, op); err != nil {
+	c := applyCall(opts)
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads}, &c)
+	if err != nil {
 		return nil, err
 	}
 	defer r.rt.leave()
@@ -391,16 +385,9 @@ func (r *Repo[T]) GetMany(ctx context.Context, keys []*T, opts ...ReadOption) ([
 		return nil, r.argErr(op, "keys", strconv.Itoa(len(keys))+" keys, over MaxGetMany ("+strconv.Itoa(MaxGetMany)+"): read them in smaller groups")
 	}
 	for i, k := range keys {
-		if err := r.checkEntity(op, "keys["+strconv.Itoa(i)+"]", k); err != nil {
+		if err := r.checkArg(op, arg[T]{name: "keys[" + strconv.Itoa(i) + "]", e: k, key: r.key}); err != nil {
 			return nil, err
 		}
-		if err := r.checkKey(op, k, r.key, false); err != nil {
-			return nil, err
-		}
-	}
-	c := applyCall(opts)
-	if _, err := r.readCons(op, &c); err != nil {
-		return nil, err
 	}
 	out := make([]*T, len(keys))
 	errs := make([]error, len(keys))
@@ -417,7 +404,7 @@ func (r *Repo[T]) GetMany(ctx context.Context, keys []*T, opts ...ReadOption) ([
 			defer func() { <-sem; wg.Done() }()
 			sc := getScratch(opts)
 			defer sc.release()
-			e, err := r.getIn(ctx, OpGet, sc, k)
+			e, err := r.getIn(ctx, OpGet, sc, k, cons)
 			switch {
 			case err == nil:
 				out[i] = e

@@ -17,34 +17,19 @@ import "context"
 // Options: TTL, Timestamp, Consistency.
 func (r *Repo[T]) SaveStatic(ctx context.Context, e *T, opts ...WriteOption) error {
 	const op = "SaveStatic"
-	if err := r.begin(ctx, op); err != nil {
+	sc := getScratch(opts)
+	defer sc.release()
+	c := &sc.c
+	cons, _, err := r.enter(ctx, entry{op: op, kind: writes, statics: true}, c, arg[T]{name: "entity", e: e, key: r.partition})
+	if err != nil {
 		return err
 	}
 	defer r.rt.leave()
-	if err := r.checkStatics(op); err != nil {
-		return err
-	}
-	if r.st.UpdateStatic(0) == nil {
-		return r.argErr(op, "entity", "the static columns of counter table "+r.ts.Name()+" change only by increments (CounterOf)")
-	}
-	if err := r.checkEntity(op, "entity", e); err != nil {
-		return err
-	}
-	if err := r.checkKey(op, e, r.partition, false); err != nil {
-		return err
-	}
 	for _, c := range r.ts.StaticColumns() { // the other columns are ignored
 		p, _ := c.Pointer(e)
 		if err := c.CheckValue(p); err != nil {
 			return err
 		}
-	}
-	sc := getScratch(opts)
-	defer sc.release()
-	c := &sc.c
-	cons, err := r.writeCall(op, c)
-	if err != nil {
-		return err
 	}
 	if u := r.ts.UpdatedAtColumn(); u != nil && u.IsStatic() {
 		*r.timeField(u, e) = truncate(u, r.now())
@@ -65,31 +50,12 @@ func (r *Repo[T]) SaveStatic(ctx context.Context, e *T, opts ...WriteOption) err
 // Observed as kandra.OpGet. Options: Consistency.
 func (r *Repo[T]) GetStatic(ctx context.Context, key *T, opts ...ReadOption) (*T, error) {
 	const op = "GetStatic"
-	if err := r.begin(ctx, op); err != nil {
-		return nil, err
-	}
-	defer r.rt.leave()
-	if err := r.checkStatics(op); err != nil {
-		return nil, err
-	}
-	if err := r.checkEntity(op, "key", key); err != nil {
-		return nil, err
-	}
-	if err := r.checkKey(op, key, r.partition, false); err != nil {
-		return nil, err
-	}
 	sc := getScratch(opts)
 	defer sc.release()
-	cons, err := r.readCons(op, &sc.c)
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads, statics: true}, &sc.c, arg[T]{name: "key", e: key, key: r.partition})
 	if err != nil {
 		return nil, err
 	}
+	defer r.rt.leave()
 	return r.readRow(ctx, OpGet, sc, r.st.SelectStatic(), key, cons)
-}
-
-func (r *Repo[T]) checkStatics(op string) error {
-	if r.st.SelectStatic() == nil {
-		return r.argErr(op, "entity", "table "+r.ts.Name()+" has no static columns (kandra.Static)")
-	}
-	return nil
 }

@@ -118,14 +118,15 @@
 //	SerialConsistency              x     x      x
 //	TTL                            x     x
 //	Timestamp                      x            x
+//	SkipDeleted          x    x
 //	PageSize, After,          x
 //	Equal, From, To,
 //	Reversed
 //
-// Read is Get, GetMany, GetStatic, FindActive, Lookup.Find and
-// Lookup.FindActive; List is List, ListActive, Lookup.FindAll,
-// Lookup.FindAllActive, Index.Find, Index.FindActive and Raw.Query (the
-// last three refuse Equal, From, To and Reversed, as the lookups do);
+// Read is Get, GetMany, GetStatic and Lookup.Find; List is List,
+// Lookup.FindAll, Index.Find, Index.Range, the Contains reads,
+// Index.Nearest (a Read) and Raw.Query (the index reads and Raw.Query
+// refuse Equal, From, To and Reversed, as the lookups do);
 // Write is Save, ForceSave, Update, SaveAll and SaveStatic; Insert is
 // SaveIfNotExists (a conditional write, which the servers refuse a client
 // timestamp); Delete is Delete, HardDelete, ForceDelete, SoftDelete (whose
@@ -478,6 +479,7 @@ type call struct {
 	upperB      catalog.Bound
 	reversed    bool
 	prefix      []prefixValue // Equal's, in the order given
+	skipDeleted bool          // SkipDeleted
 }
 
 // prefixValue is one Equal: a clustering column and its value.
@@ -485,6 +487,23 @@ type prefixValue struct {
 	col *kandra.ColumnSchema
 	v   any
 }
+
+// SkipDeletedOption is the option SkipDeleted returns; every read of
+// entities takes it.
+type SkipDeletedOption struct{}
+
+func (SkipDeletedOption) apply(c *call) { c.skipDeleted = true }
+func (SkipDeletedOption) readOption()   {}
+func (SkipDeletedOption) listOption()   {}
+
+// SkipDeleted makes a read leave out soft-deleted rows (kandra.SoftDelete
+// with a marker field that is true; a null marker counts as live): Get,
+// GetMany and Lookup.Find report such a row as not found, and a page (List,
+// Lookup.FindAll, Index.Find, Range, the Contains reads, Nearest) leaves it
+// out, reading on until the page is full or the rows end (Nearest reads one
+// page: it may return fewer than its limit). On a table without a marker
+// it changes nothing.
+func SkipDeleted() SkipDeletedOption { return SkipDeletedOption{} }
 
 // ConsistencyOption is the option Consistency returns; every call takes it.
 type ConsistencyOption struct{ c kandra.Consistency }

@@ -261,22 +261,22 @@ func (f *versionlessFake) Query(ctx context.Context, q *adapter.Query) (adapter.
 
 // TestVersionlessRowReadsAtVersionZero: a row of a versioned table read
 // without a version (written before the table had one, or by another
-// client) is a live row at version zero: Get, FindActive, List and
-// ListActive return it.
+// client) is a live row at version zero: Get and List, with SkipDeleted
+// or not, return it.
 func TestVersionlessRowReadsAtVersionZero(t *testing.T) {
 	rt, _ := New(&versionlessFake{}, testKeyspace, WithClock(func() time.Time { return clock }))
 	docs := MustNewRepo(rt, fDocs)
 	ctx := context.Background()
 	key := &fDoc{ID: uuid.New()}
 	for name, get := range map[string]func() (*fDoc, error){
-		"Get":        func() (*fDoc, error) { return docs.Get(ctx, key) },
-		"FindActive": func() (*fDoc, error) { return docs.FindActive(ctx, key) },
+		"Get":             func() (*fDoc, error) { return docs.Get(ctx, key) },
+		"Get SkipDeleted": func() (*fDoc, error) { return docs.Get(ctx, key, SkipDeleted()) },
 	} {
 		if d, err := get(); err != nil || d.Version != 0 || d.ID == (uuid.UUID{}) {
 			t.Fatalf("%s: %+v %v", name, d, err)
 		}
 	}
-	for name, it := range map[string]*Iter[fDoc]{"List": docs.List(ctx, key), "ListActive": docs.ListActive(ctx, key)} {
+	for name, it := range map[string]*Iter[fDoc]{"List": docs.List(ctx, key), "List SkipDeleted": docs.List(ctx, key, SkipDeleted())} {
 		if rows, err := it.All(); err != nil || len(rows) != 1 || rows[0].Version != 0 {
 			t.Fatalf("%s: %v %v", name, rows, err)
 		}

@@ -130,7 +130,7 @@ func (s *Store) Todos(ctx context.Context, owner uuid.UUID, cursor string, n int
 	if err != nil {
 		return nil, "", err
 	}
-	it := s.todos.ListActive(ctx, &Todo{OwnerID: owner}, kstore.PageSize(n), kstore.After(c))
+	it := s.todos.List(ctx, &Todo{OwnerID: owner}, kstore.SkipDeleted(), kstore.PageSize(n), kstore.After(c))
 	page, err = it.All()
 	return page, it.Cursor().String(), err
 }

@@ -1,0 +1,77 @@
+package kstore
+
+import (
+	"time"
+
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/catalog"
+	"github.com/kandra-go/kandra/internal/lookupval"
+)
+
+// The values of a statement's markers, in the order of its bind plan.
+
+func using(c *call) catalog.Using {
+	var u catalog.Using
+	if c.hasTTL {
+		u |= catalog.UsingTTL
+	}
+	if c.hasTS {
+		u |= catalog.UsingTimestamp
+	}
+	return u
+}
+
+// bindWrite binds a statement whose markers are [ttl] [timestamp]
+// columns... [expected...] from e (and old for the expected values).
+func (r *Repo[T]) bindWrite(s *adapter.Statement, c *call, e, old *T) []any {
+	return r.appendWrite(make([]any, 0, s.NumParams()), s, c, e, old)
+}
+
+// appendWrite is bindWrite appending to vals.
+func (r *Repo[T]) appendWrite(vals []any, s *adapter.Statement, c *call, e, old *T) []any {
+	for i := 0; i < s.ColumnsOffset(); i++ {
+		vals = appendParam(vals, s.Param(i), c)
+	}
+	vals = catalog.AppendColumns(r.t, s, e, vals)
+	n := len(vals)
+	for i := n; i < s.NumParams(); i++ {
+		p := s.Param(i)
+		if p.Kind == adapter.ParamExpected {
+			vals = catalog.AppendExpected(r.t, s, old, vals)
+			break
+		}
+		vals = appendParam(vals, p, c)
+	}
+	return vals
+}
+
+func appendParam(vals []any, p adapter.Param, c *call) []any {
+	switch p.Kind {
+	case adapter.ParamTTL:
+		return append(vals, int(c.ttl/time.Second))
+	case adapter.ParamTimestamp:
+		return append(vals, c.ts)
+	case adapter.ParamLowerBound:
+		return append(vals, c.lower)
+	case adapter.ParamUpperBound:
+		return append(vals, c.upper)
+	case adapter.ParamLimit:
+		return append(vals, c.pageSize)
+	}
+	panic("kandra/kstore: internal error: unexpected marker " + p.String())
+}
+
+func (r *Repo[T]) lookupValue(i int, e *T) any {
+	p, _ := r.lookups[i].IndexColumn().Pointer(e)
+	return p
+}
+
+// isEmpty is lookupval.Empty: a value with no lookup row.
+func isEmpty(p any) bool { return lookupval.Empty(p) }
+
+// emptyAt is isEmpty for the value p of lookup i, and also a value its
+// column's CQL type sends as null (ColumnSchema.SentAsNull: the zero
+// netip.Addr, the zero UUID in a TIMEUUID).
+func (r *Repo[T]) emptyAt(i int, p any) bool {
+	return isEmpty(p) || r.lookups[i].IndexColumn().SentAsNull(p)
+}

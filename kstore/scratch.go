@@ -1,0 +1,81 @@
+package kstore
+
+import (
+	"sync"
+
+	"github.com/kandra-go/kandra/adapter"
+)
+
+// scratch is the memory of one call's statements: the Query structs, one
+// backing array for their values, the entries of a batch and the Batch,
+// and the call's options. A Driver keeps nothing of a Query or a Batch
+// after it returns (see Driver), so the call gives the scratch back to
+// scratchPool when it returns and the next call reuses it.
+type scratch struct {
+	c       call
+	qs      [4]adapter.Query
+	nq      int
+	more    []*adapter.Query // past len(qs)
+	entries []*adapter.Query
+	vals    []any
+	batch   adapter.Batch
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{entries: make([]*adapter.Query, 0, 4), vals: make([]any, 0, 32)} }}
+
+// getScratch takes a scratch from the pool, with opts applied to its call.
+func getScratch[O option](opts []O) *scratch {
+	sc := scratchPool.Get().(*scratch)
+	for _, o := range opts {
+		o.apply(&sc.c)
+	}
+	return sc
+}
+
+// release clears what the call put in sc (so that the pool holds no
+// entity alive) and gives it back.
+func (sc *scratch) release() {
+	sc.c = call{}
+	clear(sc.qs[:sc.nq])
+	sc.nq = 0
+	if sc.more != nil { // the stores are skipped when there is nothing to clear: each costs a write barrier
+		sc.more = nil
+	}
+	clear(sc.entries)
+	sc.entries = sc.entries[:0]
+	clear(sc.vals)
+	sc.vals = sc.vals[:0]
+	if sc.batch.Entries != nil || sc.batch.Unlogged {
+		sc.batch = adapter.Batch{}
+	}
+	scratchPool.Put(sc)
+}
+
+// query returns a cleared Query for s, appended to sc.entries.
+func (sc *scratch) query(s *adapter.Statement) *adapter.Query {
+	var q *adapter.Query
+	if sc.nq < len(sc.qs) {
+		q = &sc.qs[sc.nq]
+		sc.nq++
+	} else {
+		q = new(adapter.Query)
+		sc.more = append(sc.more, q)
+	}
+	q.Statement = s
+	sc.entries = append(sc.entries, q)
+	return q
+}
+
+// values returns an empty slice with room for n values, in sc's backing
+// array. Its capacity is n, so that appending past n cannot overwrite the
+// next statement's values.
+func (sc *scratch) values(n int) []any {
+	if cap(sc.vals)-len(sc.vals) < n {
+		// The earlier statements keep the old array; release clears only
+		// this one, and the old one is garbage once they are.
+		sc.vals = make([]any, 0, max(2*cap(sc.vals), n))
+	}
+	l := len(sc.vals)
+	sc.vals = sc.vals[:l+n]
+	return sc.vals[l : l : l+n]
+}

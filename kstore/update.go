@@ -1,0 +1,217 @@
+package kstore
+
+import (
+	"context"
+
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
+)
+
+// Update writes new over old (same primary key, which it may not change;
+// old and new are two structs: copy old before editing). It validates new,
+// stamps UpdatedAt, and moves each lookup value that changed: a non-unique
+// one deletes this entity's row of the old value and writes the new one,
+// at one timestamp; a unique one claims the new value before the write
+// (an *kerrors.UniqueError when another live entity holds it) and releases
+// the old one after it, only the claim this entity held. On a table
+// without a version every value of new is written again (old may be a
+// stale copy), in the primary row's LOGGED BATCH for BATCH lookups,
+// asynchronously for EVENTUAL ones. On a versioned table the UPDATE
+// carries IF version = old's version (IF version IN (null, 0) when old's
+// is zero: old was read from a row without a version) and sets new's
+// version to the next one; a conflict is a *kerrors.OptimisticLockError and
+// new is left as it was (see the package documentation for the order of
+// the writes, versioned.go for the conditions).
+func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (err error) {
+	const op = "Update"
+	sc := getScratch(opts)
+	defer sc.release()
+	c := &sc.c
+	cons, serial, err := r.enter(ctx, entry{op: op, kind: writes}, c, arg[T]{name: "old", e: old}, arg[T]{name: "new", e: nw, key: r.key, written: true})
+	if err != nil {
+		return err
+	}
+	defer r.rt.leave()
+	if old == nw {
+		return r.argErr(op, "old, new", "old and new are the same *"+r.typeName+": Update needs the entity as it was read (old) to move its lookup values and check its version; copy it before editing (nw := *old; edit nw; Update(ctx, old, &nw))")
+	}
+	for _, col := range r.key {
+		po, _ := col.Pointer(old)
+		pn, _ := col.Pointer(nw)
+		if !col.SameStored(po, pn) {
+			return r.argErr(op, "field "+col.GoName(), "new changes key column "+col.Name()+"; a primary key is immutable: Save the entity under its new key and Delete the old one")
+		}
+	}
+	versioned := r.ts.VersionColumn() != nil
+	if versioned {
+		if err := r.checkVersioned(op, c); err != nil {
+			return err
+		}
+	}
+	// new's stamps are put back when the call fails before the row is
+	// written, so that a retry of Update(old, new) starts from the same
+	// new; once the row is written new keeps them, as it is.
+	kept, written := r.keepStamps(nw), false
+	defer func() {
+		if err != nil && !written {
+			kept.restore()
+		}
+	}()
+	if col := r.ts.UpdatedAtColumn(); col != nil {
+		*r.timeField(col, nw) = truncate(col, r.now())
+	}
+	if versioned {
+		r.nextVersion(old, nw)
+	}
+	// The lookups. A value that changed moves: a non-unique row is deleted
+	// (this entity's own row of the old value) and written anew, at one
+	// timestamp; a unique value is claimed before the write and the old
+	// one released after it. On a table without a version, old may be a
+	// stale copy, so every value of new is written (claimed) again, as
+	// Save does, and the primary row carries the same timestamp as the
+	// lookup rows: whichever of two Updates is later wins in both.
+	var ts int64
+	if len(r.lookups) > 0 { // without lookups, no timestamp to share (and no clock reading)
+		ts = lookupTS(c)
+		if !versioned && !c.hasTS {
+			c.ts, c.hasTS = ts, true
+		}
+	}
+	st := r.st.Update(using(c))
+	if versioned && r.versionZero(old) {
+		st = r.st.UpdateIfNoVersion(using(c)) // old was read without a version
+	}
+	if st == nil { // every column is in the key
+		st = r.st.Insert(using(c))
+	}
+	// The primary row first in sc.entries, then the BATCH lookup rows: the
+	// LOGGED BATCH of a table without a version.
+	primary := sc.query(st)
+	primary.Values = r.appendWrite(sc.values(st.NumParams()), st, c, nw, old)
+	if versioned {
+		primary.Consistency, primary.SerialConsistency = cons, serial
+	}
+	var batchIns, batchDels []*adapter.Query // on a versioned table, which sends them apart
+	var evBuf, claimBuf, leaveBuf [4]int
+	eventual, claimNew, leave := evBuf[:0], claimBuf[:0], leaveBuf[:0]
+	// A soft-deleted entity holds no unique value (another may have taken
+	// it): bringing it back claims them all again.
+	revive := r.deleted(old) && !r.deleted(nw)
+	for i, l := range r.lookups {
+		ov, nv := r.lookupValue(i, old), r.lookupValue(i, nw)
+		changed := !r.sameLookup(i, old, nw)
+		if !changed && versioned && !(revive && l.IsUnique()) {
+			continue
+		}
+		switch l.Consistency() {
+		case kandra.LookupEventual:
+			eventual = append(eventual, i)
+		case kandra.LookupBatch:
+			if changed && !r.emptyAt(i, ov) {
+				if q := r.lookupDeleteIn(sc, i, old, ts); versioned {
+					batchDels = append(batchDels, q)
+				}
+			}
+			if !r.emptyAt(i, nv) {
+				if q := r.lookupInsertIn(sc, i, nw, ts); versioned {
+					batchIns = append(batchIns, q)
+				}
+			}
+		default:
+			claimNew = append(claimNew, i)
+			if changed {
+				leave = append(leave, i)
+			}
+		}
+	}
+	if len(sc.entries) > 1 {
+		if err := r.checkBatchSize(op, sc.entries); err != nil {
+			return err
+		}
+	}
+	var claimed *claims[T]
+	if len(claimNew) > 0 {
+		if claimed, err = r.claimAll(ctx, op, nw, claimNew, c, cons); err != nil {
+			return err
+		}
+	}
+	var left *owned // the claims of the values nw leaves, read before the write
+	if len(leave) > 0 {
+		if left, err = r.ownedClaims(ctx, op, old, leave, c); err != nil {
+			r.giveBack(ctx, op, claimed, c, cons)
+			return err
+		}
+	}
+	if versioned {
+		// The conditional UPDATE cannot share the lookup rows' batch: the
+		// new rows go before it and the old ones are deleted after it, so
+		// that a conflict or a crash in between leaves only rows whose
+		// entity does not hold their value (reads skip them), never an
+		// entity its lookups cannot find.
+		if len(batchIns) > 0 {
+			if err := r.batchExec(ctx, OpUpdate, cons, batchIns, nil); err != nil {
+				r.giveBack(ctx, op, claimed, c, cons) // the row was not sent
+				return err
+			}
+		}
+		if err := r.fresh(ctx, op, claimed, c, cons); err != nil {
+			return err
+		}
+		applied, err := r.exec(ctx, OpUpdate, primary)
+		if err != nil {
+			return err // the claims stay: the UPDATE may have applied
+		}
+		if !applied {
+			r.giveBack(ctx, op, claimed, c, cons)
+			return r.lockErr(nw, r.expected(old)+" expected, the row has another version or is gone: Get it again and retry")
+		}
+		written = true
+		r.landed(claimed)
+		if len(batchDels) > 0 {
+			if err := r.batchExec(ctx, OpUpdate, cons, batchDels, nil); err != nil {
+				// Only rows of values the entity left remain: reads skip
+				// them. The listener hears of it.
+				cp := new(T)
+				*cp = *nw
+				r.rt.eventualFailed(batchDels[0].Statement.TableName(), cp, err, 0)
+			}
+		}
+	} else {
+		if err := r.fresh(ctx, op, claimed, c, cons); err != nil {
+			return err
+		}
+		if err := r.batchExec(ctx, OpUpdate, cons, sc.entries, &sc.batch); err != nil {
+			return err // the claims stay: the batch may have landed
+		}
+		written = true
+		r.landed(claimed)
+	}
+	r.releaseOwned(ctx, op, old, left, c, cons)
+	if len(eventual) > 0 && len(r.lookups) <= maxMoves {
+		r.eventualMoves(ctx, cons, old, nw, eventual, ts)
+	} else if len(eventual) > 0 {
+		oldCopy, newCopy := new(T), new(T)
+		*oldCopy, *newCopy = *old, *nw
+		for _, i := range eventual {
+			i := i
+			changed := !r.sameLookup(i, oldCopy, newCopy)
+			r.rt.async(ctx, r.lookups[i].Name(), newCopy, func(ctx context.Context) error {
+				if changed && !r.emptyAt(i, r.lookupValue(i, oldCopy)) {
+					q := r.lookupDeleteAt(i, oldCopy, ts)
+					q.Consistency = cons
+					if _, err := r.execAs(ctx, OpUpdate, q, true); err != nil {
+						return err
+					}
+				}
+				if r.emptyAt(i, r.lookupValue(i, newCopy)) {
+					return nil
+				}
+				q := r.lookupInsertIn(nil, i, newCopy, ts)
+				q.Consistency = cons
+				_, err := r.execAs(ctx, OpUpdate, q, true)
+				return err
+			})
+		}
+	}
+	return nil
+}

@@ -42,7 +42,6 @@ func TestOneEntry(t *testing.T) {
 		"Increment":       func(ctx context.Context) error { return counter.Increment(ctx, &fHits{Page: "p"}, 1) },
 	}
 	for name, call := range calls {
-		//lint:ignore SA1012 a nil context is what is refused
 		if err := call(nil); !errors.Is(err, kerrors.ErrArgument) || !strings.Contains(err.Error(), "ctx") {
 			t.Errorf("%s with a nil context: %v, want an ArgumentError naming ctx", name, err)
 		}

@@ -69,8 +69,8 @@ func TestReadmeRows(t *testing.T) {
 	buf := make([]any, 0, ts.NumColumns())
 	args := Users.Pointers(u, buf[:0]) // &u.UserID, &u.Email, ...: 0 allocations
 	// end snippet
-	assert.Equal(t, "INSERT INTO app.users (user_id, email, display_name, created_at) VALUES (?, ?, ?, ?)", insert)
-	require.Len(t, args, 4)
+	assert.Equal(t, "INSERT INTO app.users (user_id, email, display_name, created_at, version) VALUES (?, ?, ?, ?, ?)", insert)
+	require.Len(t, args, 5)
 	assert.Same(t, &u.Email, args[1])
 }
 
@@ -83,7 +83,7 @@ func TestReadmeDDL(t *testing.T) {
 		// One statement at a time, for a table of the keyspace:
 		add, err := App.AlterTableAdd(Users, Users.Schema().ColumnByName("display_name"))
 		if err != nil {
-			return err // a *errors.MigrationError for a key column: keys are fixed
+			return err // a *kerrors.MigrationError for a key column: keys are fixed
 		}
 		fmt.Println(add) // ALTER TABLE app.users ADD display_name TEXT;
 		if _, err := App.CreateIndex(Users, Users.Schema().ColumnByName("email")); err != nil {
@@ -195,11 +195,9 @@ func TestReadmeConsistency(t *testing.T) {
 
 func TestReadmeMetrics(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	// snippet: metrics
 	var m kandra.Metrics = kandra.MetricsFunc(func(table, op string, d time.Duration) {
 		logger.Debug("cql", "table", table, "op", op, "took", d) // or feed a histogram
 	})
-	// end snippet
 	m.Record("users", kandra.OpSave, time.Millisecond)
 }
 
@@ -255,7 +253,7 @@ func TestReadmeAuth(t *testing.T) {
 		auth.Custom(func(ctx context.Context) (auth.Credentials, error) {
 			user, pass, err := readSecret(ctx) // your secrets manager
 			if err != nil {
-				return auth.Credentials{}, err // wrapped as *errors.AuthError
+				return auth.Credentials{}, err // wrapped as *kerrors.AuthError
 			}
 			return auth.Credentials{Username: user, Password: pass}, nil
 		}),

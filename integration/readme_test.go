@@ -15,14 +15,15 @@ import (
 	"github.com/kandra-go/kandra/migrate"
 )
 
-// User is the README's User (examples/todos/model.User), declared here so
-// that the driver snippet below compiles exactly as the README prints it,
-// right after that declaration.
+// User is the README's User (examples/todos/quickstart.User), declared
+// here so that the driver snippet below compiles exactly as the README
+// prints it, right after that declaration.
 type User struct {
 	UserID      uuid.UUID
 	Email       string
 	DisplayName string
 	CreatedAt   time.Time
+	Version     int64
 }
 
 func (u *User) Describe(s *kandra.Schema[User]) {
@@ -30,21 +31,22 @@ func (u *User) Describe(s *kandra.Schema[User]) {
 	kandra.Bind(s, &u.UserID, kandra.PartitionKey(0))
 	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupUnique))
 	kandra.CreatedAt(s, &u.CreatedAt)
+	kandra.Version(s, &u.Version)
 }
 
 // The code between the markers is copied verbatim into README.md: keep it
 // small, self-contained and real.
 
 // snippet: driver
-// signUp brings the keyspace to the schema (safe steps only), saves u,
-// whose users_by_email row goes in the same LOGGED BATCH, and finds it
-// again by its email.
+// signUp brings the keyspace to the schema (safe steps only), saves u
+// once its email is claimed in users_by_email, and finds it again by its
+// email.
 func signUp(ctx context.Context, session *gocql.Session, keyspace string, u *User) (*User, error) {
 	users := kandra.MustRegister[User]()
 	app, err := kandra.NewKeyspace(kandra.KeyspaceSpec{
 		Name:        keyspace,
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
-		Targets:     kandra.AllTargets &^ kandra.Scylla2025Tablets, // the unique lookup needs a vnodes keyspace on 2025.x
+		Targets:     kandra.Cassandra5,
 	}, users)
 	if err != nil {
 		return nil, err
@@ -59,7 +61,7 @@ func signUp(ctx context.Context, session *gocql.Session, keyspace string, u *Use
 	}
 	defer func() { _ = rt.Close(ctx) }() // waits for the calls in progress and their EVENTUAL lookup writes
 	repo := kstore.MustNewRepo(rt, users)
-	if err := repo.Save(ctx, u); err != nil { // stamps CreatedAt at TIMESTAMP's precision
+	if err := repo.Save(ctx, u); err != nil { // stamps CreatedAt, moves Version to 1
 		return nil, err
 	}
 	byEmail := kstore.MustLookupOf(repo, kandra.MustFieldOf(users, func(u *User) *string { return &u.Email }))
@@ -80,6 +82,7 @@ func TestReadmeDriverSnippet(t *testing.T) {
 	got, err := signUp(ctx, s, ks, u)
 	require.NoError(t, err)
 	require.False(t, u.CreatedAt.IsZero(), "Save stamps CreatedAt")
+	require.Equal(t, int64(1), u.Version, "Save of a new entity writes version 1")
 	require.Equal(t, *u, *got)
 	again, err := signUp(ctx, s, ks, &User{UserID: uuid.New(), Email: "bob@example.com"})
 	require.NoError(t, err)

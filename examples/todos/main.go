@@ -1,8 +1,8 @@
 // Command todos registers the tutorial's entities and the lookup recipe's
 // User, and prints the CQL of their keyspaces, ready to paste into cqlsh:
 // first the README quick start's keyspace, app (its users, and its todos
-// keyed by a time-ordered id), then the seed's Todo beside SafeTodo, then
-// the recipe's.
+// keyed by a time-ordered id), then model.Todo, keyed by its creation
+// time, beside SafeTodo, then the recipe's. It needs no server.
 //
 //	go run ./examples/todos
 package main
@@ -18,14 +18,10 @@ import (
 	"github.com/kandra-go/kandra/examples/todos/recipe"
 )
 
-// targets are the quick start's: every server, but on ScyllaDB 2025.x a
-// vnodes keyspace only, since the unique lookups' lightweight transactions
-// need one there.
-var targets = kandra.AllTargets &^ kandra.Scylla2025Tablets
+// targets are the quick start's: Cassandra 5.0.
+var targets = kandra.Cassandra5
 
-// local is the replication of a single-node cluster, as the quick start's:
-// NetworkTopologyStrategy works on every target (ScyllaDB's tablets
-// keyspaces refuse SimpleStrategy).
+// local is the replication of a single-node cluster, as the quick start's.
 var local = kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1})
 
 // section is one printed keyspace and the comment above it.
@@ -36,9 +32,9 @@ type section struct {
 
 // sections are the keyspaces main prints, in order.
 func sections() ([]section, error) {
-	// The seed's Todo uses the table name "todos" too: it lives in a
-	// keyspace of its own.
-	seedTodos, err := kandra.Register[model.Todo]()
+	// model.Todo uses the table name "todos" too: it lives in a keyspace
+	// of its own.
+	keyedByTime, err := kandra.Register[model.Todo]()
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +42,7 @@ func sections() ([]section, error) {
 	if err != nil {
 		return nil, err
 	}
-	seed, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "todos", Replication: local, Targets: targets}, seedTodos, safeTodos)
+	todos, err := kandra.NewKeyspace(kandra.KeyspaceSpec{Name: "todos", Replication: local, Targets: targets}, keyedByTime, safeTodos)
 	if err != nil {
 		return nil, err
 	}
@@ -63,9 +59,9 @@ func sections() ([]section, error) {
 	}
 	return []section{
 		{"Quick start (README.md): users, and todos keyed by a time-ordered id", quickstart.App},
-		{"The seed's Todo, keyed by (owner_id, created_at): two todos of one owner in one millisecond are one row;\n" +
-			"-- safe_todos is SafeTodo, keyed by a time-ordered id as the quick start's", seed},
-		{"Recipe: lookup tables, BATCH and EVENTUAL", recipes},
+		{"model.Todo, keyed by (owner_id, created_at): two todos of one owner in one millisecond are one row;\n" +
+			"-- safe_todos is SafeTodo, keyed by a time-ordered id as the quick start's", todos},
+		{"Recipe: lookup tables, UNIQUE and EVENTUAL", recipes},
 	}, nil
 }
 

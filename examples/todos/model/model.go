@@ -11,7 +11,8 @@ import (
 )
 
 // User is one account. Login finds it by email through the users_by_email
-// lookup table, written in the same batch as the user row.
+// lookup table, a unique lookup: the runtime claims each address for one
+// user with a lightweight transaction before it writes the user row.
 type User struct {
 	UserID      uuid.UUID
 	Email       string
@@ -27,15 +28,15 @@ func (u *User) Describe(s *kandra.Schema[User]) {
 	kandra.CreatedAt(s, &u.CreatedAt)
 }
 
-// Todo is one item on an owner's list, as the seed's tutorial defines it.
-// The partition is the owner; rows are stored newest first. CreatedAt is
-// set by the caller (not stamped), because it is part of the key that
-// every later read must repeat.
+// Todo is one item on an owner's list, keyed by its creation time. The
+// partition is the owner; rows are stored newest first. CreatedAt is set
+// by the caller (not stamped), because it is part of the key that every
+// later read must repeat.
 //
-// Its key (owner_id, created_at) has a flaw the tutorial does not mention:
-// two todos of one owner created in the same millisecond share a primary
-// key, and the second write silently overwrites the first (shown on a real
-// node by the integration suite). SafeTodo is the variant to use.
+// Its key (owner_id, created_at) has a flaw: two todos of one owner
+// created in the same millisecond share a primary key, and the second
+// write silently overwrites the first (shown on a real node by the
+// integration suite). SafeTodo is the variant to use.
 type Todo struct {
 	OwnerID    uuid.UUID
 	CreatedAt  time.Time

@@ -1,8 +1,8 @@
 // Package quickstart is the README's quick start, as the README shows it
-// (readme_test.go checks the README against this file): a User with a
-// unique lookup by email, and a Todo keyed by a time-ordered generated id,
-// newest first, in keyspace app on one local node. The command
-// examples/todos prints its statements first.
+// (readme_test.go checks the README against this file): a versioned User
+// with a unique lookup by email, and a Todo keyed by a time-ordered
+// generated id, newest first, in keyspace app on one local Cassandra 5.0
+// node. The command examples/todos prints its statements first.
 package quickstart
 
 import (
@@ -20,14 +20,16 @@ type User struct {
 	Email       string
 	DisplayName string
 	CreatedAt   time.Time
+	Version     int64
 }
 
 // Describe binds User to the users table.
 func (u *User) Describe(s *kandra.Schema[User]) {
 	s.Table("users")
 	kandra.Bind(s, &u.UserID, kandra.PartitionKey(0))
-	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupUnique))
+	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupUnique)) // one user per email
 	kandra.CreatedAt(s, &u.CreatedAt)
+	kandra.Version(s, &u.Version) // every write checks it: a stale copy is refused
 }
 
 // Todo is one item on an owner's list.
@@ -56,9 +58,7 @@ var (
 	App   = kandra.MustNewKeyspace(kandra.KeyspaceSpec{
 		Name:        "app",
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}), // one local node
-		// Every server, but on ScyllaDB 2025.x a vnodes keyspace only: with
-		// tablets it refuses the lightweight transactions of the unique lookup.
-		Targets: kandra.AllTargets &^ kandra.Scylla2025Tablets,
+		Targets:     kandra.Cassandra5,
 	}, Users, Todos)
 )
 

@@ -1,5 +1,5 @@
-// Package recipe holds the lookup-table recipe's User: two lookups, one
-// written in the primary row's batch, one written eventually.
+// Package recipe holds the lookup-table recipe's User: two lookups, a
+// unique one claimed before the primary write, and one written eventually.
 package recipe
 
 import (
@@ -7,8 +7,11 @@ import (
 	"github.com/kandra-go/kandra"
 )
 
-// User can be found by email (login cannot miss, so BATCH) and by support
-// ticket reference (rarely read right after a write, so EVENTUAL).
+// User can be found by email (one account per address, so UNIQUE: the
+// runtime claims the address with a lightweight transaction before it
+// writes the user, and login cannot miss) and by support ticket reference
+// (rarely read right after a write, so EVENTUAL: written after the user
+// row, on the runtime's goroutines).
 type User struct {
 	UserID    uuid.UUID
 	Email     string

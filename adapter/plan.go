@@ -187,3 +187,20 @@ func (r *PlanRows[I, D]) Close() error {
 	}
 	return err
 }
+
+// Batch plans each statement of b, in order, and hands add the text to
+// send (texts.CQL), its values bound by reference (Plan.Values) and its
+// idempotence: the entries of a driver's batch. It returns what is sent,
+// for Send.
+func (ps *Plans[I, D]) Batch(b *Batch, texts *Texts, add func(text string, values []any, idempotent bool)) (Sent, error) {
+	sent := Sent{Statements: make([]*Statement, len(b.Entries)), Texts: make([]string, len(b.Entries))}
+	for i, e := range b.Entries {
+		p, err := ps.Of(e.Statement)
+		if err != nil {
+			return Sent{}, err
+		}
+		sent.Statements[i], sent.Texts[i] = e.Statement, texts.CQL(e.Statement)
+		add(sent.Texts[i], p.Values(e.Values, true), e.Statement.IsIdempotent())
+	}
+	return sent, nil
+}

@@ -53,24 +53,34 @@ func Send[R any](ctx context.Context, d Driver, texts *Texts, idempotent bool, o
 }
 
 // OutcomeOpen reports whether err, the error of a statement a driver ran,
-// may have come after the server applied it: a server's error whose code
-// leaves it open (code reports the native protocol's code of a driver's
-// error; MayHaveApplied), an error that says whether it was potentially
-// executed (ScyllaDB's fork of gocql), or anything neither known to come
-// before sending (NotSent, or before: the driver's own such errors) nor
-// answered by the server, which is the safe side: the caller reads before
-// writing again. An answer lost (a client timeout, a connection closed,
-// the context done while waiting) is open. For adapter authors.
-func OutcomeOpen(err error, code func(error) (int, bool), before func(error) bool) bool {
-	if c, ok := code(err); ok {
-		return MayHaveApplied(c)
+// may have come after the server applied it, for a driver of the gocql
+// family: RE is its server error type (gocql.RequestError, with the
+// native protocol's code), ME its marshalling error type, and notSent its
+// errors that come before anything is sent (no connection, session
+// closed...). Open are: a server's error whose code leaves it open
+// (MayHaveApplied), an error that says it was potentially executed
+// (ScyllaDB's fork of gocql), and anything neither known to come before
+// sending (NotSent, ME, notSent) nor answered by the server, which is the
+// safe side: the caller reads before writing again. An answer lost (a
+// client timeout, a connection closed, the context done while waiting) is
+// open. For adapter authors.
+func OutcomeOpen[RE interface{ Code() int }, ME error](err error, notSent ...error) bool {
+	var re RE
+	if errors.As(err, &re) {
+		return MayHaveApplied(re.Code())
 	}
+	var me ME
 	var pe interface{ PotentiallyExecuted() bool }
 	switch {
-	case NotSent(err), before(err):
+	case NotSent(err), errors.As(err, &me):
 		return false
 	case errors.As(err, &pe):
 		return pe.PotentiallyExecuted()
+	}
+	for _, before := range notSent {
+		if errors.Is(err, before) {
+			return false
+		}
 	}
 	return true
 }

@@ -18,7 +18,6 @@ package kgocqlv2
 
 import (
 	"context"
-	"errors"
 	"net"
 	"strconv"
 
@@ -97,31 +96,8 @@ func (d *Driver) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
 // waiting), a server error that leaves the outcome open
 // (adapter.MayHaveApplied), or anything not known to come before sending,
 // which is the safe side: the caller reads before writing again.
-func mayHaveApplied(err error) bool { return adapter.OutcomeOpen(err, requestCode, sentBefore) }
-
-// requestCode is the server's error code of err, if it is a server's
-// error.
-func requestCode(err error) (int, bool) {
-	var re gocql.RequestError
-	if errors.As(err, &re) {
-		return re.Code(), true
-	}
-	return 0, false
-}
-
-// sentBefore reports the driver's errors that come before sending: a
-// value it could not marshal, or one of notSent.
-func sentBefore(err error) bool {
-	var me gocql.MarshalError
-	if errors.As(err, &me) {
-		return true
-	}
-	for _, before := range notSent {
-		if errors.Is(err, before) {
-			return true
-		}
-	}
-	return false
+func mayHaveApplied(err error) bool {
+	return adapter.OutcomeOpen[gocql.RequestError, gocql.MarshalError](err, notSent...)
 }
 
 // notSent are the driver's errors that come before a statement is sent.
@@ -211,16 +187,13 @@ func (d *Driver) newBatch(b *adapter.Batch) (*gocql.Batch, adapter.Sent, error) 
 		kind = gocql.UnloggedBatch
 	}
 	gb := d.s.Batch(kind).Consistency(gocql.Consistency(b.Consistency))
-	sent := adapter.Sent{Statements: make([]*adapter.Statement, len(b.Entries)), Texts: make([]string, len(b.Entries))}
-	for i, e := range b.Entries {
-		p, err := d.plans.Of(e.Statement)
-		if err != nil {
-			return nil, adapter.Sent{}, err
-		}
-		// References are safe: the driver speculates on a batch only
-		// with a SpeculativeExecutionPolicy of its own, never set here.
-		sent.Statements[i], sent.Texts[i] = e.Statement, d.texts.CQL(e.Statement)
-		gb.Entries = append(gb.Entries, gocql.BatchEntry{Stmt: sent.Texts[i], Args: p.Values(e.Values, true), Idempotent: e.Statement.IsIdempotent()})
+	// References are safe: the driver speculates on a batch only
+	// with a SpeculativeExecutionPolicy of its own, never set here.
+	sent, err := d.plans.Batch(b, &d.texts, func(text string, values []any, idempotent bool) {
+		gb.Entries = append(gb.Entries, gocql.BatchEntry{Stmt: text, Args: values, Idempotent: idempotent})
+	})
+	if err != nil {
+		return nil, sent, err
 	}
 	if !gb.IsIdempotent() {
 		gb.RetryPolicy(once{}) // as query's

@@ -60,9 +60,9 @@ type clusteringSpec struct {
 }
 
 type lookupSpec struct {
-	suffix      string
-	consistency LookupConsistency
-	name        string // "{table}_{suffix}", set once the table name is known
+	suffix string
+	kind   LookupKind
+	name   string // "{table}_{suffix}", set once the table name is known
 }
 
 // PartitionKey makes the field a partition-key component. Components are
@@ -84,18 +84,18 @@ func ClusteringKey(index int, order ClusteringOrder) FieldOption {
 // value. With LookupBatch or LookupEventual the value is not unique: the
 // table holds one row per value and entity, and every holder is found.
 // With LookupUnique each value is claimed by one entity, and taking a value
-// another entity holds fails. Changing a lookup's consistency changes its
-// table's key: give the lookup a new suffix, so that a migration creates
-// the new table and backfills it.
-func Lookup(suffix string, consistency LookupConsistency) FieldOption {
+// another entity holds fails. Changing a lookup's kind changes its table's
+// key: give the lookup a new suffix, so that a migration creates the new
+// table and backfills it.
+func Lookup(suffix string, kind LookupKind) FieldOption {
 	return fieldOption{"Lookup", func(s *fieldSpec) {
-		s.lookups = append(s.lookups, lookupSpec{suffix: suffix, consistency: consistency})
+		s.lookups = append(s.lookups, lookupSpec{suffix: suffix, kind: kind})
 	}}
 }
 
 // Column overrides the column name derived from the Go name. A blank name
-// (empty or only spaces) falls back to the derived name, as the seed
-// specifies. Any other name is used exactly, quoted in CQL where needed.
+// (empty or only spaces) falls back to the derived name. Any other name is
+// used exactly, quoted in CQL where needed.
 func Column(name string) FieldOption {
 	return fieldOption{"Column", func(s *fieldSpec) { s.names = append(s.names, name) }}
 }

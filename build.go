@@ -243,7 +243,7 @@ func (s *fieldSpec) conflict() string {
 		return "Column gives two names, " + strconv.Quote(n[0]) + " and " + strconv.Quote(n[1])
 	}
 	if l := distinct(s.lookups); len(l) > 1 {
-		return "Lookup is given twice with different suffix or consistency; a field has at most one lookup table"
+		return "Lookup is given twice with different suffix or kind; a field has at most one lookup table"
 	}
 	key := len(s.partition) > 0 || len(s.clustering) > 0
 	switch {
@@ -293,7 +293,9 @@ func nonBlank(names []string) []string {
 
 // columns returns the columns in struct order, creating them on first use:
 // one for every field that is not Transient. Types are resolved later
-// (checkTypes), so that the seed's rules keep their place in the order.
+// (checkTypes), so that a field of an unsupported type is reported under
+// the rules checked before RuleUnsupportedType when it breaks one of them
+// too, in ruleTable's order.
 func (b *builder) columns() []*ColumnSchema {
 	if b.byField != nil {
 		return b.cols
@@ -703,7 +705,7 @@ func (b *builder) checkLookupColumns() error {
 		}
 		if c.role != RegularColumn && c.name == ClaimColumn {
 			for _, l := range b.allLookups() {
-				if l.consistency == LookupUnique {
+				if l.kind == LookupUnique {
 					return b.fail(c.goName, RuleLookup, "key column "+strconv.Quote(c.name)+" has the name of a unique lookup table's claim column; rename it (kandra.Column)")
 				}
 			}
@@ -822,9 +824,6 @@ func (b *builder) checkOptionValues() error {
 			return err
 		}
 	}
-	if c := o.cache; c != nil && (c.TTL < 0 || c.MaxSize < 0) {
-		return b.fail("", RuleOptionRange, "CacheResult needs a TTL and a maximum size of at least 0")
-	}
 	if c := o.read; c != nil && !c.IsValid() {
 		return b.fail("", RuleOptionRange, "ReadConsistency is given an unknown level "+c.String())
 	}
@@ -841,8 +840,8 @@ func (b *builder) checkOptionValues() error {
 			}
 		}
 		for _, l := range s.lookups {
-			if !l.consistency.IsValid() {
-				return b.fail(c.goName, RuleOptionRange, "Lookup is given "+l.consistency.String()+"; use kandra.LookupBatch, kandra.LookupEventual or kandra.LookupUnique")
+			if !l.kind.IsValid() {
+				return b.fail(c.goName, RuleOptionRange, "Lookup is given "+l.kind.String()+"; use kandra.LookupBatch, kandra.LookupEventual or kandra.LookupUnique")
 			}
 		}
 		if s.generated && !s.uuid.IsValid() {
@@ -894,7 +893,7 @@ func (b *builder) assemble() *TableSchema {
 		}
 		for _, l := range b.specs[i].lookups {
 			lt := &LookupTableSchema{name: l.name, cqlName: QuoteIdent(l.name), suffix: l.suffix, index: c,
-				partition: t.partition, clustering: t.clustering, consistency: l.consistency}
+				partition: t.partition, clustering: t.clustering, kind: l.kind}
 			c.lookup = lt
 			t.lookups = append(t.lookups, lt)
 		}
@@ -911,10 +910,6 @@ func (b *builder) assemble() *TableSchema {
 	}
 	if o.write != nil {
 		t.write, t.hasWrite = *o.write, true
-	}
-	if o.cache != nil {
-		c := *o.cache
-		t.cache = &c
 	}
 	t.storage = o.storage // the spec is Describe's own; StorageOptions hands out copies
 	if sd := o.softDelete; sd != nil {

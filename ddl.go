@@ -32,14 +32,15 @@ func (k *Keyspace) ddl() ddlSpec {
 	return ddlSpec{keyspace: k.spec.Name, scylla: k.Targets()&cassandraTargets == 0}
 }
 
-// member returns src's schema if it is one of the keyspace's tables.
+// member returns src's schema if it is one of the keyspace's tables;
+// another table is a *SchemaError under RuleNotInKeyspace.
 func (k *Keyspace) member(fn string, src SchemaSource) (*TableSchema, error) {
 	if src == nil || src.tableSchema() == nil {
 		panic("kandra: Keyspace." + fn + ": nil table")
 	}
 	t := src.tableSchema()
 	if !slices.Contains(k.tables, t) {
-		return nil, &SchemaError{Entity: "keyspace " + strconv.Quote(k.spec.Name), Rule: RuleBinding,
+		return nil, &SchemaError{Entity: "keyspace " + strconv.Quote(k.spec.Name), Rule: RuleNotInKeyspace,
 			Detail: "table " + strconv.Quote(t.name) + " of " + t.entity.String() + " is not in the keyspace; give it to NewKeyspace, so that its rules are checked"}
 	}
 	return t, nil
@@ -53,7 +54,8 @@ const ClaimColumn = "kandra_claim"
 // keyspace: columns in DDL order, the primary key (a composite partition
 // key in its own parentheses), then WITH CLUSTERING ORDER BY,
 // default_time_to_live and gc_grace_seconds, each present only when it
-// applies. A table that is not in the keyspace is a *SchemaError.
+// applies. A table that is not in the keyspace is a *SchemaError under
+// RuleNotInKeyspace.
 func (k *Keyspace) CreateTable(t SchemaSource) (string, error) {
 	ts, err := k.member("CreateTable", t)
 	if err != nil {
@@ -191,7 +193,7 @@ func createLookupTable(l *LookupTableSchema, s ddlSpec) string {
 // writes them for the keyspace's targets, one WITH item each, in a fixed
 // order: "compaction = {'class': 'LeveledCompactionStrategy'}". An ALTER
 // TABLE ... WITH takes the same items. A table that is not in the keyspace
-// is a *SchemaError.
+// is a *SchemaError under RuleNotInKeyspace.
 func (k *Keyspace) StorageOptionItems(t SchemaSource) ([]string, error) {
 	ts, err := k.member("StorageOptionItems", t)
 	if err != nil {

@@ -66,7 +66,7 @@ func TestGoldenTutorialUser(t *testing.T) {
 	require.Len(t, ts.LookupTables(), 1)
 	lt := ts.LookupTables()[0]
 	assert.Equal(t, "users_by_email", lt.Name())
-	assert.Equal(t, kandra.LookupUnique, lt.Consistency())
+	assert.Equal(t, kandra.LookupUnique, lt.Kind())
 	assert.Equal(t, "email", lt.IndexColumn().Name())
 	assert.Same(t, ts.ColumnByName("created_at"), ts.CreatedAtColumn())
 }
@@ -99,8 +99,8 @@ func TestGoldenRecipeUser(t *testing.T) {
 	assert.Equal(t, want, newKeyspace(t, "app", lwtTargets, users).Statements())
 	lts := users.Schema().LookupTables()
 	require.Len(t, lts, 2)
-	assert.Equal(t, kandra.LookupUnique, lts[0].Consistency())
-	assert.Equal(t, kandra.LookupEventual, lts[1].Consistency())
+	assert.Equal(t, kandra.LookupUnique, lts[0].Kind())
+	assert.Equal(t, kandra.LookupEventual, lts[1].Kind())
 }
 
 // Ledger exercises everything the DDL layout has: a composite partition
@@ -205,15 +205,15 @@ func TestKeyspaceWritersRefuseOtherTables(t *testing.T) {
 	}
 	const notIn = `table "users" of model.User is not in the keyspace; give it to NewKeyspace`
 	stmt, err := ks.CreateTable(users)
-	wantRule("CreateTable", err, kandra.RuleBinding, notIn)
+	wantRule("CreateTable", err, kandra.RuleNotInKeyspace, notIn)
 	assert.Empty(t, stmt)
 	stmt, err = ks.CreateLookupTable(ut.LookupTables()[0])
-	wantRule("CreateLookupTable", err, kandra.RuleBinding, notIn)
+	wantRule("CreateLookupTable", err, kandra.RuleNotInKeyspace, notIn)
 	assert.Empty(t, stmt)
 	_, err = ks.CreateIndex(ut, ut.ColumnByName("email"))
-	wantRule("CreateIndex of another table", err, kandra.RuleBinding, notIn)
+	wantRule("CreateIndex of another table", err, kandra.RuleNotInKeyspace, notIn)
 	_, err = ks.AlterTableAdd(ut, ut.ColumnByName("email"))
-	wantRule("AlterTableAdd of another table", err, kandra.RuleBinding, notIn)
+	wantRule("AlterTableAdd of another table", err, kandra.RuleNotInKeyspace, notIn)
 	_, err = ks.CreateIndex(lt, ut.ColumnByName("email"))
 	wantRule("CreateIndex of another table's column", err, kandra.RuleBinding, `column "email" is not a column of table "ledger"`)
 	_, err = ks.AlterTableAdd(lt, ut.ColumnByName("email"))

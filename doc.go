@@ -47,7 +47,7 @@
 // and Table.ColumnPointers, or a typed Field from FieldOf, which reach the
 // fields through offsets computed once: no reflection and no allocation on
 // a per-row path. The options the schema only records (ReadConsistency,
-// WriteConsistency, CacheResult, SoftDelete, the lookup consistency) are
+// WriteConsistency, SoftDelete, the lookup kind) are
 // for the runtime to act on; their docs say what the runtime does.
 //
 // Consistency, UUIDStrategy, the timestamp helpers, Metrics and

@@ -1,7 +1,8 @@
 package kandra
 
 // EventListener receives events the runtime cannot report through a returned
-// error: asynchronous failures and connection lifecycle events.
+// error: a failed asynchronous lookup write, and authentication events of
+// the session's connections (a failed login, refreshed credentials).
 //
 // Experimental: this API may change in a minor release.
 //
@@ -34,13 +35,9 @@ type EventListener interface {
 	OnEventualWriteFailed(lookupTable string, entity any, err error)
 	// OnAuthFailed reports that authentication against contactPoint failed.
 	OnAuthFailed(contactPoint string, err error)
-	// OnConnectionEstablished reports a new connection to contactPoint.
-	OnConnectionEstablished(contactPoint string)
 	// OnCredentialRefreshed reports that the credentials provider was asked
 	// again and returned new credentials.
 	OnCredentialRefreshed()
-	// OnSSLHandshakeFailed reports a failed TLS handshake with contactPoint.
-	OnSSLHandshakeFailed(contactPoint string, err error)
 
 	// embedsNopEventListener restricts implementations to types that get
 	// defaults for future callbacks; see the type's doc comment.
@@ -61,14 +58,8 @@ type NopEventListener struct{}
 // OnAuthFailed does nothing.
 func (NopEventListener) OnAuthFailed(contactPoint string, err error) {}
 
-// OnConnectionEstablished does nothing.
-func (NopEventListener) OnConnectionEstablished(contactPoint string) {}
-
 // OnCredentialRefreshed does nothing.
 func (NopEventListener) OnCredentialRefreshed() {}
-
-// OnSSLHandshakeFailed does nothing.
-func (NopEventListener) OnSSLHandshakeFailed(contactPoint string, err error) {}
 
 func (NopEventListener) embedsNopEventListener() {}
 
@@ -87,13 +78,7 @@ func (f EventListenerFunc) OnEventualWriteFailed(lookupTable string, entity any,
 // OnAuthFailed does nothing.
 func (EventListenerFunc) OnAuthFailed(contactPoint string, err error) {}
 
-// OnConnectionEstablished does nothing.
-func (EventListenerFunc) OnConnectionEstablished(contactPoint string) {}
-
 // OnCredentialRefreshed does nothing.
 func (EventListenerFunc) OnCredentialRefreshed() {}
-
-// OnSSLHandshakeFailed does nothing.
-func (EventListenerFunc) OnSSLHandshakeFailed(contactPoint string, err error) {}
 
 func (EventListenerFunc) embedsNopEventListener() {}

@@ -34,9 +34,7 @@ func TestEventListenerEmbeddingDispatch(t *testing.T) {
 	l.OnEventualWriteFailed("users_by_email", "u1", boom)
 	l.OnAuthFailed("10.0.0.1:9042", boom)
 	// Defaults from the embedded NopEventListener: no effect, no panic.
-	l.OnConnectionEstablished("10.0.0.1:9042")
 	l.OnCredentialRefreshed()
-	l.OnSSLHandshakeFailed("10.0.0.1:9042", boom)
 
 	if want := []string{"users_by_email:u1:boom"}; !reflect.DeepEqual(d.failed, want) {
 		t.Errorf("failed = %q, want %q", d.failed, want)
@@ -59,9 +57,7 @@ func TestEventListenerFunc(t *testing.T) {
 		t.Fatalf("got %q %v %v", gotTable, gotEntity, gotErr)
 	}
 	l.OnAuthFailed("h", boom)
-	l.OnConnectionEstablished("h")
 	l.OnCredentialRefreshed()
-	l.OnSSLHandshakeFailed("h", boom)
 	if gotTable != "t" {
 		t.Fatalf("an optional callback reached the function")
 	}
@@ -73,9 +69,7 @@ type allCallbacksNoEmbed struct{}
 
 func (allCallbacksNoEmbed) OnEventualWriteFailed(string, any, error) {}
 func (allCallbacksNoEmbed) OnAuthFailed(string, error)               {}
-func (allCallbacksNoEmbed) OnConnectionEstablished(string)           {}
 func (allCallbacksNoEmbed) OnCredentialRefreshed()                   {}
-func (allCallbacksNoEmbed) OnSSLHandshakeFailed(string, error)       {}
 
 // nopOnly embeds NopEventListener but lacks the required callback.
 type nopOnly struct{ NopEventListener }

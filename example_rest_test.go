@@ -71,8 +71,8 @@ func ExampleMetricsFunc() {
 	// Output: users save 1.5ms
 }
 
-// deadLetterListener handles failed eventual lookup writes and connection
-// events; every other callback, including ones added in later releases,
+// deadLetterListener handles failed eventual lookup writes and failed
+// logins; every other callback, including ones added in later releases,
 // keeps the no-op from the embedded NopEventListener.
 type deadLetterListener struct {
 	kandra.NopEventListener
@@ -82,17 +82,17 @@ func (deadLetterListener) OnEventualWriteFailed(lookupTable string, entity any, 
 	fmt.Printf("dead letter: %s %v: %v\n", lookupTable, entity, err)
 }
 
-func (deadLetterListener) OnConnectionEstablished(contactPoint string) {
-	fmt.Println("connected to", contactPoint)
+func (deadLetterListener) OnAuthFailed(contactPoint string, err error) {
+	fmt.Printf("login to %s failed: %v\n", contactPoint, err)
 }
 
 func ExampleNopEventListener() {
 	var l kandra.EventListener = deadLetterListener{}
-	l.OnConnectionEstablished("10.0.0.1:9042")
+	l.OnAuthFailed("10.0.0.1:9042", errors.New("bad credentials"))
 	l.OnEventualWriteFailed("users_by_email", "user-1", errors.New("timeout"))
 	l.OnCredentialRefreshed() // no-op from NopEventListener
 	// Output:
-	// connected to 10.0.0.1:9042
+	// login to 10.0.0.1:9042 failed: bad credentials
 	// dead letter: users_by_email user-1: timeout
 }
 

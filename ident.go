@@ -10,8 +10,8 @@ import (
 
 // reservedWords is the union of the words Cassandra (4.1, 5.0) and ScyllaDB
 // (5.2 to 2026.x) reserve, plus true and false, which lex as literals. A name
-// in this set must be quoted to be used as an identifier. Source:
-// shared/notes/cql-server-rules.md §2, computed from the servers' grammars.
+// in this set must be quoted to be used as an identifier. Source: the
+// reserved keywords of the servers' CQL grammars.
 var reservedWords = func() map[string]struct{} {
 	words := strings.Fields(`add allow alter and ann apply asc authorize batch begin by cast
 		columnfamily concurrency create default delete desc describe drop entries execute

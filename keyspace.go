@@ -583,7 +583,7 @@ func (k *keyspaceBuilder) checkTablets() error {
 		for _, t := range k.tables {
 			var unique *LookupTableSchema
 			for _, l := range t.lookups {
-				if l.consistency == LookupUnique {
+				if l.kind == LookupUnique {
 					unique = l
 					break
 				}

@@ -157,7 +157,7 @@ func TestErrorFamily(t *testing.T) {
 	require.ErrorAs(t, indexErr, &se)
 	assert.Equal(t, kandra.RuleSecondaryIndex, se.Rule)
 	require.ErrorAs(t, memberErr, &se)
-	assert.Equal(t, kandra.RuleBinding, se.Rule)
+	assert.Equal(t, kandra.RuleNotInKeyspace, se.Rule)
 	var ne *kandra.NameError
 	require.ErrorAs(t, nameErr, &ne)
 }

@@ -22,11 +22,10 @@ type MetricsFunc func(table, operation string, d time.Duration)
 // Record calls f(table, operation, d).
 func (f MetricsFunc) Record(table, operation string, d time.Duration) { f(table, operation, d) }
 
-// Operation names the runtime passes to [Metrics.Record]: the seed's write
-// operations, then the ones the Go runtime adds (its reads among them).
-// They document what the runtime emits; they are not a closed set, and a
-// recorder should accept other names too. Package store re-exports the
-// ones it emits.
+// Operation names the runtime passes to [Metrics.Record] and carries in
+// [Observation.Operation]; [Operations] lists them. They document what the
+// runtime emits; they are not a closed set, and a recorder should accept
+// other names too. Package kstore re-exports the ones it emits.
 const (
 	// OpSave is a single-entity insert: Save, and the lookup rows it writes.
 	OpSave = "save"
@@ -34,13 +33,11 @@ const (
 	OpUpdate = "update"
 	// OpDelete is a single-entity hard delete, its lookup reads and deletes.
 	OpDelete = "delete"
-	// OpSaveAll is a multi-entity insert (the seed's; the Go runtime has
-	// no SaveAll yet).
+	// OpSaveAll is a multi-entity insert: the batch of a SaveAll, and the
+	// EVENTUAL lookup rows written after it.
 	OpSaveAll = "saveAll"
-	// OpDeleteAll is a multi-entity delete (the seed's).
+	// OpDeleteAll is a multi-entity hard delete: the batch of a DeleteAll.
 	OpDeleteAll = "deleteAll"
-	// OpBatch is a user-assembled batch of statements (the seed's).
-	OpBatch = "batch"
 	// OpSaveIfNotExists is the lightweight-transaction insert.
 	OpSaveIfNotExists = "saveIfNotExists"
 	// OpSoftDelete is the soft-delete rewrite.

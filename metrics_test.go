@@ -1,6 +1,7 @@
 package kandra
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ func TestMetricsFuncRecords(t *testing.T) {
 		defer mu.Unlock()
 		got = append(got, rec{table, op, d})
 	})
-	for i, op := range []string{OpSave, OpUpdate, OpDelete, OpSaveAll, OpDeleteAll, OpBatch, "custom"} {
+	for i, op := range []string{OpSave, OpUpdate, OpDelete, OpSaveAll, OpDeleteAll, "custom"} {
 		d := time.Duration(i+1) * 1500 * time.Microsecond
 		m.Record("users", op, d)
 		want = append(want, rec{"users", op, d})
@@ -37,18 +38,37 @@ func TestMetricsFuncRecords(t *testing.T) {
 }
 
 func TestMetricsOperationNames(t *testing.T) {
-	// The names are the Kotlin runtime's, byte for byte, so dashboards built
-	// for either keep working.
+	// The names are fixed, byte for byte: dashboards and alerts keyed on
+	// them keep working across releases.
 	for got, want := range map[string]string{
 		OpSave: "save", OpUpdate: "update", OpDelete: "delete",
-		OpSaveAll: "saveAll", OpDeleteAll: "deleteAll", OpBatch: "batch",
-		// The Go runtime's additions.
+		OpSaveAll: "saveAll", OpDeleteAll: "deleteAll",
 		OpSaveIfNotExists: "saveIfNotExists", OpSoftDelete: "softDelete", OpGet: "get",
 		OpFind: "find", OpList: "list", OpIncrement: "increment",
-		OpEventualWriteFailed: "eventualWriteFailed",
+		OpEventualWriteFailed: "eventualWriteFailed", OpBackfill: "backfill", OpMigrate: "migrate",
 	} {
 		if got != want {
 			t.Errorf("operation %q, want %q", got, want)
 		}
+	}
+}
+
+// TestOperationsListsEveryOp: Operations is every Op constant an
+// Observation carries (all but OpEventualWriteFailed, which only
+// Metrics.Record gets), each once.
+func TestOperationsListsEveryOp(t *testing.T) {
+	want := []string{OpSave, OpUpdate, OpDelete, OpSaveAll, OpDeleteAll, OpSaveIfNotExists, OpSoftDelete,
+		OpGet, OpFind, OpList, OpIncrement, OpBackfill, OpMigrate}
+	got := Operations()
+	if len(got) != len(want) {
+		t.Fatalf("Operations() = %q, want %q", got, want)
+	}
+	for _, op := range want {
+		if !slices.Contains(got, op) {
+			t.Errorf("Operations() lacks %q", op)
+		}
+	}
+	if slices.Contains(got, OpEventualWriteFailed) {
+		t.Errorf("Operations() lists %q, which no Observation carries", OpEventualWriteFailed)
 	}
 }

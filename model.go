@@ -41,20 +41,20 @@ func (o ClusteringOrder) String() string {
 	return invalidEnum("ClusteringOrder", uint64(o))
 }
 
-// LookupConsistency says what a lookup value means and how the runtime
-// keeps the lookup table in step with its primary table. The schema only
-// records the choice.
+// LookupKind is the kind of a lookup: whether a value is unique, and how
+// the runtime keeps the lookup table in step with its primary table. The
+// schema only records the choice.
 //
 // LookupBatch and LookupEventual are non-unique: many entities may hold a
 // value, and the lookup table has one row per value and holder (its key is
 // the value, then the primary key), so every holder is found. LookupUnique
 // claims each value for one entity.
-type LookupConsistency uint8
+type LookupKind uint8
 
 const (
 	// LookupBatch writes the lookup row in the same LOGGED BATCH as the
 	// primary row: atomic, at a latency cost. Non-unique.
-	LookupBatch LookupConsistency = iota
+	LookupBatch LookupKind = iota
 	// LookupEventual writes the lookup row asynchronously after the primary
 	// write: cheaper, with a window in which the lookup lags. Non-unique.
 	LookupEventual
@@ -65,14 +65,14 @@ const (
 	LookupUnique
 )
 
-// IsValid reports whether c is LookupBatch, LookupEventual or
+// IsValid reports whether k is LookupBatch, LookupEventual or
 // LookupUnique. Registration rejects any other value (RuleOptionRange).
-func (c LookupConsistency) IsValid() bool { return c <= LookupUnique }
+func (k LookupKind) IsValid() bool { return k <= LookupUnique }
 
 // String returns "BATCH", "EVENTUAL" or "UNIQUE", or
-// "LookupConsistency(n)" for an invalid value.
-func (c LookupConsistency) String() string {
-	switch c {
+// "LookupKind(n)" for an invalid value.
+func (k LookupKind) String() string {
+	switch k {
 	case LookupBatch:
 		return "BATCH"
 	case LookupEventual:
@@ -80,7 +80,7 @@ func (c LookupConsistency) String() string {
 	case LookupUnique:
 		return "UNIQUE"
 	}
-	return invalidEnum("LookupConsistency", uint64(c))
+	return invalidEnum("LookupKind", uint64(k))
 }
 
 // KeyRole is a column's part in the primary key.
@@ -263,13 +263,13 @@ func (c *ColumnSchema) indexName(table string) string {
 // indexed column as the partition key and the primary key's other columns
 // as clustering columns (one row per value and holder).
 type LookupTableSchema struct {
-	name        string
-	cqlName     string
-	suffix      string
-	index       *ColumnSchema
-	partition   []*ColumnSchema
-	clustering  []*ColumnSchema
-	consistency LookupConsistency
+	name       string
+	cqlName    string
+	suffix     string
+	index      *ColumnSchema
+	partition  []*ColumnSchema
+	clustering []*ColumnSchema
+	kind       LookupKind
 }
 
 // Name is the lookup table's name, "{table}_{suffix}".
@@ -318,24 +318,15 @@ func (l *LookupTableSchema) carried() []*ColumnSchema {
 	return out
 }
 
-// Consistency is how the runtime keeps the lookup table in step.
-func (l *LookupTableSchema) Consistency() LookupConsistency { return l.consistency }
+// Kind is the lookup's kind: LookupBatch, LookupEventual or LookupUnique.
+func (l *LookupTableSchema) Kind() LookupKind { return l.kind }
 
 // IsUnique reports a LookupUnique lookup: one holder per value.
-func (l *LookupTableSchema) IsUnique() bool { return l.consistency == LookupUnique }
+func (l *LookupTableSchema) IsUnique() bool { return l.kind == LookupUnique }
 
 // Carried returns the primary key's columns other than the indexed one,
 // in key order: the holder's key in a lookup row (a fresh slice).
 func (l *LookupTableSchema) Carried() []*ColumnSchema { return l.carried() }
-
-// CacheConfig is the result-cache configuration recorded with CacheResult.
-// The schema only records it; a cache layer reads it.
-type CacheConfig struct {
-	// TTL is how long a cached result may be served.
-	TTL time.Duration
-	// MaxSize is the most entries the cache may hold.
-	MaxSize int64
-}
 
 // SoftDeleteConfig is the soft-delete configuration recorded with
 // SoftDelete: rows are written with a TTL instead of being deleted.
@@ -367,7 +358,6 @@ type TableSchema struct {
 	updatedAt  *ColumnSchema
 	version    *ColumnSchema
 	softDelete *SoftDeleteConfig
-	cache      *CacheConfig
 	read       Consistency
 	hasRead    bool
 	write      Consistency
@@ -466,16 +456,6 @@ func (t *TableSchema) SoftDelete() *SoftDeleteConfig {
 		return nil
 	}
 	c := *t.softDelete
-	return &c
-}
-
-// CacheResult returns the result-cache configuration given with
-// CacheResult, or nil.
-func (t *TableSchema) CacheResult() *CacheConfig {
-	if t.cache == nil {
-		return nil
-	}
-	c := *t.cache
 	return &c
 }
 

@@ -32,16 +32,16 @@ type Observer interface {
 type StatementKind uint8
 
 const (
-	// KindStatement is one statement.
-	KindStatement StatementKind = iota + 1
-	// KindBatch is a LOGGED BATCH of Observation.Statements statements.
-	KindBatch
-	// KindSchema is a schema change (CREATE, ALTER, DROP) and the wait
+	// SingleStatement is one statement.
+	SingleStatement StatementKind = iota + 1
+	// BatchStatement is a LOGGED BATCH of Observation.Statements statements.
+	BatchStatement
+	// SchemaStatement is a schema change (CREATE, ALTER, DROP) and the wait
 	// for the cluster's agreement on it.
-	KindSchema
+	SchemaStatement
 )
 
-var kindNames = [...]string{KindStatement: "statement", KindBatch: "batch", KindSchema: "schema"}
+var kindNames = [...]string{SingleStatement: "statement", BatchStatement: "batch", SchemaStatement: "schema"}
 
 // String returns "statement", "batch" or "schema".
 func (k StatementKind) String() string {
@@ -98,9 +98,9 @@ type Observation struct {
 
 // Operations is every operation name an Observation carries, which
 // Metrics.Record gets too (it also gets OpEventualWriteFailed, for a
-// failed background write). The store's tests check that it emits no
-// other.
+// failed background write). The tests of package kstore and of the
+// migrator check that they emit no other.
 func Operations() []string {
-	return []string{OpSave, OpUpdate, OpDelete, OpSaveIfNotExists, OpSoftDelete, OpGet, OpFind, OpList,
+	return []string{OpSave, OpUpdate, OpDelete, OpSaveAll, OpDeleteAll, OpSaveIfNotExists, OpSoftDelete, OpGet, OpFind, OpList,
 		OpIncrement, OpBackfill, OpMigrate}
 }

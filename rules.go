@@ -7,12 +7,21 @@ import (
 	"github.com/kandra-go/kandra/kerrors"
 )
 
-// Rule names a schema rule. Every rule kandra enforces is a row of
-// ruleTable below, and every *SchemaError carries the Rule it broke.
+// Rule names a schema rule. Every *SchemaError carries the Rule it broke.
+// The rules Register and NewKeyspace check are the rows of ruleTable below
+// (listed by Rules); RuleNotInKeyspace is checked where a table is used
+// with a keyspace.
 type Rule string
 
-// The rules. Their order is the order of ruleTable: when an entity breaks
-// several, the error names the first.
+// RuleNotInKeyspace: a table (or a lookup table of one) used with a
+// keyspace is not one of the tables given to its NewKeyspace, whose rules
+// were checked: Keyspace.CreateTable and the other DDL writers, a store's
+// NewRepo and the migrator's backfills refuse it. It is checked where the
+// table is used, not by Register or NewKeyspace, so Rules does not list it.
+const RuleNotInKeyspace Rule = "not-in-keyspace"
+
+// The rules Register and NewKeyspace check. Their order is the order of
+// ruleTable: when an entity breaks several, the error names the first.
 const (
 	// RuleNotStruct: the entity type is not a struct, or its fields cannot
 	// be flattened unambiguously (embedded pointer, ambiguous promotion).
@@ -79,9 +88,8 @@ const (
 	// column or on a column holding a duration.
 	RuleSecondaryIndex Rule = "secondary-index"
 	// RuleOptionRange: an option value outside its range: a TTL outside
-	// 0..MaxTTL, a negative gc grace or cache setting, an unknown
-	// consistency level, clustering order, lookup consistency or UUID
-	// strategy.
+	// 0..MaxTTL, a negative gc grace, an unknown
+	// consistency level, clustering order, lookup kind or UUID strategy.
 	RuleOptionRange Rule = "option-range"
 	// RuleSchemaSize: a table or lookup table whose CREATE TABLE would make
 	// a schema mutation over MaxSchemaMutationBytes, as Register estimates
@@ -195,18 +203,15 @@ type ruleRow struct {
 // own rule, and the first failing check wins. Rules(), the README's rule
 // table and the tests are derived from it.
 //
-// The order follows the Kotlin library kandra-core (shared/seeds): its ten
-// original checks keep their relative order (1 table-missing, 3
-// no-partition-key, 4 duplicate-partition-index, 5 duplicate-lookup-table,
-// 6 counter-mix, 7 duplicate-timestamp, 8 duplicate-version, 10
-// soft-delete-marker), then the checks it added later (key-conflict,
-// invalid-name, duplicate-column), then the Go binding checks and what a
-// real Cassandra 5.0 or ScyllaDB server refuses. Kotlin's checks 2 (a
-// timestamp role on a non-time field) and 9 (a version on a field that is
-// neither int64 nor time.Time) are compile errors in Go, proven by
-// compile_test.go, so they have no row. The binding checks (describe,
-// binding, conflicting-options) come before Kotlin's first because every
-// later check reads what the bindings resolved to.
+// The order starts with what Describe did (the entity is a struct,
+// Describe returned, named the table, and bound fields of its receiver
+// without contradicting options), because every later check reads what the
+// bindings resolved to; then come the keys, names and roles of the
+// columns, their types and what each type allows, option ranges and the
+// schema's size; then the keyspace rules. A timestamp role on a field that
+// is not a time and a Version on a field that is neither int64 nor
+// time.Time have no row: they are compile errors in Go, proven by
+// compile_test.go.
 var ruleTable = []ruleRow{
 	{RuleInfo{RuleNotStruct, EntityScope, AllTargets, "the entity is a struct whose fields flatten unambiguously",
 		""}, (*builder).checkStruct, nil},
@@ -258,7 +263,7 @@ var ruleTable = []ruleRow{
 		`"Cosine similarity is not supported for single-dimension vectors"; "Cannot create more than one storage-attached index on the same column"`}, (*builder).checkVectors, nil},
 	{RuleInfo{RuleUDT, EntityScope, AllTargets, "a user-defined type column (a struct field) takes a secondary index only with Frozen, which applies to such columns only",
 		`"Cannot create index on non-frozen UDT column" (Cassandra), "Cannot create secondary index on UDT column" (ScyllaDB)`}, (*builder).checkUDTs, nil},
-	{RuleInfo{RuleOptionRange, EntityScope, AllTargets, "TTLs, gc grace, cache settings and every enum value are in range",
+	{RuleInfo{RuleOptionRange, EntityScope, AllTargets, "TTLs, gc grace and every enum value are in range",
 		`"default_time_to_live must be less than or equal to 630720000", "gc_grace_seconds must be greater than or equal to 0"`}, (*builder).checkOptionValues, nil},
 	{RuleInfo{RuleSchemaSize, EntityScope, AllTargets, "each table's and lookup table's schema mutation, about 3 bytes per byte of column name, fits in 16 MiB",
 		`"Rejected an oversized mutation (N/16777216) for keyspace: system_schema" (Cassandra 5.0's max_mutation_size)`}, (*builder).checkSchemaSize, nil},

@@ -419,7 +419,6 @@ func ruleCases() []ruleCase {
 		{"GCGrace twice", RuleConflictingOptions, "", "GCGrace is set twice", withTable(GCGrace(1*time.Second), GCGrace(2*time.Second))},
 		{"ReadConsistency twice", RuleConflictingOptions, "", "ReadConsistency is set twice", withTable(ReadConsistency(ConsistencyOne), ReadConsistency(ConsistencyQuorum))},
 		{"WriteConsistency twice", RuleConflictingOptions, "", "WriteConsistency is set twice", withTable(WriteConsistency(ConsistencyOne), WriteConsistency(ConsistencyAll))},
-		{"CacheResult twice", RuleConflictingOptions, "", "CacheResult is set twice", withTable(CacheResult(1*time.Second, 1), CacheResult(1*time.Second, 2))},
 		{"SoftDelete twice", RuleConflictingOptions, "", "SoftDelete is set twice", withTable(SoftDelete(10*time.Second, nil), SoftDelete(10*time.Second, nil))},
 		// conflicting-options on one field
 		{"two Column names", RuleConflictingOptions, "X", `two names, "mail" and "email_address"`, onX(func(s *utStr, x *string) {
@@ -812,13 +811,11 @@ func ruleCases() []ruleCase {
 		{"TTL 1.5s", RuleOptionRange, "", "DefaultTTL 1.5s is not a whole number of seconds, which is what CQL stores; use 1s", withTable(DefaultTTL(1500 * time.Millisecond))},
 		{"gc grace 1ns", RuleOptionRange, "", "GCGrace 1ns is not a whole number of seconds", withTable(GCGrace(time.Nanosecond))},
 		{"soft-delete TTL 1ms", RuleOptionRange, "", "the SoftDelete TTL 1ms is not a whole number of seconds", withTable(SoftDelete(time.Millisecond, nil))},
-		{"cache TTL -1", RuleOptionRange, "", "CacheResult needs a TTL and a maximum size of at least 0", withTable(CacheResult(-1*time.Second, 100))},
-		{"cache size -1", RuleOptionRange, "", "CacheResult", withTable(CacheResult(60*time.Second, -1))},
 		{"read consistency 11", RuleOptionRange, "", "ReadConsistency is given an unknown level", withTable(ReadConsistency(Consistency(11)))},
 		{"write consistency 0xFFFF", RuleOptionRange, "", "WriteConsistency is given an unknown level", withTable(WriteConsistency(Consistency(0xFFFF)))},
 		// option-range on the enums a field option carries, naming the field
 		{"ClusteringOrder(5)", RuleOptionRange, "X", "ClusteringOrder(5); use kandra.ClusteringAsc or kandra.ClusteringDesc", withX[time.Time](ClusteringKey(0, ClusteringOrder(5)))},
-		{"LookupConsistency(9)", RuleOptionRange, "X", "LookupConsistency(9); use kandra.LookupBatch, kandra.LookupEventual or kandra.LookupUnique", withX[string](Lookup("by_x", LookupConsistency(9)))},
+		{"LookupKind(9)", RuleOptionRange, "X", "LookupKind(9); use kandra.LookupBatch, kandra.LookupEventual or kandra.LookupUnique", withX[string](Lookup("by_x", LookupKind(9)))},
 		{"UUIDStrategy(7)", RuleOptionRange, "X", "UUIDStrategy(7); use kandra.UUIDTimeOrdered or kandra.UUIDRandom", onX(func(s *utUUID, x *uuid.UUID) { GeneratedUUID(s, x, UUIDStrategy(7)) })},
 		// schema-size: the table, then a lookup table (TestSchemaSizeEdge
 		// has both edges).
@@ -1284,7 +1281,7 @@ func TestRulesAccept(t *testing.T) {
 			Deleted bool
 		}
 		ts := accept(t, func(e *edges, s *Schema[edges]) {
-			s.Table("t", DefaultTTL(MaxTTL), GCGrace(math.MaxInt32*time.Second), SoftDelete(MaxTTL, &e.Deleted), CacheResult(0*time.Second, 0),
+			s.Table("t", DefaultTTL(MaxTTL), GCGrace(math.MaxInt32*time.Second), SoftDelete(MaxTTL, &e.Deleted),
 				ReadConsistency(ConsistencyLocalOne), WriteConsistency(ConsistencyAny))
 			Bind(s, &e.ID, PartitionKey(0))
 			Bind(s, &e.At, ClusteringKey(0, ClusteringDesc))
@@ -1300,9 +1297,6 @@ func TestRulesAccept(t *testing.T) {
 		}
 		if w, ok := ts.WriteConsistency(); !ok || w != ConsistencyAny {
 			t.Errorf("WriteConsistency() = %v, %v", w, ok)
-		}
-		if c := ts.CacheResult(); c == nil || c.TTL != 0 || c.MaxSize != 0 {
-			t.Errorf("CacheResult() = %+v", c)
 		}
 		if sd := ts.SoftDelete(); sd == nil || sd.TTL != MaxTTL {
 			t.Errorf("SoftDelete() = %+v", sd)
@@ -1463,9 +1457,9 @@ func TestFirstRuleWins(t *testing.T) {
 			s.Table(name223)
 			Bind(s, &e.ID, PartitionKey(0), Lookup("by_id", LookupBatch))
 		})},
-		{"invalid LookupConsistency on a key", []Rule{RuleLookup, RuleOptionRange}, of(func(e *rulesUT[string], s *utStr) {
+		{"invalid LookupKind on a key", []Rule{RuleLookup, RuleOptionRange}, of(func(e *rulesUT[string], s *utStr) {
 			s.Table("t")
-			Bind(s, &e.ID, PartitionKey(0), Lookup("by_id", LookupConsistency(9)))
+			Bind(s, &e.ID, PartitionKey(0), Lookup("by_id", LookupKind(9)))
 		})},
 	}
 	for _, c := range cases {
@@ -1702,8 +1696,8 @@ func TestBadInputNeverPanics(t *testing.T) {
 		"zero AsType map":  withX[map[string]string](AsType(MapOf(CQLType{}, CQLType{}))),
 		"zero AsType list": withX[[]string](AsType(ListOf(CQLType{}))),
 		"everything at once": of(func(e *everything, s *Schema[everything]) {
-			s.Table("t", DefaultTTL(-3*time.Second), GCGrace(-3*time.Second), SoftDelete(-3*time.Second, &e.Del), CacheResult(-3*time.Second, -3), ReadConsistency(Consistency(0xFFFF)))
-			Bind(s, &e.ID, PartitionKey(-1), ClusteringKey(-1, ClusteringOrder(9)), Lookup("", LookupConsistency(9)), AsType(CQLType{}), Column("\x00"))
+			s.Table("t", DefaultTTL(-3*time.Second), GCGrace(-3*time.Second), SoftDelete(-3*time.Second, &e.Del), ReadConsistency(Consistency(0xFFFF)))
+			Bind(s, &e.ID, PartitionKey(-1), ClusteringKey(-1, ClusteringOrder(9)), Lookup("", LookupKind(9)), AsType(CQLType{}), Column("\x00"))
 			Bind(s, &e.Tags, PartitionKey(-1), AsType(MapOf(CQLType{}, CQLType{})))
 			Counter(s, &e.Hits, Lookup("x", LookupBatch), SecondaryIndex())
 			CreatedAt(s, &e.Day, Transient())
@@ -2378,11 +2372,11 @@ func pairOptions() []pairOption {
 	col := func(f func(*ColumnSchema) bool) func(*TableSchema, *ColumnSchema, string) bool {
 		return func(_ *TableSchema, x *ColumnSchema, _ string) bool { return x != nil && f(x) }
 	}
-	lookup := func(lc LookupConsistency) func(*TableSchema, *ColumnSchema, string) bool {
+	lookup := func(k LookupKind) func(*TableSchema, *ColumnSchema, string) bool {
 		return func(ts *TableSchema, x *ColumnSchema, _ string) bool {
 			l := ts.LookupTables()
 			return x != nil && x.Lookup() != nil && len(l) == 1 && l[0] == x.Lookup() && l[0].IndexColumn() == x &&
-				l[0].Name() == "p_by_x" && l[0].Consistency() == lc
+				l[0].Name() == "p_by_x" && l[0].Kind() == k
 		}
 	}
 	generated := func(st UUIDStrategy) func(s, x any, o []FieldOption) {

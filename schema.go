@@ -61,7 +61,6 @@ type tableSpec struct {
 	ttl        *time.Duration
 	read       *Consistency
 	write      *Consistency
-	cache      *CacheConfig
 	softDelete *softDeleteSpec
 	storage    StorageOptions
 	conflicts  []string
@@ -105,15 +104,6 @@ func ReadConsistency(c Consistency) TableOption {
 // ReadConsistency.
 func WriteConsistency(c Consistency) TableOption {
 	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.write, c, "WriteConsistency", &s.conflicts) })
-}
-
-// CacheResult records a result-cache configuration; the schema only
-// records it, for a cache layer to read (TableSchema.CacheResult). Neither
-// value may be negative.
-func CacheResult(ttl time.Duration, maxSize int64) TableOption {
-	return tableOptionFunc(func(s *tableSpec) {
-		setOnce(&s.cache, CacheConfig{TTL: ttl, MaxSize: maxSize}, "CacheResult", &s.conflicts)
-	})
 }
 
 // SoftDelete records that the runtime deletes rows by rewriting them with a

@@ -127,7 +127,30 @@ type Iter interface {
 	Scan(dest ...any) bool
 	PageState() []byte
 	Close() error
+	// NumRows is the number of rows of the page.
+	NumRows() int
 }
+
+// Page is the Rows of it, a page of the plan's statement as the driver
+// fetched it: the page when it has rows or is not the last; else, closed,
+// its error (one to make again, see Send) or an empty last page.
+func (p *Plan[I, D]) Page(it Iter) (Rows, error) {
+	if it.NumRows() > 0 || len(it.PageState()) > 0 {
+		return p.Rows(it), nil
+	}
+	if err := it.Close(); err != nil {
+		return nil, err
+	}
+	return p.Rows(noRows{}), nil
+}
+
+// noRows is a page without rows, the last.
+type noRows struct{}
+
+func (noRows) Scan(...any) bool  { return false }
+func (noRows) PageState() []byte { return nil }
+func (noRows) Close() error      { return nil }
+func (noRows) NumRows() int      { return 0 }
 
 // Rows returns the rows of it, a page of the plan's statement, as the
 // runtime reads them (it implements Rows).

@@ -193,8 +193,8 @@ func (b *Bucket) Describe(s *kandra.Schema[Bucket]) {
 	kandra.Bind(s, &b.Scores, kandra.SecondaryIndex())
 }
 
-// PageViews is a counter table with a clustering key, recorded consistency
-// levels and a cache configuration.
+// PageViews is a counter table with a clustering key and recorded
+// consistency levels.
 type PageViews struct {
 	Page   string
 	Day    time.Time
@@ -204,7 +204,7 @@ type PageViews struct {
 
 func (p *PageViews) Describe(s *kandra.Schema[PageViews]) {
 	s.Table("page_views", kandra.ReadConsistency(kandra.ConsistencyLocalQuorum),
-		kandra.WriteConsistency(kandra.ConsistencyOne), kandra.CacheResult(60*time.Second, 1000))
+		kandra.WriteConsistency(kandra.ConsistencyOne))
 	kandra.Bind(s, &p.Page, kandra.PartitionKey(0))
 	kandra.Bind(s, &p.Day, kandra.ClusteringKey(0, kandra.ClusteringDesc), kandra.AsType(kandra.CQLDate))
 	kandra.Counter(s, &p.Views)

@@ -99,7 +99,7 @@ func TestTableOptions(t *testing.T) {
 		t.Fatalf("v2 without approval: applied %d, planned:\n%v\nwant %d option steps waiting for approval", len(p.Applied), p.Plan, n)
 	}
 	for _, st := range p.Plan.Steps {
-		if st.Kind != migrate.AlterOptions || st.Class != migrate.NeedsApproval {
+		if st.Kind != migrate.StepAlterOptions || st.Class != migrate.NeedsApproval {
 			t.Errorf("v2 step %s: %v %v, want an options step needing approval", st.ID, st.Kind, st.Class)
 		}
 	}

@@ -539,7 +539,7 @@ func (l *Lookup[T, V]) keysPage(ctx context.Context, op string, v V, c *call, co
 	q := sc.query(st)
 	q.Values = catalog.AppendColumns(r.t, st, probe, sc.values(st.NumParams()))
 	q.Consistency, q.PageSize, q.PageState = cons, c.pageSize, c.cursor.state
-	octx, w := r.rt.observe(ctx, st.TableName(), OpFind, kandra.KindStatement, st.CQL(), 1, cons, false)
+	octx, w := r.rt.observe(ctx, st.TableName(), OpFind, kandra.SingleStatement, st.CQL(), 1, cons, false)
 	rows, err := r.rt.d.Query(octx, q)
 	if err != nil {
 		r.rt.observed(octx, w, st.TableName(), OpFind, 0, err)

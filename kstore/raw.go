@@ -296,7 +296,7 @@ func (q *Raw[T]) Query(ctx context.Context, args []any, opts ...ListOption) *Ite
 		return it
 	}
 	query := &adapter.Query{Statement: q.st, Values: vals, Consistency: cons, PageSize: c.pageSize, PageState: c.cursor.state}
-	octx, w := r.rt.observe(ctx, r.ts.Name(), q.op, kandra.KindStatement, q.st.CQL(), 1, cons, false)
+	octx, w := r.rt.observe(ctx, r.ts.Name(), q.op, kandra.SingleStatement, q.st.CQL(), 1, cons, false)
 	rows, err := r.rt.d.Query(octx, query)
 	if err != nil {
 		r.rt.observed(octx, w, r.ts.Name(), q.op, 0, err)

@@ -57,7 +57,7 @@ func (r *Repo[T]) one(ctx context.Context, op string, q *adapter.Query, targets 
 // oneInto reads at most one row into dst.
 func (r *Repo[T]) oneInto(ctx context.Context, op string, q *adapter.Query, dst []any) (bool, error) {
 	table := q.Statement.TableName()
-	octx, w := r.rt.observe(ctx, table, op, kandra.KindStatement, q.Statement.CQL(), 1, q.Consistency, false)
+	octx, w := r.rt.observe(ctx, table, op, kandra.SingleStatement, q.Statement.CQL(), 1, q.Consistency, false)
 	rows, err := r.rt.d.Query(octx, q)
 	if err != nil {
 		r.rt.observed(octx, w, table, op, 0, err)
@@ -148,7 +148,7 @@ func (r *Repo[T]) readPage(ctx context.Context, op, what string, st *adapter.Sta
 	for {
 		fetch := want - len(out)
 		q := &adapter.Query{Statement: st, Values: vals, Consistency: cons, PageSize: fetch, PageState: state}
-		octx, w := r.rt.observe(ctx, r.ts.Name(), op, kandra.KindStatement, st.CQL(), 1, cons, false)
+		octx, w := r.rt.observe(ctx, r.ts.Name(), op, kandra.SingleStatement, st.CQL(), 1, cons, false)
 		rows, err := r.rt.d.Query(octx, q)
 		if err != nil {
 			r.rt.observed(octx, w, r.ts.Name(), op, 0, err)

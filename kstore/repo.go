@@ -44,7 +44,7 @@ func NewRepo[T any](rt *Store, t *kandra.Table[T]) (*Repo[T], error) {
 		panic("kandra/kstore: NewRepo: nil Store or Table")
 	}
 	if !rt.ks.Has(t) {
-		return nil, &kandra.SchemaError{Entity: t.Schema().EntityType().String(), Rule: kandra.RuleBinding,
+		return nil, &kandra.SchemaError{Entity: t.Schema().EntityType().String(), Rule: kandra.RuleNotInKeyspace,
 			Detail: "table " + t.Name() + " is not in keyspace " + rt.keyspace + "; give it to the kandra.NewKeyspace the store was built from"}
 	}
 	st, err := catalog.Build(t.Schema(), rt.keyspace)
@@ -64,7 +64,7 @@ func NewRepo[T any](rt *Store, t *kandra.Table[T]) (*Repo[T], error) {
 		}
 	}
 	for i, l := range ts.LookupTables() {
-		switch l.Consistency() {
+		switch l.Kind() {
 		case kandra.LookupBatch:
 			r.batch = append(r.batch, i)
 		case kandra.LookupEventual:
@@ -97,7 +97,7 @@ func (r *Repo[T]) exec(ctx context.Context, op string, q *adapter.Query) (bool, 
 // execAs is exec, of a background write (an EVENTUAL lookup row) or not.
 func (r *Repo[T]) execAs(ctx context.Context, op string, q *adapter.Query, background bool) (bool, error) {
 	table := q.Statement.TableName()
-	octx, w := r.rt.observe(ctx, table, op, kandra.KindStatement, q.Statement.CQL(), 1, q.Consistency, background)
+	octx, w := r.rt.observe(ctx, table, op, kandra.SingleStatement, q.Statement.CQL(), 1, q.Consistency, background)
 	applied, err := r.rt.d.Exec(octx, q)
 	if w.o != nil && q.Statement.IsConditional() {
 		w.o.Conditional, w.o.Applied = true, applied && err == nil
@@ -124,7 +124,7 @@ func (r *Repo[T]) batchExec(ctx context.Context, op string, cons kandra.Consiste
 		b = new(adapter.Batch)
 	}
 	b.Entries, b.Consistency = entries, cons
-	octx, w := r.rt.observe(ctx, r.ts.Name(), op, kandra.KindBatch, entries[0].Statement.CQL(), len(entries), cons, false)
+	octx, w := r.rt.observe(ctx, r.ts.Name(), op, kandra.BatchStatement, entries[0].Statement.CQL(), len(entries), cons, false)
 	err := r.rt.d.Batch(octx, b)
 	r.rt.observed(octx, w, r.ts.Name(), op, 0, err)
 	if err != nil {

@@ -103,7 +103,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 		if !changed && versioned && !(revive && l.IsUnique()) {
 			continue
 		}
-		switch l.Consistency() {
+		switch l.Kind() {
 		case kandra.LookupEventual:
 			eventual = append(eventual, i)
 		case kandra.LookupBatch:

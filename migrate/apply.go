@@ -190,7 +190,7 @@ func Apply(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace, opts App
 	if err != nil {
 		return &Result{}, err
 	}
-	plan, err := planChecked(ctx, d, ks, live)
+	plan, err := planChecked(ks, live)
 	if err != nil {
 		return &Result{}, err
 	}
@@ -218,7 +218,7 @@ func Apply(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace, opts App
 	// lease lives in the keyspace): the work under the lease counts it,
 	// so that the history records the plan as reviewed.
 	var created *Step
-	if i := slices.IndexFunc(plan.Steps, func(s Step) bool { return s.Kind == CreateKeyspace }); i >= 0 {
+	if i := slices.IndexFunc(plan.Steps, func(s Step) bool { return s.Kind == StepCreateKeyspace }); i >= 0 {
 		s := plan.Steps[i]
 		created = &s
 	}

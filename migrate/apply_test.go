@@ -229,7 +229,7 @@ func TestApplyResumesAfterInterruption(t *testing.T) {
 	f := newFake(nil, ks)
 	ctx, cancel := context.WithCancel(context.Background())
 	res, err := Apply(ctx, f, ks, ApplyOptions{OnEvent: func(e Event) {
-		if e.Kind == EventStepDone && e.Step.Kind != CreateKeyspace {
+		if e.Kind == EventStepDone && e.Step.Kind != StepCreateKeyspace {
 			cancel()
 		}
 	}})
@@ -501,7 +501,7 @@ func TestApplyRecordsNothingWhenAnotherDidTheWork(t *testing.T) {
 	ks := applyKS(t, applyUsersV2)
 	f := newFake(nil, ks)
 	reviewed, err := PlanFor(ctx, f, ks)
-	if err != nil || reviewed.Steps[0].Kind != CreateKeyspace {
+	if err != nil || reviewed.Steps[0].Kind != StepCreateKeyspace {
 		t.Fatalf("A's plan %v, %v", reviewed, err)
 	}
 	created := reviewed.Steps[0]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -304,7 +305,8 @@ func Backfill(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace, looku
 }
 
 // notOf is the error of Backfill for a lookup table that is not one of
-// ks's: named, with the lookup tables ks has and the way to get one.
+// ks's (under kandra.RuleNotInKeyspace): named, with the lookup tables ks
+// has and the way to get one.
 func notOf(ks *kandra.Keyspace, lookup *kandra.LookupTableSchema) error {
 	name := lookup.Name()
 	l := ks.LookupTable(name)
@@ -328,7 +330,7 @@ func notOf(ks *kandra.Keyspace, lookup *kandra.LookupTableSchema) error {
 		msg = "backfill: lookup table " + name + " is not keyspace " + ks.Name() + "'s: its table " + lookup.Table().Name() +
 			" is not the schema given to kandra.NewKeyspace for it (another version of the model?); pass ks.LookupTable(" + strconv.Quote(name) + ")"
 	}
-	return &kerrors.MigrationError{Message: msg}
+	return &kerrors.MigrationError{Message: msg, Rule: string(kandra.RuleNotInKeyspace)}
 }
 
 // forRanges runs fn on every range, at most conc at a time; the first
@@ -374,27 +376,25 @@ func markPending(ctx context.Context, d driver, keyspace, lookupTable string) er
 	return nil
 }
 
-// pendingBackfills are the lookup tables of ks that exist live and whose
-// backfill kandra_backfill records as owed or unfinished.
-func pendingBackfills(ctx context.Context, d driver, ks *kandra.Keyspace, live *Live) ([]*kandra.LookupTableSchema, error) {
+// pendingBackfills names, sorted, the lookup tables of keyspace whose
+// backfill kandra_backfill records as owed or unfinished (none when live
+// has no such table): Live.PendingBackfills.
+func pendingBackfills(ctx context.Context, d driver, keyspace string, live *Live) ([]string, error) {
 	if live.Table(BackfillTable) == nil {
 		return nil, nil
 	}
-	rows, err := d.QueryCQL(ctx, "SELECT DISTINCT lookup, status FROM "+qualified(ks.Name(), BackfillTable), nil, kandra.ConsistencyQuorum)
+	rows, err := d.QueryCQL(ctx, "SELECT DISTINCT lookup, status FROM "+qualified(keyspace, BackfillTable), nil, kandra.ConsistencyQuorum)
 	if err != nil {
-		return nil, &kerrors.MigrationError{Message: "reading " + ks.Name() + "." + BackfillTable + " failed", Cause: err}
+		return nil, &kerrors.MigrationError{Message: "reading " + keyspace + "." + BackfillTable + " failed", Cause: err}
 	}
-	var out []*kandra.LookupTableSchema
+	var out []string
 	for _, r := range rows {
-		name := str(r["lookup"])
-		if str(r["status"]) == "done" || live.Table(name) == nil {
-			continue
-		}
-		if l := ks.LookupTable(name); l != nil {
-			out = append(out, l)
+		if name := str(r["lookup"]); name != "" && str(r["status"]) != "done" {
+			out = append(out, name)
 		}
 	}
-	return out, nil
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 func str(v any) string { s, _ := v.(string); return s }

@@ -183,12 +183,12 @@ func TestBackfillUnknownLookup(t *testing.T) {
 	other := kandra.MustRegister[fuzzUser]().Schema().LookupTables()[0]
 	todos := applyKS(t, applyUsersV1) // users without a lookup
 	var me *kerrors.MigrationError
-	if _, err := Backfill(ctx, f, todos, other, BackfillOptions{}); !errors.As(err, &me) ||
+	if _, err := Backfill(ctx, f, todos, other, BackfillOptions{}); !errors.As(err, &me) || me.Rule != string(kandra.RuleNotInKeyspace) ||
 		!strings.Contains(err.Error(), "keyspace app has no lookup table users_by_email (it has none); pass one of ks.LookupTable(name)") {
 		t.Fatalf("a lookup of no table of ks: err = %v", err)
 	}
 	// Of the same name, but another version of the model's.
-	if _, err := Backfill(ctx, f, ks, other, BackfillOptions{}); !errors.As(err, &me) ||
+	if _, err := Backfill(ctx, f, ks, other, BackfillOptions{}); !errors.As(err, &me) || me.Rule != string(kandra.RuleNotInKeyspace) ||
 		!strings.Contains(err.Error(), `lookup table users_by_email is not keyspace app's`) || !strings.Contains(err.Error(), `pass ks.LookupTable("users_by_email")`) {
 		t.Fatalf("another schema's lookup: err = %v", err)
 	}

@@ -127,11 +127,11 @@ func (f *fakeDriver) SchemaRows(ctx context.Context, keyspace string) (*schemaRo
 		for _, c := range cols {
 			switch {
 			case c.IsPartitionKey():
-				col(name, c.Name(), PartitionKey, c.KeyIndex(), "none", liveType(c.Type(), true))
+				col(name, c.Name(), ColumnPartitionKey, c.KeyIndex(), "none", liveType(c.Type(), true))
 			case c.IsClusteringKey():
-				col(name, c.Name(), Clustering, c.KeyIndex(), strings.ToLower(c.ClusteringOrder().String()), liveType(c.Type(), true))
+				col(name, c.Name(), ColumnClustering, c.KeyIndex(), strings.ToLower(c.ClusteringOrder().String()), liveType(c.Type(), true))
 			default:
-				col(name, c.Name(), Regular, -1, "none", serverType(c.Type(), c.IsFrozen()))
+				col(name, c.Name(), ColumnRegular, -1, "none", serverType(c.Type(), c.IsFrozen()))
 			}
 		}
 	}
@@ -139,20 +139,20 @@ func (f *fakeDriver) SchemaRows(ctx context.Context, keyspace string) (*schemaRo
 		table(name, 0, 864000, false)
 		for i, c := range l.Columns() {
 			if i == 0 {
-				col(name, c.Name(), PartitionKey, 0, "none", liveType(c.Type(), true))
+				col(name, c.Name(), ColumnPartitionKey, 0, "none", liveType(c.Type(), true))
 			} else if l.IsUnique() {
-				col(name, c.Name(), Regular, -1, "none", liveType(c.Type(), true))
+				col(name, c.Name(), ColumnRegular, -1, "none", liveType(c.Type(), true))
 			} else {
-				col(name, c.Name(), Clustering, i-1, "asc", liveType(c.Type(), true))
+				col(name, c.Name(), ColumnClustering, i-1, "asc", liveType(c.Type(), true))
 			}
 		}
 		if l.IsUnique() {
-			col(name, kandra.ClaimColumn, Regular, -1, "none", "bigint")
+			col(name, kandra.ClaimColumn, ColumnRegular, -1, "none", "bigint")
 		}
 	}
 	for name := range f.own {
 		table(name, 0, 864000, false)
-		col(name, "k", PartitionKey, 0, "none", "text")
+		col(name, "k", ColumnPartitionKey, 0, "none", "text")
 	}
 	for name, fields := range f.types {
 		r.Types = append(r.Types, typeRow(keyspace, name, fields))
@@ -198,15 +198,15 @@ func (f *fakeDriver) ExecSchema(ctx context.Context, stmt string) error {
 			continue
 		}
 		switch s.Kind {
-		case CreateTable:
+		case StepCreateTable:
 			f.tables[s.Table] = f.target.Table(s.Table)
-		case CreateLookupTable:
+		case StepCreateLookupTable:
 			f.lookups[s.Table] = f.target.LookupTable(s.Table)
-		case AddColumn:
+		case StepAddColumn:
 			f.added[s.Table+"."+s.Column] = true
-		case CreateType:
+		case StepCreateType:
 			f.types[s.UDT] = udtOf(f.target, s.UDT).Fields()
-		case AddField:
+		case StepAddField:
 			for _, fl := range udtOf(f.target, s.UDT).Fields() {
 				if fl.Name == s.Field {
 					f.types[s.UDT] = append(f.types[s.UDT], fl)

@@ -14,6 +14,14 @@ type Live struct {
 	Keyspace *LiveKeyspace
 	// Server is the server the schema was read from (Read fills it).
 	Server Server
+	// PendingBackfills names, sorted, the lookup tables whose backfill the
+	// keyspace's kandra_backfill table records as owed or unfinished: an
+	// earlier Apply created them without their (unapproved) backfill, or a
+	// Backfill stopped part-way. Read fills it; the system_schema tables
+	// cannot show it, since such a lookup table exists like a filled one.
+	// NewPlan plans the backfill of each one that is a lookup table of the
+	// model and exists live, and Validate reports it.
+	PendingBackfills []string
 }
 
 // LiveKeyspace is a row of system_schema.keyspaces and what it holds.
@@ -37,10 +45,10 @@ type ColumnKind string
 
 // The kinds of column.
 const (
-	PartitionKey ColumnKind = "partition_key"
-	Clustering   ColumnKind = "clustering"
-	Regular      ColumnKind = "regular"
-	Static       ColumnKind = "static"
+	ColumnPartitionKey ColumnKind = "partition_key"
+	ColumnClustering   ColumnKind = "clustering"
+	ColumnRegular      ColumnKind = "regular"
+	ColumnStatic       ColumnKind = "static"
 )
 
 // LiveTable is a row of system_schema.tables with its columns, indexes and

@@ -6,6 +6,7 @@ import (
 	"math"
 	mrand "math/rand/v2"
 	"reflect"
+	"strconv"
 	"sync"
 
 	"github.com/kandra-go/kandra"
@@ -34,7 +35,7 @@ type lookupFill struct {
 
 // newLookupFill prepares the backfill of lookup table lookup of
 // keyspace ks (from ks.LookupTable). A lookup table that is not in ks is a
-// *kandra.SchemaError. An observing driver sees its scans and writes
+// *kandra.SchemaError under kandra.RuleNotInKeyspace. An observing driver sees its scans and writes
 // (operation OpBackfill).
 func newLookupFill(d adapter.Driver, ks *kandra.Keyspace, lookup *kandra.LookupTableSchema) (*lookupFill, error) {
 	if d == nil || ks == nil || lookup == nil {
@@ -42,8 +43,8 @@ func newLookupFill(d adapter.Driver, ks *kandra.Keyspace, lookup *kandra.LookupT
 	}
 	t := lookup.Table()
 	if !ks.Has(t) {
-		return nil, &kandra.SchemaError{Entity: "keyspace " + ks.Name(), Rule: kandra.RuleLookup,
-			Detail: "lookup table " + lookup.Name() + " is not in the keyspace"}
+		return nil, &kandra.SchemaError{Entity: "keyspace " + strconv.Quote(ks.Name()), Rule: kandra.RuleNotInKeyspace,
+			Detail: "lookup table " + lookup.Name() + " is not in the keyspace; give its table " + strconv.Quote(t.Name()) + " to NewKeyspace"}
 	}
 	st, err := catalog.Build(t, ks.Name())
 	if err != nil {

@@ -182,7 +182,7 @@ func TestLookupFillOutsideKeyspace(t *testing.T) {
 		Replication: kandra.SimpleStrategy(1)}, bfNotes)
 	_, err := newLookupFill(&bfDriver{}, other, bfKeyspace.LookupTable("bfusers_by_email"))
 	var se *kandra.SchemaError
-	if !errors.As(err, &se) || !strings.Contains(err.Error(), "lookup table bfusers_by_email is not in the keyspace") {
+	if !errors.As(err, &se) || se.Rule != kandra.RuleNotInKeyspace || !strings.Contains(err.Error(), "lookup table bfusers_by_email is not in the keyspace") {
 		t.Fatalf("err = %v", err)
 	}
 }

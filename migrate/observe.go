@@ -10,7 +10,7 @@ import (
 
 // observing is d with every call shown to o (ApplyOptions.Observer,
 // BackfillOptions.Observer): the schema changes and agreement waits as
-// KindSchema, the reads and writes of the schema, the history and the
+// SchemaStatement, the reads and writes of the schema, the history and the
 // lease as statements, all with operation kandra.OpMigrate, and a
 // backfill's scans and lookup rows (the adapter.Driver calls Exec, Query and Batch) with
 // kandra.OpBackfill.
@@ -44,7 +44,7 @@ func (od *observedDriver) end(ctx context.Context, ob *kandra.Observation, t0 ti
 }
 
 func (od *observedDriver) SchemaRows(ctx context.Context, keyspace string) (*schemaRows, error) {
-	ctx, ob, t0 := od.start(ctx, "", kandra.OpMigrate, kandra.KindStatement, "SELECT ... FROM system_schema.* WHERE keyspace_name = ?", kandra.ConsistencyOne, false)
+	ctx, ob, t0 := od.start(ctx, "", kandra.OpMigrate, kandra.SingleStatement, "SELECT ... FROM system_schema.* WHERE keyspace_name = ?", kandra.ConsistencyOne, false)
 	rows, err := od.d.SchemaRows(ctx, keyspace)
 	n := 0
 	if rows != nil {
@@ -55,28 +55,28 @@ func (od *observedDriver) SchemaRows(ctx context.Context, keyspace string) (*sch
 }
 
 func (od *observedDriver) ExecSchema(ctx context.Context, stmt string) error {
-	ctx, ob, t0 := od.start(ctx, "", kandra.OpMigrate, kandra.KindSchema, stmt, 0, false)
+	ctx, ob, t0 := od.start(ctx, "", kandra.OpMigrate, kandra.SchemaStatement, stmt, 0, false)
 	err := od.d.ExecSchema(ctx, stmt)
 	od.end(ctx, ob, t0, 0, err)
 	return err
 }
 
 func (od *observedDriver) AwaitSchemaAgreement(ctx context.Context) error {
-	ctx, ob, t0 := od.start(ctx, "", kandra.OpMigrate, kandra.KindSchema, "(schema agreement)", 0, false)
+	ctx, ob, t0 := od.start(ctx, "", kandra.OpMigrate, kandra.SchemaStatement, "(schema agreement)", 0, false)
 	err := od.d.AwaitSchemaAgreement(ctx)
 	od.end(ctx, ob, t0, 0, err)
 	return err
 }
 
 func (od *observedDriver) SchemaVersions(ctx context.Context) (map[string]string, error) {
-	ctx, ob, t0 := od.start(ctx, "", kandra.OpMigrate, kandra.KindStatement, "SELECT schema_version FROM system.local, system.peers", kandra.ConsistencyOne, false)
+	ctx, ob, t0 := od.start(ctx, "", kandra.OpMigrate, kandra.SingleStatement, "SELECT schema_version FROM system.local, system.peers", kandra.ConsistencyOne, false)
 	v, err := od.d.SchemaVersions(ctx)
 	od.end(ctx, ob, t0, len(v), err)
 	return v, err
 }
 
 func (od *observedDriver) ExecCQL(ctx context.Context, stmt string, values []any, c kandra.Consistency) (bool, error) {
-	ctx, ob, t0 := od.start(ctx, "", kandra.OpMigrate, kandra.KindStatement, stmt, c, false)
+	ctx, ob, t0 := od.start(ctx, "", kandra.OpMigrate, kandra.SingleStatement, stmt, c, false)
 	applied, err := od.d.ExecCQL(ctx, stmt, values, c)
 	if adapter.IsConditional(stmt) {
 		ob.Conditional, ob.Applied = true, applied && err == nil
@@ -86,7 +86,7 @@ func (od *observedDriver) ExecCQL(ctx context.Context, stmt string, values []any
 }
 
 func (od *observedDriver) QueryCQL(ctx context.Context, stmt string, values []any, c kandra.Consistency) ([]map[string]any, error) {
-	ctx, ob, t0 := od.start(ctx, "", kandra.OpMigrate, kandra.KindStatement, stmt, c, false)
+	ctx, ob, t0 := od.start(ctx, "", kandra.OpMigrate, kandra.SingleStatement, stmt, c, false)
 	rows, err := od.d.QueryCQL(ctx, stmt, values, c)
 	od.end(ctx, ob, t0, len(rows), err)
 	return rows, err
@@ -95,7 +95,7 @@ func (od *observedDriver) QueryCQL(ctx context.Context, stmt string, values []an
 // Exec, Query and Batch are a backfill's.
 
 func (od *observedDriver) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
-	ctx, ob, t0 := od.start(ctx, q.Statement.TableName(), kandra.OpBackfill, kandra.KindStatement, q.Statement.CQL(), q.Consistency, false)
+	ctx, ob, t0 := od.start(ctx, q.Statement.TableName(), kandra.OpBackfill, kandra.SingleStatement, q.Statement.CQL(), q.Consistency, false)
 	applied, err := od.d.Exec(ctx, q)
 	if q.Statement.IsConditional() {
 		ob.Conditional, ob.Applied = true, applied && err == nil
@@ -109,7 +109,7 @@ func (od *observedDriver) Batch(ctx context.Context, b *adapter.Batch) error {
 	if len(b.Entries) > 0 {
 		table, stmt = b.Entries[0].Statement.TableName(), b.Entries[0].Statement.CQL()
 	}
-	ctx, ob, t0 := od.start(ctx, table, kandra.OpBackfill, kandra.KindBatch, stmt, b.Consistency, false)
+	ctx, ob, t0 := od.start(ctx, table, kandra.OpBackfill, kandra.BatchStatement, stmt, b.Consistency, false)
 	ob.Statements = len(b.Entries)
 	err := od.d.Batch(ctx, b)
 	od.end(ctx, ob, t0, 0, err)
@@ -117,7 +117,7 @@ func (od *observedDriver) Batch(ctx context.Context, b *adapter.Batch) error {
 }
 
 func (od *observedDriver) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, error) {
-	ctx, ob, t0 := od.start(ctx, q.Statement.TableName(), kandra.OpBackfill, kandra.KindStatement, q.Statement.CQL(), q.Consistency, false)
+	ctx, ob, t0 := od.start(ctx, q.Statement.TableName(), kandra.OpBackfill, kandra.SingleStatement, q.Statement.CQL(), q.Consistency, false)
 	rows, err := od.d.Query(ctx, q)
 	if err != nil {
 		od.end(ctx, ob, t0, 0, err)

@@ -31,7 +31,7 @@ func (r *obsRecorder) End(_ context.Context, o *kandra.Observation) {
 }
 
 // TestApplyObserved: an Apply with an Observer shows it every schema
-// change (KindSchema, with its CQL), the lease's lightweight transactions
+// change (SchemaStatement, with its CQL), the lease's lightweight transactions
 // (conditional, applied), the failed probes for ScyllaDB as errors, and
 // nothing but operation migrate; the statements are the driver's.
 func TestApplyObserved(t *testing.T) {
@@ -51,7 +51,7 @@ func TestApplyObserved(t *testing.T) {
 		if !slices.Contains(kandra.Operations(), o.Operation) {
 			t.Errorf("operation %q is not in kandra.Operations", o.Operation)
 		}
-		if o.Kind == kandra.KindSchema && strings.HasPrefix(o.Statement, "CREATE") {
+		if o.Kind == kandra.SchemaStatement && strings.HasPrefix(o.Statement, "CREATE") {
 			schema = append(schema, o.Statement)
 		}
 		if o.Conditional && o.Applied {

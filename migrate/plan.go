@@ -67,7 +67,10 @@ type planner struct {
 // steps that bring live to ks. It never plans a drop: what only live has
 // is listed in Plan.Extra. A nil Live.Keyspace (the keyspace does not
 // exist) plans the keyspace and everything in it; an existing keyspace
-// with no tables plans the same minus the keyspace.
+// with no tables plans the same minus the keyspace. It reads nothing: a
+// backfill still pending is planned from live.PendingBackfills, which Read
+// fills, so NewPlan on the Live that Read returned is the plan PlanFor
+// makes (PlanFor also checks that ks's rules were checked for the server).
 //
 // The error is only for input NewPlan cannot compare: a nil ks or live,
 // or a live keyspace of another name.
@@ -120,13 +123,13 @@ func (p *planner) keyspace() {
 	name := p.ks.Name()
 	if lks == nil {
 		// The tablets option as the server needs it.
-		p.add(phaseKeyspace, Step{ID: stepID(CreateKeyspace, name), Class: Safe, Kind: CreateKeyspace, CQL: p.ks.CreateKeyspaceOn(p.live.Server.Targets),
+		p.add(phaseKeyspace, Step{ID: stepID(StepCreateKeyspace, name), Class: Safe, Kind: StepCreateKeyspace, CQL: p.ks.CreateKeyspaceOn(p.live.Server.Targets),
 			Reason: "keyspace " + strconv.Quote(name) + " does not exist"})
 		return
 	}
 	r := p.ks.Replication()
 	if got, want := describeReplication(lks.Replication), describeModelReplication(r); got != want {
-		p.impossible(ChangeReplication, name, "", "",
+		p.impossible(StepChangeReplication, name, "", "",
 			"keyspace "+strconv.Quote(name)+" is replicated "+got+", the model says "+want,
 			"changing replication moves data between nodes, which only a repair completes, so the migrator leaves it to you: "+
 				"run "+p.alterKeyspace(r)+" then a full repair (nodetool repair -full) on every node before relying on the new factors; "+
@@ -187,7 +190,7 @@ func describeModelReplication(r kandra.Replication) string {
 func (p *planner) table(t *kandra.TableSchema) {
 	lt := p.live.Table(t.Name())
 	if lt == nil {
-		p.add(phaseTable, Step{ID: stepID(CreateTable, t.Name()), Class: Safe, Kind: CreateTable, Table: t.Name(),
+		p.add(phaseTable, Step{ID: stepID(StepCreateTable, t.Name()), Class: Safe, Kind: StepCreateTable, Table: t.Name(),
 			CQL: mustCQL(p.ks.CreateTable(t)), Reason: "table " + strconv.Quote(t.Name()) + " does not exist"})
 	} else {
 		p.diffTable(t, lt)
@@ -241,15 +244,15 @@ func serverCase(s string) string {
 func freezable(t kandra.CQLType) bool { return t.IsCollection() || t.Kind() == kandra.KindUDT }
 
 func modelColumn(c *kandra.ColumnSchema) wantColumn {
-	w := wantColumn{name: c.Name(), typ: c.Type(), kind: Regular, order: "none"}
+	w := wantColumn{name: c.Name(), typ: c.Type(), kind: ColumnRegular, order: "none"}
 	switch {
 	case c.IsPartitionKey():
-		w.kind = PartitionKey
+		w.kind = ColumnPartitionKey
 	case c.IsClusteringKey():
-		w.kind = Clustering
+		w.kind = ColumnClustering
 		w.order = strings.ToLower(c.ClusteringOrder().String())
 	case c.IsStatic():
-		w.kind = Static
+		w.kind = ColumnStatic
 	}
 	// kandra freezes a collection or a user-defined type in a key
 	// position, and a user-defined type given kandra.Frozen, and nothing
@@ -379,7 +382,7 @@ func (p *planner) diffTable(t *kandra.TableSchema, lt *LiveTable) {
 	name := t.Name()
 	if model, live := t.IsCounterTable(), isCounterLive(lt); model != live {
 		kind := map[bool]string{true: "a counter table", false: "a table without counters"}
-		p.impossible(ChangeCounterKind, name, name, "", "table "+strconv.Quote(name)+" is "+kind[live]+" in live and "+kind[model]+" in the model",
+		p.impossible(StepChangeCounterKind, name, name, "", "table "+strconv.Quote(name)+" is "+kind[live]+" in live and "+kind[model]+" in the model",
 			"a table is a counter table or not for good: "+p.newTableManual(t)+" (counter values are copied by adding them to the new counters)")
 		p.extraColumns(name, lt, t.Columns())
 		return
@@ -391,12 +394,12 @@ func (p *planner) diffTable(t *kandra.TableSchema, lt *LiveTable) {
 	for _, c := range t.ClusteringKeys() {
 		ck = append(ck, modelColumn(c))
 	}
-	if why, _ := keyDiff("the partition key", pk, keyColumns(lt, PartitionKey)); why != "" {
-		p.impossible(ChangeKey, name, name, "", "table "+strconv.Quote(name)+": "+why, "a primary key is fixed when a table is created: "+p.newTableManual(t))
-	} else if why, order := keyDiff("the clustering key", ck, keyColumns(lt, Clustering)); why != "" {
-		p.impossible(ChangeKey, name, name, "", "table "+strconv.Quote(name)+": "+why, "a primary key is fixed when a table is created: "+p.newTableManual(t))
+	if why, _ := keyDiff("the partition key", pk, keyColumns(lt, ColumnPartitionKey)); why != "" {
+		p.impossible(StepChangeKey, name, name, "", "table "+strconv.Quote(name)+": "+why, "a primary key is fixed when a table is created: "+p.newTableManual(t))
+	} else if why, order := keyDiff("the clustering key", ck, keyColumns(lt, ColumnClustering)); why != "" {
+		p.impossible(StepChangeKey, name, name, "", "table "+strconv.Quote(name)+": "+why, "a primary key is fixed when a table is created: "+p.newTableManual(t))
 	} else if order != "" {
-		p.impossible(ChangeClusteringOrder, name, name, "", "table "+strconv.Quote(name)+": "+order,
+		p.impossible(StepChangeClusteringOrder, name, name, "", "table "+strconv.Quote(name)+": "+order,
 			"the clustering order is fixed when a table is created: "+p.newTableManual(t))
 	}
 	for _, c := range t.Columns() {
@@ -418,30 +421,30 @@ func (p *planner) column(t *kandra.TableSchema, lt *LiveTable, c *kandra.ColumnS
 		reason := "table " + strconv.Quote(tn) + " has no column " + strconv.Quote(cn)
 		if d := lt.Dropped[cn]; d != nil {
 			if refused := p.reAddRefused(d, w); refused != "" {
-				p.impossible(ReAddDropped, object, tn, cn, "column "+strconv.Quote(cn)+" of table "+strconv.Quote(tn)+" was dropped"+droppedWhen(d)+" as "+d.RawType+"; "+refused,
+				p.impossible(StepReAddDropped, object, tn, cn, "column "+strconv.Quote(cn)+" of table "+strconv.Quote(tn)+" was dropped"+droppedWhen(d)+" as "+d.RawType+"; "+refused,
 					"give the field another column name (kandra.Column), or declare it with the dropped type "+d.RawType)
 				return
 			}
 			reason += "; it was dropped" + droppedWhen(d) + " with the same type, and rows written before the drop stay hidden"
 		}
-		p.add(phaseColumn, Step{ID: stepID(AddColumn, object), Class: Safe, Kind: AddColumn, Table: tn, Column: cn,
+		p.add(phaseColumn, Step{ID: stepID(StepAddColumn, object), Class: Safe, Kind: StepAddColumn, Table: tn, Column: cn,
 			CQL: p.alterTableAdd(t, c), Reason: reason})
 		return
 	}
 	switch lc.Kind {
-	case Regular, Static:
+	case ColumnRegular, ColumnStatic:
 		if lc.Kind != w.kind {
-			p.impossible(ChangeColumnKind, object, tn, cn, "column "+strconv.Quote(cn)+" of table "+strconv.Quote(tn)+" is "+string(lc.Kind)+" in live, "+string(w.kind)+" in the model",
+			p.impossible(StepChangeColumnKind, object, tn, cn, "column "+strconv.Quote(cn)+" of table "+strconv.Quote(tn)+" is "+string(lc.Kind)+" in live, "+string(w.kind)+" in the model",
 				"a column's kind cannot be altered: add a column under a new name (kandra.Column) and copy the values over, or "+p.newTableManual(t))
 			return
 		}
 	default:
 		// A key column in live that the model has as a regular one: the
-		// key sets differ, so a ChangeKey step says so already.
+		// key sets differ, so a StepChangeKey step says so already.
 		return
 	}
 	if m := typeMismatch(w, lc); m != "" {
-		p.impossible(ChangeType, object, tn, cn, "column "+strconv.Quote(cn)+" of table "+strconv.Quote(tn)+": "+m,
+		p.impossible(StepChangeType, object, tn, cn, "column "+strconv.Quote(cn)+" of table "+strconv.Quote(tn)+": "+m,
 			"servers no longer alter column types: add a column under a new name with the new type (kandra.Column), copy the values over, then stop using the old one; or "+p.newTableManual(t))
 	}
 }
@@ -488,7 +491,7 @@ func (p *planner) reAddRefused(d *LiveDropped, w wantColumn) string {
 	}
 	dk := d.Kind
 	if dk == "" {
-		dk = Regular
+		dk = ColumnRegular
 	}
 	if sameType(d.Type, w.typ) && dk == w.kind {
 		return ""
@@ -507,7 +510,7 @@ func (p *planner) reAddRefused(d *LiveDropped, w wantColumn) string {
 }
 
 // extraColumns reports live regular and static columns the model lacks;
-// key columns it lacks are in a ChangeKey step already.
+// key columns it lacks are in a StepChangeKey step already.
 func (p *planner) extraColumns(table string, lt *LiveTable, model []*kandra.ColumnSchema, also ...string) {
 	have := map[string]bool{}
 	for _, c := range model {
@@ -517,7 +520,7 @@ func (p *planner) extraColumns(table string, lt *LiveTable, model []*kandra.Colu
 		have[n] = true
 	}
 	for _, c := range lt.Columns {
-		if (c.Kind == Regular || c.Kind == Static) && !have[c.Name] {
+		if (c.Kind == ColumnRegular || c.Kind == ColumnStatic) && !have[c.Name] {
 			p.extra = append(p.extra, "column "+table+"."+c.Name)
 		}
 	}
@@ -553,7 +556,7 @@ func (p *planner) options(t *kandra.TableSchema, lt *LiveTable) {
 	if expiry {
 		effect = " (it changes how existing and new rows expire)"
 	}
-	p.add(phaseOptions, Step{ID: stepID(AlterOptions, t.Name()), Class: NeedsApproval, Kind: AlterOptions, Table: t.Name(),
+	p.add(phaseOptions, Step{ID: stepID(StepAlterOptions, t.Name()), Class: NeedsApproval, Kind: StepAlterOptions, Table: t.Name(),
 		CQL:    "ALTER TABLE " + p.qualified(t.CQLName()) + " WITH " + strings.Join(set, " AND ") + ";",
 		Reason: "table " + strconv.Quote(t.Name()) + ": " + strings.Join(why, "; ") + effect})
 }
@@ -708,12 +711,17 @@ func (p *planner) lookup(l *kandra.LookupTableSchema, primaryExists bool) {
 	lt := p.live.Table(name)
 	if lt != nil {
 		p.diffLookup(l, lt)
+		if slices.Contains(p.live.PendingBackfills, name) {
+			p.add(phaseBackfill, Step{ID: stepID(StepBackfillLookup, name), Class: NeedsApproval, Kind: StepBackfillLookup, Table: name, Lookup: l,
+				Reason: "lookup table " + name + " is not backfilled: an earlier apply created it and its backfill was not approved, or a backfill stopped part-way " +
+					"(kandra_backfill records it as pending); it misses the rows of " + strconv.Quote(l.Table().Name()) + " written before it existed"})
+		}
 		return
 	}
-	p.add(phaseLookup, Step{ID: stepID(CreateLookupTable, name), Class: Safe, Kind: CreateLookupTable, Table: name,
+	p.add(phaseLookup, Step{ID: stepID(StepCreateLookupTable, name), Class: Safe, Kind: StepCreateLookupTable, Table: name,
 		CQL: mustCQL(p.ks.CreateLookupTable(l)), Reason: "lookup table " + strconv.Quote(name) + " of table " + strconv.Quote(l.Table().Name()) + " does not exist"})
 	if primaryExists {
-		p.add(phaseBackfill, Step{ID: stepID(BackfillLookup, name), Class: NeedsApproval, Kind: BackfillLookup, Table: name, Lookup: l,
+		p.add(phaseBackfill, Step{ID: stepID(StepBackfillLookup, name), Class: NeedsApproval, Kind: StepBackfillLookup, Table: name, Lookup: l,
 			Reason: "table " + strconv.Quote(l.Table().Name()) + " exists, so new lookup table " + strconv.Quote(name) +
 				" must be filled from its rows before lookups by " + strconv.Quote(l.IndexColumn().Name()) + " find the rows written earlier; it reads the whole table"})
 	}
@@ -730,41 +738,41 @@ func (p *planner) diffLookup(l *kandra.LookupTableSchema, lt *LiveTable) {
 	manual := "a lookup table holds only copies: drop it by hand (DROP TABLE " + p.qualified(l.CQLName()) +
 		";), then plan again: it is created anew, and its backfill is planned"
 	ix := l.IndexColumn()
-	key := wantColumn{name: ix.Name(), typ: ix.Type(), frozen: freezable(ix.Type()), kind: PartitionKey, order: "none"}
-	if why, _ := keyDiff("the key", []wantColumn{key}, keyColumns(lt, PartitionKey)); why != "" {
-		p.impossible(ChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+": "+why, manual)
+	key := wantColumn{name: ix.Name(), typ: ix.Type(), frozen: freezable(ix.Type()), kind: ColumnPartitionKey, order: "none"}
+	if why, _ := keyDiff("the key", []wantColumn{key}, keyColumns(lt, ColumnPartitionKey)); why != "" {
+		p.impossible(StepChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+": "+why, manual)
 		return
 	}
 	cols := l.Columns()
 	var clustering []wantColumn
-	kind := Regular
+	kind := ColumnRegular
 	if !l.IsUnique() {
-		kind = Clustering
+		kind = ColumnClustering
 		for _, c := range cols[1:] {
-			clustering = append(clustering, wantColumn{name: c.Name(), typ: c.Type(), frozen: freezable(c.Type()), kind: Clustering, order: "asc"})
+			clustering = append(clustering, wantColumn{name: c.Name(), typ: c.Type(), frozen: freezable(c.Type()), kind: ColumnClustering, order: "asc"})
 		}
 		manual += "; a lookup whose kind changed (unique or not) has a new key: give it a new suffix instead, so that its new table is created and backfilled"
 	}
-	if why, _ := keyDiff("the clustering key", clustering, keyColumns(lt, Clustering)); why != "" {
-		p.impossible(ChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+": "+why, manual)
+	if why, _ := keyDiff("the clustering key", clustering, keyColumns(lt, ColumnClustering)); why != "" {
+		p.impossible(StepChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+": "+why, manual)
 		return
 	}
 	for _, c := range cols[1:] {
 		w := wantColumn{name: c.Name(), typ: c.Type(), frozen: freezable(c.Type()), kind: kind, order: "none"}
-		if kind == Clustering {
+		if kind == ColumnClustering {
 			w.order = "asc"
 		}
 		lc := lt.Column(c.Name())
 		switch {
 		case lc == nil:
-			p.impossible(ChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+" lacks column "+strconv.Quote(c.Name())+" of its primary table's key", manual)
+			p.impossible(StepChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+" lacks column "+strconv.Quote(c.Name())+" of its primary table's key", manual)
 			return
 		case lc.Kind != kind:
-			p.impossible(ChangeColumnKind, name+"."+c.Name(), name, c.Name(), "column "+strconv.Quote(c.Name())+" of lookup table "+strconv.Quote(name)+" is "+string(lc.Kind)+" in live, "+string(kind)+" in the model", manual)
+			p.impossible(StepChangeColumnKind, name+"."+c.Name(), name, c.Name(), "column "+strconv.Quote(c.Name())+" of lookup table "+strconv.Quote(name)+" is "+string(lc.Kind)+" in live, "+string(kind)+" in the model", manual)
 			return
 		}
 		if m := typeMismatch(w, lc); m != "" {
-			p.impossible(ChangeType, name+"."+c.Name(), name, c.Name(), "column "+strconv.Quote(c.Name())+" of lookup table "+strconv.Quote(name)+": "+m, manual)
+			p.impossible(StepChangeType, name+"."+c.Name(), name, c.Name(), "column "+strconv.Quote(c.Name())+" of lookup table "+strconv.Quote(name)+": "+m, manual)
 			return
 		}
 	}
@@ -775,10 +783,10 @@ func (p *planner) diffLookup(l *kandra.LookupTableSchema, lt *LiveTable) {
 	// A unique lookup's table also holds the claim token.
 	switch lc := lt.Column(kandra.ClaimColumn); {
 	case lc == nil:
-		p.impossible(ChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+" lacks its claim column "+strconv.Quote(kandra.ClaimColumn), manual)
+		p.impossible(StepChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+" lacks its claim column "+strconv.Quote(kandra.ClaimColumn), manual)
 		return
-	case lc.Kind != Regular || typeMismatch(wantColumn{name: kandra.ClaimColumn, typ: kandra.CQLBigint, kind: Regular, order: "none"}, lc) != "":
-		p.impossible(ChangeColumnKind, name+"."+kandra.ClaimColumn, name, kandra.ClaimColumn, "column "+strconv.Quote(kandra.ClaimColumn)+" of lookup table "+strconv.Quote(name)+" is not a regular bigint", manual)
+	case lc.Kind != ColumnRegular || typeMismatch(wantColumn{name: kandra.ClaimColumn, typ: kandra.CQLBigint, kind: ColumnRegular, order: "none"}, lc) != "":
+		p.impossible(StepChangeColumnKind, name+"."+kandra.ClaimColumn, name, kandra.ClaimColumn, "column "+strconv.Quote(kandra.ClaimColumn)+" of lookup table "+strconv.Quote(name)+" is not a regular bigint", manual)
 		return
 	}
 	p.extraColumns(name, lt, cols, kandra.ClaimColumn)
@@ -818,13 +826,13 @@ func (p *planner) index(t *kandra.TableSchema, lt *LiveTable, c *kandra.ColumnSc
 	name := t.IndexName(c)
 	on, ix := p.liveIndex(name)
 	if ix == nil {
-		p.add(phaseIndex, Step{ID: stepID(CreateIndex, name), Class: Safe, Kind: CreateIndex, Table: t.Name(), Column: c.Name(),
+		p.add(phaseIndex, Step{ID: stepID(StepCreateIndex, name), Class: Safe, Kind: StepCreateIndex, Table: t.Name(), Column: c.Name(),
 			CQL: mustCQL(p.ks.CreateIndex(t, c)), Reason: "index " + strconv.Quote(name) + " on " + t.Name() + "." + c.Name() + " does not exist"})
 		return
 	}
 	manual := "drop the live index by hand (DROP INDEX " + p.qks + "." + kandra.QuoteIdent(name) + ";), then plan again: it is created as the model says; reads through it fail or miss rows until it is built"
 	if target := indexTarget(ix.Options["target"]); on != lt || target != c.Name() {
-		p.impossible(ChangeIndex, name, t.Name(), c.Name(),
+		p.impossible(StepChangeIndex, name, t.Name(), c.Name(),
 			"index "+strconv.Quote(name)+" is on "+on.Name+"."+target+" in live, on "+t.Name()+"."+c.Name()+" in the model", manual)
 		return
 	}
@@ -833,7 +841,7 @@ func (p *planner) index(t *kandra.TableSchema, lt *LiveTable, c *kandra.ColumnSc
 	// plan says so.
 	spec, _ := c.Index()
 	if got, want := describeLiveIndex(ix, c), describeIndex(spec); got != want {
-		p.impossible(ChangeIndex, name, t.Name(), c.Name(),
+		p.impossible(StepChangeIndex, name, t.Name(), c.Name(),
 			"index "+strconv.Quote(name)+" on "+t.Name()+"."+c.Name()+" is "+got+" in live, "+want+" in the model", manual)
 	}
 }

@@ -197,28 +197,28 @@ func rowsOf(ks *kandra.Keyspace) *schemaRows {
 		for _, c := range t.Columns() {
 			switch {
 			case c.IsPartitionKey():
-				column(t.Name(), c.Name(), PartitionKey, c.KeyIndex(), "none", serverType(c.Type(), freezable(c.Type())))
+				column(t.Name(), c.Name(), ColumnPartitionKey, c.KeyIndex(), "none", serverType(c.Type(), freezable(c.Type())))
 			case c.IsClusteringKey():
-				column(t.Name(), c.Name(), Clustering, c.KeyIndex(), strings.ToLower(c.ClusteringOrder().String()), serverType(c.Type(), freezable(c.Type())))
+				column(t.Name(), c.Name(), ColumnClustering, c.KeyIndex(), strings.ToLower(c.ClusteringOrder().String()), serverType(c.Type(), freezable(c.Type())))
 			case c.IsStatic():
-				column(t.Name(), c.Name(), Static, -1, "none", serverType(c.Type(), c.IsFrozen()))
+				column(t.Name(), c.Name(), ColumnStatic, -1, "none", serverType(c.Type(), c.IsFrozen()))
 			default:
-				column(t.Name(), c.Name(), Regular, -1, "none", serverType(c.Type(), c.IsFrozen()))
+				column(t.Name(), c.Name(), ColumnRegular, -1, "none", serverType(c.Type(), c.IsFrozen()))
 			}
 		}
 		for _, l := range t.LookupTables() {
 			table(l.Name(), 0, 864000, false)
 			for i, c := range l.Columns() {
 				if i == 0 {
-					column(l.Name(), c.Name(), PartitionKey, 0, "none", serverType(c.Type(), freezable(c.Type())))
+					column(l.Name(), c.Name(), ColumnPartitionKey, 0, "none", serverType(c.Type(), freezable(c.Type())))
 				} else if l.IsUnique() {
-					column(l.Name(), c.Name(), Regular, -1, "none", serverType(c.Type(), freezable(c.Type())))
+					column(l.Name(), c.Name(), ColumnRegular, -1, "none", serverType(c.Type(), freezable(c.Type())))
 				} else {
-					column(l.Name(), c.Name(), Clustering, i-1, "asc", serverType(c.Type(), freezable(c.Type())))
+					column(l.Name(), c.Name(), ColumnClustering, i-1, "asc", serverType(c.Type(), freezable(c.Type())))
 				}
 			}
 			if l.IsUnique() {
-				column(l.Name(), kandra.ClaimColumn, Regular, -1, "none", "bigint")
+				column(l.Name(), kandra.ClaimColumn, ColumnRegular, -1, "none", "bigint")
 			}
 		}
 		for _, c := range t.SecondaryIndexes() {
@@ -438,7 +438,7 @@ func TestPropertyMutations(t *testing.T) {
 			if s.Class != class {
 				t.Fatalf("step %s is %v, want %v: %s", id, s.Class, class, s.Reason)
 			}
-			if (class == Impossible) != (s.Manual != "") || (class == Impossible || s.Kind == BackfillLookup) != (s.CQL == "") {
+			if (class == Impossible) != (s.Manual != "") || (class == Impossible || s.Kind == StepBackfillLookup) != (s.CQL == "") {
 				t.Fatalf("step %s (%v): CQL %q, manual %q", id, class, s.CQL, s.Manual)
 			}
 			if err := p.Err(); err == nil || !strings.Contains(err.Error(), id) {
@@ -460,7 +460,7 @@ func TestPropertyMutations(t *testing.T) {
 			if ks.Spec().Targets&scyllaTargets == 0 { // Cassandra only: 4.1+ takes IF NOT EXISTS
 				want = strings.Replace(want, " ADD ", " ADD IF NOT EXISTS ", 1)
 			}
-			if s.Class != Safe || s.CQL != want || s.Kind != AddColumn || s.Column != c.Name() {
+			if s.Class != Safe || s.CQL != want || s.Kind != StepAddColumn || s.Column != c.Name() {
 				t.Fatalf("step %+v, want a safe %q", s, want)
 			}
 			for _, s := range p.Steps {

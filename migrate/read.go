@@ -9,8 +9,10 @@ import (
 )
 
 // Read reads the live schema of ks's keyspace through d (system_schema)
-// and models it. A keyspace that does not exist is a Live with a nil
-// Keyspace, not an error.
+// and models it, with the backfills the keyspace's kandra_backfill table
+// records as pending (Live.PendingBackfills), so that NewPlan and Validate
+// see from the Live what PlanFor and Check see. A keyspace that does not
+// exist is a Live with a nil Keyspace, not an error.
 func Read(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace) (*Live, error) {
 	d := wrap(ad)
 	if ks == nil {
@@ -36,6 +38,9 @@ func readOn(ctx context.Context, d driver, ks *kandra.Keyspace, s Server) (*Live
 			return nil, err
 		}
 	}
+	if live.PendingBackfills, err = pendingBackfills(ctx, d, ks.Name(), live); err != nil {
+		return nil, err
+	}
 	return live, nil
 }
 
@@ -54,17 +59,18 @@ func readLive(ctx context.Context, d driver, keyspace string) (*Live, error) {
 	return live, nil
 }
 
-// PlanFor reads the live schema of ks's keyspace and plans the difference
-// (NewPlan). It also plans the backfill of every lookup table an earlier
-// Apply created without its (unapproved) backfill, which the live schema
-// alone cannot show: kandra_backfill records them as pending.
+// PlanFor reads the live schema of ks's keyspace (Read) and plans the
+// difference (NewPlan), after checking that ks's rules were checked for
+// the server it reads. The plan includes the backfill of every lookup
+// table an earlier Apply created without its (unapproved) backfill, which
+// kandra_backfill records as pending.
 func PlanFor(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace) (*Plan, error) {
 	d := wrap(ad)
 	live, err := Read(ctx, d, ks)
 	if err != nil {
 		return nil, err
 	}
-	return planChecked(ctx, d, ks, live)
+	return planChecked(ks, live)
 }
 
 // planOn is PlanFor on the server s, read already.
@@ -73,64 +79,29 @@ func planOn(ctx context.Context, d driver, ks *kandra.Keyspace, s Server) (*Plan
 	if err != nil {
 		return nil, err
 	}
-	return planChecked(ctx, d, ks, live)
+	return planChecked(ks, live)
 }
 
 // planChecked plans live after checking that the keyspace's rules were
 // checked for its server (checkServer).
-func planChecked(ctx context.Context, d driver, ks *kandra.Keyspace, live *Live) (*Plan, error) {
+func planChecked(ks *kandra.Keyspace, live *Live) (*Plan, error) {
 	if err := checkServer(ks, live); err != nil {
 		return nil, err
 	}
-	return planLive(ctx, d, ks, live)
+	return NewPlan(ks, live)
 }
 
-func planLive(ctx context.Context, d driver, ks *kandra.Keyspace, live *Live) (*Plan, error) {
-	p, err := NewPlan(ks, live)
-	if err != nil {
-		return nil, err
-	}
-	pending, err := pendingBackfills(ctx, d, ks, live)
-	if err != nil {
-		return nil, err
-	}
-	for _, l := range pending {
-		if planned(p, backfillID(l.Name())) {
-			continue
-		}
-		p.Steps = append(p.Steps, backfillStep(l, "the lookup table was created by an earlier apply whose backfill was not approved; kandra_backfill records it as pending"))
-	}
-	return p, nil
-}
-
-// Check reads the live schema of ks's keyspace and compares it with ks
-// without changing anything (Validate). A lookup table whose backfill is
-// still pending is a difference too: it exists but misses the rows
-// written before it.
+// Check reads the live schema of ks's keyspace (Read) and compares it
+// with ks without changing anything (Validate). A lookup table whose
+// backfill is still pending is a difference too: it exists but misses the
+// rows written before it.
 func Check(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace) error {
 	d := wrap(ad)
 	live, err := Read(ctx, d, ks)
 	if err != nil {
 		return err
 	}
-	if err := Validate(ks, live); err != nil {
-		return err
-	}
-	pending, err := pendingBackfills(ctx, d, ks, live)
-	if err != nil {
-		return err
-	}
-	if len(pending) > 0 {
-		msg := "keyspace " + ks.Name() + ": "
-		for i, l := range pending {
-			if i > 0 {
-				msg += "; "
-			}
-			msg += "lookup table " + l.Name() + " is not backfilled (apply --approve " + backfillID(l.Name()) + ", or backfill " + l.Name() + ")"
-		}
-		return &kerrors.MigrationError{Message: msg}
-	}
-	return nil
+	return Validate(ks, live)
 }
 
 func planned(p *Plan, id string) bool {
@@ -140,11 +111,4 @@ func planned(p *Plan, id string) bool {
 		}
 	}
 	return false
-}
-
-func backfillID(lookupTable string) string { return "backfill:" + lookupTable }
-
-func backfillStep(l *kandra.LookupTableSchema, reason string) Step {
-	return Step{ID: backfillID(l.Name()), Class: NeedsApproval, Kind: BackfillLookup, Table: l.Name(),
-		Reason: reason, Lookup: l}
 }

@@ -124,7 +124,7 @@ func (p *Plan) Script() string {
 		// A newline in a quoted name must not end the comment.
 		commentAfter(&b, "-- ["+s.Class.String()+"] "+strings.Join(strings.Fields(s.ID), " ")+":", s.Reason, "   ")
 		switch {
-		case s.Kind == BackfillLookup:
+		case s.Kind == StepBackfillLookup:
 			comment(&b, "not a statement: run the migrator's backfill of "+s.Table+" (schema backfill "+s.Table+", or apply --approve "+s.ID+")", "   ")
 		case s.Class == Impossible:
 			comment(&b, "manual path: "+s.Manual, "   ")

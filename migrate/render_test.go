@@ -56,8 +56,8 @@ func phaseOf(s Step) int {
 	if s.Class == Impossible {
 		return phaseImpossible
 	}
-	return map[StepKind]int{CreateKeyspace: phaseKeyspace, CreateType: phaseType, AddField: phaseType, CreateTable: phaseTable, CreateLookupTable: phaseLookup,
-		AddColumn: phaseColumn, CreateIndex: phaseIndex, AlterOptions: phaseOptions, BackfillLookup: phaseBackfill}[s.Kind]
+	return map[StepKind]int{StepCreateKeyspace: phaseKeyspace, StepCreateType: phaseType, StepAddField: phaseType, StepCreateTable: phaseTable, StepCreateLookupTable: phaseLookup,
+		StepAddColumn: phaseColumn, StepCreateIndex: phaseIndex, StepAlterOptions: phaseOptions, StepBackfillLookup: phaseBackfill}[s.Kind]
 }
 
 var hexHash = regexp.MustCompile(`^[0-9a-f]{32}$`)
@@ -194,14 +194,14 @@ func TestClassAndKindStrings(t *testing.T) {
 		}
 	}
 	seen := map[string]bool{}
-	for k := CreateKeyspace; k <= ChangeKeyType; k++ {
+	for k := StepCreateKeyspace; k <= StepChangeKeyType; k++ {
 		s := k.String()
 		if s == "" || strings.HasPrefix(s, "StepKind(") || seen[s] {
 			t.Errorf("StepKind %d: %q", k, s)
 		}
 		seen[s] = true
 	}
-	if s := (ChangeKeyType + 1).String(); s != "StepKind(19)" {
+	if s := (StepChangeKeyType + 1).String(); s != "StepKind(19)" {
 		t.Errorf("an unknown kind: %q", s)
 	}
 }

@@ -72,9 +72,9 @@ func liveFromRows(keyspace string, r *schemaRows) (*Live, error) {
 func sortColumns(cs []*LiveColumn) {
 	rank := func(k ColumnKind) int {
 		switch k {
-		case PartitionKey:
+		case ColumnPartitionKey:
 			return 0
-		case Clustering:
+		case ColumnClustering:
 			return 1
 		}
 		return 2
@@ -273,10 +273,10 @@ func (rd *rowReader) storage(tab string, i int, row map[string]any) map[string]s
 func (rd *rowReader) kind(table string, i int, row map[string]any) ColumnKind {
 	s := rd.str(table, i, row, "kind", false)
 	switch k := ColumnKind(strings.ToLower(s)); k {
-	case PartitionKey, Clustering, Regular, Static:
+	case ColumnPartitionKey, ColumnClustering, ColumnRegular, ColumnStatic:
 		return k
 	case "":
-		return Regular
+		return ColumnRegular
 	}
 	rd.fail(table, i, "kind", "is "+strconv.Quote(s)+", want partition_key, clustering, regular or static")
 	return ""
@@ -319,7 +319,7 @@ func (rd *rowReader) columns(ks *LiveKeyspace, rows []map[string]any) {
 			order = "none"
 		}
 		switch kind {
-		case PartitionKey, Clustering:
+		case ColumnPartitionKey, ColumnClustering:
 			if pos < 0 {
 				rd.fail(tab, i, "position", fmt.Sprintf("is %d for key column %q of table %q, want 0 or more", pos, name, tname))
 				return

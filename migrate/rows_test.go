@@ -83,7 +83,7 @@ func TestLiveFromRows(t *testing.T) {
 		t.Fatalf("table %+v", lt)
 	}
 	want := kandra.MapOf(kandra.CQLText, kandra.ListOf(kandra.CQLInt))
-	if v := lt.Column("v"); !v.Type.Equal(want) || v.Position != -1 || v.Kind != Regular {
+	if v := lt.Column("v"); !v.Type.Equal(want) || v.Position != -1 || v.Kind != ColumnRegular {
 		t.Fatalf("column v: %+v", v)
 	}
 	if c1 := lt.Column("c1"); !c1.Type.Equal(kandra.SetOf(kandra.CQLText)) || c1.Order != "asc" || c1.Position != 0 {
@@ -196,7 +196,7 @@ func FuzzLiveFromRows(f *testing.F) {
 			if parsed, perr := kandra.ParseCQLType(c.RawType); (perr == nil) != !c.Type.IsZero() || perr == nil && !parsed.SameName(c.Type) {
 				t.Fatalf("column %q: Type %v for raw %q (parse: %v)", c.Name, c.Type, c.RawType, perr)
 			}
-			if (c.Kind == PartitionKey || c.Kind == Clustering) != (c.Position >= 0) {
+			if (c.Kind == ColumnPartitionKey || c.Kind == ColumnClustering) != (c.Position >= 0) {
 				t.Fatalf("column %+v: a position only for key columns", c)
 			}
 		}

@@ -63,7 +63,7 @@ func TestPlanStatesTheServersDistribution(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := "CREATE KEYSPACE IF NOT EXISTS app WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3}" + c.option + ";"
-		if p.Steps[0].Kind != CreateKeyspace || p.Steps[0].CQL != want {
+		if p.Steps[0].Kind != StepCreateKeyspace || p.Steps[0].CQL != want {
 			t.Fatalf("server %q: step %+v, want CQL %q", c.scylla, p.Steps[0], want)
 		}
 		if _, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me"}); err != nil {

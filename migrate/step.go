@@ -40,82 +40,82 @@ func (c Class) String() string {
 // StepKind is what a step does.
 type StepKind uint8
 
-// The kinds of step. The migrator does CreateKeyspace to BackfillLookup,
-// CreateType and AddField; the others are differences no statement can
+// The kinds of step. The migrator does StepCreateKeyspace to StepBackfillLookup,
+// StepCreateType and StepAddField; the others are differences no statement can
 // fix in place (class Impossible).
 const (
-	// CreateKeyspace creates the keyspace (CREATE KEYSPACE IF NOT EXISTS).
-	CreateKeyspace StepKind = iota
-	// CreateTable creates a primary table.
-	CreateTable
-	// CreateLookupTable creates a lookup table.
-	CreateLookupTable
-	// CreateIndex creates a secondary index.
-	CreateIndex
-	// AddColumn adds a regular column to an existing table (ALTER TABLE
+	// StepCreateKeyspace creates the keyspace (CREATE KEYSPACE IF NOT EXISTS).
+	StepCreateKeyspace StepKind = iota
+	// StepCreateTable creates a primary table.
+	StepCreateTable
+	// StepCreateLookupTable creates a lookup table.
+	StepCreateLookupTable
+	// StepCreateIndex creates a secondary index.
+	StepCreateIndex
+	// StepAddColumn adds a regular column to an existing table (ALTER TABLE
 	// ... ADD).
-	AddColumn
-	// AlterOptions changes table options (ALTER TABLE ... WITH).
-	AlterOptions
-	// BackfillLookup fills a new lookup table from its existing primary
+	StepAddColumn
+	// StepAlterOptions changes table options (ALTER TABLE ... WITH).
+	StepAlterOptions
+	// StepBackfillLookup fills a new lookup table from its existing primary
 	// table. (Not "Backfill": that is the function that does it.)
-	BackfillLookup
-	// ChangeType is a column whose live type is not the model's.
-	ChangeType
-	// ChangeKey is a partition key or clustering column set, order or
+	StepBackfillLookup
+	// StepChangeType is a column whose live type is not the model's.
+	StepChangeType
+	// StepChangeKey is a partition key or clustering column set, order or
 	// type that differs.
-	ChangeKey
-	// ChangeClusteringOrder is a clustering column sorted the other way.
-	ChangeClusteringOrder
-	// ChangeCounterKind is a counter table that should be a plain one, or
+	StepChangeKey
+	// StepChangeClusteringOrder is a clustering column sorted the other way.
+	StepChangeClusteringOrder
+	// StepChangeCounterKind is a counter table that should be a plain one, or
 	// the reverse.
-	ChangeCounterKind
-	// ReAddDropped is a column the server dropped once, which the
+	StepChangeCounterKind
+	// StepReAddDropped is a column the server dropped once, which the
 	// keyspace's targets refuse to add back with the model's type.
-	ReAddDropped
-	// ChangeReplication is an existing keyspace whose replication is not
+	StepReAddDropped
+	// StepChangeReplication is an existing keyspace whose replication is not
 	// the model's.
-	ChangeReplication
-	// ChangeIndex is a live index, of the name kandra gives the model's
+	StepChangeReplication
+	// StepChangeIndex is a live index, of the name kandra gives the model's
 	// index, on another column.
-	ChangeIndex
-	// ChangeColumnKind is a model column that is a static (or another
+	StepChangeIndex
+	// StepChangeColumnKind is a model column that is a static (or another
 	// kind of) column in live.
-	ChangeColumnKind
-	// CreateType creates a user-defined type (CREATE TYPE IF NOT EXISTS).
-	CreateType
-	// AddField adds a field to an existing user-defined type (ALTER TYPE
+	StepChangeColumnKind
+	// StepCreateType creates a user-defined type (CREATE TYPE IF NOT EXISTS).
+	StepCreateType
+	// StepAddField adds a field to an existing user-defined type (ALTER TYPE
 	// ... ADD).
-	AddField
-	// ChangeFieldType is a field of a user-defined type whose live type is
+	StepAddField
+	// StepChangeFieldType is a field of a user-defined type whose live type is
 	// not the model's: servers alter no field's type.
-	ChangeFieldType
-	// ChangeKeyType is a field the model adds to a user-defined type that
+	StepChangeFieldType
+	// StepChangeKeyType is a field the model adds to a user-defined type that
 	// the partition key of a live table holds (directly or inside another
 	// type or a collection): servers refuse to add a field to it.
-	ChangeKeyType
+	StepChangeKeyType
 )
 
 var stepKindNames = [...]string{
-	CreateKeyspace:        "create-keyspace",
-	CreateTable:           "create-table",
-	CreateLookupTable:     "create-lookup-table",
-	CreateIndex:           "create-index",
-	AddColumn:             "add-column",
-	AlterOptions:          "options",
-	BackfillLookup:        "backfill",
-	ChangeType:            "change-type",
-	ChangeKey:             "change-key",
-	ChangeClusteringOrder: "change-clustering-order",
-	ChangeCounterKind:     "change-counter-kind",
-	ReAddDropped:          "re-add-dropped",
-	ChangeReplication:     "change-replication",
-	ChangeIndex:           "change-index",
-	ChangeColumnKind:      "change-column-kind",
-	CreateType:            "create-type",
-	AddField:              "add-field",
-	ChangeFieldType:       "change-field-type",
-	ChangeKeyType:         "change-key-type",
+	StepCreateKeyspace:        "create-keyspace",
+	StepCreateTable:           "create-table",
+	StepCreateLookupTable:     "create-lookup-table",
+	StepCreateIndex:           "create-index",
+	StepAddColumn:             "add-column",
+	StepAlterOptions:          "options",
+	StepBackfillLookup:        "backfill",
+	StepChangeType:            "change-type",
+	StepChangeKey:             "change-key",
+	StepChangeClusteringOrder: "change-clustering-order",
+	StepChangeCounterKind:     "change-counter-kind",
+	StepReAddDropped:          "re-add-dropped",
+	StepChangeReplication:     "change-replication",
+	StepChangeIndex:           "change-index",
+	StepChangeColumnKind:      "change-column-kind",
+	StepCreateType:            "create-type",
+	StepAddField:              "add-field",
+	StepChangeFieldType:       "change-field-type",
+	StepChangeKeyType:         "change-key-type",
 }
 
 // String returns the kind as it starts a step ID ("create-table",
@@ -144,7 +144,7 @@ type Step struct {
 	// Column is the column's name as stored ("" unless a column step).
 	Column string
 	// UDT is the user-defined type's name as stored ("" unless a type
-	// step: CreateType, AddField, ChangeFieldType, ChangeKeyType).
+	// step: StepCreateType, StepAddField, StepChangeFieldType, StepChangeKeyType).
 	UDT string
 	// Field is the name of the type's field ("" unless a field step).
 	Field string

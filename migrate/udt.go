@@ -29,7 +29,7 @@ func (p *planner) types() {
 		lt := live[name]
 		if lt == nil {
 			cql, _ := p.ks.CreateType(name)
-			p.add(phaseType, Step{ID: stepID(CreateType, name), Class: Safe, Kind: CreateType, UDT: name, CQL: cql,
+			p.add(phaseType, Step{ID: stepID(StepCreateType, name), Class: Safe, Kind: StepCreateType, UDT: name, CQL: cql,
 				Reason: "type " + strconv.Quote(name) + " does not exist"})
 			continue
 		}
@@ -47,16 +47,16 @@ func (p *planner) diffType(t kandra.CQLType, lt *LiveType, keyedBy []string, ind
 		model[f.Name] = true
 		object := name + "." + f.Name
 		i := slices.IndexFunc(lt.Fields, func(l kandra.UDTField) bool { return l.Name == f.Name })
-		w := wantColumn{name: f.Name, typ: f.Type, frozen: freezable(f.Type), kind: Regular, order: "none"}
+		w := wantColumn{name: f.Name, typ: f.Type, frozen: freezable(f.Type), kind: ColumnRegular, order: "none"}
 		if i < 0 {
 			if len(keyedBy) > 0 {
-				p.impossibleField(ChangeKeyType, name, f.Name,
+				p.impossibleField(StepChangeKeyType, name, f.Name,
 					"type "+strconv.Quote(name)+" has no field "+strconv.Quote(f.Name)+", and servers add no field to a type that a partition key holds (here of "+strings.Join(keyedBy, ", ")+
 						`; "Cannot add new field ... as the type is being used in partition key")`,
 					p.keyTypeManual(name, f.Name, keyedBy))
 				continue
 			}
-			s := Step{ID: stepID(AddField, object), Class: Safe, Kind: AddField, UDT: name, Field: f.Name, CQL: p.alterTypeAdd(t, f),
+			s := Step{ID: stepID(StepAddField, object), Class: Safe, Kind: StepAddField, UDT: name, Field: f.Name, CQL: p.alterTypeAdd(t, f),
 				Reason: "type " + strconv.Quote(name) + " has no field " + strconv.Quote(f.Name) + " (" + w.decl() + "); it is added after the type's last field"}
 			if len(indexedBy) > 0 {
 				s.Class = NeedsApproval
@@ -65,9 +65,9 @@ func (p *planner) diffType(t kandra.CQLType, lt *LiveType, keyedBy []string, ind
 			p.add(phaseType, s)
 			continue
 		}
-		lf := &LiveColumn{Name: f.Name, Kind: Regular, Position: -1, Order: "none", Type: lt.Fields[i].Type, RawType: lt.FieldTypes[i]}
+		lf := &LiveColumn{Name: f.Name, Kind: ColumnRegular, Position: -1, Order: "none", Type: lt.Fields[i].Type, RawType: lt.FieldTypes[i]}
 		if m := typeMismatch(w, lf); m != "" {
-			p.impossibleField(ChangeFieldType, name, f.Name, "field "+strconv.Quote(f.Name)+" of type "+strconv.Quote(name)+": "+m,
+			p.impossibleField(StepChangeFieldType, name, f.Name, "field "+strconv.Quote(f.Name)+" of type "+strconv.Quote(name)+": "+m,
 				"servers alter no field's type (\"Altering field types is no longer supported\") and drop no field: add the field under a new name with the new type "+
 					"(a `kandra:\"new_name\"` tag on the Go field: the plan adds it), copy each row's value over (write the whole value again), then stop using the old field, "+
 					"which stays in the type, null in each value written since; or rename the live field by hand (ALTER TYPE "+p.qks+"."+kandra.QuoteTypeName(name)+
@@ -262,7 +262,7 @@ func (p *planner) keyedTypes() map[string][]string {
 	for _, tn := range slices.Sorted(maps.Keys(lks.Tables)) {
 		held := map[string]bool{}
 		for _, c := range lks.Tables[tn].Columns {
-			if c.Kind == PartitionKey {
+			if c.Kind == ColumnPartitionKey {
 				heldTypes(c.Type, lks.Types, held)
 			}
 		}

@@ -123,7 +123,7 @@ func TestUDTRoundTrip(t *testing.T) {
 		if got := strings.Join(ids(p.Steps), " "); !strings.HasPrefix(got, "create-keyspace:ks create-type:geo create-type:address create-table:customers") {
 			t.Fatalf("fresh plan steps %s: want the types after the keyspace, nested first, before the tables", got)
 		}
-		if s := stepOf(t, p, "create-type:address"); s.Kind != CreateType || s.UDT != "address" || s.Class != Safe || s.Table != "" {
+		if s := stepOf(t, p, "create-type:address"); s.Kind != StepCreateType || s.UDT != "address" || s.Class != Safe || s.Table != "" {
 			t.Fatalf("step %+v", s)
 		}
 	}
@@ -377,9 +377,9 @@ func TestPropertyTypeMutations(t *testing.T) {
 		// model's fields; an added field goes last), and plan again.
 		for _, s := range p.Steps {
 			switch s.Kind {
-			case CreateType:
+			case StepCreateType:
 				r.Types = append(r.Types, typeRow("ks", s.UDT, model[s.UDT].Fields()))
-			case AddField:
+			case StepAddField:
 				row := typeRowOf(t, r, s.UDT)
 				for _, f := range model[s.UDT].Fields() {
 					if f.Name == s.Field {
@@ -521,7 +521,7 @@ func TestUDTAddFieldUnderAnIndex(t *testing.T) {
 		dropField(typeRowOf(t, r, c.typ), c.field)
 		p := mustPlan(t, ks, mustLive(t, r))
 		s := stepOf(t, p, "add-field:"+c.typ+"."+c.field)
-		if len(p.Steps) != 1 || s.Class != NeedsApproval || s.Kind != AddField || !strings.HasPrefix(s.CQL, "ALTER TYPE ks."+c.typ+" ADD ") {
+		if len(p.Steps) != 1 || s.Class != NeedsApproval || s.Kind != StepAddField || !strings.HasPrefix(s.CQL, "ALTER TYPE ks."+c.typ+" ADD ") {
 			t.Fatalf("%s.%s: plan\n%s\nwant one add-field step needing approval", c.typ, c.field, p)
 		}
 		for _, want := range []string{indexes + " compare", "no longer find the rows written before", "until each is written again",
@@ -543,7 +543,7 @@ func TestUDTAddFieldUnderAnIndex(t *testing.T) {
 	addFields := func(steps []Step) string {
 		var out []Step
 		for _, s := range steps {
-			if s.Kind == AddField {
+			if s.Kind == StepAddField {
 				out = append(out, s)
 			}
 		}

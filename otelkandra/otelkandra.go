@@ -123,7 +123,7 @@ func (o *Observer) Start(ctx context.Context, ob *kandra.Observation) context.Co
 	if ob.Consistency != 0 {
 		attrs = append(attrs, attribute.String("cassandra.consistency.level", consistencyLevel(ob.Consistency)))
 	}
-	if ob.Kind == kandra.KindBatch {
+	if ob.Kind == kandra.BatchStatement {
 		attrs = append(attrs, attribute.Int("db.operation.batch.size", ob.Statements))
 	}
 	if ob.Background {

@@ -157,23 +157,10 @@ func (d *Driver) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, err
 			}
 			it = gq.PageState(state).Iter()
 		}
-		if it.NumRows() > 0 {
-			return p.Rows(it), sent, nil
-		}
-		// No rows: a failure (one to make again, see renewed) or the end.
-		if err := it.Close(); err != nil {
-			return nil, sent, err
-		}
-		return p.Rows(noRows{}), sent, nil
+		rows, err := p.Page(it)
+		return rows, sent, err
 	})
 }
-
-// noRows is a page without rows, the last.
-type noRows struct{}
-
-func (noRows) Scan(...any) bool  { return false }
-func (noRows) PageState() []byte { return nil }
-func (noRows) Close() error      { return nil }
 
 // Batch implements adapter.Driver with a LOGGED BATCH. A batch is
 // idempotent when each of its statements is; one that is not is sent

@@ -211,7 +211,7 @@ func TestMigrationHistory(t *testing.T) {
 	// v2 adds a field: one safe ALTER.
 	v2 := migKeyspace(t, name, migUsersV2)
 	res, err = migrate.Apply(ctx, d, v2, opts())
-	if err != nil || len(res.Applied) != 1 || res.Applied[0].Kind != migrate.AddColumn || res.Applied[0].Class != migrate.Safe ||
+	if err != nil || len(res.Applied) != 1 || res.Applied[0].Kind != migrate.StepAddColumn || res.Applied[0].Class != migrate.Safe ||
 		!strings.HasPrefix(res.Applied[0].CQL, "ALTER TABLE") {
 		t.Fatalf("v2: %+v, %v", res, err)
 	}

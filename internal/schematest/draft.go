@@ -30,14 +30,14 @@ const (
 )
 
 type fieldOpt struct {
-	kind        optKind
-	index       int
-	order       kandra.ClusteringOrder // any value, valid or not
-	suffix      string
-	consistency kandra.LookupConsistency // any value, valid or not
-	name        string
-	as          *CQL // AsType's type; nil is the zero CQLType
-	ix          ixDraft
+	kind       optKind
+	index      int
+	order      kandra.ClusteringOrder // any value, valid or not
+	suffix     string
+	lookupKind kandra.LookupKind // any value, valid or not
+	name       string
+	as         *CQL // AsType's type; nil is the zero CQLType
+	ix         ixDraft
 }
 
 // ixDraft is SecondaryIndex's options: a kind, a target, text analysis.
@@ -86,7 +86,7 @@ func (o fieldOpt) option() kandra.FieldOption {
 	case oCK:
 		return kandra.ClusteringKey(o.index, o.order)
 	case oLookup:
-		return kandra.Lookup(o.suffix, o.consistency)
+		return kandra.Lookup(o.suffix, o.lookupKind)
 	case oColumn:
 		return kandra.Column(o.name)
 	case oTransient:
@@ -134,7 +134,6 @@ const (
 	tGC
 	tRead
 	tWrite
-	tCache
 )
 
 type tableOpt struct {
@@ -151,10 +150,8 @@ func (o tableOpt) option() kandra.TableOption {
 		return kandra.GCGrace(time.Duration(o.n) * time.Second)
 	case tRead:
 		return kandra.ReadConsistency(kandra.Consistency(o.n))
-	case tWrite:
-		return kandra.WriteConsistency(kandra.Consistency(o.n))
 	}
-	return kandra.CacheResult(time.Duration(o.n)*time.Second, o.m)
+	return kandra.WriteConsistency(kandra.Consistency(o.n))
 }
 
 type draft struct {
@@ -335,8 +332,8 @@ func (d *draft) lastOpt(k tableOptKind) (tableOpt, bool) {
 }
 
 type lookupKey struct {
-	suffix      string
-	consistency kandra.LookupConsistency
+	suffix     string
+	lookupKind kandra.LookupKind
 }
 
 // uniqueLookups drops repeated Lookups: a field bound several times with
@@ -345,7 +342,7 @@ func uniqueLookups(ls []fieldOpt) []fieldOpt {
 	var out []fieldOpt
 	seen := map[lookupKey]bool{}
 	for _, l := range ls {
-		k := lookupKey{l.suffix, l.consistency}
+		k := lookupKey{l.suffix, l.lookupKind}
 		if !seen[k] {
 			seen[k] = true
 			out = append(out, l)

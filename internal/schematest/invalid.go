@@ -147,7 +147,7 @@ var mutations = []mutation{
 		return true
 	}},
 	{"table option twice", kandra.RuleConflictingOptions, func(g *gen) bool {
-		k := rapid.SampledFrom([]tableOptKind{tTTL, tGC, tRead, tWrite, tCache}).Draw(g.t, "option kind")
+		k := rapid.SampledFrom([]tableOptKind{tTTL, tGC, tRead, tWrite}).Draw(g.t, "option kind")
 		a := rapid.IntRange(0, 10).Draw(g.t, "first value")
 		g.d.topts = append(g.d.topts, tableOpt{kind: k, n: a, m: 1}, tableOpt{kind: k, n: a + 1, m: 1})
 		return true
@@ -186,8 +186,8 @@ var mutations = []mutation{
 		if c == nil {
 			return false
 		}
-		g.d.fields[c.field].add(fieldOpt{kind: oLookup, suffix: "by_one", consistency: kandra.LookupBatch})
-		g.d.fields[c.field].add(fieldOpt{kind: oLookup, suffix: "by_one", consistency: kandra.LookupEventual})
+		g.d.fields[c.field].add(fieldOpt{kind: oLookup, suffix: "by_one", lookupKind: kandra.LookupBatch})
+		g.d.fields[c.field].add(fieldOpt{kind: oLookup, suffix: "by_one", lookupKind: kandra.LookupEventual})
 		return true
 	}},
 	{"transient with another option", kandra.RuleConflictingOptions, func(g *gen) bool {
@@ -328,8 +328,8 @@ var mutations = []mutation{
 			return false
 		}
 		g.d.fields[c1.field].add(fieldOpt{kind: oLookup, suffix: "by_dup"})
-		consistency := rapid.SampledFrom([]kandra.LookupConsistency{kandra.LookupBatch, kandra.LookupEventual, kandra.LookupUnique}).Draw(g.t, "consistency")
-		g.d.fields[c2.field].add(fieldOpt{kind: oLookup, suffix: "by_dup", consistency: consistency})
+		lk := rapid.SampledFrom([]kandra.LookupKind{kandra.LookupBatch, kandra.LookupEventual, kandra.LookupUnique}).Draw(g.t, "lookup kind")
+		g.d.fields[c2.field].add(fieldOpt{kind: oLookup, suffix: "by_dup", lookupKind: lk})
 		return true
 	}},
 	{"counter mix", kandra.RuleCounterMix, func(g *gen) bool {
@@ -610,7 +610,7 @@ var mutations = []mutation{
 		return true
 	}},
 	{"option out of range", kandra.RuleOptionRange, func(g *gen) bool {
-		switch rapid.IntRange(0, 5).Draw(g.t, "which") {
+		switch rapid.IntRange(0, 4).Draw(g.t, "which") {
 		case 0:
 			g.d.setOption(tableOpt{kind: tTTL, n: rapid.SampledFrom([]int{-1, maxTTLSeconds + 1, math.MinInt32}).Draw(g.t, "ttl")})
 		case 1:
@@ -618,18 +618,6 @@ var mutations = []mutation{
 		case 2:
 			g.d.softDelete = true
 			g.d.softTTL = rapid.SampledFrom([]int{-1, maxTTLSeconds + 1}).Draw(g.t, "soft ttl")
-		case 3:
-			// A negative TTL, a negative size, or both.
-			o := tableOpt{kind: tCache, n: 10, m: 10}
-			switch rapid.IntRange(0, 2).Draw(g.t, "negative") {
-			case 0:
-				o.n = -1
-			case 1:
-				o.m = -1
-			default:
-				o.n, o.m = -1, -1
-			}
-			g.d.setOption(o)
 		default:
 			k := rapid.SampledFrom([]tableOptKind{tRead, tWrite}).Draw(g.t, "which consistency")
 			g.d.setOption(tableOpt{kind: k, n: rapid.IntRange(11, 0xffff).Draw(g.t, "level")})
@@ -659,8 +647,8 @@ var mutations = []mutation{
 			order := kandra.ClusteringOrder(rapid.IntRange(int(kandra.ClusteringDesc)+1, math.MaxUint8).Draw(g.t, "order"))
 			g.d.fields[g.addField(tInt64)].add(fieldOpt{kind: oCK, index: g.freshIndex(true), order: order})
 		} else {
-			consistency := kandra.LookupConsistency(rapid.IntRange(int(kandra.LookupUnique)+1, math.MaxUint8).Draw(g.t, "consistency"))
-			g.d.fields[g.addField(tString)].add(fieldOpt{kind: oLookup, suffix: "by_range", consistency: consistency})
+			lk := kandra.LookupKind(rapid.IntRange(int(kandra.LookupUnique)+1, math.MaxUint8).Draw(g.t, "lookup kind"))
+			g.d.fields[g.addField(tString)].add(fieldOpt{kind: oLookup, suffix: "by_range", lookupKind: lk})
 		}
 		return true
 	}},
@@ -677,7 +665,7 @@ var mutations = []mutation{
 		if clustering {
 			// A static column cannot have a lookup table: the lookup row
 			// names one row, the value is the partition's.
-			g.d.fields[i].add(fieldOpt{kind: oLookup, suffix: "by_static", consistency: kandra.LookupBatch})
+			g.d.fields[i].add(fieldOpt{kind: oLookup, suffix: "by_static", lookupKind: kandra.LookupBatch})
 		}
 		return true
 	}},

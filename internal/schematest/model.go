@@ -104,7 +104,7 @@ func (d *draft) model(sp dynamic.Spec) Model {
 		m.Counter = m.Counter || c.counter
 		m.Version = m.Version || c.version
 		for _, l := range uniqueLookups(c.lookups) {
-			m.Lookups = append(m.Lookups, LookupModel{Table: d.table + "_" + l.suffix, Column: c.name(), Unique: l.consistency == kandra.LookupUnique})
+			m.Lookups = append(m.Lookups, LookupModel{Table: d.table + "_" + l.suffix, Column: c.name(), Unique: l.lookupKind == kandra.LookupUnique})
 		}
 	}
 	byIndex := func(cs []ColumnModel) {

@@ -63,7 +63,7 @@ func equal[E comparable](a, b E) bool { return a == b }
 
 func sameCK(a, b fieldOpt) bool { return a.index == b.index && a.order == b.order }
 
-func sameLookup(a, b fieldOpt) bool { return a.suffix == b.suffix && a.consistency == b.consistency }
+func sameLookup(a, b fieldOpt) bool { return a.suffix == b.suffix && a.lookupKind == b.lookupKind }
 
 func sameAs(a, b fieldOpt) bool { return same(a.as, b.as) }
 
@@ -134,7 +134,7 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 	cols := d.columns()
 	// conflicting-options: a table option set twice with different values;
 	// a field with contradicting options.
-	for _, k := range []tableOptKind{tTTL, tGC, tRead, tWrite, tCache} {
+	for _, k := range []tableOptKind{tTTL, tGC, tRead, tWrite} {
 		var vals []tableOpt
 		for _, o := range d.topts {
 			if o.kind == k {
@@ -402,9 +402,6 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 	if d.softDelete && (d.softTTL < 0 || d.softTTL > maxTTLSeconds) {
 		b[kandra.RuleOptionRange] = true
 	}
-	if o, ok := d.lastOpt(tCache); ok && (o.n < 0 || o.m < 0) {
-		b[kandra.RuleOptionRange] = true
-	}
 	for _, k := range []tableOptKind{tRead, tWrite} {
 		// The protocol's levels are ANY (0) to LOCAL_ONE (10).
 		if o, ok := d.lastOpt(k); ok && (o.n < 0 || o.n > 10) {
@@ -418,7 +415,7 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 			}
 		}
 		for _, o := range c.lookups {
-			if !o.consistency.IsValid() {
+			if !o.lookupKind.IsValid() {
 				b[kandra.RuleOptionRange] = true
 			}
 		}

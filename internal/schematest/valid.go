@@ -319,8 +319,8 @@ func newValid(t *rapid.T, counter int) *gen {
 			s := g.drawSuffix(suffixes)
 			suffixes[s] = true
 			longestLookup = max(longestLookup, g.room+1+len(s))
-			consistency := rapid.SampledFrom([]kandra.LookupConsistency{kandra.LookupBatch, kandra.LookupEventual, kandra.LookupUnique}).Draw(t, "consistency")
-			d.fields[c.field].add(fieldOpt{kind: oLookup, suffix: s, consistency: consistency})
+			lk := rapid.SampledFrom([]kandra.LookupKind{kandra.LookupBatch, kandra.LookupEventual, kandra.LookupUnique}).Draw(t, "lookup kind")
+			d.fields[c.field].add(fieldOpt{kind: oLookup, suffix: s, lookupKind: lk})
 			g.feature("Lookup " + typeFeature(c.goType))
 			switch {
 			case c.isPK():
@@ -481,10 +481,6 @@ func newValid(t *rapid.T, counter int) *gen {
 	if chance(t, 15, "write consistency") {
 		d.topts = append(d.topts, tableOpt{kind: tWrite, n: rapid.IntRange(0, 10).Draw(t, "write")})
 		g.feature("WriteConsistency")
-	}
-	if chance(t, 15, "cache") {
-		d.topts = append(d.topts, tableOpt{kind: tCache, n: rapid.IntRange(0, 86400).Draw(t, "cache ttl"), m: int64(rapid.IntRange(0, 1<<20).Draw(t, "cache size"))})
-		g.feature("CacheResult")
 	}
 	if len(d.topts) > 0 && chance(t, 10, "repeat table option") {
 		d.topts = append(d.topts, rapid.SampledFrom(d.topts).Draw(t, "repeated table option"))

@@ -149,9 +149,9 @@ func planBackend(p *migrate.Plan, err error) backend {
 
 // steps of every class, for plans made by hand.
 var (
-	stepTable    = migrate.Step{ID: "create-table:accounts", Class: migrate.Safe, Kind: migrate.CreateTable, Table: "accounts", CQL: "CREATE TABLE IF NOT EXISTS shop.accounts (id UUID PRIMARY KEY)", Reason: "the table does not exist"}
+	stepTable    = migrate.Step{ID: "create-table:accounts", Class: migrate.Safe, Kind: migrate.StepCreateTable, Table: "accounts", CQL: "CREATE TABLE IF NOT EXISTS shop.accounts (id UUID PRIMARY KEY)", Reason: "the table does not exist"}
 	stepBackfill = migrate.Step{ID: "backfill:accounts_by_email", Class: migrate.NeedsApproval, Table: "accounts_by_email", Reason: "the lookup table is new on a table that has rows"}
-	stepType     = migrate.Step{ID: "change-type:accounts.name", Class: migrate.Impossible, Kind: migrate.ChangeType, Table: "accounts", Column: "name", Reason: "name is int live, text in the model", Manual: "create a new table, copy, switch"}
+	stepType     = migrate.Step{ID: "change-type:accounts.name", Class: migrate.Impossible, Kind: migrate.StepChangeType, Table: "accounts", Column: "name", Reason: "name is int live, text in the model", Manual: "create a new table, copy, switch"}
 )
 
 // liveRows are the system_schema rows of testKeyspace as a server holds

@@ -41,7 +41,7 @@ func (r *Repo[T]) Save(ctx context.Context, e *T, opts ...WriteOption) error {
 // upserts e as it is (its version stamped to the first one when zero),
 // overwriting whatever version the row has, by an UPDATE (ForceUpdate, in
 // the LOGGED BATCH of its lookup rows), so that it leaves no row marker. It
-// is the seed's updateForce, for repairs and imports; on a table without a
+// is for repairs and imports; on a table without a
 // Version it is Save.
 func (r *Repo[T]) ForceSave(ctx context.Context, e *T, opts ...WriteOption) error {
 	return r.save(ctx, "ForceSave", e, opts, true)

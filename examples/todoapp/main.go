@@ -1,5 +1,5 @@
-// Command todoapp is the tutorial service of issue 11 on the kandra
-// runtime: users with a BATCH email lookup and an EVENTUAL ticketRef
+// Command todoapp is the tutorial service on the kandra
+// runtime: users with a unique email lookup and an EVENTUAL ticketRef
 // lookup, todos paged newest first and soft-deleted, a counter table and a
 // versioned entity. store.go is its whole data layer.
 //

@@ -369,7 +369,7 @@ const getManyConcurrency = 16
 // one SELECT ... WHERE key IN (...) makes its coordinator gather every
 // partition itself. On the single test node neither was reliably faster
 // for 50 keys (interleaved medians within 25% either way, across runs and
-// adapters: the storetest line "real-server: multiget"); a Raw statement
+// adapters: the conformance suite's line "real-server: multiget"); a Raw statement
 // writes the IN query when one round trip matters more. More than
 // MaxGetMany keys, or a nil or invalid key, is a *kerrors.ArgumentError
 // before anything is sent. Options: Consistency.

@@ -1,14 +1,13 @@
-// Package store saves, finds, updates, deletes and lists kandra entities
+// Package kstore saves, finds, updates, deletes and lists kandra entities
 // through a CQL driver, doing everything the schema records: validation,
 // generated ids, CreatedAt/UpdatedAt stamps, versions, lookup tables
 // (unique, BATCH and EVENTUAL), soft delete, counters, consistency and
-// metrics.
+// observation.
 //
-// The logic is written once against the small [Driver] interface; an
-// adapter module implements it for one driver
-// (github.com/kandra-go/kandra/driver/kgocql for gocql v1.7.0,
-// github.com/kandra-go/kandra/driver/kgocqlv2 for the Apache driver v2).
-// This package has no driver dependency.
+// A Store is made of an adapter's driver (kgocql.New(session) from
+// github.com/kandra-go/kandra/driver/kgocql for gocql v1.7.0, or
+// kgocqlv2.New from .../driver/kgocqlv2 for the Apache driver v2) and a
+// keyspace; this package has no driver dependency of its own.
 //
 // # Defined behaviour
 //
@@ -50,8 +49,8 @@
 //     skip, never an entity its lookups cannot find. SaveIfNotExists works
 //     the same way.
 //   - Unknown outcomes. A write that must not be sent twice (a
-//     lightweight transaction, a counter update: see
-//     adapter.Statement.IsIdempotent) is sent once, whatever the driver's
+//     lightweight transaction, a counter update, a write of a list's
+//     elements at a given timestamp) is sent once, whatever the driver's
 //     retry policy: a second try would be answered "not applied" after
 //     the first applied, or count twice. When its answer is lost after it
 //     was sent (a client timeout, a server write timeout, a lost

@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,7 +28,6 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/kerrors"
-	"github.com/kandra-go/kandra/kstore"
 	"github.com/kandra-go/kandra/migrate"
 )
 
@@ -324,8 +324,8 @@ func scanFlags(fs *flag.FlagSet) func() (migrate.BackfillOptions, error) {
 			}
 		}
 		// The protocol carries a page size as a 32-bit int.
-		if *page > kstore.MaxPageSize {
-			return migrate.BackfillOptions{}, fmt.Errorf("--page-size %d: want at most %d (the protocol's 32-bit page size), or 0 for the default", *page, kstore.MaxPageSize)
+		if *page > math.MaxInt32 {
+			return migrate.BackfillOptions{}, fmt.Errorf("--page-size %d: want at most %d (the protocol's 32-bit page size), or 0 for the default", *page, math.MaxInt32)
 		}
 		return migrate.BackfillOptions{Concurrency: *conc, Ranges: *ranges, PageSize: *page}, nil
 	}

@@ -13,7 +13,7 @@ import (
 // info is I (D: see Driver) can marshal. kandra hands out the addresses of
 // an entity's fields; for most Go types a driver takes them as they are.
 // For the types below it does not, and the codec converts them, per
-// column (the real-server suites, runtime/storetest and integration/,
+// column (the real-server suites, adapter/adaptertest and integration/,
 // prove each against Cassandra 5.0 through both gocql drivers):
 //
 //   - uuid.UUID (github.com/google/uuid), and any other 16-byte array

@@ -3,10 +3,12 @@ module github.com/kandra-go/kandra/integration
 go 1.23
 
 require (
+	github.com/apache/cassandra-gocql-driver/v2 v2.1.2
 	github.com/gocql/gocql v1.7.0
 	github.com/google/uuid v1.6.0
 	github.com/kandra-go/kandra v0.1.0
 	github.com/kandra-go/kandra/driver/kgocql v0.1.0
+	github.com/kandra-go/kandra/driver/kgocqlv2 v0.1.0
 	github.com/stretchr/testify v1.11.1
 	pgregory.net/rapid v1.3.0
 )

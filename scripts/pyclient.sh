@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Prepare the independent client of the real-server suite: a Python venv with
-# the Apache Cassandra Python driver (cassandra-driver 3.30.1), which the
-# CrossClientValues scenario of runtime/storetest runs as
-# $KANDRA_PYTHON runtime/storetest/crossclient.py (embedded in the test).
+# Prepare the independent client of the cross-client proof: a Python venv
+# with the Apache Cassandra Python driver (cassandra-driver 3.30.1), which
+# TestCrossClientValues of the integration module (integration/crossclient)
+# runs as $KANDRA_PYTHON integration/crossclient/crossclient.py (embedded in
+# the test).
 #
 #   KANDRA_PYTHON=$(bash scripts/pyclient.sh)
 #

@@ -14,7 +14,7 @@
 #   scripts/scylla-fork-check.sh /tmp/gocql-v1.19.0
 #
 # DIR may also be gocql v1.7.0 itself ($(go env GOMODCACHE)/github.com/gocql/gocql@v1.7.0).
-# The real-server tests (TestNode, TestMigratorNode, TestAuthNode) are
+# The real-server tests (TestNode, TestAuthNode) are
 # skipped unless SCYLLA_FORK_NODE=1, which runs them against the node on
 # KANDRA_CASSANDRA_HOST:KANDRA_CASSANDRA_PORT (scripts/cassandra.sh start).
 # Prints "scylla-fork: tag=<tag or dir> vet=ok|FAIL tests=ok|FAIL";

@@ -7,22 +7,22 @@ import (
 
 	gocql "github.com/gocql/gocql"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter/adaptertest"
 	"github.com/kandra-go/kandra/auth"
 	"github.com/kandra-go/kandra/driver/kgocql"
-	"github.com/kandra-go/kandra/kstore/storetest"
 )
 
 // The adapter's authenticator on a node started with
-// `scripts/cassandra.sh start --auth`: storetest.RunAuth, through
+// `scripts/cassandra.sh start --auth`: adaptertest.RunAuth, through
 // sessions of gocql v1.7.0. It runs only when KANDRA_CASSANDRA_AUTH=1.
 func TestAuthNode(t *testing.T) {
-	storetest.RunAuth(t, storetest.AuthNode{Name: "gocql", Login: authLogin})
+	adaptertest.RunAuth(t, adaptertest.AuthNode{Name: "gocql", Login: authLogin})
 }
 
 // authLogin builds one authenticator and opens sessions through it.
-func authLogin(p auth.Provider, l kandra.EventListener) func() (storetest.AuthSession, error) {
+func authLogin(p auth.Provider, l kandra.EventListener) func() (adaptertest.AuthSession, error) {
 	af := kgocql.Authenticator(p, l)
-	return func() (storetest.AuthSession, error) {
+	return func() (adaptertest.AuthSession, error) {
 		cl := gocql.NewCluster(envOr("KANDRA_CASSANDRA_HOST", "127.0.0.1"))
 		fmt.Sscan(envOr("KANDRA_CASSANDRA_PORT", "9042"), &cl.Port)
 		cl.ProtoVersion = 4
@@ -45,7 +45,7 @@ func authLogin(p auth.Provider, l kandra.EventListener) func() (storetest.AuthSe
 	}
 }
 
-// authSession is a gocql session as storetest.RunAuth uses it.
+// authSession is a gocql session as adaptertest.RunAuth uses it.
 type authSession struct{ *gocql.Session }
 
 func (s authSession) Exec(cql string) error { return s.Query(cql).Exec() }

@@ -7,22 +7,22 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter/adaptertest"
 	"github.com/kandra-go/kandra/auth"
 	"github.com/kandra-go/kandra/driver/kgocqlv2"
-	"github.com/kandra-go/kandra/kstore/storetest"
 )
 
 // The adapter's authenticator on a node started with
-// `scripts/cassandra.sh start --auth`: storetest.RunAuth, through
+// `scripts/cassandra.sh start --auth`: adaptertest.RunAuth, through
 // sessions of the Apache driver v2. It runs only when KANDRA_CASSANDRA_AUTH=1.
 func TestAuthNode(t *testing.T) {
-	storetest.RunAuth(t, storetest.AuthNode{Name: "gocqlv2", Login: authLogin})
+	adaptertest.RunAuth(t, adaptertest.AuthNode{Name: "gocqlv2", Login: authLogin})
 }
 
 // authLogin builds one authenticator and opens sessions through it.
-func authLogin(p auth.Provider, l kandra.EventListener) func() (storetest.AuthSession, error) {
+func authLogin(p auth.Provider, l kandra.EventListener) func() (adaptertest.AuthSession, error) {
 	af := kgocqlv2.Authenticator(p, l)
-	return func() (storetest.AuthSession, error) {
+	return func() (adaptertest.AuthSession, error) {
 		cl := gocql.NewCluster(envOr("KANDRA_CASSANDRA_HOST", "127.0.0.1"))
 		fmt.Sscan(envOr("KANDRA_CASSANDRA_PORT", "9042"), &cl.Port)
 		cl.ProtoVersion = 5
@@ -45,7 +45,7 @@ func authLogin(p auth.Provider, l kandra.EventListener) func() (storetest.AuthSe
 	}
 }
 
-// authSession is a v2 session as storetest.RunAuth uses it.
+// authSession is a v2 session as adaptertest.RunAuth uses it.
 type authSession struct{ *gocql.Session }
 
 func (s authSession) Exec(cql string) error { return s.Query(cql).Exec() }

@@ -9,13 +9,15 @@ import (
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/adapter/adaptertest"
 	"github.com/kandra-go/kandra/driver/kgocqlv2"
-	"github.com/kandra-go/kandra/kstore/storetest"
 )
 
-// The real-server suite (runtime/storetest) through this adapter. It
-// skips without a node on KANDRA_CASSANDRA_HOST:KANDRA_CASSANDRA_PORT
-// (default 127.0.0.1:9042), unless KANDRA_REQUIRE_CASSANDRA=1.
+// The conformance suite (adapter/adaptertest) through this adapter: the
+// runtime's scenarios and the migrator's. It skips without a node on
+// KANDRA_CASSANDRA_HOST:KANDRA_CASSANDRA_PORT (default 127.0.0.1:9042),
+// unless KANDRA_REQUIRE_CASSANDRA=1.
 
 func envOr(k, d string) string {
 	if v := os.Getenv(k); v != "" {
@@ -53,11 +55,16 @@ func session(t *testing.T) *gocql.Session {
 	return s
 }
 
+// TestNode runs adaptertest.Run: TestNode/Runtime/... on one session,
+// TestNode/Migrator/... on a session per scenario.
 func TestNode(t *testing.T) {
 	s := session(t)
-	storetest.Run(t, storetest.Node{
-		Name:   "gocqlv2",
-		Driver: kgocqlv2.New(s),
+	adaptertest.Run(t, adaptertest.Node{
+		Name: "gocqlv2",
+		Open: func(t *testing.T) (adapter.Driver, func()) {
+			fresh := session(t)
+			return kgocqlv2.New(fresh), fresh.Close
+		},
 		Exec: func(ctx context.Context, cql string, args ...any) error {
 			return s.Query(cql, args...).ExecContext(ctx)
 		},

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"github.com/kandra-go/kandra/adapter/adaptertest"
 	"github.com/kandra-go/kandra/driver/kgocqlv2"
-	"github.com/kandra-go/kandra/kstore/storetest"
 )
 
 // retryHere retries a failed statement on the same host, up to NumRetries
@@ -22,16 +22,16 @@ func (retryHere) GetRetryType(error) gocql.RetryType    { return gocql.Retry }
 // TestRetries: issue 33's finding 1 through this adapter, with the node's
 // answers held past the client timeout by a proxy on loopback, a session
 // retry policy and every statement idempotent by default
-// (storetest.RunRetries).
+// (adaptertest.RunRetries).
 func TestRetries(t *testing.T) {
 	direct := session(t)
-	p := storetest.StartProxy(t, net.JoinHostPort(envOr("KANDRA_CASSANDRA_HOST", "127.0.0.1"), envOr("KANDRA_CASSANDRA_PORT", "9042")))
+	p := adaptertest.StartProxy(t, net.JoinHostPort(envOr("KANDRA_CASSANDRA_HOST", "127.0.0.1"), envOr("KANDRA_CASSANDRA_PORT", "9042")))
 	cl := gocql.NewCluster("127.0.0.1")
 	cl.Port = p.Port()
 	cl.ProtoVersion = 5
 	cl.DisableInitialHostLookup = true
 	cl.Consistency = gocql.One
-	cl.Timeout, cl.ConnectTimeout = storetest.RetryTimeout, 15*time.Second
+	cl.Timeout, cl.ConnectTimeout = adaptertest.RetryTimeout, 15*time.Second
 	cl.NumConns = 1
 	cl.RetryPolicy = retryHere{NumRetries: 3}
 	cl.DefaultIdempotence = true
@@ -41,7 +41,7 @@ func TestRetries(t *testing.T) {
 		t.Fatalf("real-server test cannot run: session through the proxy: %v", err)
 	}
 	t.Cleanup(s.Close)
-	storetest.RunRetries(t, storetest.RetryNode{
+	adaptertest.RunRetries(t, adaptertest.RetryNode{
 		Name:   "gocqlv2",
 		Proxy:  p,
 		Driver: kgocqlv2.New(s),

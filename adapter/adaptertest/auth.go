@@ -1,4 +1,4 @@
-package storetest
+package adaptertest
 
 import (
 	"context"

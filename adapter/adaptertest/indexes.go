@@ -1,4 +1,4 @@
-package storetest
+package adaptertest
 
 import (
 	"errors"
@@ -14,17 +14,17 @@ import (
 	"github.com/kandra-go/kandra/kstore"
 )
 
-// Listing has an index of every kind and target kandra renders: SAI with
+// listing has an index of every kind and target kandra renders: SAI with
 // text analysis, SAI ranges on a number and a timestamp, the default index
 // on a list's and a set's values, a legacy index on a map's keys, entries
 // and values, and a legacy index on a blob (which SAI refuses).
-type Listing struct {
+type listing struct {
 	Region    string
 	ListingID int64
 	Title     string
 	Price     int64
 	ListedAt  time.Time
-	Tags      ListingTags
+	Tags      tagList
 	Labels    map[string]struct{}
 	Attrs     map[string]string
 	Specs     map[string]int32
@@ -33,7 +33,7 @@ type Listing struct {
 }
 
 // Describe implements kandra's description.
-func (l *Listing) Describe(s *kandra.Schema[Listing]) {
+func (l *listing) Describe(s *kandra.Schema[listing]) {
 	s.Table("listings")
 	kandra.Bind(s, &l.Region, kandra.PartitionKey(0))
 	kandra.Bind(s, &l.ListingID, kandra.ClusteringKey(0, kandra.ClusteringAsc))
@@ -48,25 +48,25 @@ func (l *Listing) Describe(s *kandra.Schema[Listing]) {
 	kandra.Bind(s, &l.Photo, kandra.SecondaryIndex(kandra.UsingLegacy()))
 }
 
-// ListingTags is a named list type: the index reads take it as they take
+// tagList is a named list type: the index reads take it as they take
 // []string.
-type ListingTags []string
+type tagList []string
 
 var (
-	Listings       = kandra.MustRegister[Listing]()
-	listingTitle   = kandra.MustFieldOf(Listings, func(l *Listing) *string { return &l.Title })
-	listingPrice   = kandra.MustFieldOf(Listings, func(l *Listing) *int64 { return &l.Price })
-	listingListed  = kandra.MustFieldOf(Listings, func(l *Listing) *time.Time { return &l.ListedAt })
-	listingTags    = kandra.MustFieldOf(Listings, func(l *Listing) *ListingTags { return &l.Tags })
-	listingLabels  = kandra.MustFieldOf(Listings, func(l *Listing) *map[string]struct{} { return &l.Labels })
-	listingAttrs   = kandra.MustFieldOf(Listings, func(l *Listing) *map[string]string { return &l.Attrs })
-	listingSpecs   = kandra.MustFieldOf(Listings, func(l *Listing) *map[string]int32 { return &l.Specs })
-	listingScores  = kandra.MustFieldOf(Listings, func(l *Listing) *map[string]int32 { return &l.Scores })
-	listingPhoto   = kandra.MustFieldOf(Listings, func(l *Listing) *[]byte { return &l.Photo })
-	listingsRegion = kandra.MustFieldOf(Listings, func(l *Listing) *string { return &l.Region })
+	listingsTable  *kandra.Table[listing]
+	listingTitle   kandra.Field[listing, string]
+	listingPrice   kandra.Field[listing, int64]
+	listingListed  kandra.Field[listing, time.Time]
+	listingTags    kandra.Field[listing, tagList]
+	listingLabels  kandra.Field[listing, map[string]struct{}]
+	listingAttrs   kandra.Field[listing, map[string]string]
+	listingSpecs   kandra.Field[listing, map[string]int32]
+	listingScores  kandra.Field[listing, map[string]int32]
+	listingPhoto   kandra.Field[listing, []byte]
+	listingsRegion kandra.Field[listing, string]
 )
 
-// testIndexKinds reads through every index of Listing on the node, each
+// testIndexKinds reads through every index of listing on the node, each
 // read returning exactly the rows that match, and refuses before sending
 // the reads servers would need ALLOW FILTERING for. It prints
 // "real-server: sai kinds=<n> ok=<n> adapter=<Name>".
@@ -76,18 +76,18 @@ func testIndexKinds(t *testing.T, h *harness) {
 		fmt.Printf("real-server: sai kinds=%d ok=%d adapter=%s\n", kinds, passed, h.n.Name)
 	}()
 	e := h.env(t)
-	listings := kstore.MustNewRepo(e.rt, Listings)
+	listings := kstore.MustNewRepo(e.rt, listingsTable)
 	// One region per run keeps the rows of earlier runs out: every read
 	// below filters its result to the region.
 	region := uniq("r")
 	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	rows := []*Listing{
-		{ListingID: 1, Title: "Café Crème", Price: 120, ListedAt: base, Tags: ListingTags{"sofa", "blue"}, Labels: map[string]struct{}{"new": {}},
+	rows := []*listing{
+		{ListingID: 1, Title: "Café Crème", Price: 120, ListedAt: base, Tags: tagList{"sofa", "blue"}, Labels: map[string]struct{}{"new": {}},
 			Attrs: map[string]string{"color": "blue"}, Specs: map[string]int32{"seats": 3}, Scores: map[string]int32{"q": 7}, Photo: []byte{1, 2}},
-		{ListingID: 2, Title: "cafe creme", Price: 80, ListedAt: base.Add(time.Hour), Tags: ListingTags{"chair"}, Labels: map[string]struct{}{"sale": {}},
+		{ListingID: 2, Title: "cafe creme", Price: 80, ListedAt: base.Add(time.Hour), Tags: tagList{"chair"}, Labels: map[string]struct{}{"sale": {}},
 			Attrs: map[string]string{"size": "s"}, Specs: map[string]int32{"seats": 1}, Scores: map[string]int32{"q": 9}, Photo: []byte{3}},
 		// "Café" with a combining accent: the same text, normalized.
-		{ListingID: 3, Title: "Cafe\u0301 Cre\u0300me", Price: 300, ListedAt: base.Add(2 * time.Hour), Tags: ListingTags{"sofa"},
+		{ListingID: 3, Title: "Cafe\u0301 Cre\u0300me", Price: 300, ListedAt: base.Add(2 * time.Hour), Tags: tagList{"sofa"},
 			Attrs: map[string]string{"color": "red"}, Specs: map[string]int32{"seats": 3}, Scores: map[string]int32{"q": 7}},
 		{ListingID: 4, Title: "Lamp", Price: 15, ListedAt: base.Add(3 * time.Hour)},
 	}
@@ -97,7 +97,7 @@ func testIndexKinds(t *testing.T, h *harness) {
 			t.Fatal(err)
 		}
 	}
-	ids := func(it *kstore.Iter[Listing]) ([]int64, error) {
+	ids := func(it *kstore.Iter[listing]) ([]int64, error) {
 		got, err := it.All()
 		var out []int64
 		for _, l := range got {
@@ -108,7 +108,7 @@ func testIndexKinds(t *testing.T, h *harness) {
 		sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 		return out, err
 	}
-	read := func(name string, it func() *kstore.Iter[Listing], want ...int64) {
+	read := func(name string, it func() *kstore.Iter[listing], want ...int64) {
 		t.Helper()
 		kinds++
 		got, err := ids(it())
@@ -119,40 +119,40 @@ func testIndexKinds(t *testing.T, h *harness) {
 		passed++
 	}
 	title := kstore.MustIndexOf(listings, listingTitle)
-	read("SAI equality, case-insensitive, normalized, ASCII-folded", func() *kstore.Iter[Listing] { return title.Find(ctx, "CAFE CREME") }, 1, 2, 3)
+	read("SAI equality, case-insensitive, normalized, ASCII-folded", func() *kstore.Iter[listing] { return title.Find(ctx, "CAFE CREME") }, 1, 2, 3)
 	price := kstore.MustIndexOf(listings, listingPrice)
-	read("SAI range on a bigint", func() *kstore.Iter[Listing] {
+	read("SAI range on a bigint", func() *kstore.Iter[listing] {
 		return price.Range(ctx, kstore.From(listingPrice, 80, true), kstore.To(listingPrice, 300, false))
 	}, 1, 2)
-	read("SAI range, lower bound only", func() *kstore.Iter[Listing] { return price.Range(ctx, kstore.From(listingPrice, 120, false)) }, 3)
+	read("SAI range, lower bound only", func() *kstore.Iter[listing] { return price.Range(ctx, kstore.From(listingPrice, 120, false)) }, 3)
 	listed := kstore.MustIndexOf(listings, listingListed)
-	read("SAI range on a timestamp", func() *kstore.Iter[Listing] {
+	read("SAI range on a timestamp", func() *kstore.Iter[listing] {
 		return listed.Range(ctx, kstore.From(listingListed, base.Add(time.Hour), true), kstore.To(listingListed, base.Add(3*time.Hour), false))
 	}, 2, 3)
-	read("SAI equality on a timestamp", func() *kstore.Iter[Listing] { return listed.Find(ctx, base) }, 1)
-	read("SAI CONTAINS on a list", func() *kstore.Iter[Listing] {
+	read("SAI equality on a timestamp", func() *kstore.Iter[listing] { return listed.Find(ctx, base) }, 1)
+	read("SAI CONTAINS on a list", func() *kstore.Iter[listing] {
 		return kstore.Contains(ctx, kstore.MustIndexOf(listings, listingTags), "sofa")
 	}, 1, 3)
-	read("default-index CONTAINS on a set", func() *kstore.Iter[Listing] {
+	read("default-index CONTAINS on a set", func() *kstore.Iter[listing] {
 		return kstore.SetContains(ctx, kstore.MustIndexOf(listings, listingLabels), "sale")
 	}, 2)
-	read("legacy CONTAINS KEY on a map", func() *kstore.Iter[Listing] {
+	read("legacy CONTAINS KEY on a map", func() *kstore.Iter[listing] {
 		return kstore.ContainsKey(ctx, kstore.MustIndexOf(listings, listingAttrs), "color")
 	}, 1, 3)
-	read("SAI entry of a map", func() *kstore.Iter[Listing] {
+	read("SAI entry of a map", func() *kstore.Iter[listing] {
 		return kstore.HasEntry(ctx, kstore.MustIndexOf(listings, listingSpecs), "seats", 3)
 	}, 1, 3)
-	read("legacy CONTAINS on a map's values", func() *kstore.Iter[Listing] {
+	read("legacy CONTAINS on a map's values", func() *kstore.Iter[listing] {
 		return kstore.ContainsValue(ctx, kstore.MustIndexOf(listings, listingScores), 7)
 	}, 1, 3)
-	read("legacy equality on a blob", func() *kstore.Iter[Listing] {
+	read("legacy equality on a blob", func() *kstore.Iter[listing] {
 		return kstore.MustIndexOf(listings, listingPhoto).Find(ctx, []byte{3})
 	}, 2)
 
 	kinds++
 	refusals := func() error {
 		var ae *kerrors.ArgumentError
-		for name, it := range map[string]*kstore.Iter[Listing]{
+		for name, it := range map[string]*kstore.Iter[listing]{
 			"Range on a text index":           title.Range(ctx, kstore.From(listingTitle, "a", true)),
 			"Range on a legacy blob index":    kstore.MustIndexOf(listings, listingPhoto).Range(ctx, kstore.From(listingPhoto, []byte{0}, true)),
 			"Range without a bound":           price.Range(ctx),

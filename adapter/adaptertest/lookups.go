@@ -1,4 +1,4 @@
-package storetest
+package adaptertest
 
 import (
 	"errors"
@@ -24,9 +24,9 @@ func testNonUniqueThousand(t *testing.T, h *harness) {
 	e := h.env(t)
 	ref := uniq("shared")
 	ids := map[uuid.UUID]bool{}
-	var first *User
+	var first *user
 	for i := 0; i < 1000; i++ {
-		u := &User{Email: uniq("m") + "@x.io", TicketRef: ref}
+		u := &user{Email: uniq("m") + "@x.io", TicketRef: ref}
 		if err := e.users.Save(ctx, u); err != nil {
 			t.Fatal(err)
 		}
@@ -99,9 +99,9 @@ func testSwapStorm(t *testing.T, h *harness) {
 	e := h.env(t)
 	byEmail := kstore.MustLookupOf(e.users, userEmail)
 	x := uniq("x") + "@x.io"
-	a := &User{Email: x, DisplayName: "a"}
-	b := &User{Email: x, DisplayName: "b"}
-	for _, u := range []*User{a, b} {
+	a := &user{Email: x, DisplayName: "a"}
+	b := &user{Email: x, DisplayName: "b"}
+	for _, u := range []*user{a, b} {
 		if err := e.users.Save(ctx, u); err != nil {
 			t.Fatal(err)
 		}
@@ -116,9 +116,9 @@ func testSwapStorm(t *testing.T, h *harness) {
 	}
 
 	// Two users, two emails, swapped back and forth by two goroutines.
-	u1 := &User{Email: uniq("s1") + "@x.io"}
-	u2 := &User{Email: uniq("s2") + "@x.io"}
-	for _, u := range []*User{u1, u2} {
+	u1 := &user{Email: uniq("s1") + "@x.io"}
+	u2 := &user{Email: uniq("s2") + "@x.io"}
+	for _, u := range []*user{u1, u2} {
 		if err := e.users.Save(ctx, u); err != nil {
 			t.Fatal(err)
 		}
@@ -127,8 +127,8 @@ func testSwapStorm(t *testing.T, h *harness) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var failed atomic.Int32
-	cur := map[uuid.UUID]*User{u1.UserID: u1, u2.UserID: u2}
-	for g, u := range []*User{u1, u2} {
+	cur := map[uuid.UUID]*user{u1.UserID: u1, u2.UserID: u2}
+	for g, u := range []*user{u1, u2} {
 		wg.Add(1)
 		go func(g int, id uuid.UUID) {
 			defer wg.Done()
@@ -186,14 +186,14 @@ func testUniqueClaims(t *testing.T, h *harness) {
 	e := h.env(t)
 	byHandle := kstore.MustLookupOf(e.members, memberHandle)
 	hd := uniq("h")
-	a := &Member{Handle: hd, Recovery: uniq("secret-a"), Name: "a"}
+	a := &member{Handle: hd, Recovery: uniq("secret-a"), Name: "a"}
 	if err := e.members.Save(ctx, a); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.members.Save(ctx, a); err != nil { // its own value again
 		t.Fatalf("re-Save of the holder: %v", err)
 	}
-	b := &Member{Handle: hd, Recovery: uniq("secret-b"), Name: "b"}
+	b := &member{Handle: hd, Recovery: uniq("secret-b"), Name: "b"}
 	err := e.members.Save(ctx, b)
 	var ue *kerrors.UniqueError
 	if !errors.As(err, &ue) || !errors.Is(err, kerrors.ErrKandra) || ue.Holder != a.MemberID || ue.Pending || ue.Lookup != "members_by_handle" {
@@ -202,7 +202,7 @@ func testUniqueClaims(t *testing.T, h *harness) {
 	if n := h.rows(t, "members", "member_id = ?", b.MemberID.String()); n != 0 {
 		t.Fatal("the refused Save wrote its row")
 	}
-	c := &Member{Handle: uniq("c"), Recovery: a.Recovery}
+	c := &member{Handle: uniq("c"), Recovery: a.Recovery}
 	if err := e.members.Save(ctx, c); !errors.As(err, &ue) || strings.Contains(err.Error(), a.Recovery) {
 		t.Fatalf("a Sensitive unique value is printed or not refused: %v", err)
 	}
@@ -239,7 +239,7 @@ func testUniqueClaims(t *testing.T, h *harness) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			err := e.members.Save(ctx, &Member{Handle: race, Recovery: uniq(fmt.Sprint("r", i))})
+			err := e.members.Save(ctx, &member{Handle: race, Recovery: uniq(fmt.Sprint("r", i))})
 			switch {
 			case err == nil:
 				won.Add(1)
@@ -273,7 +273,7 @@ func testUniqueStaleClaim(t *testing.T, h *harness) {
 		t.Fatal(err)
 	}
 	claimedAt := time.Now()
-	m := &Member{Handle: hd, Recovery: uniq("r")}
+	m := &member{Handle: hd, Recovery: uniq("r")}
 	err := e.members.Save(ctx, m)
 	var ue *kerrors.UniqueError
 	if time.Since(claimedAt) < grace-200*time.Millisecond && (!errors.As(err, &ue) || !ue.Pending || ue.Holder != dead) {
@@ -291,7 +291,7 @@ func testUniqueStaleClaim(t *testing.T, h *harness) {
 	}
 	// A value a Save moved away from (no Update, so no release) is a stale
 	// claim of a live holder: taken over at once, since the claim is old.
-	old := &Member{Handle: uniq("moved"), Recovery: uniq("r")}
+	old := &member{Handle: uniq("moved"), Recovery: uniq("r")}
 	if err := e.members.Save(ctx, old); err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func testUniqueStaleClaim(t *testing.T, h *harness) {
 	if err := e.members.Save(ctx, old); err != nil {
 		t.Fatal(err)
 	}
-	taker := &Member{Handle: first, Recovery: uniq("r")}
+	taker := &member{Handle: first, Recovery: uniq("r")}
 	if err := e.members.Save(ctx, taker); err != nil {
 		t.Fatalf("taking a value its claimant no longer holds: %v", err)
 	}
@@ -312,7 +312,7 @@ func testUniqueStaleClaim(t *testing.T, h *harness) {
 	// move of this one leaves the old claim alone (that Save might still
 	// be on its way), so the old value stays taken until the grace passes.
 	other := h.env(t, kstore.WithClaimGrace(grace))
-	p := &Member{Handle: uniq("p"), Recovery: uniq("r")}
+	p := &member{Handle: uniq("p"), Recovery: uniq("r")}
 	if err := other.members.Save(ctx, p); err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +325,7 @@ func testUniqueStaleClaim(t *testing.T, h *harness) {
 	if n := h.rows(t, "members_by_handle", "handle = ?", pOld); n != 1 {
 		t.Fatalf("the old claim, renewed by another runtime within the grace, was released")
 	}
-	q := &Member{Handle: pOld, Recovery: uniq("r")}
+	q := &member{Handle: pOld, Recovery: uniq("r")}
 	if err := e.members.Save(ctx, q); !errors.As(err, &ue) || !ue.Pending {
 		t.Fatalf("the old value within the grace: %v", err)
 	}
@@ -334,7 +334,7 @@ func testUniqueStaleClaim(t *testing.T, h *harness) {
 		t.Fatalf("the old value after the grace: %v", err)
 	}
 	// Within one runtime, a move right after a Save releases at once.
-	s1 := &Member{Handle: uniq("s"), Recovery: uniq("r")}
+	s1 := &member{Handle: uniq("s"), Recovery: uniq("r")}
 	if err := e.members.Save(ctx, s1); err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +344,7 @@ func testUniqueStaleClaim(t *testing.T, h *harness) {
 	if err := e.members.Update(ctx, s1, &s2); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.members.Save(ctx, &Member{Handle: s1Old, Recovery: uniq("r")}); err != nil {
+	if err := e.members.Save(ctx, &member{Handle: s1Old, Recovery: uniq("r")}); err != nil {
 		t.Fatalf("a value this runtime's own landed write renewed is released at once: %v", err)
 	}
 }

@@ -1,12 +1,20 @@
-// Package storetest is the real-server suite of the kandra runtime,
-// written once against adapter.Driver so that every behaviour is proved
-// through every driver adapter: each adapter module's node test opens a
-// session on a Cassandra node and calls [Run] with a [Node].
+// Package adaptertest is the conformance suite of an adapter.Driver, as
+// testing/fstest.TestFS is of an fs.FS: written once against the
+// interface, it proves an implementation on a real Cassandra node. An
+// adapter module's node test opens sessions on the node and calls [Run]
+// with a [Node]; [RunRetries] and [RunAuth] prove its retries and its
+// authenticator on nodes set up for them.
 //
-// Run creates its own keyspace (kandra.NewKeyspace with Targets
-// kandra.Cassandra5 and NetworkTopologyStrategy datacenter1: 1, and its
-// Statements), runs the scenarios as subtests, and drops the keyspace.
-package storetest
+// Run runs every scenario of the runtime (package kstore) and of the
+// migrator (package migrate) as subtests: the runtime's on a keyspace of
+// their own (Targets kandra.Cassandra5, NetworkTopologyStrategy
+// datacenter1: 1), created first and dropped at the end, the migrator's
+// on scratch keyspaces each scenario creates and drops. Each suite
+// prints its "real-server:" summary lines on standard output.
+//
+// Importing the package registers nothing: its entity types are
+// registered with kandra when a suite first runs.
+package adaptertest
 
 import (
 	"context"
@@ -25,26 +33,32 @@ import (
 	"github.com/kandra-go/kandra/kstore"
 )
 
-// Node is an adapter's connection to a real node.
+// Node is an adapter's way onto a real node.
 type Node struct {
-	// Name goes into the keyspace name ("gocql", "gocqlv2").
+	// Name goes into the keyspace names and the summary lines ("gocql",
+	// "gocqlv2"): lower-case letters, digits and underscores, at most 16
+	// characters.
 	Name string
-	// Driver is the adapter under test.
-	Driver adapter.Driver
-	// Exec runs one raw CQL statement (DDL and fixtures). Its arguments
-	// are plain Go values: strings (also for uuid columns), ints, bools,
-	// nil.
+	// Open opens a new session on the node (skipping or failing t when
+	// there is none) and returns the adapter's driver on it, and a
+	// function that closes the session; t's cleanup closes it too. The
+	// runtime's scenarios share one session; each migrator scenario opens
+	// its own (one closes it to see a failed wait for agreement).
+	Open func(t *testing.T) (d adapter.Driver, closeSession func())
+	// Exec runs one raw CQL statement (DDL and fixtures) on a session of
+	// the node, independently of kandra. Its arguments are plain Go
+	// values: strings (also for uuid columns), ints, bools, nil.
 	Exec func(ctx context.Context, cql string, args ...any) error
-	// Scan runs a raw SELECT and scans its first row into dest (*int,
-	// *int64, *string). A missing row is an error.
+	// Scan runs a raw SELECT the same way and scans its first row into
+	// dest (*int, *int64, *string). A missing row is an error.
 	Scan func(ctx context.Context, cql string, args []any, dest ...any) error
 }
 
 // The entities of issue 11's tutorial service, plus two for the proofs at
 // scale.
 
-// User has a BATCH email lookup and an EVENTUAL ticketRef lookup.
-type User struct {
+// user has a BATCH email lookup and an EVENTUAL ticketRef lookup.
+type user struct {
 	UserID      uuid.UUID
 	Email       string
 	TicketRef   string
@@ -55,14 +69,14 @@ type User struct {
 }
 
 // Describe implements kandra's description.
-func (u *User) Describe(s *kandra.Schema[User]) {
+func (u *user) Describe(s *kandra.Schema[user]) {
 	s.Table("users")
 	kandra.GeneratedUUID(s, &u.UserID, kandra.UUIDRandom, kandra.PartitionKey(0))
 	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupBatch))
 	kandra.Bind(s, &u.TicketRef, kandra.Lookup("by_ticket_ref", kandra.LookupEventual))
 	kandra.CreatedAt(s, &u.CreatedAt)
 	kandra.UpdatedAt(s, &u.UpdatedAt)
-	s.Validate(kandra.ValidatorFunc[User](func(u *User) []kandra.FieldError {
+	s.Validate(kandra.ValidatorFunc[user](func(u *user) []kandra.FieldError {
 		if strings.HasPrefix(u.DisplayName, " ") {
 			return []kandra.FieldError{{Field: "display_name", Message: "must not start with a space"}}
 		}
@@ -70,8 +84,8 @@ func (u *User) Describe(s *kandra.Schema[User]) {
 	}))
 }
 
-// Todo is soft-deleted and listed newest first.
-type Todo struct {
+// todo is soft-deleted and listed newest first.
+type todo struct {
 	OwnerID   uuid.UUID
 	TodoID    uuid.UUID
 	Title     string
@@ -80,15 +94,15 @@ type Todo struct {
 }
 
 // Describe implements kandra's description.
-func (t *Todo) Describe(s *kandra.Schema[Todo]) {
+func (t *todo) Describe(s *kandra.Schema[todo]) {
 	s.Table("todos", kandra.SoftDelete(3600*time.Second, &t.Deleted))
 	kandra.Bind(s, &t.OwnerID, kandra.PartitionKey(0))
 	kandra.GeneratedUUID(s, &t.TodoID, kandra.UUIDTimeOrdered, kandra.ClusteringKey(0, kandra.ClusteringDesc))
 	kandra.CreatedAt(s, &t.CreatedAt)
 }
 
-// Wallet is versioned, with a BATCH owner lookup.
-type Wallet struct {
+// wallet is versioned, with a BATCH owner lookup.
+type wallet struct {
 	WalletID string
 	Owner    string
 	Balance  int64
@@ -96,56 +110,56 @@ type Wallet struct {
 }
 
 // Describe implements kandra's description.
-func (w *Wallet) Describe(s *kandra.Schema[Wallet]) {
+func (w *wallet) Describe(s *kandra.Schema[wallet]) {
 	s.Table("wallets")
 	kandra.Bind(s, &w.WalletID, kandra.PartitionKey(0))
 	kandra.Bind(s, &w.Owner, kandra.Lookup("by_owner", kandra.LookupBatch))
 	kandra.Version(s, &w.Version)
 }
 
-// PageHits is a counter table.
-type PageHits struct {
+// pageHits is a counter table.
+type pageHits struct {
 	Page string
 	Hits int64
 }
 
 // Describe implements kandra's description.
-func (h *PageHits) Describe(s *kandra.Schema[PageHits]) {
+func (h *pageHits) Describe(s *kandra.Schema[pageHits]) {
 	s.Table("page_hits")
 	kandra.Bind(s, &h.Page, kandra.PartitionKey(0))
 	kandra.Counter(s, &h.Hits)
 }
 
-// Event is one row of a stream, keyed by a generated time-ordered id.
-type Event struct {
+// event is one row of a stream, keyed by a generated time-ordered id.
+type event struct {
 	Stream  string
 	EventID uuid.UUID
 	Seq     int
 }
 
 // Describe implements kandra's description.
-func (e *Event) Describe(s *kandra.Schema[Event]) {
+func (e *event) Describe(s *kandra.Schema[event]) {
 	s.Table("events")
 	kandra.Bind(s, &e.Stream, kandra.PartitionKey(0))
 	kandra.GeneratedUUID(s, &e.EventID, kandra.UUIDTimeOrdered, kandra.ClusteringKey(0, kandra.ClusteringAsc))
 	kandra.Bind(s, &e.Seq)
 }
 
-// Device has an EVENTUAL lookup whose table one scenario drops.
-type Device struct {
+// device has an EVENTUAL lookup whose table one scenario drops.
+type device struct {
 	DeviceID string
 	Serial   string
 }
 
 // Describe implements kandra's description.
-func (d *Device) Describe(s *kandra.Schema[Device]) {
+func (d *device) Describe(s *kandra.Schema[device]) {
 	s.Table("devices")
 	kandra.Bind(s, &d.DeviceID, kandra.PartitionKey(0))
 	kandra.Bind(s, &d.Serial, kandra.Lookup("by_serial", kandra.LookupEventual))
 }
 
-// Member has a unique handle and a unique, Sensitive recovery code.
-type Member struct {
+// member has a unique handle and a unique, Sensitive recovery code.
+type member struct {
 	MemberID uuid.UUID
 	Handle   string
 	Recovery string
@@ -153,16 +167,16 @@ type Member struct {
 }
 
 // Describe implements kandra's description.
-func (m *Member) Describe(s *kandra.Schema[Member]) {
+func (m *member) Describe(s *kandra.Schema[member]) {
 	s.Table("members")
 	kandra.GeneratedUUID(s, &m.MemberID, kandra.UUIDRandom, kandra.PartitionKey(0))
 	kandra.Bind(s, &m.Handle, kandra.Lookup("by_handle", kandra.LookupUnique))
 	kandra.Bind(s, &m.Recovery, kandra.Lookup("by_recovery", kandra.LookupUnique), kandra.Sensitive())
 }
 
-// Note is versioned and soft-deleted with a TTL of 2 s, so that a
+// note is versioned and soft-deleted with a TTL of 2 s, so that a
 // scenario sees a soft-deleted row expire.
-type Note struct {
+type note struct {
 	NoteID  string
 	Body    string
 	Deleted bool
@@ -170,58 +184,73 @@ type Note struct {
 }
 
 // Describe implements kandra's description.
-func (n *Note) Describe(s *kandra.Schema[Note]) {
+func (n *note) Describe(s *kandra.Schema[note]) {
 	s.Table("notes", kandra.SoftDelete(2*time.Second, &n.Deleted))
 	kandra.Bind(s, &n.NoteID, kandra.PartitionKey(0))
 	kandra.Version(s, &n.Version)
 }
 
-// Tables and field handles.
+// Tables and field handles; register sets them (and those of the other
+// files).
 var (
-	Users   = kandra.MustRegister[User]()
-	Todos   = kandra.MustRegister[Todo]()
-	Wallets = kandra.MustRegister[Wallet]()
-	Hits    = kandra.MustRegister[PageHits]()
-	Events  = kandra.MustRegister[Event]()
-	Devices = kandra.MustRegister[Device]()
-	Members = kandra.MustRegister[Member]()
-	Notes   = kandra.MustRegister[Note]()
+	usersTable   *kandra.Table[user]
+	todosTable   *kandra.Table[todo]
+	walletsTable *kandra.Table[wallet]
+	hitsTable    *kandra.Table[pageHits]
+	eventsTable  *kandra.Table[event]
+	devicesTable *kandra.Table[device]
+	membersTable *kandra.Table[member]
+	notesTable   *kandra.Table[note]
 
-	userEmail    = kandra.MustFieldOf(Users, func(u *User) *string { return &u.Email })
-	userTicket   = kandra.MustFieldOf(Users, func(u *User) *string { return &u.TicketRef })
-	walletOwn    = kandra.MustFieldOf(Wallets, func(w *Wallet) *string { return &w.Owner })
-	hitsField    = kandra.MustFieldOf(Hits, func(h *PageHits) *int64 { return &h.Hits })
-	deviceSerial = kandra.MustFieldOf(Devices, func(d *Device) *string { return &d.Serial })
-	todoID       = kandra.MustFieldOf(Todos, func(t *Todo) *uuid.UUID { return &t.TodoID })
-	memberHandle = kandra.MustFieldOf(Members, func(m *Member) *string { return &m.Handle })
+	userEmail    kandra.Field[user, string]
+	userTicket   kandra.Field[user, string]
+	walletOwn    kandra.Field[wallet, string]
+	hitsField    kandra.Field[pageHits, int64]
+	deviceSerial kandra.Field[device, string]
+	todoID       kandra.Field[todo, uuid.UUID]
+	memberHandle kandra.Field[member, string]
 )
 
-// Keyspace returns the suite's keyspace, named name.
-func Keyspace(name string) (*kandra.Keyspace, error) {
+// runtimeKeyspace is the runtime suite's keyspace, named name.
+func runtimeKeyspace(name string) (*kandra.Keyspace, error) {
 	return kandra.NewKeyspace(kandra.KeyspaceSpec{
 		Name:        name,
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 		Targets:     kandra.Cassandra5,
-	}, Users, Todos, Wallets, Hits, Events, Devices, Members, Notes, Threads, ThreadHit, Readings, Tickets, Listings, Embeddings, Customers, Routes,
-		Bookings, Shifts, Sittings, Stays, Diaries, Tallies)
+	}, usersTable, todosTable, walletsTable, hitsTable, eventsTable, devicesTable, membersTable, notesTable, threadsTable, threadHitsTable, readingsTable, ticketsTable, listingsTable, embeddingsTable, customersTable, routesTable,
+		bookingsTable, shiftsTable, sittingsTable, staysTable, diariesTable, talliesTable)
 }
 
-// harness is one keyspace on one node.
+// harness is one keyspace on one node, and the adapter's driver on a
+// session of it.
 type harness struct {
 	n        Node
+	d        adapter.Driver
 	ks       string // keyspace.Name()
 	keyspace *kandra.Keyspace
 }
 
 var ctx = context.Background()
 
-// Run creates the keyspace, runs every scenario as a subtest through n,
-// prints "real-server: runtime adapter=<Name> scenarios=<n> ok=<passed>"
-// and drops the keyspace.
+// Run proves the adapter n opens: every scenario of the runtime, as
+// subtests of Runtime, then every scenario of the migrator, as subtests
+// of Migrator. Runtime opens one session, creates its keyspace, runs the
+// scenarios through the session's driver, prints "real-server: runtime
+// adapter=<Name> scenarios=<n> ok=<passed>" and drops the keyspace;
+// Migrator's scenarios print their own summary lines ("real-server:
+// static-migrate adapter=<Name> ok=<bool>" and the like).
 func Run(t *testing.T, n Node) {
+	register()
+	t.Run("Runtime", func(t *testing.T) { runRuntime(t, n) })
+	t.Run("Migrator", func(t *testing.T) { runMigrator(t, n) })
+}
+
+// runRuntime runs the runtime's scenarios on a keyspace of their own.
+func runRuntime(t *testing.T, n Node) {
+	d, _ := n.Open(t)
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
-	k, err := Keyspace("krt_" + n.Name + "_" + hex.EncodeToString(b))
+	k, err := runtimeKeyspace("krt_" + n.Name + "_" + hex.EncodeToString(b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +260,7 @@ func Run(t *testing.T, n Node) {
 		}
 	}
 	t.Cleanup(func() { _ = n.Exec(ctx, "DROP KEYSPACE IF EXISTS "+k.Name()) })
-	h := &harness{n: n, ks: k.Name(), keyspace: k}
+	h := &harness{n: n, d: d, ks: k.Name(), keyspace: k}
 	ran, passed := 0, 0
 	for _, s := range scenarios {
 		started := false // a scenario -run leaves out reports true without running
@@ -291,6 +320,9 @@ var scenarios = []struct {
 	{"StoredEqualitySaveAllOneRow", testStoredEqSaveAllOneRow},
 	{"SensitiveCursors", testSensitiveCursors},
 	{"BatchEstimateEveryShape", testBatchEstimate},
+	{"NamedSpecialTypesRoundTrip", testNamedSpecialTypes},
+	{"SetsAndMapsInServerOrder", testSortedCollections},
+	{"VersionAddedToTableWithRows", testVersionAdded},
 }
 
 type failures struct {
@@ -314,21 +346,21 @@ func (f *failures) list() []string {
 
 type env struct {
 	rt      *kstore.Store
-	users   *kstore.Repo[User]
-	todos   *kstore.Repo[Todo]
-	wallets *kstore.Repo[Wallet]
-	hits    *kstore.Repo[PageHits]
-	events  *kstore.Repo[Event]
-	devices *kstore.Repo[Device]
-	members *kstore.Repo[Member]
-	notes   *kstore.Repo[Note]
+	users   *kstore.Repo[user]
+	todos   *kstore.Repo[todo]
+	wallets *kstore.Repo[wallet]
+	hits    *kstore.Repo[pageHits]
+	events  *kstore.Repo[event]
+	devices *kstore.Repo[device]
+	members *kstore.Repo[member]
+	notes   *kstore.Repo[note]
 	fails   *failures
 	ops     *sync.Map
 	h       *harness
 }
 
 func (h *harness) env(t *testing.T, opts ...kstore.Option) *env {
-	return h.envOn(t, h.n.Driver, opts...)
+	return h.envOn(t, h.d, opts...)
 }
 
 func (h *harness) envOn(t *testing.T, d adapter.Driver, opts ...kstore.Option) *env {
@@ -343,14 +375,14 @@ func (h *harness) envOn(t *testing.T, d adapter.Driver, opts ...kstore.Option) *
 		t.Fatal(err)
 	}
 	e.rt = rt
-	e.users = kstore.MustNewRepo(rt, Users)
-	e.todos = kstore.MustNewRepo(rt, Todos)
-	e.wallets = kstore.MustNewRepo(rt, Wallets)
-	e.hits = kstore.MustNewRepo(rt, Hits)
-	e.events = kstore.MustNewRepo(rt, Events)
-	e.devices = kstore.MustNewRepo(rt, Devices)
-	e.members = kstore.MustNewRepo(rt, Members)
-	e.notes = kstore.MustNewRepo(rt, Notes)
+	e.users = kstore.MustNewRepo(rt, usersTable)
+	e.todos = kstore.MustNewRepo(rt, todosTable)
+	e.wallets = kstore.MustNewRepo(rt, walletsTable)
+	e.hits = kstore.MustNewRepo(rt, hitsTable)
+	e.events = kstore.MustNewRepo(rt, eventsTable)
+	e.devices = kstore.MustNewRepo(rt, devicesTable)
+	e.members = kstore.MustNewRepo(rt, membersTable)
+	e.notes = kstore.MustNewRepo(rt, notesTable)
 	t.Cleanup(func() { _ = rt.Close(context.Background()) })
 	return e
 }
@@ -374,3 +406,5 @@ func (h *harness) rows(t *testing.T, table, where string, args ...any) int {
 }
 
 func uniq(p string) string { return p + "-" + uuid.NewString()[:8] }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,4 +1,4 @@
-package storetest
+package adaptertest
 
 import (
 	"context"
@@ -19,14 +19,14 @@ import (
 
 func testSaveStampsAndGet(t *testing.T, h *harness) {
 	e := h.env(t)
-	u := &User{Email: uniq("a") + "@x.io", DisplayName: "Ann"}
+	u := &user{Email: uniq("a") + "@x.io", DisplayName: "Ann"}
 	if err := e.users.Save(ctx, u); err != nil {
 		t.Fatal(err)
 	}
 	if u.UserID == (uuid.UUID{}) || u.CreatedAt.IsZero() || u.UpdatedAt.IsZero() {
 		t.Fatalf("not stamped: %+v", u)
 	}
-	got, err := e.users.Get(ctx, &User{UserID: u.UserID})
+	got, err := e.users.Get(ctx, &user{UserID: u.UserID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,14 +36,14 @@ func testSaveStampsAndGet(t *testing.T, h *harness) {
 	// A caller's id is kept, and CreatedAt is not restamped.
 	id := uuid.New()
 	at := time.Date(2020, 1, 2, 3, 4, 5, 6e6, time.UTC)
-	u2 := &User{UserID: id, Email: uniq("b") + "@x.io", CreatedAt: at}
+	u2 := &user{UserID: id, Email: uniq("b") + "@x.io", CreatedAt: at}
 	if err := e.users.Save(ctx, u2); err != nil {
 		t.Fatal(err)
 	}
 	if u2.UserID != id || !u2.CreatedAt.Equal(at) {
 		t.Fatalf("overwrote caller's values: %+v", u2)
 	}
-	if _, err := e.users.Get(ctx, &User{UserID: uuid.New()}); !errors.Is(err, kerrors.ErrNotFound) {
+	if _, err := e.users.Get(ctx, &user{UserID: uuid.New()}); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("Get of a missing key: %v", err)
 	}
 	if e.count("users/save") < 2 || e.count("users/get") < 2 {
@@ -54,7 +54,7 @@ func testSaveStampsAndGet(t *testing.T, h *harness) {
 func testSaveValidation(t *testing.T, h *harness) {
 	e := h.env(t)
 	email := uniq("v") + "@x.io"
-	err := e.users.Save(ctx, &User{Email: email, DisplayName: " bad"})
+	err := e.users.Save(ctx, &user{Email: email, DisplayName: " bad"})
 	var ve *kerrors.ValidationError
 	if !errors.As(err, &ve) {
 		t.Fatalf("err = %v", err)
@@ -66,7 +66,7 @@ func testSaveValidation(t *testing.T, h *harness) {
 
 func testSaveTTLAndTimestamp(t *testing.T, h *harness) {
 	e := h.env(t)
-	u := &User{Email: uniq("ttl") + "@x.io"}
+	u := &user{Email: uniq("ttl") + "@x.io"}
 	at := time.Now().Add(-time.Hour)
 	ts := at.UnixMicro()
 	if err := e.users.Save(ctx, u, kstore.TTL(10*time.Minute), kstore.Timestamp(at)); err != nil {
@@ -83,12 +83,12 @@ func testSaveTTLAndTimestamp(t *testing.T, h *harness) {
 
 func testSaveIfNotExists(t *testing.T, h *harness) {
 	e := h.env(t)
-	u := &User{Email: uniq("ine") + "@x.io"}
+	u := &user{Email: uniq("ine") + "@x.io"}
 	ok, err := e.users.SaveIfNotExists(ctx, u)
 	if err != nil || !ok {
 		t.Fatalf("first: %v %v", ok, err)
 	}
-	again := &User{UserID: u.UserID, Email: uniq("other") + "@x.io"}
+	again := &user{UserID: u.UserID, Email: uniq("other") + "@x.io"}
 	if ok, err = e.users.SaveIfNotExists(ctx, again); err != nil || ok {
 		t.Fatalf("second: %v %v", ok, err)
 	}
@@ -101,7 +101,7 @@ func testSaveIfNotExists(t *testing.T, h *harness) {
 	if f, err := kstore.MustLookupOf(e.users, userEmail).Find(ctx, u.Email); err != nil || f.UserID != u.UserID {
 		t.Fatalf("lookup of the LWT insert: %v %v", f, err)
 	}
-	_, err = e.users.SaveIfNotExists(ctx, &User{}, kstore.SerialConsistency(kandra.ConsistencyQuorum))
+	_, err = e.users.SaveIfNotExists(ctx, &user{}, kstore.SerialConsistency(kandra.ConsistencyQuorum))
 	if !errors.Is(err, kerrors.ErrArgument) {
 		t.Fatalf("non-serial serial consistency: %v", err)
 	}
@@ -110,7 +110,7 @@ func testSaveIfNotExists(t *testing.T, h *harness) {
 func testLookupsBatchAndEventual(t *testing.T, h *harness) {
 	e := h.env(t)
 	byEmail, byTicket := kstore.MustLookupOf(e.users, userEmail), kstore.MustLookupOf(e.users, userTicket)
-	u := &User{Email: uniq("l") + "@x.io", TicketRef: uniq("T")}
+	u := &user{Email: uniq("l") + "@x.io", TicketRef: uniq("T")}
 	if err := e.users.Save(ctx, u); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func testLookupsBatchAndEventual(t *testing.T, h *harness) {
 
 func testEmptyLookupValue(t *testing.T, h *harness) {
 	e := h.env(t)
-	u := &User{DisplayName: "no email"}
+	u := &user{DisplayName: "no email"}
 	if err := e.users.Save(ctx, u); err != nil {
 		t.Fatalf("Save with empty lookup values: %v", err)
 	}
@@ -163,7 +163,7 @@ func testEmptyLookupValue(t *testing.T, h *harness) {
 func testBatchTooLarge(t *testing.T, h *harness) {
 	e := h.env(t)
 	big := strings.Repeat("x", 60_000)
-	u := &User{Email: uniq("big") + "@x.io", Bio: big}
+	u := &user{Email: uniq("big") + "@x.io", Bio: big}
 	err := e.users.Save(ctx, u)
 	var qe *kerrors.QueryError
 	if !errors.As(err, &qe) || !errors.Is(err, kerrors.ErrBatchTooLarge) {
@@ -174,12 +174,12 @@ func testBatchTooLarge(t *testing.T, h *harness) {
 	}
 	// Without the check the server refuses it too ("Batch too large").
 	e2 := h.env(t, kstore.WithMaxBatchBytes(-1))
-	err = e2.users.Save(ctx, &User{Email: uniq("big2") + "@x.io", Bio: big})
+	err = e2.users.Save(ctx, &user{Email: uniq("big2") + "@x.io", Bio: big})
 	if !errors.As(err, &qe) || !strings.Contains(strings.ToLower(err.Error()), "batch too large") {
 		t.Fatalf("server: %v", err)
 	}
 	// No BATCH lookup row (empty email): a single INSERT, no limit.
-	if err := e.users.Save(ctx, &User{Bio: big}); err != nil {
+	if err := e.users.Save(ctx, &user{Bio: big}); err != nil {
 		t.Fatalf("single insert of a 60 KB row: %v", err)
 	}
 }
@@ -188,12 +188,12 @@ func testUpdateMovesAndHijack(t *testing.T, h *harness) {
 	e := h.env(t)
 	byEmail := kstore.MustLookupOf(e.users, userEmail)
 	x, y := uniq("x")+"@x.io", uniq("y")+"@x.io"
-	a := &User{Email: x, DisplayName: "A"}
+	a := &user{Email: x, DisplayName: "A"}
 	if err := e.users.Save(ctx, a); err != nil {
 		t.Fatal(err)
 	}
 	// B takes A's email.
-	b := &User{Email: x, DisplayName: "B"}
+	b := &user{Email: x, DisplayName: "B"}
 	if err := e.users.Save(ctx, b); err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func testUpdateMovesAndHijack(t *testing.T, h *harness) {
 
 func testVersionedConflict(t *testing.T, h *harness) {
 	e := h.env(t)
-	w := &Wallet{WalletID: uniq("w"), Owner: uniq("o"), Balance: 10}
+	w := &wallet{WalletID: uniq("w"), Owner: uniq("o"), Balance: 10}
 	if err := e.wallets.Save(ctx, w); err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func testVersionedConflict(t *testing.T, h *harness) {
 			case err == nil:
 				applied.Add(1)
 			case errors.As(err, &ol):
-				if ol.EntityType != "storetest.Wallet" || ol.Key != w.WalletID {
+				if ol.EntityType != "adaptertest.wallet" || ol.Key != w.WalletID {
 					t.Errorf("conflict error fields: %+v", ol)
 				}
 				conflicts.Add(1)
@@ -289,7 +289,7 @@ func testVersionedConflict(t *testing.T, h *harness) {
 
 func testHardDelete(t *testing.T, h *harness) {
 	e := h.env(t)
-	u := &User{Email: uniq("d") + "@x.io", TicketRef: uniq("TD")}
+	u := &user{Email: uniq("d") + "@x.io", TicketRef: uniq("TD")}
 	if err := e.users.Save(ctx, u); err != nil {
 		t.Fatal(err)
 	}
@@ -320,8 +320,8 @@ func testHardDeleteHijacked(t *testing.T, h *harness) {
 	e := h.env(t)
 	byEmail := kstore.MustLookupOf(e.users, userEmail)
 	x := uniq("h") + "@x.io"
-	a := &User{Email: x}
-	b := &User{Email: x}
+	a := &user{Email: x}
+	b := &user{Email: x}
 	if err := e.users.Save(ctx, a); err != nil {
 		t.Fatal(err)
 	}
@@ -337,9 +337,9 @@ func testHardDeleteHijacked(t *testing.T, h *harness) {
 	// Two EVENTUAL moves of one user applied out of order (the first one's
 	// writes held back at the driver): each move's rows carry its call's
 	// timestamp, so the later move wins whatever the order.
-	d := &holdFirst{Driver: h.n.Driver, table: "users_by_ticket_ref", held: make(chan struct{})}
+	d := &holdFirst{Driver: h.d, table: "users_by_ticket_ref", held: make(chan struct{})}
 	e = h.envOn(t, d)
-	c := &User{Email: uniq("r") + "@x.io", TicketRef: uniq("R1")}
+	c := &user{Email: uniq("r") + "@x.io", TicketRef: uniq("R1")}
 	if err := e.users.ForceSave(ctx, c); err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +415,7 @@ func testListAndSoftDelete(t *testing.T, h *harness) {
 	owner := uuid.New()
 	var ids []uuid.UUID
 	for i := 0; i < 25; i++ {
-		td := &Todo{OwnerID: owner, Title: fmt.Sprint(i)}
+		td := &todo{OwnerID: owner, Title: fmt.Sprint(i)}
 		if err := e.todos.Save(ctx, td); err != nil {
 			t.Fatal(err)
 		}
@@ -425,7 +425,7 @@ func testListAndSoftDelete(t *testing.T, h *harness) {
 	var got []uuid.UUID
 	var cur kstore.Cursor
 	for pages := 0; ; pages++ {
-		it := e.todos.List(ctx, &Todo{OwnerID: owner}, kstore.PageSize(10), kstore.After(cur))
+		it := e.todos.List(ctx, &todo{OwnerID: owner}, kstore.PageSize(10), kstore.After(cur))
 		n := 0
 		for it.Next() {
 			got = append(got, it.Value().TodoID)
@@ -454,13 +454,13 @@ func testListAndSoftDelete(t *testing.T, h *harness) {
 		}
 	}
 	// Range and reversed order.
-	rows, err := e.todos.List(ctx, &Todo{OwnerID: owner}, kstore.From(todoID, ids[5], true), kstore.To(todoID, ids[9], false), kstore.Reversed()).All()
+	rows, err := e.todos.List(ctx, &todo{OwnerID: owner}, kstore.From(todoID, ids[5], true), kstore.To(todoID, ids[9], false), kstore.Reversed()).All()
 	if err != nil || len(rows) != 4 || rows[0].TodoID != ids[5] {
 		t.Fatalf("range: %d rows %v", len(rows), err)
 	}
-	// Soft-delete 15 of them; ListActive fills pages anyway.
+	// Soft-delete 15 of them; List with SkipDeleted fills pages anyway.
 	for i := 0; i < 15; i++ {
-		td, err := e.todos.Get(ctx, &Todo{OwnerID: owner, TodoID: ids[24-i]})
+		td, err := e.todos.Get(ctx, &todo{OwnerID: owner, TodoID: ids[24-i]})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -476,26 +476,26 @@ func testListAndSoftDelete(t *testing.T, h *harness) {
 	if err := h.n.Exec(ctx, "UPDATE "+h.ks+".todos SET deleted = null WHERE owner_id = ? AND todo_id = ?", owner.String(), ids[0].String()); err != nil {
 		t.Fatal(err)
 	}
-	page, err := e.todos.ListActive(ctx, &Todo{OwnerID: owner}, kstore.PageSize(4)).All()
+	page, err := e.todos.List(ctx, &todo{OwnerID: owner}, kstore.SkipDeleted(), kstore.PageSize(4)).All()
 	if err != nil || len(page) != 4 || page[0].TodoID != ids[9] {
-		t.Fatalf("ListActive: %d %v", len(page), err)
+		t.Fatalf("List (SkipDeleted): %d %v", len(page), err)
 	}
-	if _, err := e.todos.FindActive(ctx, &Todo{OwnerID: owner, TodoID: ids[24]}); !errors.Is(err, kerrors.ErrNotFound) {
-		t.Fatalf("FindActive of a soft-deleted row: %v", err)
+	if _, err := e.todos.Get(ctx, &todo{OwnerID: owner, TodoID: ids[24]}, kstore.SkipDeleted()); !errors.Is(err, kerrors.ErrNotFound) {
+		t.Fatalf("Get (SkipDeleted) of a soft-deleted row: %v", err)
 	}
-	if _, err := e.todos.FindActive(ctx, &Todo{OwnerID: owner, TodoID: ids[0]}); err != nil {
-		t.Fatalf("FindActive of a null-marker row: %v", err)
+	if _, err := e.todos.Get(ctx, &todo{OwnerID: owner, TodoID: ids[0]}, kstore.SkipDeleted()); err != nil {
+		t.Fatalf("Get (SkipDeleted) of a null-marker row: %v", err)
 	}
-	all, _ := e.todos.ListActive(ctx, &Todo{OwnerID: owner}, kstore.PageSize(100)).All()
+	all, _ := e.todos.List(ctx, &todo{OwnerID: owner}, kstore.SkipDeleted(), kstore.PageSize(100)).All()
 	if len(all) != 10 {
-		t.Fatalf("ListActive all: %d", len(all))
+		t.Fatalf("List (SkipDeleted) all: %d", len(all))
 	}
 }
 
 func testCounters(t *testing.T, h *harness) {
 	e := h.env(t)
 	c := kstore.MustCounterOf(e.hits, hitsField)
-	key := &PageHits{Page: uniq("/p")}
+	key := &pageHits{Page: uniq("/p")}
 	if err := c.Increment(ctx, key, 5); err != nil {
 		t.Fatal(err)
 	}
@@ -514,12 +514,24 @@ func testCounters(t *testing.T, h *harness) {
 func testDriverErrors(t *testing.T, h *harness) {
 	e := h.env(t)
 	// ANY is not a read level: the server refuses it, so the runtime
-	// refuses it before sending.
-	key := &User{UserID: uuid.New()}
-	st := e.users.Statements().SelectByKey()
-	rows, err := h.n.Driver.Query(ctx, &adapter.Query{Statement: st, Values: adapter.AppendColumns(Users, st, key, nil), Consistency: kandra.ConsistencyAny})
+	// refuses it before sending. The read by key the server sees, written
+	// by hand and sent through the adapter at ANY:
+	key := &user{UserID: uuid.New()}
+	cols := usersTable.Schema().Columns()
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.CQLName()
+	}
+	st := adapter.NewStatement(adapter.StatementSpec{
+		Table:      "users",
+		CQL:        "SELECT " + strings.Join(names, ", ") + " FROM " + h.ks + ".users WHERE user_id = ?",
+		Params:     []adapter.Param{{Kind: adapter.ParamColumn, Column: userID.Column()}},
+		Result:     cols,
+		Idempotent: true,
+	})
+	rows, err := h.d.Query(ctx, &adapter.Query{Statement: st, Values: []any{&key.UserID}, Consistency: kandra.ConsistencyAny})
 	if err == nil {
-		rows.Next(adapter.AppendResult(Users, st, new(User), nil))
+		rows.Next(usersTable.Pointers(new(user), nil))
 		err = rows.Close()
 	}
 	if err == nil || !strings.Contains(err.Error(), "ANY") {
@@ -530,14 +542,14 @@ func testDriverErrors(t *testing.T, h *harness) {
 		t.Fatalf("Get at ANY: %v (%d sent)", err, e.count("users/get"))
 	}
 	// A level one node cannot give: the server's error, wrapped.
-	err = e.users.Save(ctx, &User{Email: uniq("three")}, kstore.Consistency(kandra.ConsistencyThree))
+	err = e.users.Save(ctx, &user{Email: uniq("three")}, kstore.Consistency(kandra.ConsistencyThree))
 	var qe *kerrors.QueryError
 	if !errors.As(err, &qe) || qe.Cause == nil {
 		t.Fatalf("err = %v", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if err := e.users.Save(cctx, &User{}); !errors.Is(err, context.Canceled) || !errors.As(err, &qe) {
+	if err := e.users.Save(cctx, &user{}); !errors.Is(err, context.Canceled) || !errors.As(err, &qe) {
 		t.Fatalf("cancelled: %v", err)
 	}
 }
@@ -549,7 +561,7 @@ func testEventualDroppedTable(t *testing.T, h *harness) {
 		t.Fatal(err)
 	}
 	e := h.env(t)
-	d := &Device{DeviceID: uniq("dev"), Serial: uniq("SN")}
+	d := &device{DeviceID: uniq("dev"), Serial: uniq("SN")}
 	if err := e.devices.Save(ctx, d); err != nil {
 		t.Fatalf("save failed: %v", err)
 	}
@@ -560,7 +572,7 @@ func testEventualDroppedTable(t *testing.T, h *harness) {
 	if len(fs) != 1 || !strings.HasPrefix(fs[0], "devices_by_serial: ") {
 		t.Fatalf("failures %v", fs)
 	}
-	if got, ok := e.fails.entities[0].(*Device); !ok || got.DeviceID != d.DeviceID {
+	if got, ok := e.fails.entities[0].(*device); !ok || got.DeviceID != d.DeviceID {
 		t.Fatalf("listener entity %#v", e.fails.entities[0])
 	}
 	if e.count("devices_by_serial/"+kstore.OpEventualWriteFailed) != 1 {
@@ -580,14 +592,14 @@ func testEventualConcurrent(t *testing.T, h *harness) {
 	const writers, each = 16, 20
 	e := h.env(t, kstore.WithEventualConcurrency(8))
 	var wg sync.WaitGroup
-	users := make([]*User, writers*each)
+	users := make([]*user, writers*each)
 	old := make([]string, writers*each)
 	for w := 0; w < writers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
-				u := &User{TicketRef: uniq(fmt.Sprintf("C%d", w))}
+				u := &user{TicketRef: uniq(fmt.Sprintf("C%d", w))}
 				if err := e.users.Save(ctx, u); err != nil {
 					t.Error(err)
 					return
@@ -678,16 +690,16 @@ func v7Millis(id uuid.UUID) int64 {
 // were started, shows the server returns exactly the saved rows.
 func testScaleOnePartition(t *testing.T, h *harness) {
 	const n = 10_000
-	e := h.envOn(t, limited{Driver: h.n.Driver, gate: n, arrived: new(atomic.Int64), open: make(chan struct{}), sem: make(chan struct{}, 64)})
+	e := h.envOn(t, limited{Driver: h.d, gate: n, arrived: new(atomic.Int64), open: make(chan struct{}), sem: make(chan struct{}, 64)})
 	stream := uniq("s")
-	evs := make([]*Event, n)
+	evs := make([]*event, n)
 	errs := make(chan error, n)
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := range evs {
-		evs[i] = &Event{Stream: stream, Seq: i}
+		evs[i] = &event{Stream: stream, Seq: i}
 		wg.Add(1)
-		go func(ev *Event) {
+		go func(ev *event) {
 			defer wg.Done()
 			if err := e.events.Save(ctx, ev); err != nil {
 				errs <- err
@@ -709,10 +721,10 @@ func testScaleOnePartition(t *testing.T, h *harness) {
 	if len(want) != n {
 		t.Fatalf("%d distinct ids for %d saves", len(want), n)
 	}
-	var got []*Event
+	var got []*event
 	var cur kstore.Cursor
 	for {
-		it := e.events.List(ctx, &Event{Stream: stream}, kstore.PageSize(2000), kstore.After(cur))
+		it := e.events.List(ctx, &event{Stream: stream}, kstore.PageSize(2000), kstore.After(cur))
 		page, err := it.All()
 		if err != nil {
 			t.Fatal(err)

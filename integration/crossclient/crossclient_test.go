@@ -1,4 +1,4 @@
-package storetest
+package crossclient
 
 // CrossClientValues: what kandra writes through the adapter under test is
 // exactly what an independent client, the Apache Cassandra Python driver
@@ -87,7 +87,7 @@ package storetest
 //     back nil; sets and maps go in the server's order.
 //   - Integers and floats exact (float bits compared); a stored integer
 //     outside the Go field's type fails the read (Read true).
-//   - User-defined types (a named struct; crossclient_udt.go): each field
+//   - User-defined types (a named struct; udt_test.go): each field
 //     by the rules of a column's own value of its type (a nil pointer,
 //     slice, map, []byte or net.IP, the zero netip.Addr are null; an
 //     IPv4-mapped netip.Addr is 16 bytes), except that a field's
@@ -181,13 +181,6 @@ var crossClientPy []byte
 // crossClientName is the client this scenario compares against.
 const crossClientName = "python-cassandra-driver-3.30.1"
 
-func init() {
-	scenarios = append(scenarios, struct {
-		name string
-		fn   func(*testing.T, *harness)
-	}{"CrossClientValues", testCrossClient})
-}
-
 // Digest is a named 16-byte array, which kandra maps to UUID.
 type Digest [16]byte
 
@@ -274,7 +267,7 @@ type CrossValues struct {
 	When    map[string]At
 	F64s    []float64
 
-	// User-defined types (crossclient_udt.go) and vectors.
+	// User-defined types (udt_test.go) and vectors.
 	Card       XcCard
 	CardFrozen XcCard
 	CardPtr    *XcCard
@@ -535,8 +528,9 @@ func testCrossClient(t *testing.T, h *harness) {
 	x.report()
 }
 
-// setup creates the scenario's tables in the suite's keyspace (not the
-// keyspace: it exists) and the repositories on a runtime of their own.
+// setup creates the scenario's tables in the test's keyspace (not the
+// keyspace: the harness created it) and the repositories on a runtime of
+// their own.
 func (x *crossRun) setup() {
 	t, h := x.t, x.h
 	k, err := kandra.NewKeyspace(kandra.KeyspaceSpec{
@@ -555,7 +549,7 @@ func (x *crossRun) setup() {
 			t.Fatalf("%s: %v", st, err)
 		}
 	}
-	rt, err := kstore.New(h.n.Driver, k)
+	rt, err := kstore.New(h.d, k)
 	if err != nil {
 		t.Fatal(err)
 	}

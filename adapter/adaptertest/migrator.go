@@ -1,9 +1,9 @@
-// Package migratetest is the real-server suite of the migrator's side of
-// a driver adapter, written once against adapter.Driver: each adapter
-// module's node test calls [Run] with a [Node] that opens sessions on a
-// Cassandra node. The scenarios create and drop their own keyspaces,
-// named after Node.Name.
-package migratetest
+// The migrator's side of an adapter on the node: Apply, Backfill,
+// Check, History and the schema reads through ExecCQL, QueryCQL and
+// AwaitSchemaAgreement. The scenarios create and drop their own
+// keyspaces, named after Node.Name, on sessions Node.Open opens.
+
+package adaptertest
 
 import (
 	"context"
@@ -23,38 +23,27 @@ import (
 	"github.com/kandra-go/kandra/migrate"
 )
 
-// Node is an adapter's connection to a real node.
-type Node struct {
-	// Name goes into the keyspace names ("gocql", "gocqlv2"): lower-case
-	// letters, digits and underscores, at most 16 characters.
-	Name string
-	// Open opens a new session on the node (skipping or failing t when
-	// there is none) and returns the adapter's driver on it, and a
-	// function that closes the session; t's cleanup closes it too.
-	Open func(t *testing.T) (d adapter.Driver, closeSession func())
-}
-
-// Run runs the scenarios as subtests: system_schema rows, schema
+// runMigrator runs the migrator's scenarios as subtests: system_schema rows, schema
 // statements with agreement, fixed table ids and LWTs (Schema); a failed
 // wait for agreement on a closed session (AgreementError); Apply,
 // Backfill, Check and History of a lookup added to a populated table
 // (Migrate); static columns, index kinds, vectors and user-defined types
 // (Static, IndexKinds, Vectors, UDT); a field added to a type that
 // indexes hold, and what it costs the reads through them (UDTIndex).
-func Run(t *testing.T, n Node) {
-	t.Run("Schema", func(t *testing.T) { testSchema(t, n) })
-	t.Run("AgreementError", func(t *testing.T) { testAgreementError(t, n) })
-	t.Run("Migrate", func(t *testing.T) { testMigrate(t, n) })
-	t.Run("Static", func(t *testing.T) { testStatic(t, n) })
-	t.Run("IndexKinds", func(t *testing.T) { testIndexKinds(t, n) })
-	t.Run("Vectors", func(t *testing.T) { testVectors(t, n) })
-	t.Run("UDT", func(t *testing.T) { testUDT(t, n) })
-	t.Run("UDTIndex", func(t *testing.T) { testUDTIndex(t, n) })
+func runMigrator(t *testing.T, n Node) {
+	t.Run("Schema", func(t *testing.T) { testMigratorSchema(t, n) })
+	t.Run("AgreementError", func(t *testing.T) { testMigratorAgreementError(t, n) })
+	t.Run("Migrate", func(t *testing.T) { testMigratorMigrate(t, n) })
+	t.Run("Static", func(t *testing.T) { testMigratorStatic(t, n) })
+	t.Run("IndexKinds", func(t *testing.T) { testMigratorIndexKinds(t, n) })
+	t.Run("Vectors", func(t *testing.T) { testMigratorVectors(t, n) })
+	t.Run("UDT", func(t *testing.T) { testMigratorUDT(t, n) })
+	t.Run("UDTIndex", func(t *testing.T) { testMigratorUDTIndex(t, n) })
 }
 
 // The migrator's side of the adapter on the node: system_schema rows,
 // schema statements with agreement, fixed table ids, LWTs.
-func testSchema(t *testing.T, n Node) {
+func testMigratorSchema(t *testing.T, n Node) {
 	d, _ := n.Open(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -161,7 +150,7 @@ func testSchema(t *testing.T, n Node) {
 }
 
 // A failed wait for agreement is a typed error, never only a log line.
-func testAgreementError(t *testing.T, n Node) {
+func testMigratorAgreementError(t *testing.T, n Node) {
 	d, closeSession := n.Open(t)
 	closeSession()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -205,14 +194,14 @@ func (a *migAccountV2) Describe(s *kandra.Schema[migAccountV2]) {
 }
 
 var (
-	migAccountsV1 = kandra.MustRegister[migAccountV1]()
-	migAccountsV2 = kandra.MustRegister[migAccountV2]()
+	migAccountsV1 *kandra.Table[migAccountV1]
+	migAccountsV2 *kandra.Table[migAccountV2]
 )
 
 // Apply and Backfill through this adapter: a composite partition key, a
 // uuid and a timestamp in every scanned row, the lookup rows written with
 // the adapter's conversions.
-func testMigrate(t *testing.T, n Node) {
+func testMigratorMigrate(t *testing.T, n Node) {
 	d, _ := n.Open(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -315,17 +304,17 @@ func (p *migPostV3) Describe(s *kandra.Schema[migPostV3]) {
 }
 
 var (
-	migPostsV1 = kandra.MustRegister[migPostV1]()
-	migPostsV2 = kandra.MustRegister[migPostV2]()
-	migPostsV3 = kandra.MustRegister[migPostV3]()
+	migPostsV1 *kandra.Table[migPostV1]
+	migPostsV2 *kandra.Table[migPostV2]
+	migPostsV3 *kandra.Table[migPostV3]
 )
 
-// testStatic: the migrator adds static columns to a populated table
+// testMigratorStatic: the migrator adds static columns to a populated table
 // (ALTER TABLE ... ADD ... STATIC), reads them back as static, plans
 // nothing more, and plans a column's change of kind, either way, as
 // impossible with the manual path. It prints "real-server: static-migrate
 // adapter=<Name> ok=<bool>".
-func testStatic(t *testing.T, n Node) {
+func testMigratorStatic(t *testing.T, n Node) {
 	ok := false
 	d, _ := n.Open(t) // skips without a node: then no summary line
 	defer func() { fmt.Printf("real-server: static-migrate adapter=%s ok=%t\n", n.Name, ok && !t.Failed()) }()
@@ -351,7 +340,7 @@ func testStatic(t *testing.T, n Node) {
 		t.Fatalf("v2: %+v, %v", res, err)
 	}
 	for _, s := range res.Plan.Steps {
-		if s.Kind != migrate.AddColumn || !strings.HasSuffix(s.CQL, " STATIC;") {
+		if s.Kind != migrate.StepAddColumn || !strings.HasSuffix(s.CQL, " STATIC;") {
 			t.Fatalf("v2 step %s: %s, want an ADD ... STATIC", s.ID, s.CQL)
 		}
 	}
@@ -360,7 +349,7 @@ func testStatic(t *testing.T, n Node) {
 		t.Fatal(err)
 	}
 	for _, c := range []string{"title", "tags"} {
-		if lc := live.Table("posts").Column(c); lc == nil || lc.Kind != migrate.Static {
+		if lc := live.Table("posts").Column(c); lc == nil || lc.Kind != migrate.ColumnStatic {
 			t.Fatalf("live column %s: %+v, want static", c, lc)
 		}
 	}
@@ -392,7 +381,7 @@ func testStatic(t *testing.T, n Node) {
 	}
 	kinds := 0
 	for _, s := range p.Steps {
-		if s.Kind == migrate.ChangeColumnKind && s.Class == migrate.Impossible && s.Manual != "" {
+		if s.Kind == migrate.StepChangeColumnKind && s.Class == migrate.Impossible && s.Manual != "" {
 			kinds++
 		}
 	}
@@ -433,18 +422,18 @@ func (d *migDocV2) Describe(s *kandra.Schema[migDocV2]) {
 }
 
 var (
-	migDocsV1 = kandra.MustRegister[migDocV1]()
-	migDocsV2 = kandra.MustRegister[migDocV2]()
+	migDocsV1 *kandra.Table[migDocV1]
+	migDocsV2 *kandra.Table[migDocV2]
 )
 
-// testIndexKinds: the migrator creates indexes of every kind, reads them
+// testMigratorIndexKinds: the migrator creates indexes of every kind, reads them
 // back from the node's system_schema.indexes as the model asks (a second
 // plan is empty, whatever kind the server's default made), and reports an
 // index whose kind, target or analysis the model changes as impossible,
 // with the manual path: CREATE INDEX IF NOT EXISTS of a taken name would
 // do nothing. It prints "real-server: index-migrate adapter=<Name>
 // changes=<n> ok=<bool>".
-func testIndexKinds(t *testing.T, n Node) {
+func testMigratorIndexKinds(t *testing.T, n Node) {
 	ok, changes := false, 0
 	d, _ := n.Open(t) // skips without a node: then no summary line
 	defer func() {
@@ -460,7 +449,7 @@ func testIndexKinds(t *testing.T, n Node) {
 	}
 	created := 0
 	for _, s := range res.Applied {
-		if s.Kind == migrate.CreateIndex {
+		if s.Kind == migrate.StepCreateIndex {
 			created++
 		}
 	}
@@ -491,7 +480,7 @@ func testIndexKinds(t *testing.T, n Node) {
 		}
 	}
 	for _, s := range p.Steps {
-		if s.Kind != migrate.ChangeIndex {
+		if s.Kind != migrate.StepChangeIndex {
 			t.Errorf("v2 step %s: %s, want only change-index steps", s.ID, s.Reason)
 			continue
 		}
@@ -569,11 +558,11 @@ func (d *migVecV4) Describe(s *kandra.Schema[migVecV4]) {
 	kandra.Bind(s, &d.Emb, kandra.VectorIndex(kandra.SimilarityCosine))
 }
 
-// testVectors: the migrator adds a vector column and its ANN index, reads
+// testMigratorVectors: the migrator adds a vector column and its ANN index, reads
 // both back from system_schema (a second plan is empty), and reports a
 // changed similarity or dimension as impossible in place. It prints
 // "real-server: vector-migrate adapter=<Name> ok=<bool>".
-func testVectors(t *testing.T, n Node) {
+func testMigratorVectors(t *testing.T, n Node) {
 	ok := false
 	d, _ := n.Open(t)
 	defer func() {
@@ -594,7 +583,7 @@ func testVectors(t *testing.T, n Node) {
 	for _, s := range res.Applied {
 		kinds = append(kinds, s.Kind.String())
 	}
-	if len(res.Applied) != 2 || res.Applied[0].Kind != migrate.AddColumn || res.Applied[1].Kind != migrate.CreateIndex {
+	if len(res.Applied) != 2 || res.Applied[0].Kind != migrate.StepAddColumn || res.Applied[1].Kind != migrate.StepCreateIndex {
 		t.Fatalf("v2 applied %v, want add-column then create-index", kinds)
 	}
 	if res, err := migrate.Apply(ctx, d, v2, migrate.ApplyOptions{}); err != nil || !res.Plan.Empty() {
@@ -606,8 +595,8 @@ func testVectors(t *testing.T, n Node) {
 		kind migrate.StepKind
 		want string
 	}{
-		{"another similarity", keyspace(kandra.MustRegister[migVecV3]()), migrate.ChangeIndex, "similarity_function=COSINE in live"},
-		{"another dimension", keyspace(kandra.MustRegister[migVecV4]()), migrate.ChangeType, "vector<float, 4> in live, vector<float, 8> in the model"},
+		{"another similarity", keyspace(kandra.MustRegister[migVecV3]()), migrate.StepChangeIndex, "similarity_function=COSINE in live"},
+		{"another dimension", keyspace(kandra.MustRegister[migVecV4]()), migrate.StepChangeType, "vector<float, 4> in live, vector<float, 8> in the model"},
 	} {
 		live, err := migrate.Read(ctx, d, c.ks)
 		if err != nil {
@@ -742,7 +731,7 @@ func (p *migPersonV4) Describe(s *kandra.Schema[migPersonV4]) {
 	kandra.Bind(s, &p.Spot, kandra.Lookup("by_spot", kandra.LookupUnique))
 }
 
-// testUDT: the migrator creates user-defined types before the table that
+// testMigratorUDT: the migrator creates user-defined types before the table that
 // uses them (a nested type, a type in a list, a type as a lookup table's
 // key), reads them back (a second plan is empty), adds a model's new
 // fields with ALTER TYPE ... ADD and reads those back from
@@ -750,7 +739,7 @@ func (p *migPersonV4) Describe(s *kandra.Schema[migPersonV4]) {
 // field's changed type and a field added to a type a partition key holds;
 // the node refuses both statements, as the plan says. It prints
 // "real-server: udt-migrate adapter=<Name> ok=<bool>".
-func testUDT(t *testing.T, n Node) {
+func testMigratorUDT(t *testing.T, n Node) {
 	ok := false
 	d, _ := n.Open(t) // skips without a node: then no summary line
 	defer func() { fmt.Printf("real-server: udt-migrate adapter=%s ok=%t\n", n.Name, ok && !t.Failed()) }()
@@ -807,7 +796,7 @@ func testUDT(t *testing.T, n Node) {
 	if past := live.Table("people").Column("past"); past == nil || past.RawType != "list<frozen<address>>" || !past.Type.Equal(kandra.ListOf(address)) {
 		t.Fatalf("live column past: %+v", past)
 	}
-	if spot := live.Table("people_by_spot").Column("spot"); spot == nil || spot.RawType != "frozen<geo>" || spot.Kind != migrate.PartitionKey {
+	if spot := live.Table("people_by_spot").Column("spot"); spot == nil || spot.RawType != "frozen<geo>" || spot.Kind != migrate.ColumnPartitionKey {
 		t.Fatalf("live column spot of the lookup table: %+v", spot)
 	}
 
@@ -820,7 +809,7 @@ func testUDT(t *testing.T, n Node) {
 		t.Fatalf("v2 plans %s, want the two add-field steps:\n%v", got, p)
 	}
 	for _, s := range p.Steps {
-		if s.Class != migrate.Safe || s.Kind != migrate.AddField || !strings.HasPrefix(s.CQL, "ALTER TYPE "+ksName+".address ADD IF NOT EXISTS ") {
+		if s.Class != migrate.Safe || s.Kind != migrate.StepAddField || !strings.HasPrefix(s.CQL, "ALTER TYPE "+ksName+".address ADD IF NOT EXISTS ") {
 			t.Fatalf("v2 step %+v", s)
 		}
 	}
@@ -961,7 +950,7 @@ func (p *migTaggedV2) Describe(s *kandra.Schema[migTaggedV2]) {
 	kandra.Bind(s, &p.SAI, kandra.Column("sai"), kandra.Frozen(), kandra.SecondaryIndex(kandra.UsingSAI()))
 }
 
-// testUDTIndex (issue 33, finding 6): a field added to a type that
+// testMigratorUDTIndex (issue 33, finding 6): a field added to a type that
 // indexed frozen columns hold is a step needing approval, whose reason
 // names the indexes; the cost it states is the node's: once the field is
 // added, Index.Find through the legacy and the SAI index misses the row
@@ -969,7 +958,7 @@ func (p *migTaggedV2) Describe(s *kandra.Schema[migTaggedV2]) {
 // the step waits, the new model's writes are refused. It prints
 // "real-server: udt-index-migrate adapter=<Name> approval=<bool>
 // missed=<n> found-again=<n> ok=<bool>".
-func testUDTIndex(t *testing.T, n Node) {
+func testMigratorUDTIndex(t *testing.T, n Node) {
 	ok, approval, missed, again := false, false, 0, 0
 	d, _ := n.Open(t) // skips without a node: then no summary line
 	defer func() {

@@ -1,4 +1,4 @@
-package storetest
+package adaptertest
 
 import (
 	"math"
@@ -17,55 +17,43 @@ import (
 // The adapters' conversions on the node: named types of the special types,
 // and sets and maps sent in the server's comparator order.
 
-func init() {
-	scenarios = append(scenarios,
-		struct {
-			name string
-			fn   func(*testing.T, *harness)
-		}{"NamedSpecialTypesRoundTrip", testNamedSpecialTypes},
-		struct {
-			name string
-			fn   func(*testing.T, *harness)
-		}{"SetsAndMapsInServerOrder", testSortedCollections},
-	)
-}
-
-// UserID, At, IPAddr and TimeID are named types of the special types, which
-// kandra maps as the special type and the adapters convert.
+// namedUUID, namedTimeUUID, namedTime and namedAddr are named types of
+// the special types, which kandra maps as the special type and the
+// adapters convert; namedVarint is an int64 stored as a varint.
 type (
-	UserID uuid.UUID
-	TimeID uuid.UUID
-	At     time.Time
-	IPAddr netip.Addr
-	Num    int64
+	namedUUID     uuid.UUID
+	namedTimeUUID uuid.UUID
+	namedTime     time.Time
+	namedAddr     netip.Addr
+	namedVarint   int64
 )
 
-// Named holds named special types in every place a column can have them.
-type Named struct {
-	ID    UserID
-	Stamp TimeID
-	Seen  At
-	Day   At
-	Addr  IPAddr
-	Ptr   *UserID
-	IDs   []UserID
-	When  map[UserID]At
-	Addrs map[IPAddr]struct{}
+// namedTypes holds named special types in every place a column can have them.
+type namedTypes struct {
+	ID    namedUUID
+	Stamp namedTimeUUID
+	Seen  namedTime
+	Day   namedTime
+	Addr  namedAddr
+	Ptr   *namedUUID
+	IDs   []namedUUID
+	When  map[namedUUID]namedTime
+	Addrs map[namedAddr]struct{}
 }
 
 // Describe implements kandra's description.
-func (n *Named) Describe(s *kandra.Schema[Named]) {
+func (n *namedTypes) Describe(s *kandra.Schema[namedTypes]) {
 	s.Table("named_types")
 	kandra.Bind(s, &n.ID, kandra.PartitionKey(0))
 	kandra.Bind(s, &n.Stamp, kandra.AsType(kandra.CQLTimeUUID))
 	kandra.Bind(s, &n.Day, kandra.AsType(kandra.CQLDate))
 }
 
-// Sorted is one element type E in a frozen set and a frozen map that are
+// sorted is one element type E in a frozen set and a frozen map that are
 // descending clustering columns (the server keeps them in the order they
 // are sent) and in a set and a map that are regular columns (the server
 // sorts them).
-type Sorted[E comparable] struct {
+type sorted[E comparable] struct {
 	K    string
 	CSet map[E]struct{}
 	CMap map[E]int32
@@ -79,24 +67,24 @@ var sortedElems = map[reflect.Type]struct {
 	word string
 	cql  kandra.CQLType
 }{
-	reflect.TypeFor[int8]():       {"tinyint", kandra.CQLType{}},
-	reflect.TypeFor[int16]():      {"smallint", kandra.CQLType{}},
-	reflect.TypeFor[int32]():      {"int", kandra.CQLType{}},
-	reflect.TypeFor[int64]():      {"bigint", kandra.CQLType{}},
-	reflect.TypeFor[Num]():        {"varint", kandra.CQLVarint},
-	reflect.TypeFor[float32]():    {"float", kandra.CQLType{}},
-	reflect.TypeFor[float64]():    {"double", kandra.CQLType{}},
-	reflect.TypeFor[string]():     {"text", kandra.CQLType{}},
-	reflect.TypeFor[bool]():       {"boolean", kandra.CQLType{}},
-	reflect.TypeFor[uuid.UUID]():  {"uuid", kandra.CQLType{}},
-	reflect.TypeFor[TimeID]():     {"timeuuid", kandra.CQLTimeUUID},
-	reflect.TypeFor[time.Time]():  {"timestamp", kandra.CQLType{}},
-	reflect.TypeFor[At]():         {"date", kandra.CQLDate},
-	reflect.TypeFor[netip.Addr](): {"inet", kandra.CQLType{}},
+	reflect.TypeFor[int8]():          {"tinyint", kandra.CQLType{}},
+	reflect.TypeFor[int16]():         {"smallint", kandra.CQLType{}},
+	reflect.TypeFor[int32]():         {"int", kandra.CQLType{}},
+	reflect.TypeFor[int64]():         {"bigint", kandra.CQLType{}},
+	reflect.TypeFor[namedVarint]():   {"varint", kandra.CQLVarint},
+	reflect.TypeFor[float32]():       {"float", kandra.CQLType{}},
+	reflect.TypeFor[float64]():       {"double", kandra.CQLType{}},
+	reflect.TypeFor[string]():        {"text", kandra.CQLType{}},
+	reflect.TypeFor[bool]():          {"boolean", kandra.CQLType{}},
+	reflect.TypeFor[uuid.UUID]():     {"uuid", kandra.CQLType{}},
+	reflect.TypeFor[namedTimeUUID](): {"timeuuid", kandra.CQLTimeUUID},
+	reflect.TypeFor[time.Time]():     {"timestamp", kandra.CQLType{}},
+	reflect.TypeFor[namedTime]():     {"date", kandra.CQLDate},
+	reflect.TypeFor[netip.Addr]():    {"inet", kandra.CQLType{}},
 }
 
 // Describe implements kandra's description.
-func (r *Sorted[E]) Describe(s *kandra.Schema[Sorted[E]]) {
+func (r *sorted[E]) Describe(s *kandra.Schema[sorted[E]]) {
 	e := sortedElems[reflect.TypeFor[E]()]
 	s.Table("sorted_" + e.word)
 	var setOpt, mapOpt []kandra.FieldOption
@@ -128,7 +116,7 @@ func extraRepo[T any](t *testing.T, h *harness, table *kandra.Table[T]) *kstore.
 			t.Fatalf("%s: %v", st, err)
 		}
 	}
-	rt, err := kstore.New(h.n.Driver, k)
+	rt, err := kstore.New(h.d, k)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,25 +125,25 @@ func extraRepo[T any](t *testing.T, h *harness, table *kandra.Table[T]) *kstore.
 }
 
 func testNamedSpecialTypes(t *testing.T, h *harness) {
-	repo := extraRepo(t, h, kandra.MustRegister[Named]())
+	repo := extraRepo(t, h, kandra.MustRegister[namedTypes]())
 
 	v1, _ := uuid.NewUUID()
-	other := UserID(uuid.New())
-	in := &Named{
-		ID:    UserID(uuid.New()),
-		Stamp: TimeID(v1),
-		Seen:  At(time.Date(2024, 5, 6, 7, 8, 9, 123e6, time.UTC)),
-		Day:   At(time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC)),
-		Addr:  IPAddr(netip.MustParseAddr("2001:db8::1")),
+	other := namedUUID(uuid.New())
+	in := &namedTypes{
+		ID:    namedUUID(uuid.New()),
+		Stamp: namedTimeUUID(v1),
+		Seen:  namedTime(time.Date(2024, 5, 6, 7, 8, 9, 123e6, time.UTC)),
+		Day:   namedTime(time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC)),
+		Addr:  namedAddr(netip.MustParseAddr("2001:db8::1")),
 		Ptr:   &other,
-		IDs:   []UserID{UserID(uuid.New()), UserID(uuid.New())},
-		When:  map[UserID]At{other: At(time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC))},
-		Addrs: map[IPAddr]struct{}{IPAddr(netip.MustParseAddr("10.0.0.1")): {}, IPAddr(netip.MustParseAddr("::1")): {}},
+		IDs:   []namedUUID{namedUUID(uuid.New()), namedUUID(uuid.New())},
+		When:  map[namedUUID]namedTime{other: namedTime(time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC))},
+		Addrs: map[namedAddr]struct{}{namedAddr(netip.MustParseAddr("10.0.0.1")): {}, namedAddr(netip.MustParseAddr("::1")): {}},
 	}
 	if err := repo.Save(ctx, in); err != nil {
 		t.Fatalf("Save: %v", err)
 	}
-	got, err := repo.Get(ctx, &Named{ID: in.ID})
+	got, err := repo.Get(ctx, &namedTypes{ID: in.ID})
 	if err != nil {
 		t.Fatalf("Get: %v", err)
 	}
@@ -164,11 +152,11 @@ func testNamedSpecialTypes(t *testing.T, h *harness) {
 	}
 	// The zero values: null in the TIMEUUID, DATE and INET columns, and
 	// back as zero.
-	zero := &Named{ID: UserID(uuid.New())}
+	zero := &namedTypes{ID: namedUUID(uuid.New())}
 	if err := repo.Save(ctx, zero); err != nil {
 		t.Fatalf("Save of zero values: %v", err)
 	}
-	if got, err = repo.Get(ctx, &Named{ID: zero.ID}); err != nil {
+	if got, err = repo.Get(ctx, &namedTypes{ID: zero.ID}); err != nil {
 		t.Fatalf("Get of zero values: %v", err)
 	}
 	if why := sameNamed(zero, got); why != "" {
@@ -176,12 +164,12 @@ func testNamedSpecialTypes(t *testing.T, h *harness) {
 	}
 	var text string
 	if err := h.n.Scan(ctx, "SELECT toJson(stamp) FROM "+h.ks+".named_types WHERE id = ?", []any{uuid.UUID(zero.ID).String()}, &text); err != nil || text != "null" {
-		t.Fatalf("the zero TimeID is stored as %q (%v), want null", text, err)
+		t.Fatalf("the zero namedTimeUUID is stored as %q (%v), want null", text, err)
 	}
 }
 
-func sameNamed(a, b *Named) string {
-	eqTime := func(x, y At) bool { return time.Time(x).Equal(time.Time(y)) }
+func sameNamed(a, b *namedTypes) string {
+	eqTime := func(x, y namedTime) bool { return time.Time(x).Equal(time.Time(y)) }
 	switch {
 	case a.ID != b.ID, a.Stamp != b.Stamp, a.Addr != b.Addr:
 		return "id, stamp or addr"
@@ -216,7 +204,7 @@ func testSortedCollections(t *testing.T, h *harness) {
 	check("smallint", sortedCase(func() int16 { return int16(ints(math.MinInt16, math.MaxInt16)()) }))
 	check("int", sortedCase(func() int32 { return int32(ints(math.MinInt32, math.MaxInt32)()) }))
 	check("bigint", sortedCase(func() int64 { return int64(r.Uint64()) }))
-	check("varint", sortedCase(func() Num { return Num(int64(r.Uint64()) >> r.IntN(63)) }))
+	check("varint", sortedCase(func() namedVarint { return namedVarint(int64(r.Uint64()) >> r.IntN(63)) }))
 	check("float", sortedCase(func() float32 {
 		return []float32{float32(math.Inf(-1)), float32(math.Inf(1)), -1.5, 2.25, 1e-30, -1e30}[r.IntN(6)] * float32(1+r.IntN(100))
 	}))
@@ -249,9 +237,9 @@ func testSortedCollections(t *testing.T, h *harness) {
 		}
 		return uuid.Must(uuid.NewV7())
 	}))
-	check("timeuuid", sortedCase(func() TimeID { return TimeID(v1()) }))
+	check("timeuuid", sortedCase(func() namedTimeUUID { return namedTimeUUID(v1()) }))
 	check("timestamp", sortedCase(func() time.Time { return time.UnixMilli(ints(-4e12, 4e12)()).UTC() }))
-	check("date", sortedCase(func() At { return At(time.Unix(ints(-1e6, 1e6)()*86400, 0).UTC()) }))
+	check("date", sortedCase(func() namedTime { return namedTime(time.Unix(ints(-1e6, 1e6)()*86400, 0).UTC()) }))
 	check("inet", sortedCase(func() netip.Addr {
 		if r.IntN(2) == 0 {
 			return netip.AddrFrom4([4]byte{byte(r.IntN(256)), byte(r.IntN(256)), 0, 1})
@@ -268,11 +256,11 @@ func testSortedCollections(t *testing.T, h *harness) {
 // it is one row, and Get finds it by the full key.
 func sortedCase[E comparable](gen func() E) func(*testing.T, *harness) string {
 	return func(t *testing.T, h *harness) string {
-		table := kandra.MustRegister[Sorted[E]]()
+		table := kandra.MustRegister[sorted[E]]()
 		repo := extraRepo(t, h, table)
 		name := table.Schema().CQLName()
 		for round := 0; round < 5; round++ {
-			row := &Sorted[E]{K: uniq("k"), CSet: map[E]struct{}{}, CMap: map[E]int32{}, RSet: map[E]struct{}{}, RMap: map[E]int32{}}
+			row := &sorted[E]{K: uniq("k"), CSet: map[E]struct{}{}, CMap: map[E]int32{}, RSet: map[E]struct{}{}, RMap: map[E]int32{}}
 			for i := 0; i < 12; i++ {
 				v := gen()
 				row.CSet[v], row.RSet[v] = struct{}{}, struct{}{}
@@ -293,7 +281,7 @@ func sortedCase[E comparable](gen func() E) func(*testing.T, *harness) string {
 			if n := h.rows(t, name, "k = ?", row.K); n != 1 {
 				t.Fatalf("one entity written 3 times: %d rows", n)
 			}
-			if _, err := repo.Get(ctx, &Sorted[E]{K: row.K, CSet: row.CSet, CMap: row.CMap}); err != nil {
+			if _, err := repo.Get(ctx, &sorted[E]{K: row.K, CSet: row.CSet, CMap: row.CMap}); err != nil {
 				t.Fatalf("Get by the full key: %v", err)
 			}
 		}

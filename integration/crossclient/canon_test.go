@@ -1,6 +1,6 @@
-package storetest
+package crossclient
 
-// The canonical forms of CrossClientValues (documented in crossclient.go):
+// The canonical forms of CrossClientValues (documented in crossclient_test.go):
 // what the rules say a Go value is stored as (xcWrite), what a stored
 // value reads back as in Go (xcRead), and an equality that compares
 // floats by their bits (xcEqual). These are the rules as the scenario

@@ -1,7 +1,7 @@
-package storetest
+package crossclient
 
 // CrossClientValues for user-defined types and vectors (see the comment at
-// the top of crossclient.go): the types, their canonical forms, a table
+// the top of crossclient_test.go): the types, their canonical forms, a table
 // with user-defined types in its key, and a type that gains a field under
 // ALTER TYPE ... ADD in a scratch keyspace.
 
@@ -325,7 +325,7 @@ type evolveRun struct {
 }
 
 // crossUDTEvolve follows xc_badge through ALTER TYPE ... ADD run by
-// Python, in a keyspace of its own (the suite's keeps its types as the
+// Python, in a keyspace of its own (the test's keeps its types as the
 // model has them): Go (a-) and Python (p-1) write values of two fields;
 // Python adds the field extra, and writes p-2 with it. Python then reads
 // every row with the three fields (extra null where it was not written:
@@ -350,12 +350,12 @@ func (x *crossRun) crossUDTEvolve() {
 			t.Fatalf("%s: %v", st, err)
 		}
 	}
-	rt1, err := kstore.New(h.n.Driver, k1)
+	rt1, err := kstore.New(h.d, k1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = rt1.Close(context.Background()) })
-	rt2, err := kstore.New(h.n.Driver, k2)
+	rt2, err := kstore.New(h.d, k2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package storetest
+package adaptertest
 
 import (
 	"context"
@@ -85,7 +85,7 @@ func (p *Proxy) Port() int { return p.ln.Addr().(*net.TCPAddr).Port }
 // they reach the client, in order, once d has passed.
 func (p *Proxy) Hold(d time.Duration) {
 	if d <= 0 || d > maxHold {
-		panic("storetest: Proxy.Hold: " + d.String() + " is not in (0, " + maxHold.String() + "]")
+		panic("adaptertest: Proxy.Hold: " + d.String() + " is not in (0, " + maxHold.String() + "]")
 	}
 	p.until.Store(time.Now().Add(d).UnixNano())
 }
@@ -267,13 +267,14 @@ type retryCounts struct {
 // fails unless every count of breaches is 0. Each call must return an
 // error matching kerrors.ErrUnknownOutcome.
 func RunRetries(t *testing.T, n RetryNode) {
+	register()
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	k, err := kandra.NewKeyspace(kandra.KeyspaceSpec{
 		Name:        "krr_" + n.Name + "_" + hex.EncodeToString(b),
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 		Targets:     kandra.Cassandra5,
-	}, Wallets, Members, Hits)
+	}, walletsTable, membersTable, hitsTable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,15 +346,15 @@ func unknown(t *testing.T, call string, err error) {
 	}
 }
 
-// versionedUpdate: an Update of a versioned Wallet whose answer is lost
+// versionedUpdate: an Update of a versioned wallet whose answer is lost
 // applied once, and is reported as unknown, which a read at SERIAL
 // resolves; never as a conflict.
 func (r *retries) versionedUpdate(t *testing.T) {
 	r.counts.lwt++
-	wallets := kstore.MustNewRepo(r.through, Wallets)
+	wallets := kstore.MustNewRepo(r.through, walletsTable)
 	// The statements are prepared before the hold: a PREPARE held is not
 	// the case under test.
-	warm := &Wallet{WalletID: uniq("warm"), Owner: uniq("o"), Balance: 1}
+	warm := &wallet{WalletID: uniq("warm"), Owner: uniq("o"), Balance: 1}
 	if err := wallets.Save(ctx, warm); err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +363,7 @@ func (r *retries) versionedUpdate(t *testing.T) {
 	if err := wallets.Update(ctx, warm, &warmNew); err != nil {
 		t.Fatal(err)
 	}
-	w := &Wallet{WalletID: uniq("w"), Owner: uniq("o"), Balance: 10}
+	w := &wallet{WalletID: uniq("w"), Owner: uniq("o"), Balance: 10}
 	if err := wallets.Save(ctx, w); err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +386,7 @@ func (r *retries) versionedUpdate(t *testing.T) {
 	}
 	unknown(t, "Update", err)
 	// The way out the docs give: read at SERIAL, then decide.
-	got, gerr := kstore.MustNewRepo(r.direct, Wallets).Get(ctx, w, kstore.Consistency(kandra.ConsistencySerial))
+	got, gerr := kstore.MustNewRepo(r.direct, walletsTable).Get(ctx, w, kstore.Consistency(kandra.ConsistencySerial))
 	if gerr != nil || got.Version != next || got.Balance != nw.Balance {
 		t.Errorf("the read at SERIAL after an unknown outcome: %+v, %v; want version %d", got, gerr, next)
 	}
@@ -396,14 +397,14 @@ func (r *retries) versionedUpdate(t *testing.T) {
 // its unique values: no other entity can save them.
 func (r *retries) saveIfNotExists(t *testing.T) {
 	r.counts.lwt++
-	members := kstore.MustNewRepo(r.through, Members)
-	warm := &Member{Handle: uniq("warm"), Recovery: uniq("warm")}
+	members := kstore.MustNewRepo(r.through, membersTable)
+	warm := &member{Handle: uniq("warm"), Recovery: uniq("warm")}
 	if ok, err := members.SaveIfNotExists(ctx, warm); !ok || err != nil {
 		t.Fatalf("warm-up SaveIfNotExists: %v, %v", ok, err)
 	}
 	// The id is set here: a SaveIfNotExists that reports "not written"
 	// puts back the zero id it generated.
-	m := &Member{MemberID: uuid.New(), Handle: uniq("h"), Recovery: uniq("r"), Name: "first"}
+	m := &member{MemberID: uuid.New(), Handle: uniq("h"), Recovery: uniq("r"), Name: "first"}
 	var ok bool
 	var err error
 	r.held(t, "members", true, func() { ok, err = members.SaveIfNotExists(ctx, m) })
@@ -432,8 +433,8 @@ func (r *retries) saveIfNotExists(t *testing.T) {
 	}
 	// Another entity must not get the values (through a session without
 	// the proxy, so that only the claims decide).
-	others := kstore.MustNewRepo(r.direct, Members)
-	for _, o := range []*Member{
+	others := kstore.MustNewRepo(r.direct, membersTable)
+	for _, o := range []*member{
 		{MemberID: uuid.New(), Handle: m.Handle, Recovery: uniq("r2"), Name: "second"},
 		{MemberID: uuid.New(), Handle: uniq("h2"), Recovery: m.Recovery, Name: "third"},
 	} {
@@ -452,11 +453,11 @@ func (r *retries) saveIfNotExists(t *testing.T) {
 // reported as unknown.
 func (r *retries) increment(t *testing.T) {
 	r.counts.counters++
-	hits := kstore.MustCounterOf(kstore.MustNewRepo(r.through, Hits), hitsField)
-	if err := hits.Increment(ctx, &PageHits{Page: uniq("/warm")}, 1); err != nil {
+	hits := kstore.MustCounterOf(kstore.MustNewRepo(r.through, hitsTable), hitsField)
+	if err := hits.Increment(ctx, &pageHits{Page: uniq("/warm")}, 1); err != nil {
 		t.Fatal(err)
 	}
-	key := &PageHits{Page: uniq("/p")}
+	key := &pageHits{Page: uniq("/p")}
 	var err error
 	r.held(t, "page_hits", false, func() { err = hits.Increment(ctx, key, 1) })
 	var n int64

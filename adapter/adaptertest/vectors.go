@@ -1,4 +1,4 @@
-package storetest
+package adaptertest
 
 import (
 	"errors"
@@ -12,9 +12,9 @@ import (
 	"github.com/kandra-go/kandra/kstore"
 )
 
-// Embedding holds one vector per similarity function, each with its ANN
+// embedding holds one vector per similarity function, each with its ANN
 // index, and a vector without an index (which takes any float).
-type Embedding struct {
+type embedding struct {
 	Topic string
 	ID    int32
 	Cos   [3]float32
@@ -24,7 +24,7 @@ type Embedding struct {
 }
 
 // Describe implements kandra's description.
-func (e *Embedding) Describe(s *kandra.Schema[Embedding]) {
+func (e *embedding) Describe(s *kandra.Schema[embedding]) {
 	s.Table("embeddings")
 	kandra.Bind(s, &e.Topic, kandra.PartitionKey(0))
 	kandra.Bind(s, &e.ID, kandra.ClusteringKey(0, kandra.ClusteringAsc))
@@ -34,10 +34,10 @@ func (e *Embedding) Describe(s *kandra.Schema[Embedding]) {
 }
 
 var (
-	Embeddings   = kandra.MustRegister[Embedding]()
-	embeddingCos = kandra.MustFieldOf(Embeddings, func(e *Embedding) *[3]float32 { return &e.Cos })
-	embeddingEuc = kandra.MustFieldOf(Embeddings, func(e *Embedding) *[3]float32 { return &e.Euc })
-	embeddingDot = kandra.MustFieldOf(Embeddings, func(e *Embedding) **[3]float32 { return &e.Dot })
+	embeddingsTable *kandra.Table[embedding]
+	embeddingCos    kandra.Field[embedding, [3]float32]
+	embeddingEuc    kandra.Field[embedding, [3]float32]
+	embeddingDot    kandra.Field[embedding, *[3]float32]
 )
 
 // testVectors writes vectors through the adapter, reads them back bit for
@@ -50,14 +50,14 @@ func testVectors(t *testing.T, h *harness) {
 		fmt.Printf("real-server: vector functions=%d nearest-first=%v adapter=%s\n", functions, nearestFirst && functions == 3, h.n.Name)
 	}()
 	e := h.env(t)
-	repo := kstore.MustNewRepo(e.rt, Embeddings)
+	repo := kstore.MustNewRepo(e.rt, embeddingsTable)
 	topic := uniq("v")
 	// The query is [1, 0, 0]. By cosine: A, B, C, D, E; by distance: A, C,
 	// D, E, B; by dot product: B, A, C, D (E has no dot vector).
 	vecs := map[int32][3]float32{1: {1, 0, 0}, 2: {10, 1, 0}, 3: {0.5, 0.5, 0}, 4: {0, 1, 0}, 5: {-1, 0, 0}}
 	nan := math.Float32frombits(0x7fc00001) // a NaN with a payload, unindexed
 	for id, v := range vecs {
-		row := &Embedding{Topic: topic, ID: id, Cos: v, Euc: v, Raw: [2]float32{nan, float32(math.Inf(-1))}}
+		row := &embedding{Topic: topic, ID: id, Cos: v, Euc: v, Raw: [2]float32{nan, float32(math.Inf(-1))}}
 		if id != 5 {
 			d := v
 			row.Dot = &d
@@ -66,7 +66,7 @@ func testVectors(t *testing.T, h *harness) {
 			t.Fatalf("save %d: %v", id, err)
 		}
 	}
-	got, err := repo.Get(ctx, &Embedding{Topic: topic, ID: 2})
+	got, err := repo.Get(ctx, &embedding{Topic: topic, ID: 2})
 	switch {
 	case err != nil:
 		t.Fatal(err)
@@ -74,11 +74,11 @@ func testVectors(t *testing.T, h *harness) {
 		math.Float32bits(got.Raw[0]) != 0x7fc00001 || !math.IsInf(float64(got.Raw[1]), -1):
 		t.Errorf("row 2 reads back as %+v (Dot %v, Raw bits %#x)", got, got.Dot, math.Float32bits(got.Raw[0]))
 	}
-	if got, err := repo.Get(ctx, &Embedding{Topic: topic, ID: 5}); err != nil || got.Dot != nil {
+	if got, err := repo.Get(ctx, &embedding{Topic: topic, ID: 5}); err != nil || got.Dot != nil {
 		t.Errorf("row 5: %+v, %v; want a nil Dot", got, err)
 	}
 	q := [3]float32{1, 0, 0}
-	order := func(it *kstore.Iter[Embedding]) ([]int32, error) {
+	order := func(it *kstore.Iter[embedding]) ([]int32, error) {
 		rows, err := it.All()
 		var ids []int32
 		for _, r := range rows {
@@ -88,7 +88,7 @@ func testVectors(t *testing.T, h *harness) {
 	}
 	for _, c := range []struct {
 		name string
-		it   *kstore.Iter[Embedding]
+		it   *kstore.Iter[embedding]
 		want []int32
 	}{
 		{"cosine", kstore.MustIndexOf(repo, embeddingCos).Nearest(ctx, q, 5), []int32{1, 2, 3, 4, 5}},
@@ -111,7 +111,7 @@ func testVectors(t *testing.T, h *harness) {
 	// Refused before sending: values an ANN index cannot rank, and reads
 	// the server refuses.
 	var ve *kerrors.ValueError
-	for name, row := range map[string]*Embedding{
+	for name, row := range map[string]*embedding{
 		"a zero cosine vector":      {Topic: topic, ID: 10, Cos: [3]float32{}, Euc: q},
 		"a near-zero cosine vector": {Topic: topic, ID: 11, Cos: [3]float32{1e-30, 0, 0}, Euc: q},
 		"a NaN":                     {Topic: topic, ID: 12, Cos: q, Euc: [3]float32{float32(math.NaN()), 1, 0}},
@@ -120,13 +120,13 @@ func testVectors(t *testing.T, h *harness) {
 		if err := repo.Save(ctx, row); !errors.As(err, &ve) {
 			t.Errorf("save %s: %v; want an *kerrors.ValueError", name, err)
 		}
-		if _, err := repo.Get(ctx, &Embedding{Topic: topic, ID: row.ID}); !errors.Is(err, kerrors.ErrNotFound) {
+		if _, err := repo.Get(ctx, &embedding{Topic: topic, ID: row.ID}); !errors.Is(err, kerrors.ErrNotFound) {
 			t.Errorf("after the refused save of %s: %v; want nothing written", name, err)
 		}
 	}
 	cos := kstore.MustIndexOf(repo, embeddingCos)
 	var ae *kerrors.ArgumentError
-	for name, it := range map[string]*kstore.Iter[Embedding]{
+	for name, it := range map[string]*kstore.Iter[embedding]{
 		"limit 0":          cos.Nearest(ctx, q, 0),
 		"limit 1001":       cos.Nearest(ctx, q, kstore.MaxNearest+1),
 		"a serial read":    cos.Nearest(ctx, q, 3, kstore.Consistency(kandra.ConsistencySerial)),

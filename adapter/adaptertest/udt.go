@@ -1,4 +1,4 @@
-package storetest
+package adaptertest
 
 import (
 	"errors"
@@ -15,74 +15,74 @@ import (
 	"github.com/kandra-go/kandra/kstore"
 )
 
-// GeoPoint is a user-defined type of two doubles, nested in others, in a
+// geoPoint is a user-defined type of two doubles, nested in others, in a
 // partition key, a set, a map's keys and a map's values, and a lookup.
-type GeoPoint struct {
+type geoPoint struct {
 	Lat, Lon float64
 }
 
-// Address is a user-defined type with a nullable field, a set, a map, a
+// address is a user-defined type with a nullable field, a set, a map, a
 // list, a nested type, a timestamp, and a field left out.
-type Address struct {
+type address struct {
 	Street string
 	Zip    *string `kandra:"zip_code"`
 	Tags   map[string]struct{}
 	Codes  map[string]int32
-	Where  GeoPoint
+	Where  geoPoint
 	Lines  []string
 	Since  time.Time
 	Note   string `kandra:"-"` // not stored
 }
 
-// Contact is a user-defined type whose fields may all be null.
-type Contact struct {
+// contact is a user-defined type whose fields may all be null.
+type contact struct {
 	Email *string
 	Phone *string
 }
 
-// Customer holds user-defined types in every non-key position: a column
+// customer holds user-defined types in every non-key position: a column
 // of its own (not frozen) as a struct and as a pointer, in a list, a set,
 // a map's keys and values, and a unique lookup on one.
-type Customer struct {
+type customer struct {
 	ID      uuid.UUID
-	Home    Address
-	Work    *Address
-	Contact *Contact
-	Past    []Address
-	Places  map[GeoPoint]struct{}
-	Named   map[GeoPoint]string
-	ByCode  map[string]GeoPoint
-	Pin     GeoPoint
+	Home    address
+	Work    *address
+	Contact *contact
+	Past    []address
+	Places  map[geoPoint]struct{}
+	Named   map[geoPoint]string
+	ByCode  map[string]geoPoint
+	Pin     geoPoint
 }
 
 // Describe implements kandra's description.
-func (c *Customer) Describe(s *kandra.Schema[Customer]) {
+func (c *customer) Describe(s *kandra.Schema[customer]) {
 	s.Table("udt_customers")
 	kandra.Bind(s, &c.ID, kandra.PartitionKey(0))
 	kandra.Bind(s, &c.Pin, kandra.Lookup("by_pin", kandra.LookupUnique))
 }
 
-// Waypoint is a user-defined type in a descending clustering key: its
+// waypoint is a user-defined type in a descending clustering key: its
 // set of points must be sent in the server's order, or one value would
 // be several keys.
-type Waypoint struct {
+type waypoint struct {
 	Seq   int32
 	Tags  map[string]struct{}
-	Stops map[GeoPoint]struct{}
-	At    *GeoPoint
+	Stops map[geoPoint]struct{}
+	At    *geoPoint
 }
 
-// Route is partitioned by a user-defined type and clustered by another,
+// route is partitioned by a user-defined type and clustered by another,
 // newest first, with a static one.
-type Route struct {
-	From  GeoPoint
-	Leg   Waypoint
-	Depot *Address
+type route struct {
+	From  geoPoint
+	Leg   waypoint
+	Depot *address
 	Note  string
 }
 
 // Describe implements kandra's description.
-func (r *Route) Describe(s *kandra.Schema[Route]) {
+func (r *route) Describe(s *kandra.Schema[route]) {
 	s.Table("udt_routes")
 	kandra.Bind(s, &r.From, kandra.PartitionKey(0))
 	kandra.Bind(s, &r.Leg, kandra.ClusteringKey(0, kandra.ClusteringDesc))
@@ -90,19 +90,19 @@ func (r *Route) Describe(s *kandra.Schema[Route]) {
 }
 
 var (
-	Customers = kandra.MustRegister[Customer]()
-	Routes    = kandra.MustRegister[Route]()
-	customPin = kandra.MustFieldOf(Customers, func(c *Customer) *GeoPoint { return &c.Pin })
+	customersTable *kandra.Table[customer]
+	routesTable    *kandra.Table[route]
+	customPin      kandra.Field[customer, geoPoint]
 )
 
-// ProfileV1 and ProfileV2 are one user-defined type, profile, before and
+// profileV1 and profileV2 are one user-defined type, profile, before and
 // after it gains a field, for testUDTs' migration.
 type (
-	ProfileV1 struct {
+	profileV1 struct {
 		Name  string
 		Score *int32
 	}
-	ProfileV2 struct {
+	profileV2 struct {
 		Name  string
 		Score *int32
 		Badge *string
@@ -110,45 +110,45 @@ type (
 )
 
 // UDTName names both versions' type.
-func (ProfileV1) UDTName() string { return "profile" }
+func (profileV1) UDTName() string { return "profile" }
 
 // UDTName names both versions' type.
-func (ProfileV2) UDTName() string { return "profile" }
+func (profileV2) UDTName() string { return "profile" }
 
-// AccountV1 and AccountV2 are one table, accounts, before and after its
+// accountV1 and accountV2 are one table, accounts, before and after its
 // type gains a field, with the type in a clustering key (ALTER TYPE ...
 // ADD is refused for a type in a partition key: "Cannot add new field ...
 // as the type is being used in partition key", Cassandra 5.0.8).
 type (
-	AccountV1 struct {
+	accountV1 struct {
 		ID   string
-		Main ProfileV1
-		Old  []ProfileV1
+		Main profileV1
+		Old  []profileV1
 	}
-	AccountV2 struct {
+	accountV2 struct {
 		ID   string
-		Main ProfileV2
-		Old  []ProfileV2
+		Main profileV2
+		Old  []profileV2
 	}
 )
 
 // Describe implements kandra's description.
-func (a *AccountV1) Describe(s *kandra.Schema[AccountV1]) {
+func (a *accountV1) Describe(s *kandra.Schema[accountV1]) {
 	s.Table("accounts")
 	kandra.Bind(s, &a.ID, kandra.PartitionKey(0))
 	kandra.Bind(s, &a.Main, kandra.ClusteringKey(0, kandra.ClusteringAsc))
 }
 
 // Describe implements kandra's description.
-func (a *AccountV2) Describe(s *kandra.Schema[AccountV2]) {
+func (a *accountV2) Describe(s *kandra.Schema[accountV2]) {
 	s.Table("accounts")
 	kandra.Bind(s, &a.ID, kandra.PartitionKey(0))
 	kandra.Bind(s, &a.Main, kandra.ClusteringKey(0, kandra.ClusteringAsc))
 }
 
 var (
-	AccountsV1 = kandra.MustRegister[AccountV1]()
-	AccountsV2 = kandra.MustRegister[AccountV2]()
+	accountsV1Table *kandra.Table[accountV1]
+	accountsV2Table *kandra.Table[accountV2]
 )
 
 // set is a set of the given elements, inserted in a shuffled order.
@@ -204,33 +204,33 @@ func testUDTs(t *testing.T, h *harness) {
 		}
 		fmt.Printf("real-server: udt types=%d ok=%d adapter=%s\n", len(shapes), ok, h.n.Name)
 	}()
-	rt, err := kstore.New(h.n.Driver, h.keyspace)
+	rt, err := kstore.New(h.d, h.keyspace)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = rt.Close(ctx) })
-	customers := kstore.MustNewRepo(rt, Customers)
+	customers := kstore.MustNewRepo(rt, customersTable)
 	since := time.UnixMilli(1700000000123).UTC()
 
 	// Every position, and back equal.
-	full := &Customer{
+	full := &customer{
 		ID: uuid.New(),
-		Home: Address{Street: "1 rue de la Paix", Zip: ptr("75002"), Tags: set("b", "a", "c"), Codes: map[string]int32{"door": 1234, "gate": -1},
-			Where: GeoPoint{48.8686, 2.3314}, Lines: []string{"2nd floor", ""}, Since: since, Note: "left out"},
-		Work:    &Address{Street: "", Tags: map[string]struct{}{}, Codes: map[string]int32{}, Lines: []string{}, Where: GeoPoint{-1, 1}},
-		Contact: &Contact{Email: ptr("a@example.com")},
-		Past:    []Address{{Street: "old", Tags: set("x", "y", "z", "w")}, {}},
-		Places:  set(GeoPoint{2, 1}, GeoPoint{1, 9}, GeoPoint{1, -9}, GeoPoint{-4, 0}),
-		Named:   map[GeoPoint]string{{3, 3}: "c", {0, 0}: "z", {-1, 5}: "m"},
-		ByCode:  map[string]GeoPoint{"paris": {48.85, 2.35}, "lima": {-12.04, -77.04}},
-		Pin:     GeoPoint{float64(time.Now().UnixNano() % 1000000), 7.5},
+		Home: address{Street: "1 rue de la Paix", Zip: ptr("75002"), Tags: set("b", "a", "c"), Codes: map[string]int32{"door": 1234, "gate": -1},
+			Where: geoPoint{48.8686, 2.3314}, Lines: []string{"2nd floor", ""}, Since: since, Note: "left out"},
+		Work:    &address{Street: "", Tags: map[string]struct{}{}, Codes: map[string]int32{}, Lines: []string{}, Where: geoPoint{-1, 1}},
+		Contact: &contact{Email: ptr("a@example.com")},
+		Past:    []address{{Street: "old", Tags: set("x", "y", "z", "w")}, {}},
+		Places:  set(geoPoint{2, 1}, geoPoint{1, 9}, geoPoint{1, -9}, geoPoint{-4, 0}),
+		Named:   map[geoPoint]string{{3, 3}: "c", {0, 0}: "z", {-1, 5}: "m"},
+		ByCode:  map[string]geoPoint{"paris": {48.85, 2.35}, "lima": {-12.04, -77.04}},
+		Pin:     geoPoint{float64(time.Now().UnixNano() % 1000000), 7.5},
 	}
 	if err := customers.Save(ctx, full); err != nil {
 		t.Fatal(err)
 	}
 	want := *full
 	want.Home.Note = "" // not stored
-	got, err := customers.Get(ctx, &Customer{ID: full.ID})
+	got, err := customers.Get(ctx, &customer{ID: full.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,16 +241,16 @@ func testUDTs(t *testing.T, h *harness) {
 	} else {
 		diffCustomer(t, fail, "find by pin", found, &want)
 	}
-	if _, err := kstore.MustLookupOf(customers, customPin).Find(ctx, GeoPoint{full.Pin.Lat, 7.25}); !errors.Is(err, kerrors.ErrNotFound) {
+	if _, err := kstore.MustLookupOf(customers, customPin).Find(ctx, geoPoint{full.Pin.Lat, 7.25}); !errors.Is(err, kerrors.ErrNotFound) {
 		fail("geo_point", "find by another pin: %v, want not found", err)
 	}
 
 	// Nulls: a nil pointer, null fields, a zero struct.
-	bare := &Customer{ID: uuid.New(), Pin: GeoPoint{full.Pin.Lat, -1}}
+	bare := &customer{ID: uuid.New(), Pin: geoPoint{full.Pin.Lat, -1}}
 	if err := customers.Save(ctx, bare); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := customers.Get(ctx, &Customer{ID: bare.ID}); err != nil {
+	if got, err := customers.Get(ctx, &customer{ID: bare.ID}); err != nil {
 		t.Fatal(err)
 	} else {
 		diffCustomer(t, fail, "bare", got, bare)
@@ -258,14 +258,14 @@ func testUDTs(t *testing.T, h *harness) {
 
 	// Update: every field changes.
 	next := want
-	next.Home = Address{Street: "2 rue", Tags: set("q"), Where: GeoPoint{1, 2}}
-	next.Work, next.Past, next.Places = nil, []Address{want.Home}, set(GeoPoint{0, 0})
-	next.Contact = &Contact{Phone: ptr("+33 1")}
-	next.Pin = GeoPoint{full.Pin.Lat, 8.5}
+	next.Home = address{Street: "2 rue", Tags: set("q"), Where: geoPoint{1, 2}}
+	next.Work, next.Past, next.Places = nil, []address{want.Home}, set(geoPoint{0, 0})
+	next.Contact = &contact{Phone: ptr("+33 1")}
+	next.Pin = geoPoint{full.Pin.Lat, 8.5}
 	if err := customers.Update(ctx, full, &next); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := customers.Get(ctx, &Customer{ID: full.ID}); err != nil {
+	if got, err := customers.Get(ctx, &customer{ID: full.ID}); err != nil {
 		t.Fatal(err)
 	} else {
 		diffCustomer(t, fail, "updated", got, &next)
@@ -274,14 +274,14 @@ func testUDTs(t *testing.T, h *harness) {
 		fail("geo_point", "find by the new pin: %v, %v", f, err)
 	}
 
-	// A non-nil *Contact whose fields are all null: the server would read
+	// A non-nil *contact whose fields are all null: the server would read
 	// the column back as null; refused before anything is sent.
-	allNull := &Customer{ID: uuid.New(), Contact: &Contact{}, Pin: GeoPoint{full.Pin.Lat, -2}}
+	allNull := &customer{ID: uuid.New(), Contact: &contact{}, Pin: geoPoint{full.Pin.Lat, -2}}
 	var ve *kerrors.ValueError
 	if err := customers.Save(ctx, allNull); !errors.As(err, &ve) || ve.Column != "contact" {
 		fail("contact", "save with an all-null *Contact: %v; want an *kerrors.ValueError on contact", err)
 	}
-	if _, err := customers.Get(ctx, &Customer{ID: allNull.ID}); !errors.Is(err, kerrors.ErrNotFound) {
+	if _, err := customers.Get(ctx, &customer{ID: allNull.ID}); !errors.Is(err, kerrors.ErrNotFound) {
 		fail("contact", "after the refused save: %v; want nothing written", err)
 	}
 	// What the refusal prevents, by a raw write: the column reads back null.
@@ -289,7 +289,7 @@ func testUDTs(t *testing.T, h *harness) {
 		t.Fatal(err)
 	}
 	readsNull := false
-	if got, err := customers.Get(ctx, &Customer{ID: bare.ID}); err != nil {
+	if got, err := customers.Get(ctx, &customer{ID: bare.ID}); err != nil {
 		t.Fatal(err)
 	} else {
 		readsNull = got.Contact == nil
@@ -304,7 +304,7 @@ func testUDTs(t *testing.T, h *harness) {
 }
 
 // diffCustomer reports the fields of got that differ from want.
-func diffCustomer(t *testing.T, fail func(string, string, ...any), what string, got, want *Customer) {
+func diffCustomer(t *testing.T, fail func(string, string, ...any), what string, got, want *customer) {
 	t.Helper()
 	gv, wv := reflect.ValueOf(got).Elem(), reflect.ValueOf(want).Elem()
 	for i := range gv.NumField() {
@@ -324,23 +324,23 @@ func diffCustomer(t *testing.T, fail func(string, string, ...any), what string, 
 // (field by field, null first, a set by its elements); one value saved
 // again and again, its sets built in another order each time, is one row.
 func testUDTKeys(t *testing.T, h *harness, rt *kstore.Store, fail func(string, string, ...any), since time.Time) {
-	routes := kstore.MustNewRepo(rt, Routes)
-	from := GeoPoint{float64(time.Now().UnixNano()%1000000) / 7, -2}
-	depot := &Address{Street: "depot", Tags: set("t1", "t2"), Since: since}
+	routes := kstore.MustNewRepo(rt, routesTable)
+	from := geoPoint{float64(time.Now().UnixNano()%1000000) / 7, -2}
+	depot := &address{Street: "depot", Tags: set("t1", "t2"), Since: since}
 	// Ascending in the server's order: by Seq; at Seq 1, a null Tags first,
 	// then the sets by their elements ({a} < {a, b} < {b}); at {b}, a null
-	// At before a value.
-	legs := []Waypoint{
+	// namedTime before a value.
+	legs := []waypoint{
 		{Seq: -1, Tags: set("z")},
 		{Seq: 1},
 		{Seq: 1, Tags: set("a")},
-		{Seq: 1, Tags: set("a", "b"), Stops: set(GeoPoint{1, 1}, GeoPoint{0, 5}, GeoPoint{0, -5}, GeoPoint{-3, 2}, GeoPoint{9, 9})},
+		{Seq: 1, Tags: set("a", "b"), Stops: set(geoPoint{1, 1}, geoPoint{0, 5}, geoPoint{0, -5}, geoPoint{-3, 2}, geoPoint{9, 9})},
 		{Seq: 1, Tags: set("b")},
-		{Seq: 1, Tags: set("b"), At: &GeoPoint{0, 0}},
+		{Seq: 1, Tags: set("b"), At: &geoPoint{0, 0}},
 		{Seq: 2, Tags: map[string]struct{}{}},
 	}
 	for i, l := range legs {
-		r := &Route{From: from, Leg: l, Depot: depot, Note: fmt.Sprint(i)} // a nil Depot would write the static column null
+		r := &route{From: from, Leg: l, Depot: depot, Note: fmt.Sprint(i)} // a nil Depot would write the static column null
 		if err := routes.Save(ctx, r); err != nil {
 			t.Fatalf("leg %d: %v", i, err)
 		}
@@ -348,12 +348,12 @@ func testUDTKeys(t *testing.T, h *harness, rt *kstore.Store, fail func(string, s
 	// The same leg, its sets built anew in another order, again and again.
 	for range 8 {
 		l := legs[3]
-		l.Tags, l.Stops = set("b", "a"), set(GeoPoint{-3, 2}, GeoPoint{9, 9}, GeoPoint{0, -5}, GeoPoint{0, 5}, GeoPoint{1, 1})
-		if err := routes.Save(ctx, &Route{From: from, Leg: l, Depot: depot, Note: "3"}); err != nil {
+		l.Tags, l.Stops = set("b", "a"), set(geoPoint{-3, 2}, geoPoint{9, 9}, geoPoint{0, -5}, geoPoint{0, 5}, geoPoint{1, 1})
+		if err := routes.Save(ctx, &route{From: from, Leg: l, Depot: depot, Note: "3"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	rows, err := routes.List(ctx, &Route{From: from}).All()
+	rows, err := routes.List(ctx, &route{From: from}).All()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,15 +380,15 @@ func testUDTKeys(t *testing.T, h *harness, rt *kstore.Store, fail func(string, s
 	if n := h.rows(t, "udt_routes", `"from" = ?`, map[string]any{"lat": from.Lat, "lon": from.Lon}); n != len(legs) {
 		fail("waypoint", "%d rows in the partition, want %d", n, len(legs))
 	}
-	got, err := routes.Get(ctx, &Route{From: from, Leg: legs[5]})
+	got, err := routes.Get(ctx, &route{From: from, Leg: legs[5]})
 	if err != nil || got.Note != "5" || !reflect.DeepEqual(got.Leg, legs[5]) {
 		fail("waypoint", "get by the full key: %+v, %v", got, err)
 	}
-	depot2 := &Address{Street: "new depot", Zip: ptr("1000"), Where: GeoPoint{5, 5}}
-	if err := routes.SaveStatic(ctx, &Route{From: from, Depot: depot2}); err != nil {
+	depot2 := &address{Street: "new depot", Zip: ptr("1000"), Where: geoPoint{5, 5}}
+	if err := routes.SaveStatic(ctx, &route{From: from, Depot: depot2}); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := routes.GetStatic(ctx, &Route{From: from}); err != nil || !reflect.DeepEqual(got.Depot, depot2) {
+	if got, err := routes.GetStatic(ctx, &route{From: from}); err != nil || !reflect.DeepEqual(got.Depot, depot2) {
 		fail("address", "the static depot after SaveStatic: %+v, %v; want %+v", got, err, depot2)
 	}
 }
@@ -404,11 +404,11 @@ func testUDTKeys(t *testing.T, h *harness, rt *kstore.Store, fail func(string, s
 // read the field as null.
 func testUDTMigration(t *testing.T, h *harness, fail func(string, string, ...any)) {
 	spec := kandra.KeyspaceSpec{Name: h.ks + "_udt", Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}), Targets: kandra.Cassandra5}
-	v1ks, err := kandra.NewKeyspace(spec, AccountsV1)
+	v1ks, err := kandra.NewKeyspace(spec, accountsV1Table)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v2ks, err := kandra.NewKeyspace(spec, AccountsV2)
+	v2ks, err := kandra.NewKeyspace(spec, accountsV2Table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,24 +419,24 @@ func testUDTMigration(t *testing.T, h *harness, fail func(string, string, ...any
 	}
 	t.Cleanup(func() { _ = h.n.Exec(ctx, "DROP KEYSPACE IF EXISTS "+spec.Name) })
 	open := func(ks *kandra.Keyspace) *kstore.Store {
-		rt, err := kstore.New(h.n.Driver, ks)
+		rt, err := kstore.New(h.d, ks)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = rt.Close(ctx) })
 		return rt
 	}
-	v1 := kstore.MustNewRepo(open(v1ks), AccountsV1)
-	v2 := kstore.MustNewRepo(open(v2ks), AccountsV2)
+	v1 := kstore.MustNewRepo(open(v1ks), accountsV1Table)
+	v2 := kstore.MustNewRepo(open(v2ks), accountsV2Table)
 
 	id := uniq("a")
-	old := &AccountV1{ID: id, Main: ProfileV1{Name: "ann", Score: ptr(int32(3))}, Old: []ProfileV1{{Name: "x"}, {Name: "y", Score: ptr(int32(-1))}}}
+	old := &accountV1{ID: id, Main: profileV1{Name: "ann", Score: ptr(int32(3))}, Old: []profileV1{{Name: "x"}, {Name: "y", Score: ptr(int32(-1))}}}
 	if err := v1.Save(ctx, old); err != nil {
 		t.Fatal(err)
 	}
-	gold := &AccountV2{ID: id, Main: ProfileV2{Name: "bob", Badge: ptr("gold")}, Old: []ProfileV2{{Name: "z", Badge: ptr("silver")}}}
-	silver := &AccountV2{ID: id, Main: ProfileV2{Name: "cid", Badge: ptr("silver")}}
-	bronze := &AccountV2{ID: id, Main: ProfileV2{Name: "dan", Badge: ptr("bronze")}}
+	gold := &accountV2{ID: id, Main: profileV2{Name: "bob", Badge: ptr("gold")}, Old: []profileV2{{Name: "z", Badge: ptr("silver")}}}
+	silver := &accountV2{ID: id, Main: profileV2{Name: "cid", Badge: ptr("silver")}}
+	bronze := &accountV2{ID: id, Main: profileV2{Name: "dan", Badge: ptr("bronze")}}
 	lacks := func(what string, err error) {
 		t.Helper()
 		if err == nil || !strings.Contains(err.Error(), "no field badge") || !strings.Contains(err.Error(), "migration") {
@@ -447,7 +447,7 @@ func testUDTMigration(t *testing.T, h *harness, fail func(string, string, ...any
 	lacks("an insert with a TTL", v2.Save(ctx, silver, kstore.TTL(time.Hour)))
 	_, err = v2.Get(ctx, gold)
 	lacks("a read by key", err)
-	if rows, err := v1.List(ctx, &AccountV1{ID: id}).All(); err != nil || len(rows) != 1 {
+	if rows, err := v1.List(ctx, &accountV1{ID: id}).All(); err != nil || len(rows) != 1 {
 		fail("profile", "after the refused writes: %d rows, %v; want the one written before", len(rows), err)
 	}
 
@@ -456,7 +456,7 @@ func testUDTMigration(t *testing.T, h *harness, fail func(string, string, ...any
 	}
 	// The statements prepared before, again: a batch, an insert with a
 	// TTL, a read by key.
-	if err := v2.SaveAll(ctx, []*AccountV2{gold}); err != nil {
+	if err := v2.SaveAll(ctx, []*accountV2{gold}); err != nil {
 		fail("profile", "a batch after ALTER TYPE: %v", err)
 	}
 	if err := v2.Save(ctx, silver, kstore.TTL(time.Hour)); err != nil {
@@ -470,11 +470,11 @@ func testUDTMigration(t *testing.T, h *harness, fail func(string, string, ...any
 	}
 	// The value stored before: the new field null, in the key, the list's
 	// shorter values and the column.
-	wantOld := &AccountV2{ID: id, Main: ProfileV2{Name: "ann", Score: ptr(int32(3))}, Old: []ProfileV2{{Name: "x"}, {Name: "y", Score: ptr(int32(-1))}}}
-	if got, err := v2.Get(ctx, &AccountV2{ID: id, Main: wantOld.Main}); err != nil || !reflect.DeepEqual(got, wantOld) {
+	wantOld := &accountV2{ID: id, Main: profileV2{Name: "ann", Score: ptr(int32(3))}, Old: []profileV2{{Name: "x"}, {Name: "y", Score: ptr(int32(-1))}}}
+	if got, err := v2.Get(ctx, &accountV2{ID: id, Main: wantOld.Main}); err != nil || !reflect.DeepEqual(got, wantOld) {
 		fail("profile", "a value stored before ALTER TYPE read with the new field: %+v, %v; want %+v", got, err, wantOld)
 	}
-	rows, err := v2.List(ctx, &AccountV2{ID: id}).All()
+	rows, err := v2.List(ctx, &accountV2{ID: id}).All()
 	var names []string
 	for _, r := range rows {
 		names = append(names, r.Main.Name)
@@ -485,14 +485,14 @@ func testUDTMigration(t *testing.T, h *harness, fail func(string, string, ...any
 	// The old struct reads past the field, and writes it as null. (It
 	// cannot name a row whose key has the field: {bob, null} is not {bob,
 	// null, gold}.)
-	eve := &AccountV2{ID: id, Main: ProfileV2{Name: "eve"}, Old: []ProfileV2{{Name: "z", Badge: ptr("silver")}}}
+	eve := &accountV2{ID: id, Main: profileV2{Name: "eve"}, Old: []profileV2{{Name: "z", Badge: ptr("silver")}}}
 	if err := v2.Save(ctx, eve); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v1.Get(ctx, &AccountV1{ID: id, Main: ProfileV1{Name: "bob"}}); !errors.Is(err, kerrors.ErrNotFound) {
+	if _, err := v1.Get(ctx, &accountV1{ID: id, Main: profileV1{Name: "bob"}}); !errors.Is(err, kerrors.ErrNotFound) {
 		fail("profile", "the old struct reads a key with the new field set: %v; want not found", err)
 	}
-	past, err := v1.Get(ctx, &AccountV1{ID: id, Main: ProfileV1{Name: "eve"}})
+	past, err := v1.Get(ctx, &accountV1{ID: id, Main: profileV1{Name: "eve"}})
 	if err != nil || len(past.Old) != 1 || past.Old[0].Name != "z" {
 		fail("profile", "the old struct reads %+v, %v", past, err)
 	} else if err := v1.Save(ctx, past); err != nil {

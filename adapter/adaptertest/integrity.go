@@ -1,4 +1,4 @@
-package storetest
+package adaptertest
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 // other than the caller's copy.
 func testStaleCopyRefused(t *testing.T, h *harness) {
 	e := h.env(t)
-	w := &Wallet{WalletID: uniq("w"), Owner: uniq("o"), Balance: 10}
+	w := &wallet{WalletID: uniq("w"), Owner: uniq("o"), Balance: 10}
 	if err := e.wallets.Save(ctx, w); err != nil || w.Version != 1 {
 		t.Fatalf("Save: %v, version %d", err, w.Version)
 	}
@@ -49,7 +49,7 @@ func testStaleCopyRefused(t *testing.T, h *harness) {
 		t.Fatalf("the refused Save changed its argument: %+v", stale)
 	}
 	lock("HardDelete of the stale copy", e.wallets.HardDelete(ctx, &before))
-	lock("Save of a new entity under a taken key", e.wallets.Save(ctx, &Wallet{WalletID: w.WalletID, Owner: uniq("o"), Balance: 1}))
+	lock("Save of a new entity under a taken key", e.wallets.Save(ctx, &wallet{WalletID: w.WalletID, Owner: uniq("o"), Balance: 1}))
 	got, err := e.wallets.Get(ctx, w)
 	if err != nil || got.Version != 2 || got.Balance != 20 {
 		t.Fatalf("the row after the refused writes: %+v %v", got, err)
@@ -69,10 +69,10 @@ func testStaleCopyRefused(t *testing.T, h *harness) {
 		t.Fatalf("the lookup row survives the delete")
 	}
 	// ForceSave overwrites whatever version is there, as its name says.
-	if err := e.wallets.Save(ctx, &Wallet{WalletID: w.WalletID, Owner: w.Owner, Balance: 5}); err != nil {
+	if err := e.wallets.Save(ctx, &wallet{WalletID: w.WalletID, Owner: w.Owner, Balance: 5}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.wallets.ForceSave(ctx, &Wallet{WalletID: w.WalletID, Owner: w.Owner, Balance: 6, Version: 9}); err != nil {
+	if err := e.wallets.ForceSave(ctx, &wallet{WalletID: w.WalletID, Owner: w.Owner, Balance: 6, Version: 9}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := e.wallets.Get(ctx, w); err != nil || got.Version != 9 || got.Balance != 6 {
@@ -84,7 +84,7 @@ func testStaleCopyRefused(t *testing.T, h *harness) {
 // anything is sent; the row and the argument are unchanged.
 func testUpdateOnePointer(t *testing.T, h *harness) {
 	e := h.env(t)
-	w := &Wallet{WalletID: uniq("w"), Owner: uniq("o"), Balance: 10}
+	w := &wallet{WalletID: uniq("w"), Owner: uniq("o"), Balance: 10}
 	if err := e.wallets.Save(ctx, w); err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func testUpdateOnePointer(t *testing.T, h *harness) {
 // before sending, and the row stays writable.
 func testOptionsRefused(t *testing.T, h *harness) {
 	e := h.env(t)
-	u := &User{Email: uniq("ts") + "@x.io", DisplayName: "a"}
+	u := &user{Email: uniq("ts") + "@x.io", DisplayName: "a"}
 	if err := e.users.Save(ctx, u); err != nil {
 		t.Fatal(err)
 	}
@@ -133,34 +133,34 @@ func testOptionsRefused(t *testing.T, h *harness) {
 	}
 	owner := uuid.New()
 	for i := 0; i < 3; i++ {
-		if err := e.todos.Save(ctx, &Todo{OwnerID: owner, Title: "t"}); err != nil {
+		if err := e.todos.Save(ctx, &todo{OwnerID: owner, Title: "t"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, n := range []int{0, 1 << 31, 1<<32 + 2} {
-		if err := e.todos.List(ctx, &Todo{OwnerID: owner}, kstore.PageSize(n)).Err(); !errors.Is(err, kerrors.ErrArgument) {
+		if err := e.todos.List(ctx, &todo{OwnerID: owner}, kstore.PageSize(n)).Err(); !errors.Is(err, kerrors.ErrArgument) {
 			t.Fatalf("PageSize(%d): %v", n, err)
 		}
 	}
-	it := e.todos.List(ctx, &Todo{OwnerID: owner}, kstore.PageSize(2))
+	it := e.todos.List(ctx, &todo{OwnerID: owner}, kstore.PageSize(2))
 	if it.Err() != nil || it.Cursor().IsZero() {
 		t.Fatalf("first page: %v", it.Err())
 	}
-	if err := e.todos.List(ctx, &Todo{OwnerID: uuid.New()}, kstore.After(it.Cursor())).Err(); !errors.Is(err, kerrors.ErrArgument) {
+	if err := e.todos.List(ctx, &todo{OwnerID: uuid.New()}, kstore.After(it.Cursor())).Err(); !errors.Is(err, kerrors.ErrArgument) {
 		t.Fatalf("a cursor of another partition: %v", err)
 	}
-	if rows, err := e.todos.List(ctx, &Todo{OwnerID: owner}, kstore.PageSize(2), kstore.After(it.Cursor())).All(); err != nil || len(rows) != 1 {
+	if rows, err := e.todos.List(ctx, &todo{OwnerID: owner}, kstore.PageSize(2), kstore.After(it.Cursor())).All(); err != nil || len(rows) != 1 {
 		t.Fatalf("its own query: %d rows, %v", len(rows), err)
 	}
 	hits := kstore.MustCounterOf(e.hits, hitsField)
-	page := &PageHits{Page: uniq("p")}
+	page := &pageHits{Page: uniq("p")}
 	if err := hits.Decrement(ctx, page, math.MinInt64); !errors.Is(err, kerrors.ErrArgument) {
 		t.Fatalf("Decrement(MinInt64): %v", err)
 	}
-	if err := hits.Increment(ctx, &PageHits{}, 1); !errors.Is(err, kerrors.ErrArgument) {
+	if err := hits.Increment(ctx, &pageHits{}, 1); !errors.Is(err, kerrors.ErrArgument) {
 		t.Fatalf("an empty partition key: %v", err)
 	}
-	if err := e.wallets.Save(ctx, &Wallet{Owner: "x"}); !errors.Is(err, kerrors.ErrArgument) {
+	if err := e.wallets.Save(ctx, &wallet{Owner: "x"}); !errors.Is(err, kerrors.ErrArgument) {
 		t.Fatalf("an empty text partition key: %v", err)
 	}
 	var nilCtx context.Context
@@ -177,7 +177,7 @@ func testOptionsRefused(t *testing.T, h *harness) {
 // cannot find.
 func testSaveIfNotExistsBatchFirst(t *testing.T, h *harness) {
 	e := h.env(t)
-	u := &User{Email: uniq("big") + strings.Repeat("e", 60<<10), DisplayName: "b"}
+	u := &user{Email: uniq("big") + strings.Repeat("e", 60<<10), DisplayName: "b"}
 	if _, err := e.users.SaveIfNotExists(ctx, u); !errors.Is(err, kerrors.ErrBatchTooLarge) {
 		t.Fatalf("SaveIfNotExists: %v", err)
 	}
@@ -208,9 +208,9 @@ func (s *slowBatch) Batch(ctx context.Context, b *adapter.Batch) error {
 // testCloseWaitsForSave: Close called while a Save is at the driver
 // returns after the Save's EVENTUAL lookup row is on the server.
 func testCloseWaitsForSave(t *testing.T, h *harness) {
-	d := &slowBatch{Driver: h.n.Driver, entered: make(chan struct{})}
+	d := &slowBatch{Driver: h.d, entered: make(chan struct{})}
 	e := h.envOn(t, d)
-	u := &User{Email: uniq("c") + "@x.io", TicketRef: uniq("TC")}
+	u := &user{Email: uniq("c") + "@x.io", TicketRef: uniq("TC")}
 	saved := make(chan error, 1)
 	go func() { saved <- e.users.Save(ctx, u) }()
 	<-d.entered
@@ -228,7 +228,7 @@ func testCloseWaitsForSave(t *testing.T, h *harness) {
 	if n := h.rows(t, "users_by_ticket_ref", "ticket_ref = ?", u.TicketRef); n != 1 {
 		t.Fatalf("the EVENTUAL lookup row is not written when Close returns")
 	}
-	if err := e.users.Save(ctx, &User{Email: uniq("late")}); !errors.Is(err, kerrors.ErrClosed) || !errors.Is(err, kerrors.ErrKandra) {
+	if err := e.users.Save(ctx, &user{Email: uniq("late")}); !errors.Is(err, kerrors.ErrClosed) || !errors.Is(err, kerrors.ErrKandra) {
 		t.Fatalf("after Close: %v", err)
 	}
 }
@@ -239,7 +239,7 @@ func testCloseWaitsForSave(t *testing.T, h *harness) {
 // passes, and a row a ForceSave (an INSERT) left behind reads as not found.
 func testVersionedSoftDelete(t *testing.T, h *harness) {
 	e := h.env(t)
-	n := &Note{NoteID: uniq("n"), Body: "b"}
+	n := &note{NoteID: uniq("n"), Body: "b"}
 	if err := e.notes.Save(ctx, n); err != nil || n.Version != 1 {
 		t.Fatalf("Save: %v, version %d", err, n.Version)
 	}
@@ -251,10 +251,10 @@ func testVersionedSoftDelete(t *testing.T, h *harness) {
 	if err := e.notes.Delete(ctx, &stale); !errors.Is(err, kerrors.ErrOptimisticLock) || stale != before {
 		t.Fatalf("stale SoftDelete: %v %+v", err, stale)
 	}
-	if _, err := e.notes.FindActive(ctx, n); !errors.Is(err, kerrors.ErrNotFound) {
-		t.Fatalf("FindActive of a soft-deleted note: %v", err)
+	if _, err := e.notes.Get(ctx, n, kstore.SkipDeleted()); !errors.Is(err, kerrors.ErrNotFound) {
+		t.Fatalf("Get (SkipDeleted) of a soft-deleted note: %v", err)
 	}
-	forced := &Note{NoteID: uniq("f"), Body: "b"}
+	forced := &note{NoteID: uniq("f"), Body: "b"}
 	if err := e.notes.ForceSave(ctx, forced); err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func testVersionedSoftDelete(t *testing.T, h *harness) {
 	if _, err := e.notes.Get(ctx, forced); !errors.Is(err, kerrors.ErrNotFound) {
 		t.Fatalf("Get of the ForceSaved row after the TTL: %v", err)
 	}
-	if err := e.notes.Save(ctx, &Note{NoteID: forced.NoteID, Body: "again"}); err != nil {
+	if err := e.notes.Save(ctx, &note{NoteID: forced.NoteID, Body: "again"}); err != nil {
 		t.Fatalf("a new note under the left key: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package storetest
+package crossclient
 
 // The values of CrossClientValues: fixed, no random draw.
 
@@ -167,7 +167,7 @@ var xcFields = map[string][]any{
 	"When":    {map[string]At{"zero": {}, "pre": At(xcPre), "far": At(xcFar)}},
 	"F64s":    {[]float64{f64(0x7ff8000000000000), f64(0x8000000000000000), math.Inf(1), f64(1), f64(0x7ff0000000000001)}},
 
-	// User-defined types (crossclient_udt.go).
+	// User-defined types (udt_test.go).
 	"Card":       {xcCardFull, xcCardEmpty, xcCardEdge, XcCard{Name: "only a name"}},
 	"CardFrozen": {xcCardEdge, xcCardFull, XcCard{}, xcCardEmpty},
 	"CardPtr":    {&xcCardEmpty, (*XcCard)(nil), &xcCardFull},

@@ -1,4 +1,4 @@
-package storetest
+package adaptertest
 
 import (
 	"errors"
@@ -15,10 +15,10 @@ import (
 	"github.com/kandra-go/kandra/kstore"
 )
 
-var userID = kandra.MustFieldOf(Users, func(u *User) *uuid.UUID { return &u.UserID })
+var userID kandra.Field[user, uuid.UUID]
 
-// Ticket has a secondary index on its status.
-type Ticket struct {
+// ticket has a secondary index on its status.
+type ticket struct {
 	Queue    string
 	TicketID int64
 	Status   string
@@ -26,7 +26,7 @@ type Ticket struct {
 }
 
 // Describe implements kandra's description.
-func (k *Ticket) Describe(s *kandra.Schema[Ticket]) {
+func (k *ticket) Describe(s *kandra.Schema[ticket]) {
 	s.Table("tickets")
 	kandra.Bind(s, &k.Queue, kandra.PartitionKey(0))
 	kandra.Bind(s, &k.TicketID, kandra.ClusteringKey(0, kandra.ClusteringAsc))
@@ -34,9 +34,9 @@ func (k *Ticket) Describe(s *kandra.Schema[Ticket]) {
 }
 
 var (
-	Tickets      = kandra.MustRegister[Ticket]()
-	ticketStatus = kandra.MustFieldOf(Tickets, func(k *Ticket) *string { return &k.Status })
-	ticketTitle  = kandra.MustFieldOf(Tickets, func(k *Ticket) *string { return &k.Title })
+	ticketsTable *kandra.Table[ticket]
+	ticketStatus kandra.Field[ticket, string]
+	ticketTitle  kandra.Field[ticket, string]
 )
 
 // testRawAndGetMany proves the typed escape hatch and the multi-get on the
@@ -62,9 +62,9 @@ func testRawAndGetMany(t *testing.T, h *harness) {
 		passed++
 	}
 	e := h.env(t)
-	var us []*User
+	var us []*user
 	for i := 0; i < 50; i++ {
-		us = append(us, &User{Email: uniq("q") + "@x", DisplayName: fmt.Sprintf("u%02d", i), Bio: "b"})
+		us = append(us, &user{Email: uniq("q") + "@x", DisplayName: fmt.Sprintf("u%02d", i), Bio: "b"})
 	}
 	if err := e.users.SaveAll(ctx, us[:25]); err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func testRawAndGetMany(t *testing.T, h *harness) {
 		return nil
 	})
 	check("a conditional UPDATE", func() error {
-		bio := kandra.MustFieldOf(Users, func(u *User) *string { return &u.Bio })
+		bio := kandra.MustFieldOf(usersTable, func(u *user) *string { return &u.Bio })
 		q := kstore.MustPrepare(e.users, "UPDATE users SET bio = ? WHERE user_id = ? IF bio = ?", kstore.Arg(bio), kstore.Arg(userID), kstore.Arg(bio))
 		if applied, err := q.Exec(ctx, []any{"new", us[3].UserID, "other"}); err != nil || applied {
 			return fmt.Errorf("a false condition: applied %v, %v", applied, err)
@@ -132,14 +132,14 @@ func testRawAndGetMany(t *testing.T, h *harness) {
 		return nil
 	})
 	check("equality through a secondary index, paged", func() error {
-		tickets := kstore.MustNewRepo(e.rt, Tickets)
+		tickets := kstore.MustNewRepo(e.rt, ticketsTable)
 		status := uniq("open")
 		for i, q := range []string{"a", "b", "c", "a"} {
-			if err := tickets.Save(ctx, &Ticket{Queue: q + status, TicketID: int64(i), Status: status, Title: "t"}); err != nil {
+			if err := tickets.Save(ctx, &ticket{Queue: q + status, TicketID: int64(i), Status: status, Title: "t"}); err != nil {
 				return err
 			}
 		}
-		if err := tickets.Save(ctx, &Ticket{Queue: "a" + status, TicketID: 9, Status: "closed"}); err != nil {
+		if err := tickets.Save(ctx, &ticket{Queue: "a" + status, TicketID: 9, Status: "closed"}); err != nil {
 			return err
 		}
 		byStatus := kstore.MustIndexOf(tickets, ticketStatus)
@@ -175,7 +175,7 @@ func testRawAndGetMany(t *testing.T, h *harness) {
 		return nil
 	})
 	check("GetMany, aligned with its keys", func() error {
-		keys := []*User{us[7], {UserID: uuid.New()}, us[8]}
+		keys := []*user{us[7], {UserID: uuid.New()}, us[8]}
 		got, err := e.users.GetMany(ctx, keys)
 		if err != nil || len(got) != 3 || got[0].DisplayName != "u07" || got[1] != nil || got[2].DisplayName != "u08" {
 			return fmt.Errorf("%+v, %v", got, err)

@@ -1,4 +1,4 @@
-package storetest
+package adaptertest
 
 import (
 	"errors"
@@ -19,23 +19,23 @@ func testSaveAllDeleteAll(t *testing.T, h *harness) {
 	defer func() { fmt.Printf("real-server: batch adapter=%s ok=%t\n", h.n.Name, ok && !t.Failed()) }()
 	e := h.env(t)
 	stream := uniq("s")
-	evs := []*Event{{Stream: stream, Seq: 1}, {Stream: stream, Seq: 2}, {Stream: stream, Seq: 3}}
+	evs := []*event{{Stream: stream, Seq: 1}, {Stream: stream, Seq: 2}, {Stream: stream, Seq: 3}}
 	if err := e.events.SaveAll(ctx, evs); err != nil {
 		t.Fatal(err)
 	}
-	got, err := e.events.List(ctx, &Event{Stream: stream}).All()
+	got, err := e.events.List(ctx, &event{Stream: stream}).All()
 	if err != nil || len(got) != 3 || got[0].Seq != 1 || got[2].Seq != 3 {
 		t.Fatalf("List after SaveAll: %+v, %v", got, err)
 	}
 	if err := e.events.DeleteAll(ctx, evs[:2]); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := e.events.List(ctx, &Event{Stream: stream}).All(); err != nil || len(got) != 1 || got[0].Seq != 3 {
+	if got, err := e.events.List(ctx, &event{Stream: stream}).All(); err != nil || len(got) != 1 || got[0].Seq != 3 {
 		t.Fatalf("List after DeleteAll of two: %+v, %v", got, err)
 	}
 
 	// Users in two partitions, with a BATCH and an EVENTUAL lookup each.
-	us := []*User{{Email: uniq("a") + "@x", TicketRef: uniq("T"), DisplayName: "A"}, {Email: uniq("b") + "@x", TicketRef: uniq("T"), DisplayName: "B"}}
+	us := []*user{{Email: uniq("a") + "@x", TicketRef: uniq("T"), DisplayName: "A"}, {Email: uniq("b") + "@x", TicketRef: uniq("T"), DisplayName: "B"}}
 	if err := e.users.SaveAll(ctx, us); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func testSaveAllDeleteAll(t *testing.T, h *harness) {
 		}
 	}
 	var ae *kerrors.ArgumentError
-	if err := e.wallets.SaveAll(ctx, []*Wallet{{WalletID: uniq("w")}}); !errors.As(err, &ae) {
+	if err := e.wallets.SaveAll(ctx, []*wallet{{WalletID: uniq("w")}}); !errors.As(err, &ae) {
 		t.Fatalf("SaveAll on a versioned table: %v, want an *kerrors.ArgumentError", err)
 	}
 	ok = true

@@ -1,4 +1,4 @@
-package storetest
+package adaptertest
 
 import (
 	"bytes"
@@ -26,9 +26,9 @@ import (
 // pointer). Every decision the runtime makes about "the same value" or
 // "the same row" must agree with the server's.
 
-// Slot is a user-defined type whose fields each have several Go forms of
+// slot is a user-defined type whose fields each have several Go forms of
 // one stored value.
-type Slot struct {
+type slot struct {
 	Room  string
 	Start time.Time
 	Seats *int32
@@ -36,18 +36,18 @@ type Slot struct {
 	Memo  string `kandra:"-"` // not stored
 }
 
-// Booking has unique lookups on a UDT, a timestamp, an inet and a double
+// booking has unique lookups on a UDT, a timestamp, an inet and a double
 // (pointers, so that an entity without the value claims nothing).
-type Booking struct {
+type booking struct {
 	BookingID uuid.UUID
-	Slot      *Slot
+	Slot      *slot
 	At        *time.Time
 	Addr      net.IP
 	Score     *float64
 }
 
 // Describe implements kandra's description.
-func (b *Booking) Describe(s *kandra.Schema[Booking]) {
+func (b *booking) Describe(s *kandra.Schema[booking]) {
 	s.Table("eq_bookings")
 	kandra.GeneratedUUID(s, &b.BookingID, kandra.UUIDRandom, kandra.PartitionKey(0))
 	kandra.Bind(s, &b.Slot, kandra.Lookup("by_slot", kandra.LookupUnique))
@@ -56,20 +56,20 @@ func (b *Booking) Describe(s *kandra.Schema[Booking]) {
 	kandra.Bind(s, &b.Score, kandra.Lookup("by_score", kandra.LookupUnique))
 }
 
-// Shift has a BATCH and an EVENTUAL lookup on each of a timestamp, an inet
+// shift has a BATCH and an EVENTUAL lookup on each of a timestamp, an inet
 // and a UDT.
-type Shift struct {
+type shift struct {
 	ShiftID uuid.UUID
 	Start   time.Time
 	End     time.Time
 	Host    net.IP
 	Peer    net.IP
-	Slot    Slot
-	Spot    Slot
+	Slot    slot
+	Spot    slot
 }
 
 // Describe implements kandra's description.
-func (f *Shift) Describe(s *kandra.Schema[Shift]) {
+func (f *shift) Describe(s *kandra.Schema[shift]) {
 	s.Table("eq_shifts")
 	kandra.GeneratedUUID(s, &f.ShiftID, kandra.UUIDRandom, kandra.PartitionKey(0))
 	kandra.Bind(s, &f.Start, kandra.Lookup("by_start", kandra.LookupBatch))
@@ -80,31 +80,31 @@ func (f *Shift) Describe(s *kandra.Schema[Shift]) {
 	kandra.Bind(s, &f.Spot, kandra.Lookup("by_spot", kandra.LookupEventual))
 }
 
-// Sitting has a timestamp in its primary key and a unique lookup.
-type Sitting struct {
+// sitting has a timestamp in its primary key and a unique lookup.
+type sitting struct {
 	Room  string
 	Start time.Time
 	Guest string
 }
 
 // Describe implements kandra's description.
-func (s *Sitting) Describe(sc *kandra.Schema[Sitting]) {
+func (s *sitting) Describe(sc *kandra.Schema[sitting]) {
 	sc.Table("eq_sittings")
 	kandra.Bind(sc, &s.Room, kandra.PartitionKey(0))
 	kandra.Bind(sc, &s.Start, kandra.ClusteringKey(0, kandra.ClusteringAsc))
 	kandra.Bind(sc, &s.Guest, kandra.Lookup("by_guest", kandra.LookupUnique))
 }
 
-// Stay is clustered by a timestamp and a UDT, for SaveAll's one-row guard.
-type Stay struct {
+// stay is clustered by a timestamp and a UDT, for SaveAll's one-row guard.
+type stay struct {
 	Hotel string
 	At    time.Time
-	Slot  Slot
+	Slot  slot
 	Guest string
 }
 
 // Describe implements kandra's description.
-func (s *Stay) Describe(sc *kandra.Schema[Stay]) {
+func (s *stay) Describe(sc *kandra.Schema[stay]) {
 	sc.Table("eq_stays")
 	kandra.Bind(sc, &s.Hotel, kandra.PartitionKey(0))
 	kandra.Bind(sc, &s.At, kandra.ClusteringKey(0, kandra.ClusteringAsc))
@@ -112,21 +112,21 @@ func (s *Stay) Describe(sc *kandra.Schema[Stay]) {
 }
 
 var (
-	Bookings = kandra.MustRegister[Booking]()
-	Shifts   = kandra.MustRegister[Shift]()
-	Sittings = kandra.MustRegister[Sitting]()
-	Stays    = kandra.MustRegister[Stay]()
+	bookingsTable *kandra.Table[booking]
+	shiftsTable   *kandra.Table[shift]
+	sittingsTable *kandra.Table[sitting]
+	staysTable    *kandra.Table[stay]
 
-	bookingSlot  = kandra.MustFieldOf(Bookings, func(b *Booking) **Slot { return &b.Slot })
-	bookingAt    = kandra.MustFieldOf(Bookings, func(b *Booking) **time.Time { return &b.At })
-	bookingAddr  = kandra.MustFieldOf(Bookings, func(b *Booking) *net.IP { return &b.Addr })
-	bookingScore = kandra.MustFieldOf(Bookings, func(b *Booking) **float64 { return &b.Score })
-	shiftStart   = kandra.MustFieldOf(Shifts, func(f *Shift) *time.Time { return &f.Start })
-	shiftEnd     = kandra.MustFieldOf(Shifts, func(f *Shift) *time.Time { return &f.End })
-	shiftHost    = kandra.MustFieldOf(Shifts, func(f *Shift) *net.IP { return &f.Host })
-	shiftPeer    = kandra.MustFieldOf(Shifts, func(f *Shift) *net.IP { return &f.Peer })
-	shiftSlot    = kandra.MustFieldOf(Shifts, func(f *Shift) *Slot { return &f.Slot })
-	shiftSpot    = kandra.MustFieldOf(Shifts, func(f *Shift) *Slot { return &f.Spot })
+	bookingSlot  kandra.Field[booking, *slot]
+	bookingAt    kandra.Field[booking, *time.Time]
+	bookingAddr  kandra.Field[booking, net.IP]
+	bookingScore kandra.Field[booking, *float64]
+	shiftStart   kandra.Field[shift, time.Time]
+	shiftEnd     kandra.Field[shift, time.Time]
+	shiftHost    kandra.Field[shift, net.IP]
+	shiftPeer    kandra.Field[shift, net.IP]
+	shiftSlot    kandra.Field[shift, slot]
+	shiftSpot    kandra.Field[shift, slot]
 )
 
 // cest is a zone other than UTC: a time in it is stored as its instant.
@@ -168,47 +168,47 @@ func nan() float64 { return math.Float64frombits(0x7ff8000000000000 | (1 + rand.
 func testStoredEqUniqueClaims(t *testing.T, h *harness) {
 	const grace = 1500 * time.Millisecond
 	e := h.env(t, kstore.WithClaimGrace(grace))
-	bookings := kstore.MustNewRepo(e.rt, Bookings)
+	bookings := kstore.MustNewRepo(e.rt, bookingsTable)
 	bySlot, byAt := kstore.MustLookupOf(bookings, bookingSlot), kstore.MustLookupOf(bookings, bookingAt)
 	byAddr, byScore := kstore.MustLookupOf(bookings, bookingAddr), kstore.MustLookupOf(bookings, bookingScore)
 	type tc struct {
 		name string
-		set  func(*Booking)           // the value, in one Go form, on A and on B
-		find func() (*Booking, error) // Find by the value in its stored form
-		a    *Booking
+		set  func(*booking)           // the value, in one Go form, on A and on B
+		find func() (*booking, error) // Find by the value in its stored form
+		a    *booking
 	}
-	slotCase := func(name string, form func(s *Slot)) tc {
-		stored := Slot{Room: uniq("room"), Start: msTime(), Host: net.ParseIP(ipv4()).To4()}
+	slotCase := func(name string, form func(s *slot)) tc {
+		stored := slot{Room: uniq("room"), Start: msTime(), Host: net.ParseIP(ipv4()).To4()}
 		mine := stored
 		form(&mine)
 		return tc{name: name,
-			set:  func(b *Booking) { s := mine; b.Slot = &s },
-			find: func() (*Booking, error) { s := stored; return bySlot.Find(ctx, &s) }}
+			set:  func(b *booking) { s := mine; b.Slot = &s },
+			find: func() (*booking, error) { s := stored; return bySlot.Find(ctx, &s) }}
 	}
 	at, atCEST := nowSubMs(), msTime()
 	addr := ipv4()
 	score := nan()
 	cases := []tc{
-		slotCase("UDT time in CEST", func(s *Slot) { s.Start = s.Start.In(cest) }),
-		slotCase("UDT time sub-ms", func(s *Slot) { s.Start = subMs(s.Start) }),
-		slotCase("UDT kandra:\"-\" field set", func(s *Slot) { s.Memo = "not stored" }),
-		slotCase("UDT parsed IPv4", func(s *Slot) { s.Host = s.Host.To16() }),
+		slotCase("UDT time in CEST", func(s *slot) { s.Start = s.Start.In(cest) }),
+		slotCase("UDT time sub-ms", func(s *slot) { s.Start = subMs(s.Start) }),
+		slotCase("UDT kandra:\"-\" field set", func(s *slot) { s.Memo = "not stored" }),
+		slotCase("UDT parsed IPv4", func(s *slot) { s.Host = s.Host.To16() }),
 		{name: "time.Now() sub-ms",
-			set:  func(b *Booking) { b.At = ptr(at) },
-			find: func() (*Booking, error) { return byAt.Find(ctx, ptr(at.UTC().Truncate(time.Millisecond))) }},
+			set:  func(b *booking) { b.At = ptr(at) },
+			find: func() (*booking, error) { return byAt.Find(ctx, ptr(at.UTC().Truncate(time.Millisecond))) }},
 		{name: "time in CEST",
-			set:  func(b *Booking) { b.At = ptr(atCEST.In(cest)) },
-			find: func() (*Booking, error) { return byAt.Find(ctx, ptr(atCEST)) }},
+			set:  func(b *booking) { b.At = ptr(atCEST.In(cest)) },
+			find: func() (*booking, error) { return byAt.Find(ctx, ptr(atCEST)) }},
 		{name: "parsed IPv4",
-			set:  func(b *Booking) { b.Addr = net.ParseIP(addr) },
-			find: func() (*Booking, error) { return byAddr.Find(ctx, net.ParseIP(addr).To4()) }},
+			set:  func(b *booking) { b.Addr = net.ParseIP(addr) },
+			find: func() (*booking, error) { return byAddr.Find(ctx, net.ParseIP(addr).To4()) }},
 		{name: "NaN",
-			set:  func(b *Booking) { b.Score = ptr(score) },
-			find: func() (*Booking, error) { return byScore.Find(ctx, ptr(score)) }},
+			set:  func(b *booking) { b.Score = ptr(score) },
+			find: func() (*booking, error) { return byScore.Find(ctx, ptr(score)) }},
 	}
 	for i := range cases {
 		c := &cases[i]
-		c.a = &Booking{}
+		c.a = &booking{}
 		c.set(c.a)
 		if err := bookings.Save(ctx, c.a); err != nil {
 			t.Fatalf("%s: Save of the first holder: %v", c.name, err)
@@ -217,14 +217,14 @@ func testStoredEqUniqueClaims(t *testing.T, h *harness) {
 	time.Sleep(grace + 700*time.Millisecond) // every claim is older than the grace
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b := &Booking{}
+			b := &booking{}
 			c.set(b)
 			err := bookings.Save(ctx, b)
 			var ue *kerrors.UniqueError
 			if !errors.As(err, &ue) || ue.Holder != any(c.a.BookingID) || ue.Pending {
 				t.Errorf("Save of a value A holds, after the grace: %v (want a UniqueError naming %s)", err, c.a.BookingID)
 			}
-			if _, err := bookings.Get(ctx, &Booking{BookingID: b.BookingID}); b.BookingID != (uuid.UUID{}) && !errors.Is(err, kerrors.ErrNotFound) {
+			if _, err := bookings.Get(ctx, &booking{BookingID: b.BookingID}); b.BookingID != (uuid.UUID{}) && !errors.Is(err, kerrors.ErrNotFound) {
 				t.Errorf("the refused Save wrote its row: %v", err)
 			}
 			if got, err := c.find(); err != nil || got.BookingID != c.a.BookingID {
@@ -243,7 +243,7 @@ func testStoredEqUniqueClaims(t *testing.T, h *harness) {
 // that value, through a BATCH and an EVENTUAL lookup alike.
 func testStoredEqLookupMoves(t *testing.T, h *harness) {
 	e := h.env(t)
-	shifts := kstore.MustNewRepo(e.rt, Shifts)
+	shifts := kstore.MustNewRepo(e.rt, shiftsTable)
 	byStart, byEnd := kstore.MustLookupOf(shifts, shiftStart), kstore.MustLookupOf(shifts, shiftEnd)
 	byHost, byPeer := kstore.MustLookupOf(shifts, shiftHost), kstore.MustLookupOf(shifts, shiftPeer)
 	bySlot, bySpot := kstore.MustLookupOf(shifts, shiftSlot), kstore.MustLookupOf(shifts, shiftSpot)
@@ -255,43 +255,43 @@ func testStoredEqLookupMoves(t *testing.T, h *harness) {
 			t.Fatalf("EVENTUAL writes: %v", err)
 		}
 	}
-	slot := func() Slot { return Slot{Room: uniq("room"), Start: msTime(), Host: net.ParseIP(ipv4()).To4()} }
+	slot := func() slot { return slot{Room: uniq("room"), Start: msTime(), Host: net.ParseIP(ipv4()).To4()} }
 	cases := []struct {
 		name   string
-		old    func(*Shift)
-		other  func(*Shift) // the same stored values in another Go form
-		batch  func(*Shift) (*Shift, error)
-		evtual func(*Shift) (*Shift, error)
+		old    func(*shift)
+		other  func(*shift) // the same stored values in another Go form
+		batch  func(*shift) (*shift, error)
+		evtual func(*shift) (*shift, error)
 	}{
 		{"timestamp sub-ms",
-			func(f *Shift) { f.Start, f.End = msTime(), msTime() },
-			func(f *Shift) { f.Start, f.End = subMs(f.Start), subMs(f.End) },
-			func(f *Shift) (*Shift, error) { return byStart.Find(ctx, f.Start) },
-			func(f *Shift) (*Shift, error) { return byEnd.Find(ctx, f.End) }},
+			func(f *shift) { f.Start, f.End = msTime(), msTime() },
+			func(f *shift) { f.Start, f.End = subMs(f.Start), subMs(f.End) },
+			func(f *shift) (*shift, error) { return byStart.Find(ctx, f.Start) },
+			func(f *shift) (*shift, error) { return byEnd.Find(ctx, f.End) }},
 		{"parsed IPv4",
-			func(f *Shift) { f.Host, f.Peer = net.ParseIP(ipv4()).To4(), net.ParseIP(ipv4()).To4() },
-			func(f *Shift) { f.Host, f.Peer = f.Host.To16(), f.Peer.To16() },
-			func(f *Shift) (*Shift, error) { return byHost.Find(ctx, f.Host) },
-			func(f *Shift) (*Shift, error) { return byPeer.Find(ctx, f.Peer) }},
+			func(f *shift) { f.Host, f.Peer = net.ParseIP(ipv4()).To4(), net.ParseIP(ipv4()).To4() },
+			func(f *shift) { f.Host, f.Peer = f.Host.To16(), f.Peer.To16() },
+			func(f *shift) (*shift, error) { return byHost.Find(ctx, f.Host) },
+			func(f *shift) (*shift, error) { return byPeer.Find(ctx, f.Peer) }},
 		{"UDT time in CEST",
-			func(f *Shift) { f.Slot, f.Spot = slot(), slot() },
-			func(f *Shift) { f.Slot.Start, f.Spot.Start = f.Slot.Start.In(cest), f.Spot.Start.In(cest) },
-			func(f *Shift) (*Shift, error) { return bySlot.Find(ctx, f.Slot) },
-			func(f *Shift) (*Shift, error) { return bySpot.Find(ctx, f.Spot) }},
+			func(f *shift) { f.Slot, f.Spot = slot(), slot() },
+			func(f *shift) { f.Slot.Start, f.Spot.Start = f.Slot.Start.In(cest), f.Spot.Start.In(cest) },
+			func(f *shift) (*shift, error) { return bySlot.Find(ctx, f.Slot) },
+			func(f *shift) (*shift, error) { return bySpot.Find(ctx, f.Spot) }},
 		{"UDT kandra:\"-\" field set",
-			func(f *Shift) { f.Slot, f.Spot = slot(), slot() },
-			func(f *Shift) { f.Slot.Memo, f.Spot.Memo = "not stored", "not stored" },
-			func(f *Shift) (*Shift, error) { return bySlot.Find(ctx, f.Slot) },
-			func(f *Shift) (*Shift, error) { return bySpot.Find(ctx, f.Spot) }},
+			func(f *shift) { f.Slot, f.Spot = slot(), slot() },
+			func(f *shift) { f.Slot.Memo, f.Spot.Memo = "not stored", "not stored" },
+			func(f *shift) (*shift, error) { return bySlot.Find(ctx, f.Slot) },
+			func(f *shift) (*shift, error) { return bySpot.Find(ctx, f.Spot) }},
 		{"UDT parsed IPv4",
-			func(f *Shift) { f.Slot, f.Spot = slot(), slot() },
-			func(f *Shift) { f.Slot.Host, f.Spot.Host = f.Slot.Host.To16(), f.Spot.Host.To16() },
-			func(f *Shift) (*Shift, error) { return bySlot.Find(ctx, f.Slot) },
-			func(f *Shift) (*Shift, error) { return bySpot.Find(ctx, f.Spot) }},
+			func(f *shift) { f.Slot, f.Spot = slot(), slot() },
+			func(f *shift) { f.Slot.Host, f.Spot.Host = f.Slot.Host.To16(), f.Spot.Host.To16() },
+			func(f *shift) (*shift, error) { return bySlot.Find(ctx, f.Slot) },
+			func(f *shift) (*shift, error) { return bySpot.Find(ctx, f.Spot) }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := &Shift{}
+			s := &shift{}
 			c.old(s)
 			if err := shifts.Save(ctx, s); err != nil {
 				t.Fatal(err)
@@ -314,7 +314,7 @@ func testStoredEqLookupMoves(t *testing.T, h *harness) {
 	}
 }
 
-func idOf(f *Shift) any {
+func idOf(f *shift) any {
 	if f == nil {
 		return nil
 	}
@@ -325,8 +325,8 @@ func idOf(f *Shift) any {
 // saved with a value, when given the value in the Go form it was saved in.
 func testStoredEqFindHolders(t *testing.T, h *harness) {
 	e := h.env(t)
-	bookings := kstore.MustNewRepo(e.rt, Bookings)
-	shifts := kstore.MustNewRepo(e.rt, Shifts)
+	bookings := kstore.MustNewRepo(e.rt, bookingsTable)
+	shifts := kstore.MustNewRepo(e.rt, shiftsTable)
 	bySlot, byAddr, byScore := kstore.MustLookupOf(bookings, bookingSlot), kstore.MustLookupOf(bookings, bookingAddr), kstore.MustLookupOf(bookings, bookingScore)
 	byHost, byShiftSlot := kstore.MustLookupOf(shifts, shiftHost), kstore.MustLookupOf(shifts, shiftSlot)
 	check := func(t *testing.T, what string, id uuid.UUID, find func() (uuid.UUID, error), findAll func() ([]uuid.UUID, error)) {
@@ -339,27 +339,27 @@ func testStoredEqFindHolders(t *testing.T, h *harness) {
 			t.Errorf("%s: FindAll = %v, %v; want [%s]", what, ids, err, id)
 		}
 	}
-	bookingIDs := func(bs []*Booking, err error) ([]uuid.UUID, error) {
+	bookingIDs := func(bs []*booking, err error) ([]uuid.UUID, error) {
 		var ids []uuid.UUID
 		for _, b := range bs {
 			ids = append(ids, b.BookingID)
 		}
 		return ids, err
 	}
-	shiftIDs := func(fs []*Shift, err error) ([]uuid.UUID, error) {
+	shiftIDs := func(fs []*shift, err error) ([]uuid.UUID, error) {
 		var ids []uuid.UUID
 		for _, f := range fs {
 			ids = append(ids, f.ShiftID)
 		}
 		return ids, err
 	}
-	bookingID := func(b *Booking, err error) (uuid.UUID, error) {
+	bookingID := func(b *booking, err error) (uuid.UUID, error) {
 		if b == nil {
 			return uuid.UUID{}, err
 		}
 		return b.BookingID, err
 	}
-	shiftID := func(f *Shift, err error) (uuid.UUID, error) {
+	shiftID := func(f *shift, err error) (uuid.UUID, error) {
 		if f == nil {
 			return uuid.UUID{}, err
 		}
@@ -368,14 +368,14 @@ func testStoredEqFindHolders(t *testing.T, h *harness) {
 
 	t.Run("parsed IPv4", func(t *testing.T) {
 		addr := ipv4()
-		b := &Booking{Addr: net.ParseIP(addr)}
+		b := &booking{Addr: net.ParseIP(addr)}
 		if err := bookings.Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		check(t, "unique", b.BookingID,
 			func() (uuid.UUID, error) { return bookingID(byAddr.Find(ctx, net.ParseIP(addr))) },
 			func() ([]uuid.UUID, error) { return bookingIDs(byAddr.FindAll(ctx, net.ParseIP(addr)).All()) })
-		f := &Shift{Host: net.ParseIP(addr)}
+		f := &shift{Host: net.ParseIP(addr)}
 		if err := shifts.Save(ctx, f); err != nil {
 			t.Fatal(err)
 		}
@@ -385,7 +385,7 @@ func testStoredEqFindHolders(t *testing.T, h *harness) {
 	})
 	t.Run("NaN", func(t *testing.T) {
 		v := nan()
-		b := &Booking{Score: &v}
+		b := &booking{Score: &v}
 		if err := bookings.Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
@@ -394,15 +394,15 @@ func testStoredEqFindHolders(t *testing.T, h *harness) {
 			func() ([]uuid.UUID, error) { return bookingIDs(byScore.FindAll(ctx, ptr(v)).All()) })
 	})
 	t.Run("UDT kandra:\"-\" field set", func(t *testing.T) {
-		s := Slot{Room: uniq("room"), Start: msTime(), Memo: "not stored"}
-		b := &Booking{Slot: ptr(s)}
+		s := slot{Room: uniq("room"), Start: msTime(), Memo: "not stored"}
+		b := &booking{Slot: ptr(s)}
 		if err := bookings.Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		check(t, "unique", b.BookingID,
 			func() (uuid.UUID, error) { return bookingID(bySlot.Find(ctx, ptr(s))) },
 			func() ([]uuid.UUID, error) { return bookingIDs(bySlot.FindAll(ctx, ptr(s)).All()) })
-		f := &Shift{Slot: s}
+		f := &shift{Slot: s}
 		if err := shifts.Save(ctx, f); err != nil {
 			t.Fatal(err)
 		}
@@ -417,13 +417,13 @@ func testStoredEqFindHolders(t *testing.T, h *harness) {
 // unique lookup, is its own claim, not a UniqueError naming itself.
 func testStoredEqResaveOwnKey(t *testing.T, h *harness) {
 	e := h.env(t)
-	sittings := kstore.MustNewRepo(e.rt, Sittings)
+	sittings := kstore.MustNewRepo(e.rt, sittingsTable)
 	for _, c := range []struct {
 		name  string
 		start time.Time
 	}{{"time.Now() sub-ms", nowSubMs()}, {"sub-ms in CEST", subMs(msTime()).In(cest)}} {
 		t.Run(c.name, func(t *testing.T) {
-			s := &Sitting{Room: uniq("room"), Start: c.start, Guest: uniq("guest")}
+			s := &sitting{Room: uniq("room"), Start: c.start, Guest: uniq("guest")}
 			if err := sittings.Save(ctx, s); err != nil {
 				t.Fatal(err)
 			}
@@ -439,25 +439,25 @@ func testStoredEqResaveOwnKey(t *testing.T, h *harness) {
 // keys take, and nothing is written.
 func testStoredEqSaveAllOneRow(t *testing.T, h *harness) {
 	e := h.env(t)
-	stays := kstore.MustNewRepo(e.rt, Stays)
+	stays := kstore.MustNewRepo(e.rt, staysTable)
 	for _, c := range []struct {
 		name  string
-		other func(*Stay)
+		other func(*stay)
 	}{
-		{"timestamp sub-ms", func(s *Stay) { s.At = subMs(s.At) }},
-		{"timestamp in CEST", func(s *Stay) { s.At = s.At.In(cest) }},
-		{"UDT field through another pointer", func(s *Stay) { n := *s.Slot.Seats; s.Slot.Seats = &n }},
-		{"UDT time in CEST", func(s *Stay) { s.Slot.Start = s.Slot.Start.In(cest) }},
-		{"UDT kandra:\"-\" field set", func(s *Stay) { s.Slot.Memo = "not stored" }},
-		{"UDT parsed IPv4", func(s *Stay) { s.Slot.Host = s.Slot.Host.To16() }},
+		{"timestamp sub-ms", func(s *stay) { s.At = subMs(s.At) }},
+		{"timestamp in CEST", func(s *stay) { s.At = s.At.In(cest) }},
+		{"UDT field through another pointer", func(s *stay) { n := *s.Slot.Seats; s.Slot.Seats = &n }},
+		{"UDT time in CEST", func(s *stay) { s.Slot.Start = s.Slot.Start.In(cest) }},
+		{"UDT kandra:\"-\" field set", func(s *stay) { s.Slot.Memo = "not stored" }},
+		{"UDT parsed IPv4", func(s *stay) { s.Slot.Host = s.Slot.Host.To16() }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			a := &Stay{Hotel: uniq("hotel"), At: msTime(),
-				Slot: Slot{Room: uniq("room"), Start: msTime(), Seats: ptr(int32(rand.IntN(100))), Host: net.ParseIP(ipv4()).To4()}, Guest: "a"}
+			a := &stay{Hotel: uniq("hotel"), At: msTime(),
+				Slot: slot{Room: uniq("room"), Start: msTime(), Seats: ptr(int32(rand.IntN(100))), Host: net.ParseIP(ipv4()).To4()}, Guest: "a"}
 			b := *a
 			b.Guest = "b"
 			c.other(&b)
-			err := stays.SaveAll(ctx, []*Stay{a, &b})
+			err := stays.SaveAll(ctx, []*stay{a, &b})
 			if !errors.Is(err, kerrors.ErrArgument) {
 				t.Errorf("SaveAll of one stored row twice: %v (want an ArgumentError)", err)
 			}
@@ -468,16 +468,16 @@ func testStoredEqSaveAllOneRow(t *testing.T, h *harness) {
 	}
 }
 
-// Diary is partitioned by a Sensitive column and has an index, for the
+// diary is partitioned by a Sensitive column and has an index, for the
 // cursors that must not show it.
-type Diary struct {
+type diary struct {
 	Owner string
 	At    time.Time
 	Mood  string
 }
 
 // Describe implements kandra's description.
-func (d *Diary) Describe(s *kandra.Schema[Diary]) {
+func (d *diary) Describe(s *kandra.Schema[diary]) {
 	s.Table("eq_diaries")
 	kandra.Bind(s, &d.Owner, kandra.PartitionKey(0), kandra.Sensitive())
 	kandra.Bind(s, &d.At, kandra.ClusteringKey(0, kandra.ClusteringAsc))
@@ -485,9 +485,9 @@ func (d *Diary) Describe(s *kandra.Schema[Diary]) {
 }
 
 var (
-	Diaries   = kandra.MustRegister[Diary]()
-	diaryAt   = kandra.MustFieldOf(Diaries, func(d *Diary) *time.Time { return &d.At })
-	diaryMood = kandra.MustFieldOf(Diaries, func(d *Diary) *string { return &d.Mood })
+	diariesTable *kandra.Table[diary]
+	diaryAt      kandra.Field[diary, time.Time]
+	diaryMood    kandra.Field[diary, string]
 )
 
 // testSensitiveCursors (finding 9): the cursor of a partition whose key is
@@ -501,12 +501,12 @@ func testSensitiveCursors(t *testing.T, h *harness) {
 		key[i] = byte(rand.IntN(256))
 	}
 	e := h.env(t, kstore.WithCursorKey(key))
-	diaries := kstore.MustNewRepo(e.rt, Diaries)
+	diaries := kstore.MustNewRepo(e.rt, diariesTable)
 	p1, p2, mood := uniq("owner-secret"), uniq("owner-secret"), uniq("mood")
 	t0 := msTime()
 	for _, owner := range []string{p1, p2} {
 		for i := range 5 {
-			if err := diaries.Save(ctx, &Diary{Owner: owner, At: t0.Add(time.Duration(i) * time.Second), Mood: mood}); err != nil {
+			if err := diaries.Save(ctx, &diary{Owner: owner, At: t0.Add(time.Duration(i) * time.Second), Mood: mood}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -520,7 +520,7 @@ func testSensitiveCursors(t *testing.T, h *harness) {
 	}
 	// all pages through read from the first page, each cursor through its
 	// String, and returns the rows' times.
-	all := func(t *testing.T, read func(...kstore.ListOption) *kstore.Iter[Diary]) []time.Time {
+	all := func(t *testing.T, read func(...kstore.ListOption) *kstore.Iter[diary]) []time.Time {
 		t.Helper()
 		var got []time.Time
 		var opts []kstore.ListOption
@@ -551,36 +551,36 @@ func testSensitiveCursors(t *testing.T, h *harness) {
 	}
 
 	t.Run("List", func(t *testing.T) {
-		got := all(t, func(opts ...kstore.ListOption) *kstore.Iter[Diary] {
-			return diaries.List(ctx, &Diary{Owner: p1}, append(opts, kstore.PageSize(2))...)
+		got := all(t, func(opts ...kstore.ListOption) *kstore.Iter[diary] {
+			return diaries.List(ctx, &diary{Owner: p1}, append(opts, kstore.PageSize(2))...)
 		})
 		if len(got) != 5 {
 			t.Errorf("List through String cursors read %d of 5 rows", len(got))
 		}
-		it := diaries.List(ctx, &Diary{Owner: p1}, kstore.PageSize(2))
+		it := diaries.List(ctx, &diary{Owner: p1}, kstore.PageSize(2))
 		if _, err := it.All(); err != nil || it.Cursor().IsZero() {
 			t.Fatalf("%v %v", err, it.Cursor())
 		}
-		if rows, err := diaries.List(ctx, &Diary{Owner: p2}, kstore.After(it.Cursor())).All(); !errors.Is(err, kerrors.ErrArgument) {
+		if rows, err := diaries.List(ctx, &diary{Owner: p2}, kstore.After(it.Cursor())).All(); !errors.Is(err, kerrors.ErrArgument) {
 			t.Errorf("another partition's List took the cursor: %d rows of 5, %v", len(rows), err)
 		}
 		other := h.env(t, kstore.WithCursorKey(key))
-		if rows, err := kstore.MustNewRepo(other.rt, Diaries).List(ctx, &Diary{Owner: p1}, kstore.After(it.Cursor())).All(); err != nil || len(rows) != 3 {
+		if rows, err := kstore.MustNewRepo(other.rt, diariesTable).List(ctx, &diary{Owner: p1}, kstore.After(it.Cursor())).All(); err != nil || len(rows) != 3 {
 			t.Errorf("a runtime with the same WithCursorKey: %d rows of 3, %v", len(rows), err)
 		}
 	})
 	t.Run("bound in another Go form", func(t *testing.T) {
-		it := diaries.List(ctx, &Diary{Owner: p1}, kstore.From(diaryAt, t0.In(cest), true), kstore.PageSize(2))
+		it := diaries.List(ctx, &diary{Owner: p1}, kstore.From(diaryAt, t0.In(cest), true), kstore.PageSize(2))
 		if _, err := it.All(); err != nil || it.Cursor().IsZero() {
 			t.Fatalf("%v %v", err, it.Cursor())
 		}
-		rows, err := diaries.List(ctx, &Diary{Owner: p1}, kstore.From(diaryAt, subMs(t0), true), kstore.After(it.Cursor())).All()
+		rows, err := diaries.List(ctx, &diary{Owner: p1}, kstore.From(diaryAt, subMs(t0), true), kstore.After(it.Cursor())).All()
 		if err != nil || len(rows) != 3 {
 			t.Errorf("the same stored bound in another Go form: %d rows of 3, %v", len(rows), err)
 		}
 	})
 	t.Run("Index.Find", func(t *testing.T) {
-		got := all(t, func(opts ...kstore.ListOption) *kstore.Iter[Diary] {
+		got := all(t, func(opts ...kstore.ListOption) *kstore.Iter[diary] {
 			return kstore.MustIndexOf(diaries, diaryMood).Find(ctx, mood, append(opts, kstore.PageSize(3))...)
 		})
 		if len(got) != 10 {
@@ -589,28 +589,28 @@ func testSensitiveCursors(t *testing.T, h *harness) {
 	})
 }
 
-// Tally has a BATCH lookup and values of every shape, for the batch limit.
-type Tally struct {
+// tally has a BATCH lookup and values of every shape, for the batch limit.
+type tally struct {
 	TallyID string
 	Tag     string
 	Note    string
 	Nums    []int64
 	Keys    map[int64]struct{}
 	Amounts map[string]int32
-	Spot    *Slot
-	Spots   []Slot
+	Spot    *slot
+	Spots   []slot
 }
 
 // Describe implements kandra's description.
-func (y *Tally) Describe(s *kandra.Schema[Tally]) {
+func (y *tally) Describe(s *kandra.Schema[tally]) {
 	s.Table("eq_tallies")
 	kandra.Bind(s, &y.TallyID, kandra.PartitionKey(0))
 	kandra.Bind(s, &y.Tag, kandra.Lookup("by_tag", kandra.LookupBatch))
 }
 
 var (
-	Tallies  = kandra.MustRegister[Tally]()
-	tallyTag = kandra.MustFieldOf(Tallies, func(y *Tally) *string { return &y.Tag })
+	talliesTable *kandra.Table[tally]
+	tallyTag     kandra.Field[tally, string]
 )
 
 // testBatchEstimate (finding 11): for each shape of value, the largest one
@@ -623,8 +623,8 @@ var (
 // server-max=<n> kandra-max=<n>".
 func testBatchEstimate(t *testing.T, h *harness) {
 	e := h.env(t)
-	tallies := kstore.MustNewRepo(e.rt, Tallies)
-	unchecked := kstore.MustNewRepo(h.env(t, kstore.WithMaxBatchBytes(-1)).rt, Tallies)
+	tallies := kstore.MustNewRepo(e.rt, talliesTable)
+	unchecked := kstore.MustNewRepo(h.env(t, kstore.WithMaxBatchBytes(-1)).rt, talliesTable)
 	// The server's refusal of a batch kandra sent ("Batch too large").
 	serverRefused := func(err error) bool {
 		var qe *kerrors.QueryError
@@ -639,31 +639,31 @@ func testBatchEstimate(t *testing.T, h *harness) {
 	}
 	for _, s := range []struct {
 		name string
-		make func(n int) *Tally
+		make func(n int) *tally
 		max  int
 	}{
-		{"text", func(n int) *Tally { return &Tally{Note: strings.Repeat("x", n)} }, 60000},
-		{"list<bigint>", func(n int) *Tally { return &Tally{Nums: make([]int64, n)} }, 8000},
-		{"set<bigint>", func(n int) *Tally {
+		{"text", func(n int) *tally { return &tally{Note: strings.Repeat("x", n)} }, 60000},
+		{"list<bigint>", func(n int) *tally { return &tally{Nums: make([]int64, n)} }, 8000},
+		{"set<bigint>", func(n int) *tally {
 			m := make(map[int64]struct{}, n)
 			for i := range n {
 				m[int64(i)] = struct{}{}
 			}
-			return &Tally{Keys: m}
+			return &tally{Keys: m}
 		}, 8000},
-		{"map<text,int>", func(n int) *Tally {
+		{"map<text,int>", func(n int) *tally {
 			m := make(map[string]int32, n)
 			for i := range n {
 				m[fmt.Sprintf("k%05d", i)] = int32(i)
 			}
-			return &Tally{Amounts: m}
+			return &tally{Amounts: m}
 		}, 8000},
-		{"UDT", func(n int) *Tally { return &Tally{Spot: &Slot{Room: strings.Repeat("r", n)}} }, 60000},
-		{"list<frozen<UDT>>", func(n int) *Tally { return &Tally{Spots: make([]Slot, n)} }, 8000},
+		{"UDT", func(n int) *tally { return &tally{Spot: &slot{Room: strings.Repeat("r", n)}} }, 60000},
+		{"list<frozen<UDT>>", func(n int) *tally { return &tally{Spots: make([]slot, n)} }, 8000},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			id := uniq("tally")
-			save := func(r *kstore.Repo[Tally], n int) error {
+			save := func(r *kstore.Repo[tally], n int) error {
 				y := s.make(n)
 				y.TallyID, y.Tag = id, uniq("tag")
 				return r.Save(ctx, y)
@@ -705,14 +705,14 @@ func testBatchEstimate(t *testing.T, h *harness) {
 			if ok, err := refused(func() error { return tallies.Save(ctx, fresh) }); !ok || !errors.As(err, &qe) {
 				t.Errorf("%d: %v (want an ErrBatchTooLarge before sending)", s.max, err)
 			}
-			if _, err := tallies.Get(ctx, &Tally{TallyID: fresh.TallyID}); !errors.Is(err, kerrors.ErrNotFound) {
+			if _, err := tallies.Get(ctx, &tally{TallyID: fresh.TallyID}); !errors.Is(err, kerrors.ErrNotFound) {
 				t.Errorf("the refused Save wrote its row: %v", err)
 			}
 		})
 	}
 	// A lookup value is the row's column (counted) and the lookup row's
 	// partition key (not counted by the server): 30,000 bytes fit.
-	y := &Tally{TallyID: uniq("tally"), Tag: strings.Repeat("t", 30000)}
+	y := &tally{TallyID: uniq("tally"), Tag: strings.Repeat("t", 30000)}
 	if err := tallies.Save(ctx, y); err != nil {
 		t.Errorf("a 30,000-byte BATCH lookup value: %v", err)
 	} else if got, err := kstore.MustLookupOf(tallies, tallyTag).Find(ctx, y.Tag); err != nil || got.TallyID != y.TallyID {

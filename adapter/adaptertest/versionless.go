@@ -1,4 +1,4 @@
-package storetest
+package adaptertest
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra"
-	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/kerrors"
 	"github.com/kandra-go/kandra/kstore"
 	"github.com/kandra-go/kandra/migrate"
@@ -16,15 +15,6 @@ import (
 
 // A Version added to a table that has rows: the migration history on the
 // node, then the versioned entity over the rows written without one.
-
-func init() {
-	scenarios = append(scenarios,
-		struct {
-			name string
-			fn   func(*testing.T, *harness)
-		}{"VersionAddedToTableWithRows", testVersionAdded},
-	)
-}
 
 // docV1 is a soft-deleted document as it was before it had a Version.
 type docV1 struct {
@@ -61,9 +51,9 @@ func (d *docV2) Describe(s *kandra.Schema[docV2]) {
 }
 
 var (
-	docsV1   = kandra.MustRegister[docV1]()
-	docsV2   = kandra.MustRegister[docV2]()
-	docTitle = kandra.MustFieldOf(docsV2, func(d *docV2) *string { return &d.Title })
+	docsV1   *kandra.Table[docV1]
+	docsV2   *kandra.Table[docV2]
+	docTitle kandra.Field[docV2, string]
 )
 
 // testVersionAdded: rows written by the runtime before the table had a
@@ -74,10 +64,7 @@ var (
 // entity still cannot overwrite a row that has a version. A version 0
 // written by another client is "no version yet" too.
 func testVersionAdded(t *testing.T, h *harness) {
-	d, ok := h.n.Driver.(adapter.Driver)
-	if !ok {
-		t.Fatalf("the adapter's Driver (%T) is not a adapter.Driver", h.n.Driver)
-	}
+	d := h.d
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	name := h.ks + "_ver"
@@ -105,7 +92,7 @@ func testVersionAdded(t *testing.T, h *harness) {
 	if res, err := migrate.Apply(ctx, d, ks1, migrate.ApplyOptions{}); err != nil || len(res.Applied) == 0 {
 		t.Fatalf("v1: %+v, %v", res, err)
 	}
-	rt, err := kstore.New(h.n.Driver, ks1)
+	rt, err := kstore.New(h.d, ks1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +123,7 @@ func testVersionAdded(t *testing.T, h *harness) {
 	}
 
 	// The v2 app: a runtime of its own on the migrated keyspace.
-	rt2, err := kstore.New(h.n.Driver, ks2)
+	rt2, err := kstore.New(h.d, ks2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,8 +207,8 @@ func testVersionAdded(t *testing.T, h *harness) {
 	if err := docs.Delete(ctx, c0); err != nil || !c0.Deleted || c0.Version != 1 {
 		t.Fatalf("SoftDelete of a zero copy: %v, %+v", err, c0)
 	}
-	if _, err := docs.FindActive(ctx, key("c")); !errors.Is(err, kerrors.ErrNotFound) {
-		t.Fatalf("FindActive of the soft-deleted row: %v", err)
+	if _, err := docs.Get(ctx, key("c"), kstore.SkipDeleted()); !errors.Is(err, kerrors.ErrNotFound) {
+		t.Fatalf("Get (SkipDeleted) of the soft-deleted row: %v", err)
 	}
 
 	// Save of the copy read at zero takes the row too (to version 1).

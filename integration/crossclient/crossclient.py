@@ -1,4 +1,4 @@
-"""The independent client of the CrossClientValues scenario (crossclient.go).
+"""The independent client of the CrossClientValues scenario (crossclient_test.go).
 
 Run by the Go test as `$KANDRA_PYTHON crossclient.py` with the Apache
 Cassandra Python driver (cassandra-driver 3.30.1, see scripts/pyclient.sh).
@@ -9,7 +9,7 @@ It reads one JSON document on stdin:
 
 runs the operations in order and prints {"results": [...]} on stdout, one
 result per operation. Values travel in the canonical form documented at the
-top of crossclient.go; a column's CQL type comes with it, in the lower-case
+top of crossclient_test.go; a column's CQL type comes with it, in the lower-case
 form of internal/cqlorder ("list<set<int>>", no frozen).
 
   select  {table, columns: [[name, type]...], where: [[name, type, canon]...]}

@@ -1,4 +1,4 @@
-package storetest
+package adaptertest
 
 import (
 	"errors"
@@ -11,8 +11,8 @@ import (
 	"github.com/kandra-go/kandra/kstore"
 )
 
-// Reading is one sensor reading, clustered by day, then newest first.
-type Reading struct {
+// reading is one sensor reading, clustered by day, then newest first.
+type reading struct {
 	Sensor string
 	Day    string
 	At     time.Time
@@ -20,7 +20,7 @@ type Reading struct {
 }
 
 // Describe implements kandra's description.
-func (r *Reading) Describe(s *kandra.Schema[Reading]) {
+func (r *reading) Describe(s *kandra.Schema[reading]) {
 	s.Table("readings")
 	kandra.Bind(s, &r.Sensor, kandra.PartitionKey(0))
 	kandra.Bind(s, &r.Day, kandra.ClusteringKey(0, kandra.ClusteringAsc))
@@ -28,9 +28,9 @@ func (r *Reading) Describe(s *kandra.Schema[Reading]) {
 }
 
 var (
-	Readings   = kandra.MustRegister[Reading]()
-	readingDay = kandra.MustFieldOf(Readings, func(r *Reading) *string { return &r.Day })
-	readingAt  = kandra.MustFieldOf(Readings, func(r *Reading) *time.Time { return &r.At })
+	readingsTable *kandra.Table[reading]
+	readingDay    kandra.Field[reading, string]
+	readingAt     kandra.Field[reading, time.Time]
 )
 
 // testPrefixRanges proves List over a prefix of the clustering key on the
@@ -42,24 +42,24 @@ var (
 func testPrefixRanges(t *testing.T, h *harness) {
 	ok := false
 	defer func() { fmt.Printf("real-server: prefix adapter=%s ok=%t\n", h.n.Name, ok && !t.Failed()) }()
-	rt, err := kstore.New(h.n.Driver, h.keyspace)
+	rt, err := kstore.New(h.d, h.keyspace)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = rt.Close(ctx) })
-	readings := kstore.MustNewRepo(rt, Readings)
+	readings := kstore.MustNewRepo(rt, readingsTable)
 	sensor := uniq("s")
 	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	var all []*Reading
+	var all []*reading
 	for _, day := range []string{"2026-12-01", "2026-12-02"} {
 		for h := 0; h < 4; h++ {
-			all = append(all, &Reading{Sensor: sensor, Day: day, At: t0.Add(time.Duration(h) * time.Hour), Value: float64(h)})
+			all = append(all, &reading{Sensor: sensor, Day: day, At: t0.Add(time.Duration(h) * time.Hour), Value: float64(h)})
 		}
 	}
 	if err := readings.SaveAll(ctx, all); err != nil {
 		t.Fatal(err)
 	}
-	hours := func(rows []*Reading) []int {
+	hours := func(rows []*reading) []int {
 		out := make([]int, len(rows))
 		for i, r := range rows {
 			out[i] = r.At.Hour()
@@ -68,7 +68,7 @@ func testPrefixRanges(t *testing.T, h *harness) {
 	}
 	list := func(want []int, opts ...kstore.ListOption) {
 		t.Helper()
-		rows, err := readings.List(ctx, &Reading{Sensor: sensor}, opts...).All()
+		rows, err := readings.List(ctx, &reading{Sensor: sensor}, opts...).All()
 		if err != nil || fmt.Sprint(hours(rows)) != fmt.Sprint(want) {
 			t.Fatalf("List = hours %v, %v; want %v", hours(rows), err, want)
 		}
@@ -92,7 +92,7 @@ func testPrefixRanges(t *testing.T, h *harness) {
 		if !cur.IsZero() {
 			opts = append(opts, kstore.After(cur))
 		}
-		it := readings.List(ctx, &Reading{Sensor: sensor}, opts...)
+		it := readings.List(ctx, &reading{Sensor: sensor}, opts...)
 		rows, err := it.All()
 		if err != nil {
 			t.Fatal(err)
@@ -112,7 +112,7 @@ func testPrefixRanges(t *testing.T, h *harness) {
 		"the second clustering column fixed without the first":            {kstore.Equal(readingAt, t0)},
 		"a range on the first with the first fixed":                       {day, kstore.To(readingDay, "x", true)},
 	} {
-		if _, err := readings.List(ctx, &Reading{Sensor: sensor}, opts...).All(); !errors.As(err, &ae) {
+		if _, err := readings.List(ctx, &reading{Sensor: sensor}, opts...).All(); !errors.As(err, &ae) {
 			t.Fatalf("%s: %v, want an *kerrors.ArgumentError", name, err)
 		}
 	}

@@ -54,7 +54,7 @@ type Node struct {
 	Scan func(ctx context.Context, cql string, args []any, dest ...any) error
 }
 
-// The entities of issue 11's tutorial service, plus two for the proofs at
+// The entities of the tutorial service, plus two for the proofs at
 // scale.
 
 // user has a BATCH email lookup and an EVENTUAL ticketRef lookup.

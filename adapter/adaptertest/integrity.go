@@ -16,7 +16,7 @@ import (
 	"github.com/kandra-go/kandra/kstore"
 )
 
-// The write-integrity scenarios of issue 17: each was a hole on the node
+// The write-integrity scenarios: each was a hole on the node
 // (a stale copy overwriting a newer version, Update(u, u), writes after
 // Close, unit mistakes in options) and each is now refused or defined.
 

@@ -950,7 +950,7 @@ func (p *migTaggedV2) Describe(s *kandra.Schema[migTaggedV2]) {
 	kandra.Bind(s, &p.SAI, kandra.Column("sai"), kandra.Frozen(), kandra.SecondaryIndex(kandra.UsingSAI()))
 }
 
-// testMigratorUDTIndex (issue 33, finding 6): a field added to a type that
+// testMigratorUDTIndex: a field added to a type that
 // indexed frozen columns hold is a step needing approval, whose reason
 // names the indexes; the cost it states is the node's: once the field is
 // added, Index.Find through the legacy and the SAI index misses the row

@@ -20,7 +20,7 @@ import (
 	"github.com/kandra-go/kandra/kstore"
 )
 
-// Retries on the node (issue 33, finding 1): a write that must not be sent
+// Retries on the node: a write that must not be sent
 // twice (a lightweight transaction, a counter update) is sent once
 // whatever the session's retry policy, and an answer lost after the node
 // applied it is an unknown outcome (kerrors.ErrUnknownOutcome), never a

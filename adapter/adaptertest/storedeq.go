@@ -19,7 +19,7 @@ import (
 	"github.com/kandra-go/kandra/kstore"
 )
 
-// Stored equality on the node (issue 33): the server compares the bytes it
+// Stored equality on the node: the server compares the bytes it
 // stores, and one stored value has many Go forms (a time in another zone
 // or with sub-millisecond parts, net.ParseIP's 16-byte IPv4, a NaN, a UDT
 // with a `kandra:"-"` field set or a field reached through another

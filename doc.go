@@ -50,9 +50,9 @@
 // WriteConsistency, SoftDelete, the lookup kind) are
 // for the runtime to act on; their docs say what the runtime does.
 //
-// Consistency, UUIDStrategy, the timestamp helpers, Metrics and
+// Consistency, UUIDStrategy, the timestamp helpers, Observer and
 // EventListener are the contracts such a runtime shares with the
-// application. The errors package holds the error family: every error
+// application. Package kerrors holds the error family: every error
 // kandra returns matches kerrors.ErrKandra and the sentinel of its kind.
 // The runtime itself lives in package kstore and the driver adapters in
 // nested modules.

@@ -3,7 +3,6 @@ package kandra_test
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/kandra-go/kandra"
 )
@@ -60,15 +59,6 @@ func ExampleConsistency_MarshalText() {
 	// EACH_QUORUM
 	// LOCAL_ONE <nil>
 	// kandra: invalid argument: Consistency.MarshalText: Consistency(0x0b): cannot marshal invalid consistency level "Consistency(0x0b)"
-}
-
-func ExampleMetricsFunc() {
-	var m kandra.Metrics = kandra.MetricsFunc(func(table, op string, d time.Duration) {
-		// Feed a histogram here, for example.
-		fmt.Printf("%s %s %v\n", table, op, d)
-	})
-	m.Record("users", kandra.OpSave, 1500*time.Microsecond)
-	// Output: users save 1.5ms
 }
 
 // deadLetterListener handles failed eventual lookup writes and failed

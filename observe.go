@@ -96,11 +96,45 @@ type Observation struct {
 	Conditional, Applied bool
 }
 
-// Operations is every operation name an Observation carries, which
-// Metrics.Record gets too (it also gets OpEventualWriteFailed, for a
-// failed background write). The tests of package kstore and of the
-// migrator check that they emit no other.
+// Operations is every operation name an Observation carries. The tests
+// of package kstore and of the migrator check that they emit no other.
 func Operations() []string {
 	return []string{OpSave, OpUpdate, OpDelete, OpSaveAll, OpDeleteAll, OpSaveIfNotExists, OpSoftDelete, OpGet, OpFind, OpList,
 		OpIncrement, OpBackfill, OpMigrate}
 }
+
+// The operations an Observation names (Observation.Operation): what the
+// call was, per statement. Operations lists them.
+const (
+	// OpSave is a single-entity insert: Save, and the lookup rows it writes.
+	OpSave = "save"
+	// OpUpdate is a single-entity update, and its lookup rows.
+	OpUpdate = "update"
+	// OpDelete is a single-entity hard delete, its lookup reads and deletes.
+	OpDelete = "delete"
+	// OpSaveAll is a multi-entity insert: the batch of a SaveAll, and the
+	// EVENTUAL lookup rows written after it.
+	OpSaveAll = "saveAll"
+	// OpDeleteAll is a multi-entity hard delete: the batch of a DeleteAll.
+	OpDeleteAll = "deleteAll"
+	// OpSaveIfNotExists is the lightweight-transaction insert.
+	OpSaveIfNotExists = "saveIfNotExists"
+	// OpSoftDelete is the soft-delete rewrite.
+	OpSoftDelete = "softDelete"
+	// OpGet is a read of one row by its full primary key.
+	OpGet = "get"
+	// OpFind is a read through a lookup table: the lookup row (recorded
+	// with the lookup table's name), then the primary row (with the
+	// primary table's name).
+	OpFind = "find"
+	// OpList is a read of one page of a partition.
+	OpList = "list"
+	// OpIncrement is a counter update (Increment and Decrement).
+	OpIncrement = "increment"
+	// OpBackfill is a backfill's writes of lookup rows, and its reads of
+	// the table's token ranges.
+	OpBackfill = "backfill"
+	// OpMigrate is a migration's statements: its schema changes, its
+	// reads of the schema and of its history, and its lease.
+	OpMigrate = "migrate"
+)

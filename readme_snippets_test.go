@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/kandra-go/kandra/examples/todos/quickstart"
 
@@ -191,14 +190,6 @@ func TestReadmeConsistency(t *testing.T) {
 		return nil
 	}
 	assert.NoError(t, readme())
-}
-
-func TestReadmeMetrics(t *testing.T) {
-	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	var m kandra.Metrics = kandra.MetricsFunc(func(table, op string, d time.Duration) {
-		logger.Debug("cql", "table", table, "op", op, "took", d) // or feed a histogram
-	})
-	m.Record("users", kandra.OpSave, time.Millisecond)
 }
 
 type queue struct {

@@ -85,11 +85,11 @@ func (r *Repo[T]) SaveAll(ctx context.Context, es []*T, opts ...WriteOption) err
 	}
 	// The generated ids are stamped now: only then is the partition of
 	// each entity known.
-	if err := r.batchAll(ctx, OpSaveAll, cons, sc, es); err != nil {
+	if err := r.batchAll(ctx, kandra.OpSaveAll, cons, sc, es); err != nil {
 		return err
 	}
 	for _, e := range es {
-		r.eventualInserts(ctx, OpSaveAll, cons, e, evTS)
+		r.eventualInserts(ctx, kandra.OpSaveAll, cons, e, evTS)
 	}
 	return nil
 }
@@ -140,7 +140,7 @@ func (r *Repo[T]) DeleteAll(ctx context.Context, es []*T, opts ...DeleteOption) 
 	if err := r.checkBatchSize(op, sc.entries); err != nil {
 		return err
 	}
-	return r.batchAll(ctx, OpDeleteAll, cons, sc, es)
+	return r.batchAll(ctx, kandra.OpDeleteAll, cons, sc, es)
 }
 
 // checkAll refuses what no batch of n entities of the table can do.

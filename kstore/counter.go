@@ -59,7 +59,7 @@ func (c *Counter[T]) add(ctx context.Context, op string, key *T, delta int64, op
 	q := sc.query(c.st)
 	q.Values = catalog.AppendColumns(r.t, c.st, key, append(sc.values(c.st.NumParams()), delta))
 	q.Consistency = cons
-	_, err = r.exec(ctx, OpIncrement, q)
+	_, err = r.exec(ctx, kandra.OpIncrement, q)
 	return err
 }
 

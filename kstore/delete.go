@@ -3,6 +3,7 @@ package kstore
 import (
 	"context"
 
+	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/internal/catalog"
 )
@@ -71,7 +72,7 @@ func (r *Repo[T]) hardDelete(ctx context.Context, op string, e *T, opts []Delete
 	if versioned {
 		return r.deleteVersioned(ctx, op, e, c, cons, sc.entries[1:], left)
 	}
-	if err := r.batchExec(ctx, OpDelete, cons, sc.entries, &sc.batch); err != nil {
+	if err := r.batchExec(ctx, kandra.OpDelete, cons, sc.entries, &sc.batch); err != nil {
 		return err
 	}
 	r.releaseOwned(ctx, op, e, left, c, cons)
@@ -107,6 +108,6 @@ func (r *Repo[T]) SoftDelete(ctx context.Context, e *T, opts ...DeleteOption) er
 		*r.timeField(col, e) = truncate(col, r.now())
 	}
 	st := r.st.SoftDelete()
-	_, err = r.exec(ctx, OpSoftDelete, &adapter.Query{Statement: st, Values: r.bindWrite(st, &c, e, nil), Consistency: cons})
+	_, err = r.exec(ctx, kandra.OpSoftDelete, &adapter.Query{Statement: st, Values: r.bindWrite(st, &c, e, nil), Consistency: cons})
 	return err
 }

@@ -168,7 +168,7 @@ func (r *Store) enqueue(ctx context.Context, j job) {
 		select {
 		case p.room <- struct{}{}:
 		case <-ctx.Done():
-			r.eventualFailed(j.table, j.entity, &kerrors.QueryError{Message: "eventual write to " + j.table + " not started", Cause: ctx.Err()}, 0)
+			r.eventualFailed(j.table, j.entity, &kerrors.QueryError{Message: "eventual write to " + j.table + " not started", Cause: ctx.Err()})
 			if j.w != nil {
 				j.w.done(true)
 			}
@@ -291,10 +291,6 @@ func (r *Store) run(j job) {
 		<-r.pool.room
 		r.wg.Done()
 	}()
-	var start time.Time
-	if r.cfg.metrics != nil {
-		start = time.Now()
-	}
 	var err error
 	if j.w != nil {
 		err = j.w.write(j.ctx, j.i)
@@ -302,11 +298,7 @@ func (r *Store) run(j job) {
 		err = j.fn(j.ctx)
 	}
 	if err != nil {
-		var d time.Duration
-		if !start.IsZero() {
-			d = time.Since(start)
-		}
-		r.eventualFailed(j.table, j.entity, err, d)
+		r.eventualFailed(j.table, j.entity, err)
 	}
 	if j.w != nil {
 		j.w.done(err != nil)

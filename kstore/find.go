@@ -79,7 +79,7 @@ func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...ReadOption) (*T, e
 	key := new(T)
 	l.f.Set(key, v)
 	q := &adapter.Query{Statement: st, Values: catalog.AppendColumns(r.t, st, key, make([]any, 0, 1)), Consistency: cons}
-	found, err := r.one(ctx, OpFind, q, func(dst []any) []any { return catalog.AppendResult(r.t, st, key, dst) })
+	found, err := r.one(ctx, kandra.OpFind, q, func(dst []any) []any { return catalog.AppendResult(r.t, st, key, dst) })
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...ReadOption) (*T, e
 	sc := getScratch[option](nil)
 	defer sc.release()
 	sc.c = c
-	e, err := r.getIn(ctx, OpFind, sc, key, cons)
+	e, err := r.getIn(ctx, kandra.OpFind, sc, key, cons)
 	if errors.Is(err, kerrors.ErrNotFound) {
 		return nil, l.notFound(v)
 	}

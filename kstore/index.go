@@ -221,7 +221,7 @@ func (x *Index[T, V]) find(ctx context.Context, op string, how catalog.IndexOp, 
 			return it
 		}
 	}
-	it.rows, it.cursor, it.err = r.readPage(ctx, OpFind, "index read", st, vals, cons, &c, fp, fpOf)
+	it.rows, it.cursor, it.err = r.readPage(ctx, kandra.OpFind, "index read", st, vals, cons, &c, fp, fpOf)
 	return it
 }
 
@@ -277,6 +277,6 @@ func (x *Index[T, V]) Nearest(ctx context.Context, q V, limit int, opts ...ReadO
 	c.pageSize = limit + 1
 	// Its cursor is dropped: any fingerprint but 0 (make one) will do, an
 	// even one without sealedBit, so nothing is sealed for nothing.
-	it.rows, _, it.err = r.readPage(ctx, OpFind, "ANN read", st, []any{&q, limit}, cons, &c, 2, nil)
+	it.rows, _, it.err = r.readPage(ctx, kandra.OpFind, "ANN read", st, []any{&q, limit}, cons, &c, 2, nil)
 	return it
 }

@@ -183,22 +183,22 @@ func (d *doneClaims) has(token int64) bool {
 // newToken draws a claim token; never 0, which means none.
 func newToken() int64 { return mrand.Int64N(math.MaxInt64) + 1 }
 
-// metricOp is the documented operation name (OpSave ...) under which the
+// metricOp is the documented operation name (kandra.OpSave ...) under which the
 // statements of call op are recorded.
 func metricOp(op string) string {
 	switch op {
 	case "Save", "ForceSave":
-		return OpSave
+		return kandra.OpSave
 	case "SaveIfNotExists":
-		return OpSaveIfNotExists
+		return kandra.OpSaveIfNotExists
 	case "Update":
-		return OpUpdate
+		return kandra.OpUpdate
 	case "SoftDelete":
-		return OpSoftDelete
+		return kandra.OpSoftDelete
 	case "Delete", "HardDelete", "ForceDelete":
-		return OpDelete
+		return kandra.OpDelete
 	}
-	return OpFind
+	return kandra.OpFind
 }
 
 // tokenArg binds a token read from a claim: 0 is a claim without one (a
@@ -435,7 +435,7 @@ func (r *Repo[T]) release(ctx context.Context, op string, i int, e *T, token int
 	if _, err := r.exec(ctx, metricOp(op), &adapter.Query{Statement: rl, Values: vals, Consistency: cons, SerialConsistency: serial}); err != nil {
 		cp := new(T)
 		*cp = *e
-		r.rt.eventualFailed(r.lookups[i].Name(), cp, err, 0)
+		r.rt.eventualFailed(r.lookups[i].Name(), cp, err)
 	}
 }
 
@@ -539,10 +539,10 @@ func (l *Lookup[T, V]) keysPage(ctx context.Context, op string, v V, c *call, co
 	q := sc.query(st)
 	q.Values = catalog.AppendColumns(r.t, st, probe, sc.values(st.NumParams()))
 	q.Consistency, q.PageSize, q.PageState = cons, c.pageSize, c.cursor.state
-	octx, w := r.rt.observe(ctx, st.TableName(), OpFind, kandra.SingleStatement, st.CQL(), 1, cons, false)
+	octx, w := r.rt.observe(ctx, st.TableName(), kandra.OpFind, kandra.SingleStatement, st.CQL(), 1, cons, false)
 	rows, err := r.rt.d.Query(octx, q)
 	if err != nil {
-		r.rt.observed(octx, w, st.TableName(), OpFind, 0, err)
+		r.rt.observed(octx, w, st.TableName(), kandra.OpFind, 0, err)
 		return keys, nil, queryErr(op+" on "+st.TableName()+" failed", err)
 	}
 	dst := sc.values(st.NumResult())
@@ -551,7 +551,7 @@ func (l *Lookup[T, V]) keysPage(ctx context.Context, op string, v V, c *call, co
 		keys = append(keys, k)
 	}
 	err = rows.Close()
-	r.rt.observed(octx, w, st.TableName(), OpFind, len(keys)-n, err)
+	r.rt.observed(octx, w, st.TableName(), kandra.OpFind, len(keys)-n, err)
 	if err != nil {
 		return keys, nil, queryErr(op+" on "+st.TableName()+" failed", err)
 	}
@@ -563,7 +563,7 @@ func (l *Lookup[T, V]) keysPage(ctx context.Context, op string, v V, c *call, co
 // row can outlive its value's move, or its entity.
 func (l *Lookup[T, V]) holder(ctx context.Context, sc *scratch, k *T, v V, cons kandra.Consistency) (*T, error) {
 	r := l.repo
-	e, err := r.getIn(ctx, OpFind, sc, k, cons)
+	e, err := r.getIn(ctx, kandra.OpFind, sc, k, cons)
 	if errors.Is(err, kerrors.ErrNotFound) {
 		return nil, nil
 	}

@@ -90,10 +90,10 @@ func Prepare[T any](r *Repo[T], cql string, params ...RawParam) (*Raw[T], error)
 	first := toks[0]
 	switch {
 	case first.Is("SELECT"):
-		q.op = OpGet
+		q.op = kandra.OpGet
 		result, text, err = r.selectList(toks, cql)
 	case first.Is("INSERT"), first.Is("UPDATE"), first.Is("DELETE"):
-		q.op = OpUpdate
+		q.op = kandra.OpUpdate
 		text, err = r.rawTarget(toks, cql)
 	default:
 		err = r.argErr(op, "cql", "a Raw statement is a SELECT, INSERT, UPDATE or DELETE; run schema changes through the migrator")
@@ -404,7 +404,7 @@ func (r *Repo[T]) GetMany(ctx context.Context, keys []*T, opts ...ReadOption) ([
 			defer func() { <-sem; wg.Done() }()
 			sc := getScratch(opts)
 			defer sc.release()
-			e, err := r.getIn(ctx, OpGet, sc, k, cons)
+			e, err := r.getIn(ctx, kandra.OpGet, sc, k, cons)
 			switch {
 			case err == nil:
 				out[i] = e

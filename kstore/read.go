@@ -20,7 +20,7 @@ func (r *Repo[T]) Get(ctx context.Context, key *T, opts ...ReadOption) (*T, erro
 		return nil, err
 	}
 	defer r.rt.leave()
-	return r.getIn(ctx, OpGet, sc, key, cons)
+	return r.getIn(ctx, kandra.OpGet, sc, key, cons)
 }
 
 // getIn reads key's row at cons with sc's options (SkipDeleted), its
@@ -132,7 +132,7 @@ func (r *Repo[T]) List(ctx context.Context, partition *T, opts ...ListOption) *I
 		}
 		vals = appendParam(vals, st.Param(i), &c)
 	}
-	it.rows, it.cursor, it.err = r.readPage(ctx, OpList, "list", st, vals, cons, &c, fp, func() uint64 { return r.fingerprint(st, partition, &c) })
+	it.rows, it.cursor, it.err = r.readPage(ctx, kandra.OpList, "list", st, vals, cons, &c, fp, func() uint64 { return r.fingerprint(st, partition, &c) })
 	return it
 }
 

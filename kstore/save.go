@@ -99,11 +99,11 @@ func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []WriteOption,
 			return err
 		}
 	}
-	if err := r.batchExec(ctx, OpSave, cons, sc.entries, &sc.batch); err != nil {
+	if err := r.batchExec(ctx, kandra.OpSave, cons, sc.entries, &sc.batch); err != nil {
 		return err // the claims stay: the batch may have landed
 	}
 	r.landed(claimed)
-	r.eventualInserts(ctx, OpSave, cons, e, evTS)
+	r.eventualInserts(ctx, kandra.OpSave, cons, e, evTS)
 	return nil
 }
 
@@ -160,7 +160,7 @@ func (r *Repo[T]) eventualMoves(ctx context.Context, cons kandra.Consistency, ol
 	if w == nil {
 		w = &eventualInsert[T]{r: r}
 	}
-	w.op, w.cons, w.ts, w.e, w.old, w.moved = OpUpdate, cons, ts, *nw, *old, 0
+	w.op, w.cons, w.ts, w.e, w.old, w.moved = kandra.OpUpdate, cons, ts, *nw, *old, 0
 	for _, i := range idx {
 		if ov := r.lookupValue(i, old); !r.sameLookup(i, old, nw) && !r.emptyAt(i, ov) {
 			w.moved |= 1 << i
@@ -302,7 +302,7 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...InsertOptio
 	}
 	// The lookup rows before the LWT (see saveVersioned for why).
 	if len(entries) > 0 {
-		if err := r.batchExec(ctx, OpSaveIfNotExists, cons, entries, &sc.batch); err != nil {
+		if err := r.batchExec(ctx, kandra.OpSaveIfNotExists, cons, entries, &sc.batch); err != nil {
 			r.giveBack(ctx, op, claimed, c, cons) // the row was not sent
 			*e = was
 			return false, err
@@ -312,9 +312,9 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...InsertOptio
 		*e = was
 		return false, err
 	}
-	applied, err := r.exec(ctx, OpSaveIfNotExists, row)
+	applied, err := r.exec(ctx, kandra.OpSaveIfNotExists, row)
 	if err != nil {
-		r.eventualIfUnknown(ctx, OpSaveIfNotExists, cons, e, evTS, err)
+		r.eventualIfUnknown(ctx, kandra.OpSaveIfNotExists, cons, e, evTS, err)
 		return false, err // the claims stay: the LWT may have applied
 	}
 	if !applied {
@@ -323,6 +323,6 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...InsertOptio
 		return false, nil
 	}
 	r.landed(claimed)
-	r.eventualInserts(ctx, OpSaveIfNotExists, cons, e, evTS)
+	r.eventualInserts(ctx, kandra.OpSaveIfNotExists, cons, e, evTS)
 	return true, nil
 }

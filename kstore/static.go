@@ -1,6 +1,10 @@
 package kstore
 
-import "context"
+import (
+	"context"
+
+	"github.com/kandra-go/kandra"
+)
 
 // The static columns (kandra.Static) of a partition, written and read by
 // its partition key alone. Save, Update and Get write and read them with a
@@ -37,7 +41,7 @@ func (r *Repo[T]) SaveStatic(ctx context.Context, e *T, opts ...WriteOption) err
 	st := r.st.UpdateStatic(using(c))
 	q := sc.query(st)
 	q.Values, q.Consistency = r.appendWrite(sc.values(st.NumParams()), st, c, e, nil), cons
-	_, err = r.exec(ctx, OpUpdate, q)
+	_, err = r.exec(ctx, kandra.OpUpdate, q)
 	return err
 }
 
@@ -57,5 +61,5 @@ func (r *Repo[T]) GetStatic(ctx context.Context, key *T, opts ...ReadOption) (*T
 		return nil, err
 	}
 	defer r.rt.leave()
-	return r.readRow(ctx, OpGet, sc, r.st.SelectStatic(), key, cons)
+	return r.readRow(ctx, kandra.OpGet, sc, r.st.SelectStatic(), key, cons)
 }

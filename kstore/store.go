@@ -103,8 +103,8 @@
 //     (backpressure, not an unbounded queue). They
 //     work on a copy of the entity taken when the call returns, and use a
 //     context detached from the caller's cancellation. Failures go to
-//     EventListener.OnEventualWriteFailed and to metrics
-//     (OpEventualWriteFailed), never to the caller. Close waits for them.
+//     EventListener.OnEventualWriteFailed (and the Observer sees the
+//     failed write), never to the caller. Close waits for them.
 //
 // # Call options
 //
@@ -178,7 +178,6 @@ type Store struct {
 type config struct {
 	consistency kandra.Consistency
 	serial      kandra.Consistency
-	metrics     kandra.Metrics
 	observer    kandra.Observer
 	listener    kandra.EventListener
 	concurrency int
@@ -201,14 +200,12 @@ func WithConsistency(c kandra.Consistency) Option { return func(o *config) { o.c
 // lightweight transactions (default SERIAL). It must be a serial level.
 func WithSerialConsistency(c kandra.Consistency) Option { return func(o *config) { o.serial = c } }
 
-// WithMetrics sets the recorder called after every statement.
-func WithMetrics(m kandra.Metrics) Option { return func(o *config) { o.metrics = m } }
-
 // WithObserver sets the observer of every statement, batch and EVENTUAL
 // write the store sends (see kandra.Observer; the module
 // github.com/kandra-go/kandra/otelkandra is one, for OpenTelemetry). It is
-// called with the context it gives the driver, and with a recorder of
-// WithMetrics too, if there is one.
+// called with the context it gives the driver. It is the one hook for
+// traces and metrics: Observation.End carries the table, the operation,
+// the duration, the rows and the error of each.
 func WithObserver(ob kandra.Observer) Option { return func(o *config) { o.observer = ob } }
 
 // WithEventListener sets the listener of asynchronous failures.
@@ -378,10 +375,7 @@ func (r *Store) observed(ctx context.Context, w watch, table, op string, rows in
 
 func (c *config) observe(ctx context.Context, keyspace, table, op string, kind kandra.StatementKind, cql string, n int, cons kandra.Consistency, background bool) (context.Context, watch) {
 	if c.observer == nil {
-		if c.metrics == nil {
-			return ctx, watch{}
-		}
-		return ctx, watch{start: time.Now()}
+		return ctx, watch{}
 	}
 	w := watch{o: &kandra.Observation{Keyspace: keyspace, Table: table, Operation: op, Kind: kind, Statement: cql,
 		Statements: n, Consistency: cons, Attempt: 1, Background: background}}
@@ -391,24 +385,16 @@ func (c *config) observe(ctx context.Context, keyspace, table, op string, kind k
 }
 
 func (c *config) observed(ctx context.Context, w watch, table, op string, rows int, err error) {
-	if w.start.IsZero() {
+	if w.o == nil {
 		return
 	}
-	d := time.Since(w.start)
-	if c.metrics != nil {
-		c.metrics.Record(table, op, d)
-	}
-	if w.o != nil {
-		w.o.Duration, w.o.Rows, w.o.Err = d, rows, err
-		c.observer.End(ctx, w.o)
-	}
+	w.o.Duration, w.o.Rows, w.o.Err = time.Since(w.start), rows, err
+	c.observer.End(ctx, w.o)
 }
 
-// eventualFailed reports an asynchronous failure.
-func (r *Store) eventualFailed(lookupTable string, entity any, err error, d time.Duration) {
-	if r.cfg.metrics != nil {
-		r.cfg.metrics.Record(lookupTable, OpEventualWriteFailed, d)
-	}
+// eventualFailed reports an asynchronous failure to the listener (the
+// observer saw the failed write itself).
+func (r *Store) eventualFailed(lookupTable string, entity any, err error) {
 	if r.cfg.listener != nil {
 		r.cfg.listener.OnEventualWriteFailed(lookupTable, entity, err)
 	}

@@ -112,9 +112,9 @@ func newFakeIn(t *testing.T, ks *kandra.Keyspace, opts ...Option) (*fake, *Repo[
 	var mu sync.Mutex
 	var ops []string
 	opts = append([]Option{WithClock(func() time.Time { return clock }),
-		WithMetrics(kandra.MetricsFunc(func(table, op string, d time.Duration) {
+		WithObserver(opsObserver(func(ob *kandra.Observation) {
 			mu.Lock()
-			ops = append(ops, table+"/"+op)
+			ops = append(ops, ob.Table+"/"+ob.Operation)
 			mu.Unlock()
 		}))}, opts...)
 	rt, err := New(f, ks, opts...)
@@ -302,6 +302,13 @@ func TestNewRepoOutsideKeyspace(t *testing.T) {
 		t.Fatalf("a table of the keyspace: %v", err)
 	}
 }
+
+// opsObserver is an Observer that hands each ended Observation to a
+// function.
+type opsObserver func(*kandra.Observation)
+
+func (opsObserver) Start(ctx context.Context, _ *kandra.Observation) context.Context { return ctx }
+func (o opsObserver) End(_ context.Context, ob *kandra.Observation)                  { o(ob) }
 
 // noMigrator is the migrator's half of adapter.Driver, which the runtime
 // never calls: a fake embeds it.

@@ -149,7 +149,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 		// entity does not hold their value (reads skip them), never an
 		// entity its lookups cannot find.
 		if len(batchIns) > 0 {
-			if err := r.batchExec(ctx, OpUpdate, cons, batchIns, nil); err != nil {
+			if err := r.batchExec(ctx, kandra.OpUpdate, cons, batchIns, nil); err != nil {
 				r.giveBack(ctx, op, claimed, c, cons) // the row was not sent
 				return err
 			}
@@ -157,7 +157,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 		if err := r.fresh(ctx, op, claimed, c, cons); err != nil {
 			return err
 		}
-		applied, err := r.exec(ctx, OpUpdate, primary)
+		applied, err := r.exec(ctx, kandra.OpUpdate, primary)
 		if err != nil {
 			return err // the claims stay: the UPDATE may have applied
 		}
@@ -168,19 +168,19 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 		written = true
 		r.landed(claimed)
 		if len(batchDels) > 0 {
-			if err := r.batchExec(ctx, OpUpdate, cons, batchDels, nil); err != nil {
+			if err := r.batchExec(ctx, kandra.OpUpdate, cons, batchDels, nil); err != nil {
 				// Only rows of values the entity left remain: reads skip
 				// them. The listener hears of it.
 				cp := new(T)
 				*cp = *nw
-				r.rt.eventualFailed(batchDels[0].Statement.TableName(), cp, err, 0)
+				r.rt.eventualFailed(batchDels[0].Statement.TableName(), cp, err)
 			}
 		}
 	} else {
 		if err := r.fresh(ctx, op, claimed, c, cons); err != nil {
 			return err
 		}
-		if err := r.batchExec(ctx, OpUpdate, cons, sc.entries, &sc.batch); err != nil {
+		if err := r.batchExec(ctx, kandra.OpUpdate, cons, sc.entries, &sc.batch); err != nil {
 			return err // the claims stay: the batch may have landed
 		}
 		written = true
@@ -199,7 +199,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 				if changed && !r.emptyAt(i, r.lookupValue(i, oldCopy)) {
 					q := r.lookupDeleteAt(i, oldCopy, ts)
 					q.Consistency = cons
-					if _, err := r.execAs(ctx, OpUpdate, q, true); err != nil {
+					if _, err := r.execAs(ctx, kandra.OpUpdate, q, true); err != nil {
 						return err
 					}
 				}
@@ -208,7 +208,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 				}
 				q := r.lookupInsertIn(nil, i, newCopy, ts)
 				q.Consistency = cons
-				_, err := r.execAs(ctx, OpUpdate, q, true)
+				_, err := r.execAs(ctx, kandra.OpUpdate, q, true)
 				return err
 			})
 		}

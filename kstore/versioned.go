@@ -158,7 +158,7 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 	// their value, which reads skip; the other order would leave a written
 	// entity that its lookups cannot find.
 	if len(entries) > 0 {
-		if err := r.batchExec(ctx, OpSave, cons, entries, nil); err != nil {
+		if err := r.batchExec(ctx, kandra.OpSave, cons, entries, nil); err != nil {
 			r.giveBack(ctx, op, claimed, c, cons) // the row was not sent
 			return err
 		}
@@ -166,10 +166,10 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 	if err := r.fresh(ctx, op, claimed, c, cons); err != nil {
 		return err
 	}
-	applied, err := r.exec(ctx, OpSave, row)
+	applied, err := r.exec(ctx, kandra.OpSave, row)
 	if err != nil {
 		unknown = true
-		r.eventualIfUnknown(ctx, OpSave, cons, e, evTS, err)
+		r.eventualIfUnknown(ctx, kandra.OpSave, cons, e, evTS, err)
 		return err // the claims stay: the write may have applied
 	}
 	if !applied {
@@ -180,7 +180,7 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 		return r.lockErr(&was, r.expected(&was)+" expected, the row has another version or is gone: Get it again and retry")
 	}
 	r.landed(claimed)
-	r.eventualInserts(ctx, OpSave, cons, e, evTS)
+	r.eventualInserts(ctx, kandra.OpSave, cons, e, evTS)
 	return nil
 }
 
@@ -197,7 +197,7 @@ func (r *Repo[T]) deleteVersioned(ctx context.Context, op string, e *T, c *call,
 		st = r.st.DeleteIfNoVersion()
 	}
 	q := &adapter.Query{Statement: st, Values: r.bindWrite(st, c, e, e), Consistency: cons, SerialConsistency: serial}
-	applied, err := r.exec(ctx, OpDelete, q)
+	applied, err := r.exec(ctx, kandra.OpDelete, q)
 	if err != nil {
 		return err
 	}
@@ -205,12 +205,12 @@ func (r *Repo[T]) deleteVersioned(ctx context.Context, op string, e *T, c *call,
 		return r.lockErr(e, r.expected(e)+" expected, the row has another version or is gone: nothing was deleted; Get it again and retry, or ForceDelete")
 	}
 	if len(lookupDels) > 0 {
-		if err := r.batchExec(ctx, OpDelete, cons, lookupDels, nil); err != nil {
+		if err := r.batchExec(ctx, kandra.OpDelete, cons, lookupDels, nil); err != nil {
 			// The row is gone: the lookup rows left point to nothing, and
 			// reads skip them. The listener hears of it.
 			cp := new(T)
 			*cp = *e
-			r.rt.eventualFailed(lookupDels[0].Statement.TableName(), cp, err, 0)
+			r.rt.eventualFailed(lookupDels[0].Statement.TableName(), cp, err)
 		}
 	}
 	r.releaseOwned(ctx, op, e, left, c, cons)
@@ -246,7 +246,7 @@ func (r *Repo[T]) softDeleteVersioned(ctx context.Context, e *T, c *call, cons k
 	if r.versionZero(&was) {
 		st = r.st.SoftDeleteIfNoVersion()
 	}
-	applied, err := r.exec(ctx, OpSoftDelete, &adapter.Query{Statement: st, Values: r.bindWrite(st, c, e, &was), Consistency: cons, SerialConsistency: serial})
+	applied, err := r.exec(ctx, kandra.OpSoftDelete, &adapter.Query{Statement: st, Values: r.bindWrite(st, c, e, &was), Consistency: cons, SerialConsistency: serial})
 	if err != nil {
 		return err
 	}

@@ -366,8 +366,12 @@ func (h *harness) env(t *testing.T, opts ...kstore.Option) *env {
 func (h *harness) envOn(t *testing.T, d adapter.Driver, opts ...kstore.Option) *env {
 	e := &env{fails: &failures{}, ops: &sync.Map{}, h: h}
 	opts = append([]kstore.Option{kstore.WithEventListener(kandra.EventListenerFunc(e.fails.OnEventualWriteFailed)),
-		kstore.WithMetrics(kandra.MetricsFunc(func(table, op string, d time.Duration) {
-			n, _ := e.ops.LoadOrStore(table+"/"+op, new(atomic.Int64))
+		kstore.WithObserver(opsObserver(func(ob *kandra.Observation) {
+			key := ob.Table + "/" + ob.Operation
+			if ob.Background && ob.Err != nil {
+				key = ob.Table + "/failed in the background"
+			}
+			n, _ := e.ops.LoadOrStore(key, new(atomic.Int64))
 			n.(*atomic.Int64).Add(1)
 		}))}, opts...)
 	rt, err := kstore.New(d, h.keyspace, opts...)
@@ -386,6 +390,13 @@ func (h *harness) envOn(t *testing.T, d adapter.Driver, opts ...kstore.Option) *
 	t.Cleanup(func() { _ = rt.Close(context.Background()) })
 	return e
 }
+
+// opsObserver is an Observer that hands each ended Observation to a
+// function.
+type opsObserver func(*kandra.Observation)
+
+func (opsObserver) Start(ctx context.Context, _ *kandra.Observation) context.Context { return ctx }
+func (o opsObserver) End(_ context.Context, ob *kandra.Observation)                  { o(ob) }
 
 func (e *env) count(key string) int64 {
 	n, ok := e.ops.Load(key)

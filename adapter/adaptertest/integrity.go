@@ -186,7 +186,7 @@ func testSaveIfNotExistsBatchFirst(t *testing.T, h *harness) {
 			t.Fatalf("the row was written")
 		}
 	}
-	if e.count("users/"+kstore.OpSaveIfNotExists) != 0 {
+	if e.count("users/"+kandra.OpSaveIfNotExists) != 0 {
 		t.Fatal("the LWT was sent")
 	}
 }

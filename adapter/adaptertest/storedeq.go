@@ -633,9 +633,9 @@ func testBatchEstimate(t *testing.T, h *harness) {
 	// kandra's refusal before sending: ErrBatchTooLarge, and no batch
 	// reached the driver (the metrics count each one sent).
 	refused := func(save func() error) (bool, error) {
-		sent := e.count("eq_tallies/" + kstore.OpSave)
+		sent := e.count("eq_tallies/" + kandra.OpSave)
 		err := save()
-		return errors.Is(err, kerrors.ErrBatchTooLarge) && e.count("eq_tallies/"+kstore.OpSave) == sent, err
+		return errors.Is(err, kerrors.ErrBatchTooLarge) && e.count("eq_tallies/"+kandra.OpSave) == sent, err
 	}
 	for _, s := range []struct {
 		name string

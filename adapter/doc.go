@@ -1,35 +1,30 @@
-// Package adapter is the adapter interface: what a driver adapter for
-// kandra is built from. App authors do not need it: they use an adapter
-// (github.com/kandra-go/kandra/driver/kgocql or .../driver/kgocqlv2), as the
-// users of database/sql never import database/sql/driver.
+// Package adapter is what a driver adapter for kandra implements, as
+// database/sql/driver is for database/sql: the Driver interface (the
+// runtime's Exec, Query and Batch, the migrator's ExecCQL, QueryCQL and
+// AwaitSchemaAgreement) and the types it is called with (Query, Batch,
+// Rows, Statement). App authors do not import it: they pass an adapter's
+// driver (github.com/kandra-go/kandra/driver/kgocql or .../kgocqlv2) to
+// kstore.New and to package migrate. Its conformance suite, run against a
+// real node, is package adapter/adaptertest.
 //
-// The core here is written once for every driver. It plans, per column,
-// how a Go type kandra maps is bound and scanned (Codec for a row's
-// columns, Plan for a Statement's markers and results), applies
-// kandra's value rules at the edges (docs/types.md, "Values at the edges": the
-// exact wire form of timestamps, dates, times of day, inet addresses,
-// blobs, UUIDs, durations and integers wider than their field), encodes
-// the Go structs of user-defined types field by field, binds by
-// value or by reference (a reference writes a field's bytes when the
-// driver marshals it: no boxing, no reflection), scans into the fields
-// themselves where it can, sends every set and map in the server's order
-// (SortedValue), and holds the driver-neutral parts of the runtime's and
-// the migrator's driver: LWT classification (IsConditional), credentials
-// for an authenticator (Auth) and the plain values of schema rows
+// The rest is the driver-neutral half of an adapter, written once for
+// every driver of the gocql family. It plans, per column, how a Go type
+// kandra maps is bound and scanned (Codec for a row's columns, Plan for a
+// Statement's markers and results), applies kandra's value rules at the
+// edges (docs/types.md, "Values at the edges": the exact wire form of
+// timestamps, dates, times of day, inet addresses, blobs, UUIDs,
+// durations and integers wider than their field), encodes the Go structs
+// of user-defined types field by field, binds by value or by reference (a
+// reference writes a field's bytes when the driver marshals it: no
+// boxing, no reflection), scans into the fields themselves where it can,
+// and sends every set and map in the server's order (SortedValue). It
+// also runs the send loop every Driver call needs (Send: a statement that
+// must not be sent twice is sent once, and an error after which it may
+// have applied is an unknown outcome, OutcomeOpen), and holds credentials
+// for an authenticator (Auth) and the plain values of the migrator's rows
 // (MapRows).
 //
-// The statements come from here too: BuildStatements renders, once per
-// table, every CQL statement the runtime sends (TableStatements and
-// LookupStatements), each a Statement whose bind markers say where their
-// values come from (Param); AppendColumns, AppendExpected and
-// AppendResult give the entity's field addresses for them, in order.
-//
-// And the migrator's driver side: ReadSchemaRows, ReadSchemaVersions,
-// ExecSchemaThen and AwaitAgreement read the schema tables and wait for
-// schema agreement over any QueryFunc, which is what an adapter's
-// adapter.Driver methods are made of.
-//
-// An adapter implements Driver, a handful of methods for its driver's
+// An adapter implements TypeSystem, a handful of methods for its driver's
 // types (its TypeInfo, its Marshal and Unmarshal, how it splits a
 // collection's and a user-defined type's type info, its UUID type, and
 // references of its own if it has any), on an empty struct type, and

@@ -43,7 +43,7 @@ const (
 	// ParamPrefix is the value the clustering column Param.Column equals
 	// in a partition SELECT of a clustering prefix (Range.Prefix).
 	ParamPrefix
-	// ParamRaw is a marker of a hand-written statement (NewRawStatement):
+	// ParamRaw is a marker of a hand-written statement (kstore.Prepare):
 	// a value of Param.Column's Go type, or, without a column, a value the
 	// driver binds as it is.
 	ParamRaw
@@ -163,12 +163,12 @@ func (s *Statement) HasPresence() bool { return s.present }
 
 // HasWriteTime reports a SELECT whose rows end, after the NumResult
 // columns, with one more value: a WRITETIME in microseconds, scanned into
-// an *int64 (LookupStatements.SelectOwner).
+// an *int64 (a lookup's owner read).
 func (s *Statement) HasWriteTime() bool { return s.writeTime }
 
 // HasClaim reports a SELECT whose rows end, after the NumResult columns,
 // with a unique lookup's claim token and the write times of the token and
-// of the holder, each scanned into an *int64 (LookupStatements.SelectOwner
+// of the holder, each scanned into an *int64 (a lookup's owner read
 // of a unique lookup). Such a statement also reports HasWriteTime.
 func (s *Statement) HasClaim() bool { return s.claim }
 

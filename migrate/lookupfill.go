@@ -64,7 +64,7 @@ func newLookupFill(d adapter.Driver, ks *kandra.Keyspace, lookup *kandra.LookupT
 			return b, nil
 		}
 	}
-	panic("kandra/migrate: newLookupFill: lookup table " + lookup.Name() + " has no statements") // BuildStatements plans every lookup
+	panic("kandra/migrate: newLookupFill: lookup table " + lookup.Name() + " has no statements") // catalog.Build plans every lookup
 }
 
 // Lookup is the lookup table being filled.

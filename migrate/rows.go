@@ -13,12 +13,13 @@ import (
 )
 
 // liveFromRows builds the live model of keyspace from the system_schema
-// rows an adapter read (Driver.SchemaRows; see adapter.SchemaRows for the
-// value conventions): it is how Read turns the adapter hook's rows into a
-// Live. Rows of other keyspaces are skipped, and so are columns of tables
-// that system_schema.tables does not list (a materialized view's). No
-// keyspaces row for keyspace means the keyspace does not exist:
-// Live.Keyspace is nil, and any other row of it is an error.
+// rows the migrator read over the driver's QueryCQL (session.SchemaRows;
+// adapter.Driver.QueryCQL says the value conventions): it is how Read
+// turns them into a Live. Rows of other keyspaces are skipped, and so are
+// columns of tables that system_schema.tables does not list (a
+// materialized view's). No keyspaces row for keyspace means the keyspace
+// does not exist: Live.Keyspace is nil, and any other row of it is an
+// error.
 //
 // Types are parsed with kandra.ParseCQLType (FROZEN<...> is dropped by
 // the parser; a descending clustering column comes with clustering_order

@@ -69,14 +69,9 @@ func (s session) SchemaVersions(ctx context.Context) (map[string]string, error) 
 	return readSchemaVersions(ctx, s.QueryCQL)
 }
 
-// schemaRows are the system_schema rows of one keyspace as an adapter
-// read them (adapter.Driver's schemaRows returns them; package migrate
-// models them as its Live), one map per row keyed by column name, with
-// plain Go values: text as string, uuid and timeuuid as a canonical
-// string, int as int, boolean as bool, timestamp as time.Time,
-// map<text, text> as map[string]string, list<text> and set<text> as
-// []string; a null is absent or nil. For adapter authors; readSchemaRows
-// reads them.
+// schemaRows are the system_schema rows of one keyspace, one map per row
+// keyed by column name, with the plain values QueryCQL gives (see
+// adapter.Driver); the migrator models them as its Live.
 type schemaRows struct {
 	Keyspaces      []map[string]any // system_schema.keyspaces
 	Tables         []map[string]any // system_schema.tables
@@ -87,16 +82,14 @@ type schemaRows struct {
 }
 
 // queryFunc runs one SELECT with plain values at consistency c and
-// returns every row, as adapter.Driver's QueryCQL does (an adapter passes
-// its QueryCQL method).
+// returns every row: a driver's QueryCQL.
 type queryFunc func(ctx context.Context, stmt string, values []any, c kandra.Consistency) ([]map[string]any, error)
 
 // schemaTables are the system_schema tables readSchemaRows reads, in the
 // order of schemaRows' fields.
 var schemaTables = [...]string{"keyspaces", "tables", "columns", "indexes", "types", "dropped_columns"}
 
-// readSchemaRows implements adapter.Driver's schemaRows through query:
-// every row of
+// readSchemaRows reads through query every row of
 // system_schema.{keyspaces,tables,columns,indexes,types,dropped_columns}
 // of keyspace, at consistency ONE (system_schema is node-local).
 func readSchemaRows(ctx context.Context, query queryFunc, keyspace string) (*schemaRows, error) {
@@ -112,8 +105,7 @@ func readSchemaRows(ctx context.Context, query queryFunc, keyspace string) (*sch
 	return out, nil
 }
 
-// readSchemaVersions implements adapter.Driver's SchemaVersions through
-// query: the coordinator's system.local (by broadcast_address, else
+// readSchemaVersions reads through query the coordinator's system.local (by broadcast_address, else
 // listen_address) and system.peers (by peer). query must return inet
 // values as strings (MapRows does).
 func readSchemaVersions(ctx context.Context, query queryFunc) (map[string]string, error) {
@@ -140,9 +132,8 @@ func readSchemaVersions(ctx context.Context, query queryFunc) (map[string]string
 	return out, nil
 }
 
-// awaitAgreement implements adapter.Driver's AwaitSchemaAgreement around
-// the driver's own wait: a failure of wait becomes a *kerrors.AgreementError with
-// the versions that versions reports (read for at most 10 seconds, even
+// awaitAgreement runs the driver's own wait; a failure of wait becomes a
+// *kerrors.AgreementError with the versions that versions reports (read for at most 10 seconds, even
 // when ctx is done, so that the error shows where the nodes stand).
 func awaitAgreement(ctx context.Context, wait func(context.Context) error, versions func(context.Context) (map[string]string, error)) error {
 	start := time.Now()
@@ -156,9 +147,8 @@ func awaitAgreement(ctx context.Context, wait func(context.Context) error, versi
 	return &kerrors.AgreementError{Versions: seen, Waited: time.Since(start), Cause: err}
 }
 
-// execSchemaThen implements adapter.Driver's ExecSchema: exec runs stmt,
-// then await waits for agreement; a *kerrors.AgreementError from await names
-// stmt.
+// execSchemaThen runs stmt with exec, then waits for agreement with
+// await; a *kerrors.AgreementError from await names stmt.
 func execSchemaThen(ctx context.Context, stmt string, exec func(context.Context, string) error, await func(context.Context) error) error {
 	if err := exec(ctx, stmt); err != nil {
 		return err

@@ -19,8 +19,8 @@ type Sent struct {
 	Texts      []string
 }
 
-// One is the Sent of one statement sent as text.
-func One(s *Statement, text string) Sent {
+// SentOne is the Sent of one statement sent as text.
+func SentOne(s *Statement, text string) Sent {
 	return Sent{Statements: []*Statement{s}, Texts: []string{text}}
 }
 

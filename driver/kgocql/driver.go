@@ -123,13 +123,13 @@ func (once) GetRetryType(error) gocql.RetryType { return gocql.Rethrow }
 func (d *Driver) exec(ctx context.Context, q *adapter.Query) (bool, adapter.Sent, error) {
 	gq, _, cql, err := d.query(ctx, q)
 	if err != nil {
-		return false, adapter.One(q.Statement, cql), err
+		return false, adapter.SentOne(q.Statement, cql), err
 	}
 	if q.Statement.IsConditional() {
 		applied, err := gq.MapScanCAS(map[string]any{})
-		return applied, adapter.One(q.Statement, cql), err
+		return applied, adapter.SentOne(q.Statement, cql), err
 	}
-	return true, adapter.One(q.Statement, cql), gq.Exec()
+	return true, adapter.SentOne(q.Statement, cql), gq.Exec()
 }
 
 // Query implements adapter.Driver: one page, never fetching the next by
@@ -138,7 +138,7 @@ func (d *Driver) exec(ctx context.Context, q *adapter.Query) (bool, adapter.Sent
 func (d *Driver) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, error) {
 	return adapter.Send(ctx, d, &d.texts, true, mayHaveApplied, func() (adapter.Rows, adapter.Sent, error) {
 		gq, p, cql, err := d.query(ctx, q)
-		sent := adapter.One(q.Statement, cql)
+		sent := adapter.SentOne(q.Statement, cql)
 		if err != nil {
 			return nil, sent, err
 		}

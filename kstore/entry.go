@@ -113,7 +113,7 @@ func (r *Repo[T]) check(ctx context.Context, en entry, c *call, args []arg[T]) (
 		}
 		cons, err = r.writeCons(en.op, c)
 	}
-	if err == nil && (en.serial || en.kind != counts && (r.ts.VersionColumn() != nil || len(r.unique) > 0)) {
+	if err == nil && (en.serial || (en.kind == writes || en.kind == writesAny) && (r.ts.VersionColumn() != nil || len(r.unique) > 0)) {
 		serial, err = r.serialCons(en.op, c)
 	}
 	return cons, serial, err

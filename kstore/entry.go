@@ -35,7 +35,7 @@ type callKind uint8
 const (
 	// reads reads rows: any table, the read consistency.
 	reads callKind = iota
-	// writes writes or deletes rows: not a counter table; the write
+	// writes writes rows: not a counter table; the write
 	// options and the write consistency.
 	writes
 	// writesAny deletes rows or runs a raw write: any table (a counter
@@ -75,7 +75,9 @@ type arg[T any] struct {
 
 // enter starts call en with options c and entity arguments args: see
 // the checks above. On success the call is counted in and must end with
-// r.rt.leave(); on an error it is not. serial is zero unless en.serial.
+// r.rt.leave(); on an error it is not. serial is zero unless the call
+// makes lightweight transactions (en.serial, or a write on a versioned
+// table or one with unique lookups).
 func (r *Repo[T]) enter(ctx context.Context, en entry, c *call, args ...arg[T]) (cons, serial kandra.Consistency, err error) {
 	if ctx == nil {
 		return 0, 0, r.argErr(en.op, "ctx", "a nil context.Context (pass context.Background() or the request's context)")

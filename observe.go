@@ -10,8 +10,8 @@ import (
 // and the migrator send, before and after: a tracer opens a span in
 // Start and ends it in End (the module github.com/kandra-go/kandra/otelkandra
 // does, with OpenTelemetry), a recorder counts in End. Set one with
-// kstore.WithObserver or migrate.WithObserver; with none set, nothing of
-// this is built.
+// kstore.WithObserver, migrate.ApplyOptions.Observer or
+// BackfillOptions.Observer; with none set, nothing of this is built.
 //
 // Start and End are called on the goroutine that runs the work (the
 // caller's, or a store worker's for a background write), from many
@@ -34,7 +34,8 @@ type StatementKind uint8
 const (
 	// SingleStatement is one statement.
 	SingleStatement StatementKind = iota + 1
-	// BatchStatement is a LOGGED BATCH of Observation.Statements statements.
+	// BatchStatement is a batch (LOGGED, or UNLOGGED for one partition) of
+	// Observation.Statements statements.
 	BatchStatement
 	// SchemaStatement is a schema change (CREATE, ALTER, DROP) and the wait
 	// for the cluster's agreement on it.
@@ -72,8 +73,7 @@ type Observation struct {
 	// change).
 	Consistency Consistency
 	// Attempt is 1: kandra sends each statement once (the driver's retry
-	// policy may retry it, unseen here). A migration's wait for schema
-	// agreement counts its attempts.
+	// policy may retry an idempotent one, unseen here).
 	Attempt int
 	// Background is true for a write no caller waits for: an EVENTUAL
 	// lookup row, on a store worker (the context is the call's that

@@ -10,7 +10,7 @@ import (
 
 // Codec adapts kandra's per-row accessors (Table.Pointers,
 // TableSchema.Pointers, ColumnSchema.Pointer) to what a driver whose type
-// info is I (D: see Driver) can marshal. kandra hands out the addresses of
+// info is I (D: see TypeSystem) can marshal. kandra hands out the addresses of
 // an entity's fields; for most Go types a driver takes them as they are.
 // For the types below it does not, and the codec converts them, per
 // column (the real-server suites, adapter/adaptertest and integration/,
@@ -73,7 +73,7 @@ import (
 // kandra gave is what the driver reads and writes. For the plain native
 // types (string, int32, int64, int, float64, bool), []string and the
 // driver's own UUID, AppendBindRefs and the scan targets turn the address
-// into a reference to the field (the adapter's own, Driver.Ref, or the
+// into a reference to the field (the adapter's own, TypeSystem.Ref, or the
 // core's) that writes or reads its bytes itself, exactly as the driver
 // does (the adapter's tests prove it), and hands every other CQL type to
 // the driver: the same bytes and values, without the driver's reflection

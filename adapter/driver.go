@@ -31,14 +31,14 @@ import (
 // runtime's memory.
 //
 // A Driver must be safe for concurrent use. Its errors are returned to the
-// runtime as they are; the runtime wraps them in *errors.QueryError.
+// runtime as they are; the runtime wraps them in *kerrors.QueryError.
 //
 // A statement or batch that is not idempotent (Statement.IsIdempotent
 // false for one of its statements) must be sent once: the driver must not
 // retry it nor run speculative executions of it, whatever its session's
 // policies, and an error after which it may have applied (its answer lost,
 // or the server's error leaving the outcome open) must match
-// errors.ErrUnknownOutcome (UnknownOutcome wraps one; Send does both).
+// kerrors.ErrUnknownOutcome (UnknownOutcome wraps one; Send does both).
 // Idempotent statements may be retried and speculated.
 //
 // The conformance suite, package adaptertest, proves an implementation on
@@ -49,7 +49,8 @@ type Driver interface {
 	// otherwise applied is true whenever err is nil.
 	Exec(ctx context.Context, q *Query) (applied bool, err error)
 	// Query runs a SELECT and returns one page of rows: at most
-	// q.PageSize rows (all of them when PageSize is 0), starting at
+	// q.PageSize rows (the driver's own page size when PageSize is 0),
+	// starting at
 	// q.PageState. It must not return the rows of more than one page; it
 	// may pass over empty pages to the first page with rows, as
 	// ScyllaDB's fork of gocql does by itself (Rows.PageState is then the
@@ -71,8 +72,8 @@ type Driver interface {
 	// map per row keyed by column name, with plain Go values: text as
 	// string, uuid and timeuuid as a canonical string, int as int, boolean
 	// as bool, timestamp as time.Time, map<text, text> as
-	// map[string]string, list<text> and set<text> as []string; a null is
-	// absent or nil.
+	// map[string]string, list<text> and set<text> as []string, inet as its
+	// string; a null is absent or nil.
 	QueryCQL(ctx context.Context, stmt string, values []any, c kandra.Consistency) ([]map[string]any, error)
 	// AwaitSchemaAgreement waits until every live node reports the same
 	// schema version, up to the driver's own bound or ctx's deadline, and
@@ -91,14 +92,16 @@ type Query struct {
 	// (always ConsistencySerial or ConsistencyLocalSerial); ignored
 	// otherwise.
 	SerialConsistency kandra.Consistency
-	// PageSize bounds the rows of one page of a SELECT; 0 = no paging.
+	// PageSize bounds the rows of one page of a SELECT; 0 = the driver's
+	// own page size.
 	PageSize int
 	// PageState resumes a SELECT where a previous page ended (nil = from
 	// the start).
 	PageState []byte
 }
 
-// Batch is a LOGGED BATCH of unconditional statements.
+// Batch is a batch of unconditional statements: LOGGED, or UNLOGGED
+// when Unlogged.
 type Batch struct {
 	// Entries are the statements, in order; their Consistency fields are
 	// not used.

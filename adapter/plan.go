@@ -82,7 +82,7 @@ func newPlan[I any, D TypeSystem[I]](s *Statement) (*Plan[I, D], error) {
 	return p, nil
 }
 
-// Values converts vals, the values of a runtime.Query or of a batch entry
+// Values converts vals, the values of a Query or of a batch entry
 // of the plan's statement, for the driver: a *V or a V of a converted
 // column becomes its wire value; everything else passes through.
 //

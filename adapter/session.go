@@ -77,7 +77,7 @@ type MapIter interface {
 
 // MapRows reads every row of it (the driver fetching pages as they come)
 // with the driver's own types turned into plain values, as
-// adapter.Driver's QueryCQL and SchemaRows give them: a UUID (any
+// a Driver's QueryCQL gives them (the migrator reads system_schema so): a UUID (any
 // 16-byte array) and a list of them as canonical strings, a net.IP as its
 // string.
 func MapRows(it MapIter) ([]map[string]any, error) {

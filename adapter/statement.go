@@ -195,8 +195,8 @@ func (s *Statement) IsIdempotent() bool { return s.idempotent }
 // (a lookup table's name for lookup statements).
 func (s *Statement) TableName() string { return s.table }
 
-// ColumnsOffset is the index of the first ParamColumn marker; the values
-// AppendColumns appends go there.
+// ColumnsOffset is the index of the first ParamColumn marker: Columns
+// are bound from there.
 func (s *Statement) ColumnsOffset() int { return s.firstCol }
 
 // Columns are the columns of the statement's ParamColumn markers, in

@@ -26,7 +26,7 @@ import (
 // unmarshalled by the driver with the field's type info.
 //
 // Fields are matched by name against the type the server describes
-// (Driver.UDT), not by position: after ALTER TYPE ... ADD the server's
+// (TypeSystem.UDT), not by position: after ALTER TYPE ... ADD the server's
 // order is the model's only while the model adds fields at the end. A
 // field the server's type has and the Go struct lacks is written as null
 // and skipped on read; a field the Go struct has and the server's type

@@ -8,32 +8,12 @@ import (
 	"github.com/kandra-go/kandra"
 )
 
-// SaveAll and DeleteAll write several entities of one table in one batch.
-//
-// Atomicity: the batch is one LOGGED BATCH (every entity's row and its
-// BATCH lookup rows): once the coordinator has it, all of it is applied or,
-// if the coordinator fails, replayed from the batch log; a reader may see
-// some of its rows before others. When every entity is in one partition
-// and the table has no BATCH lookup, it is an UNLOGGED BATCH instead,
-// which the server applies to that partition atomically and in isolation
-// without the batch log. EVENTUAL lookup rows follow each entity
-// asynchronously, as after Save.
-//
-// The batch's estimated size must fit WithMaxBatchBytes (the servers'
-// batch_size_fail_threshold is 50 KiB by default); a larger one is refused
-// with kerrors.ErrBatchTooLarge before anything is sent, and nothing is
-// stamped. Save the entities in smaller groups then.
-//
-// A versioned table and a table with a UNIQUE lookup are refused with an
-// *kerrors.ArgumentError: their writes are lightweight transactions, which
-// a batch over several partitions cannot hold; Save or Delete each entity.
-
 // MaxBatchEntities bounds the entities of one SaveAll or DeleteAll, under
 // the batch byte limit: more statements than this in one batch load the
 // coordinator for little gain over several batches.
 const MaxBatchEntities = 1000
 
-// SaveAll saves es in one batch (see the atomicity above), each as Save
+// SaveAll saves es in one batch (see Batches in the package doc), each as Save
 // would: validated, its generated id, CreatedAt and UpdatedAt stamped, its
 // BATCH lookup rows in the batch, its EVENTUAL ones after it. A nil entity
 // or one that Save refuses refuses the whole call before anything is

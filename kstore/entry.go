@@ -26,8 +26,11 @@ import (
 //     read's or a write's), then the serial consistency of a call that
 //     makes lightweight transactions (*kerrors.ArgumentError).
 //
+// Index, Raw, GetMany, SaveAll and DeleteAll enter the same way; the
+// last three then check each of their entities with the same checkArg.
 // What a call checks beyond these (a batch's size, a range's bounds, a
-// value's type) comes after enter, on the resolved options.
+// value's type, Decrement's delta before anything) comes after enter, on
+// the resolved options.
 
 // callKind is what a call does to the table, for enter.
 type callKind uint8
@@ -83,7 +86,7 @@ func (r *Repo[T]) enter(ctx context.Context, en entry, c *call, args ...arg[T]) 
 		return 0, 0, r.argErr(en.op, "ctx", "a nil context.Context (pass context.Background() or the request's context)")
 	}
 	if !r.rt.enter() {
-		return 0, 0, queryErr(en.op+" on "+r.ts.Name()+": the runtime is closed", kerrors.ErrClosed)
+		return 0, 0, queryErr(en.op+" on "+r.ts.Name()+": the store is closed", kerrors.ErrClosed)
 	}
 	if cons, serial, err = r.check(ctx, en, c, args); err != nil {
 		r.rt.leave()

@@ -69,3 +69,28 @@ func TestOneEntry(t *testing.T) {
 		t.Fatalf("sent %v", sent)
 	}
 }
+
+// TestSkipDeletedRefusedWhereItCannotApply: GetStatic and Raw.Query take
+// the read options, but have no row to judge: SkipDeleted there is an
+// ArgumentError naming it, never silently ignored.
+func TestSkipDeletedRefusedWhereItCannotApply(t *testing.T) {
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "app", Replication: kandra.SimpleStrategy(1), Targets: kandra.Cassandra5}, fPersons, fUsers)
+	f := &fake{applied: true}
+	rt, err := New(f, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close(context.Background()) })
+	ctx := context.Background()
+	_, err = MustNewRepo(rt, fPersons).GetStatic(ctx, &fPerson{ID: "a"}, SkipDeleted())
+	if !errors.Is(err, kerrors.ErrArgument) || !strings.Contains(err.Error(), "SkipDeleted") {
+		t.Errorf("GetStatic with SkipDeleted: %v", err)
+	}
+	q := MustPrepare(MustNewRepo(rt, fUsers), "SELECT * FROM fusers")
+	if err := q.Query(ctx, nil, SkipDeleted()).Err(); !errors.Is(err, kerrors.ErrArgument) || !strings.Contains(err.Error(), "SkipDeleted") {
+		t.Errorf("Raw.Query with SkipDeleted: %v", err)
+	}
+	if sent := f.sent(); len(sent) != 0 {
+		t.Fatalf("sent %v", sent)
+	}
+}

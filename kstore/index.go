@@ -54,7 +54,8 @@ func (x *Index[T, V]) Spec() kandra.IndexSpec { return x.spec }
 // index, in the server's order (by token, then clustering order), with
 // the cursor of the next page. A read through an index touches every
 // node: a lookup table (kandra.Lookup) is the read of one partition.
-// Options: PageSize (default 100), After, Consistency. An index on a
+// Options: PageSize (default 100), After, SkipDeleted, Consistency (the
+// other index reads take the same). An index on a
 // collection's values, keys or entries is read with Contains,
 // ContainsKey, ContainsValue or HasEntry instead: Find there is a
 // *kerrors.ArgumentError that names the call.
@@ -238,7 +239,8 @@ const MaxNearest = 1000
 // component that is not finite or past ±1e17, a zero vector for cosine),
 // as is a serial consistency ("Top-K queries can only be run with
 // consistency level ONE/LOCAL_ONE", which Cassandra 5.0.8 enforces for
-// SERIAL and LOCAL_SERIAL only). Options: Consistency.
+// SERIAL and LOCAL_SERIAL only). Options: SkipDeleted (which may leave
+// fewer than limit rows), Consistency.
 //
 // A read through an ANN index touches every node; rows written a moment
 // ago may not be ranked yet on a replica the read does not reach at the

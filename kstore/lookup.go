@@ -452,8 +452,8 @@ func (r *Repo[T]) uniqueErr(i int, e, holder *T, pending bool) error {
 // FindAll returns one page of the entities whose lookup column has value
 // v, each read by its full key and checked to still hold v (a non-unique
 // lookup has a row per holder; a unique one has at most one). Options:
-// PageSize (lookup rows per page, default 100), After, SkipDeleted,
-// Consistency. The page may hold fewer entities than rows, since stale rows
+// PageSize (lookup rows per page, default 100), After, SkipDeleted (which
+// leaves soft-deleted holders out of the page), Consistency. The page may hold fewer entities than rows, since stale rows
 // are skipped.
 func (l *Lookup[T, V]) FindAll(ctx context.Context, v V, opts ...ListOption) *Iter[T] {
 	const op = "FindAll"

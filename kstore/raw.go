@@ -279,6 +279,10 @@ func (q *Raw[T]) Query(ctx context.Context, args []any, opts ...ListOption) *Ite
 		it.err = r.argErr(op, "Equal, From, To, Reversed", "a Raw statement says its own WHERE and ORDER BY")
 		return it
 	}
+	if c.skipDeleted {
+		it.err = r.argErr(op, "SkipDeleted", "a Raw statement selects what it says; filter the soft-deleted rows in its WHERE (through an index) or in the loop")
+		return it
+	}
 	if it.err = r.checkRange(op, &c); it.err != nil {
 		return it
 	}

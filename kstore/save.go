@@ -20,7 +20,7 @@ import (
 // Save leaves e as it was. Save does not know e's earlier values: a value
 // e left stays in its lookup (reads skip it; Update moves values).
 // Options: TTL, Timestamp, Consistency, SerialConsistency. Save on a
-// counter table is a *kerrors.QueryError.
+// counter table is a *kerrors.ArgumentError.
 //
 // On a table with a Version, Save never overwrites another version: an
 // entity with a zero version is written only if the row of its key has no

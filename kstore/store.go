@@ -9,6 +9,28 @@
 // kgocqlv2.New from .../driver/kgocqlv2 for the Apache driver v2) and a
 // keyspace; this package has no driver dependency of its own.
 //
+// # Batches
+//
+// SaveAll and DeleteAll write several entities of one table in one batch.
+//
+// Atomicity: the batch is one LOGGED BATCH (every entity's row and its
+// BATCH lookup rows): once the coordinator has it, all of it is applied or,
+// if the coordinator fails, replayed from the batch log; a reader may see
+// some of its rows before others. When every entity is in one partition
+// and the table has no BATCH lookup, it is an UNLOGGED BATCH instead,
+// which the server applies to that partition atomically and in isolation
+// without the batch log. EVENTUAL lookup rows follow each entity
+// asynchronously, as after Save.
+//
+// The batch's estimated size must fit WithMaxBatchBytes (the servers'
+// batch_size_fail_threshold is 50 KiB by default); a larger one is refused
+// with kerrors.ErrBatchTooLarge before anything is sent, and nothing is
+// stamped. Save the entities in smaller groups then.
+//
+// A versioned table and a table with a UNIQUE lookup are refused with an
+// *kerrors.ArgumentError: their writes are lightweight transactions, which
+// a batch over several partitions cannot hold; Save or Delete each entity.
+//
 // # Defined behaviour
 //
 //   - Empty lookup values. The servers refuse an empty partition key, so a
@@ -21,7 +43,7 @@
 //     the batch limit (WithMaxBatchBytes, default 50 KiB, Cassandra 5.0's
 //     batch_size_fail_threshold) fails before anything is sent, with a
 //     *kerrors.QueryError matching kerrors.ErrBatchTooLarge: nothing is written.
-//     The size is a lower bound of what the server counts (batchsize.go):
+//     The size is a lower bound of what the server counts:
 //     every value's bytes, whatever its shape (a collection's elements, a
 //     user-defined type's fields, through pointers), but for the partition
 //     keys, which the server does not count, and on a keyspace whose
@@ -36,7 +58,7 @@
 //   - Versioned entities. On a table with a Version no write path
 //     overwrites or deletes a row whose version differs from the caller's
 //     copy: Save, Update, HardDelete and SoftDelete are lightweight
-//     transactions on the version (see versioned.go for each statement),
+//     transactions on the version,
 //     and a refused one is an *kerrors.OptimisticLockError, the row and
 //     the argument unchanged (lookup rows written before it point to an
 //     entity without their values: reads skip them). ForceSave and
@@ -62,11 +84,12 @@
 //     WithClaimGrace if the write did not apply). Resolve it by reading
 //     the entity at SERIAL consistency, then deciding.
 //   - Arguments. Every call checks its arguments and options before it
-//     sends anything (see check.go); a bad one is an *kerrors.ArgumentError.
+//     sends anything, in one order for every call; a bad one is an
+//     *kerrors.ArgumentError.
 //   - Close. Close refuses new calls, then waits for the calls in progress
 //     and for every EVENTUAL write they queue: once it returns nil, nothing
 //     more is sent through the driver.
-//   - Lookups (see lookup.go for the statements and their order). Once
+//   - Lookups. Once
 //     the EVENTUAL writes are done, every live entity is found through
 //     every lookup by every value it holds, and no read through a lookup
 //     returns an entity that does not hold the value. A non-unique lookup
@@ -204,8 +227,8 @@ func WithSerialConsistency(c kandra.Consistency) Option { return func(o *config)
 // write the store sends (see kandra.Observer; the module
 // github.com/kandra-go/kandra/otelkandra is one, for OpenTelemetry). It is
 // called with the context it gives the driver. It is the one hook for
-// traces and metrics: Observation.End carries the table, the operation,
-// the duration, the rows and the error of each.
+// traces and metrics: the Observation its End gets carries the table,
+// the operation, the duration, the rows and the error of each.
 func WithObserver(ob kandra.Observer) Option { return func(o *config) { o.observer = ob } }
 
 // WithEventListener sets the listener of asynchronous failures.
@@ -260,7 +283,7 @@ func WithCursorKey(key []byte) Option {
 // (default time.Now), for tests.
 func WithClock(now func() time.Time) Option { return func(o *config) { o.now = now } }
 
-// New returns the runtime of keyspace ks on d. Every statement names its
+// New returns the store of keyspace ks on d. Every statement names its
 // table qualified with the keyspace, and the checks that depend on the
 // servers use the keyspace's targets (ks.Targets): a TTL whose expiry
 // passes 2038-01-19 is refused only when they include kandra.Cassandra5
@@ -415,7 +438,8 @@ type ListOption interface {
 	listOption()
 }
 
-// WriteOption configures Save, ForceSave and Update; see "Call options" in the package doc.
+// WriteOption configures Save, ForceSave, Update, SaveAll and SaveStatic;
+// see "Call options" in the package doc.
 type WriteOption interface {
 	option
 	writeOption()
@@ -427,15 +451,15 @@ type InsertOption interface {
 	insertOption()
 }
 
-// DeleteOption configures Delete, HardDelete, ForceDelete and SoftDelete;
-// see "Call options" in the package doc.
+// DeleteOption configures Delete, HardDelete, ForceDelete, SoftDelete,
+// DeleteAll and Raw.Exec; see "Call options" in the package doc.
 type DeleteOption interface {
 	option
 	deleteOption()
 }
 
-// CounterOption configures Counter.Increment and Decrement; see the table
-// above.
+// CounterOption configures Counter.Increment and Decrement; see "Call
+// options" in the package doc.
 type CounterOption interface {
 	option
 	counterOption()
@@ -482,11 +506,14 @@ func (SkipDeletedOption) readOption()   {}
 func (SkipDeletedOption) listOption()   {}
 
 // SkipDeleted makes a read leave out soft-deleted rows (kandra.SoftDelete
-// with a marker field that is true; a null marker counts as live): Get,
-// GetMany and Lookup.Find report such a row as not found, and a page (List,
-// Lookup.FindAll, Index.Find, Range, the Contains reads, Nearest) leaves it
-// out, reading on until the page is full or the rows end (Nearest reads one
-// page: it may return fewer than its limit). On a table without a marker
+// with a marker field that is true; a null marker counts as live); without
+// it, reads return them. Get, GetMany and Lookup.Find report such a row as
+// not found; List and the index reads (Index.Find, Range, the Contains
+// reads) leave it out and read on until the page is full or the rows end;
+// Lookup.FindAll leaves it out of its page of lookup rows, which may then
+// hold fewer entities; Nearest reads one page and may return fewer than
+// its limit. GetStatic and Raw.Query refuse it (a partition's statics and
+// a hand-written SELECT have no row to judge). On a table without a marker
 // it changes nothing.
 func SkipDeleted() SkipDeletedOption { return SkipDeletedOption{} }
 
@@ -521,8 +548,8 @@ func (SerialOption) deleteOption()   {}
 // sent.
 func SerialConsistency(c kandra.Consistency) SerialOption { return SerialOption{c} }
 
-// TTLOption is the option TTL returns; Save, ForceSave, Update and
-// SaveIfNotExists take it.
+// TTLOption is the option TTL returns; Save, ForceSave, Update, SaveAll,
+// SaveStatic and SaveIfNotExists take it.
 type TTLOption struct{ d time.Duration }
 
 func (o TTLOption) apply(c *call) { c.ttl, c.hasTTL = o.d, true }
@@ -534,8 +561,9 @@ func (TTLOption) insertOption()   {}
 // Another value is a *kerrors.ArgumentError and nothing is sent.
 func TTL(d time.Duration) TTLOption { return TTLOption{d} }
 
-// TimestampOption is the option Timestamp returns; Save, ForceSave, Update
-// and the deletes take it.
+// TimestampOption is the option Timestamp returns; Save, ForceSave,
+// Update, SaveAll, SaveStatic and the deletes take it (Raw.Exec refuses
+// it).
 type TimestampOption struct{ t time.Time }
 
 func (o TimestampOption) apply(c *call) { c.ts, c.tsAt, c.hasTS = o.t.UnixMicro(), o.t, true }
@@ -551,8 +579,8 @@ func (TimestampOption) deleteOption()   {}
 // cannot carry one (ForceSave and ForceDelete can).
 func Timestamp(t time.Time) TimestampOption { return TimestampOption{t} }
 
-// PageOption is the option PageSize, After, From, To and Reversed return;
-// the list calls take it.
+// PageOption is the option PageSize, After, Equal, From, To and Reversed
+// return; the list calls take it.
 type PageOption struct{ set func(*call) }
 
 func (o PageOption) apply(c *call) { o.set(c) }

@@ -169,8 +169,12 @@ func (o *ApplyOptions) approved(s Step) bool {
 // run again: it re-plans and does the rest. A backfill left unapproved is
 // recorded as pending in kandra_backfill, so a later Apply (or PlanFor,
 // Check) still shows it once its lookup table exists.
-func Apply(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace, opts ApplyOptions) (*Result, error) {
-	d := wrap(ad)
+func Apply(ctx context.Context, d adapter.Driver, ks *kandra.Keyspace, opts ApplyOptions) (*Result, error) {
+	return apply(ctx, wrap(d), ks, opts)
+}
+
+// apply is Apply on the migrator's driver.
+func apply(ctx context.Context, d driver, ks *kandra.Keyspace, opts ApplyOptions) (*Result, error) {
 	opts.defaults()
 	if err := opts.check(); err != nil {
 		return &Result{}, err

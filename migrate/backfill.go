@@ -134,7 +134,7 @@ func qualified(keyspace, table string) string {
 // TableSchema.LookupTables of one of ks's tables), from its primary table:
 // it scans the primary table by token ranges (opts.Ranges pieces, at most
 // opts.Concurrency at a time, paged), writes each row's lookup row
-// through the runtime's lookup insert and the adapter's conversions (as
+// through the lookup's own insert statement and the adapter's conversions (as
 // Save does, none for an empty value), records each finished range in
 // kandra_backfill, and ends with a verification: the primary rows with a
 // non-empty value against the lookup table's rows. A run that stopped
@@ -144,8 +144,12 @@ func qualified(keyspace, table string) string {
 //
 // A nil lookup, or one that is not ks's (of a table not given to
 // kandra.NewKeyspace for ks), is a *kerrors.MigrationError.
-func Backfill(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace, lookup *kandra.LookupTableSchema, opts BackfillOptions) (*BackfillResult, error) {
-	d := wrap(ad)
+func Backfill(ctx context.Context, d adapter.Driver, ks *kandra.Keyspace, lookup *kandra.LookupTableSchema, opts BackfillOptions) (*BackfillResult, error) {
+	return backfillWith(ctx, wrap(d), ks, lookup, opts)
+}
+
+// backfillWith is Backfill on the migrator's driver.
+func backfillWith(ctx context.Context, d driver, ks *kandra.Keyspace, lookup *kandra.LookupTableSchema, opts BackfillOptions) (*BackfillResult, error) {
 	opts.defaults()
 	if err := opts.check(); err != nil {
 		return nil, err

@@ -5,7 +5,7 @@
 // plan from any number of app instances at once (Apply), backfilling new
 // lookup tables (Backfill).
 //
-// The package is driver-free: an adapter module (driver/kgocql,
-// driver/kgocqlv2) implements Driver. Package migrate/cli mounts the whole
+// The package is driver-free: it runs through an adapter.Driver, which an
+// adapter module implements (driver/kgocql, driver/kgocqlv2). Package migrate/cli mounts the whole
 // flow as a subcommand of the user's program.
 package migrate

@@ -42,8 +42,12 @@ func writeHistory(ctx context.Context, d driver, keyspace string, r *HistoryReco
 
 // History returns the records of the kandra_schema_history of ks's
 // keyspace, oldest first; none when the table does not exist.
-func History(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace) ([]HistoryRecord, error) {
-	d := wrap(ad)
+func History(ctx context.Context, d adapter.Driver, ks *kandra.Keyspace) ([]HistoryRecord, error) {
+	return historyOf(ctx, wrap(d), ks)
+}
+
+// historyOf is History on the migrator's driver.
+func historyOf(ctx context.Context, d driver, ks *kandra.Keyspace) ([]HistoryRecord, error) {
 	if ks == nil {
 		return nil, &kerrors.MigrationError{Message: "History: nil *kandra.Keyspace; build the model with kandra.NewKeyspace"}
 	}

@@ -13,8 +13,12 @@ import (
 // records as pending (Live.PendingBackfills), so that NewPlan and Validate
 // see from the Live what PlanFor and Check see. A keyspace that does not
 // exist is a Live with a nil Keyspace, not an error.
-func Read(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace) (*Live, error) {
-	d := wrap(ad)
+func Read(ctx context.Context, d adapter.Driver, ks *kandra.Keyspace) (*Live, error) {
+	return readWith(ctx, wrap(d), ks)
+}
+
+// readWith is Read on the migrator's driver.
+func readWith(ctx context.Context, d driver, ks *kandra.Keyspace) (*Live, error) {
 	if ks == nil {
 		return nil, &kerrors.MigrationError{Message: "Read: nil *kandra.Keyspace; build the model with kandra.NewKeyspace"}
 	}
@@ -45,7 +49,7 @@ func readOn(ctx context.Context, d driver, ks *kandra.Keyspace, s Server) (*Live
 }
 
 // readLive reads and models the live schema of the keyspace named
-// keyspace: the adapter hook's rows (Driver.SchemaRows) through
+// keyspace: its system_schema rows (session.SchemaRows) through
 // liveFromRows.
 func readLive(ctx context.Context, d driver, keyspace string) (*Live, error) {
 	rows, err := d.SchemaRows(ctx, keyspace)
@@ -64,8 +68,12 @@ func readLive(ctx context.Context, d driver, keyspace string) (*Live, error) {
 // the server it reads. The plan includes the backfill of every lookup
 // table an earlier Apply created without its (unapproved) backfill, which
 // kandra_backfill records as pending.
-func PlanFor(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace) (*Plan, error) {
-	d := wrap(ad)
+func PlanFor(ctx context.Context, d adapter.Driver, ks *kandra.Keyspace) (*Plan, error) {
+	return planWith(ctx, wrap(d), ks)
+}
+
+// planWith is PlanFor on the migrator's driver.
+func planWith(ctx context.Context, d driver, ks *kandra.Keyspace) (*Plan, error) {
 	live, err := Read(ctx, d, ks)
 	if err != nil {
 		return nil, err
@@ -95,8 +103,12 @@ func planChecked(ks *kandra.Keyspace, live *Live) (*Plan, error) {
 // with ks without changing anything (Validate). A lookup table whose
 // backfill is still pending is a difference too: it exists but misses the
 // rows written before it.
-func Check(ctx context.Context, ad adapter.Driver, ks *kandra.Keyspace) error {
-	d := wrap(ad)
+func Check(ctx context.Context, d adapter.Driver, ks *kandra.Keyspace) error {
+	return checkWith(ctx, wrap(d), ks)
+}
+
+// checkWith is Check on the migrator's driver.
+func checkWith(ctx context.Context, d driver, ks *kandra.Keyspace) error {
 	live, err := Read(ctx, d, ks)
 	if err != nil {
 		return err

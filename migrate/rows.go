@@ -35,7 +35,7 @@ import (
 // naming the table, the row and the column.
 func liveFromRows(keyspace string, r *schemaRows) (*Live, error) {
 	if r == nil {
-		return nil, errors.New("migrate: Driver.SchemaRows returned a nil *schemaRows for keyspace " + strconv.Quote(keyspace))
+		return nil, errors.New("migrate: no system_schema rows were read for keyspace " + strconv.Quote(keyspace))
 	}
 	rd := rowReader{keyspace: keyspace}
 	ks := rd.keyspaceRow(r.Keyspaces)

@@ -29,7 +29,7 @@ func (d *Driver) ExecCQL(ctx context.Context, stmt string, values []any, c kandr
 }
 
 // QueryCQL implements adapter.Driver: every row (pages fetched as they
-// come), with uuids as canonical strings.
+// come), with plain values (adapter.MapRows: uuids and inets as strings).
 func (d *Driver) QueryCQL(ctx context.Context, stmt string, values []any, c kandra.Consistency) ([]map[string]any, error) {
 	return adapter.MapRows(d.s.Query(stmt, values...).Consistency(gocql.Consistency(c)).IterContext(ctx))
 }

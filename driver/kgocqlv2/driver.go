@@ -146,7 +146,8 @@ func (d *Driver) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, err
 	})
 }
 
-// Batch implements adapter.Driver with a LOGGED BATCH. A batch is
+// Batch implements adapter.Driver with a LOGGED BATCH (UNLOGGED when
+// b.Unlogged). A batch is
 // idempotent when each of its statements is; one that is not is sent
 // once, and its error matches kerrors.ErrUnknownOutcome as Exec's does.
 func (d *Driver) Batch(ctx context.Context, b *adapter.Batch) error {

@@ -142,7 +142,7 @@ func (r *Repo[T]) checkArg(op string, a arg[T]) error {
 }
 
 // writeCons resolves a write's consistency (the call's, the table's, the
-// runtime's) and checks it for the kind of write.
+// store's) and checks it for the kind of write.
 func (r *Repo[T]) writeCons(op string, c *call) (kandra.Consistency, error) {
 	cons := r.rt.cfg.consistency
 	if c.hasCons {
@@ -165,7 +165,7 @@ func (r *Repo[T]) readCons(op string, c *call) (kandra.Consistency, error) {
 }
 
 // serialCons resolves the serial consistency of a call's lightweight
-// transactions (its own, or the runtime's).
+// transactions (its own, or the store's).
 func (r *Repo[T]) serialCons(op string, c *call) (kandra.Consistency, error) {
 	s := r.rt.cfg.serial
 	if c.hasSerial {

@@ -8,7 +8,7 @@ import (
 	"github.com/kandra-go/kandra/kerrors"
 )
 
-// The EVENTUAL lookup writes run on worker goroutines the runtime owns:
+// The EVENTUAL lookup writes run on worker goroutines the store owns:
 //
 //   - at most WithEventualConcurrency of them run at once;
 //   - up to WithEventualQueue more wait in a FIFO queue for a worker;
@@ -27,7 +27,7 @@ import (
 
 // workerIdle is about how long an EVENTUAL worker waits for the next write
 // before it ends (see work): long enough that a steady stream of writes
-// reuses the same goroutines, short enough that an idle runtime that is
+// reuses the same goroutines, short enough that an idle store that is
 // never closed holds no goroutines for long.
 const workerIdle = 2 * time.Second
 
@@ -56,7 +56,7 @@ type eventualWriter interface {
 	done(reported bool)
 }
 
-// workers is the runtime's EVENTUAL worker pool.
+// workers is the store's EVENTUAL worker pool.
 type workers struct {
 	// room has one slot per admitted write (running or queued): a caller
 	// takes one before queueing, a worker gives it back after the write.
@@ -142,7 +142,7 @@ func (r *Store) Wait(ctx context.Context) error {
 	}
 }
 
-// async runs fn on a runtime-owned goroutine (see workers). If ctx ends
+// async runs fn on a store-owned goroutine (see workers). If ctx ends
 // before the write is admitted, it is reported as failed.
 func (r *Store) async(ctx context.Context, lookupTable string, entity any, fn func(ctx context.Context) error) {
 	r.enqueue(ctx, job{table: lookupTable, entity: entity, fn: fn})

@@ -138,7 +138,7 @@ func (r *Repo[T]) landed(got *claims[T]) {
 	r.rt.done.add(got.renewed, r.rt.cfg.grace)
 }
 
-// doneClaims are the claim tokens of this runtime's writes that landed,
+// doneClaims are the claim tokens of this store's writes that landed,
 // for the last grace period. A claim read with one of these tokens is in
 // the state such a write left it: no writer of this process is on its way
 // with it, and one of another process would have renewed it (changing the
@@ -372,7 +372,7 @@ func (r *Repo[T]) releaseClaims(ctx context.Context, op string, got *claims[T], 
 // token of each of e's claims among lookups idx that e holds, so that the
 // release after the write gives up exactly those claims and never a newer
 // one. A claim renewed within the grace by a write that has not landed
-// through this runtime is left alone: another call for the same entity may
+// through this store is left alone: another call for the same entity may
 // be on its way to write that value (a Save, a re-creation after a
 // delete), and a release now would leave it holding a value nobody claims.
 // Such a claim is stale once that call is done without the value, and the

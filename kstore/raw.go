@@ -19,7 +19,7 @@ import (
 // Raw is a CQL statement written by hand against a repository's table:
 // the query the typed calls do not express (an IN list, a token range, a
 // read of some columns), bound and scanned through the adapter's codec like
-// the runtime's own statements, so that a uuid.UUID, a time.Time or a set
+// the store's own statements, so that a uuid.UUID, a time.Time or a set
 // goes over the wire exactly as Save writes it. Make one with Prepare,
 // once, and run it many times; it is safe for concurrent use.
 type Raw[T any] struct {
@@ -35,7 +35,7 @@ type Raw[T any] struct {
 type RawParam struct{ col *kandra.ColumnSchema }
 
 // Arg is a marker bound with a value of field f's Go type (a V or a *V),
-// converted for f's column as the runtime converts it.
+// converted for f's column as the store converts it.
 func Arg[T, V any](f kandra.Field[T, V]) RawParam { return RawParam{f.Column()} }
 
 // Plain is a marker bound with a value the driver marshals as it is: an
@@ -192,7 +192,7 @@ func (r *Repo[T]) rawTarget(toks []cqlstmt.Token, cql string) (string, error) {
 
 // rawTable checks that toks start with r's table, qualified or not, and
 // returns cql with the store's keyspace before an unqualified name, as the
-// runtime qualifies its own statements.
+// store qualifies its own statements.
 func (r *Repo[T]) rawTable(toks []cqlstmt.Token, cql string) (string, error) {
 	name := ""
 	if len(toks) > 0 {
@@ -330,7 +330,7 @@ func (q *Raw[T]) Query(ctx context.Context, args []any, opts ...ListOption) *Ite
 
 // Exec runs an INSERT, UPDATE or DELETE with args, one per marker. For a
 // conditional statement (IF ...) it reports whether the server applied it;
-// otherwise applied is true when err is nil. The runtime's stamps, lookup
+// otherwise applied is true when err is nil. The store's stamps, lookup
 // rows and version checks are not made: the statement is what it says.
 // Options: Consistency, SerialConsistency. A SELECT is a
 // *kerrors.ArgumentError (use Query).

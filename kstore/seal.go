@@ -16,14 +16,14 @@ import (
 // of its query, which must tell apart two partitions or two values. The
 // cursor of a query that binds a Sensitive value, or that pages a table
 // whose primary key has a Sensitive column, would show those values:
-// such a cursor is sealed instead (AES-GCM under a key the runtime
+// such a cursor is sealed instead (AES-GCM under a key the store
 // holds), and its fingerprint is a keyed hash (HMAC-SHA-256), so that
 // neither the state nor the fingerprint tells anything about the values
 // without the key. Other cursors are as before: the plain page state and
 // an unkeyed hash, so that they resume in any process.
 //
 // The key is WithCursorKey's, or else a random one drawn by New: a sealed
-// cursor then resumes only in the runtime that made it.
+// cursor then resumes only in the store that made it.
 
 // MinCursorKeyBytes is the shortest key WithCursorKey takes.
 const MinCursorKeyBytes = 32
@@ -33,7 +33,7 @@ const MinCursorKeyBytes = 32
 // from the fingerprint, so neither needs to be told.
 const sealedBit = 1
 
-// cursorKeys are the keys a runtime derives from its cursor key: one for
+// cursorKeys are the keys a store derives from its cursor key: one for
 // the AEAD, one for the synthetic nonces, one for the fingerprints.
 type cursorKeys struct {
 	aead  cipher.AEAD
@@ -118,7 +118,7 @@ func (r *Store) cursor(state []byte, fp uint64) Cursor {
 
 // resume reports whether c was made by the query whose fingerprint is fp,
 // and opens a sealed page state in place (c is the call's copy of the
-// caller's Cursor). A sealed cursor of another runtime's key has another
+// caller's Cursor). A sealed cursor of another store's key has another
 // fingerprint, or does not open: it is refused as another query's.
 func (r *Store) resume(c *Cursor, fp uint64) bool {
 	if c.query != fp {

@@ -105,7 +105,7 @@
 //     holds it under the claim it read before its write. A claim that
 //     another call renewed within the grace is not released (that call may
 //     be on its way to write the value) unless the renewal was a write of
-//     this runtime that landed: a value left right after another
+//     this store that landed: a value left right after another
 //     process's Save of it stays taken until the grace passes. The claims
 //     are written by lightweight transactions only, so no row is written
 //     by both Paxos and plain writes. Assumptions, as for any lease: the
@@ -119,7 +119,7 @@
 //     row still carries the value. A stale row (EVENTUAL lag, a moved or
 //     hijacked value, a deleted entity) is kerrors.ErrNotFound.
 //   - EVENTUAL lookups run after the primary write succeeded, on goroutines
-//     the runtime owns and keeps for the next writes (they end when idle
+//     the store owns and keeps for the next writes (they end when idle
 //     for a few seconds, or after Close), at most WithEventualConcurrency
 //     at a time, with up to WithEventualQueue more waiting in order for a
 //     worker; a caller that finds the queue full waits for room
@@ -247,7 +247,7 @@ func WithEventualQueue(n int) Option { return func(o *config) { o.queue = n } }
 // a negative value turns the check off.
 func WithMaxBatchBytes(n int) Option { return func(o *config) { o.maxBatch = n } }
 
-// WithMaxTimestampAhead sets how far past the runtime's clock a Timestamp
+// WithMaxTimestampAhead sets how far past the store's clock a Timestamp
 // option may lie (default DefaultMaxTimestampAhead). A write carrying a
 // timestamp in the future wins over every later write of the same cells
 // until that time comes, so a wrong unit (nanoseconds for microseconds)
@@ -262,16 +262,16 @@ func WithMaxTimestampAhead(d time.Duration) Option { return func(o *config) { o.
 func WithClaimGrace(d time.Duration) Option { return func(o *config) { o.grace = d } }
 
 // WithCursorKey sets the secret (at least MinCursorKeyBytes random bytes)
-// under which the runtime seals the cursors that would otherwise show a
+// under which the store seals the cursors that would otherwise show a
 // Sensitive value: those of a query that binds one (a List of a Sensitive
 // partition, a FindAll by a Sensitive lookup value, an index read by a
 // Sensitive column) or that pages a table whose primary key has a
 // Sensitive column (the server's page state holds the last row's key).
 // Such a cursor's page state is encrypted and authenticated (AES-GCM), and
 // its query fingerprint is a keyed hash, so its String tells nothing of
-// the values. A sealed cursor resumes only in a runtime with the same
+// the values. A sealed cursor resumes only in a store with the same
 // key: without WithCursorKey, New draws a random key, and the cursor
-// resumes only in the runtime that made it (not after a restart, nor on
+// resumes only in the store that made it (not after a restart, nor on
 // another instance behind the same load balancer); give every instance
 // the same key, kept as secret as any credential, for cursors that travel
 // between them. Other cursors are not sealed and resume anywhere.
@@ -529,24 +529,26 @@ func (ConsistencyOption) deleteOption()   {}
 func (ConsistencyOption) counterOption()  {}
 
 // Consistency sets the consistency of the call; it wins over the table's
-// and the runtime's.
+// and the store's.
 func Consistency(c kandra.Consistency) ConsistencyOption { return ConsistencyOption{c} }
 
-// SerialOption is the option SerialConsistency returns; the writes and
+// SerialConsistencyOption is the option SerialConsistency returns; the writes and
 // deletes take it.
-type SerialOption struct{ c kandra.Consistency }
+type SerialConsistencyOption struct{ c kandra.Consistency }
 
-func (o SerialOption) apply(c *call) { c.serial, c.hasSerial = o.c, true }
-func (SerialOption) writeOption()    {}
-func (SerialOption) insertOption()   {}
-func (SerialOption) deleteOption()   {}
+func (o SerialConsistencyOption) apply(c *call) { c.serial, c.hasSerial = o.c, true }
+func (SerialConsistencyOption) writeOption()    {}
+func (SerialConsistencyOption) insertOption()   {}
+func (SerialConsistencyOption) deleteOption()   {}
 
 // SerialConsistency sets the serial consistency of a call's lightweight
 // transactions: SaveIfNotExists, every write of a versioned table, and the
 // claims of unique lookups. A level that is not SERIAL or LOCAL_SERIAL
 // makes the call fail with a *kerrors.ArgumentError before anything is
 // sent.
-func SerialConsistency(c kandra.Consistency) SerialOption { return SerialOption{c} }
+func SerialConsistency(c kandra.Consistency) SerialConsistencyOption {
+	return SerialConsistencyOption{c}
+}
 
 // TTLOption is the option TTL returns; Save, ForceSave, Update, SaveAll,
 // SaveStatic and SaveIfNotExists take it.
@@ -573,7 +575,7 @@ func (TimestampOption) deleteOption()   {}
 // Timestamp writes with a client write time (USING TIMESTAMP), sent in
 // microseconds since the Unix epoch (t.UnixMicro: finer digits are
 // dropped). A time before the epoch, or more than WithMaxTimestampAhead
-// past the runtime's clock, is a *kerrors.ArgumentError and nothing is
+// past the store's clock, is a *kerrors.ArgumentError and nothing is
 // sent: a write from the future wins over every later write of the row
 // until that time comes. A write of a versioned table is conditional and
 // cannot carry one (ForceSave and ForceDelete can).
@@ -595,7 +597,7 @@ func PageSize(n int) PageOption {
 // After resumes a list call at a cursor returned by Iter.Cursor. A cursor
 // of another query (another table, partition, bounds or order) is a
 // *kerrors.ArgumentError, as is a sealed cursor (one that would show a
-// Sensitive value, see WithCursorKey) of a runtime with another key.
+// Sensitive value, see WithCursorKey) of a store with another key.
 func After(c Cursor) PageOption {
 	return PageOption{func(o *call) { o.cursor, o.hasCursor = c, true }}
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/kandra-go/kandra"
 )
 
-// The runtime's one notion of "the same value" is the stored form: two Go
+// The store's one notion of "the same value" is the stored form: two Go
 // values are the same when the server would hold the same bytes for them
 // (kandra.ColumnSchema.SameStored). One stored value has many Go forms (a
 // time in another zone or with sub-millisecond parts, net.ParseIP's

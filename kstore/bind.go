@@ -66,12 +66,8 @@ func (r *Repo[T]) lookupValue(i int, e *T) any {
 	return p
 }
 
-// isEmpty is lookupval.Empty: a value with no lookup row.
-func isEmpty(p any) bool { return lookupval.Empty(p) }
-
-// emptyAt is isEmpty for the value p of lookup i, and also a value its
-// column's CQL type sends as null (ColumnSchema.SentAsNull: the zero
-// netip.Addr, the zero UUID in a TIMEUUID).
+// emptyAt reports that the value p of lookup i has no lookup row
+// (lookupval.Empty).
 func (r *Repo[T]) emptyAt(i int, p any) bool {
-	return isEmpty(p) || r.lookups[i].IndexColumn().SentAsNull(p)
+	return lookupval.Empty(r.lookups[i].IndexColumn(), p)
 }

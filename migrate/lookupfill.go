@@ -137,7 +137,7 @@ func (b *lookupFill) run(ctx context.Context, start, end int64, pageSize int, co
 			}
 			page++
 			v, _ := idx.Pointer(e)
-			if lookupval.Empty(v) || idx.SentAsNull(v) {
+			if lookupval.Empty(idx, v) {
 				continue
 			}
 			st.Valued++

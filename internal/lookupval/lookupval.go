@@ -7,13 +7,19 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/kandra-go/kandra"
 )
 
-// Empty reports a lookup value (the address of the index column's field)
-// that the servers refuse as a key: "" or an empty blob, or null (a nil
-// pointer or collection). The values a column's CQL type sends as null
-// (kandra.ColumnSchema.SentAsNull) are the caller's to add.
-func Empty(p any) bool {
+// Empty reports a lookup value p (the address of the index column c's
+// field) that has no lookup row: one the servers refuse as a key ("" or
+// an empty blob, or null: a nil pointer or collection), or one c's CQL
+// type sends as null (ColumnSchema.SentAsNull: the zero netip.Addr, the
+// zero UUID in a TIMEUUID).
+func Empty(c *kandra.ColumnSchema, p any) bool {
+	return empty(p) || c.SentAsNull(p)
+}
+
+func empty(p any) bool {
 	switch x := p.(type) {
 	case *string:
 		return *x == ""

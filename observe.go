@@ -100,7 +100,7 @@ type Observation struct {
 // of package kstore and of the migrator check that they emit no other.
 func Operations() []string {
 	return []string{OpSave, OpUpdate, OpDelete, OpSaveAll, OpDeleteAll, OpSaveIfNotExists, OpSoftDelete, OpGet, OpFind, OpList,
-		OpIncrement, OpBackfill, OpMigrate}
+		OpIncrement, OpBackfill, OpMigrate, OpPatch, OpDeleteRange}
 }
 
 // The operations an Observation names (Observation.Operation): what the
@@ -119,6 +119,12 @@ const (
 	OpDeleteAll = "deleteAll"
 	// OpSaveIfNotExists is the lightweight-transaction insert.
 	OpSaveIfNotExists = "saveIfNotExists"
+	// OpPatch is a partial write of one row by its key (kstore's Patch).
+	OpPatch = "patch"
+	// OpDeleteRange is a delete beyond one row or of part of one: a
+	// partition, a clustering range, a conditional delete of a row
+	// (kstore's DeleteRange and DeleteIf).
+	OpDeleteRange = "deleteRange"
 	// OpSoftDelete is the soft-delete rewrite.
 	OpSoftDelete = "softDelete"
 	// OpGet is a read of one row by its full primary key.

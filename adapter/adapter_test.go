@@ -169,6 +169,9 @@ func fakeCollection(info fakeInfo, data []byte, v reflect.Value) error {
 func (fake) UUID() reflect.Type { return reflect.TypeFor[fakeUUID]() }
 
 func (fake) Ref(reflect.Type) reflect.Type { return nil }
+func (fake) Unset() any                    { return fakeUnset{} }
+
+type fakeUnset struct{}
 
 var errFake = &fakeError{}
 

@@ -98,7 +98,28 @@ type Query struct {
 	// PageState resumes a SELECT where a previous page ended (nil = from
 	// the start).
 	PageState []byte
+	// Current, for a conditional statement, are the targets of the row
+	// the server returns when it does not apply the statement: one per
+	// Statement.Result column (field addresses), or nil to read nothing
+	// back. Exec scans each column the server returns into the target of
+	// the Result column of the same name (ScanCurrent) and ignores the
+	// others: Cassandra returns the columns of the conditions (all of
+	// them for IF NOT EXISTS), ScyllaDB every column, and neither any
+	// when the row does not exist.
+	Current []any
+	// Returned is set by Exec when a conditional statement with Current
+	// did not apply: how many of the Result columns the server returned
+	// (0 when the row does not exist).
+	Returned int
 }
+
+// Unset is a value that leaves its column as it is: bound for a column
+// marker, the driver sends the native protocol's "unset" (gocql's
+// UnsetValue) instead of a value, so the write neither changes the cell
+// nor leaves a null (a tombstone) in it.
+var Unset any = unset{}
+
+type unset struct{}
 
 // Batch is a batch of unconditional statements: LOGGED, or UNLOGGED
 // when Unlogged.

@@ -104,6 +104,10 @@ func (p *Plan[I, D]) Values(vals []any, byRef bool) []any {
 		switch {
 		case v == nil:
 			continue
+		case v == Unset:
+			var d D
+			out[i] = d.Unset()
+			continue
 		case cv == nil:
 			out[i] = bind[I, D](nil, v, byRef)
 			continue
@@ -226,4 +230,48 @@ func (ps *Plans[I, D]) Batch(b *Batch, texts *Texts, add func(text string, value
 		add(sent.Texts[i], p.Values(e.Values, true), e.Statement.IsIdempotent())
 	}
 	return sent, nil
+}
+
+// ScanCurrent scans the row of a conditional statement of the plan that
+// did not apply into q.Current, for an adapter's Exec: names are the
+// row's columns as the server returned them, [applied] first. It returns
+// the scan targets, one per column (nil for a column Current has no
+// target for, which both gocql drivers skip), and finish, to call after
+// the driver's Scan: it converts what needs converting into Current and
+// sets q.Returned. For adapter authors.
+func (p *Plan[I, D]) ScanCurrent(q *Query, names []string, applied *bool) (targets []any, finish func() error) {
+	if len(names) == 0 {
+		return []any{applied}, func() error { return nil }
+	}
+	targets = make([]any, len(names))
+	tmps := make([]reflect.Value, len(names))
+	at := make([]int, len(names))
+	targets[0] = applied
+	n := 0
+	for j := 1; j < len(names); j++ {
+		at[j] = -1
+		for i := 0; i < q.Statement.NumResult() && i < len(q.Current); i++ {
+			if q.Statement.Result(i).Name() == names[j] && q.Current[i] != nil {
+				targets[j], tmps[j] = scanTarget[I, D](p.result[i], q.Current[i])
+				at[j] = i
+				n++
+				break
+			}
+		}
+	}
+	return targets, func() error {
+		for j, tmp := range tmps {
+			if !tmp.IsValid() {
+				continue
+			}
+			i := at[j]
+			v, err := p.result[i].fromWire(tmp.Elem())
+			if err != nil {
+				return p.cols[i].ReadError(err)
+			}
+			reflect.ValueOf(q.Current[i]).Elem().Set(v)
+		}
+		q.Returned = n
+		return nil
+	}
 }

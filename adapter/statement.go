@@ -56,13 +56,19 @@ const (
 	// through its index (CONTAINS KEY ?, m[?] = ?): a value of the map's
 	// key type.
 	ParamMapKey
+	// ParamValue is a value of Param.Column's Go type that the call gives
+	// (a partial write's SET c = ?, c = c + ?, a condition's IF c < ?), not
+	// a field of the entity written.
+	ParamValue
+	// ParamIndex is a list's index (l[?] = ?), an int.
+	ParamIndex
 )
 
-var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit", "token", "claim", "prefix", "raw", "element", "mapkey"}
+var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit", "token", "claim", "prefix", "raw", "element", "mapkey", "value", "index"}
 
 // String returns a short name: "col", "ttl", "timestamp", "expected",
 // "delta", "lower", "upper", "limit", "token", "claim", "prefix", "raw",
-// "element" or "mapkey".
+// "element", "mapkey", "value" or "index".
 func (k ParamKind) String() string {
 	if int(k) < len(paramKindNames) {
 		return paramKindNames[k]
@@ -75,7 +81,7 @@ func (k ParamKind) String() string {
 // adapter converts by).
 type Param struct {
 	Kind   ParamKind
-	Column *kandra.ColumnSchema // nil for ParamTTL, ParamTimestamp, ParamDelta, ParamLimit, ParamToken, ParamClaim
+	Column *kandra.ColumnSchema // nil for ParamTTL, ParamTimestamp, ParamDelta, ParamLimit, ParamToken, ParamClaim, ParamIndex
 }
 
 // String renders "col:email", "ttl", "expected:version".

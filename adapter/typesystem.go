@@ -54,6 +54,9 @@ type TypeSystem[I any] interface {
 	// binds and scans a field of t through it, and a uuid.UUID through
 	// the Ref of the driver's UUID.
 	Ref(t reflect.Type) reflect.Type
+	// Unset is the driver's own unset value (gocql.UnsetValue), which
+	// Plan.Values sends for Unset.
+	Unset() any
 }
 
 // Type is a CQL type as the native protocol numbers it (the [option] of

@@ -1,7 +1,10 @@
 package kstore
 
 import (
+	"reflect"
 	"time"
+
+	"github.com/kandra-go/kandra"
 
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/internal/catalog"
@@ -32,7 +35,15 @@ func (r *Repo[T]) appendWrite(vals []any, s *adapter.Statement, c *call, e, old 
 	for i := 0; i < s.ColumnsOffset(); i++ {
 		vals = appendParam(vals, s.Param(i), c)
 	}
+	first := len(vals)
 	vals = catalog.AppendColumns(r.t, s, e, vals)
+	if c.omitNulls {
+		for j, col := range s.Columns() {
+			if nullAt(col, vals[first+j]) {
+				vals[first+j] = adapter.Unset
+			}
+		}
+	}
 	n := len(vals)
 	for i := n; i < s.NumParams(); i++ {
 		p := s.Param(i)
@@ -70,4 +81,28 @@ func (r *Repo[T]) lookupValue(i int, e *T) any {
 // (lookupval.Empty).
 func (r *Repo[T]) emptyAt(i int, p any) bool {
 	return lookupval.Empty(r.lookups[i].IndexColumn(), p)
+}
+
+// nullAt reports a field value (at p) that is sent as null: a nil
+// pointer, slice or map, an empty collection (the servers store an empty
+// non-frozen collection as null), or a value c's CQL type sends as null.
+func nullAt(c *kandra.ColumnSchema, p any) bool {
+	switch x := p.(type) {
+	case *string, *int64, *int32, *int, *bool, *float64, *time.Time:
+		return false
+	case *[]byte:
+		return *x == nil
+	case *[]string:
+		return len(*x) == 0
+	}
+	v := reflect.ValueOf(p).Elem()
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		return v.IsNil()
+	case reflect.Slice, reflect.Map:
+		if v.IsNil() || v.Len() == 0 && c.Type().IsCollection() && !c.IsFrozen() {
+			return true
+		}
+	}
+	return c.SentAsNull(p)
 }

@@ -125,9 +125,11 @@ func ExampleRepo_Get() {
 	// true
 }
 
-// Update writes new over old and moves the lookup value that changed:
-// the old value's row goes, the new one's comes, in the row's batch, all
-// at one timestamp, so that moves applied out of order leave the later.
+// Update writes the columns that changed and moves the lookup value
+// that changed: the old value's row goes, the new one's comes, in the
+// row's batch, all at one timestamp, so that moves applied out of order
+// leave the later. The name did not change: it is not written, so a
+// stale copy never writes back what another writer changed.
 func ExampleRepo_Update() {
 	rt, _ := kstore.New(printer{}, App)
 	defer rt.Close(context.Background())
@@ -140,7 +142,7 @@ func ExampleRepo_Update() {
 	}
 	// Output:
 	// BEGIN BATCH
-	//   UPDATE app.accounts USING TIMESTAMP ? SET email = ?, name = ? WHERE id = ?
+	//   UPDATE app.accounts USING TIMESTAMP ? SET email = ? WHERE id = ?
 	//   DELETE FROM app.accounts_by_email USING TIMESTAMP ? WHERE email = ? AND id = ?
 	//   INSERT INTO app.accounts_by_email (email, id) VALUES (?, ?) USING TIMESTAMP ?
 	// APPLY BATCH

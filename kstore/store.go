@@ -489,6 +489,8 @@ type call struct {
 	reversed    bool
 	prefix      []prefixValue // Equal's, in the order given
 	skipDeleted bool          // SkipDeleted
+	upsert      bool          // Upsert
+	omitNulls   bool          // OmitNulls
 }
 
 // prefixValue is one Equal: a clustering column and its value.
@@ -523,6 +525,7 @@ type ConsistencyOption struct{ c kandra.Consistency }
 func (o ConsistencyOption) apply(c *call) { c.cons, c.hasCons = o.c, true }
 func (ConsistencyOption) readOption()     {}
 func (ConsistencyOption) listOption()     {}
+func (ConsistencyOption) patchOption()    {}
 func (ConsistencyOption) writeOption()    {}
 func (ConsistencyOption) insertOption()   {}
 func (ConsistencyOption) deleteOption()   {}
@@ -537,6 +540,7 @@ func Consistency(c kandra.Consistency) ConsistencyOption { return ConsistencyOpt
 type SerialConsistencyOption struct{ c kandra.Consistency }
 
 func (o SerialConsistencyOption) apply(c *call) { c.serial, c.hasSerial = o.c, true }
+func (SerialConsistencyOption) patchOption()    {}
 func (SerialConsistencyOption) writeOption()    {}
 func (SerialConsistencyOption) insertOption()   {}
 func (SerialConsistencyOption) deleteOption()   {}
@@ -555,6 +559,7 @@ func SerialConsistency(c kandra.Consistency) SerialConsistencyOption {
 type TTLOption struct{ d time.Duration }
 
 func (o TTLOption) apply(c *call) { c.ttl, c.hasTTL = o.d, true }
+func (TTLOption) patchOption()    {}
 func (TTLOption) writeOption()    {}
 func (TTLOption) insertOption()   {}
 
@@ -569,8 +574,30 @@ func TTL(d time.Duration) TTLOption { return TTLOption{d} }
 type TimestampOption struct{ t time.Time }
 
 func (o TimestampOption) apply(c *call) { c.ts, c.tsAt, c.hasTS = o.t.UnixMicro(), o.t, true }
+func (TimestampOption) patchOption()    {}
 func (TimestampOption) writeOption()    {}
 func (TimestampOption) deleteOption()   {}
+
+// OmitNullsOption is the option OmitNulls returns.
+type OmitNullsOption struct{}
+
+func (OmitNullsOption) apply(c *call) { c.omitNulls = true }
+func (OmitNullsOption) writeOption()  {}
+func (OmitNullsOption) insertOption() {}
+
+// OmitNulls leaves the columns whose values are null (a nil pointer,
+// slice or map, an empty collection, a value sent as null) out of a
+// Save, ForceSave, SaveIfNotExists, Update or SaveAll: they are sent as
+// the native protocol's "unset", so the write leaves no null cell (a
+// tombstone) and keeps what those columns held. Save is then no longer a
+// full replace of the row: a column the entity holds as null keeps the
+// row's value. Update, which writes only the columns that changed,
+// writes a column changed to null as null all the same (that is the
+// change), and leaves the others out with or without it but under a TTL.
+// Without it, a null is written as null, which is a
+// tombstone on the server: a sparse entity saved often leaves one per
+// null column per write.
+func OmitNulls() OmitNullsOption { return OmitNullsOption{} }
 
 // Timestamp writes with a client write time (USING TIMESTAMP), sent in
 // microseconds since the Unix epoch (t.UnixMicro: finer digits are

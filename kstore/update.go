@@ -13,10 +13,16 @@ import (
 // one deletes this entity's row of the old value and writes the new one,
 // at one timestamp; a unique one claims the new value before the write
 // (an *kerrors.UniqueError when another live entity holds it) and releases
-// the old one after it, only the claim this entity held. On a table
-// without a version every value of new is written again (old may be a
-// stale copy), in the primary row's LOGGED BATCH for BATCH lookups,
-// asynchronously for EVENTUAL ones. On a versioned table the UPDATE
+// the old one after it, only the claim this entity held.
+//
+// Update writes only the columns whose values differ between old and new
+// as the server stores them, with the stamps (UpdatedAt, the version), so
+// that a stale copy of an entity without a version does not write back
+// what another writer changed in other columns since; with nothing
+// changed and nothing to stamp it writes nothing. With a TTL it writes
+// every column, so that the whole row expires. On a table without a
+// version the row goes in the LOGGED BATCH of the BATCH lookup rows it
+// moves, EVENTUAL ones follow asynchronously. On a versioned table the UPDATE
 // carries IF version = old's version (IF version IN (null, 0) when old's
 // is zero: old was read from a row without a version) and sets new's
 // version to the next one; a conflict is a *kerrors.OptimisticLockError and
@@ -66,10 +72,11 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 	// The lookups. A value that changed moves: a non-unique row is deleted
 	// (this entity's own row of the old value) and written anew, at one
 	// timestamp; a unique value is claimed before the write and the old
-	// one released after it. On a table without a version, old may be a
-	// stale copy, so every value of new is written (claimed) again, as
-	// Save does, and the primary row carries the same timestamp as the
-	// lookup rows: whichever of two Updates is later wins in both.
+	// one released after it. A value that did not change is not written
+	// in the primary row, and its lookup rows are left alone (but for a
+	// TTL, which rewrites every value, as Save does). On a table without
+	// a version the primary row carries the same timestamp as the lookup
+	// rows: whichever of two Updates is later wins in both.
 	var ts int64
 	if len(r.lookups) > 0 { // without lookups, no timestamp to share (and no clock reading)
 		ts = lookupTS(c)
@@ -77,9 +84,24 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 			c.ts, c.hasTS = ts, true
 		}
 	}
-	st := r.st.Update(using(c))
-	if versioned && r.versionZero(old) {
+	var st *adapter.Statement
+	switch {
+	case versioned && r.versionZero(old):
 		st = r.st.UpdateIfNoVersion(using(c)) // old was read without a version
+	case c.hasTTL:
+		// Every column, so that the whole row expires with the TTL.
+		st = r.st.Update(using(c))
+	default:
+		// Only what changed, with the stamps: a stale copy of old does not
+		// write back the columns another writer changed since.
+		var colBuf [16]*kandra.ColumnSchema
+		changed := r.changedColumns(colBuf[:0], old, nw)
+		if len(changed) == 0 {
+			return nil // nothing changed, nothing stamped: nothing to write
+		}
+		var buf [64]byte
+		st = r.st.UpdateColumns(changed, using(c), versioned, buf[:0])
+		c.omitNulls = false // a column changed to null is the change
 	}
 	if st == nil { // every column is in the key
 		st = r.st.Insert(using(c))
@@ -100,7 +122,9 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 	for i, l := range r.lookups {
 		ov, nv := r.lookupValue(i, old), r.lookupValue(i, nw)
 		changed := !r.sameLookup(i, old, nw)
-		if !changed && versioned && !(revive && l.IsUnique()) {
+		if !changed && !(revive && l.IsUnique()) && (versioned || !c.hasTTL) {
+			// The row keeps the value (it is not written again): so does
+			// its lookup row.
 			continue
 		}
 		switch l.Kind() {
@@ -214,4 +238,25 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 		}
 	}
 	return nil
+}
+
+// changedColumns appends to dst the non-key columns whose values differ
+// between old and nw as the server stores them, and the stamps Update
+// moves (UpdatedAt, the version), in column order.
+func (r *Repo[T]) changedColumns(dst []*kandra.ColumnSchema, old, nw *T) []*kandra.ColumnSchema {
+	for _, col := range r.ts.Columns() {
+		if col.Role() != kandra.RegularColumn {
+			continue
+		}
+		if col.IsUpdatedAt() || col.IsVersion() {
+			dst = append(dst, col)
+			continue
+		}
+		po, _ := col.Pointer(old)
+		pn, _ := col.Pointer(nw)
+		if !col.SameStored(po, pn) {
+			dst = append(dst, col)
+		}
+	}
+	return dst
 }

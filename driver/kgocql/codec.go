@@ -89,3 +89,6 @@ func (types) Unmarshal(info gocql.TypeInfo, data []byte, v any) error {
 func (types) UUID() reflect.Type { return typeUUID }
 
 func (types) Ref(t reflect.Type) reflect.Type { return refs[t] }
+
+// Unset implements adapter.TypeSystem.
+func (types) Unset() any { return gocql.UnsetValue }

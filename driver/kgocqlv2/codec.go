@@ -88,3 +88,6 @@ func (types) UUID() reflect.Type { return typeUUID }
 
 // Ref is nil: the adapter binds and scans by the core's references.
 func (types) Ref(reflect.Type) reflect.Type { return nil }
+
+// Unset implements adapter.TypeSystem.
+func (types) Unset() any { return gocql.UnsetValue }

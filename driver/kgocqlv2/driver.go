@@ -18,6 +18,7 @@ package kgocqlv2
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strconv"
 
@@ -116,12 +117,16 @@ func (once) Attempt(gocql.RetryableQuery) bool { return false }
 func (once) GetRetryType(error) gocql.RetryType { return gocql.Rethrow }
 
 func (d *Driver) exec(ctx context.Context, q *adapter.Query) (bool, adapter.Sent, error) {
-	gq, _, cql, err := d.query(q)
+	gq, p, cql, err := d.query(q)
 	if err != nil {
 		return false, adapter.SentOne(q.Statement, cql), err
 	}
-	if q.Statement.IsConditional() {
+	if q.Statement.IsConditional() && q.Current == nil {
 		applied, err := gq.MapScanCASContext(ctx, map[string]any{})
+		return applied, adapter.SentOne(q.Statement, cql), err
+	}
+	if q.Statement.IsConditional() {
+		applied, err := scanCAS(gq.NoSkipMetadata().IterContext(ctx), p, q)
 		return applied, adapter.SentOne(q.Statement, cql), err
 	}
 	return true, adapter.SentOne(q.Statement, cql), gq.ExecContext(ctx)
@@ -231,4 +236,29 @@ func hostAddr(h *gocql.HostInfo) string {
 		return ""
 	}
 	return net.JoinHostPort(h.ConnectAddress().String(), strconv.Itoa(h.Port()))
+}
+
+// scanCAS reads the answer of a conditional statement whose caller wants
+// the current row back when it does not apply (q.Current): [applied], then
+// the columns the server returned, by name (adapter.Plan.ScanCurrent).
+func scanCAS(it *gocql.Iter, p *adapter.Plan[gocql.TypeInfo, types], q *adapter.Query) (bool, error) {
+	q.Returned = 0
+	cols := it.Columns()
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	var applied bool
+	targets, finish := p.ScanCurrent(q, names, &applied)
+	scanned := it.Scan(targets...)
+	if err := it.Close(); err != nil {
+		return false, err
+	}
+	if !scanned {
+		return false, errors.New("no [applied] row in the answer to a conditional statement")
+	}
+	if applied {
+		return true, nil
+	}
+	return false, finish()
 }

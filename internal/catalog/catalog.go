@@ -226,6 +226,7 @@ type Table struct {
 	staticSelect *adapter.Statement
 	lookups      []*Lookup
 	tokenRange   *adapter.Statement
+	shapes       shapes // partial writes and range deletes (patch.go)
 }
 
 // partitionSlots are the partition SELECTs of one prefix length, by

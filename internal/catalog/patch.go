@@ -1,0 +1,362 @@
+package catalog
+
+import (
+	"strconv"
+	"sync"
+
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
+)
+
+// The statements of partial writes (kstore's Patch and Update) and of
+// range deletes: their shape depends on the call (which columns, which
+// operations, which conditions), so each shape is rendered on first use
+// and kept, up to maxShapes per table.
+
+// SetOp is what one SET clause does to its column.
+type SetOp uint8
+
+const (
+	// Assign is c = ?, the column's value.
+	Assign SetOp = iota
+	// Append is c = c + ?: a list's elements after the others, a set's
+	// elements added, a map's entries put.
+	Append
+	// Prepend is c = ? + c: a list's elements before the others.
+	Prepend
+	// Remove is c = c - ?: a list's or a set's values removed.
+	Remove
+	// RemoveKeys is c = c - {?, ...}: a map's keys removed, N of them.
+	RemoveKeys
+	// AtIndex is c[?] = ?: a list's element at an index.
+	AtIndex
+	// AtKey is c[?] = ?: a map's value at a key.
+	AtKey
+)
+
+// Set is one SET clause: Op on Col, with N markers for RemoveKeys.
+type Set struct {
+	Col *kandra.ColumnSchema
+	Op  SetOp
+	N   int
+}
+
+// CondOp is the operator of one IF condition.
+type CondOp uint8
+
+// The condition operators. IsNull and NotNull have no marker (= null,
+// != null); In has N.
+const (
+	Eq CondOp = iota
+	Ne
+	Lt
+	Le
+	Gt
+	Ge
+	In
+	IsNull
+	NotNull
+)
+
+var condText = [...]string{" = ?", " != ?", " < ?", " <= ?", " > ?", " >= ?", " IN (", " = null", " != null"}
+
+// Cond is one IF condition: Col Op value, on the column or, with Key, on
+// its element at a key (a map's, m[?] = ?) or an index (a list's).
+type Cond struct {
+	Col *kandra.ColumnSchema
+	Op  CondOp
+	Key bool
+	N   int // In's values
+}
+
+// PatchSpec is the shape of one partial write: an UPDATE of the row of
+// the key (every key column bound, adapter.ParamColumn) with Sets, and
+// either IfExists or Conds (joined by AND). Its markers, in order: the
+// USING values, each Set's (the column's value; an index or key, then an
+// element), the key's columns, each Cond's (an index or key first).
+type PatchSpec struct {
+	Using    Using
+	Sets     []Set
+	Conds    []Cond
+	IfExists bool
+}
+
+// maxShapes bounds the shapes a table keeps: a program has a fixed set of
+// calls, but IN and RemoveKeys make one shape per arity.
+const maxShapes = 4096
+
+// shapes are the rendered statements of a table's partial writes and
+// range deletes, by shape.
+type shapes struct {
+	mu sync.RWMutex
+	m  map[string]*adapter.Statement
+}
+
+// shaped returns the statement of shape key, rendering it with build on
+// first use. key is looked up without a copy: a call that hits the cache
+// allocates nothing.
+func (s *Table) shaped(key []byte, build func() *adapter.Statement) *adapter.Statement {
+	s.shapes.mu.RLock()
+	st := s.shapes.m[string(key)]
+	s.shapes.mu.RUnlock()
+	if st != nil {
+		return st
+	}
+	st = build()
+	s.shapes.mu.Lock()
+	defer s.shapes.mu.Unlock()
+	if old := s.shapes.m[string(key)]; old != nil {
+		return old
+	}
+	if s.shapes.m == nil {
+		s.shapes.m = map[string]*adapter.Statement{}
+	}
+	if len(s.shapes.m) < maxShapes {
+		s.shapes.m[string(key)] = st
+	}
+	return st
+}
+
+// Patch is the UPDATE of spec. buf is scratch for the shape's key (its
+// memory is reused by the caller). Without Sets it returns nil.
+func (s *Table) Patch(spec *PatchSpec, buf []byte) *adapter.Statement {
+	if len(spec.Sets) == 0 {
+		return nil
+	}
+	key := append(buf[:0], 'P', byte(spec.Using))
+	if spec.IfExists {
+		key = append(key, 'E')
+	}
+	for _, st := range spec.Sets {
+		key = strconv.AppendInt(append(key, 's', byte(st.Op)), int64(st.Col.Position()), 36)
+		key = strconv.AppendInt(append(key, ':'), int64(st.N), 36)
+	}
+	for _, c := range spec.Conds {
+		k := byte(0)
+		if c.Key {
+			k = 1
+		}
+		key = strconv.AppendInt(append(key, 'c', byte(c.Op), k), int64(c.Col.Position()), 36)
+		key = strconv.AppendInt(append(key, ':'), int64(c.N), 36)
+	}
+	return s.shaped(key, func() *adapter.Statement { return s.builder.patch(spec) })
+}
+
+func (b *stmtBuilder) patch(spec *PatchSpec) *adapter.Statement {
+	w := newSB(b.t.Name())
+	w.WriteString("UPDATE ")
+	w.WriteString(b.qualify(b.t.CQLName()))
+	w.using(spec.Using)
+	w.WriteString(" SET ")
+	appends := false
+	for i, st := range spec.Sets {
+		if i > 0 {
+			w.WriteString(", ")
+		}
+		n := st.Col.CQLName()
+		switch st.Op {
+		case Assign:
+			w.WriteString(n + " = ?")
+			w.mark(adapter.ParamValue, st.Col)
+		case Append:
+			w.WriteString(n + " = " + n + " + ?")
+			w.mark(adapter.ParamValue, st.Col)
+			appends = appends || st.Col.Type().Kind() == kandra.KindList
+		case Prepend:
+			w.WriteString(n + " = ? + " + n)
+			w.mark(adapter.ParamValue, st.Col)
+			appends = true
+		case Remove:
+			w.WriteString(n + " = " + n + " - ?")
+			w.mark(adapter.ParamValue, st.Col)
+		case RemoveKeys:
+			w.WriteString(n + " = " + n + " - {")
+			for k := 0; k < st.N; k++ {
+				if k > 0 {
+					w.WriteString(", ")
+				}
+				w.WriteString("?")
+				w.mark(adapter.ParamMapKey, st.Col)
+			}
+			w.WriteString("}")
+		case AtIndex:
+			w.WriteString(n + "[?] = ?")
+			w.mark(adapter.ParamIndex, nil)
+			w.mark(adapter.ParamElement, st.Col)
+		case AtKey:
+			w.WriteString(n + "[?] = ?")
+			w.mark(adapter.ParamMapKey, st.Col)
+			w.mark(adapter.ParamElement, st.Col)
+		}
+	}
+	w.WriteString(" WHERE ")
+	w.where(b.t.PrimaryKey())
+	b.conditions(w, spec.Conds, spec.IfExists)
+	st := w.done()
+	if appends && st.IsIdempotent() {
+		// An append or a prepend adds the elements again at each
+		// application: a retry would hold them twice.
+		w.s.Idempotent = false
+		return adapter.NewStatement(w.s)
+	}
+	return st
+}
+
+// conditions writes the IF clause of conds (or IF EXISTS) and makes the
+// statement conditional, with the conditions' columns as its result: the
+// row the server returns when it does not apply it.
+func (b *stmtBuilder) conditions(w *sb, conds []Cond, ifExists bool) {
+	if ifExists {
+		w.WriteString(" IF EXISTS")
+		w.s.Conditional = true
+		return
+	}
+	for i, c := range conds {
+		if i == 0 {
+			w.WriteString(" IF ")
+		} else {
+			w.WriteString(" AND ")
+		}
+		w.WriteString(c.Col.CQLName())
+		if c.Key {
+			w.WriteString("[?]")
+			if c.Col.Type().Kind() == kandra.KindList {
+				w.mark(adapter.ParamIndex, nil)
+			} else {
+				w.mark(adapter.ParamMapKey, c.Col)
+			}
+		}
+		w.WriteString(condText[c.Op])
+		kind := adapter.ParamValue
+		if c.Key {
+			kind = adapter.ParamElement
+		}
+		switch c.Op {
+		case IsNull, NotNull:
+		case In:
+			for k := 0; k < c.N; k++ {
+				if k > 0 {
+					w.WriteString(", ")
+				}
+				w.WriteString("?")
+				w.mark(kind, c.Col)
+			}
+			w.WriteString(")")
+		default:
+			w.mark(kind, c.Col)
+		}
+		w.s.Conditional = true
+		if !containsCol(w.s.Result, c.Col) {
+			w.s.Result = append(w.s.Result, c.Col)
+		}
+	}
+}
+
+func containsCol(cols []*kandra.ColumnSchema, c *kandra.ColumnSchema) bool {
+	for _, x := range cols {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// DeleteSpec is the shape of a DELETE of one row (Row: the whole key,
+// adapter.ParamColumn markers) or of a part of a partition: its key's
+// columns (adapter.ParamColumn), the first Prefix clustering columns by
+// equality (adapter.ParamPrefix), then the next clustering column
+// bounded by Lower and Upper (adapter.ParamLowerBound and
+// ParamUpperBound). Conds (of a Row) make it conditional, as IfExists
+// does.
+type DeleteSpec struct {
+	Using        Using // UsingTimestamp or none
+	Row          bool
+	Prefix       int
+	Lower, Upper Bound
+	Conds        []Cond
+	IfExists     bool
+}
+
+// DeleteWhere is the DELETE of spec; buf is scratch as for Patch.
+func (s *Table) DeleteWhere(spec *DeleteSpec, buf []byte) *adapter.Statement {
+	key := append(buf[:0], 'D', byte(spec.Using), byte(spec.Prefix), byte(spec.Lower), byte(spec.Upper))
+	if spec.IfExists {
+		key = append(key, 'E')
+	}
+	if spec.Row {
+		key = append(key, 'R')
+	}
+	for _, c := range spec.Conds {
+		k := byte(0)
+		if c.Key {
+			k = 1
+		}
+		key = strconv.AppendInt(append(key, 'c', byte(c.Op), k), int64(c.Col.Position()), 36)
+		key = strconv.AppendInt(append(key, ':'), int64(c.N), 36)
+	}
+	return s.shaped(key, func() *adapter.Statement { return s.builder.deleteWhere(spec) })
+}
+
+func (b *stmtBuilder) deleteWhere(spec *DeleteSpec) *adapter.Statement {
+	w := newSB(b.t.Name())
+	w.WriteString("DELETE FROM ")
+	w.WriteString(b.qualify(b.t.CQLName()))
+	w.using(spec.Using & UsingTimestamp)
+	w.WriteString(" WHERE ")
+	if spec.Row {
+		w.where(b.t.PrimaryKey())
+		b.conditions(w, spec.Conds, spec.IfExists)
+		return w.done()
+	}
+	w.where(b.t.PartitionKeys())
+	cl := b.t.ClusteringKeys()
+	for _, c := range cl[:spec.Prefix] {
+		w.WriteString(" AND " + c.CQLName() + " = ?")
+		w.mark(adapter.ParamPrefix, c)
+	}
+	if spec.Prefix < len(cl) {
+		c := cl[spec.Prefix]
+		for _, bd := range [2]struct {
+			b    Bound
+			op   [2]string
+			kind adapter.ParamKind
+		}{{spec.Lower, [2]string{" > ?", " >= ?"}, adapter.ParamLowerBound}, {spec.Upper, [2]string{" < ?", " <= ?"}, adapter.ParamUpperBound}} {
+			if bd.b == Unbounded {
+				continue
+			}
+			w.WriteString(" AND " + c.CQLName())
+			if bd.b == Inclusive {
+				w.WriteString(bd.op[1])
+			} else {
+				w.WriteString(bd.op[0])
+			}
+			w.mark(bd.kind, c)
+		}
+	}
+	b.conditions(w, spec.Conds, spec.IfExists)
+	return w.done()
+}
+
+// UpdateColumns is the table's UPDATE of the row of a key setting only
+// cols (adapter.ParamColumn markers, as Update's; cols in column order),
+// with IF version = ? (adapter.ParamExpected) when ifVersion: the
+// statement of an Update that writes only the columns that changed. buf
+// is scratch as for Patch.
+func (s *Table) UpdateColumns(cols []*kandra.ColumnSchema, u Using, ifVersion bool, buf []byte) *adapter.Statement {
+	key := append(buf[:0], 'U', byte(u))
+	if ifVersion {
+		key = append(key, 'V')
+	}
+	for _, c := range cols {
+		key = strconv.AppendInt(append(key, ','), int64(c.Position()), 36)
+	}
+	return s.shaped(key, func() *adapter.Statement {
+		cond := noVersion
+		if ifVersion {
+			cond = versionExpected
+		}
+		w := newSB(s.schema.Name())
+		s.builder.updateSet(w, u, "", cols, cond)
+		return w.done()
+	})
+}

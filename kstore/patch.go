@@ -1,0 +1,661 @@
+package kstore
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/catalog"
+)
+
+// Partial writes: some columns of one row changed by its key, without
+// reading it, each change typed by its field handle. See Repo.Patch.
+
+// Patch is the changes of a partial write and, optionally, its
+// conditions: build one with Set, Clear, the collection changes (Append,
+// Prepend, SetAt, RemoveValues; Add, Remove; Put, PutAll, RemoveKeys),
+// join them with And, and make it conditional with If. A Patch is a
+// value: And and If return a new one and leave their receiver as it was.
+type Patch[T any] struct {
+	changes []change
+	conds   []cond
+	exists  bool
+}
+
+// change is one SET clause and its values.
+type change struct {
+	col  *kandra.ColumnSchema
+	op   catalog.SetOp
+	v    any   // the column's value, a collection of its Go type, or an element
+	k    any   // an index (int) or a map key, for AtIndex and AtKey
+	keys []any // RemoveKeys' keys
+	what string
+}
+
+// Cond is the condition of a conditional Patch or DeleteIf: one of Eq,
+// Ne, Lt, Le, Gt, Ge, In, IsNull, NotNull, EqAt, or Exists, joined by And.
+type Cond[T any] struct {
+	conds  []cond
+	exists bool
+}
+
+// cond is one IF condition and its values.
+type cond struct {
+	col  *kandra.ColumnSchema
+	op   catalog.CondOp
+	k    any   // EqAt's key
+	vals []any // its operands: one, In's values, none for IsNull and NotNull
+	what string
+}
+
+// And is p's changes and conditions followed by q's.
+func (p Patch[T]) And(q Patch[T]) Patch[T] {
+	return Patch[T]{changes: join(p.changes, q.changes), conds: join(p.conds, q.conds), exists: p.exists || q.exists}
+}
+
+// If makes p conditional on c, joined by AND to the conditions it has: it
+// applies only when the row's current values meet them (a lightweight
+// transaction), and when it does not, the Outcome holds those values.
+func (p Patch[T]) If(c Cond[T]) Patch[T] {
+	return Patch[T]{changes: p.changes, conds: join(p.conds, c.conds), exists: p.exists || c.exists}
+}
+
+// And is c and d.
+func (c Cond[T]) And(d Cond[T]) Cond[T] {
+	return Cond[T]{conds: join(c.conds, d.conds), exists: c.exists || d.exists}
+}
+
+func join[E any](a, b []E) []E {
+	out := make([]E, 0, len(a)+len(b))
+	return append(append(out, a...), b...)
+}
+
+// String renders the changes and conditions as kandra sends them, with
+// their columns' names ("done = ?, tags = tags + ? IF done = ?").
+func (p Patch[T]) String() string {
+	s := ""
+	for i, ch := range p.changes {
+		if i > 0 {
+			s += ", "
+		}
+		s += ch.what
+	}
+	if c := (Cond[T]{conds: p.conds, exists: p.exists}).String(); c != "" {
+		s += " IF " + c
+	}
+	return s
+}
+
+// String renders the condition ("done = ? AND tags != null").
+func (c Cond[T]) String() string {
+	s := ""
+	if c.exists {
+		s = "EXISTS"
+	}
+	for i, x := range c.conds {
+		if i > 0 || c.exists {
+			s += " AND "
+		}
+		s += x.what
+	}
+	return s
+}
+
+func one[T any](ch change) Patch[T] { return Patch[T]{changes: []change{ch}} }
+
+// Set writes v into f's column.
+func Set[T, V any](f kandra.Field[T, V], v V) Patch[T] {
+	c := f.Column()
+	return one[T](change{col: c, op: catalog.Assign, v: v, what: c.Name() + " = ?"})
+}
+
+// Clear writes null into f's column (a tombstone: the cell is deleted).
+func Clear[T, V any](f kandra.Field[T, V]) Patch[T] {
+	c := f.Column()
+	return one[T](change{col: c, op: catalog.Assign, what: c.Name() + " = null"})
+}
+
+// Append adds vs at the end of f's list (l = l + ?). A list append is not
+// idempotent: a retry would add them twice, so it is sent once (see
+// IsIdempotent).
+func Append[T any, L ~[]E, E any](f kandra.Field[T, L], vs ...E) Patch[T] {
+	c := f.Column()
+	return one[T](change{col: c, op: catalog.Append, v: L(vs), what: c.Name() + " = " + c.Name() + " + ?"})
+}
+
+// Prepend adds vs at the start of f's list (l = ? + l), in their order;
+// like Append, it is not idempotent.
+func Prepend[T any, L ~[]E, E any](f kandra.Field[T, L], vs ...E) Patch[T] {
+	c := f.Column()
+	return one[T](change{col: c, op: catalog.Prepend, v: L(vs), what: c.Name() + " = ? + " + c.Name()})
+}
+
+// SetAt writes v at index i of f's list (l[i] = v). The server reads the
+// list to find the element: an index past its end fails the write.
+func SetAt[T any, L ~[]E, E any](f kandra.Field[T, L], i int, v E) Patch[T] {
+	c := f.Column()
+	return one[T](change{col: c, op: catalog.AtIndex, k: i, v: v, what: c.Name() + "[?] = ?"})
+}
+
+// RemoveValues removes every element of f's list equal to one of vs (l =
+// l - ?).
+func RemoveValues[T any, L ~[]E, E any](f kandra.Field[T, L], vs ...E) Patch[T] {
+	c := f.Column()
+	return one[T](change{col: c, op: catalog.Remove, v: L(vs), what: c.Name() + " = " + c.Name() + " - ?"})
+}
+
+// Add adds ks to f's set (s = s + ?).
+func Add[T any, S ~map[K]struct{}, K comparable](f kandra.Field[T, S], ks ...K) Patch[T] {
+	c := f.Column()
+	return one[T](change{col: c, op: catalog.Append, v: setOf[S](ks), what: c.Name() + " = " + c.Name() + " + ?"})
+}
+
+// Remove removes ks from f's set (s = s - ?).
+func Remove[T any, S ~map[K]struct{}, K comparable](f kandra.Field[T, S], ks ...K) Patch[T] {
+	c := f.Column()
+	return one[T](change{col: c, op: catalog.Remove, v: setOf[S](ks), what: c.Name() + " = " + c.Name() + " - ?"})
+}
+
+func setOf[S ~map[K]struct{}, K comparable](ks []K) S {
+	s := make(S, len(ks))
+	for _, k := range ks {
+		s[k] = struct{}{}
+	}
+	return s
+}
+
+// Put writes v at key k of f's map (m[k] = v).
+func Put[T any, M ~map[K]V, K comparable, V any](f kandra.Field[T, M], k K, v V) Patch[T] {
+	c := f.Column()
+	return one[T](change{col: c, op: catalog.AtKey, k: k, v: v, what: c.Name() + "[?] = ?"})
+}
+
+// PutAll writes the entries of m into f's map (m = m + ?).
+func PutAll[T any, M ~map[K]V, K comparable, V any](f kandra.Field[T, M], m M) Patch[T] {
+	c := f.Column()
+	return one[T](change{col: c, op: catalog.Append, v: m, what: c.Name() + " = " + c.Name() + " + ?"})
+}
+
+// RemoveKeys removes the entries of ks from f's map (m = m - {?, ...}).
+func RemoveKeys[T any, M ~map[K]V, K comparable, V any](f kandra.Field[T, M], ks ...K) Patch[T] {
+	c := f.Column()
+	keys := make([]any, len(ks))
+	for i, k := range ks {
+		keys[i] = k
+	}
+	return one[T](change{col: c, op: catalog.RemoveKeys, keys: keys, what: c.Name() + " = " + c.Name() + " - {...}"})
+}
+
+func cond1[T, V any](f kandra.Field[T, V], op catalog.CondOp, sym string, vals ...any) Cond[T] {
+	c := f.Column()
+	return Cond[T]{conds: []cond{{col: c, op: op, vals: vals, what: c.Name() + sym}}}
+}
+
+// Eq is the condition that f's column holds v.
+func Eq[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Eq, " = ?", v) }
+
+// Ne is the condition that f's column does not hold v (a null column does
+// not hold it).
+func Ne[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Ne, " != ?", v) }
+
+// Lt is the condition that f's column is less than v, in the order of
+// its CQL type (never met by a null).
+func Lt[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Lt, " < ?", v) }
+
+// Le is the condition that f's column is at most v.
+func Le[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Le, " <= ?", v) }
+
+// Gt is the condition that f's column is greater than v.
+func Gt[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Gt, " > ?", v) }
+
+// Ge is the condition that f's column is at least v.
+func Ge[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Ge, " >= ?", v) }
+
+// In is the condition that f's column holds one of vs.
+func In[T, V any](f kandra.Field[T, V], vs ...V) Cond[T] {
+	vals := make([]any, len(vs))
+	for i, v := range vs {
+		vals[i] = v
+	}
+	return cond1(f, catalog.In, " IN (...)", vals...)
+}
+
+// IsNull is the condition that f's column is null (a missing row meets
+// it: see Repo.Patch).
+func IsNull[T, V any](f kandra.Field[T, V]) Cond[T] { return cond1(f, catalog.IsNull, " = null") }
+
+// NotNull is the condition that f's column is not null.
+func NotNull[T, V any](f kandra.Field[T, V]) Cond[T] { return cond1(f, catalog.NotNull, " != null") }
+
+// EqAt is the condition that f's map holds v at key k (m[k] = v).
+func EqAt[T any, M ~map[K]V, K comparable, V any](f kandra.Field[T, M], k K, v V) Cond[T] {
+	c := f.Column()
+	return Cond[T]{conds: []cond{{col: c, op: catalog.Eq, k: k, vals: []any{v}, what: c.Name() + "[?] = ?"}}}
+}
+
+// Exists is the condition that the row exists (IF EXISTS). The servers
+// take it alone: joined to another condition it is refused.
+func Exists[T any]() Cond[T] { return Cond[T]{exists: true} }
+
+// Outcome is what a conditional write found: whether it applied and, when
+// it did not, the row's current values the server returned.
+type Outcome[T any] struct {
+	// Applied reports that the write was made (always true for a write
+	// that is not conditional, when its error is nil).
+	Applied bool
+	// Exists reports, when Applied is false, that the row exists (the
+	// server returned its values); false means there is no row of the key.
+	Exists bool
+	// Current, when Applied is false and Exists true, holds the row's
+	// current values of the columns of the conditions (Cassandra returns
+	// those; ScyllaDB returns every column, which Current then holds),
+	// its key's fields copied from the key given; nil otherwise.
+	Current *T
+}
+
+// PatchOption configures Patch and DeleteIf; see "Call options" in the
+// package doc.
+type PatchOption interface {
+	option
+	patchOption()
+}
+
+// UpsertOption is the option Upsert returns.
+type UpsertOption struct{}
+
+func (UpsertOption) apply(c *call) { c.upsert = true }
+func (UpsertOption) patchOption()  {}
+
+// Upsert makes a Patch write as Cassandra's UPDATE does: without the
+// condition that the row exists, so it costs one plain write instead of a
+// lightweight transaction, and on a key without a row it creates one,
+// holding the key and the columns set (no row marker: the row disappears
+// when those are null). It is refused on a versioned table and on one
+// with SoftDelete, where it would bring back a deleted row.
+func Upsert() UpsertOption { return UpsertOption{} }
+
+// Patch changes the columns p names in the row of key's primary key (its
+// other fields are ignored, but for the version of a versioned table),
+// without reading it. Each value is checked as Save checks it; the table's
+// Validators, which see whole entities, are not run (use Update for
+// changes one must see). UpdatedAt is stamped.
+//
+// A row is never brought to life by accident. By default Patch writes
+// only to a row that exists and is not soft-deleted, by a lightweight
+// transaction whose condition is:
+//   - on a versioned table, that the row still has key's version (a zero
+//     version is refused: Get the row first); the row moves to the next
+//     version, written into key's version field with UpdatedAt's stamp
+//     when the write applied; another version is a
+//     *kerrors.OptimisticLockError;
+//   - on a table with SoftDelete, that its marker is false (SoftDelete
+//     without a marker field cannot tell a deleted row and is refused);
+//   - otherwise IF EXISTS, or the conditions of p.If when they imply that
+//     the row exists (a condition on a value, not IsNull, Ne or NotNull
+//     alone, which a missing row meets: those are refused without a
+//     condition that implies it, or Exists).
+//
+// The Outcome says whether it applied and, when not, the row's current
+// values of the conditions' columns. Upsert turns the default condition
+// off: one plain write, which creates a missing row.
+//
+// Refused before anything is sent (*kerrors.ArgumentError, naming the
+// call that can do it): a change of a key column, of a column a lookup
+// indexes (Update moves lookup values), of the version, CreatedAt,
+// UpdatedAt or soft-delete marker, of a counter, an element change of a
+// frozen collection or one of another kind (Append on a set), a
+// condition on a key column or a counter, an order condition on a
+// collection; a Timestamp on a conditional write; a conditional write in
+// a keyspace whose targets refuse lightweight transactions.
+//
+// Idempotence: a conditional Patch, and one with Append or Prepend on a
+// list, is sent once (see IsIdempotent); the others may be retried.
+// Options: Upsert, TTL, Timestamp, Consistency, SerialConsistency.
+func (r *Repo[T]) Patch(ctx context.Context, key *T, p Patch[T], opts ...PatchOption) (Outcome[T], error) {
+	const op = "Patch"
+	sc := getScratch(opts)
+	defer sc.release()
+	c := &sc.c
+	cons, _, err := r.enter(ctx, entry{op: op, kind: writes}, c, arg[T]{name: "key", e: key, key: r.key})
+	if err != nil {
+		return Outcome[T]{}, err
+	}
+	defer r.rt.leave()
+	if len(p.changes) == 0 {
+		return Outcome[T]{}, r.argErr(op, "patch", "no change: build one with kstore.Set, Clear, Append, Add, Put and the like")
+	}
+	for _, ch := range p.changes {
+		if err := r.checkChange(op, ch); err != nil {
+			return Outcome[T]{}, err
+		}
+	}
+	var spec catalog.PatchSpec
+	spec.Using = using(c)
+	for _, ch := range p.changes {
+		n := 0
+		if ch.op == catalog.RemoveKeys {
+			n = len(ch.keys)
+		}
+		spec.Sets = append(spec.Sets, catalog.Set{Col: ch.col, Op: ch.op, N: n})
+	}
+	nw := *key // the stamps: UpdatedAt, the next version
+	conds, stamps, ifExists, err := r.guard(op, key, &nw, p.conds, p.exists, c, &spec.Sets)
+	if err != nil {
+		return Outcome[T]{}, err
+	}
+	spec.IfExists = ifExists
+	for _, x := range conds {
+		spec.Conds = append(spec.Conds, catalog.Cond{Col: x.col, Op: x.op, Key: x.k != nil, N: len(x.vals)})
+	}
+	return r.conditional(ctx, op, kandra.OpPatch, sc, cons, key, &nw, conds, stamps, func(buf []byte) *adapter.Statement { return r.st.Patch(&spec, buf) }, func(vals []any) []any {
+		for _, ch := range p.changes {
+			vals = appendChange(vals, ch)
+		}
+		return vals
+	})
+}
+
+// appendChange appends the values of one SET clause.
+func appendChange(vals []any, ch change) []any {
+	switch ch.op {
+	case catalog.RemoveKeys:
+		return append(vals, ch.keys...)
+	case catalog.AtIndex, catalog.AtKey:
+		return append(vals, ch.k, ch.v)
+	}
+	return append(vals, ch.v)
+}
+
+// guard checks the conditions given and adds, to sets (a Patch's; nil
+// for a DeleteIf), the stamps' changes (UpdatedAt, the next version,
+// written into nw). It returns every condition in the statement's order,
+// with the one that keeps the call from bringing a row to life, the
+// stamps' values (field addresses in nw) in their SET order, and whether
+// the statement takes IF EXISTS.
+func (r *Repo[T]) guard(op string, key, nw *T, given []cond, exists bool, c *call, sets *[]catalog.Set) (conds []cond, stamps []any, ifExists bool, err error) {
+	fail := func(arg, msg string) ([]cond, []any, bool, error) { return nil, nil, false, r.argErr(op, arg, msg) }
+	for _, x := range given {
+		if err := r.checkCond(op, x); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	if exists && len(given) > 0 {
+		return fail("If", "Exists joined to another condition: the servers take IF EXISTS alone; the other conditions imply that the row exists when they compare a value")
+	}
+	vc, sd := r.ts.VersionColumn(), r.ts.SoftDelete()
+	if c.upsert {
+		switch {
+		case vc != nil:
+			return fail("Upsert", r.ts.Name()+" is versioned: every write is conditional on the version; Patch without Upsert")
+		case sd != nil:
+			return fail("Upsert", r.ts.Name()+" has SoftDelete: a write without the condition would bring a soft-deleted row back; Patch without Upsert")
+		}
+	}
+	conds = given
+	if col := r.ts.UpdatedAtColumn(); col != nil && sets != nil {
+		*r.timeField(col, nw) = truncate(col, r.now())
+		p, _ := col.Pointer(nw)
+		*sets = append(*sets, catalog.Set{Col: col, Op: catalog.Assign})
+		stamps = append(stamps, p)
+	}
+	switch {
+	case vc != nil:
+		if r.versionZero(key) {
+			return fail("key", "its "+vc.GoName()+" is zero: a write of one row of a versioned table by its key is conditional on the version the caller read; Get the row first (a row written before the table had a version: Update or ForceSave)")
+		}
+		if exists {
+			return fail("If", "Exists on a versioned table: the version's condition implies that the row exists")
+		}
+		pv, _ := vc.Pointer(key)
+		conds = append([]cond{{col: vc, op: catalog.Eq, vals: []any{pv}, what: vc.Name() + " = ?"}}, conds...)
+		if sets != nil {
+			r.nextVersion(key, nw)
+			p, _ := vc.Pointer(nw)
+			*sets = append(*sets, catalog.Set{Col: vc, Op: catalog.Assign})
+			stamps = append(stamps, p)
+		}
+	case sd != nil:
+		if sd.Marker == nil {
+			return fail("the table", r.ts.Name()+"'s SoftDelete has no marker field, so no condition tells a soft-deleted row from a live one: give SoftDelete a marker (kandra.SoftDelete(ttl, &e.Deleted)), or Get the entity and Update it")
+		}
+		if exists {
+			return fail("If", "Exists on a table with SoftDelete: the condition that the row is not soft-deleted implies that it exists")
+		}
+		conds = append([]cond{{col: sd.Marker, op: catalog.Eq, vals: []any{false}, what: sd.Marker.Name() + " = false"}}, conds...)
+	case c.upsert:
+	case exists, len(given) == 0:
+		ifExists = true
+	default:
+		implied := false
+		for _, x := range given {
+			implied = implied || impliesRow(x)
+		}
+		if !implied {
+			return fail("If", "the conditions ("+(Cond[T]{conds: given}).String()+") are met by a row that does not exist, so the write would create it: add a condition on a value (Eq, Lt, In...), use Exists alone, or pass Upsert to create a missing row")
+		}
+	}
+	return conds, stamps, ifExists, nil
+}
+
+// impliesRow reports a condition a missing row (all null) does not meet:
+// one comparing to a value that is not null.
+func impliesRow(x cond) bool {
+	switch x.op {
+	case catalog.IsNull, catalog.NotNull, catalog.Ne:
+		return false
+	}
+	for _, v := range x.vals {
+		if isNullValue(x.col, v) {
+			return false
+		}
+	}
+	return len(x.vals) > 0
+}
+
+// isNullValue reports a value sent as null: nil, a nil pointer, slice or
+// map, an empty collection, or one the column's type sends as null.
+func isNullValue(c *kandra.ColumnSchema, v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if rv.IsNil() {
+			return true
+		}
+	case reflect.Slice, reflect.Map:
+		if rv.IsNil() || rv.Len() == 0 && c.Type().IsCollection() {
+			return true
+		}
+	}
+	if rv.Kind() != reflect.Pointer {
+		p := reflect.New(rv.Type())
+		p.Elem().Set(rv)
+		return c.SentAsNull(p.Interface())
+	}
+	return c.SentAsNull(v)
+}
+
+// checkChange refuses a change the servers refuse or kandra could not
+// keep its lookups, stamps and versions right through.
+func (r *Repo[T]) checkChange(op string, ch change) error {
+	c := ch.col
+	arg := "change " + ch.what
+	switch {
+	case c.Table() != r.ts:
+		return r.argErr(op, arg, "the field is "+c.Table().EntityType().String()+"'s, not "+r.typeName+"'s")
+	case c.Role() != kandra.RegularColumn && !c.IsStatic():
+		return r.argErr(op, arg, c.Name()+" is in the primary key, which is immutable: Save the entity under its new key and Delete the old one")
+	case c.Lookup() != nil:
+		return r.argErr(op, arg, c.Name()+" has a lookup table, whose row of the old value Patch cannot know: Get the entity and Update it (Update moves lookup values)")
+	case c.IsVersion():
+		return r.argErr(op, arg, c.Name()+" is the version, which every write of the table moves itself")
+	case c.IsCreatedAt(), c.IsUpdatedAt():
+		return r.argErr(op, arg, c.Name()+" is stamped by kandra (CreatedAt by the first Save, UpdatedAt by every write)")
+	case c.IsSoftDeleteMarker():
+		return r.argErr(op, arg, c.Name()+" is the soft-delete marker: SoftDelete sets it, with the table's TTL")
+	case c.IsCounter():
+		return r.argErr(op, arg, c.Name()+" is a counter: change it with a Counter's Increment")
+	}
+	kind := c.Type().Kind()
+	if ch.op != catalog.Assign {
+		want := map[catalog.SetOp]string{catalog.Prepend: "list", catalog.AtIndex: "list", catalog.AtKey: "map", catalog.RemoveKeys: "map"}[ch.op]
+		ok := false
+		switch ch.op {
+		case catalog.Append, catalog.Remove:
+			ok = kind == kandra.KindList || kind == kandra.KindSet || kind == kandra.KindMap && ch.op == catalog.Append
+			want = "collection"
+		default:
+			ok = kind.String() == want || (want == "list" && kind == kandra.KindList) || (want == "map" && kind == kandra.KindMap)
+		}
+		if !ok {
+			return r.argErr(op, arg, fmt.Sprintf("%s is a %s, not a %s: set it whole with kstore.Set", c.Name(), c.Type(), want))
+		}
+		if c.IsFrozen() {
+			return r.argErr(op, arg, c.Name()+" is frozen ("+c.Type().Frozen()+"): the servers write it whole only; set it with kstore.Set")
+		}
+	}
+	switch ch.op {
+	case catalog.RemoveKeys:
+		if len(ch.keys) == 0 {
+			return r.argErr(op, arg, "no key to remove")
+		}
+		for _, k := range ch.keys {
+			if k == nil || isNullValue(c, k) {
+				return r.argErr(op, arg, "a null map key: the servers refuse it")
+			}
+		}
+		return nil
+	case catalog.AtKey:
+		if ch.k == nil || isNullValue(c, ch.k) {
+			return r.argErr(op, arg, "a null map key: the servers refuse it")
+		}
+		return nil
+	case catalog.AtIndex:
+		if ch.k.(int) < 0 {
+			return r.argErr(op, arg, fmt.Sprintf("index %d: a list's index is at least 0", ch.k))
+		}
+		return nil
+	}
+	if ch.v == nil {
+		return nil // Clear
+	}
+	return r.checkValueOf(c, ch.v)
+}
+
+// checkValueOf checks v, a value of c's Go type, as Save checks c's field.
+func (r *Repo[T]) checkValueOf(c *kandra.ColumnSchema, v any) error {
+	if !c.ChecksValues() {
+		return nil
+	}
+	p := reflect.New(reflect.TypeOf(v))
+	p.Elem().Set(reflect.ValueOf(v))
+	return c.CheckValue(p.Interface())
+}
+
+// checkCond refuses a condition the servers refuse.
+func (r *Repo[T]) checkCond(op string, x cond) error {
+	c := x.col
+	arg := "condition " + x.what
+	switch {
+	case c.Table() != r.ts:
+		return r.argErr(op, arg, "the field is "+c.Table().EntityType().String()+"'s, not "+r.typeName+"'s")
+	case c.Role() != kandra.RegularColumn && !c.IsStatic():
+		return r.argErr(op, arg, c.Name()+" is in the primary key: the servers take no condition on it (the key names the row)")
+	case c.IsCounter():
+		return r.argErr(op, arg, c.Name()+" is a counter: the servers take no condition on it")
+	case x.k != nil && c.IsFrozen():
+		return r.argErr(op, arg, c.Name()+" is frozen: compare it whole with Eq")
+	case x.op >= catalog.Lt && x.op <= catalog.Ge && (c.Type().IsCollection() || c.Type().Kind() == kandra.KindUDT || c.Type().Kind() == kandra.KindVector):
+		return r.argErr(op, arg, c.Name()+" is a "+c.Type().String()+": compare it with Eq, Ne or In")
+	case x.op == catalog.In && len(x.vals) == 0:
+		return r.argErr(op, arg, "In without values is met by no row: nothing would be written")
+	}
+	return nil
+}
+
+// conditional sends a Patch's or a DeleteIf's statement (made by build)
+// with its values (the call's USING values, then those vals appends, the
+// key, then conds'), and reads what the server returned when it did not
+// apply. nw holds the stamps of a Patch: when it applies, they are copied
+// into key.
+func (r *Repo[T]) conditional(ctx context.Context, op, kind string, sc *scratch, cons kandra.Consistency, key, nw *T, conds []cond, stamps []any, build func([]byte) *adapter.Statement, appendVals func([]any) []any) (Outcome[T], error) {
+	c := &sc.c
+	var buf [64]byte
+	st := build(buf[:0])
+	if st.IsConditional() {
+		if c.hasTS {
+			return Outcome[T]{}, r.argErr(op, "Timestamp", "a conditional write (a lightweight transaction) cannot carry a client timestamp: the servers refuse it; pass Upsert without conditions to write at a timestamp")
+		}
+		if t := r.rt.ks.Targets(); t&kandra.Scylla2025Tablets != 0 {
+			return Outcome[T]{}, r.argErr(op, "the keyspace's Targets", "they include "+kandra.Scylla2025Tablets.String()+", which refuses lightweight transactions: pass Upsert (a plain write, which creates a missing row), or leave kandra.Scylla2025Tablets out of KeyspaceSpec.Targets")
+		}
+	}
+	q := sc.query(st)
+	vals := sc.values(st.NumParams())
+	for i := 0; i < st.NumParams(); i++ {
+		if k := st.Param(i).Kind; k != adapter.ParamTTL && k != adapter.ParamTimestamp {
+			break
+		}
+		vals = appendParam(vals, st.Param(i), c)
+	}
+	vals = append(appendVals(vals), stamps...)
+	vals = catalog.AppendColumns(r.t, st, key, vals)
+	for _, x := range conds {
+		if x.k != nil {
+			vals = append(vals, x.k)
+		}
+		vals = append(vals, x.vals...)
+	}
+	if len(vals) != st.NumParams() {
+		panic(fmt.Sprintf("kandra/kstore: internal error: %d values for the %d markers of %s", len(vals), st.NumParams(), st.CQL()))
+	}
+	q.Values, q.Consistency = vals, cons
+	var cur *T
+	if st.IsConditional() {
+		serial, err := r.serialCons(op, c)
+		if err != nil {
+			return Outcome[T]{}, err
+		}
+		q.SerialConsistency = serial
+		cur = new(T)
+		q.Current = catalog.AppendResult(r.t, st, cur, make([]any, 0, st.NumResult()))
+	}
+	applied, err := r.exec(ctx, kind, q)
+	if err != nil {
+		return Outcome[T]{}, err
+	}
+	if applied {
+		r.restamp(key, nw)
+		return Outcome[T]{Applied: true}, nil
+	}
+	out := Outcome[T]{Exists: q.Returned > 0}
+	if out.Exists {
+		for _, col := range r.key {
+			pk, _ := col.Pointer(key)
+			pc, _ := col.Pointer(cur)
+			reflect.ValueOf(pc).Elem().Set(reflect.ValueOf(pk).Elem())
+		}
+		out.Current = cur
+	}
+	if vc := r.ts.VersionColumn(); vc != nil {
+		return out, r.lockErr(key, r.expected(key)+" expected, the row has another version, is gone, or did not meet the conditions: Get it again and retry")
+	}
+	return out, nil
+}
+
+// restamp copies a Patch's stamps (UpdatedAt, the version) from nw into
+// key once it applied.
+func (r *Repo[T]) restamp(key, nw *T) {
+	for _, col := range []*kandra.ColumnSchema{r.ts.UpdatedAtColumn(), r.ts.VersionColumn()} {
+		if col == nil {
+			continue
+		}
+		pk, _ := col.Pointer(key)
+		pn, _ := col.Pointer(nw)
+		reflect.ValueOf(pk).Elem().Set(reflect.ValueOf(pn).Elem())
+	}
+}

@@ -139,6 +139,24 @@ func planPart[I any, D TypeSystem[I]](col *kandra.ColumnSchema, key bool) (*conv
 	return planTop[I, D](t, part), t, nil
 }
 
+// planKeys plans a set of keys of map column col, bound on its own (m =
+// m - ?), and returns its Go type, map[K]struct{} of the map's key type.
+func planKeys[I any, D TypeSystem[I]](col *kandra.ColumnSchema) (*conv, reflect.Type, error) {
+	t := col.GoType()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if col.Type().Kind() != kandra.KindMap || t.Kind() != reflect.Map {
+		return nil, nil, fmt.Errorf("column %s: Go type %s holds no map keys to bind on their own", col.Name(), col.GoType())
+	}
+	n, err := cqlorder.Of(kandra.SetOf(col.Type().Key()))
+	if err != nil {
+		return nil, nil, err
+	}
+	t = reflect.MapOf(t.Key(), reflect.TypeFor[struct{}]())
+	return planTop[I, D](t, n), t, nil
+}
+
 // refOnlyConv is the conv of a field of type t the driver takes as it is,
 // bound and scanned by its reference of type r.
 func refOnlyConv(t, r reflect.Type) *conv {

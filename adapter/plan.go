@@ -53,6 +53,13 @@ func newPlan[I any, D TypeSystem[I]](s *Statement) (*Plan[I, D], error) {
 			continue
 		}
 		switch k := s.Param(i).Kind; k {
+		case ParamKeys:
+			cv, t, err := planKeys[I, D](c)
+			if err != nil {
+				return nil, err
+			}
+			p.params[i], p.goType[i] = cv, t
+			continue
 		case ParamElement, ParamMapKey:
 			cv, t, err := planPart[I, D](c, k == ParamMapKey)
 			if err != nil {

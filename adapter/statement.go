@@ -62,13 +62,16 @@ const (
 	ParamValue
 	// ParamIndex is a list's index (l[?] = ?), an int.
 	ParamIndex
+	// ParamKeys is a set of keys of the map column Param.Column (m = m -
+	// ?): a map[K]struct{} of the map's key type K.
+	ParamKeys
 )
 
-var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit", "token", "claim", "prefix", "raw", "element", "mapkey", "value", "index"}
+var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit", "token", "claim", "prefix", "raw", "element", "mapkey", "value", "index", "keys"}
 
 // String returns a short name: "col", "ttl", "timestamp", "expected",
 // "delta", "lower", "upper", "limit", "token", "claim", "prefix", "raw",
-// "element", "mapkey", "value" or "index".
+// "element", "mapkey", "value", "index" or "keys".
 func (k ParamKind) String() string {
 	if int(k) < len(paramKindNames) {
 		return paramKindNames[k]

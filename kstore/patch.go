@@ -30,7 +30,7 @@ type change struct {
 	op   catalog.SetOp
 	v    any   // the column's value, a collection of its Go type, or an element
 	k    any   // an index (int) or a map key, for AtIndex and AtKey
-	keys []any // RemoveKeys' keys
+	keys []any // RemoveKeys' keys, for the checks (v is their set)
 	what string
 }
 
@@ -178,14 +178,15 @@ func PutAll[T any, M ~map[K]V, K comparable, V any](f kandra.Field[T, M], m M) P
 	return one[T](change{col: c, op: catalog.Append, v: m, what: c.Name() + " = " + c.Name() + " + ?"})
 }
 
-// RemoveKeys removes the entries of ks from f's map (m = m - {?, ...}).
+// RemoveKeys removes the entries of ks from f's map (m = m - ?, a set of
+// the keys).
 func RemoveKeys[T any, M ~map[K]V, K comparable, V any](f kandra.Field[T, M], ks ...K) Patch[T] {
 	c := f.Column()
 	keys := make([]any, len(ks))
 	for i, k := range ks {
 		keys[i] = k
 	}
-	return one[T](change{col: c, op: catalog.RemoveKeys, keys: keys, what: c.Name() + " = " + c.Name() + " - {...}"})
+	return one[T](change{col: c, op: catalog.RemoveKeys, keys: keys, v: setOf[map[K]struct{}](ks), what: c.Name() + " = " + c.Name() + " - ?"})
 }
 
 func cond1[T, V any](f kandra.Field[T, V], op catalog.CondOp, sym string, vals ...any) Cond[T] {
@@ -334,11 +335,7 @@ func (r *Repo[T]) Patch(ctx context.Context, key *T, p Patch[T], opts ...PatchOp
 	var spec catalog.PatchSpec
 	spec.Using = using(c)
 	for _, ch := range p.changes {
-		n := 0
-		if ch.op == catalog.RemoveKeys {
-			n = len(ch.keys)
-		}
-		spec.Sets = append(spec.Sets, catalog.Set{Col: ch.col, Op: ch.op, N: n})
+		spec.Sets = append(spec.Sets, catalog.Set{Col: ch.col, Op: ch.op})
 	}
 	nw := *key // the stamps: UpdatedAt, the next version
 	conds, stamps, ifExists, err := r.guard(op, key, &nw, p.conds, p.exists, c, &spec.Sets)
@@ -360,8 +357,6 @@ func (r *Repo[T]) Patch(ctx context.Context, key *T, p Patch[T], opts ...PatchOp
 // appendChange appends the values of one SET clause.
 func appendChange(vals []any, ch change) []any {
 	switch ch.op {
-	case catalog.RemoveKeys:
-		return append(vals, ch.keys...)
 	case catalog.AtIndex, catalog.AtKey:
 		return append(vals, ch.k, ch.v)
 	}

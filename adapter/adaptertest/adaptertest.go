@@ -218,7 +218,7 @@ func runtimeKeyspace(name string) (*kandra.Keyspace, error) {
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 		Targets:     kandra.Cassandra5,
 	}, usersTable, todosTable, walletsTable, hitsTable, eventsTable, devicesTable, membersTable, notesTable, threadsTable, threadHitsTable, readingsTable, ticketsTable, listingsTable, embeddingsTable, customersTable, routesTable,
-		bookingsTable, shiftsTable, sittingsTable, staysTable, diariesTable, talliesTable)
+		bookingsTable, shiftsTable, sittingsTable, staysTable, diariesTable, talliesTable, cardsTable)
 }
 
 // harness is one keyspace on one node, and the adapter's driver on a
@@ -323,6 +323,12 @@ var scenarios = []struct {
 	{"NamedSpecialTypesRoundTrip", testNamedSpecialTypes},
 	{"SetsAndMapsInServerOrder", testSortedCollections},
 	{"VersionAddedToTableWithRows", testVersionAdded},
+	{"PatchInPlace", testPatchInPlace},
+	{"PatchNeverRevives", testPatchNeverRevives},
+	{"PatchConditions", testPatchConditions},
+	{"DeletesBeyondOneRow", testDeletesBeyondOneRow},
+	{"UpdateWritesWhatChanged", testUpdateWritesWhatChanged},
+	{"PartialWritesMatchTheModel", testPartialModel},
 }
 
 type failures struct {

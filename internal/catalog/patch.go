@@ -26,7 +26,7 @@ const (
 	Prepend
 	// Remove is c = c - ?: a list's or a set's values removed.
 	Remove
-	// RemoveKeys is c = c - {?, ...}: a map's keys removed, N of them.
+	// RemoveKeys is c = c - ?: a map's keys removed, a set of them.
 	RemoveKeys
 	// AtIndex is c[?] = ?: a list's element at an index.
 	AtIndex
@@ -34,11 +34,10 @@ const (
 	AtKey
 )
 
-// Set is one SET clause: Op on Col, with N markers for RemoveKeys.
+// Set is one SET clause: Op on Col.
 type Set struct {
 	Col *kandra.ColumnSchema
 	Op  SetOp
-	N   int
 }
 
 // CondOp is the operator of one IF condition.
@@ -82,7 +81,7 @@ type PatchSpec struct {
 }
 
 // maxShapes bounds the shapes a table keeps: a program has a fixed set of
-// calls, but IN and RemoveKeys make one shape per arity.
+// calls, but IN makes one shape per arity.
 const maxShapes = 4096
 
 // shapes are the rendered statements of a table's partial writes and
@@ -129,7 +128,6 @@ func (s *Table) Patch(spec *PatchSpec, buf []byte) *adapter.Statement {
 	}
 	for _, st := range spec.Sets {
 		key = strconv.AppendInt(append(key, 's', byte(st.Op)), int64(st.Col.Position()), 36)
-		key = strconv.AppendInt(append(key, ':'), int64(st.N), 36)
 	}
 	for _, c := range spec.Conds {
 		k := byte(0)
@@ -170,15 +168,8 @@ func (b *stmtBuilder) patch(spec *PatchSpec) *adapter.Statement {
 			w.WriteString(n + " = " + n + " - ?")
 			w.mark(adapter.ParamValue, st.Col)
 		case RemoveKeys:
-			w.WriteString(n + " = " + n + " - {")
-			for k := 0; k < st.N; k++ {
-				if k > 0 {
-					w.WriteString(", ")
-				}
-				w.WriteString("?")
-				w.mark(adapter.ParamMapKey, st.Col)
-			}
-			w.WriteString("}")
+			w.WriteString(n + " = " + n + " - ?")
+			w.mark(adapter.ParamKeys, st.Col)
 		case AtIndex:
 			w.WriteString(n + "[?] = ?")
 			w.mark(adapter.ParamIndex, nil)

@@ -911,6 +911,7 @@ func (b *builder) assemble() *TableSchema {
 	if o.write != nil {
 		t.write, t.hasWrite = *o.write, true
 	}
+	t.omitNulls = o.omitNulls
 	t.storage = o.storage // the spec is Describe's own; StorageOptions hands out copies
 	if sd := o.softDelete; sd != nil {
 		t.softDelete = &SoftDeleteConfig{TTL: sd.ttl}

@@ -362,6 +362,7 @@ type TableSchema struct {
 	hasRead    bool
 	write      Consistency
 	hasWrite   bool
+	omitNulls  bool
 	storage    StorageOptions
 }
 
@@ -465,5 +466,9 @@ func (t *TableSchema) ReadConsistency() (Consistency, bool) { return t.read, t.h
 
 // WriteConsistency is the table's write consistency override, if any.
 func (t *TableSchema) WriteConsistency() (Consistency, bool) { return t.write, t.hasWrite }
+
+// OmitsNulls reports that the table's writes leave null columns unset
+// (OmitNulls).
+func (t *TableSchema) OmitsNulls() bool { return t.omitNulls }
 
 func clone[E any](s []E) []E { return append([]E(nil), s...) }

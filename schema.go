@@ -61,6 +61,7 @@ type tableSpec struct {
 	ttl        *time.Duration
 	read       *Consistency
 	write      *Consistency
+	omitNulls  bool
 	softDelete *softDeleteSpec
 	storage    StorageOptions
 	conflicts  []string
@@ -104,6 +105,18 @@ func ReadConsistency(c Consistency) TableOption {
 // ReadConsistency.
 func WriteConsistency(c Consistency) TableOption {
 	return tableOptionFunc(func(s *tableSpec) { setOnce(&s.write, c, "WriteConsistency", &s.conflicts) })
+}
+
+// OmitNulls records that the runtime's writes of the table's entities
+// (kstore's Save, ForceSave, SaveIfNotExists, SaveAll, and Update under a
+// TTL) leave the columns whose values are null out, sent as the native
+// protocol's "unset": a sparse entity's write leaves no null cells
+// (tombstones), as a hand-written INSERT of its set columns does, and a
+// column the entity holds as null keeps the row's value, so a Save is no
+// longer a full replace of the row. kstore.WriteNulls turns it off for one
+// call. It changes no DDL.
+func OmitNulls() TableOption {
+	return tableOptionFunc(func(s *tableSpec) { s.omitNulls = true })
 }
 
 // SoftDelete records that the runtime deletes rows by rewriting them with a

@@ -759,6 +759,23 @@ func (c jaegerCell) String() string {
 	return "0x" + h
 }
 
+// cellDiff says where two cells differ: null against a value, or the
+// first differing byte, with the bytes around it.
+func cellDiff(a, b jaegerCell) string {
+	if a.null || b.null {
+		return fmt.Sprintf("Jaeger's %s, kandra's %s", a, b)
+	}
+	i := 0
+	for i < len(a.b) && i < len(b.b) && a.b[i] == b.b[i] {
+		i++
+	}
+	window := func(x []byte) string {
+		lo, hi := max(i-8, 0), min(i+24, len(x))
+		return fmt.Sprintf("%d bytes, [%d:%d] %x", len(x), lo, hi, x[lo:hi])
+	}
+	return fmt.Sprintf("differ from byte %d: Jaeger's %s, kandra's %s", i, window(a.b), window(b.b))
+}
+
 type jaegerRow map[string]jaegerCell
 
 // jaegerRows runs q and returns its rows, every cell raw.
@@ -809,7 +826,7 @@ func diffCells(a, b jaegerRow, skip ...string) []string {
 		case !okA || !okB:
 			diffs = append(diffs, fmt.Sprintf("column %s in one row only", n))
 		case ca.null != cb.null || !bytes.Equal(ca.b, cb.b):
-			diffs = append(diffs, fmt.Sprintf("column %s: Jaeger's %s, kandra's %s", n, ca, cb))
+			diffs = append(diffs, fmt.Sprintf("column %s: %s", n, cellDiff(ca, cb)))
 		}
 	}
 	return diffs
@@ -907,13 +924,13 @@ func (r *jaegerRun) typed(st *jaegerStmt, call func() error) {
 		st.fail("typed call %s: %v", st.call, err)
 		return
 	}
-	jq := strings.ToUpper(strings.Join(strings.Fields(st.cql), " "))
+	jq := strings.Join(strings.Fields(st.cql), " ")
 	for _, k := range sent {
-		kq := strings.ToUpper(k)
-		if strings.Contains(jq, "USING TTL") != strings.Contains(kq, "USING TTL") {
+		ju, ku := strings.ToUpper(jq), strings.ToUpper(k)
+		if strings.Contains(ju, "USING TTL") != strings.Contains(ku, "USING TTL") {
 			st.fail("TTL: Jaeger's statement %q, kandra's %q", jq, k)
 		}
-		if strings.Contains(jq, " IF ") != strings.Contains(kq, " IF ") {
+		if strings.Contains(ju, " IF ") != strings.Contains(ku, " IF ") {
 			st.fail("condition: Jaeger's statement %q, kandra's %q", jq, k)
 		}
 	}
@@ -1128,9 +1145,10 @@ func mustTable[T any, PT kandra.Entity[T]](t *testing.T) *kandra.Table[T] {
 // The tables are Jaeger's own: internal/storage/v1/cassandra/schema/
 // v004-go-tmpl.cql.tmpl, filled with Jaeger's defaults and run as its
 // schema.Creator runs it. The span, dependency and sampling writers send
-// no USING TTL: their rows expire by the tables' default_time_to_live,
-// which the entities declare (kandra.DefaultTTL), so the typed calls take
-// no TTL option either; only the lock's statements carry one. Not
+// no USING TTL: the span and dependency rows expire by their tables'
+// default_time_to_live, which the entities declare (kandra.DefaultTTL),
+// and the sampling tables have none, so the typed calls take no TTL
+// option either; only the lock's statements carry one. Not
 // covered: the previous-version tables (operation_names, the SASI-indexed
 // dependencies) that v004 does not create.
 //
@@ -1390,8 +1408,8 @@ func TestJaegerWritesTyped(t *testing.T) {
 			buckets = append(buckets, b)
 		}
 		rows := r.reader(st, 2, js.Query(jcqlDepsSelectStmtV2, buckets, startTs, endTs).Consistency(gocql.One))
-		if len(rows) == 2 {
-			for _, d := range diffCells(rows[0], rows[1], "ts") {
+		if len(rows) == 2 { // ts DESC: kandra's newer row first
+			for _, d := range diffCells(rows[1], rows[0], "ts") {
 				st.fail("GetDependencies: %s", d)
 			}
 		}
@@ -1411,8 +1429,8 @@ func TestJaegerWritesTyped(t *testing.T) {
 		r.typed(st, func() error { return repo.Save(ctx, ek) })
 		r.sameRow(st, throughput.Schema(), &jaegerThroughput{Bucket: int32(bucket), Ts: uuid.UUID(tsJ)}, ek, []string{"ts"}, 0, 0)
 		rows := r.reader(st, 2, js.Query(jcqlGetThroughput, gocql.UUIDFromTime(now.Add(-time.Minute)), gocql.UUIDFromTime(time.Now().Add(time.Minute))))
-		if len(rows) == 2 {
-			for _, d := range diffCells(rows[0], rows[1]) {
+		if len(rows) == 2 { // one partition, ts DESC: kandra's newer row first
+			for _, d := range diffCells(rows[1], rows[0]) {
 				st.fail("GetThroughput: %s", d)
 			}
 		}

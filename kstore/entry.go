@@ -110,6 +110,9 @@ func (r *Repo[T]) check(ctx context.Context, en entry, c *call, args []arg[T]) (
 			return 0, 0, err
 		}
 	}
+	if !c.hasNulls {
+		c.omitNulls = r.ts.OmitsNulls()
+	}
 	if en.kind == reads {
 		cons, err = r.readCons(en.op, c)
 	} else {

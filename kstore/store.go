@@ -490,7 +490,8 @@ type call struct {
 	prefix      []prefixValue // Equal's, in the order given
 	skipDeleted bool          // SkipDeleted
 	upsert      bool          // Upsert
-	omitNulls   bool          // OmitNulls
+	omitNulls   bool          // OmitNulls, WriteNulls, or the table's kandra.OmitNulls
+	hasNulls    bool          // OmitNulls or WriteNulls was given
 }
 
 // prefixValue is one Equal: a clustering column and its value.
@@ -578,12 +579,12 @@ func (TimestampOption) patchOption()    {}
 func (TimestampOption) writeOption()    {}
 func (TimestampOption) deleteOption()   {}
 
-// OmitNullsOption is the option OmitNulls returns.
-type OmitNullsOption struct{}
+// NullsOption is the option OmitNulls and WriteNulls return.
+type NullsOption struct{ omit bool }
 
-func (OmitNullsOption) apply(c *call) { c.omitNulls = true }
-func (OmitNullsOption) writeOption()  {}
-func (OmitNullsOption) insertOption() {}
+func (o NullsOption) apply(c *call) { c.omitNulls, c.hasNulls = o.omit, true }
+func (NullsOption) writeOption()    {}
+func (NullsOption) insertOption()   {}
 
 // OmitNulls leaves the columns whose values are null (a nil pointer,
 // slice or map, an empty collection, a value sent as null) out of a
@@ -597,7 +598,13 @@ func (OmitNullsOption) insertOption() {}
 // Without it, a null is written as null, which is a
 // tombstone on the server: a sparse entity saved often leaves one per
 // null column per write.
-func OmitNulls() OmitNullsOption { return OmitNullsOption{} }
+// A table declared with kandra.OmitNulls does it on every such write.
+func OmitNulls() NullsOption { return NullsOption{true} }
+
+// WriteNulls writes null columns as null, a full replace of the row by a
+// Save, on a table declared with kandra.OmitNulls (the default of every
+// other table).
+func WriteNulls() NullsOption { return NullsOption{false} }
 
 // Timestamp writes with a client write time (USING TIMESTAMP), sent in
 // microseconds since the Unix epoch (t.UnixMicro: finer digits are

@@ -6,7 +6,8 @@
 #
 #   scripts/explore.sh [seconds]  rapid tests, fuzzing (seconds in all, split
 #                                 among the targets; default 60 s each), and
-#                                 the storm if a node runs
+#                                 the storm, the partial writes' model and
+#                                 the random schemas if a node runs
 #
 # Environment: KANDRA_EXPLORE_CHECKS (rapid checks per property, 2000),
 # KANDRA_EXPLORE_FUZZTIME (per fuzz target, overrides the split),
@@ -71,6 +72,11 @@ if scripts/cassandra.sh status >/dev/null 2>&1 || [ -n "${KANDRA_CASSANDRA_PORT:
     s=$(seed)
     echo "== integrity storm, seed $s"
     (cd integrity && KANDRA_STORM_SEED=$s KANDRA_REQUIRE_CASSANDRA=1 go test -count=1 -run '^TestStorm$' -v . | grep -E 'real-server|FAIL|storm_test') || { echo "FOUND: storm seed $s"; rc=1; }
+  done
+  for dir in driver/kgocql driver/kgocqlv2; do
+    s=$(seed)
+    echo "== partial writes against the model ($dir), seed $s, 1000 steps"
+    (cd "$dir" && KANDRA_PARTIAL_SEED=$s KANDRA_PARTIAL_STEPS=1000 KANDRA_REQUIRE_CASSANDRA=1 go test -count=1 -run '^TestNode$/^Runtime$/^PartialWritesMatchTheModel$' -v . | grep -E 'real-server: partial|FAIL|partial.go') || { echo "FOUND: partial writes seed $s in $dir (KANDRA_PARTIAL_SEED=$s)"; rc=1; }
   done
   s=$(seed)
   echo "== 200 random schemas on the node, seed $s"

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/internal/cqlorder"
+	"github.com/kandra-go/kandra/internal/reflectx"
 )
 
 // Codec adapts kandra's per-row accessors (Table.Pointers,
@@ -155,6 +156,23 @@ func planKeys[I any, D TypeSystem[I]](col *kandra.ColumnSchema) (*conv, reflect.
 	}
 	t = reflect.MapOf(t.Key(), reflect.TypeFor[struct{}]())
 	return planTop[I, D](t, n), t, nil
+}
+
+// planField plans field k of the user-defined type column col, bound on
+// its own (u.f = ?), and returns its Go type: the type of the Go struct's
+// k-th stored field (kandra's mapping keeps them in the type's order).
+func planField[I any, D TypeSystem[I]](col *kandra.ColumnSchema, k int) (*conv, reflect.Type, error) {
+	t := col.GoType()
+	n, err := cqlorder.Of(col.Type())
+	if err != nil {
+		return nil, nil, err
+	}
+	stored := reflectx.StoredFields(t)
+	if col.Type().Kind() != kandra.KindUDT || t.Kind() != reflect.Struct || k < 0 || k >= len(stored) || k >= len(n.Args) {
+		return nil, nil, fmt.Errorf("column %s: Go type %s has no field %d of a user-defined type to bind on its own", col.Name(), col.GoType(), k)
+	}
+	ft := t.Field(stored[k]).Type
+	return planTop[I, D](ft, n.Args[k]), ft, nil
 }
 
 // refOnlyConv is the conv of a field of type t the driver takes as it is,

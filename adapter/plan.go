@@ -53,6 +53,13 @@ func newPlan[I any, D TypeSystem[I]](s *Statement) (*Plan[I, D], error) {
 			continue
 		}
 		switch k := s.Param(i).Kind; k {
+		case ParamField:
+			cv, t, err := planField[I, D](c, s.Param(i).Field)
+			if err != nil {
+				return nil, err
+			}
+			p.params[i], p.goType[i] = cv, t
+			continue
 		case ParamKeys:
 			cv, t, err := planKeys[I, D](c)
 			if err != nil {

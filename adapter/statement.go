@@ -65,13 +65,17 @@ const (
 	// ParamKeys is a set of keys of the map column Param.Column (m = m -
 	// ?): a map[K]struct{} of the map's key type K.
 	ParamKeys
+	// ParamField is one field of the user-defined type column
+	// Param.Column (u.f = ?): field number Param.Field of the type, a
+	// value of the Go struct field's type.
+	ParamField
 )
 
-var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit", "token", "claim", "prefix", "raw", "element", "mapkey", "value", "index", "keys"}
+var paramKindNames = [...]string{"col", "ttl", "timestamp", "expected", "delta", "lower", "upper", "limit", "token", "claim", "prefix", "raw", "element", "mapkey", "value", "index", "keys", "field"}
 
 // String returns a short name: "col", "ttl", "timestamp", "expected",
 // "delta", "lower", "upper", "limit", "token", "claim", "prefix", "raw",
-// "element", "mapkey", "value", "index" or "keys".
+// "element", "mapkey", "value", "index", "keys" or "field".
 func (k ParamKind) String() string {
 	if int(k) < len(paramKindNames) {
 		return paramKindNames[k]
@@ -85,6 +89,9 @@ func (k ParamKind) String() string {
 type Param struct {
 	Kind   ParamKind
 	Column *kandra.ColumnSchema // nil for ParamTTL, ParamTimestamp, ParamDelta, ParamLimit, ParamToken, ParamClaim, ParamIndex
+	// Field is the field number of a ParamField, in the user-defined
+	// type's order (CQLType.Fields).
+	Field int
 }
 
 // String renders "col:email", "ttl", "expected:version".

@@ -8,6 +8,7 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/internal/catalog"
+	"github.com/kandra-go/kandra/internal/reflectx"
 )
 
 // Partial writes: some columns of one row changed by its key, without
@@ -15,7 +16,8 @@ import (
 
 // Patch is the changes of a partial write and, optionally, its
 // conditions: build one with Set, Clear, the collection changes (Append,
-// Prepend, SetAt, RemoveValues; Add, Remove; Put, PutAll, RemoveKeys),
+// Prepend, SetAt, RemoveValues; Add, Remove; Put, PutAll, RemoveKeys) and
+// SetField (a user-defined type's field),
 // join them with And, and make it conditional with If. A Patch is a
 // value: And and If return a new one and leave their receiver as it was.
 type Patch[T any] struct {
@@ -31,6 +33,7 @@ type change struct {
 	v    any   // the column's value, a collection of its Go type, or an element
 	k    any   // an index (int) or a map key, for AtIndex and AtKey
 	keys []any // RemoveKeys' keys, for the checks (v is their set)
+	fld  int   // AtField's field number, -1 when the selector names none
 	what string
 }
 
@@ -189,6 +192,30 @@ func RemoveKeys[T any, M ~map[K]V, K comparable, V any](f kandra.Field[T, M], ks
 	return one[T](change{col: c, op: catalog.RemoveKeys, keys: keys, v: setOf[map[K]struct{}](ks), what: c.Name() + " = " + c.Name() + " - ?"})
 }
 
+// SetField writes v into one field of f's user-defined type value (u.f
+// = ?), the field field selects (func(a *Address) *string { return
+// &a.City }), and leaves its other fields as they are. f's column must
+// not be frozen (kandra.Frozen): the servers write a frozen value whole.
+func SetField[T, U, V any](f kandra.Field[T, U], field func(*U) *V, v V) Patch[T] {
+	c := f.Column()
+	ch := change{col: c, op: catalog.AtField, v: v, fld: -1}
+	ut := reflect.TypeFor[U]()
+	probe := new(U)
+	if off, ok := reflectx.OffsetIn(probe, field(probe), ut.Size()); ok && ut.Kind() == reflect.Struct {
+		for k, i := range reflectx.StoredFields(ut) {
+			if sf := ut.Field(i); sf.Offset == off && sf.Type == reflect.TypeFor[V]() {
+				ch.fld = k
+			}
+		}
+	}
+	name := "?"
+	if fs := c.Type().Fields(); ch.fld >= 0 && ch.fld < len(fs) {
+		name = fs[ch.fld].Name
+	}
+	ch.what = c.Name() + "." + name + " = ?"
+	return one[T](ch)
+}
+
 func cond1[T, V any](f kandra.Field[T, V], op catalog.CondOp, sym string, vals ...any) Cond[T] {
 	c := f.Column()
 	return Cond[T]{conds: []cond{{col: c, op: op, vals: vals, what: c.Name() + sym}}}
@@ -335,7 +362,7 @@ func (r *Repo[T]) Patch(ctx context.Context, key *T, p Patch[T], opts ...PatchOp
 	var spec catalog.PatchSpec
 	spec.Using = using(c)
 	for _, ch := range p.changes {
-		spec.Sets = append(spec.Sets, catalog.Set{Col: ch.col, Op: ch.op})
+		spec.Sets = append(spec.Sets, catalog.Set{Col: ch.col, Op: ch.op, Field: ch.fld})
 	}
 	nw := *key // the stamps: UpdatedAt, the next version
 	conds, stamps, ifExists, err := r.guard(op, key, &nw, p.conds, p.exists, c, &spec.Sets)
@@ -496,7 +523,7 @@ func (r *Repo[T]) checkChange(op string, ch change) error {
 		return r.argErr(op, arg, c.Name()+" is a counter: change it with a Counter's Increment")
 	}
 	kind := c.Type().Kind()
-	if ch.op != catalog.Assign {
+	if ch.op != catalog.Assign && ch.op != catalog.AtField {
 		want := map[catalog.SetOp]string{catalog.Prepend: "list", catalog.AtIndex: "list", catalog.AtKey: "map", catalog.RemoveKeys: "map"}[ch.op]
 		ok := false
 		switch ch.op {
@@ -514,6 +541,16 @@ func (r *Repo[T]) checkChange(op string, ch change) error {
 		}
 	}
 	switch ch.op {
+	case catalog.AtField:
+		switch {
+		case kind != kandra.KindUDT:
+			return r.argErr(op, arg, c.Name()+" is a "+c.Type().String()+", not a user-defined type: set it whole with kstore.Set")
+		case c.IsFrozen():
+			return r.argErr(op, arg, c.Name()+" is frozen ("+c.Type().Frozen()+"): the servers write it whole only; set it with kstore.Set, or drop kandra.Frozen (a schema change)")
+		case ch.fld < 0 || ch.fld >= len(c.Type().Fields()):
+			return r.argErr(op, arg, "the selector does not return the address of a stored field of "+c.GoType().String())
+		}
+		return r.checkFieldValue(c, ch.fld, ch.v)
 	case catalog.RemoveKeys:
 		if len(ch.keys) == 0 {
 			return r.argErr(op, arg, "no key to remove")
@@ -548,6 +585,18 @@ func (r *Repo[T]) checkValueOf(c *kandra.ColumnSchema, v any) error {
 	}
 	p := reflect.New(reflect.TypeOf(v))
 	p.Elem().Set(reflect.ValueOf(v))
+	return c.CheckValue(p.Interface())
+}
+
+// checkFieldValue checks v, the value of field k of the user-defined
+// type column c, as Save checks it inside c's value: through a value of
+// c's type holding it.
+func (r *Repo[T]) checkFieldValue(c *kandra.ColumnSchema, k int, v any) error {
+	if !c.ChecksValues() {
+		return nil
+	}
+	p := reflect.New(c.GoType())
+	p.Elem().Field(reflectx.StoredFields(c.GoType())[k]).Set(reflect.ValueOf(v))
 	return c.CheckValue(p.Interface())
 }
 

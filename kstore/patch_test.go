@@ -399,3 +399,53 @@ func TestOmitNulls(t *testing.T) {
 		t.Errorf("Save OmitNulls of an empty list: %d unset values, want 2", n)
 	}
 }
+
+type fAddr struct {
+	City string
+	Zip  string `kandra:"zip_code"`
+}
+
+type fHome struct {
+	ID    string
+	Home  fAddr
+	Fixed fAddr
+}
+
+func (h *fHome) Describe(s *kandra.Schema[fHome]) {
+	s.Table("fhomes")
+	kandra.Bind(s, &h.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &h.Home)
+	kandra.Bind(s, &h.Fixed, kandra.Frozen())
+}
+
+// TestSetField: one field of a user-defined type, by its stored name;
+// a frozen column and a selector that is not a field are refused.
+func TestSetField(t *testing.T) {
+	homes := kandra.MustRegister[fHome]()
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Targets: kandra.Cassandra5, Replication: kandra.SimpleStrategy(1)}, homes)
+	d := &valRecorder{applied: true}
+	rt, err := New(d, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	r := MustNewRepo(rt, homes)
+	home := kandra.MustFieldOf(homes, func(h *fHome) *fAddr { return &h.Home })
+	fixed := kandra.MustFieldOf(homes, func(h *fHome) *fAddr { return &h.Fixed })
+	zip := func(a *fAddr) *string { return &a.Zip }
+	if _, err := r.Patch(context.Background(), &fHome{ID: "h"}, SetField(home, zip, "75001")); err != nil {
+		t.Fatal(err)
+	}
+	q := d.last()
+	if want := "UPDATE ks.fhomes SET home.zip_code = ? WHERE id = ? IF EXISTS"; q.Statement.CQL() != want || q.Values[0] != "75001" {
+		t.Fatalf("got %s %v, want %s", q.Statement.CQL(), q.Values, want)
+	}
+	var ae *kerrors.ArgumentError
+	if _, err := r.Patch(context.Background(), &fHome{ID: "h"}, SetField(fixed, zip, "1")); !errors.As(err, &ae) || !strings.Contains(err.Error(), "frozen") {
+		t.Errorf("a frozen column: %v", err)
+	}
+	other := "x"
+	if _, err := r.Patch(context.Background(), &fHome{ID: "h"}, SetField(home, func(*fAddr) *string { return &other }, "1")); !errors.As(err, &ae) || !strings.Contains(err.Error(), "selector") {
+		t.Errorf("a selector of no field: %v", err)
+	}
+}

@@ -329,6 +329,7 @@ var scenarios = []struct {
 	{"DeletesBeyondOneRow", testDeletesBeyondOneRow},
 	{"UpdateWritesWhatChanged", testUpdateWritesWhatChanged},
 	{"PartialWritesMatchTheModel", testPartialModel},
+	{"PatchUDTField", testPatchUDTField},
 }
 
 type failures struct {

@@ -611,3 +611,41 @@ func compareModel(cards *kstore.Repo[card], board string, model map[int32]*model
 	}
 	return nil
 }
+
+// testPatchUDTField: SetField writes one field of a user-defined type
+// column (a renamed one, a timestamp, a nested type) and leaves the
+// others; the row's other columns stay.
+func testPatchUDTField(t *testing.T, h *harness) {
+	e := h.env(t)
+	customers, err := kstore.NewRepo(e.rt, customersTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := kandra.MustFieldOf(customersTable, func(c *customer) *address { return &c.Home })
+	c := &customer{ID: uuid.New(), Pin: geoPoint{Lat: 1, Lon: float64(time.Now().UnixNano() % 1000)},
+		Home: address{Street: "a", Zip: ptr("1"), Lines: []string{"l"}, Since: time.UnixMilli(1000).UTC()}}
+	if err := customers.Save(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	since := time.Date(1969, 7, 20, 20, 17, 40, 0, time.UTC)
+	p := kstore.SetField(home, func(a *address) *string { return &a.Street }, "b").
+		And(kstore.SetField(home, func(a *address) **string { return &a.Zip }, ptr("2"))).
+		And(kstore.SetField(home, func(a *address) *time.Time { return &a.Since }, since)).
+		And(kstore.SetField(home, func(a *address) *geoPoint { return &a.Where }, geoPoint{Lat: 3, Lon: 4}))
+	if out, err := customers.Patch(ctx, &customer{ID: c.ID}, p); err != nil || !out.Applied {
+		t.Fatalf("Patch %s: %+v %v", p, out, err)
+	}
+	got, err := customers.Get(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := c.Home
+	want.Street, want.Zip, want.Since, want.Where = "b", ptr("2"), since, geoPoint{Lat: 3, Lon: 4}
+	if !reflect.DeepEqual(got.Home, want) || got.Pin != c.Pin {
+		t.Fatalf("after SetField:\n got %+v\nwant %+v", got.Home, want)
+	}
+	var ae *kerrors.ArgumentError
+	if _, err := customers.Patch(ctx, &customer{ID: c.ID}, kstore.SetField(home, func(a *address) *string { return &a.Note }, "x")); !errors.As(err, &ae) {
+		t.Fatalf("SetField of a field left out of the type: %v, want an *kerrors.ArgumentError", err)
+	}
+}

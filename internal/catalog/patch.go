@@ -32,12 +32,16 @@ const (
 	AtIndex
 	// AtKey is c[?] = ?: a map's value at a key.
 	AtKey
+	// AtField is c.f = ?: a user-defined type's field, Set.Field.
+	AtField
 )
 
-// Set is one SET clause: Op on Col.
+// Set is one SET clause: Op on Col (on its field number Field, for
+// AtField).
 type Set struct {
-	Col *kandra.ColumnSchema
-	Op  SetOp
+	Col   *kandra.ColumnSchema
+	Op    SetOp
+	Field int
 }
 
 // CondOp is the operator of one IF condition.
@@ -128,6 +132,9 @@ func (s *Table) Patch(spec *PatchSpec, buf []byte) *adapter.Statement {
 	}
 	for _, st := range spec.Sets {
 		key = strconv.AppendInt(append(key, 's', byte(st.Op)), int64(st.Col.Position()), 36)
+		if st.Op == AtField {
+			key = strconv.AppendInt(append(key, '.'), int64(st.Field), 36)
+		}
 	}
 	for _, c := range spec.Conds {
 		k := byte(0)
@@ -178,6 +185,9 @@ func (b *stmtBuilder) patch(spec *PatchSpec) *adapter.Statement {
 			w.WriteString(n + "[?] = ?")
 			w.mark(adapter.ParamMapKey, st.Col)
 			w.mark(adapter.ParamElement, st.Col)
+		case AtField:
+			w.WriteString(n + "." + kandra.QuoteIdent(st.Col.Type().Fields()[st.Field].Name) + " = ?")
+			w.s.Params = append(w.s.Params, adapter.Param{Kind: adapter.ParamField, Column: st.Col, Field: st.Field})
 		}
 	}
 	w.WriteString(" WHERE ")

@@ -3,6 +3,7 @@ package kstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 
 	"github.com/kandra-go/kandra"
@@ -250,8 +251,8 @@ func (w *eventualInsert[T]) done(reported bool) {
 // point to an entity that does not hold their values, and reads skip them.
 // On a versioned table too it refuses any existing row, one without a
 // version included (where a Save of a zero version would write).
-// Options: TTL, Consistency, SerialConsistency (a Timestamp does not
-// compile). A keyspace whose targets include kandra.Scylla2025Tablets
+// Options: TTL, Consistency, SerialConsistency, Current (a Timestamp
+// does not compile). A keyspace whose targets include kandra.Scylla2025Tablets
 // refuses it with a *kerrors.ArgumentError before anything is sent: that
 // server refuses lightweight transactions in a tablets keyspace.
 func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...InsertOption) (bool, error) {
@@ -311,6 +312,15 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...InsertOptio
 	if err := r.fresh(ctx, op, claimed, c, cons); err != nil {
 		*e = was
 		return false, err
+	}
+	if c.current != nil {
+		cur, ok := c.current.(*T)
+		if !ok {
+			r.giveBack(ctx, op, claimed, c, cons)
+			*e = was
+			return false, r.argErr(op, "Current", fmt.Sprintf("a %T, not a *%s", c.current, r.typeName))
+		}
+		row.Current = catalog.AppendResult(r.t, ins, cur, make([]any, 0, ins.NumResult()))
 	}
 	applied, err := r.exec(ctx, kandra.OpSaveIfNotExists, row)
 	if err != nil {

@@ -1,8 +1,8 @@
-// Package kstore saves, finds, updates, deletes and lists kandra entities
-// through a CQL driver, doing everything the schema records: validation,
-// generated ids, CreatedAt/UpdatedAt stamps, versions, lookup tables
-// (unique, BATCH and EVENTUAL), soft delete, counters, consistency and
-// observation.
+// Package kstore saves, finds, updates, patches, deletes and lists kandra
+// entities through a CQL driver, doing everything the schema records:
+// validation, generated ids, CreatedAt/UpdatedAt stamps, versions, lookup
+// tables (unique, BATCH and EVENTUAL), soft delete, counters, consistency
+// and observation.
 //
 // A Store is made of an adapter's driver (kgocql.New(session) from
 // github.com/kandra-go/kandra/driver/kgocql for gocql v1.7.0, or
@@ -57,13 +57,14 @@
 //     is a single statement and has no such limit.
 //   - Versioned entities. On a table with a Version no write path
 //     overwrites or deletes a row whose version differs from the caller's
-//     copy: Save, Update, HardDelete and SoftDelete are lightweight
-//     transactions on the version,
+//     copy: Save, Update, Patch, HardDelete, SoftDelete and DeleteIf are
+//     lightweight transactions on the version,
 //     and a refused one is an *kerrors.OptimisticLockError, the row and
 //     the argument unchanged (lookup rows written before it point to an
 //     entity without their values: reads skip them). ForceSave and
 //     ForceDelete are the
-//     unconditional forms. A conditional statement cannot share a batch
+//     unconditional forms, and DeleteRange deletes rows whatever their
+//     version. A conditional statement cannot share a batch
 //     with other tables, so the new BATCH lookup rows are written before
 //     it, in one LOGGED BATCH, and the rows of values an Update left are
 //     deleted after it: a conflict, a failure or a crash in between leaves
@@ -71,10 +72,10 @@
 //     skip, never an entity its lookups cannot find. SaveIfNotExists works
 //     the same way.
 //   - Unknown outcomes. A write that must not be sent twice (a
-//     lightweight transaction, a counter update, a write of a list's
-//     elements at a given timestamp) is sent once, whatever the driver's
-//     retry policy: a second try would be answered "not applied" after
-//     the first applied, or count twice. When its answer is lost after it
+//     lightweight transaction, a counter update, a list append or prepend,
+//     a write of a list's elements at a given timestamp) is sent once,
+//     whatever the driver's retry policy: a second try would be answered
+//     "not applied" after the first applied, or count twice. When its answer is lost after it
 //     was sent (a client timeout, a server write timeout, a lost
 //     connection, the context done while waiting), the call returns a
 //     *kerrors.QueryError matching kerrors.ErrUnknownOutcome: the write may
@@ -83,6 +84,16 @@
 //     (a retry of the entity takes them back; others take them over after
 //     WithClaimGrace if the write did not apply). Resolve it by reading
 //     the entity at SERIAL consistency, then deciding.
+//   - Partial writes. Patch writes chosen columns of one row by its key
+//     without reading it, and by default only to a row that exists and
+//     is not soft-deleted (IF EXISTS, the marker, or the version: a
+//     lightweight transaction), so that it never brings a row to life;
+//     Upsert makes it a plain write. A conditional Patch or DeleteIf that
+//     does not apply returns the row's current values of its conditions'
+//     columns (Outcome). DeleteRange deletes a partition or a clustering
+//     range in one statement (one tombstone). Update writes only the
+//     columns that changed (every column under a TTL). OmitNulls leaves
+//     null columns unset instead of writing tombstones.
 //   - Arguments. Every call checks its arguments and options before it
 //     sends anything, in one order for every call; a bad one is an
 //     *kerrors.ArgumentError.
@@ -135,15 +146,18 @@
 // so that an option that cannot apply to it (a TTL on Get, a range on
 // Save) does not compile:
 //
-//	option              Read List Write Insert Delete Counter
-//	Consistency          x    x    x     x      x      x
-//	SerialConsistency              x     x      x
-//	TTL                            x     x
-//	Timestamp                      x            x
+//	option              Read List Write Insert Delete Counter Patch Range
+//	Consistency          x    x    x     x      x      x       x     x
+//	SerialConsistency              x     x      x              x
+//	TTL                            x     x                     x
+//	Timestamp                      x            x              x     x
 //	SkipDeleted          x    x
 //	PageSize, After,          x
-//	Equal, From, To,
 //	Reversed
+//	Equal, From, To           x                                      x
+//	OmitNulls,                     x     x
+//	WriteNulls
+//	Upsert                                                     x
 //
 // Read is Get, GetMany, GetStatic and Lookup.Find; List is List,
 // Lookup.FindAll, Index.Find, Index.Range, the Contains reads,
@@ -155,9 +169,13 @@
 // TTL is the table's), DeleteAll and Raw.Exec (which refuses a Timestamp:
 // the statement says its own USING); Counter
 // is Counter.Increment and Decrement (the servers refuse both a timestamp
-// and a TTL on a counter update). What depends on the table, not the call
-// (a versioned table's writes are conditional and refuse a Timestamp), is
-// checked when the call is made, with a *kerrors.ArgumentError.
+// and a TTL on a counter update); Patch is Repo.Patch (a Timestamp only
+// with Upsert and no condition); Range is DeleteRange (PageSize, After and
+// Reversed compile for it and are refused); DeleteIf takes the Delete
+// options (and refuses a Timestamp: it is conditional). What depends on
+// the table, not the call (a versioned table's writes are conditional and
+// refuse a Timestamp), is checked when the call is made, with a
+// *kerrors.ArgumentError.
 package kstore
 
 import (
@@ -490,6 +508,7 @@ type call struct {
 	prefix      []prefixValue // Equal's, in the order given
 	skipDeleted bool          // SkipDeleted
 	upsert      bool          // Upsert
+	current     any           // Current's *T
 	omitNulls   bool          // OmitNulls, WriteNulls, or the table's kandra.OmitNulls
 	hasNulls    bool          // OmitNulls or WriteNulls was given
 }
@@ -605,6 +624,19 @@ func OmitNulls() NullsOption { return NullsOption{true} }
 // Save, on a table declared with kandra.OmitNulls (the default of every
 // other table).
 func WriteNulls() NullsOption { return NullsOption{false} }
+
+// CurrentOption is the option Current returns.
+type CurrentOption struct{ dst any }
+
+func (o CurrentOption) apply(c *call) { c.current = o.dst }
+func (CurrentOption) insertOption()   {}
+
+// Current has SaveIfNotExists read into dst the row that kept it from
+// writing, as the server returns it with its refusal (every column): the
+// caller learns who holds the key without another read. dst is left as it
+// was when the row was written; it must be a *T of the repository's T (a
+// *kerrors.ArgumentError otherwise, nothing sent).
+func Current[T any](dst *T) CurrentOption { return CurrentOption{dst} }
 
 // Timestamp writes with a client write time (USING TIMESTAMP), sent in
 // microseconds since the Unix epoch (t.UnixMicro: finer digits are

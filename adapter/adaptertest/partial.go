@@ -288,6 +288,18 @@ func testPatchConditions(t *testing.T, h *harness) {
 	if n := h.rows(t, "cards", "board = ? AND pos = 2", k.Board); n != 0 {
 		t.Fatalf("%d rows made by a failed condition", n)
 	}
+	// SaveIfNotExists with Current: the row that holds the key, typed.
+	var cur card
+	if ok, err := cards.SaveIfNotExists(ctx, &card{Board: k.Board, Pos: 1, Title: "late"}, kstore.Current(&cur)); err != nil || ok {
+		t.Fatalf("SaveIfNotExists of a taken key: %t %v", ok, err)
+	}
+	if cur.Title != "t" || cur.Score != 5 || cur.Attrs["a"] != 1 || cur.Board != k.Board || cur.Pos != 1 {
+		t.Fatalf("the current row: %+v", cur)
+	}
+	fresh := card{}
+	if ok, err := cards.SaveIfNotExists(ctx, &card{Board: k.Board, Pos: 3, Title: "new"}, kstore.Current(&fresh)); err != nil || !ok || fresh.Title != "" {
+		t.Fatalf("SaveIfNotExists of a free key: %t %v, current %+v (want untouched)", ok, err, fresh)
+	}
 }
 
 // testDeletesBeyondOneRow: a clustering range, a partition, a row on a

@@ -659,6 +659,7 @@ func (b *stmtBuilder) insert(u Using, ifNotExists bool) *adapter.Statement {
 	if ifNotExists {
 		w.WriteString(" IF NOT EXISTS")
 		w.s.Conditional = true
+		w.s.Result = b.t.Columns() // the existing row the server returns when it does not apply
 		u &= UsingTTL
 	}
 	w.using(u)

@@ -110,7 +110,8 @@ const (
 	OpSave = "save"
 	// OpUpdate is a single-entity update, and its lookup rows.
 	OpUpdate = "update"
-	// OpDelete is a single-entity hard delete, its lookup reads and deletes.
+	// OpDelete is a single-entity hard delete, its lookup reads and
+	// deletes, and a conditional delete of one row (kstore's DeleteIf).
 	OpDelete = "delete"
 	// OpSaveAll is a multi-entity insert: the batch of a SaveAll, and the
 	// EVENTUAL lookup rows written after it.
@@ -121,9 +122,8 @@ const (
 	OpSaveIfNotExists = "saveIfNotExists"
 	// OpPatch is a partial write of one row by its key (kstore's Patch).
 	OpPatch = "patch"
-	// OpDeleteRange is a delete beyond one row or of part of one: a
-	// partition, a clustering range, a conditional delete of a row
-	// (kstore's DeleteRange and DeleteIf).
+	// OpDeleteRange is a delete beyond one row: a partition or a
+	// clustering range (kstore's DeleteRange).
 	OpDeleteRange = "deleteRange"
 	// OpSoftDelete is the soft-delete rewrite.
 	OpSoftDelete = "softDelete"

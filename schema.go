@@ -108,8 +108,9 @@ func WriteConsistency(c Consistency) TableOption {
 }
 
 // OmitNulls records that the runtime's writes of the table's entities
-// (kstore's Save, ForceSave, SaveIfNotExists, SaveAll, and Update under a
-// TTL) leave the columns whose values are null out, sent as the native
+// (kstore's Save, ForceSave, SaveIfNotExists and SaveAll; not Update,
+// which writes what changed, nor a soft delete, which rewrites every cell
+// with its TTL) leave the columns whose values are null out, sent as the native
 // protocol's "unset": a sparse entity's write leaves no null cells
 // (tombstones), as a hand-written INSERT of its set columns does, and a
 // column the entity holds as null keeps the row's value, so a Save is no

@@ -71,6 +71,44 @@ func (c *ColumnSchema) CheckValue(p any) error {
 	return nil
 }
 
+// CheckPart is CheckValue for one part of the collection column's value
+// bound on its own: v, a value of the Go type of an element (a list's or
+// a set's element, a map's value) or, with key, of a map's key, checked
+// by an element's rules (an element cannot be null). A partial write
+// (kstore's Patch) checks each element and key it sends with it. It
+// returns nil for a column that is not a collection.
+func (c *ColumnSchema) CheckPart(v any, key bool) error {
+	t := c.goType
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var et reflect.Type
+	var ct CQLType
+	switch {
+	case c.typ.Kind() == KindList && t.Kind() == reflect.Slice:
+		et, ct = t.Elem(), c.typ.n.elem
+	case c.typ.Kind() == KindSet && t.Kind() == reflect.Map:
+		et, ct = t.Key(), c.typ.n.elem
+	case c.typ.Kind() == KindMap && t.Kind() == reflect.Map && key:
+		et, ct = t.Key(), c.typ.n.key
+	case c.typ.Kind() == KindMap && t.Kind() == reflect.Map:
+		et, ct = t.Elem(), c.typ.n.elem
+	default:
+		return nil
+	}
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() || rv.Type() != et {
+		return &kerrors.ArgumentError{Op: "CheckPart on " + c.table.Name() + "." + c.name, Arg: "v",
+			Message: fmt.Sprintf("want a %s, got %T", et, v)}
+	}
+	if check := planCheck(et, ct, false); check != nil {
+		if bad, problem := check(rv); problem != "" {
+			return c.valueErr(bad, problem)
+		}
+	}
+	return nil
+}
+
 // ChecksValues reports whether CheckValue can refuse a value of the
 // column's Go type, that is whether the type has values without an exact
 // form in the column's CQL type.

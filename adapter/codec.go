@@ -137,7 +137,10 @@ func planPart[I any, D TypeSystem[I]](col *kandra.ColumnSchema, key bool) (*conv
 	default:
 		t, part = t.Elem(), n.Args[0]
 	}
-	return planTop[I, D](t, part), t, nil
+	// An element's rules, not a column's: an element cannot be null, and
+	// Cassandra stores an IPv4-mapped address inside a collection as
+	// IPv4 (planRules).
+	return planSorted[I, D](t, part, false, true), t, nil
 }
 
 // planKeys plans a set of keys of map column col, bound on its own (m =

@@ -82,8 +82,16 @@ var (
 // A column's own value (top) whose type holds a set or a map is bound as
 // a SortedValue.
 func planConv[I any, D TypeSystem[I]](t reflect.Type, n cqlorder.Type, top bool) *conv {
+	return planSorted[I, D](t, n, top, top)
+}
+
+// planSorted is planConv with a value's rules (top: a column's own value,
+// else an element's) apart from whether it is sorted as a value bound on
+// its own (sorted): an element bound alone (l[?] = ?, m[?] = ?) has an
+// element's rules and is sorted as a bound value.
+func planSorted[I any, D TypeSystem[I]](t reflect.Type, n cqlorder.Type, top, sorted bool) *conv {
 	cv := planValue[I, D](t, n, top)
-	if !top || !n.HoldsSetOrMap() || n.Name == "udt" { // a user-defined type sorts its fields itself (planUDT)
+	if !sorted || !n.HoldsSetOrMap() || n.Name == "udt" { // a user-defined type sorts its fields itself (planUDT)
 		return cv
 	}
 	out := &conv{wire: t, only: sortOnly, toWire: identity, fromWire: identityBack}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kandra-go/kandra/internal/cqlvalue"
 	"github.com/kandra-go/kandra/kerrors"
 )
 
@@ -47,11 +48,14 @@ func MayHaveApplied(code int) bool {
 
 // NotSent reports whether err, the error of a statement, is one the core
 // knows came before anything was sent: an error of kandra's family (a
-// value refused, an argument) or a user-defined type the server's type
+// value refused, an argument), a value the core's encoding refused while
+// the driver marshalled it (both gocql drivers marshal every value before
+// they write the request), or a user-defined type the server's type
 // lacks a field of (kerrors.UDTFieldError). An adapter adds its driver's own such
 // errors, and does not call its driver with a context already done. For
 // adapter authors.
 func NotSent(err error) bool {
 	var fe *kerrors.UDTFieldError
-	return errors.Is(err, kerrors.ErrKandra) || errors.As(err, &fe)
+	var vp *cqlvalue.Problem // a value the core's encoding refused: the driver sent nothing
+	return errors.Is(err, kerrors.ErrKandra) || errors.As(err, &fe) || errors.As(err, &vp)
 }

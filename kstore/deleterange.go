@@ -128,5 +128,5 @@ func (r *Repo[T]) DeleteIf(ctx context.Context, key *T, cond Cond[T], opts ...De
 	for _, x := range conds {
 		spec.Conds = append(spec.Conds, catalog.Cond{Col: x.col, Op: x.op, Key: x.k != nil, N: len(x.vals)})
 	}
-	return r.conditional(ctx, op, kandra.OpDeleteRange, sc, cons, key, key, conds, nil, func(buf []byte) *adapter.Statement { return r.st.DeleteWhere(&spec, buf) }, func(vals []any) []any { return vals })
+	return r.conditional(ctx, op, kandra.OpDelete, sc, cons, key, key, conds, nil, func(buf []byte) *adapter.Statement { return r.st.DeleteWhere(&spec, buf) }, func(vals []any) []any { return vals })
 }

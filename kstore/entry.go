@@ -110,7 +110,9 @@ func (r *Repo[T]) check(ctx context.Context, en entry, c *call, args []arg[T]) (
 			return 0, 0, err
 		}
 	}
-	if !c.hasNulls {
+	if !c.hasNulls && en.kind == writes {
+		// A soft delete rewrites the row with its TTL and must write
+		// every cell: a cell left unset would outlive the TTL.
 		c.omitNulls = r.ts.OmitsNulls()
 	}
 	if en.kind == reads {

@@ -277,9 +277,10 @@ type Outcome[T any] struct {
 	// server returned its values); false means there is no row of the key.
 	Exists bool
 	// Current, when Applied is false and Exists true, holds the row's
-	// current values of the columns of the conditions (Cassandra returns
-	// those; ScyllaDB returns every column, which Current then holds),
-	// its key's fields copied from the key given; nil otherwise.
+	// current values of the columns of the conditions (the columns
+	// Cassandra returns; ScyllaDB returns every column, of which Current
+	// keeps those too), its key's fields copied from the key given; nil
+	// otherwise.
 	Current *T
 }
 
@@ -321,8 +322,8 @@ func Upsert() UpsertOption { return UpsertOption{} }
 //   - on a table with SoftDelete, that its marker is false (SoftDelete
 //     without a marker field cannot tell a deleted row and is refused);
 //   - otherwise IF EXISTS, or the conditions of p.If when they imply that
-//     the row exists (a condition on a value, not IsNull, Ne or NotNull
-//     alone, which a missing row meets: those are refused without a
+//     the row exists (NotNull, or a comparison with a value; IsNull and
+//     Ne alone, which a missing row meets, are refused without a
 //     condition that implies it, or Exists).
 //
 // The Outcome says whether it applied and, when not, the row's current
@@ -354,9 +355,16 @@ func (r *Repo[T]) Patch(ctx context.Context, key *T, p Patch[T], opts ...PatchOp
 	if len(p.changes) == 0 {
 		return Outcome[T]{}, r.argErr(op, "patch", "no change: build one with kstore.Set, Clear, Append, Add, Put and the like")
 	}
-	for _, ch := range p.changes {
+	for i, ch := range p.changes {
 		if err := r.checkChange(op, ch); err != nil {
 			return Outcome[T]{}, err
+		}
+		for _, prev := range p.changes[:i] {
+			// The servers take several element changes of one collection
+			// in a statement, but not a whole value with another change.
+			if prev.col == ch.col && (prev.op == catalog.Assign || ch.op == catalog.Assign || ch.op == catalog.AtField && prev.fld == ch.fld) {
+				return Outcome[T]{}, r.argErr(op, "change "+ch.what, "a second change of "+ch.col.Name()+" after "+prev.what+": the servers refuse a change of a whole value with another change of it (\"Multiple incompatible setting\"); make it one change, or send two Patches")
+			}
 		}
 	}
 	var spec catalog.PatchSpec
@@ -409,6 +417,8 @@ func (r *Repo[T]) guard(op string, key, nw *T, given []cond, exists bool, c *cal
 	vc, sd := r.ts.VersionColumn(), r.ts.SoftDelete()
 	if c.upsert {
 		switch {
+		case exists:
+			return fail("Upsert", "Upsert with Exists: Upsert writes whether the row exists or not; drop one of them")
 		case vc != nil:
 			return fail("Upsert", r.ts.Name()+" is versioned: every write is conditional on the version; Patch without Upsert")
 		case sd != nil:
@@ -449,6 +459,8 @@ func (r *Repo[T]) guard(op string, key, nw *T, given []cond, exists bool, c *cal
 	case c.upsert:
 	case exists, len(given) == 0:
 		ifExists = true
+	case sets == nil:
+		// A conditional delete a missing row meets deletes nothing.
 	default:
 		implied := false
 		for _, x := range given {
@@ -462,10 +474,12 @@ func (r *Repo[T]) guard(op string, key, nw *T, given []cond, exists bool, c *cal
 }
 
 // impliesRow reports a condition a missing row (all null) does not meet:
-// one comparing to a value that is not null.
+// NotNull, or one comparing to a value that is not null but Ne.
 func impliesRow(x cond) bool {
 	switch x.op {
-	case catalog.IsNull, catalog.NotNull, catalog.Ne:
+	case catalog.NotNull:
+		return true // a missing row's column is null (seen on the node)
+	case catalog.IsNull, catalog.Ne:
 		return false
 	}
 	for _, v := range x.vals {
@@ -556,21 +570,21 @@ func (r *Repo[T]) checkChange(op string, ch change) error {
 			return r.argErr(op, arg, "no key to remove")
 		}
 		for _, k := range ch.keys {
-			if k == nil || isNullValue(c, k) {
-				return r.argErr(op, arg, "a null map key: the servers refuse it")
+			if err := c.CheckPart(k, true); err != nil {
+				return err
 			}
 		}
 		return nil
 	case catalog.AtKey:
-		if ch.k == nil || isNullValue(c, ch.k) {
-			return r.argErr(op, arg, "a null map key: the servers refuse it")
+		if err := c.CheckPart(ch.k, true); err != nil {
+			return err
 		}
-		return nil
+		return c.CheckPart(ch.v, false)
 	case catalog.AtIndex:
 		if ch.k.(int) < 0 {
 			return r.argErr(op, arg, fmt.Sprintf("index %d: a list's index is at least 0", ch.k))
 		}
-		return nil
+		return c.CheckPart(ch.v, false)
 	}
 	if ch.v == nil {
 		return nil // Clear
@@ -617,6 +631,30 @@ func (r *Repo[T]) checkCond(op string, x cond) error {
 		return r.argErr(op, arg, c.Name()+" is a "+c.Type().String()+": compare it with Eq, Ne or In")
 	case x.op == catalog.In && len(x.vals) == 0:
 		return r.argErr(op, arg, "In without values is met by no row: nothing would be written")
+	case x.k != nil && c.Type().Kind() == kandra.KindMap && (c.Type().Key().Equal(kandra.CQLUUID) || c.Type().Key().Equal(kandra.CQLTimeUUID)):
+		// Cassandra 5.0 compares the map's value with the key type's
+		// comparator (ColumnCondition's element access), which asserts a
+		// UUID's length: the write fails on the server.
+		return r.argErr(op, arg, c.Name()+" is a "+c.Type().String()+": Cassandra 5.0 fails a condition on an element of a map keyed by UUIDs (it compares the value as a UUID); compare the whole map with Eq")
+	}
+	if x.k != nil {
+		if err := c.CheckPart(x.k, true); err != nil {
+			return err
+		}
+		for _, v := range x.vals {
+			if err := c.CheckPart(v, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, v := range x.vals {
+		if v == nil || isNullValue(c, v) {
+			continue // compared with null
+		}
+		if err := r.checkValueOf(c, v); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -157,6 +157,7 @@ func TestPatchStatements(t *testing.T) {
 		{Put(cAttrs, "k", 1), "UPDATE ks.fcards SET attrs[?] = ?" + tail, false},
 		{PutAll(cAttrs, map[string]int32{"k": 1}), "UPDATE ks.fcards SET attrs = attrs + ?" + tail, false},
 		{RemoveKeys(cAttrs, "k", "j"), "UPDATE ks.fcards SET attrs = attrs - ?" + tail, false},
+		{Add(cLabels, "x").And(Remove(cLabels, "y")), "UPDATE ks.fcards SET labels = labels + ?, labels = labels - ?" + tail, false},
 		{Set(cTitle, "t").If(Eq(cScore, 1).And(Lt(cScore, 3))), "UPDATE ks.fcards SET title = ?" + tail + " AND score = ? AND score < ?", false},
 		{Set(cTitle, "t").If(In(cScore, 1, 2, 3)), "UPDATE ks.fcards SET title = ?" + tail + " AND score IN (?, ?, ?)", false},
 		{Set(cTitle, "t").If(EqAt(cAttrs, "k", 2).And(IsNull(cNote))), "UPDATE ks.fcards SET title = ?" + tail + " AND attrs[?] = ? AND note = null", false},
@@ -189,6 +190,23 @@ func TestPatchStatements(t *testing.T) {
 			t.Errorf("%s Upsert: %s idempotent %t", c.p, q.Statement.CQL(), q.Statement.IsIdempotent())
 		}
 	}
+	// At a client timestamp, a whole list written twice holds its
+	// elements twice: sent once.
+	for _, c := range []struct {
+		p          Patch[fPlain]
+		cql        string
+		idempotent bool
+	}{
+		{Set(pTitle, "t"), "UPDATE ks.fplain USING TIMESTAMP ? SET title = ? WHERE board = ? AND pos = ?", true},
+		{Set(pTags, []string{"t"}), "UPDATE ks.fplain USING TIMESTAMP ? SET tags = ? WHERE board = ? AND pos = ?", false},
+	} {
+		if _, err := plains.Patch(context.Background(), pk, c.p, Upsert(), Timestamp(clock)); err != nil {
+			t.Fatal(err)
+		}
+		if q := d.last(); q.Statement.CQL() != c.cql || q.Statement.IsIdempotent() != c.idempotent {
+			t.Errorf("%s Upsert: %s idempotent %t", c.p, q.Statement.CQL(), q.Statement.IsIdempotent())
+		}
+	}
 	// The default guard of a plain table: IF EXISTS, or conditions that
 	// imply the row.
 	if _, err := plains.Patch(context.Background(), pk, Set(pTitle, "t")); err != nil {
@@ -202,6 +220,12 @@ func TestPatchStatements(t *testing.T) {
 	}
 	if got := d.last().Statement.CQL(); got != "UPDATE ks.fplain SET title = ? WHERE board = ? AND pos = ? IF title = ?" {
 		t.Errorf("conditions: %s", got)
+	}
+	if _, err := plains.Patch(context.Background(), pk, Set(pTitle, "t").If(NotNull(pNote))); err != nil {
+		t.Fatal(err) // a missing row does not meet it: it implies the row
+	}
+	if got := d.last().Statement.CQL(); got != "UPDATE ks.fplain SET title = ? WHERE board = ? AND pos = ? IF note != null" {
+		t.Errorf("NotNull: %s", got)
 	}
 	// The stamp is given back once the write applied.
 	if key.Updated.IsZero() {
@@ -232,6 +256,8 @@ func TestPatchRefused(t *testing.T) {
 		{Set(cTitle, "t"), []PatchOption{Upsert()}, "soft-deleted row back"},
 		{Set(cTitle, "t"), []PatchOption{Timestamp(clock)}, "client timestamp"},
 		{SetAt(cTags, -1, "a"), nil, "at least 0"},
+		{Set(cTags, []string{"a"}).And(Append(cTags, "b")), nil, "Multiple incompatible"},
+		{Set(cTitle, "a").And(Clear(cTitle)), nil, "Multiple incompatible"},
 	} {
 		_, err := cards.Patch(ctx, key, c.p, c.opts...)
 		var ae *kerrors.ArgumentError
@@ -246,6 +272,9 @@ func TestPatchRefused(t *testing.T) {
 	}
 	if _, err := plains.Patch(ctx, pk, Set(pTitle, "t").If(Exists[fPlain]().And(Eq(pTitle, "s")))); !errors.As(err, &ae) {
 		t.Errorf("Exists with another condition: %v", err)
+	}
+	if _, err := plains.Patch(ctx, pk, Set(pTitle, "t").If(Exists[fPlain]()), Upsert()); !errors.As(err, &ae) {
+		t.Errorf("Exists with Upsert: %v", err)
 	}
 	u := &fUser{Email: "e"}
 	u.Version = 3
@@ -447,5 +476,61 @@ func TestSetField(t *testing.T) {
 	other := "x"
 	if _, err := r.Patch(context.Background(), &fHome{ID: "h"}, SetField(home, func(*fAddr) *string { return &other }, "1")); !errors.As(err, &ae) || !strings.Contains(err.Error(), "selector") {
 		t.Errorf("a selector of no field: %v", err)
+	}
+}
+
+// fSparse omits nulls and soft-deletes.
+type fSparse struct {
+	ID      string
+	Note    *string
+	Deleted bool
+}
+
+func (e *fSparse) Describe(s *kandra.Schema[fSparse]) {
+	s.Table("fsparse", kandra.OmitNulls(), kandra.SoftDelete(time.Hour, &e.Deleted))
+	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &e.Note)
+}
+
+// TestOmitNullsTable: a table's OmitNulls leaves a Save's nulls unset,
+// WriteNulls writes them, and neither a soft delete (a cell left would
+// outlive its TTL) nor an Update under a TTL leaves one out.
+func TestOmitNullsTable(t *testing.T) {
+	sparse := kandra.MustRegister[fSparse]()
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Targets: kandra.Cassandra5, Replication: kandra.SimpleStrategy(1)}, sparse)
+	d := &valRecorder{applied: true}
+	rt, err := New(d, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	r := MustNewRepo(rt, sparse)
+	ctx := context.Background()
+	unset := func() int {
+		n := 0
+		for _, v := range d.last().Values {
+			if v == adapter.Unset {
+				n++
+			}
+		}
+		return n
+	}
+	e := &fSparse{ID: "a"}
+	for _, c := range []struct {
+		what string
+		call func() error
+		want int
+	}{
+		{"Save", func() error { return r.Save(ctx, e) }, 1},
+		{"Save WriteNulls", func() error { return r.Save(ctx, e, WriteNulls()) }, 0},
+		{"Update TTL", func() error { nw := *e; nw.Deleted = false; return r.Update(ctx, e, &nw, TTL(time.Hour)) }, 0},
+		{"SoftDelete", func() error { return r.SoftDelete(ctx, e) }, 0},
+	} {
+		if err := c.call(); err != nil {
+			t.Fatalf("%s: %v", c.what, err)
+		}
+		if n := unset(); n != c.want {
+			t.Errorf("%s (%s): %d unset values, want %d", c.what, d.last().Statement.CQL(), n, c.want)
+		}
 	}
 }

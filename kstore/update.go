@@ -84,6 +84,10 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 			c.ts, c.hasTS = ts, true
 		}
 	}
+	// Update writes what changed: a column changed to null is the change,
+	// written as null; under a TTL every column is written, nulls too, so
+	// that no old cell outlives the row.
+	c.omitNulls = false
 	var st *adapter.Statement
 	switch {
 	case versioned && r.versionZero(old):
@@ -101,7 +105,6 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 		}
 		var buf [64]byte
 		st = r.st.UpdateColumns(changed, using(c), versioned, buf[:0])
-		c.omitNulls = false // a column changed to null is the change
 	}
 	if st == nil { // every column is in the key
 		st = r.st.Insert(using(c))

@@ -57,7 +57,9 @@ Python's own order, which is not the server's for inet or uuid), an empty
 value of a type other than text and blob decodes as EMPTY instead of None
 (the driver maps it to None, so it could not be told from null), and the
 raw path above; and the vector and float wrappers above. Nothing else of
-the driver is changed.
+the driver is changed. A map is read by the pairs the driver holds
+(map_items), not key by key: the driver looks a key up by serializing it
+again, which fails for a timestamp key read raw.
 
 The driver logs to stderr only at ERROR; the Go test shows stderr only when
 this script fails.
@@ -277,6 +279,18 @@ def dt_to_ms(dt):
     return (us + 500) // 1000
 
 
+def map_items(v):
+    """The (key, value) pairs of v, a map as the driver decodes it, in the
+    server's order. The driver's map (util.OrderedMapSerializedKey) finds
+    a key's value by serializing the key again, which items() does for
+    each key, and DateType.serialize refuses the raw path's RawMs (it takes
+    a number only of type int or float exactly): a map<timestamp, ...>
+    read raw would fail. So its pairs are read as it holds them."""
+    if isinstance(v, util.OrderedMap):
+        return list(v._items)
+    return list(v.items())
+
+
 def udt_fields(t, v):
     """The field values of v, a user-defined type's value as the driver
     decodes it (a namedtuple of the server's fields; when a field name is
@@ -340,7 +354,7 @@ def canon(t, v, raw=False):
     if name in ("list", "set"):
         return [canon(args[0], e, raw) for e in v]
     if name == "map":
-        return [[canon(args[0], k, raw), canon(args[1], x, raw)] for k, x in v.items()]
+        return [[canon(args[0], k, raw), canon(args[1], x, raw)] for k, x in map_items(v)]
     raise ValueError("no canonical form for type %s" % (name,))
 
 
@@ -370,7 +384,7 @@ def undecodable(t, v):
             if why:
                 return why
     if name == "map":
-        for k, x in v.items():
+        for k, x in map_items(v):
             why = undecodable(args[0], k) or undecodable(args[1], x)
             if why:
                 return why

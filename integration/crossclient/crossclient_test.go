@@ -31,6 +31,13 @@ package crossclient
 //	             whose main and lookup rows Python wrote (and kandra's).
 //	counter      increments through the runtime read by Python, and
 //	             Python's read by Repo.Get.
+//	patch        partial writes (patch_test.go): Repo.Patch's element
+//	             changes through the adapter on collections whose elements
+//	             and keys the rules convert, read by Python (patch go→py),
+//	             refused (patch refuse), conditional writes and DeleteIf
+//	             on converted columns (patch cond), and the current row of
+//	             one that did not apply, Outcome.Current, against what
+//	             Python reads (patch current).
 //
 // The canonical form of a value, as JSON: null is null; the integer types
 // and varint are decimal strings; float and double the lowercase hex of
@@ -116,7 +123,8 @@ package crossclient
 //
 // DECIMAL is not covered: kandra maps no Go type to it (a user type that
 // implements CQLTyper names it, and the driver marshals that type itself,
-// not the adapter).
+// not the adapter); the patch directions take a map<date, text> for a map
+// whose keys convert.
 //
 // Where the Python driver cannot hold a value it is read or written a raw
 // way (crossclient.py says how) and the check is counted under
@@ -142,10 +150,11 @@ package crossclient
 // signalling NaN does not (client_limit, read raw).
 //
 // The run prints one line, "real-server: crossclient adapter=<name>
-// client=python-cassandra-driver-3.30.1 checks=N ok=M client_limit=K":
-// N checks, M of them passed, K of them (passed or not) with a raw way on
-// the Python side; each failing check is a test error naming the
-// direction, table[key].column, what was expected and what was got.
+// client=python-cassandra-driver-3.30.1 checks=N ok=M client_limit=K
+// patch=P": N checks, M of them passed, K of them (passed or not) with a
+// raw way on the Python side, P of the N those of the patch directions;
+// each failing check is a test error naming the direction,
+// table[key].column, what was expected and what was got.
 
 import (
 	"bytes"
@@ -431,11 +440,13 @@ type crossRun struct {
 	hits     *kstore.Repo[CrossHits]
 	inetKeys *kstore.Repo[CrossInetKey]
 	udtKeys  *kstore.Repo[CrossUDTKey]
+	patches  *kstore.Repo[CrossPatch]
 	ucols    []xcCol
 	vcols    []xcCol
 	lcols    []xcCol
 	hcols    []xcCol
 	kcols    []xcCol
+	pcols    []xcCol
 	server   map[string]string // where → what the server stores instead of what was sent
 
 	ops    []map[string]any
@@ -514,6 +525,7 @@ func testCrossClient(t *testing.T, h *harness) {
 	x.goCounters()
 	x.goInetKeys()
 	x.goUDTKeys()
+	x.goPatches()
 	x.pyValues()
 	x.pyReadRefusals()
 	x.pyLookups()
@@ -537,7 +549,7 @@ func (x *crossRun) setup() {
 		Name:        h.ks,
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 		Targets:     kandra.Cassandra5,
-	}, crossValues, crossLookups, crossHits, crossInetKeys, crossUDTKeys)
+	}, crossValues, crossLookups, crossHits, crossInetKeys, crossUDTKeys, crossPatches)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -559,11 +571,13 @@ func (x *crossRun) setup() {
 	x.hits = kstore.MustNewRepo(rt, crossHits)
 	x.inetKeys = kstore.MustNewRepo(rt, crossInetKeys)
 	x.udtKeys = kstore.MustNewRepo(rt, crossUDTKeys)
+	x.patches = kstore.MustNewRepo(rt, crossPatches)
 	x.ucols = xcColumns(t, crossUDTKeys.Schema().Columns())
 	x.kcols = xcColumns(t, crossInetKeys.Schema().Columns())
 	x.vcols = xcColumns(t, crossValues.Schema().Columns())
 	x.lcols = xcColumns(t, crossLookups.Schema().Columns())
 	x.hcols = xcColumns(t, crossHits.Schema().Columns())
+	x.pcols = xcColumns(t, crossPatches.Schema().Columns())
 }
 
 // compareRow counts one check per column of a row Python read against
@@ -1201,6 +1215,11 @@ func (x *crossRun) report() {
 			t.Errorf("%s %s:\n\twant %s\n\tgot  %s", c.dir, c.where, c.want, c.got)
 		}
 	}
+	all := map[string]int{}
+	for _, c := range x.checks {
+		all[c.dir]++
+	}
+	t.Logf("checks by direction: %v", all)
 	if n := len(x.checks) - ok; n > 0 {
 		by := map[string]int{}
 		for _, c := range x.checks {
@@ -1210,6 +1229,12 @@ func (x *crossRun) report() {
 		}
 		t.Logf("failing checks by direction: %v", by)
 	}
-	fmt.Printf("real-server: crossclient adapter=%s client=%s checks=%d ok=%d client_limit=%d\n",
-		x.h.n.Name, crossClientName, len(x.checks), ok, limit)
+	patch := 0
+	for _, c := range x.checks {
+		if strings.HasPrefix(c.dir, "patch") {
+			patch++
+		}
+	}
+	fmt.Printf("real-server: crossclient adapter=%s client=%s checks=%d ok=%d client_limit=%d patch=%d\n",
+		x.h.n.Name, crossClientName, len(x.checks), ok, limit, patch)
 }

@@ -49,7 +49,8 @@ type harness struct {
 // keyspace of its own: TestCrossClientValues/gocql (gocql v1.7.0,
 // protocol 4) and TestCrossClientValues/gocqlv2 (the Apache driver v2,
 // protocol 5). Each prints "real-server: crossclient adapter=<name>
-// client=python-cassandra-driver-3.30.1 checks=N ok=M client_limit=K".
+// client=python-cassandra-driver-3.30.1 checks=N ok=M client_limit=K
+// patch=P".
 func TestCrossClientValues(t *testing.T) {
 	for _, mode := range []string{"KANDRA_CASSANDRA_AUTH", "KANDRA_CASSANDRA_LATEST"} {
 		if v := os.Getenv(mode); v == "1" || v == "true" || v == "yes" {

@@ -587,7 +587,7 @@ func (w *sb) done() *adapter.Statement {
 			w.s.Idempotent = false // a counter update adds at each application
 		case p.Kind == adapter.ParamTimestamp:
 			timestamp = true
-		case p.Kind == adapter.ParamColumn && multiCellList(p.Column):
+		case (p.Kind == adapter.ParamColumn || p.Kind == adapter.ParamValue) && multiCellList(p.Column):
 			list = true
 		}
 	}

@@ -35,7 +35,7 @@ var (
 // bits is refused rather than wrapped.
 func TimestampMillis(t time.Time) (int64, error) {
 	if t.Before(minTimestamp) || t.After(maxTimestamp) {
-		return 0, fmt.Errorf("a TIMESTAMP holds milliseconds since 1970 in 64 bits (%s to %s); this time is outside it", minTimestamp.UTC().Format(time.RFC3339), maxTimestamp.UTC().Format(time.RFC3339))
+		return 0, problemf("a TIMESTAMP holds milliseconds since 1970 in 64 bits (%s to %s); this time is outside it", minTimestamp.UTC().Format(time.RFC3339), maxTimestamp.UTC().Format(time.RFC3339))
 	}
 	return t.UnixMilli(), nil
 }
@@ -76,7 +76,7 @@ func DateDays(t time.Time) (int64, error) {
 		days-- // floor: the day a pre-1970 instant falls in
 	}
 	if days < math.MinInt32 || days > math.MaxInt32 {
-		return 0, fmt.Errorf("a DATE holds days since 1970 in 32 bits (%s to %s); this day is outside it", TimeFromDays(math.MinInt32).Format(time.DateOnly), TimeFromDays(math.MaxInt32).Format(time.DateOnly))
+		return 0, problemf("a DATE holds days since 1970 in 32 bits (%s to %s); this day is outside it", TimeFromDays(math.MinInt32).Format(time.DateOnly), TimeFromDays(math.MaxInt32).Format(time.DateOnly))
 	}
 	return days, nil
 }
@@ -109,7 +109,7 @@ func DecodeDate(data []byte) (t time.Time, ok bool, err error) {
 // nanoseconds.
 func CheckTimeOfDay(ns int64) error {
 	if ns < 0 || ns > MaxTimeOfDay {
-		return fmt.Errorf("a TIME is a time of day, 0 to 23:59:59.999999999 (0 to %d ns)", int64(MaxTimeOfDay))
+		return problemf("a TIME is a time of day, 0 to 23:59:59.999999999 (0 to %d ns)", int64(MaxTimeOfDay))
 	}
 	return nil
 }
@@ -123,7 +123,7 @@ func InetBytes(a netip.Addr) ([]byte, error) {
 	case !a.IsValid():
 		return nil, nil
 	case a.Zone() != "":
-		return nil, fmt.Errorf("an INET has no zone; this address has zone %q (drop it with WithZone(\"\"))", a.Zone())
+		return nil, problemf("an INET has no zone; this address has zone %q (drop it with WithZone(\"\"))", a.Zone())
 	case a.Is4():
 		b := a.As4()
 		return b[:], nil
@@ -160,7 +160,7 @@ func NetIPBytes(ip net.IP) ([]byte, error) {
 		return append([]byte(nil), v4...), nil
 	}
 	if len(ip) != net.IPv6len {
-		return nil, fmt.Errorf("a net.IP is 4 or 16 bytes long; this one is %d", len(ip))
+		return nil, problemf("a net.IP is 4 or 16 bytes long; this one is %d", len(ip))
 	}
 	return append([]byte(nil), ip...), nil
 }
@@ -181,7 +181,7 @@ func DecodeNetIP(data []byte) (net.IP, error) {
 // not valid UTF-8 (the servers refuse it).
 func CheckText(s string) error {
 	if !utf8.ValidString(s) {
-		return fmt.Errorf("a TEXT is UTF-8; this string is not (its first invalid byte is at offset %d)", firstInvalid(s))
+		return problemf("a TEXT is UTF-8; this string is not (its first invalid byte is at offset %d)", firstInvalid(s))
 	}
 	return nil
 }
@@ -191,7 +191,7 @@ func CheckText(s string) error {
 func CheckASCII(s string) error {
 	for i := 0; i < len(s); i++ {
 		if s[i] > 127 {
-			return fmt.Errorf("an ASCII column holds bytes 0 to 127; byte %d is %#x (use TEXT for UTF-8)", i, s[i])
+			return problemf("an ASCII column holds bytes 0 to 127; byte %d is %#x (use TEXT for UTF-8)", i, s[i])
 		}
 	}
 	return nil
@@ -202,7 +202,7 @@ func CheckASCII(s string) error {
 // zero UUID is checked by the caller, where null is allowed.
 func CheckTimeUUID(u [16]byte) error {
 	if v := u[6] >> 4; v != 1 {
-		return fmt.Errorf("a TIMEUUID holds version 1 UUIDs; this one is version %d (use a UUID column, or uuid.NewUUID for a version 1 one)", v)
+		return problemf("a TIMEUUID holds version 1 UUIDs; this one is version %d (use a UUID column, or uuid.NewUUID for a version 1 one)", v)
 	}
 	return nil
 }
@@ -243,3 +243,12 @@ func DurationProblem(months, days int32, nanos int64) *ReadError {
 		Reason: "a time.Duration holds nanoseconds only, and a month or a day has no fixed length; read the column into a type that keeps months and days (a kandra.CQLTyper), or rewrite the cell",
 	}
 }
+
+// Problem is a value the CQL type has no exact form for, found while
+// encoding it: nothing was sent (an adapter's marshalling fails before its
+// driver writes the request).
+type Problem struct{ msg string }
+
+func (e *Problem) Error() string { return e.msg }
+
+func problemf(format string, args ...any) error { return &Problem{fmt.Sprintf(format, args...)} }

@@ -33,9 +33,9 @@ func DecodeBlob[B ~[]byte](dst B, data []byte) B {
 func InetElemProblem(a netip.Addr) error {
 	switch {
 	case !a.IsValid():
-		return fmt.Errorf("the zero netip.Addr is null, and a collection cannot hold null")
+		return problemf("the zero netip.Addr is null, and a collection cannot hold null")
 	case a.Is4In6():
-		return fmt.Errorf("an IPv4-mapped address inside a collection is stored by Cassandra as IPv4, so it would not read back as written; store a.Unmap(), or keep the address in a column of its own")
+		return problemf("an IPv4-mapped address inside a collection is stored by Cassandra as IPv4, so it would not read back as written; store a.Unmap(), or keep the address in a column of its own")
 	}
 	return nil
 }

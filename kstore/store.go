@@ -157,6 +157,7 @@
 //	Equal, From, To           x                                      x
 //	OmitNulls,                     x     x
 //	WriteNulls
+//	Current                              x
 //	Upsert                                                     x
 //
 // Read is Get, GetMany, GetStatic and Lookup.Find; List is List,
@@ -470,6 +471,7 @@ type InsertOption interface {
 }
 
 // DeleteOption configures Delete, HardDelete, ForceDelete, SoftDelete,
+// DeleteIf,
 // DeleteAll and Raw.Exec; see "Call options" in the package doc.
 type DeleteOption interface {
 	option
@@ -611,9 +613,11 @@ func (NullsOption) insertOption()   {}
 // the native protocol's "unset", so the write leaves no null cell (a
 // tombstone) and keeps what those columns held. Save is then no longer a
 // full replace of the row: a column the entity holds as null keeps the
-// row's value. Update, which writes only the columns that changed,
-// writes a column changed to null as null all the same (that is the
-// change), and leaves the others out with or without it but under a TTL.
+// row's value. Update ignores it: it writes only the columns that
+// changed, a column changed to null as null (that is the change), and
+// under a TTL every column, nulls as null, so that no cell outlives the
+// row. A soft delete, which rewrites the row with its TTL, writes every
+// cell too.
 // Without it, a null is written as null, which is a
 // tombstone on the server: a sparse entity saved often leaves one per
 // null column per write.

@@ -73,7 +73,7 @@ func handC4L0V2() handOps[C4L0, gocqlv2.TypeInfo] {
 			return e, nil
 		},
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C4L0) error {
-			return m.exec(h.updatePlain.cql, h.updatePlain.infos, []any{nw.F0, gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq})
+			return m.exec(h.updatePlain.cql, h.updatePlain.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq})
 		},
 		delete: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], e *C4L0) error {
 			return m.exec(h.delete.cql, h.delete.infos, []any{gocqlv2.UUID(e.Part), e.Seq})
@@ -146,11 +146,11 @@ func handC4L1BV2() handOps[C4L1B, gocqlv2.TypeInfo] {
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C4L1B) error {
 			ts := time.Now().UnixMicro()
 			bt := m.batch()
-			bt.query(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq})
+			bt.query(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.Part), nw.Seq})
 			if old.F0 != nw.F0 {
 				bt.query(h.lookups[0].deleteAt.cql, h.lookups[0].deleteAt.infos, []any{ts, old.F0, gocqlv2.UUID(old.Part), old.Seq})
+				bt.query(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			}
-			bt.query(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			return bt.exec()
 		},
 		delete: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], e *C4L1B) error {
@@ -262,16 +262,16 @@ func handC4L1EV2() handOps[C4L1E, gocqlv2.TypeInfo] {
 		},
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C4L1E) error {
 			ts := time.Now().UnixMicro()
-			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq}); err != nil {
+			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.Part), nw.Seq}); err != nil {
 				return err
 			}
 			if old.F0 != nw.F0 {
 				if err := m.exec(h.lookups[0].deleteAt.cql, h.lookups[0].deleteAt.infos, []any{ts, old.F0, gocqlv2.UUID(old.Part), old.Seq}); err != nil {
 					return err
 				}
-			}
-			if err := m.exec(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
-				return err
+				if err := m.exec(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
+					return err
+				}
 			}
 			return nil
 		},
@@ -387,15 +387,15 @@ func handC4L2BV2() handOps[C4L2B, gocqlv2.TypeInfo] {
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C4L2B) error {
 			ts := time.Now().UnixMicro()
 			bt := m.batch()
-			bt.query(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq})
+			bt.query(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.Part), nw.Seq})
 			if old.F0 != nw.F0 {
 				bt.query(h.lookups[0].deleteAt.cql, h.lookups[0].deleteAt.infos, []any{ts, old.F0, gocqlv2.UUID(old.Part), old.Seq})
+				bt.query(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			}
 			if old.F1 != nw.F1 {
 				bt.query(h.lookups[1].deleteAt.cql, h.lookups[1].deleteAt.infos, []any{ts, gocqlv2.UUID(old.F1), gocqlv2.UUID(old.Part), old.Seq})
+				bt.query(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			}
-			bt.query(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts})
-			bt.query(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			return bt.exec()
 		},
 		delete: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], e *C4L2B) error {
@@ -514,24 +514,24 @@ func handC4L2EV2() handOps[C4L2E, gocqlv2.TypeInfo] {
 		},
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C4L2E) error {
 			ts := time.Now().UnixMicro()
-			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq}); err != nil {
+			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.Part), nw.Seq}); err != nil {
 				return err
 			}
 			if old.F0 != nw.F0 {
 				if err := m.exec(h.lookups[0].deleteAt.cql, h.lookups[0].deleteAt.infos, []any{ts, old.F0, gocqlv2.UUID(old.Part), old.Seq}); err != nil {
 					return err
 				}
-			}
-			if err := m.exec(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
-				return err
+				if err := m.exec(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
+					return err
+				}
 			}
 			if old.F1 != nw.F1 {
 				if err := m.exec(h.lookups[1].deleteAt.cql, h.lookups[1].deleteAt.infos, []any{ts, gocqlv2.UUID(old.F1), gocqlv2.UUID(old.Part), old.Seq}); err != nil {
 					return err
 				}
-			}
-			if err := m.exec(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
-				return err
+				if err := m.exec(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
+					return err
+				}
 			}
 			return nil
 		},
@@ -638,7 +638,7 @@ func handC12L0V2() handOps[C12L0, gocqlv2.TypeInfo] {
 			return e, nil
 		},
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C12L0) error {
-			return m.exec(h.updatePlain.cql, h.updatePlain.infos, []any{nw.F0, gocqlv2.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocqlv2.UUID(nw.Part), nw.Seq})
+			return m.exec(h.updatePlain.cql, h.updatePlain.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq})
 		},
 		delete: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], e *C12L0) error {
 			return m.exec(h.delete.cql, h.delete.infos, []any{gocqlv2.UUID(e.Part), e.Seq})
@@ -713,11 +713,11 @@ func handC12L1BV2() handOps[C12L1B, gocqlv2.TypeInfo] {
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C12L1B) error {
 			ts := time.Now().UnixMicro()
 			bt := m.batch()
-			bt.query(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocqlv2.UUID(nw.Part), nw.Seq})
+			bt.query(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.Part), nw.Seq})
 			if old.F0 != nw.F0 {
 				bt.query(h.lookups[0].deleteAt.cql, h.lookups[0].deleteAt.infos, []any{ts, old.F0, gocqlv2.UUID(old.Part), old.Seq})
+				bt.query(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			}
-			bt.query(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			return bt.exec()
 		},
 		delete: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], e *C12L1B) error {
@@ -831,16 +831,16 @@ func handC12L1EV2() handOps[C12L1E, gocqlv2.TypeInfo] {
 		},
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C12L1E) error {
 			ts := time.Now().UnixMicro()
-			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocqlv2.UUID(nw.Part), nw.Seq}); err != nil {
+			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.Part), nw.Seq}); err != nil {
 				return err
 			}
 			if old.F0 != nw.F0 {
 				if err := m.exec(h.lookups[0].deleteAt.cql, h.lookups[0].deleteAt.infos, []any{ts, old.F0, gocqlv2.UUID(old.Part), old.Seq}); err != nil {
 					return err
 				}
-			}
-			if err := m.exec(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
-				return err
+				if err := m.exec(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
+					return err
+				}
 			}
 			return nil
 		},
@@ -958,15 +958,15 @@ func handC12L2BV2() handOps[C12L2B, gocqlv2.TypeInfo] {
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C12L2B) error {
 			ts := time.Now().UnixMicro()
 			bt := m.batch()
-			bt.query(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocqlv2.UUID(nw.Part), nw.Seq})
+			bt.query(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.Part), nw.Seq})
 			if old.F0 != nw.F0 {
 				bt.query(h.lookups[0].deleteAt.cql, h.lookups[0].deleteAt.infos, []any{ts, old.F0, gocqlv2.UUID(old.Part), old.Seq})
+				bt.query(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			}
 			if old.F1 != nw.F1 {
 				bt.query(h.lookups[1].deleteAt.cql, h.lookups[1].deleteAt.infos, []any{ts, gocqlv2.UUID(old.F1), gocqlv2.UUID(old.Part), old.Seq})
+				bt.query(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			}
-			bt.query(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts})
-			bt.query(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			return bt.exec()
 		},
 		delete: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], e *C12L2B) error {
@@ -1087,24 +1087,24 @@ func handC12L2EV2() handOps[C12L2E, gocqlv2.TypeInfo] {
 		},
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C12L2E) error {
 			ts := time.Now().UnixMicro()
-			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocqlv2.UUID(nw.Part), nw.Seq}); err != nil {
+			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.Part), nw.Seq}); err != nil {
 				return err
 			}
 			if old.F0 != nw.F0 {
 				if err := m.exec(h.lookups[0].deleteAt.cql, h.lookups[0].deleteAt.infos, []any{ts, old.F0, gocqlv2.UUID(old.Part), old.Seq}); err != nil {
 					return err
 				}
-			}
-			if err := m.exec(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
-				return err
+				if err := m.exec(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
+					return err
+				}
 			}
 			if old.F1 != nw.F1 {
 				if err := m.exec(h.lookups[1].deleteAt.cql, h.lookups[1].deleteAt.infos, []any{ts, gocqlv2.UUID(old.F1), gocqlv2.UUID(old.Part), old.Seq}); err != nil {
 					return err
 				}
-			}
-			if err := m.exec(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
-				return err
+				if err := m.exec(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
+					return err
+				}
 			}
 			return nil
 		},
@@ -1227,23 +1227,23 @@ func handC12L4BV2() handOps[C12L4B, gocqlv2.TypeInfo] {
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C12L4B) error {
 			ts := time.Now().UnixMicro()
 			bt := m.batch()
-			bt.query(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocqlv2.UUID(nw.Part), nw.Seq})
+			bt.query(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.Part), nw.Seq})
 			if old.F0 != nw.F0 {
 				bt.query(h.lookups[0].deleteAt.cql, h.lookups[0].deleteAt.infos, []any{ts, old.F0, gocqlv2.UUID(old.Part), old.Seq})
+				bt.query(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			}
 			if old.F1 != nw.F1 {
 				bt.query(h.lookups[1].deleteAt.cql, h.lookups[1].deleteAt.infos, []any{ts, gocqlv2.UUID(old.F1), gocqlv2.UUID(old.Part), old.Seq})
+				bt.query(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			}
 			if old.F2 != nw.F2 {
 				bt.query(h.lookups[2].deleteAt.cql, h.lookups[2].deleteAt.infos, []any{ts, old.F2, gocqlv2.UUID(old.Part), old.Seq})
+				bt.query(h.lookups[2].insertAt.cql, h.lookups[2].insertAt.infos, []any{nw.F2, gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			}
 			if old.F3 != nw.F3 {
 				bt.query(h.lookups[3].deleteAt.cql, h.lookups[3].deleteAt.infos, []any{ts, old.F3, gocqlv2.UUID(old.Part), old.Seq})
+				bt.query(h.lookups[3].insertAt.cql, h.lookups[3].insertAt.infos, []any{nw.F3, gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			}
-			bt.query(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts})
-			bt.query(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts})
-			bt.query(h.lookups[2].insertAt.cql, h.lookups[2].insertAt.infos, []any{nw.F2, gocqlv2.UUID(nw.Part), nw.Seq, ts})
-			bt.query(h.lookups[3].insertAt.cql, h.lookups[3].insertAt.infos, []any{nw.F3, gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			return bt.exec()
 		},
 		delete: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], e *C12L4B) error {
@@ -1378,40 +1378,40 @@ func handC12L4EV2() handOps[C12L4E, gocqlv2.TypeInfo] {
 		},
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C12L4E) error {
 			ts := time.Now().UnixMicro()
-			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocqlv2.UUID(nw.Part), nw.Seq}); err != nil {
+			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.Part), nw.Seq}); err != nil {
 				return err
 			}
 			if old.F0 != nw.F0 {
 				if err := m.exec(h.lookups[0].deleteAt.cql, h.lookups[0].deleteAt.infos, []any{ts, old.F0, gocqlv2.UUID(old.Part), old.Seq}); err != nil {
 					return err
 				}
-			}
-			if err := m.exec(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
-				return err
+				if err := m.exec(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
+					return err
+				}
 			}
 			if old.F1 != nw.F1 {
 				if err := m.exec(h.lookups[1].deleteAt.cql, h.lookups[1].deleteAt.infos, []any{ts, gocqlv2.UUID(old.F1), gocqlv2.UUID(old.Part), old.Seq}); err != nil {
 					return err
 				}
-			}
-			if err := m.exec(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
-				return err
+				if err := m.exec(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
+					return err
+				}
 			}
 			if old.F2 != nw.F2 {
 				if err := m.exec(h.lookups[2].deleteAt.cql, h.lookups[2].deleteAt.infos, []any{ts, old.F2, gocqlv2.UUID(old.Part), old.Seq}); err != nil {
 					return err
 				}
-			}
-			if err := m.exec(h.lookups[2].insertAt.cql, h.lookups[2].insertAt.infos, []any{nw.F2, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
-				return err
+				if err := m.exec(h.lookups[2].insertAt.cql, h.lookups[2].insertAt.infos, []any{nw.F2, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
+					return err
+				}
 			}
 			if old.F3 != nw.F3 {
 				if err := m.exec(h.lookups[3].deleteAt.cql, h.lookups[3].deleteAt.infos, []any{ts, old.F3, gocqlv2.UUID(old.Part), old.Seq}); err != nil {
 					return err
 				}
-			}
-			if err := m.exec(h.lookups[3].insertAt.cql, h.lookups[3].insertAt.infos, []any{nw.F3, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
-				return err
+				if err := m.exec(h.lookups[3].insertAt.cql, h.lookups[3].insertAt.infos, []any{nw.F3, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
+					return err
+				}
 			}
 			return nil
 		},
@@ -1524,7 +1524,7 @@ func handC48L0V2() handOps[C48L0, gocqlv2.TypeInfo] {
 			return e, nil
 		},
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C48L0) error {
-			return m.exec(h.updatePlain.cql, h.updatePlain.infos, []any{nw.F0, gocqlv2.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocqlv2.UUID(nw.F10), nw.F11, nw.F12, nw.F13, nw.F14, nw.F15, nw.F16, nw.F17, nw.F18, gocqlv2.UUID(nw.F19), nw.F20, nw.F21, nw.F22, nw.F23, nw.F24, nw.F25, nw.F26, nw.F27, gocqlv2.UUID(nw.F28), nw.F29, nw.F30, nw.F31, nw.F32, nw.F33, nw.F34, nw.F35, nw.F36, gocqlv2.UUID(nw.F37), nw.F38, nw.F39, nw.F40, nw.F41, nw.F42, nw.F43, nw.F44, nw.F45, gocqlv2.UUID(nw.Part), nw.Seq})
+			return m.exec(h.updatePlain.cql, h.updatePlain.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq})
 		},
 		delete: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], e *C48L0) error {
 			return m.exec(h.delete.cql, h.delete.infos, []any{gocqlv2.UUID(e.Part), e.Seq})
@@ -1607,11 +1607,11 @@ func handC48L1BV2() handOps[C48L1B, gocqlv2.TypeInfo] {
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C48L1B) error {
 			ts := time.Now().UnixMicro()
 			bt := m.batch()
-			bt.query(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocqlv2.UUID(nw.F10), nw.F11, nw.F12, nw.F13, nw.F14, nw.F15, nw.F16, nw.F17, nw.F18, gocqlv2.UUID(nw.F19), nw.F20, nw.F21, nw.F22, nw.F23, nw.F24, nw.F25, nw.F26, nw.F27, gocqlv2.UUID(nw.F28), nw.F29, nw.F30, nw.F31, nw.F32, nw.F33, nw.F34, nw.F35, nw.F36, gocqlv2.UUID(nw.F37), nw.F38, nw.F39, nw.F40, nw.F41, nw.F42, nw.F43, nw.F44, nw.F45, gocqlv2.UUID(nw.Part), nw.Seq})
+			bt.query(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.Part), nw.Seq})
 			if old.F0 != nw.F0 {
 				bt.query(h.lookups[0].deleteAt.cql, h.lookups[0].deleteAt.infos, []any{ts, old.F0, gocqlv2.UUID(old.Part), old.Seq})
+				bt.query(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			}
-			bt.query(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			return bt.exec()
 		},
 		delete: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], e *C48L1B) error {
@@ -1737,16 +1737,16 @@ func handC48L1EV2() handOps[C48L1E, gocqlv2.TypeInfo] {
 		},
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C48L1E) error {
 			ts := time.Now().UnixMicro()
-			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocqlv2.UUID(nw.F10), nw.F11, nw.F12, nw.F13, nw.F14, nw.F15, nw.F16, nw.F17, nw.F18, gocqlv2.UUID(nw.F19), nw.F20, nw.F21, nw.F22, nw.F23, nw.F24, nw.F25, nw.F26, nw.F27, gocqlv2.UUID(nw.F28), nw.F29, nw.F30, nw.F31, nw.F32, nw.F33, nw.F34, nw.F35, nw.F36, gocqlv2.UUID(nw.F37), nw.F38, nw.F39, nw.F40, nw.F41, nw.F42, nw.F43, nw.F44, nw.F45, gocqlv2.UUID(nw.Part), nw.Seq}); err != nil {
+			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.Part), nw.Seq}); err != nil {
 				return err
 			}
 			if old.F0 != nw.F0 {
 				if err := m.exec(h.lookups[0].deleteAt.cql, h.lookups[0].deleteAt.infos, []any{ts, old.F0, gocqlv2.UUID(old.Part), old.Seq}); err != nil {
 					return err
 				}
-			}
-			if err := m.exec(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
-				return err
+				if err := m.exec(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
+					return err
+				}
 			}
 			return nil
 		},
@@ -1876,15 +1876,15 @@ func handC48L2BV2() handOps[C48L2B, gocqlv2.TypeInfo] {
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C48L2B) error {
 			ts := time.Now().UnixMicro()
 			bt := m.batch()
-			bt.query(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocqlv2.UUID(nw.F10), nw.F11, nw.F12, nw.F13, nw.F14, nw.F15, nw.F16, nw.F17, nw.F18, gocqlv2.UUID(nw.F19), nw.F20, nw.F21, nw.F22, nw.F23, nw.F24, nw.F25, nw.F26, nw.F27, gocqlv2.UUID(nw.F28), nw.F29, nw.F30, nw.F31, nw.F32, nw.F33, nw.F34, nw.F35, nw.F36, gocqlv2.UUID(nw.F37), nw.F38, nw.F39, nw.F40, nw.F41, nw.F42, nw.F43, nw.F44, nw.F45, gocqlv2.UUID(nw.Part), nw.Seq})
+			bt.query(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.Part), nw.Seq})
 			if old.F0 != nw.F0 {
 				bt.query(h.lookups[0].deleteAt.cql, h.lookups[0].deleteAt.infos, []any{ts, old.F0, gocqlv2.UUID(old.Part), old.Seq})
+				bt.query(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			}
 			if old.F1 != nw.F1 {
 				bt.query(h.lookups[1].deleteAt.cql, h.lookups[1].deleteAt.infos, []any{ts, gocqlv2.UUID(old.F1), gocqlv2.UUID(old.Part), old.Seq})
+				bt.query(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			}
-			bt.query(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts})
-			bt.query(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			return bt.exec()
 		},
 		delete: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], e *C48L2B) error {
@@ -2017,24 +2017,24 @@ func handC48L2EV2() handOps[C48L2E, gocqlv2.TypeInfo] {
 		},
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C48L2E) error {
 			ts := time.Now().UnixMicro()
-			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocqlv2.UUID(nw.F10), nw.F11, nw.F12, nw.F13, nw.F14, nw.F15, nw.F16, nw.F17, nw.F18, gocqlv2.UUID(nw.F19), nw.F20, nw.F21, nw.F22, nw.F23, nw.F24, nw.F25, nw.F26, nw.F27, gocqlv2.UUID(nw.F28), nw.F29, nw.F30, nw.F31, nw.F32, nw.F33, nw.F34, nw.F35, nw.F36, gocqlv2.UUID(nw.F37), nw.F38, nw.F39, nw.F40, nw.F41, nw.F42, nw.F43, nw.F44, nw.F45, gocqlv2.UUID(nw.Part), nw.Seq}); err != nil {
+			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.Part), nw.Seq}); err != nil {
 				return err
 			}
 			if old.F0 != nw.F0 {
 				if err := m.exec(h.lookups[0].deleteAt.cql, h.lookups[0].deleteAt.infos, []any{ts, old.F0, gocqlv2.UUID(old.Part), old.Seq}); err != nil {
 					return err
 				}
-			}
-			if err := m.exec(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
-				return err
+				if err := m.exec(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
+					return err
+				}
 			}
 			if old.F1 != nw.F1 {
 				if err := m.exec(h.lookups[1].deleteAt.cql, h.lookups[1].deleteAt.infos, []any{ts, gocqlv2.UUID(old.F1), gocqlv2.UUID(old.Part), old.Seq}); err != nil {
 					return err
 				}
-			}
-			if err := m.exec(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
-				return err
+				if err := m.exec(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
+					return err
+				}
 			}
 			return nil
 		},
@@ -2169,23 +2169,23 @@ func handC48L4BV2() handOps[C48L4B, gocqlv2.TypeInfo] {
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C48L4B) error {
 			ts := time.Now().UnixMicro()
 			bt := m.batch()
-			bt.query(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocqlv2.UUID(nw.F10), nw.F11, nw.F12, nw.F13, nw.F14, nw.F15, nw.F16, nw.F17, nw.F18, gocqlv2.UUID(nw.F19), nw.F20, nw.F21, nw.F22, nw.F23, nw.F24, nw.F25, nw.F26, nw.F27, gocqlv2.UUID(nw.F28), nw.F29, nw.F30, nw.F31, nw.F32, nw.F33, nw.F34, nw.F35, nw.F36, gocqlv2.UUID(nw.F37), nw.F38, nw.F39, nw.F40, nw.F41, nw.F42, nw.F43, nw.F44, nw.F45, gocqlv2.UUID(nw.Part), nw.Seq})
+			bt.query(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.Part), nw.Seq})
 			if old.F0 != nw.F0 {
 				bt.query(h.lookups[0].deleteAt.cql, h.lookups[0].deleteAt.infos, []any{ts, old.F0, gocqlv2.UUID(old.Part), old.Seq})
+				bt.query(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			}
 			if old.F1 != nw.F1 {
 				bt.query(h.lookups[1].deleteAt.cql, h.lookups[1].deleteAt.infos, []any{ts, gocqlv2.UUID(old.F1), gocqlv2.UUID(old.Part), old.Seq})
+				bt.query(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			}
 			if old.F2 != nw.F2 {
 				bt.query(h.lookups[2].deleteAt.cql, h.lookups[2].deleteAt.infos, []any{ts, old.F2, gocqlv2.UUID(old.Part), old.Seq})
+				bt.query(h.lookups[2].insertAt.cql, h.lookups[2].insertAt.infos, []any{nw.F2, gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			}
 			if old.F3 != nw.F3 {
 				bt.query(h.lookups[3].deleteAt.cql, h.lookups[3].deleteAt.infos, []any{ts, old.F3, gocqlv2.UUID(old.Part), old.Seq})
+				bt.query(h.lookups[3].insertAt.cql, h.lookups[3].insertAt.infos, []any{nw.F3, gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			}
-			bt.query(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts})
-			bt.query(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts})
-			bt.query(h.lookups[2].insertAt.cql, h.lookups[2].insertAt.infos, []any{nw.F2, gocqlv2.UUID(nw.Part), nw.Seq, ts})
-			bt.query(h.lookups[3].insertAt.cql, h.lookups[3].insertAt.infos, []any{nw.F3, gocqlv2.UUID(nw.Part), nw.Seq, ts})
 			return bt.exec()
 		},
 		delete: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], e *C48L4B) error {
@@ -2332,40 +2332,40 @@ func handC48L4EV2() handOps[C48L4E, gocqlv2.TypeInfo] {
 		},
 		update: func(m *marshaller[gocqlv2.TypeInfo], h *hand[gocqlv2.TypeInfo], old, nw *C48L4E) error {
 			ts := time.Now().UnixMicro()
-			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.F1), nw.F2, nw.F3, nw.F4, nw.F5, nw.F6, nw.F7, nw.F8, nw.F9, gocqlv2.UUID(nw.F10), nw.F11, nw.F12, nw.F13, nw.F14, nw.F15, nw.F16, nw.F17, nw.F18, gocqlv2.UUID(nw.F19), nw.F20, nw.F21, nw.F22, nw.F23, nw.F24, nw.F25, nw.F26, nw.F27, gocqlv2.UUID(nw.F28), nw.F29, nw.F30, nw.F31, nw.F32, nw.F33, nw.F34, nw.F35, nw.F36, gocqlv2.UUID(nw.F37), nw.F38, nw.F39, nw.F40, nw.F41, nw.F42, nw.F43, nw.F44, nw.F45, gocqlv2.UUID(nw.Part), nw.Seq}); err != nil {
+			if err := m.exec(h.update.cql, h.update.infos, []any{ts, nw.F0, gocqlv2.UUID(nw.Part), nw.Seq}); err != nil {
 				return err
 			}
 			if old.F0 != nw.F0 {
 				if err := m.exec(h.lookups[0].deleteAt.cql, h.lookups[0].deleteAt.infos, []any{ts, old.F0, gocqlv2.UUID(old.Part), old.Seq}); err != nil {
 					return err
 				}
-			}
-			if err := m.exec(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
-				return err
+				if err := m.exec(h.lookups[0].insertAt.cql, h.lookups[0].insertAt.infos, []any{nw.F0, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
+					return err
+				}
 			}
 			if old.F1 != nw.F1 {
 				if err := m.exec(h.lookups[1].deleteAt.cql, h.lookups[1].deleteAt.infos, []any{ts, gocqlv2.UUID(old.F1), gocqlv2.UUID(old.Part), old.Seq}); err != nil {
 					return err
 				}
-			}
-			if err := m.exec(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
-				return err
+				if err := m.exec(h.lookups[1].insertAt.cql, h.lookups[1].insertAt.infos, []any{gocqlv2.UUID(nw.F1), gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
+					return err
+				}
 			}
 			if old.F2 != nw.F2 {
 				if err := m.exec(h.lookups[2].deleteAt.cql, h.lookups[2].deleteAt.infos, []any{ts, old.F2, gocqlv2.UUID(old.Part), old.Seq}); err != nil {
 					return err
 				}
-			}
-			if err := m.exec(h.lookups[2].insertAt.cql, h.lookups[2].insertAt.infos, []any{nw.F2, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
-				return err
+				if err := m.exec(h.lookups[2].insertAt.cql, h.lookups[2].insertAt.infos, []any{nw.F2, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
+					return err
+				}
 			}
 			if old.F3 != nw.F3 {
 				if err := m.exec(h.lookups[3].deleteAt.cql, h.lookups[3].deleteAt.infos, []any{ts, old.F3, gocqlv2.UUID(old.Part), old.Seq}); err != nil {
 					return err
 				}
-			}
-			if err := m.exec(h.lookups[3].insertAt.cql, h.lookups[3].insertAt.infos, []any{nw.F3, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
-				return err
+				if err := m.exec(h.lookups[3].insertAt.cql, h.lookups[3].insertAt.infos, []any{nw.F3, gocqlv2.UUID(nw.Part), nw.Seq, ts}); err != nil {
+					return err
+				}
 			}
 			return nil
 		},

@@ -139,8 +139,12 @@ func newHand[I any](w *wire[I], st *catalog.Table) (*hand[I], error) {
 	h.insert = mk(st.Insert(0))
 	h.insertIfNotExists = mk(st.InsertIfNotExists(0))
 	h.get = mk(st.SelectByKey())
-	h.update = mk(st.Update(catalog.UsingTimestamp))
-	h.updatePlain = mk(st.Update(0))
+	// The update cell changes F0 only, the first column after the key: the
+	// statement a careful engineer writes sets that one (as kandra's
+	// Update, which writes what changed).
+	f0 := []*kandra.ColumnSchema{st.Schema().Columns()[len(st.Schema().PrimaryKey())]}
+	h.update = mk(st.UpdateColumns(f0, catalog.UsingTimestamp, false, nil))
+	h.updatePlain = mk(st.UpdateColumns(f0, 0, false, nil))
 	h.delete = mk(st.Delete(0))
 	h.list = mk(st.SelectPartition(catalog.Range{}))
 	for i := 0; i < st.NumLookups(); i++ {

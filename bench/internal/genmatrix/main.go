@@ -294,10 +294,11 @@ func handShape(b *buf, s shape, pkg, sfx string) {
 	b.p("%s", scan("rows[0]"))
 	b.p("return e, nil\n},")
 
-	// Update with a lookup move: F0 may change; the row at one timestamp
+	// Update with a lookup move: F0 changes, and only F0 is written (as
+	// kandra's Update writes only what changed); the row at one timestamp
 	// with the lookups' deletes and inserts.
 	b.p("update: func(%s, %s, old, nw *%s) error {", m, h, n)
-	upd := append(append([]field{}, rest...), key...)
+	upd := append([]field{rest[0]}, key...)
 	if s.lookups == 0 { // no lookup rows to share a timestamp with
 		b.p("return m.exec(h.updatePlain.cql, h.updatePlain.infos, []any{%s})\n},", list("nw", upd))
 	} else {
@@ -308,11 +309,11 @@ func handShape(b *buf, s shape, pkg, sfx string) {
 	case s.mode == "B":
 		b.p("bt := m.batch()")
 		b.p("bt.query(h.update.cql, h.update.infos, []any{ts, %s})", list("nw", upd))
-		for i := 0; i < s.lookups; i++ {
-			b.p("if old.F%d != nw.F%d { bt.query(h.lookups[%d].deleteAt.cql, h.lookups[%d].deleteAt.infos, []any{ts, %s}) }", i, i, i, i, list("old", lk(i)))
-		}
-		for i := 0; i < s.lookups; i++ {
+		for i := 0; i < s.lookups; i++ { // a value that did not move keeps its row
+			b.p("if old.F%d != nw.F%d {", i, i)
+			b.p("bt.query(h.lookups[%d].deleteAt.cql, h.lookups[%d].deleteAt.infos, []any{ts, %s})", i, i, list("old", lk(i)))
 			b.p("bt.query(h.lookups[%d].insertAt.cql, h.lookups[%d].insertAt.infos, []any{%s, ts})", i, i, list("nw", lk(i)))
+			b.p("}")
 		}
 		b.p("return bt.exec()")
 	default:
@@ -320,8 +321,8 @@ func handShape(b *buf, s shape, pkg, sfx string) {
 		for i := 0; i < s.lookups; i++ {
 			b.p("if old.F%d != nw.F%d {", i, i)
 			b.p("if err := m.exec(h.lookups[%d].deleteAt.cql, h.lookups[%d].deleteAt.infos, []any{ts, %s}); err != nil { return err }", i, i, list("old", lk(i)))
-			b.p("}")
 			b.p("if err := m.exec(h.lookups[%d].insertAt.cql, h.lookups[%d].insertAt.infos, []any{%s, ts}); err != nil { return err }", i, i, list("nw", lk(i)))
+			b.p("}")
 		}
 		b.p("return nil")
 	}

@@ -120,13 +120,14 @@ func (r *Repo[T]) DeleteIf(ctx context.Context, key *T, cond Cond[T], opts ...De
 	if c.hasTS {
 		return Outcome[T]{}, r.argErr(op, "Timestamp", "a conditional write (a lightweight transaction) cannot carry a client timestamp: the servers refuse it")
 	}
-	conds, _, ifExists, err := r.guard(op, key, nil, cond.conds, cond.exists, c, nil)
+	ifExists, err := r.guard(op, sc, key, key, cond.conds, cond.exists, false)
 	if err != nil {
 		return Outcome[T]{}, err
 	}
-	spec := catalog.DeleteSpec{Row: true, IfExists: ifExists}
-	for _, x := range conds {
+	spec := &sc.del
+	spec.Row, spec.IfExists = true, ifExists
+	for _, x := range sc.conds {
 		spec.Conds = append(spec.Conds, catalog.Cond{Col: x.col, Op: x.op, Key: x.k != nil, N: len(x.vals)})
 	}
-	return r.conditional(ctx, op, kandra.OpDelete, sc, cons, key, key, conds, nil, func(buf []byte) *adapter.Statement { return r.st.DeleteWhere(&spec, buf) }, func(vals []any) []any { return vals })
+	return r.conditional(ctx, op, kandra.OpDelete, sc, cons, key, key, r.st.DeleteWhere(spec, sc.key[:0]), nil)
 }

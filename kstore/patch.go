@@ -34,7 +34,32 @@ type change struct {
 	k    any   // an index (int) or a map key, for AtIndex and AtKey
 	keys []any // RemoveKeys' keys, for the checks (v is their set)
 	fld  int   // AtField's field number, -1 when the selector names none
-	what string
+}
+
+// what renders the change as it is sent ("tags = tags + ?"), for
+// messages: built only when one is.
+func (ch change) what() string {
+	n := ch.col.Name()
+	switch ch.op {
+	case catalog.Assign:
+		if ch.v == nil {
+			return n + " = null"
+		}
+		return n + " = ?"
+	case catalog.Append:
+		return n + " = " + n + " + ?"
+	case catalog.Prepend:
+		return n + " = ? + " + n
+	case catalog.Remove, catalog.RemoveKeys:
+		return n + " = " + n + " - ?"
+	case catalog.AtField:
+		name := "?"
+		if fs := ch.col.Type().Fields(); ch.fld >= 0 && ch.fld < len(fs) {
+			name = fs[ch.fld].Name
+		}
+		return n + "." + name + " = ?"
+	}
+	return n + "[?] = ?"
 }
 
 // Cond is the condition of a conditional Patch or DeleteIf: one of Eq,
@@ -49,8 +74,17 @@ type cond struct {
 	col  *kandra.ColumnSchema
 	op   catalog.CondOp
 	k    any   // EqAt's key
-	vals []any // its operands: one, In's values, none for IsNull and NotNull
-	what string
+	vals []any // its operands (a *V; EqAt's a V): one, In's, none for IsNull and NotNull
+}
+
+var condText = [...]string{" = ?", " != ?", " < ?", " <= ?", " > ?", " >= ?", " IN (...)", " = null", " != null"}
+
+// what renders the condition as it is sent ("score < ?"), for messages.
+func (x cond) what() string {
+	if x.k != nil {
+		return x.col.Name() + "[?] = ?"
+	}
+	return x.col.Name() + condText[x.op]
 }
 
 // And is p's changes and conditions followed by q's.
@@ -83,7 +117,7 @@ func (p Patch[T]) String() string {
 		if i > 0 {
 			s += ", "
 		}
-		s += ch.what
+		s += ch.what()
 	}
 	if c := (Cond[T]{conds: p.conds, exists: p.exists}).String(); c != "" {
 		s += " IF " + c
@@ -101,7 +135,7 @@ func (c Cond[T]) String() string {
 		if i > 0 || c.exists {
 			s += " AND "
 		}
-		s += x.what
+		s += x.what()
 	}
 	return s
 }
@@ -110,55 +144,52 @@ func one[T any](ch change) Patch[T] { return Patch[T]{changes: []change{ch}} }
 
 // Set writes v into f's column.
 func Set[T, V any](f kandra.Field[T, V], v V) Patch[T] {
-	c := f.Column()
-	return one[T](change{col: c, op: catalog.Assign, v: v, what: c.Name() + " = ?"})
+	return one[T](change{col: f.Column(), op: catalog.Assign, v: &v})
 }
 
 // Clear writes null into f's column (a tombstone: the cell is deleted).
 func Clear[T, V any](f kandra.Field[T, V]) Patch[T] {
-	c := f.Column()
-	return one[T](change{col: c, op: catalog.Assign, what: c.Name() + " = null"})
+	return one[T](change{col: f.Column(), op: catalog.Assign})
 }
 
 // Append adds vs at the end of f's list (l = l + ?). A list append is not
 // idempotent: a retry would add them twice, so it is sent once (see
 // IsIdempotent).
 func Append[T any, L ~[]E, E any](f kandra.Field[T, L], vs ...E) Patch[T] {
-	c := f.Column()
-	return one[T](change{col: c, op: catalog.Append, v: L(vs), what: c.Name() + " = " + c.Name() + " + ?"})
+	l := L(vs)
+	return one[T](change{col: f.Column(), op: catalog.Append, v: &l})
 }
 
 // Prepend adds vs at the start of f's list (l = ? + l), in their order;
 // like Append, it is not idempotent.
 func Prepend[T any, L ~[]E, E any](f kandra.Field[T, L], vs ...E) Patch[T] {
-	c := f.Column()
-	return one[T](change{col: c, op: catalog.Prepend, v: L(vs), what: c.Name() + " = ? + " + c.Name()})
+	l := L(vs)
+	return one[T](change{col: f.Column(), op: catalog.Prepend, v: &l})
 }
 
 // SetAt writes v at index i of f's list (l[i] = v). The server reads the
 // list to find the element: an index past its end fails the write.
 func SetAt[T any, L ~[]E, E any](f kandra.Field[T, L], i int, v E) Patch[T] {
-	c := f.Column()
-	return one[T](change{col: c, op: catalog.AtIndex, k: i, v: v, what: c.Name() + "[?] = ?"})
+	return one[T](change{col: f.Column(), op: catalog.AtIndex, k: i, v: v})
 }
 
 // RemoveValues removes every element of f's list equal to one of vs (l =
 // l - ?).
 func RemoveValues[T any, L ~[]E, E any](f kandra.Field[T, L], vs ...E) Patch[T] {
-	c := f.Column()
-	return one[T](change{col: c, op: catalog.Remove, v: L(vs), what: c.Name() + " = " + c.Name() + " - ?"})
+	l := L(vs)
+	return one[T](change{col: f.Column(), op: catalog.Remove, v: &l})
 }
 
 // Add adds ks to f's set (s = s + ?).
 func Add[T any, S ~map[K]struct{}, K comparable](f kandra.Field[T, S], ks ...K) Patch[T] {
-	c := f.Column()
-	return one[T](change{col: c, op: catalog.Append, v: setOf[S](ks), what: c.Name() + " = " + c.Name() + " + ?"})
+	s := setOf[S](ks)
+	return one[T](change{col: f.Column(), op: catalog.Append, v: &s})
 }
 
 // Remove removes ks from f's set (s = s - ?).
 func Remove[T any, S ~map[K]struct{}, K comparable](f kandra.Field[T, S], ks ...K) Patch[T] {
-	c := f.Column()
-	return one[T](change{col: c, op: catalog.Remove, v: setOf[S](ks), what: c.Name() + " = " + c.Name() + " - ?"})
+	s := setOf[S](ks)
+	return one[T](change{col: f.Column(), op: catalog.Remove, v: &s})
 }
 
 func setOf[S ~map[K]struct{}, K comparable](ks []K) S {
@@ -171,25 +202,22 @@ func setOf[S ~map[K]struct{}, K comparable](ks []K) S {
 
 // Put writes v at key k of f's map (m[k] = v).
 func Put[T any, M ~map[K]V, K comparable, V any](f kandra.Field[T, M], k K, v V) Patch[T] {
-	c := f.Column()
-	return one[T](change{col: c, op: catalog.AtKey, k: k, v: v, what: c.Name() + "[?] = ?"})
+	return one[T](change{col: f.Column(), op: catalog.AtKey, k: k, v: v})
 }
 
 // PutAll writes the entries of m into f's map (m = m + ?).
 func PutAll[T any, M ~map[K]V, K comparable, V any](f kandra.Field[T, M], m M) Patch[T] {
-	c := f.Column()
-	return one[T](change{col: c, op: catalog.Append, v: m, what: c.Name() + " = " + c.Name() + " + ?"})
+	return one[T](change{col: f.Column(), op: catalog.Append, v: &m})
 }
 
 // RemoveKeys removes the entries of ks from f's map (m = m - ?, a set of
 // the keys).
 func RemoveKeys[T any, M ~map[K]V, K comparable, V any](f kandra.Field[T, M], ks ...K) Patch[T] {
-	c := f.Column()
 	keys := make([]any, len(ks))
 	for i, k := range ks {
 		keys[i] = k
 	}
-	return one[T](change{col: c, op: catalog.RemoveKeys, keys: keys, v: setOf[map[K]struct{}](ks), what: c.Name() + " = " + c.Name() + " - ?"})
+	return one[T](change{col: f.Column(), op: catalog.RemoveKeys, keys: keys, v: setOf[map[K]struct{}](ks)})
 }
 
 // SetField writes v into one field of f's user-defined type value (u.f
@@ -208,59 +236,52 @@ func SetField[T, U, V any](f kandra.Field[T, U], field func(*U) *V, v V) Patch[T
 			}
 		}
 	}
-	name := "?"
-	if fs := c.Type().Fields(); ch.fld >= 0 && ch.fld < len(fs) {
-		name = fs[ch.fld].Name
-	}
-	ch.what = c.Name() + "." + name + " = ?"
 	return one[T](ch)
 }
 
-func cond1[T, V any](f kandra.Field[T, V], op catalog.CondOp, sym string, vals ...any) Cond[T] {
-	c := f.Column()
-	return Cond[T]{conds: []cond{{col: c, op: op, vals: vals, what: c.Name() + sym}}}
+func cond1[T, V any](f kandra.Field[T, V], op catalog.CondOp, vals ...any) Cond[T] {
+	return Cond[T]{conds: []cond{{col: f.Column(), op: op, vals: vals}}}
 }
 
 // Eq is the condition that f's column holds v.
-func Eq[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Eq, " = ?", v) }
+func Eq[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Eq, &v) }
 
 // Ne is the condition that f's column does not hold v (a null column does
 // not hold it).
-func Ne[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Ne, " != ?", v) }
+func Ne[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Ne, &v) }
 
 // Lt is the condition that f's column is less than v, in the order of
 // its CQL type (never met by a null).
-func Lt[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Lt, " < ?", v) }
+func Lt[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Lt, &v) }
 
 // Le is the condition that f's column is at most v.
-func Le[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Le, " <= ?", v) }
+func Le[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Le, &v) }
 
 // Gt is the condition that f's column is greater than v.
-func Gt[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Gt, " > ?", v) }
+func Gt[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Gt, &v) }
 
 // Ge is the condition that f's column is at least v.
-func Ge[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Ge, " >= ?", v) }
+func Ge[T, V any](f kandra.Field[T, V], v V) Cond[T] { return cond1(f, catalog.Ge, &v) }
 
 // In is the condition that f's column holds one of vs.
 func In[T, V any](f kandra.Field[T, V], vs ...V) Cond[T] {
 	vals := make([]any, len(vs))
-	for i, v := range vs {
-		vals[i] = v
+	for i := range vs {
+		vals[i] = &vs[i]
 	}
-	return cond1(f, catalog.In, " IN (...)", vals...)
+	return cond1(f, catalog.In, vals...)
 }
 
 // IsNull is the condition that f's column is null (a missing row meets
 // it: see Repo.Patch).
-func IsNull[T, V any](f kandra.Field[T, V]) Cond[T] { return cond1(f, catalog.IsNull, " = null") }
+func IsNull[T, V any](f kandra.Field[T, V]) Cond[T] { return cond1(f, catalog.IsNull) }
 
 // NotNull is the condition that f's column is not null.
-func NotNull[T, V any](f kandra.Field[T, V]) Cond[T] { return cond1(f, catalog.NotNull, " != null") }
+func NotNull[T, V any](f kandra.Field[T, V]) Cond[T] { return cond1(f, catalog.NotNull) }
 
 // EqAt is the condition that f's map holds v at key k (m[k] = v).
 func EqAt[T any, M ~map[K]V, K comparable, V any](f kandra.Field[T, M], k K, v V) Cond[T] {
-	c := f.Column()
-	return Cond[T]{conds: []cond{{col: c, op: catalog.Eq, k: k, vals: []any{v}, what: c.Name() + "[?] = ?"}}}
+	return Cond[T]{conds: []cond{{col: f.Column(), op: catalog.Eq, k: k, vals: []any{v}}}}
 }
 
 // Exists is the condition that the row exists (IF EXISTS). The servers
@@ -363,52 +384,43 @@ func (r *Repo[T]) Patch(ctx context.Context, key *T, p Patch[T], opts ...PatchOp
 			// The servers take several element changes of one collection
 			// in a statement, but not a whole value with another change.
 			if prev.col == ch.col && (prev.op == catalog.Assign || ch.op == catalog.Assign || ch.op == catalog.AtField && prev.fld == ch.fld) {
-				return Outcome[T]{}, r.argErr(op, "change "+ch.what, "a second change of "+ch.col.Name()+" after "+prev.what+": the servers refuse a change of a whole value with another change of it (\"Multiple incompatible setting\"); make it one change, or send two Patches")
+				return Outcome[T]{}, r.argErr(op, "change "+ch.what(), "a second change of "+ch.col.Name()+" after "+prev.what()+": the servers refuse a change of a whole value with another change of it (\"Multiple incompatible setting\"); make it one change, or send two Patches")
 			}
 		}
 	}
-	var spec catalog.PatchSpec
+	spec := &sc.patch
 	spec.Using = using(c)
 	for _, ch := range p.changes {
 		spec.Sets = append(spec.Sets, catalog.Set{Col: ch.col, Op: ch.op, Field: ch.fld})
 	}
-	nw := *key // the stamps: UpdatedAt, the next version
-	conds, stamps, ifExists, err := r.guard(op, key, &nw, p.conds, p.exists, c, &spec.Sets)
+	nw := key // where the stamps go (UpdatedAt, the next version): a copy, if the table has one
+	if r.ts.UpdatedAtColumn() != nil || r.ts.VersionColumn() != nil {
+		cp := *key
+		nw = &cp
+	}
+	ifExists, err := r.guard(op, sc, key, nw, p.conds, p.exists, true)
 	if err != nil {
 		return Outcome[T]{}, err
 	}
 	spec.IfExists = ifExists
-	for _, x := range conds {
+	for _, x := range sc.conds {
 		spec.Conds = append(spec.Conds, catalog.Cond{Col: x.col, Op: x.op, Key: x.k != nil, N: len(x.vals)})
 	}
-	return r.conditional(ctx, op, kandra.OpPatch, sc, cons, key, &nw, conds, stamps, func(buf []byte) *adapter.Statement { return r.st.Patch(&spec, buf) }, func(vals []any) []any {
-		for _, ch := range p.changes {
-			vals = appendChange(vals, ch)
-		}
-		return vals
-	})
+	return r.conditional(ctx, op, kandra.OpPatch, sc, cons, key, nw, r.st.Patch(spec, sc.key[:0]), p.changes)
 }
 
-// appendChange appends the values of one SET clause.
-func appendChange(vals []any, ch change) []any {
-	switch ch.op {
-	case catalog.AtIndex, catalog.AtKey:
-		return append(vals, ch.k, ch.v)
-	}
-	return append(vals, ch.v)
-}
-
-// guard checks the conditions given and adds, to sets (a Patch's; nil
-// for a DeleteIf), the stamps' changes (UpdatedAt, the next version,
-// written into nw). It returns every condition in the statement's order,
-// with the one that keeps the call from bringing a row to life, the
-// stamps' values (field addresses in nw) in their SET order, and whether
-// the statement takes IF EXISTS.
-func (r *Repo[T]) guard(op string, key, nw *T, given []cond, exists bool, c *call, sets *[]catalog.Set) (conds []cond, stamps []any, ifExists bool, err error) {
-	fail := func(arg, msg string) ([]cond, []any, bool, error) { return nil, nil, false, r.argErr(op, arg, msg) }
+// guard checks the conditions given and, for a Patch (patch), adds to
+// sc.patch.Sets the stamps' changes (UpdatedAt, the next version, written
+// into nw) and their values (field addresses in nw) to sc.stamps, in SET
+// order. It puts in sc.conds every condition in the statement's order,
+// with the one that keeps the call from bringing a row to life, and
+// reports whether the statement takes IF EXISTS.
+func (r *Repo[T]) guard(op string, sc *scratch, key, nw *T, given []cond, exists, patch bool) (ifExists bool, err error) {
+	c := &sc.c
+	fail := func(arg, msg string) (bool, error) { return false, r.argErr(op, arg, msg) }
 	for _, x := range given {
 		if err := r.checkCond(op, x); err != nil {
-			return nil, nil, false, err
+			return false, err
 		}
 	}
 	if exists && len(given) > 0 {
@@ -425,12 +437,11 @@ func (r *Repo[T]) guard(op string, key, nw *T, given []cond, exists bool, c *cal
 			return fail("Upsert", r.ts.Name()+" has SoftDelete: a write without the condition would bring a soft-deleted row back; Patch without Upsert")
 		}
 	}
-	conds = given
-	if col := r.ts.UpdatedAtColumn(); col != nil && sets != nil {
+	if col := r.ts.UpdatedAtColumn(); col != nil && patch {
 		*r.timeField(col, nw) = truncate(col, r.now())
 		p, _ := col.Pointer(nw)
-		*sets = append(*sets, catalog.Set{Col: col, Op: catalog.Assign})
-		stamps = append(stamps, p)
+		sc.patch.Sets = append(sc.patch.Sets, catalog.Set{Col: col, Op: catalog.Assign})
+		sc.stamps = append(sc.stamps, p)
 	}
 	switch {
 	case vc != nil:
@@ -441,12 +452,12 @@ func (r *Repo[T]) guard(op string, key, nw *T, given []cond, exists bool, c *cal
 			return fail("If", "Exists on a versioned table: the version's condition implies that the row exists")
 		}
 		pv, _ := vc.Pointer(key)
-		conds = append([]cond{{col: vc, op: catalog.Eq, vals: []any{pv}, what: vc.Name() + " = ?"}}, conds...)
-		if sets != nil {
+		sc.conds = append(sc.conds, cond{col: vc, op: catalog.Eq, vals: append(sc.guardVal[:0], pv)})
+		if patch {
 			r.nextVersion(key, nw)
 			p, _ := vc.Pointer(nw)
-			*sets = append(*sets, catalog.Set{Col: vc, Op: catalog.Assign})
-			stamps = append(stamps, p)
+			sc.patch.Sets = append(sc.patch.Sets, catalog.Set{Col: vc, Op: catalog.Assign})
+			sc.stamps = append(sc.stamps, p)
 		}
 	case sd != nil:
 		if sd.Marker == nil {
@@ -455,11 +466,11 @@ func (r *Repo[T]) guard(op string, key, nw *T, given []cond, exists bool, c *cal
 		if exists {
 			return fail("If", "Exists on a table with SoftDelete: the condition that the row is not soft-deleted implies that it exists")
 		}
-		conds = append([]cond{{col: sd.Marker, op: catalog.Eq, vals: []any{false}, what: sd.Marker.Name() + " = false"}}, conds...)
+		sc.conds = append(sc.conds, cond{col: sd.Marker, op: catalog.Eq, vals: append(sc.guardVal[:0], &notDeleted)})
 	case c.upsert:
 	case exists, len(given) == 0:
 		ifExists = true
-	case sets == nil:
+	case !patch:
 		// A conditional delete a missing row meets deletes nothing.
 	default:
 		implied := false
@@ -470,8 +481,12 @@ func (r *Repo[T]) guard(op string, key, nw *T, given []cond, exists bool, c *cal
 			return fail("If", "the conditions ("+(Cond[T]{conds: given}).String()+") are met by a row that does not exist, so the write would create it: add a condition on a value (Eq, Lt, In...), use Exists alone, or pass Upsert to create a missing row")
 		}
 	}
-	return conds, stamps, ifExists, nil
+	sc.conds = append(sc.conds, given...)
+	return ifExists, nil
 }
+
+// notDeleted is the soft-delete marker's value in the guard's condition.
+var notDeleted = false
 
 // impliesRow reports a condition a missing row (all null) does not meet:
 // NotNull, or one comparing to a value that is not null but Ne.
@@ -482,59 +497,36 @@ func impliesRow(x cond) bool {
 	case catalog.IsNull, catalog.Ne:
 		return false
 	}
+	if x.k != nil {
+		return true // an element's value is never null (CheckPart)
+	}
 	for _, v := range x.vals {
-		if isNullValue(x.col, v) {
+		if nullAt(x.col, v) {
 			return false
 		}
 	}
 	return len(x.vals) > 0
 }
 
-// isNullValue reports a value sent as null: nil, a nil pointer, slice or
-// map, an empty collection, or one the column's type sends as null.
-func isNullValue(c *kandra.ColumnSchema, v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if rv.IsNil() {
-			return true
-		}
-	case reflect.Slice, reflect.Map:
-		if rv.IsNil() || rv.Len() == 0 && c.Type().IsCollection() {
-			return true
-		}
-	}
-	if rv.Kind() != reflect.Pointer {
-		p := reflect.New(rv.Type())
-		p.Elem().Set(rv)
-		return c.SentAsNull(p.Interface())
-	}
-	return c.SentAsNull(v)
-}
-
 // checkChange refuses a change the servers refuse or kandra could not
 // keep its lookups, stamps and versions right through.
 func (r *Repo[T]) checkChange(op string, ch change) error {
 	c := ch.col
-	arg := "change " + ch.what
 	switch {
 	case c.Table() != r.ts:
-		return r.argErr(op, arg, "the field is "+c.Table().EntityType().String()+"'s, not "+r.typeName+"'s")
+		return r.argErr(op, "change "+ch.what(), "the field is "+c.Table().EntityType().String()+"'s, not "+r.typeName+"'s")
 	case c.Role() != kandra.RegularColumn && !c.IsStatic():
-		return r.argErr(op, arg, c.Name()+" is in the primary key, which is immutable: Save the entity under its new key and Delete the old one")
+		return r.argErr(op, "change "+ch.what(), c.Name()+" is in the primary key, which is immutable: Save the entity under its new key and Delete the old one")
 	case c.Lookup() != nil:
-		return r.argErr(op, arg, c.Name()+" has a lookup table, whose row of the old value Patch cannot know: Get the entity and Update it (Update moves lookup values)")
+		return r.argErr(op, "change "+ch.what(), c.Name()+" has a lookup table, whose row of the old value Patch cannot know: Get the entity and Update it (Update moves lookup values)")
 	case c.IsVersion():
-		return r.argErr(op, arg, c.Name()+" is the version, which every write of the table moves itself")
+		return r.argErr(op, "change "+ch.what(), c.Name()+" is the version, which every write of the table moves itself")
 	case c.IsCreatedAt(), c.IsUpdatedAt():
-		return r.argErr(op, arg, c.Name()+" is stamped by kandra (CreatedAt by the first Save, UpdatedAt by every write)")
+		return r.argErr(op, "change "+ch.what(), c.Name()+" is stamped by kandra (CreatedAt by the first Save, UpdatedAt by every write)")
 	case c.IsSoftDeleteMarker():
-		return r.argErr(op, arg, c.Name()+" is the soft-delete marker: SoftDelete sets it, with the table's TTL")
+		return r.argErr(op, "change "+ch.what(), c.Name()+" is the soft-delete marker: SoftDelete sets it, with the table's TTL")
 	case c.IsCounter():
-		return r.argErr(op, arg, c.Name()+" is a counter: change it with a Counter's Increment")
+		return r.argErr(op, "change "+ch.what(), c.Name()+" is a counter: change it with a Counter's Increment")
 	}
 	kind := c.Type().Kind()
 	if ch.op != catalog.Assign && ch.op != catalog.AtField {
@@ -548,26 +540,26 @@ func (r *Repo[T]) checkChange(op string, ch change) error {
 			ok = kind.String() == want || (want == "list" && kind == kandra.KindList) || (want == "map" && kind == kandra.KindMap)
 		}
 		if !ok {
-			return r.argErr(op, arg, fmt.Sprintf("%s is a %s, not a %s: set it whole with kstore.Set", c.Name(), c.Type(), want))
+			return r.argErr(op, "change "+ch.what(), fmt.Sprintf("%s is a %s, not a %s: set it whole with kstore.Set", c.Name(), c.Type(), want))
 		}
 		if c.IsFrozen() {
-			return r.argErr(op, arg, c.Name()+" is frozen ("+c.Type().Frozen()+"): the servers write it whole only; set it with kstore.Set")
+			return r.argErr(op, "change "+ch.what(), c.Name()+" is frozen ("+c.Type().Frozen()+"): the servers write it whole only; set it with kstore.Set")
 		}
 	}
 	switch ch.op {
 	case catalog.AtField:
 		switch {
 		case kind != kandra.KindUDT:
-			return r.argErr(op, arg, c.Name()+" is a "+c.Type().String()+", not a user-defined type: set it whole with kstore.Set")
+			return r.argErr(op, "change "+ch.what(), c.Name()+" is a "+c.Type().String()+", not a user-defined type: set it whole with kstore.Set")
 		case c.IsFrozen():
-			return r.argErr(op, arg, c.Name()+" is frozen ("+c.Type().Frozen()+"): the servers write it whole only; set it with kstore.Set, or drop kandra.Frozen (a schema change)")
+			return r.argErr(op, "change "+ch.what(), c.Name()+" is frozen ("+c.Type().Frozen()+"): the servers write it whole only; set it with kstore.Set, or drop kandra.Frozen (a schema change)")
 		case ch.fld < 0 || ch.fld >= len(c.Type().Fields()):
-			return r.argErr(op, arg, "the selector does not return the address of a stored field of "+c.GoType().String())
+			return r.argErr(op, "change "+ch.what(), "the selector does not return the address of a stored field of "+c.GoType().String())
 		}
 		return r.checkFieldValue(c, ch.fld, ch.v)
 	case catalog.RemoveKeys:
 		if len(ch.keys) == 0 {
-			return r.argErr(op, arg, "no key to remove")
+			return r.argErr(op, "change "+ch.what(), "no key to remove")
 		}
 		for _, k := range ch.keys {
 			if err := c.CheckPart(k, true); err != nil {
@@ -582,24 +574,14 @@ func (r *Repo[T]) checkChange(op string, ch change) error {
 		return c.CheckPart(ch.v, false)
 	case catalog.AtIndex:
 		if ch.k.(int) < 0 {
-			return r.argErr(op, arg, fmt.Sprintf("index %d: a list's index is at least 0", ch.k))
+			return r.argErr(op, "change "+ch.what(), fmt.Sprintf("index %d: a list's index is at least 0", ch.k))
 		}
 		return c.CheckPart(ch.v, false)
 	}
-	if ch.v == nil {
-		return nil // Clear
+	if ch.v == nil || !c.ChecksValues() {
+		return nil // Clear, or a type without values to refuse
 	}
-	return r.checkValueOf(c, ch.v)
-}
-
-// checkValueOf checks v, a value of c's Go type, as Save checks c's field.
-func (r *Repo[T]) checkValueOf(c *kandra.ColumnSchema, v any) error {
-	if !c.ChecksValues() {
-		return nil
-	}
-	p := reflect.New(reflect.TypeOf(v))
-	p.Elem().Set(reflect.ValueOf(v))
-	return c.CheckValue(p.Interface())
+	return c.CheckValue(ch.v) // a *V of the column's Go type
 }
 
 // checkFieldValue checks v, the value of field k of the user-defined
@@ -617,25 +599,24 @@ func (r *Repo[T]) checkFieldValue(c *kandra.ColumnSchema, k int, v any) error {
 // checkCond refuses a condition the servers refuse.
 func (r *Repo[T]) checkCond(op string, x cond) error {
 	c := x.col
-	arg := "condition " + x.what
 	switch {
 	case c.Table() != r.ts:
-		return r.argErr(op, arg, "the field is "+c.Table().EntityType().String()+"'s, not "+r.typeName+"'s")
+		return r.argErr(op, "condition "+x.what(), "the field is "+c.Table().EntityType().String()+"'s, not "+r.typeName+"'s")
 	case c.Role() != kandra.RegularColumn && !c.IsStatic():
-		return r.argErr(op, arg, c.Name()+" is in the primary key: the servers take no condition on it (the key names the row)")
+		return r.argErr(op, "condition "+x.what(), c.Name()+" is in the primary key: the servers take no condition on it (the key names the row)")
 	case c.IsCounter():
-		return r.argErr(op, arg, c.Name()+" is a counter: the servers take no condition on it")
+		return r.argErr(op, "condition "+x.what(), c.Name()+" is a counter: the servers take no condition on it")
 	case x.k != nil && c.IsFrozen():
-		return r.argErr(op, arg, c.Name()+" is frozen: compare it whole with Eq")
+		return r.argErr(op, "condition "+x.what(), c.Name()+" is frozen: compare it whole with Eq")
 	case x.op >= catalog.Lt && x.op <= catalog.Ge && (c.Type().IsCollection() || c.Type().Kind() == kandra.KindUDT || c.Type().Kind() == kandra.KindVector):
-		return r.argErr(op, arg, c.Name()+" is a "+c.Type().String()+": compare it with Eq, Ne or In")
+		return r.argErr(op, "condition "+x.what(), c.Name()+" is a "+c.Type().String()+": compare it with Eq, Ne or In")
 	case x.op == catalog.In && len(x.vals) == 0:
-		return r.argErr(op, arg, "In without values is met by no row: nothing would be written")
+		return r.argErr(op, "condition "+x.what(), "In without values is met by no row: nothing would be written")
 	case x.k != nil && c.Type().Kind() == kandra.KindMap && (c.Type().Key().Equal(kandra.CQLUUID) || c.Type().Key().Equal(kandra.CQLTimeUUID)):
 		// Cassandra 5.0 compares the map's value with the key type's
 		// comparator (ColumnCondition's element access), which asserts a
 		// UUID's length: the write fails on the server.
-		return r.argErr(op, arg, c.Name()+" is a "+c.Type().String()+": Cassandra 5.0 fails a condition on an element of a map keyed by UUIDs (it compares the value as a UUID); compare the whole map with Eq")
+		return r.argErr(op, "condition "+x.what(), c.Name()+" is a "+c.Type().String()+": Cassandra 5.0 fails a condition on an element of a map keyed by UUIDs (it compares the value as a UUID); compare the whole map with Eq")
 	}
 	if x.k != nil {
 		if err := c.CheckPart(x.k, true); err != nil {
@@ -648,26 +629,24 @@ func (r *Repo[T]) checkCond(op string, x cond) error {
 		}
 		return nil
 	}
-	for _, v := range x.vals {
-		if v == nil || isNullValue(c, v) {
+	for _, v := range x.vals { // each a *V of the column's Go type
+		if !c.ChecksValues() || nullAt(c, v) {
 			continue // compared with null
 		}
-		if err := r.checkValueOf(c, v); err != nil {
+		if err := c.CheckValue(v); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// conditional sends a Patch's or a DeleteIf's statement (made by build)
-// with its values (the call's USING values, then those vals appends, the
-// key, then conds'), and reads what the server returned when it did not
-// apply. nw holds the stamps of a Patch: when it applies, they are copied
-// into key.
-func (r *Repo[T]) conditional(ctx context.Context, op, kind string, sc *scratch, cons kandra.Consistency, key, nw *T, conds []cond, stamps []any, build func([]byte) *adapter.Statement, appendVals func([]any) []any) (Outcome[T], error) {
+// conditional sends st, a Patch's or a DeleteIf's statement, with its
+// values (the USING values, those of changes, sc.stamps, the key, then
+// sc.conds'), and reads what the server returned when it did not apply.
+// nw holds the stamps of a Patch: when it applies, they are copied into
+// key.
+func (r *Repo[T]) conditional(ctx context.Context, op, kind string, sc *scratch, cons kandra.Consistency, key, nw *T, st *adapter.Statement, changes []change) (Outcome[T], error) {
 	c := &sc.c
-	var buf [64]byte
-	st := build(buf[:0])
 	if st.IsConditional() {
 		if c.hasTS {
 			return Outcome[T]{}, r.argErr(op, "Timestamp", "a conditional write (a lightweight transaction) cannot carry a client timestamp: the servers refuse it; pass Upsert without conditions to write at a timestamp")
@@ -684,9 +663,15 @@ func (r *Repo[T]) conditional(ctx context.Context, op, kind string, sc *scratch,
 		}
 		vals = appendParam(vals, st.Param(i), c)
 	}
-	vals = append(appendVals(vals), stamps...)
+	for _, ch := range changes {
+		if ch.op == catalog.AtIndex || ch.op == catalog.AtKey {
+			vals = append(vals, ch.k)
+		}
+		vals = append(vals, ch.v)
+	}
+	vals = append(vals, sc.stamps...)
 	vals = catalog.AppendColumns(r.t, st, key, vals)
-	for _, x := range conds {
+	for _, x := range sc.conds {
 		if x.k != nil {
 			vals = append(vals, x.k)
 		}
@@ -703,14 +688,24 @@ func (r *Repo[T]) conditional(ctx context.Context, op, kind string, sc *scratch,
 			return Outcome[T]{}, err
 		}
 		q.SerialConsistency = serial
-		cur = new(T)
-		q.Current = catalog.AppendResult(r.t, st, cur, make([]any, 0, st.NumResult()))
+		// The row the server returns when it does not apply: into a T of
+		// the pool, back to it when the write applied.
+		cur, _ = r.current.Get().(*T)
+		if cur == nil {
+			cur = new(T)
+		}
+		q.Current = catalog.AppendResult(r.t, st, cur, sc.values(st.NumResult()))
 	}
 	applied, err := r.exec(ctx, kind, q)
 	if err != nil {
-		return Outcome[T]{}, err
+		return Outcome[T]{}, err // cur is not reused: the driver may have scanned into it
 	}
 	if applied {
+		if cur != nil {
+			var zero T
+			*cur = zero // ScyllaDB returns the row's columns with [applied] = true too
+			r.current.Put(cur)
+		}
 		r.restamp(key, nw)
 		return Outcome[T]{Applied: true}, nil
 	}
@@ -732,6 +727,9 @@ func (r *Repo[T]) conditional(ctx context.Context, op, kind string, sc *scratch,
 // restamp copies a Patch's stamps (UpdatedAt, the version) from nw into
 // key once it applied.
 func (r *Repo[T]) restamp(key, nw *T) {
+	if key == nw {
+		return
+	}
 	for _, col := range []*kandra.ColumnSchema{r.ts.UpdatedAtColumn(), r.ts.VersionColumn()} {
 		if col == nil {
 			continue

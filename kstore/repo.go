@@ -33,6 +33,7 @@ type Repo[T any] struct {
 	unique        []int                  // indices of UNIQUE lookups
 	lookups       []*kandra.LookupTableSchema
 	inserts       sync.Pool // *eventualInsert[T], reused once their writes are done
+	current       sync.Pool // *T: the row a conditional write's refusal returns, reused when it applied
 }
 
 // NewRepo builds the statements of t (once) and returns its repository. A

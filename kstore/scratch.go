@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/catalog"
 )
 
 // scratch is the memory of one call's statements: the Query structs, one
@@ -19,9 +20,19 @@ type scratch struct {
 	entries []*adapter.Query
 	vals    []any
 	batch   adapter.Batch
+	// A partial write's or a conditional delete's (patch.go): its shape,
+	// conditions, stamps, the guard's value and the shape's cache key.
+	patch    catalog.PatchSpec
+	del      catalog.DeleteSpec
+	conds    []cond
+	stamps   []any
+	guardVal [1]any
+	key      []byte
 }
 
-var scratchPool = sync.Pool{New: func() any { return &scratch{entries: make([]*adapter.Query, 0, 4), vals: make([]any, 0, 32)} }}
+var scratchPool = sync.Pool{New: func() any {
+	return &scratch{entries: make([]*adapter.Query, 0, 4), vals: make([]any, 0, 32), key: make([]byte, 0, 128)}
+}}
 
 // getScratch takes a scratch from the pool, with opts applied to its call.
 func getScratch[O option](opts []O) *scratch {
@@ -47,6 +58,15 @@ func (sc *scratch) release() {
 	sc.vals = sc.vals[:0]
 	if sc.batch.Entries != nil || sc.batch.Unlogged {
 		sc.batch = adapter.Batch{}
+	}
+	if sc.patch.Sets != nil || sc.conds != nil || sc.del.Row {
+		clear(sc.patch.Sets)
+		clear(sc.patch.Conds)
+		clear(sc.conds)
+		clear(sc.stamps)
+		sc.patch = catalog.PatchSpec{Sets: sc.patch.Sets[:0], Conds: sc.patch.Conds[:0]}
+		sc.del = catalog.DeleteSpec{Conds: sc.del.Conds[:0]}
+		sc.conds, sc.stamps, sc.guardVal = sc.conds[:0], sc.stamps[:0], [1]any{}
 	}
 	scratchPool.Put(sc)
 }

@@ -244,6 +244,11 @@ func hostAddr(h *gocql.HostInfo) string {
 func scanCAS(it *gocql.Iter, p *adapter.Plan[gocql.TypeInfo, types], q *adapter.Query) (bool, error) {
 	q.Returned = 0
 	cols := it.Columns()
+	if len(cols) == 1 { // [applied] alone: Cassandra's answer when it applied, or when there is no row
+		var applied bool
+		it.Scan(&applied)
+		return applied, it.Close()
+	}
 	names := make([]string, len(cols))
 	for i, c := range cols {
 		names[i] = c.Name

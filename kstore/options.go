@@ -1,0 +1,323 @@
+package kstore
+
+import (
+	"time"
+
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/internal/catalog"
+)
+
+// The per-call options: what each call takes, and what each option sets
+// in the call (see "Call options" in the package doc).
+
+// option is what every per-call option does.
+type option interface{ apply(*call) }
+
+// ReadOption configures a read of one entity; see "Call options" in the package doc.
+type ReadOption interface {
+	option
+	readOption()
+}
+
+// ListOption configures a read of a page of entities; see "Call options" in the package doc.
+type ListOption interface {
+	option
+	listOption()
+}
+
+// WriteOption configures Save, ForceSave, Update, SaveAll and SaveStatic;
+// see "Call options" in the package doc.
+type WriteOption interface {
+	option
+	writeOption()
+}
+
+// InsertOption configures SaveIfNotExists; see "Call options" in the package doc.
+type InsertOption interface {
+	option
+	insertOption()
+}
+
+// DeleteOption configures Delete, HardDelete, ForceDelete, SoftDelete,
+// DeleteIf,
+// DeleteAll and Raw.Exec; see "Call options" in the package doc.
+type DeleteOption interface {
+	option
+	deleteOption()
+}
+
+// CounterOption configures Counter.Increment and Decrement; see "Call
+// options" in the package doc.
+type CounterOption interface {
+	option
+	counterOption()
+}
+
+type call struct {
+	cons      kandra.Consistency
+	hasCons   bool
+	serial    kandra.Consistency
+	hasSerial bool
+	ttl       time.Duration
+	hasTTL    bool
+	ts        int64     // microseconds since the epoch
+	tsAt      time.Time // the time given, for messages
+	hasTS     bool
+
+	pageSize    int
+	hasPageSize bool
+	cursor      Cursor
+	hasCursor   bool
+	lower       any
+	lowerCol    *kandra.ColumnSchema
+	lowerB      catalog.Bound
+	upper       any
+	upperCol    *kandra.ColumnSchema
+	upperB      catalog.Bound
+	reversed    bool
+	prefix      []prefixValue // Equal's, in the order given
+	skipDeleted bool          // SkipDeleted
+	upsert      bool          // Upsert
+	current     any           // Current's *T
+	omitNulls   bool          // OmitNulls, WriteNulls, or the table's kandra.OmitNulls
+	hasNulls    bool          // OmitNulls or WriteNulls was given
+}
+
+// prefixValue is one Equal: a clustering column and its value.
+type prefixValue struct {
+	col *kandra.ColumnSchema
+	v   any
+}
+
+// SkipDeletedOption is the option SkipDeleted returns; every read of
+// entities takes it.
+type SkipDeletedOption struct{}
+
+func (SkipDeletedOption) apply(c *call) { c.skipDeleted = true }
+func (SkipDeletedOption) readOption()   {}
+func (SkipDeletedOption) listOption()   {}
+
+// SkipDeleted makes a read leave out soft-deleted rows (kandra.SoftDelete
+// with a marker field that is true; a null marker counts as live); without
+// it, reads return them. Get, GetMany and Lookup.Find report such a row as
+// not found; List and the index reads (Index.Find, Range, the Contains
+// reads) leave it out and read on until the page is full or the rows end;
+// Lookup.FindAll leaves it out of its page of lookup rows, which may then
+// hold fewer entities; Nearest reads one page and may return fewer than
+// its limit. GetStatic and Raw.Query refuse it (a partition's statics and
+// a hand-written SELECT have no row to judge). On a table without a marker
+// it changes nothing.
+func SkipDeleted() SkipDeletedOption { return SkipDeletedOption{} }
+
+// ConsistencyOption is the option Consistency returns; every call takes it.
+type ConsistencyOption struct{ c kandra.Consistency }
+
+func (o ConsistencyOption) apply(c *call) { c.cons, c.hasCons = o.c, true }
+func (ConsistencyOption) readOption()     {}
+func (ConsistencyOption) listOption()     {}
+func (ConsistencyOption) patchOption()    {}
+func (ConsistencyOption) writeOption()    {}
+func (ConsistencyOption) insertOption()   {}
+func (ConsistencyOption) deleteOption()   {}
+func (ConsistencyOption) counterOption()  {}
+
+// Consistency sets the consistency of the call; it wins over the table's
+// and the store's.
+func Consistency(c kandra.Consistency) ConsistencyOption { return ConsistencyOption{c} }
+
+// SerialConsistencyOption is the option SerialConsistency returns; the writes and
+// deletes take it.
+type SerialConsistencyOption struct{ c kandra.Consistency }
+
+func (o SerialConsistencyOption) apply(c *call) { c.serial, c.hasSerial = o.c, true }
+func (SerialConsistencyOption) patchOption()    {}
+func (SerialConsistencyOption) writeOption()    {}
+func (SerialConsistencyOption) insertOption()   {}
+func (SerialConsistencyOption) deleteOption()   {}
+
+// SerialConsistency sets the serial consistency of a call's lightweight
+// transactions: SaveIfNotExists, every write of a versioned table, and the
+// claims of unique lookups. A level that is not SERIAL or LOCAL_SERIAL
+// makes the call fail with a *kerrors.ArgumentError before anything is
+// sent.
+func SerialConsistency(c kandra.Consistency) SerialConsistencyOption {
+	return SerialConsistencyOption{c}
+}
+
+// TTLOption is the option TTL returns; Save, ForceSave, Update, SaveAll,
+// SaveStatic and SaveIfNotExists take it.
+type TTLOption struct{ d time.Duration }
+
+func (o TTLOption) apply(c *call) { c.ttl, c.hasTTL = o.d, true }
+func (TTLOption) patchOption()    {}
+func (TTLOption) writeOption()    {}
+func (TTLOption) insertOption()   {}
+
+// TTL writes the row with a time to live (USING TTL): a whole number of
+// seconds, 0 for none, up to kandra.MaxWriteTTL of the keyspace's targets.
+// Another value is a *kerrors.ArgumentError and nothing is sent.
+func TTL(d time.Duration) TTLOption { return TTLOption{d} }
+
+// TimestampOption is the option Timestamp returns; Save, ForceSave,
+// Update, SaveAll, SaveStatic and the deletes take it (Raw.Exec refuses
+// it).
+type TimestampOption struct{ t time.Time }
+
+func (o TimestampOption) apply(c *call) { c.ts, c.tsAt, c.hasTS = o.t.UnixMicro(), o.t, true }
+func (TimestampOption) patchOption()    {}
+func (TimestampOption) writeOption()    {}
+func (TimestampOption) deleteOption()   {}
+
+// NullsOption is the option OmitNulls and WriteNulls return.
+type NullsOption struct{ omit bool }
+
+func (o NullsOption) apply(c *call) { c.omitNulls, c.hasNulls = o.omit, true }
+func (NullsOption) writeOption()    {}
+func (NullsOption) insertOption()   {}
+
+// OmitNulls leaves the columns whose values are null (a nil pointer,
+// slice or map, an empty collection, a value sent as null) out of a
+// Save, ForceSave, SaveIfNotExists, Update or SaveAll: they are sent as
+// the native protocol's "unset", so the write leaves no null cell (a
+// tombstone) and keeps what those columns held. Save is then no longer a
+// full replace of the row: a column the entity holds as null keeps the
+// row's value. Update ignores it: it writes only the columns that
+// changed, a column changed to null as null (that is the change), and
+// under a TTL every column, nulls as null, so that no cell outlives the
+// row. A soft delete, which rewrites the row with its TTL, writes every
+// cell too.
+// Without it, a null is written as null, which is a
+// tombstone on the server: a sparse entity saved often leaves one per
+// null column per write.
+// A table declared with kandra.OmitNulls does it on every such write.
+func OmitNulls() NullsOption { return NullsOption{true} }
+
+// WriteNulls writes null columns as null, a full replace of the row by a
+// Save, on a table declared with kandra.OmitNulls (the default of every
+// other table).
+func WriteNulls() NullsOption { return NullsOption{false} }
+
+// CurrentOption is the option Current returns.
+type CurrentOption struct{ dst any }
+
+func (o CurrentOption) apply(c *call) { c.current = o.dst }
+func (CurrentOption) insertOption()   {}
+
+// Current has SaveIfNotExists read into dst the row that kept it from
+// writing, as the server returns it with its refusal (every column): the
+// caller learns who holds the key without another read. dst is left as it
+// was when the row was written; it must be a *T of the repository's T (a
+// *kerrors.ArgumentError otherwise, nothing sent).
+func Current[T any](dst *T) CurrentOption { return CurrentOption{dst} }
+
+// Timestamp writes with a client write time (USING TIMESTAMP), sent in
+// microseconds since the Unix epoch (t.UnixMicro: finer digits are
+// dropped). A time before the epoch, or more than WithMaxTimestampAhead
+// past the store's clock, is a *kerrors.ArgumentError and nothing is
+// sent: a write from the future wins over every later write of the row
+// until that time comes. A write of a versioned table is conditional and
+// cannot carry one (ForceSave and ForceDelete can).
+func Timestamp(t time.Time) TimestampOption { return TimestampOption{t} }
+
+// PageOption is the option PageSize, After, Equal, From, To and Reversed
+// return; the list calls take it.
+type PageOption struct {
+	kind  pageKind
+	n     int
+	c     Cursor
+	col   *kandra.ColumnSchema
+	v     any
+	bound catalog.Bound
+}
+
+// pageKind says which PageOption it is: a struct, not a closure, so that
+// an option allocates nothing but its value's boxing.
+type pageKind uint8
+
+const (
+	pageNone pageKind = iota // the zero PageOption: does nothing
+	pageSize
+	pageAfter
+	pageEqual
+	pageFrom
+	pageTo
+	pageReversed
+)
+
+func (o PageOption) apply(c *call) {
+	switch o.kind {
+	case pageSize:
+		c.pageSize, c.hasPageSize = o.n, true
+	case pageAfter:
+		c.cursor, c.hasCursor = o.c, true
+	case pageEqual:
+		c.prefix = append(c.prefix, prefixValue{o.col, o.v})
+	case pageFrom:
+		c.lower, c.lowerCol, c.lowerB = o.v, o.col, o.bound
+	case pageTo:
+		c.upper, c.upperCol, c.upperB = o.v, o.col, o.bound
+	case pageReversed:
+		c.reversed = true
+	}
+}
+func (PageOption) listOption() {}
+
+// PageSize sets the rows per page of a list call (default 100), 1 to
+// MaxPageSize; another value is a *kerrors.ArgumentError.
+func PageSize(n int) PageOption {
+	return PageOption{kind: pageSize, n: n}
+}
+
+// After resumes a list call at a cursor returned by Iter.Cursor. A cursor
+// of another query (another table, partition, bounds or order) is a
+// *kerrors.ArgumentError, as is a sealed cursor (one that would show a
+// Sensitive value, see WithCursorKey) of a store with another key.
+func After(c Cursor) PageOption {
+	return PageOption{kind: pageAfter, c: c}
+}
+
+// Equal restricts List to the rows whose clustering column f equals v.
+// Equal on the first clustering column, then on the second, and so on,
+// lists a prefix of the clustering key: Equal(day, d) lists one day of a
+// partition clustered by (day, hour). The columns must be the first ones
+// of the clustering key, each once, in any order of the options; a gap
+// (the second without the first) is a *kerrors.ArgumentError, since servers
+// refuse it unless ALLOW FILTERING, which kandra never sends.
+func Equal[T, V any](f kandra.Field[T, V], v V) PageOption {
+	return PageOption{kind: pageEqual, col: f.Column(), v: v}
+}
+
+// From bounds List to rows whose clustering column f is >= v (inclusive)
+// or > v. f must be the clustering column after those Equal fixes: the
+// first one without Equal; another field is a *kerrors.ArgumentError.
+//
+// In a column stored in descending order (kandra.ClusteringDesc), From is
+// still the smaller end: From(t, a) and To(t, b) list a <= t <= b, newest
+// first, the table's order; Reversed lists them oldest first.
+func From[T, V any](f kandra.Field[T, V], v V, inclusive bool) PageOption {
+	return PageOption{kind: pageFrom, col: f.Column(), v: v, bound: bound(inclusive)}
+}
+
+// To bounds List to rows whose clustering column f is <= v (inclusive) or
+// < v, on the column From bounds (see From).
+func To[T, V any](f kandra.Field[T, V], v V, inclusive bool) PageOption {
+	return PageOption{kind: pageTo, col: f.Column(), v: v, bound: bound(inclusive)}
+}
+
+// Reversed lists in the reverse of the table's clustering order.
+func Reversed() PageOption { return PageOption{kind: pageReversed} }
+
+func bound(inclusive bool) catalog.Bound {
+	if inclusive {
+		return catalog.Inclusive
+	}
+	return catalog.Exclusive
+}
+
+func applyCall[O option](opts []O) call {
+	var c call
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	return c
+}

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"errors"
 	"reflect"
 	"sync"
 
@@ -288,4 +289,30 @@ func (p *Plan[I, D]) ScanCurrent(q *Query, names []string, applied *bool) (targe
 		q.Returned = n
 		return nil
 	}
+}
+
+// ReadCAS reads the answer to a conditional statement of the plan whose
+// caller wants the current row back when it does not apply (q.Current),
+// for an adapter's Exec: names are the answer's columns ([applied] first),
+// scan and closeIter its driver's Iter.Scan and Close. For adapter
+// authors.
+func (p *Plan[I, D]) ReadCAS(q *Query, names []string, scan func(...any) bool, closeIter func() error) (bool, error) {
+	q.Returned = 0
+	var applied bool
+	if len(names) == 1 { // [applied] alone: Cassandra's answer when it applied, or when there is no row
+		scan(&applied)
+		return applied, closeIter()
+	}
+	targets, finish := p.ScanCurrent(q, names, &applied)
+	scanned := scan(targets...)
+	if err := closeIter(); err != nil {
+		return false, err
+	}
+	if !scanned {
+		return false, errors.New("no [applied] row in the answer to a conditional statement")
+	}
+	if applied {
+		return true, nil
+	}
+	return false, finish()
 }

@@ -18,7 +18,6 @@ package kgocqlv2
 
 import (
 	"context"
-	"errors"
 	"net"
 	"strconv"
 
@@ -240,30 +239,12 @@ func hostAddr(h *gocql.HostInfo) string {
 
 // scanCAS reads the answer of a conditional statement whose caller wants
 // the current row back when it does not apply (q.Current): [applied], then
-// the columns the server returned, by name (adapter.Plan.ScanCurrent).
+// the columns the server returned, by name (adapter.Plan.ReadCAS).
 func scanCAS(it *gocql.Iter, p *adapter.Plan[gocql.TypeInfo, types], q *adapter.Query) (bool, error) {
-	q.Returned = 0
 	cols := it.Columns()
-	if len(cols) == 1 { // [applied] alone: Cassandra's answer when it applied, or when there is no row
-		var applied bool
-		it.Scan(&applied)
-		return applied, it.Close()
-	}
 	names := make([]string, len(cols))
 	for i, c := range cols {
 		names[i] = c.Name
 	}
-	var applied bool
-	targets, finish := p.ScanCurrent(q, names, &applied)
-	scanned := it.Scan(targets...)
-	if err := it.Close(); err != nil {
-		return false, err
-	}
-	if !scanned {
-		return false, errors.New("no [applied] row in the answer to a conditional statement")
-	}
-	if applied {
-		return true, nil
-	}
-	return false, finish()
+	return p.ReadCAS(q, names, it.Scan, it.Close)
 }

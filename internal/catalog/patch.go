@@ -136,7 +136,13 @@ func (s *Table) Patch(spec *PatchSpec, buf []byte) *adapter.Statement {
 			key = strconv.AppendInt(append(key, '.'), int64(st.Field), 36)
 		}
 	}
-	for _, c := range spec.Conds {
+	key = appendCondsKey(key, spec.Conds)
+	return s.shaped(key, func() *adapter.Statement { return s.builder.patch(spec) })
+}
+
+// appendCondsKey appends conds' part of a shape's key.
+func appendCondsKey(key []byte, conds []Cond) []byte {
+	for _, c := range conds {
 		k := byte(0)
 		if c.Key {
 			k = 1
@@ -144,7 +150,7 @@ func (s *Table) Patch(spec *PatchSpec, buf []byte) *adapter.Statement {
 		key = strconv.AppendInt(append(key, 'c', byte(c.Op), k), int64(c.Col.Position()), 36)
 		key = strconv.AppendInt(append(key, ':'), int64(c.N), 36)
 	}
-	return s.shaped(key, func() *adapter.Statement { return s.builder.patch(spec) })
+	return key
 }
 
 func (b *stmtBuilder) patch(spec *PatchSpec) *adapter.Statement {
@@ -287,14 +293,7 @@ func (s *Table) DeleteWhere(spec *DeleteSpec, buf []byte) *adapter.Statement {
 	if spec.Row {
 		key = append(key, 'R')
 	}
-	for _, c := range spec.Conds {
-		k := byte(0)
-		if c.Key {
-			k = 1
-		}
-		key = strconv.AppendInt(append(key, 'c', byte(c.Op), k), int64(c.Col.Position()), 36)
-		key = strconv.AppendInt(append(key, ':'), int64(c.N), 36)
-	}
+	key = appendCondsKey(key, spec.Conds)
 	return s.shaped(key, func() *adapter.Statement { return s.builder.deleteWhere(spec) })
 }
 

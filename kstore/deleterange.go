@@ -129,5 +129,5 @@ func (r *Repo[T]) DeleteIf(ctx context.Context, key *T, cond Cond[T], opts ...De
 	for _, x := range sc.conds {
 		spec.Conds = append(spec.Conds, catalog.Cond{Col: x.col, Op: x.op, Key: x.k != nil, N: len(x.vals)})
 	}
-	return r.conditional(ctx, op, kandra.OpDelete, sc, cons, key, key, r.st.DeleteWhere(spec, sc.key[:0]), nil)
+	return r.conditional(ctx, op, kandra.OpDelete, sc, cons, key, key, r.st.DeleteWhere(spec, sc.shapeKey()), nil)
 }

@@ -406,7 +406,7 @@ func (r *Repo[T]) Patch(ctx context.Context, key *T, p Patch[T], opts ...PatchOp
 	for _, x := range sc.conds {
 		spec.Conds = append(spec.Conds, catalog.Cond{Col: x.col, Op: x.op, Key: x.k != nil, N: len(x.vals)})
 	}
-	return r.conditional(ctx, op, kandra.OpPatch, sc, cons, key, nw, r.st.Patch(spec, sc.key[:0]), p.changes)
+	return r.conditional(ctx, op, kandra.OpPatch, sc, cons, key, nw, r.st.Patch(spec, sc.shapeKey()), p.changes)
 }
 
 // guard checks the conditions given and, for a Patch (patch), adds to

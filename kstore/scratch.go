@@ -30,9 +30,16 @@ type scratch struct {
 	key      []byte
 }
 
-var scratchPool = sync.Pool{New: func() any {
-	return &scratch{entries: make([]*adapter.Query, 0, 4), vals: make([]any, 0, 32), key: make([]byte, 0, 128)}
-}}
+var scratchPool = sync.Pool{New: func() any { return &scratch{entries: make([]*adapter.Query, 0, 4), vals: make([]any, 0, 32)} }}
+
+// shapeKey is sc's buffer for the key of a statement's shape (patch.go),
+// made on first use: most calls never need one.
+func (sc *scratch) shapeKey() []byte {
+	if sc.key == nil {
+		sc.key = make([]byte, 0, 128)
+	}
+	return sc.key[:0]
+}
 
 // getScratch takes a scratch from the pool, with opts applied to its call.
 func getScratch[O option](opts []O) *scratch {

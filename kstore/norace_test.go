@@ -1,0 +1,5 @@
+//go:build !race
+
+package kstore
+
+const raceEnabled = false

@@ -96,8 +96,10 @@ func (r *Repo[T]) DeleteRange(ctx context.Context, partition *T, opts ...RangeOp
 // A table with lookups is refused (*kerrors.ArgumentError): the row's
 // lookup values are only known once it is read: Get it and HardDelete it,
 // which a versioned table makes conditional on its version. So is a
-// table with SoftDelete (Get the entity and SoftDelete it), and cond
-// IsNull, Ne or NotNull alone, which a missing row meets (as for Patch).
+// table with SoftDelete (Get the entity and SoftDelete it), and a cond
+// without a condition (HardDelete deletes without one). Unlike Patch it
+// takes conditions a missing row meets (IsNull, Ne): a delete that
+// applies to no row deletes nothing.
 // Options: Consistency, SerialConsistency.
 func (r *Repo[T]) DeleteIf(ctx context.Context, key *T, cond Cond[T], opts ...DeleteOption) (Outcome[T], error) {
 	const op = "DeleteIf"

@@ -17,9 +17,9 @@ import (
 // Patch is the changes of a partial write and, optionally, its
 // conditions: build one with Set, Clear, the collection changes (Append,
 // Prepend, SetAt, RemoveValues; Add, Remove; Put, PutAll, RemoveKeys) and
-// SetField (a user-defined type's field),
-// join them with And, and make it conditional with If. A Patch is a
-// value: And and If return a new one and leave their receiver as it was.
+// SetField (a user-defined type's field), join them with And, and make it
+// conditional with If. A Patch is a value: And and If return a new one
+// and leave their receiver as it was.
 type Patch[T any] struct {
 	changes []change
 	conds   []cond
@@ -30,7 +30,7 @@ type Patch[T any] struct {
 type change struct {
 	col  *kandra.ColumnSchema
 	op   catalog.SetOp
-	v    any   // the column's value, a collection of its Go type, or an element
+	v    any   // a *V of the column's Go type (Set, the collection changes), an element (SetAt, Put), a field's value (SetField), a set of keys (RemoveKeys), nil (Clear)
 	k    any   // an index (int) or a map key, for AtIndex and AtKey
 	keys []any // RemoveKeys' keys, for the checks (v is their set)
 	fld  int   // AtField's field number, -1 when the selector names none
@@ -355,10 +355,14 @@ func Upsert() UpsertOption { return UpsertOption{} }
 // call that can do it): a change of a key column, of a column a lookup
 // indexes (Update moves lookup values), of the version, CreatedAt,
 // UpdatedAt or soft-delete marker, of a counter, an element change of a
-// frozen collection or one of another kind (Append on a set), a
-// condition on a key column or a counter, an order condition on a
-// collection; a Timestamp on a conditional write; a conditional write in
-// a keyspace whose targets refuse lightweight transactions.
+// frozen column or of a column of another kind, a whole value's change
+// (Set, Clear) with another change of the column, a condition on a key
+// column or a counter, an order condition on a collection, EqAt on a map
+// keyed by UUIDs (Cassandra 5.0 fails it); a Timestamp on a conditional
+// write; a conditional write in a keyspace whose targets refuse
+// lightweight transactions. A value a column cannot hold is a
+// *kerrors.ValueError, an element's by an element's rules
+// (ColumnSchema.CheckPart).
 //
 // Idempotence: a conditional Patch, and one with Append or Prepend on a
 // list, is sent once (see IsIdempotent); the others may be retried.

@@ -2,6 +2,7 @@ package integrity_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,7 +37,8 @@ import (
 // TestStormWorker) read and write a small pool of versioned users with a
 // unique handle and a non-unique team, from few values, so that they
 // collide all the time; some use stale copies on purpose. The parent kills
-// writers with SIGKILL at random times and restarts them, and each writer
+// writers with SIGKILL at random points of their runs (after a drawn number
+// of logged lines, then a few milliseconds) and restarts them, and each writer
 // also kills itself right after some of its unique claims, before its
 // primary write. Every writer logs each operation's start and end to its
 // own file. Then the parent audits the node: every live user is found by
@@ -375,6 +377,57 @@ func TestStormWorker(t *testing.T) {
 	}
 }
 
+// kill is when the parent kills one writer run: once its log has atLine
+// lines (0: never), after a further delay, so that the kill lands inside
+// an operation as often as between two.
+type kill struct {
+	atLine int
+	delay  time.Duration
+}
+
+// killPlan is the storm's kills, one per writer run (by client number),
+// from seed: about half the runs are killed, each after a number of its
+// operations rather than a time, so that a run a fast machine finishes
+// early is killed all the same (seed 1044102782, with kills planned by
+// time, killed no run); a plan without a kill gets one.
+func killPlan(seed int64) []kill {
+	plan := rand.New(rand.NewSource(seed))
+	kills := make([]kill, writers*runs)
+	planned := false
+	for i := range kills {
+		if plan.Intn(2) == 0 {
+			kills[i] = kill{atLine: 1 + plan.Intn(2*opsPerRun-2), delay: time.Duration(plan.Intn(20)) * time.Millisecond}
+			planned = true
+		}
+	}
+	if !planned {
+		kills[0] = kill{atLine: opsPerRun}
+	}
+	return kills
+}
+
+// killAt kills p with SIGKILL once the log at path has k.atLine lines and
+// k.delay has passed, unless stop closes first (the run ended).
+func killAt(p *os.Process, path string, k kill, stop <-chan struct{}) {
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		if b, err := os.ReadFile(path); err == nil && bytes.Count(b, []byte{'\n'}) >= k.atLine {
+			select {
+			case <-stop:
+			case <-time.After(k.delay):
+				_ = p.Signal(syscall.SIGKILL)
+			}
+			return
+		}
+	}
+}
+
 // dieAfterClaim kills its own process, with probability pct %, right after
 // a unique claim applied: between the claim and the primary write.
 type dieAfterClaim struct {
@@ -447,18 +500,11 @@ func storm(t *testing.T, adapter string) {
 	if err != nil {
 		t.Fatalf("KANDRA_STORM_SEED: %v", err)
 	}
-	plan := rand.New(rand.NewSource(seed))
+	plan := killPlan(seed)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	killed := 0
 	for w := 0; w < writers; w++ {
-		delays := make([]time.Duration, runs)
-		for r := range delays {
-			delays[r] = -1
-			if plan.Intn(2) == 0 { // about half the runs are killed from outside
-				delays[r] = time.Duration(300+plan.Intn(2500)) * time.Millisecond
-			}
-		}
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
@@ -474,14 +520,12 @@ func storm(t *testing.T, adapter string) {
 					t.Error(err)
 					return
 				}
-				var timer *time.Timer
-				if d := delays[r]; d >= 0 {
-					timer = time.AfterFunc(d, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
+				stop := make(chan struct{})
+				if k := plan[client]; k.atLine > 0 {
+					go killAt(cmd.Process, filepath.Join(dir, fmt.Sprint(client, ".log")), k, stop)
 				}
 				err := cmd.Wait()
-				if timer != nil {
-					timer.Stop()
-				}
+				close(stop)
 				var ee *exec.ExitError
 				switch {
 				case err == nil:
@@ -629,5 +673,26 @@ func schemaExec(d adapter.Driver) func(ctx context.Context, stmt string) error {
 			return err
 		}
 		return d.AwaitSchemaAgreement(ctx)
+	}
+}
+
+// TestKillPlan: every seed's plan kills at least one run, each kill
+// inside a run's log (an operation logs at least two lines); seed
+// 1044102782, whose time-planned kills all came after its runs had ended,
+// is kept as the regression case, beside CI's seed 17.
+func TestKillPlan(t *testing.T) {
+	for _, seed := range []int64{17, 1044102782, 0, 1, 2} {
+		n := 0
+		for _, k := range killPlan(seed) {
+			if k.atLine > 0 {
+				n++
+				if k.atLine > 2*opsPerRun {
+					t.Errorf("seed %d: a kill at line %d, past a run's %d operations", seed, k.atLine, opsPerRun)
+				}
+			}
+		}
+		if n == 0 {
+			t.Errorf("seed %d: no run is killed", seed)
+		}
 	}
 }

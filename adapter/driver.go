@@ -102,7 +102,7 @@ type Query struct {
 	// the server returns when it does not apply the statement: one per
 	// Statement.Result column (field addresses), or nil to read nothing
 	// back. Exec scans each column the server returns into the target of
-	// the Result column of the same name (ScanCurrent) and ignores the
+	// the Result column of the same name (Plan.ReadCAS) and ignores the
 	// others: Cassandra returns the columns of the conditions (all of
 	// them for IF NOT EXISTS), ScyllaDB every column, and neither any
 	// when the row does not exist.

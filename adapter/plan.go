@@ -247,14 +247,14 @@ func (ps *Plans[I, D]) Batch(b *Batch, texts *Texts, add func(text string, value
 	return sent, nil
 }
 
-// ScanCurrent scans the row of a conditional statement of the plan that
-// did not apply into q.Current, for an adapter's Exec: names are the
-// row's columns as the server returned them, [applied] first. It returns
-// the scan targets, one per column (nil for a column Current has no
-// target for, which both gocql drivers skip), and finish, to call after
-// the driver's Scan: it converts what needs converting into Current and
-// sets q.Returned. For adapter authors.
-func (p *Plan[I, D]) ScanCurrent(q *Query, names []string, applied *bool) (targets []any, finish func() error) {
+// scanCurrent scans the row of a conditional statement of the plan that
+// did not apply into q.Current, for ReadCAS: names are the row's columns
+// as the server returned them, [applied] first. It returns the scan
+// targets, one per column (nil for a column Current has no target for,
+// which both gocql drivers skip), and finish, to call after the driver's
+// Scan: it converts what needs converting into Current and sets
+// q.Returned.
+func (p *Plan[I, D]) scanCurrent(q *Query, names []string, applied *bool) (targets []any, finish func() error) {
 	if len(names) == 0 {
 		return []any{applied}, func() error { return nil }
 	}
@@ -303,7 +303,7 @@ func (p *Plan[I, D]) ReadCAS(q *Query, names []string, scan func(...any) bool, c
 		scan(&applied)
 		return applied, closeIter()
 	}
-	targets, finish := p.ScanCurrent(q, names, &applied)
+	targets, finish := p.scanCurrent(q, names, &applied)
 	scanned := scan(targets...)
 	if err := closeIter(); err != nil {
 		return false, err

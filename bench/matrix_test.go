@@ -846,21 +846,7 @@ func BenchmarkMatrix(b *testing.B) {
 	if err := eachCell(nil, func(c *cell) error { cells = append(cells, c); return nil }); err != nil {
 		b.Fatal(err)
 	}
-	for _, c := range cells {
-		for _, x := range []*contender{&c.kandra, &c.hand, &c.floor} {
-			b.Run(c.name()+"/"+x.name, func(b *testing.B) {
-				oneP(b)
-				if err := x.setup(); err != nil {
-					b.Fatal(err)
-				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				if err := x.run(b.N); err != nil {
-					b.Fatal(err)
-				}
-			})
-		}
-	}
+	benchCells(b, cells)
 }
 
 // TestMatrixMeasures runs the measurement of one cell briefly, so that CI
@@ -916,6 +902,26 @@ func TestMatrixGenerated(t *testing.T) {
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s is not what ./internal/genmatrix writes: run go generate in bench/", f)
+		}
+	}
+}
+
+// benchCells runs each contender of cells as a sub-benchmark
+// (<cell>/<contender>) at GOMAXPROCS=1.
+func benchCells(b *testing.B, cells []*cell) {
+	for _, c := range cells {
+		for _, x := range []*contender{&c.kandra, &c.hand, &c.floor} {
+			b.Run(c.name()+"/"+x.name, func(b *testing.B) {
+				oneP(b)
+				if err := x.setup(); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				if err := x.run(b.N); err != nil {
+					b.Fatal(err)
+				}
+			})
 		}
 	}
 }

@@ -701,19 +701,5 @@ func BenchmarkWrites(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, c := range cells {
-		for _, x := range []*contender{&c.kandra, &c.hand, &c.floor} {
-			b.Run(c.name()+"/"+x.name, func(b *testing.B) {
-				oneP(b)
-				if err := x.setup(); err != nil {
-					b.Fatal(err)
-				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				if err := x.run(b.N); err != nil {
-					b.Fatal(err)
-				}
-			})
-		}
-	}
+	benchCells(b, cells)
 }

@@ -59,15 +59,16 @@ func (r *Repo[T]) DeleteRange(ctx context.Context, partition *T, opts ...RangeOp
 	if err := r.checkRange(op, c); err != nil {
 		return err
 	}
-	spec := catalog.DeleteSpec{Using: using(c) & catalog.UsingTimestamp, Prefix: len(c.prefix)}
+	sc.shaped = true
+	spec := &sc.del
+	spec.Using, spec.Prefix = using(c)&catalog.UsingTimestamp, len(c.prefix)
 	if c.lowerCol != nil {
 		spec.Lower = c.lowerB
 	}
 	if c.upperCol != nil {
 		spec.Upper = c.upperB
 	}
-	var buf [32]byte
-	st := r.st.DeleteWhere(&spec, buf[:0])
+	st := r.st.DeleteWhere(spec, sc.shapeKey())
 	vals := sc.values(st.NumParams())
 	if c.hasTS {
 		vals = append(vals, c.ts)
@@ -122,6 +123,7 @@ func (r *Repo[T]) DeleteIf(ctx context.Context, key *T, cond Cond[T], opts ...De
 	if c.hasTS {
 		return Outcome[T]{}, r.argErr(op, "Timestamp", "a conditional write (a lightweight transaction) cannot carry a client timestamp: the servers refuse it")
 	}
+	sc.shaped = true
 	ifExists, err := r.guard(op, sc, key, key, cond.conds, cond.exists, false)
 	if err != nil {
 		return Outcome[T]{}, err

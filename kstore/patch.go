@@ -392,6 +392,7 @@ func (r *Repo[T]) Patch(ctx context.Context, key *T, p Patch[T], opts ...PatchOp
 			}
 		}
 	}
+	sc.shaped = true
 	spec := &sc.patch
 	spec.Using = using(c)
 	for _, ch := range p.changes {
@@ -534,14 +535,15 @@ func (r *Repo[T]) checkChange(op string, ch change) error {
 	}
 	kind := c.Type().Kind()
 	if ch.op != catalog.Assign && ch.op != catalog.AtField {
-		want := map[catalog.SetOp]string{catalog.Prepend: "list", catalog.AtIndex: "list", catalog.AtKey: "map", catalog.RemoveKeys: "map"}[ch.op]
-		ok := false
+		var ok bool
+		var want string
 		switch ch.op {
-		case catalog.Append, catalog.Remove:
-			ok = kind == kandra.KindList || kind == kandra.KindSet || kind == kandra.KindMap && ch.op == catalog.Append
-			want = "collection"
-		default:
-			ok = kind.String() == want || (want == "list" && kind == kandra.KindList) || (want == "map" && kind == kandra.KindMap)
+		case catalog.Append, catalog.Remove: // a map takes Append (PutAll), not Remove
+			ok, want = kind == kandra.KindList || kind == kandra.KindSet || kind == kandra.KindMap && ch.op == catalog.Append, "collection"
+		case catalog.Prepend, catalog.AtIndex:
+			ok, want = kind == kandra.KindList, "list"
+		default: // AtKey, RemoveKeys
+			ok, want = kind == kandra.KindMap, "map"
 		}
 		if !ok {
 			return r.argErr(op, "change "+ch.what(), fmt.Sprintf("%s is a %s, not a %s: set it whole with kstore.Set", c.Name(), c.Type(), want))

@@ -28,6 +28,7 @@ type scratch struct {
 	stamps   []any
 	guardVal [1]any
 	key      []byte
+	shaped   bool // a call filled them (set before it does): release clears them
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{entries: make([]*adapter.Query, 0, 4), vals: make([]any, 0, 32)} }}
@@ -66,7 +67,8 @@ func (sc *scratch) release() {
 	if sc.batch.Entries != nil || sc.batch.Unlogged {
 		sc.batch = adapter.Batch{}
 	}
-	if sc.patch.Sets != nil || sc.conds != nil || sc.del.Row {
+	if sc.shaped {
+		sc.shaped = false
 		clear(sc.patch.Sets)
 		clear(sc.patch.Conds)
 		clear(sc.conds)

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"strconv"
 	"sync"
 
@@ -253,19 +254,10 @@ func (b *stmtBuilder) conditions(w *sb, conds []Cond, ifExists bool) {
 			w.mark(kind, c.Col)
 		}
 		w.s.Conditional = true
-		if !containsCol(w.s.Result, c.Col) {
+		if !slices.Contains(w.s.Result, c.Col) {
 			w.s.Result = append(w.s.Result, c.Col)
 		}
 	}
-}
-
-func containsCol(cols []*kandra.ColumnSchema, c *kandra.ColumnSchema) bool {
-	for _, x := range cols {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }
 
 // DeleteSpec is the shape of a DELETE of one row (Row: the whole key,

@@ -100,7 +100,7 @@ type Observation struct {
 // of package kstore and of the migrator check that they emit no other.
 func Operations() []string {
 	return []string{OpSave, OpUpdate, OpDelete, OpSaveAll, OpDeleteAll, OpSaveIfNotExists, OpSoftDelete, OpGet, OpFind, OpList,
-		OpIncrement, OpBackfill, OpMigrate, OpPatch, OpDeleteRange}
+		OpIncrement, OpBackfill, OpMigrate, OpPatch, OpDeleteRange, OpUnit}
 }
 
 // The operations an Observation names (Observation.Operation): what the
@@ -122,6 +122,10 @@ const (
 	OpSaveIfNotExists = "saveIfNotExists"
 	// OpPatch is a partial write of one row by its key (kstore's Patch).
 	OpPatch = "patch"
+	// OpUnit is a unit of work (kstore's Unit): the batch of its writes,
+	// the lookup rows and claims it makes before, and the lookup rows
+	// written after it.
+	OpUnit = "unit"
 	// OpDeleteRange is a delete beyond one row: a partition or a
 	// clustering range (kstore's DeleteRange).
 	OpDeleteRange = "deleteRange"

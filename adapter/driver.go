@@ -57,9 +57,13 @@ type Driver interface {
 	// state after that page).
 	Query(ctx context.Context, q *Query) (Rows, error)
 	// Batch runs the statements as one LOGGED BATCH at b.Consistency (an
-	// UNLOGGED one when b.Unlogged). The runtime never puts a conditional
-	// statement in a batch.
-	Batch(ctx context.Context, b *Batch) error
+	// UNLOGGED one when b.Unlogged, a COUNTER one when b.Counter). A batch
+	// with a conditional statement (Batch.IsConditional) is a lightweight
+	// transaction: it runs at b.SerialConsistency, Batch reports whether
+	// the server applied it and, when not, reads the rows the server
+	// returned into b.Current (Plans.ExecBatchCAS). Otherwise applied is
+	// true whenever err is nil.
+	Batch(ctx context.Context, b *Batch) (applied bool, err error)
 
 	// ExecCQL runs one statement of the migrator's with plain values
 	// (string, int, int64, bool, time.Time, []byte) at consistency c: a
@@ -121,17 +125,48 @@ var Unset any = unset{}
 
 type unset struct{}
 
-// Batch is a batch of unconditional statements: LOGGED, or UNLOGGED
-// when Unlogged.
+// Batch is a batch of statements: LOGGED, or UNLOGGED when Unlogged, or
+// COUNTER when Counter. It is conditional when one of its statements is
+// (IsConditional): the runtime then makes every statement write one
+// partition of one table, as the servers require.
 type Batch struct {
-	// Entries are the statements, in order; their Consistency fields are
-	// not used.
+	// Entries are the statements, in order; their Consistency,
+	// SerialConsistency and Current fields are not used.
 	Entries     []*Query
 	Consistency kandra.Consistency
 	// Unlogged asks for an UNLOGGED BATCH: the runtime sets it only when
 	// every entry writes one partition of one table, which the server
 	// applies atomically and in isolation without the batch log.
 	Unlogged bool
+	// Counter asks for a COUNTER BATCH: every entry is a counter update.
+	Counter bool
+	// SerialConsistency is the Paxos level of a conditional batch (always
+	// ConsistencySerial or ConsistencyLocalSerial); ignored otherwise.
+	SerialConsistency kandra.Consistency
+	// CurrentOf and Current read back the rows the server returns when a
+	// conditional batch does not apply: Current(i) returns the targets of
+	// the i-th row (from 0), one per CurrentOf.Result column (field
+	// addresses, nil for a column not wanted). The adapter scans each
+	// column the server returned into the target of the Result column of
+	// the same name and ignores the others: Cassandra returns the primary
+	// key and the columns of the conditions of each conditioned row that
+	// exists, ScyllaDB every column. Nil Current reads nothing back.
+	CurrentOf *Statement
+	Current   func(i int) []any
+	// Returned is set by Batch when a conditional batch with Current did
+	// not apply: how many rows it read into Current's targets.
+	Returned int
+}
+
+// IsConditional reports a batch with a conditional statement: a
+// lightweight transaction.
+func (b *Batch) IsConditional() bool {
+	for _, e := range b.Entries {
+		if e.Statement.IsConditional() {
+			return true
+		}
+	}
+	return false
 }
 
 // Rows is one page of a SELECT.

@@ -316,3 +316,81 @@ func (p *Plan[I, D]) ReadCAS(q *Query, names []string, scan func(...any) bool, c
 	}
 	return false, finish()
 }
+
+// ExecBatchCAS runs a conditional batch b through exec and reads its
+// answer, for an adapter's Batch: exec runs the driver's batch with a
+// map-scanning call of the first row (both gocql drivers' MapExecCAS),
+// given m, whose entries are the targets of every column Current may
+// read ([applied] included), so that the driver scans the first row into
+// them; exec returns the answer's column names ([applied] first) and its
+// Iter's Scan and Close, through which the next rows are read. When
+// b.Current is nil nothing is read back. For adapter authors.
+func (ps *Plans[I, D]) ExecBatchCAS(b *Batch, exec func(m map[string]any) (applied bool, names []string, scan func(...any) bool, closeIter func() error, err error)) (bool, error) {
+	b.Returned = 0
+	var applied bool
+	m := map[string]any{"[applied]": &applied}
+	var p *Plan[I, D]
+	var dst []any
+	var tmps []reflect.Value
+	if b.Current != nil && b.CurrentOf != nil {
+		var err error
+		if p, err = ps.Of(b.CurrentOf); err != nil {
+			return false, err
+		}
+		dst = b.Current(0)
+		tmps = make([]reflect.Value, len(dst))
+		for i, t := range dst {
+			if t != nil && i < len(p.result) {
+				m[b.CurrentOf.Result(i).Name()], tmps[i] = scanTarget[I, D](p.result[i], t)
+			}
+		}
+	}
+	ok, names, scan, closeIter, err := exec(m)
+	if err != nil {
+		if closeIter != nil {
+			_ = closeIter()
+		}
+		return false, err
+	}
+	if ok || p == nil || len(names) < 2 {
+		// Applied, nothing wanted, or [applied] alone: Cassandra's answer
+		// when no conditioned row exists.
+		return ok, closeIter()
+	}
+	if err := p.convert(dst, tmps); err != nil {
+		_ = closeIter()
+		return false, err
+	}
+	b.Returned = 1
+	q := &Query{Statement: b.CurrentOf}
+	for {
+		q.Current = b.Current(b.Returned)
+		var again bool
+		targets, finish := p.scanCurrent(q, names, &again)
+		if !scan(targets...) {
+			break
+		}
+		if err := finish(); err != nil {
+			_ = closeIter()
+			return false, err
+		}
+		b.Returned++
+	}
+	return false, closeIter()
+}
+
+// convert sets each target of dst whose tmp holds a scanned value of the
+// driver's form to its value of the target's form.
+func (p *Plan[I, D]) convert(dst []any, tmps []reflect.Value) error {
+	for i, tmp := range tmps {
+		if !tmp.IsValid() {
+			continue
+		}
+		v, err := p.result[i].fromWire(tmp.Elem())
+		if err != nil {
+			return p.cols[i].ReadError(err)
+		}
+		reflect.ValueOf(dst[i]).Elem().Set(v)
+	}
+	return nil
+}

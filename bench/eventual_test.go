@@ -52,7 +52,7 @@ func (d *gateDriver) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
 	return true, nil
 }
 
-func (d *gateDriver) Batch(context.Context, *adapter.Batch) error { return nil }
+func (d *gateDriver) Batch(context.Context, *adapter.Batch) (bool, error) { return true, nil }
 
 func (d *gateDriver) Query(context.Context, *adapter.Query) (adapter.Rows, error) {
 	return nil, errors.New("gateDriver: no reads")

@@ -372,14 +372,14 @@ func (d *clientDriver[I]) Exec(_ context.Context, q *adapter.Query) (bool, error
 }
 
 // Batch implements adapter.Driver.
-func (d *clientDriver[I]) Batch(_ context.Context, b *adapter.Batch) error {
+func (d *clientDriver[I]) Batch(_ context.Context, b *adapter.Batch) (bool, error) {
 	sb := d.m.w.session.batch()
 	for _, e := range b.Entries {
 		if _, err := d.marshal(e, sb); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // Query implements adapter.Driver: one page of the rows of q's CQL, at most

@@ -297,7 +297,7 @@ func (f *blockingFake) Exec(ctx context.Context, q *adapter.Query) (bool, error)
 	return f.fake.Exec(ctx, q)
 }
 
-func (f *blockingFake) Batch(ctx context.Context, b *adapter.Batch) error {
+func (f *blockingFake) Batch(ctx context.Context, b *adapter.Batch) (bool, error) {
 	f.wait()
 	return f.fake.Batch(ctx, b)
 }

@@ -14,6 +14,7 @@ type Counter[T any] struct {
 	repo *Repo[T]
 	st   *adapter.Statement
 	key  []*kandra.ColumnSchema // the primary key; the partition key for a static counter
+	col  *kandra.ColumnSchema
 }
 
 // CounterOf returns the handle of counter column f; it fails when f is not
@@ -28,7 +29,7 @@ func CounterOf[T any](r *Repo[T], f kandra.Field[T, int64]) (*Counter[T], error)
 	if f.Column().IsStatic() {
 		key = r.partition
 	}
-	return &Counter[T]{repo: r, st: st, key: key}, nil
+	return &Counter[T]{repo: r, st: st, key: key, col: f.Column()}, nil
 }
 
 // MustCounterOf is CounterOf that panics on error.

@@ -48,16 +48,29 @@ func (r *Repo[T]) DeleteRange(ctx context.Context, partition *T, opts ...RangeOp
 		return err
 	}
 	defer r.rt.leave()
+	q, err := r.buildDeleteRange(op, sc, partition)
+	if err != nil {
+		return err
+	}
+	q.Consistency = cons
+	_, err = r.exec(ctx, kandra.OpDeleteRange, q)
+	return err
+}
+
+// buildDeleteRange checks a DeleteRange of partition and binds its
+// statement in sc.
+func (r *Repo[T]) buildDeleteRange(op string, sc *scratch, partition *T) (*adapter.Query, error) {
+	c := &sc.c
 	switch {
 	case len(r.lookups) > 0:
-		return r.argErr(op, "the table", r.ts.Name()+" has lookup tables, whose rows of the deleted rows' values would stay: List the rows and DeleteAll them")
+		return nil, r.argErr(op, "the table", r.ts.Name()+" has lookup tables, whose rows of the deleted rows' values would stay: List the rows and DeleteAll them")
 	case r.ts.SoftDelete() != nil:
-		return r.argErr(op, "the table", r.ts.Name()+" has SoftDelete, which deletes each row with its TTL: List the rows and Delete each (or HardDelete them)")
+		return nil, r.argErr(op, "the table", r.ts.Name()+" has SoftDelete, which deletes each row with its TTL: List the rows and Delete each (or HardDelete them)")
 	case c.hasPageSize, c.hasCursor, c.reversed:
-		return r.argErr(op, "options", "PageSize, After and Reversed are a List's: a delete takes Equal, From and To")
+		return nil, r.argErr(op, "options", "PageSize, After and Reversed are a List's: a delete takes Equal, From and To")
 	}
 	if err := r.checkRange(op, c); err != nil {
-		return err
+		return nil, err
 	}
 	sc.shaped = true
 	spec := &sc.del
@@ -83,9 +96,8 @@ func (r *Repo[T]) DeleteRange(ctx context.Context, partition *T, opts ...RangeOp
 		vals = appendParam(vals, st.Param(i), c)
 	}
 	q := sc.query(st)
-	q.Values, q.Consistency = vals, cons
-	_, err = r.exec(ctx, kandra.OpDeleteRange, q)
-	return err
+	q.Values = vals
+	return q, nil
 }
 
 // DeleteIf deletes the row of key's primary key when it meets cond (a
@@ -112,26 +124,37 @@ func (r *Repo[T]) DeleteIf(ctx context.Context, key *T, cond Cond[T], opts ...De
 		return Outcome[T]{}, err
 	}
 	defer r.rt.leave()
+	st, err := r.buildDeleteIf(op, sc, key, cond)
+	if err != nil {
+		return Outcome[T]{}, err
+	}
+	return r.conditional(ctx, op, kandra.OpDelete, sc, cons, key, key, st, nil)
+}
+
+// buildDeleteIf checks a DeleteIf of key and cond and makes its statement
+// in sc.
+func (r *Repo[T]) buildDeleteIf(op string, sc *scratch, key *T, cond Cond[T]) (*adapter.Statement, error) {
+	c := &sc.c
 	switch {
 	case len(r.lookups) > 0:
-		return Outcome[T]{}, r.argErr(op, "the table", r.ts.Name()+" has lookup tables, whose rows of the row's values DeleteIf cannot know: Get the entity and HardDelete it")
+		return nil, r.argErr(op, "the table", r.ts.Name()+" has lookup tables, whose rows of the row's values DeleteIf cannot know: Get the entity and HardDelete it")
 	case r.ts.SoftDelete() != nil:
-		return Outcome[T]{}, r.argErr(op, "the table", r.ts.Name()+" has SoftDelete: Get the entity and SoftDelete it")
+		return nil, r.argErr(op, "the table", r.ts.Name()+" has SoftDelete: Get the entity and SoftDelete it")
 	case len(cond.conds) == 0 && !cond.exists && r.ts.VersionColumn() == nil:
-		return Outcome[T]{}, r.argErr(op, "cond", "no condition: HardDelete deletes a row without one")
+		return nil, r.argErr(op, "cond", "no condition: HardDelete deletes a row without one")
 	}
-	if c.hasTS {
-		return Outcome[T]{}, r.argErr(op, "Timestamp", "a conditional write (a lightweight transaction) cannot carry a client timestamp: the servers refuse it")
+	if err := r.checkLWT(op, c); err != nil {
+		return nil, err
 	}
 	sc.shaped = true
 	ifExists, err := r.guard(op, sc, key, key, cond.conds, cond.exists, false)
 	if err != nil {
-		return Outcome[T]{}, err
+		return nil, err
 	}
 	spec := &sc.del
 	spec.Row, spec.IfExists = true, ifExists
 	for _, x := range sc.conds {
 		spec.Conds = append(spec.Conds, catalog.Cond{Col: x.col, Op: x.op, Key: x.k != nil, N: len(x.vals)})
 	}
-	return r.conditional(ctx, op, kandra.OpDelete, sc, cons, key, key, r.st.DeleteWhere(spec, sc.shapeKey()), nil)
+	return r.st.DeleteWhere(spec, sc.shapeKey()), nil
 }

@@ -131,8 +131,8 @@ func TestWorkersEndWhenIdle(t *testing.T) {
 // own writes.
 type nopDriver struct{ noMigrator }
 
-func (nopDriver) Exec(context.Context, *adapter.Query) (bool, error) { panic("nopDriver: Exec") }
-func (nopDriver) Batch(context.Context, *adapter.Batch) error        { panic("nopDriver: Batch") }
+func (nopDriver) Exec(context.Context, *adapter.Query) (bool, error)  { panic("nopDriver: Exec") }
+func (nopDriver) Batch(context.Context, *adapter.Batch) (bool, error) { panic("nopDriver: Batch") }
 func (nopDriver) Query(context.Context, *adapter.Query) (adapter.Rows, error) {
 	panic("nopDriver: Query")
 }

@@ -52,13 +52,13 @@ func (printer) Query(_ context.Context, q *adapter.Query) (adapter.Rows, error) 
 	return noRows{}, nil
 }
 
-func (printer) Batch(_ context.Context, b *adapter.Batch) error {
+func (printer) Batch(_ context.Context, b *adapter.Batch) (bool, error) {
 	fmt.Println("BEGIN BATCH")
 	for _, e := range b.Entries {
 		fmt.Println("  " + e.Statement.CQL())
 	}
 	fmt.Println("APPLY BATCH")
-	return nil
+	return true, nil
 }
 
 func (printer) ExecCQL(context.Context, string, []any, kandra.Consistency) (bool, error) {

@@ -81,7 +81,7 @@ func (f *ctxFake) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, er
 	return f.fake.Query(ctx, q)
 }
 
-func (f *ctxFake) Batch(ctx context.Context, b *adapter.Batch) error {
+func (f *ctxFake) Batch(ctx context.Context, b *adapter.Batch) (bool, error) {
 	f.check(ctx, "batch")
 	return f.fake.Batch(ctx, b)
 }
@@ -150,8 +150,8 @@ func TestObserverSeesEveryStatement(t *testing.T) {
 // quietDriver accepts everything and allocates nothing.
 type quietDriver struct{ noMigrator }
 
-func (quietDriver) Exec(context.Context, *adapter.Query) (bool, error) { return true, nil }
-func (quietDriver) Batch(context.Context, *adapter.Batch) error        { return nil }
+func (quietDriver) Exec(context.Context, *adapter.Query) (bool, error)  { return true, nil }
+func (quietDriver) Batch(context.Context, *adapter.Batch) (bool, error) { return true, nil }
 func (quietDriver) Query(context.Context, *adapter.Query) (adapter.Rows, error) {
 	return emptyRows{}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
@@ -377,18 +378,30 @@ func (r *Repo[T]) Patch(ctx context.Context, key *T, p Patch[T], opts ...PatchOp
 		return Outcome[T]{}, err
 	}
 	defer r.rt.leave()
+	st, nw, err := r.buildPatch(op, sc, key, p)
+	if err != nil {
+		return Outcome[T]{}, err
+	}
+	return r.conditional(ctx, op, kandra.OpPatch, sc, cons, key, nw, st, p.changes)
+}
+
+// buildPatch checks p and makes its statement in sc (its shape, the
+// guard's conditions, the stamps written into nw: key, or a copy of it
+// when the table has stamps).
+func (r *Repo[T]) buildPatch(op string, sc *scratch, key *T, p Patch[T]) (*adapter.Statement, *T, error) {
+	c := &sc.c
 	if len(p.changes) == 0 {
-		return Outcome[T]{}, r.argErr(op, "patch", "no change: build one with kstore.Set, Clear, Append, Add, Put and the like")
+		return nil, nil, r.argErr(op, "patch", "no change: build one with kstore.Set, Clear, Append, Add, Put and the like")
 	}
 	for i, ch := range p.changes {
 		if err := r.checkChange(op, ch); err != nil {
-			return Outcome[T]{}, err
+			return nil, nil, err
 		}
 		for _, prev := range p.changes[:i] {
 			// The servers take several element changes of one collection
 			// in a statement, but not a whole value with another change.
 			if prev.col == ch.col && (prev.op == catalog.Assign || ch.op == catalog.Assign || ch.op == catalog.AtField && prev.fld == ch.fld) {
-				return Outcome[T]{}, r.argErr(op, "change "+ch.what(), "a second change of "+ch.col.Name()+" after "+prev.what()+": the servers refuse a change of a whole value with another change of it (\"Multiple incompatible setting\"); make it one change, or send two Patches")
+				return nil, nil, r.argErr(op, "change "+ch.what(), "a second change of "+ch.col.Name()+" after "+prev.what()+": the servers refuse a change of a whole value with another change of it (\"Multiple incompatible setting\"); make it one change, or send two Patches")
 			}
 		}
 	}
@@ -405,13 +418,19 @@ func (r *Repo[T]) Patch(ctx context.Context, key *T, p Patch[T], opts ...PatchOp
 	}
 	ifExists, err := r.guard(op, sc, key, nw, p.conds, p.exists, true)
 	if err != nil {
-		return Outcome[T]{}, err
+		return nil, nil, err
 	}
 	spec.IfExists = ifExists
 	for _, x := range sc.conds {
 		spec.Conds = append(spec.Conds, catalog.Cond{Col: x.col, Op: x.op, Key: x.k != nil, N: len(x.vals)})
 	}
-	return r.conditional(ctx, op, kandra.OpPatch, sc, cons, key, nw, r.st.Patch(spec, sc.shapeKey()), p.changes)
+	st := r.st.Patch(spec, sc.shapeKey())
+	if st.IsConditional() {
+		if err := r.checkLWT(op, c); err != nil {
+			return nil, nil, err
+		}
+	}
+	return st, nw, nil
 }
 
 // guard checks the conditions given and, for a Patch (patch), adds to
@@ -653,40 +672,8 @@ func (r *Repo[T]) checkCond(op string, x cond) error {
 // key.
 func (r *Repo[T]) conditional(ctx context.Context, op, kind string, sc *scratch, cons kandra.Consistency, key, nw *T, st *adapter.Statement, changes []change) (Outcome[T], error) {
 	c := &sc.c
-	if st.IsConditional() {
-		if c.hasTS {
-			return Outcome[T]{}, r.argErr(op, "Timestamp", "a conditional write (a lightweight transaction) cannot carry a client timestamp: the servers refuse it; pass Upsert without conditions to write at a timestamp")
-		}
-		if t := r.rt.ks.Targets(); t&kandra.Scylla2025Tablets != 0 {
-			return Outcome[T]{}, r.argErr(op, "the keyspace's Targets", "they include "+kandra.Scylla2025Tablets.String()+", which refuses lightweight transactions: pass Upsert (a plain write, which creates a missing row), or leave kandra.Scylla2025Tablets out of KeyspaceSpec.Targets")
-		}
-	}
-	q := sc.query(st)
-	vals := sc.values(st.NumParams())
-	for i := 0; i < st.NumParams(); i++ {
-		if k := st.Param(i).Kind; k != adapter.ParamTTL && k != adapter.ParamTimestamp {
-			break
-		}
-		vals = appendParam(vals, st.Param(i), c)
-	}
-	for _, ch := range changes {
-		if ch.op == catalog.AtIndex || ch.op == catalog.AtKey {
-			vals = append(vals, ch.k)
-		}
-		vals = append(vals, ch.v)
-	}
-	vals = append(vals, sc.stamps...)
-	vals = catalog.AppendColumns(r.t, st, key, vals)
-	for _, x := range sc.conds {
-		if x.k != nil {
-			vals = append(vals, x.k)
-		}
-		vals = append(vals, x.vals...)
-	}
-	if len(vals) != st.NumParams() {
-		panic(fmt.Sprintf("kandra/kstore: internal error: %d values for the %d markers of %s", len(vals), st.NumParams(), st.CQL()))
-	}
-	q.Values, q.Consistency = vals, cons
+	q := r.bindChanges(sc, st, key, changes)
+	q.Consistency = cons
 	var cur *T
 	if st.IsConditional() {
 		serial, err := r.serialCons(op, c)
@@ -728,6 +715,58 @@ func (r *Repo[T]) conditional(ctx context.Context, op, kind string, sc *scratch,
 		return out, r.lockErr(key, r.expected(key)+" expected, the row has another version, is gone, or did not meet the conditions: Get it again and retry")
 	}
 	return out, nil
+}
+
+// checkLWT refuses a conditional write the call's options or the
+// keyspace's targets cannot carry.
+func (r *Repo[T]) checkLWT(op string, c *call) error {
+	upsert := ""
+	if op == "Patch" {
+		upsert = "pass Upsert without conditions to write at a timestamp"
+	}
+	if c.hasTS {
+		return r.argErr(op, "Timestamp", "a conditional write (a lightweight transaction) cannot carry a client timestamp: the servers refuse it"+strings.TrimSuffix("; "+upsert, "; "))
+	}
+	if t := r.rt.ks.Targets(); t&kandra.Scylla2025Tablets != 0 {
+		if upsert != "" {
+			upsert = "pass Upsert (a plain write, which creates a missing row), or "
+		}
+		return r.argErr(op, "the keyspace's Targets", "they include "+kandra.Scylla2025Tablets.String()+", which refuses lightweight transactions: "+upsert+"leave kandra.Scylla2025Tablets out of KeyspaceSpec.Targets")
+	}
+	return nil
+}
+
+// bindChanges binds st, a Patch's or a DeleteIf's statement, in sc: the
+// USING values, those of changes, sc.stamps, the key, then sc.conds'.
+func (r *Repo[T]) bindChanges(sc *scratch, st *adapter.Statement, key *T, changes []change) *adapter.Query {
+	c := &sc.c
+	q := sc.query(st)
+	vals := sc.values(st.NumParams())
+	for i := 0; i < st.NumParams(); i++ {
+		if k := st.Param(i).Kind; k != adapter.ParamTTL && k != adapter.ParamTimestamp {
+			break
+		}
+		vals = appendParam(vals, st.Param(i), c)
+	}
+	for _, ch := range changes {
+		if ch.op == catalog.AtIndex || ch.op == catalog.AtKey {
+			vals = append(vals, ch.k)
+		}
+		vals = append(vals, ch.v)
+	}
+	vals = append(vals, sc.stamps...)
+	vals = catalog.AppendColumns(r.t, st, key, vals)
+	for _, x := range sc.conds {
+		if x.k != nil {
+			vals = append(vals, x.k)
+		}
+		vals = append(vals, x.vals...)
+	}
+	if len(vals) != st.NumParams() {
+		panic(fmt.Sprintf("kandra/kstore: internal error: %d values for the %d markers of %s", len(vals), st.NumParams(), st.CQL()))
+	}
+	q.Values = vals
+	return q
 }
 
 // restamp copies a Patch's stamps (UpdatedAt, the version) from nw into

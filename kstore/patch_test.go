@@ -103,13 +103,13 @@ func (d *valRecorder) Exec(_ context.Context, q *adapter.Query) (bool, error) {
 func (d *valRecorder) Query(context.Context, *adapter.Query) (adapter.Rows, error) {
 	return emptyRows{}, nil
 }
-func (d *valRecorder) Batch(_ context.Context, b *adapter.Batch) error {
+func (d *valRecorder) Batch(_ context.Context, b *adapter.Batch) (bool, error) {
 	for _, e := range b.Entries {
 		if _, err := d.Exec(context.Background(), e); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return nil
+	return true, nil
 }
 func (d *valRecorder) AwaitSchemaAgreement(context.Context) error { return nil }
 func (d *valRecorder) last() *adapter.Query {

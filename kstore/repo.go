@@ -126,7 +126,7 @@ func (r *Repo[T]) batchExec(ctx context.Context, op string, cons kandra.Consiste
 	}
 	b.Entries, b.Consistency = entries, cons
 	octx, w := r.rt.observe(ctx, r.ts.Name(), op, kandra.BatchStatement, entries[0].Statement.CQL(), len(entries), cons, false)
-	err := r.rt.d.Batch(octx, b)
+	_, err := r.rt.d.Batch(octx, b)
 	r.rt.observed(octx, w, r.ts.Name(), op, 0, err)
 	if err != nil {
 		kind := "LOGGED"

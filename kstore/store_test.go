@@ -46,6 +46,7 @@ type sent struct {
 	serial   kandra.Consistency
 	batch    []string
 	unlogged bool
+	counter  bool
 }
 
 type fake struct {
@@ -85,13 +86,25 @@ func (f *fake) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, error
 	return emptyRows{}, nil
 }
 
-func (f *fake) Batch(ctx context.Context, b *adapter.Batch) error {
-	s := sent{cons: b.Consistency, unlogged: b.Unlogged}
+func (f *fake) Batch(ctx context.Context, b *adapter.Batch) (bool, error) {
+	s := sent{cons: b.Consistency, unlogged: b.Unlogged, counter: b.Counter}
+	if b.IsConditional() {
+		s.serial = b.SerialConsistency
+	}
 	for _, e := range b.Entries {
 		s.batch = append(s.batch, e.Statement.CQL())
+		if len(e.Values) != e.Statement.NumParams() {
+			return false, errors.New("wrong number of values")
+		}
 	}
 	f.add(s)
-	return f.batchErr
+	if f.batchErr != nil {
+		return false, f.batchErr
+	}
+	if b.IsConditional() {
+		return f.applied, nil
+	}
+	return true, nil
 }
 
 type emptyRows struct{}

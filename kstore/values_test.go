@@ -61,11 +61,11 @@ func (d *valuesDriver) Query(_ context.Context, q *adapter.Query) (adapter.Rows,
 	return emptyRows{}, nil
 }
 
-func (d *valuesDriver) Batch(_ context.Context, b *adapter.Batch) error {
+func (d *valuesDriver) Batch(_ context.Context, b *adapter.Batch) (bool, error) {
 	for _, e := range b.Entries {
 		d.note(e)
 	}
-	return nil
+	return true, nil
 }
 
 func (d *valuesDriver) sent() []string {

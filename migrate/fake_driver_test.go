@@ -418,8 +418,8 @@ func (f *fakeDriver) Query(ctx context.Context, q *adapter.Query) (adapter.Rows,
 	return fr, nil
 }
 
-func (f *fakeDriver) Batch(context.Context, *adapter.Batch) error {
-	return errors.New("fake: no batches")
+func (f *fakeDriver) Batch(context.Context, *adapter.Batch) (bool, error) {
+	return false, errors.New("fake: no batches")
 }
 
 type fakeRows struct {

@@ -84,7 +84,9 @@ func (d *bfDriver) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, e
 	return r, nil
 }
 
-func (d *bfDriver) Batch(context.Context, *adapter.Batch) error { return errors.New("no batch") }
+func (d *bfDriver) Batch(context.Context, *adapter.Batch) (bool, error) {
+	return false, errors.New("no batch")
+}
 
 type bfRows struct {
 	rows  []bfUser

@@ -104,16 +104,19 @@ func (od *observedDriver) Exec(ctx context.Context, q *adapter.Query) (bool, err
 	return applied, err
 }
 
-func (od *observedDriver) Batch(ctx context.Context, b *adapter.Batch) error {
+func (od *observedDriver) Batch(ctx context.Context, b *adapter.Batch) (bool, error) {
 	table, stmt := "", ""
 	if len(b.Entries) > 0 {
 		table, stmt = b.Entries[0].Statement.TableName(), b.Entries[0].Statement.CQL()
 	}
 	ctx, ob, t0 := od.start(ctx, table, kandra.OpBackfill, kandra.BatchStatement, stmt, b.Consistency, false)
 	ob.Statements = len(b.Entries)
-	err := od.d.Batch(ctx, b)
+	applied, err := od.d.Batch(ctx, b)
+	if b.IsConditional() {
+		ob.Conditional, ob.Applied = true, applied && err == nil
+	}
 	od.end(ctx, ob, t0, 0, err)
-	return err
+	return applied, err
 }
 
 func (od *observedDriver) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, error) {

@@ -63,7 +63,7 @@ func (d *fakeDriver) Exec(_ context.Context, q *adapter.Query) (bool, error) {
 	return !(q.Statement.IsConditional() && d.conflict), nil
 }
 
-func (d *fakeDriver) Batch(context.Context, *adapter.Batch) error { return nil }
+func (d *fakeDriver) Batch(context.Context, *adapter.Batch) (bool, error) { return true, nil }
 
 func (d *fakeDriver) Query(_ context.Context, q *adapter.Query) (adapter.Rows, error) {
 	d.mu.Lock()

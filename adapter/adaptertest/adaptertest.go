@@ -218,7 +218,7 @@ func runtimeKeyspace(name string) (*kandra.Keyspace, error) {
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 		Targets:     kandra.Cassandra5,
 	}, usersTable, todosTable, walletsTable, hitsTable, eventsTable, devicesTable, membersTable, notesTable, threadsTable, threadHitsTable, readingsTable, ticketsTable, listingsTable, embeddingsTable, customersTable, routesTable,
-		bookingsTable, shiftsTable, sittingsTable, staysTable, diariesTable, talliesTable, cardsTable)
+		bookingsTable, shiftsTable, sittingsTable, staysTable, diariesTable, talliesTable, cardsTable, shardRowsTable)
 }
 
 // harness is one keyspace on one node, and the adapter's driver on a
@@ -330,6 +330,8 @@ var scenarios = []struct {
 	{"UpdateWritesWhatChanged", testUpdateWritesWhatChanged},
 	{"PartialWritesMatchTheModel", testPartialModel},
 	{"PatchUDTField", testPatchUDTField},
+	{"UnitsAcrossTables", testUnitsAcrossTables},
+	{"UnitFence", testUnitFence},
 }
 
 type failures struct {

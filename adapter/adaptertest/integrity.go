@@ -199,7 +199,7 @@ type slowBatch struct {
 	once    sync.Once
 }
 
-func (s *slowBatch) Batch(ctx context.Context, b *adapter.Batch) error {
+func (s *slowBatch) Batch(ctx context.Context, b *adapter.Batch) (bool, error) {
 	s.once.Do(func() { close(s.entered) })
 	time.Sleep(200 * time.Millisecond)
 	return s.Driver.Batch(ctx, b)

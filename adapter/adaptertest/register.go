@@ -59,6 +59,7 @@ func register() {
 		deviceSerial = kandra.MustFieldOf(devicesTable, func(d *device) *string { return &d.Serial })
 		todoID = kandra.MustFieldOf(todosTable, func(t *todo) *uuid.UUID { return &t.TodoID })
 		registerPartial()
+		registerUnits()
 		memberHandle = kandra.MustFieldOf(membersTable, func(m *member) *string { return &m.Handle })
 		listingTitle = kandra.MustFieldOf(listingsTable, func(l *listing) *string { return &l.Title })
 		listingPrice = kandra.MustFieldOf(listingsTable, func(l *listing) *int64 { return &l.Price })

@@ -238,7 +238,7 @@ func TestUnknownOutcomeNotSentWhenDone(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || errors.Is(err, kerrors.ErrUnknownOutcome) {
 		t.Errorf("Exec with a done context: %v", err)
 	}
-	err = d.Batch(ctx, &adapter.Batch{Entries: []*adapter.Query{{Statement: st}}})
+	_, err = d.Batch(ctx, &adapter.Batch{Entries: []*adapter.Query{{Statement: st}}})
 	if !errors.Is(err, context.Canceled) || errors.Is(err, kerrors.ErrUnknownOutcome) {
 		t.Errorf("Batch with a done context: %v", err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/auth"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // Driver implements adapter.Driver on a *gocql.Session. It is safe for
@@ -154,27 +155,46 @@ func (d *Driver) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, err
 // b.Unlogged). A batch is
 // idempotent when each of its statements is; one that is not is sent
 // once, and its error matches kerrors.ErrUnknownOutcome as Exec's does.
-func (d *Driver) Batch(ctx context.Context, b *adapter.Batch) error {
-	_, err := adapter.Send(ctx, d, &d.texts, b.IsIdempotent(), mayHaveApplied, func() (struct{}, adapter.Sent, error) {
-		sent, err := d.batch(ctx, b)
-		return struct{}{}, sent, err
+func (d *Driver) Batch(ctx context.Context, b *adapter.Batch) (bool, error) {
+	return adapter.Send(ctx, d, &d.texts, b.IsIdempotent(), mayHaveApplied, func() (bool, adapter.Sent, error) {
+		return d.batch(ctx, b)
 	})
-	return err
 }
 
-func (d *Driver) batch(ctx context.Context, b *adapter.Batch) (adapter.Sent, error) {
+func (d *Driver) batch(ctx context.Context, b *adapter.Batch) (bool, adapter.Sent, error) {
 	gb, sent, err := d.newBatch(b)
 	if err != nil {
-		return sent, err
+		return false, sent, err
 	}
-	return sent, gb.ExecContext(ctx)
+	if !b.IsConditional() {
+		return true, sent, gb.ExecContext(ctx)
+	}
+	applied, err := d.plans.ExecBatchCAS(b, func(m map[string]any) (bool, []string, func(...any) bool, func() error, error) {
+		applied, it, err := gb.MapExecCASContext(ctx, m)
+		if it == nil {
+			return false, nil, nil, nil, err
+		}
+		if err != nil {
+			return false, nil, nil, it.Close, err
+		}
+		cols := it.Columns()
+		names := make([]string, len(cols))
+		for i, c := range cols {
+			names[i] = c.Name
+		}
+		return applied, names, it.Scan, it.Close, nil
+	})
+	return applied, sent, err
 }
 
 // newBatch is b as a batch of the driver, with its statements and the
 // texts sent, idempotent when each statement is.
 func (d *Driver) newBatch(b *adapter.Batch) (*gocql.Batch, adapter.Sent, error) {
 	kind := gocql.LoggedBatch
-	if b.Unlogged {
+	switch {
+	case b.Counter:
+		kind = gocql.CounterBatch
+	case b.Unlogged:
 		kind = gocql.UnloggedBatch
 	}
 	gb := d.s.Batch(kind).Consistency(gocql.Consistency(b.Consistency))
@@ -185,6 +205,13 @@ func (d *Driver) newBatch(b *adapter.Batch) (*gocql.Batch, adapter.Sent, error) 
 	})
 	if err != nil {
 		return nil, sent, err
+	}
+	if b.IsConditional() {
+		if !b.SerialConsistency.IsSerial() {
+			return nil, sent, &kerrors.ArgumentError{Op: "conditional batch", Arg: "SerialConsistency",
+				Message: b.SerialConsistency.String() + " is not SERIAL or LOCAL_SERIAL"}
+		}
+		gb.SerialConsistency(gocql.Consistency(b.SerialConsistency))
 	}
 	if !gb.IsIdempotent() {
 		gb.RetryPolicy(once{}) // as query's

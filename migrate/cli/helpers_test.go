@@ -44,7 +44,7 @@ func (f *fakeDriver) Exec(context.Context, *adapter.Query) (bool, error) { retur
 func (f *fakeDriver) Query(context.Context, *adapter.Query) (adapter.Rows, error) {
 	return nil, errors.New("fakeDriver: no rows")
 }
-func (f *fakeDriver) Batch(context.Context, *adapter.Batch) error { return f.err }
+func (f *fakeDriver) Batch(context.Context, *adapter.Batch) (bool, error) { return false, f.err }
 func (f *fakeDriver) SchemaRows(context.Context, string) (*schemaRows, error) {
 	if f.err != nil {
 		return nil, f.err

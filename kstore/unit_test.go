@@ -1,0 +1,194 @@
+package kstore
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/kerrors"
+)
+
+var (
+	unitKS = kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Targets: kandra.Cassandra5,
+		Replication: kandra.SimpleStrategy(1)}, fUsers, fPosts, fPlains, fHitsT)
+	fHitsN = kandra.MustFieldOf(fHitsT, func(h *fHits) *int64 { return &h.N })
+)
+
+// TestUnitBatches: a unit's writes go as one batch, UNLOGGED for one
+// partition of one table, LOGGED across partitions or tables with the
+// BATCH lookup rows, EVENTUAL ones after; a unit of one write sends it
+// alone; a counter unit is a COUNTER batch.
+func TestUnitBatches(t *testing.T) {
+	ctx := context.Background()
+	f, users, rt, _ := newFakeIn(t, unitKS)
+	posts := MustNewRepo(rt, fPosts)
+	plain := MustNewRepo(rt, fPlains)
+
+	u := rt.Unit()
+	posts.In(u).Save(&fPost{Board: "a", PostID: 1})
+	posts.In(u).Save(&fPost{Board: "a", PostID: 2})
+	plainKey := &fPlain{Board: "a", Pos: 1}
+	if applied, err := u.Apply(ctx); err != nil || !applied {
+		t.Fatalf("one partition: %v %v", applied, err)
+	}
+	log := f.sent()
+	if len(log) != 1 || len(log[0].batch) != 2 || !log[0].unlogged {
+		t.Fatalf("one partition: %+v, want one UNLOGGED batch of 2", log)
+	}
+
+	f.log = nil
+	u = rt.Unit()
+	user := &fUser{Email: "e@x", Ticket: "T"}
+	users.In(u).Save(user)
+	posts.In(u).Save(&fPost{Board: "b", PostID: 1, Author: "ann"})
+	plain.In(u).Patch(plainKey, Set(pTitle, "t"), Upsert())
+	if applied, err := u.Apply(ctx); err == nil || !applied {
+		// fUser is versioned: its Save is conditional, and a conditional
+		// unit holds one partition of one table.
+		if !errors.Is(err, kerrors.ErrArgument) || !strings.Contains(err.Error(), "one partition of one table") {
+			t.Fatalf("a versioned Save with other tables: %v, want the partition rule", err)
+		}
+	}
+	if len(f.sent()) != 0 || user.ID != [16]byte{} {
+		t.Fatalf("a refused unit sent %+v, stamped %v", f.sent(), user.ID)
+	}
+
+	u = rt.Unit()
+	posts.In(u).Save(&fPost{Board: "b", PostID: 1, Author: "ann", Tag: "x"})
+	plain.In(u).Patch(plainKey, Set(pTitle, "t"), Upsert())
+	if applied, err := u.Apply(ctx); err != nil || !applied {
+		t.Fatal(applied, err)
+	}
+	log = f.sent()
+	if len(log) < 1 || len(log[0].batch) != 3 || log[0].unlogged {
+		t.Fatalf("two tables: %+v, want one LOGGED batch of the post, its lookup row and the patch", log)
+	}
+
+	f.log = nil
+	u = rt.Unit()
+	plain.In(u).Patch(plainKey, Set(pTitle, "t"), Upsert())
+	if _, err := u.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if log := f.sent(); len(log) != 1 || log[0].batch != nil {
+		t.Fatalf("one write: %+v, want it alone", log)
+	}
+
+	hits := MustNewRepo(rt, fHitsT)
+	n := MustCounterOf(hits, fHitsN)
+	f.log = nil
+	u = rt.Unit()
+	hits.In(u).Increment(n, &fHits{Page: "a"}, 1)
+	hits.In(u).Increment(n, &fHits{Page: "b"}, 2)
+	if _, err := u.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if log := f.sent(); len(log) != 1 || !log[0].counter || len(log[0].batch) != 2 {
+		t.Fatalf("counters: %+v, want one COUNTER batch", log)
+	}
+}
+
+// TestUnitRefusals: what the servers refuse, or would merge, is refused
+// before anything is sent, naming the step and the rule.
+func TestUnitRefusals(t *testing.T) {
+	ctx := context.Background()
+	f, _, rt, _ := newFakeIn(t, unitKS)
+	posts := MustNewRepo(rt, fPosts)
+	plain := MustNewRepo(rt, fPlains)
+	hits := MustNewRepo(rt, fHitsT)
+	n := MustCounterOf(hits, fHitsN)
+	k := &fPlain{Board: "a", Pos: 1}
+	for _, tc := range []struct {
+		name string
+		fill func(u *Unit)
+		want string
+	}{
+		{"conditional across partitions", func(u *Unit) {
+			plain.In(u).Patch(k, Set(pTitle, "t"))
+			plain.In(u).Patch(&fPlain{Board: "b", Pos: 1}, Set(pTitle, "t"), Upsert())
+		}, "step 1 (Patch on fplain): a conditional unit writes one partition"},
+		{"counter with a write", func(u *Unit) {
+			hits.In(u).Increment(n, &fHits{Page: "a"}, 1)
+			plain.In(u).Patch(k, Set(pTitle, "t"), Upsert())
+		}, "counter updates go only with counter updates"},
+		{"two saves of a row", func(u *Unit) {
+			posts.In(u).Save(&fPost{Board: "a", PostID: 1})
+			posts.In(u).Save(&fPost{Board: "a", PostID: 1, Author: "x"})
+		}, "a second write or delete of the row of step 0"},
+		{"one column twice", func(u *Unit) {
+			plain.In(u).Patch(k, Set(pTitle, "t"), Upsert())
+			plain.In(u).Patch(k, Set(pTitle, "u"), Upsert())
+		}, "a second change of title"},
+		{"a range and its partition", func(u *Unit) {
+			plain.In(u).DeleteRange(&fPlain{Board: "a"})
+			plain.In(u).Patch(k, Set(pTitle, "t"), Upsert())
+		}, "a range delete and another write of its partition"},
+		{"a timestamp in a conditional unit", func(u *Unit) {
+			plain.In(u).Patch(k, Set(pTitle, "t"))
+			plain.In(u).Patch(&fPlain{Board: "a", Pos: 2}, Set(pTitle, "t"), Upsert(), Timestamp(clock))
+		}, "a Timestamp in a conditional unit"},
+		{"a step's consistency", func(u *Unit) {
+			plain.In(u).Patch(k, Set(pTitle, "t"), Upsert(), Consistency(1))
+		}, "pass it to Unit.Apply"},
+	} {
+		f.log = nil
+		u := rt.Unit()
+		tc.fill(u)
+		_, err := u.Apply(ctx)
+		if !errors.Is(err, kerrors.ErrArgument) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an ArgumentError with %q", tc.name, err, tc.want)
+		}
+		if len(f.sent()) != 0 {
+			t.Errorf("%s: sent %+v", tc.name, f.sent())
+		}
+	}
+	// Two changes of other columns of one row are one row's write.
+	u := rt.Unit()
+	plain.In(u).Patch(k, Set(pTitle, "t"))
+	plain.In(u).Patch(k, Append(pTags, "x"))
+	if _, err := u.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Apply(ctx); err == nil {
+		t.Fatal("a unit applied twice")
+	}
+}
+
+// TestUnitConditional: a conditional unit's lookup rows go before it, its
+// versions move only when it applied, and an entity of a unit that did
+// not apply is left as it was.
+func TestUnitConditional(t *testing.T) {
+	ctx := context.Background()
+	f, users, rt, _ := newFakeIn(t, unitKS)
+	a := &fUser{Email: "a@x", Ticket: "T"}
+	if err := users.Save(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	f.log = nil
+	f.applied = false
+	was := *a
+	u := rt.Unit()
+	s := users.In(u).Save(a)
+	applied, err := u.Apply(ctx)
+	if err != nil || applied {
+		t.Fatalf("%v %v, want not applied", applied, err)
+	}
+	if *a != was || s.Outcome().Applied {
+		t.Fatalf("a unit that did not apply changed the entity: %+v -> %+v", was, *a)
+	}
+	log := f.sent()
+	if len(log) != 2 || !strings.Contains(log[0].cql, "fusers_by_email") || !strings.Contains(log[1].cql, "IF version = ?") || log[1].serial == 0 {
+		t.Fatalf("sent %+v, want the lookup row, then the conditional write", log)
+	}
+	f.applied = true
+	u = rt.Unit()
+	s = users.In(u).Save(a)
+	if applied, err := u.Apply(ctx); err != nil || !applied {
+		t.Fatal(applied, err)
+	}
+	if a.Version != was.Version+1 || !s.Outcome().Applied {
+		t.Fatalf("version %d after the unit applied, want %d", a.Version, was.Version+1)
+	}
+}

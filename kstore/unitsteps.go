@@ -1,0 +1,460 @@
+package kstore
+
+import (
+	"context"
+
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/catalog"
+)
+
+// The steps of a unit of work, typed by their repository: UnitRepo's
+// calls mirror Repo's, without a context, each adding one step to the
+// unit (see Unit).
+
+// UnitRepo is a repository's writes within one Unit: r.In(u).
+type UnitRepo[T any] struct {
+	r *Repo[T]
+	u *Unit
+}
+
+// In returns r's writes within u. u must be of r's store.
+func (r *Repo[T]) In(u *Unit) UnitRepo[T] {
+	if u == nil || u.rt != r.rt {
+		panic("kandra/kstore: In: a Unit of another Store (make it with this repository's Store.Unit)")
+	}
+	return UnitRepo[T]{r: r, u: u}
+}
+
+// Step is one write of a Unit: after Apply, its Outcome.
+type Step[T any] struct {
+	stepBase
+	r   *Repo[T]
+	e   *T // the entity or key written
+	out Outcome[T]
+	was T // e before the stamps, put back when the unit does not apply
+}
+
+// Outcome is what the step found once the unit was applied: Applied is
+// the unit's; when a conditional unit did not apply, Exists and Current
+// are the row of the step's key the server returned (a condition of
+// this step, or of another step on the row, read it), with Exists false
+// when it returned none (the row does not exist, or no condition is on
+// it). Before Apply, the zero Outcome.
+func (s *Step[T]) Outcome() Outcome[T] { return s.out }
+
+// start makes a step of op with its scratch and options applied, after
+// refusing the options that are the unit's.
+func start[T any, O option](w UnitRepo[T], op string, e *T, opts []O) (*Step[T], *call, error) {
+	s := &Step[T]{r: w.r, e: e}
+	s.op, s.repo, s.sc = op, w.r.ts.Name(), getScratch(opts)
+	c := &s.sc.c
+	switch {
+	case c.hasCons:
+		return s, c, w.r.argErr(op, "Consistency", "a unit's writes share one consistency: pass it to Unit.Apply")
+	case c.hasSerial:
+		return s, c, w.r.argErr(op, "SerialConsistency", "a unit's writes share one serial consistency: pass it to Unit.Apply")
+	}
+	r := w.r
+	s.keys = s.setKeys
+	s.sizeOf = func(sz *batchSizer, q *adapter.Query) int {
+		return estimateSize(sz, q.Statement, q.Values, r.lookupKeyOf(q.Statement.TableName()))
+	}
+	s.checkCons = func(cons kandra.Consistency) error {
+		return r.checkConsistency("Unit.Apply", cons, false, r.ts.IsCounterTable())
+	}
+	return s, c, nil
+}
+
+// check is enter's checks of a step (but the store's, made by Apply).
+func (s *Step[T]) check(en entry, c *call, args ...arg[T]) error {
+	cons, _, err := s.r.check(context.Background(), en, c, args)
+	s.cons = cons
+	return err
+}
+
+// setKeys records the partition and row s writes, after the stamps.
+func (s *Step[T]) setKeys(b *stepBase) {
+	r := s.r
+	key := append(append(make([]byte, 0, 64), r.ts.Name()...), 0)
+	for _, c := range r.partition {
+		p, _ := c.Pointer(s.e)
+		key, _ = c.AppendStored(key, p)
+		key = append(key, 0)
+	}
+	b.part = string(key)
+	if b.rangeDel {
+		return
+	}
+	for _, c := range r.clustering {
+		p, _ := c.Pointer(s.e)
+		key, _ = c.AppendStored(key, p)
+		key = append(key, 0)
+	}
+	b.key = string(key)
+}
+
+// conditional makes s read back the rows of its table a conditional unit
+// that does not apply returns, and find its own among them.
+func (s *Step[T]) conditional(u *Unit) {
+	r := s.r
+	s.cond = true
+	s.currOf = r.st.SelectByKey()
+	s.current = func(i int) []any {
+		t := new(T)
+		u.rows = append(u.rows[:i], t)
+		return catalog.AppendResult(r.t, s.currOf, t, make([]any, 0, s.currOf.NumResult()))
+	}
+	s.attach = func(rows []any, _ bool) {
+		for _, row := range rows {
+			t, ok := row.(*T)
+			if ok && r.sameKey(t, s.e) {
+				s.out.Exists, s.out.Current = true, t
+				return
+			}
+		}
+	}
+}
+
+// lookupKeyOf is the indexed column of r's lookup table named table, nil
+// for r's own table (see estimateSize).
+func (r *Repo[T]) lookupKeyOf(table string) *kandra.ColumnSchema {
+	for _, l := range r.lookups {
+		if l.Name() == table {
+			return l.IndexColumn()
+		}
+	}
+	return nil
+}
+
+// put adds s, or its refusal, to the unit.
+func (w UnitRepo[T]) put(s *Step[T], err error) *Step[T] {
+	w.u.add(&s.stepBase, err)
+	if err == nil && s.out.Applied {
+		s.out = Outcome[T]{}
+	}
+	return s
+}
+
+// Save adds e's Save to the unit: e validated and, at Apply, stamped as
+// Save stamps it; its BATCH lookup rows join the unit, its EVENTUAL ones
+// are written after it applied, its unique lookup values claimed before.
+// On a versioned table the write is conditional on e's version (as
+// Save's), which makes the unit conditional: the version moves into e
+// only when the unit applied. Options: TTL, Timestamp, OmitNulls and
+// WriteNulls (Consistency is Apply's).
+func (w UnitRepo[T]) Save(e *T, opts ...WriteOption) *Step[T] {
+	const op = "Save"
+	r := w.r
+	s, c, err := start(w, op, e, opts)
+	if err == nil {
+		err = s.check(entry{op: op, kind: writes}, c, arg[T]{name: "entity", e: e, key: r.key, insert: true, written: true})
+	}
+	if err != nil {
+		return w.put(s, err)
+	}
+	sc := s.sc
+	s.whole, s.hasTS = true, c.hasTS
+	versioned := r.ts.VersionColumn() != nil
+	var st *adapter.Statement
+	switch {
+	case !versioned:
+		st = r.st.Insert(using(c))
+		s.sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, nil)
+	case r.versionZero(e):
+		st = r.st.UpdateIfNoVersion(using(c) & catalog.UsingTTL)
+		sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, nil)
+	default:
+		st = r.st.Update(using(c) & catalog.UsingTTL)
+		sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, &s.was)
+	}
+	if versioned {
+		if err := r.checkVersioned(op, c); err != nil {
+			return w.put(s, err)
+		}
+		s.conditional(w.u)
+	}
+	ts := insertTS(c)
+	for _, i := range r.batch {
+		if !r.emptyAt(i, r.lookupValue(i, e)) {
+			r.lookupInsertIn(sc, i, e, ts)
+		}
+	}
+	s.row, s.lookups = sc.entries[:1], sc.entries[1:]
+	s.stamp = func() {
+		s.was = *e
+		r.stampInsert(e)
+		if versioned && !r.versionZero(&s.was) {
+			r.nextVersion(&s.was, e)
+		}
+	}
+	s.notSent = func() { *e = s.was }
+	w.inserted(s, c)
+	return w.put(s, nil)
+}
+
+// inserted adds to s the claims of e's unique lookup values and the
+// EVENTUAL lookup rows written after the unit applied.
+func (w UnitRepo[T]) inserted(s *Step[T], c *call) {
+	r, e := w.r, s.e
+	var evTS int64
+	if len(r.eventual) > 0 {
+		evTS = lookupTS(c)
+	}
+	var claimed *claims[T]
+	if len(r.unique) > 0 {
+		s.claim = func(ctx context.Context) error {
+			cons := s.cons
+			got, err := r.claimAll(ctx, s.op, e, nil, c, cons)
+			if err == nil {
+				err = r.fresh(ctx, s.op, got, c, cons)
+			}
+			claimed = got
+			return err
+		}
+		s.giveBack = func(ctx context.Context) { r.giveBack(ctx, s.op, claimed, c, s.cons) }
+	}
+	s.applied = func(ctx context.Context) {
+		s.out.Applied = true
+		r.landed(claimed)
+		r.eventualInserts(ctx, kandra.OpUnit, s.cons, e, evTS)
+	}
+	s.failed = func(ctx context.Context, unknown bool) {
+		// As a versioned Save: e as it was, but for the ids and CreatedAt
+		// it was given, so that a retry writes the same entity.
+		stamped := *e
+		*e = s.was
+		r.keepInsertStamps(e, &stamped)
+		if unknown {
+			r.eventualInserts(ctx, kandra.OpUnit, s.cons, e, evTS)
+		}
+	}
+}
+
+// SaveIfNotExists adds e's SaveIfNotExists to the unit: the row is
+// written only if its key has none (IF NOT EXISTS), which makes the unit
+// conditional. As for Save, e is stamped, its lookup rows written and its
+// unique values claimed. Options: TTL, OmitNulls, WriteNulls.
+func (w UnitRepo[T]) SaveIfNotExists(e *T, opts ...InsertOption) *Step[T] {
+	const op = "SaveIfNotExists"
+	r := w.r
+	s, c, err := start(w, op, e, opts)
+	if err == nil {
+		err = s.check(entry{op: op, kind: writes, serial: true}, c, arg[T]{name: "entity", e: e, key: r.key, insert: true, written: true})
+	}
+	if err == nil && c.current != nil {
+		err = r.argErr(op, "Current", "a unit reads the row back into the step's Outcome")
+	}
+	if err == nil {
+		err = r.checkLWT(op, c)
+	}
+	if err != nil {
+		return w.put(s, err)
+	}
+	sc := s.sc
+	s.whole = true
+	st := r.st.InsertIfNotExists(using(c))
+	sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, nil)
+	ts := insertTS(c)
+	for _, i := range r.batch {
+		if !r.emptyAt(i, r.lookupValue(i, e)) {
+			r.lookupInsertIn(sc, i, e, ts)
+		}
+	}
+	s.row, s.lookups = sc.entries[:1], sc.entries[1:]
+	s.conditional(w.u)
+	s.stamp = func() { s.was = *e; r.stampInsert(e) }
+	s.notSent = func() { *e = s.was }
+	w.inserted(s, c)
+	return w.put(s, nil)
+}
+
+// Patch adds key's Patch to the unit, as Repo.Patch makes it: by default
+// conditional on the row's existence (or its version, or its soft-delete
+// marker), which makes the unit conditional; Upsert makes it a plain
+// write. UpdatedAt and the next version move into key only when the unit
+// applied. Options: Upsert, TTL, Timestamp.
+func (w UnitRepo[T]) Patch(key *T, p Patch[T], opts ...PatchOption) *Step[T] {
+	const op = "Patch"
+	r := w.r
+	s, c, err := start(w, op, key, opts)
+	if err == nil {
+		err = s.check(entry{op: op, kind: writes}, c, arg[T]{name: "key", e: key, key: r.key})
+	}
+	if err != nil {
+		return w.put(s, err)
+	}
+	st, nw, err := r.buildPatch(op, s.sc, key, p)
+	if err != nil {
+		return w.put(s, err)
+	}
+	r.bindChanges(s.sc, st, key, p.changes)
+	s.row, s.hasTS = s.sc.entries, c.hasTS
+	for _, ch := range p.changes {
+		s.cols = append(s.cols, ch.col)
+	}
+	if st.IsConditional() {
+		s.conditional(w.u)
+	}
+	s.applied = func(context.Context) {
+		s.out.Applied = true
+		r.restamp(key, nw)
+	}
+	return w.put(s, nil)
+}
+
+// Delete adds the hard delete of e's row to the unit, with the deletes of
+// its rows of non-unique lookups. On a versioned table it is conditional
+// on e's version (which makes the unit conditional), and its lookup rows
+// are deleted after the unit applied. A table with unique lookups or
+// SoftDelete is refused: Delete such an entity alone. Options: Timestamp.
+func (w UnitRepo[T]) Delete(e *T, opts ...DeleteOption) *Step[T] {
+	const op = "Delete"
+	r := w.r
+	s, c, err := start(w, op, e, opts)
+	if err == nil {
+		err = s.check(entry{op: op, kind: writesAny}, c, arg[T]{name: "entity", e: e, key: r.key})
+	}
+	switch {
+	case err != nil:
+	case len(r.unique) > 0:
+		err = r.argErr(op, "the table", r.ts.Name()+" has UNIQUE lookups, whose claims are read before a delete and released after it: Delete the entity alone")
+	case r.ts.SoftDelete() != nil:
+		err = r.argErr(op, "the table", r.ts.Name()+" has SoftDelete: Delete the entity alone (or Patch its marker in the unit)")
+	case r.ts.VersionColumn() != nil:
+		err = r.checkVersioned(op, c)
+	}
+	if err != nil {
+		return w.put(s, err)
+	}
+	sc := s.sc
+	s.whole, s.hasTS = true, c.hasTS
+	st := r.st.Delete(using(c) & catalog.UsingTimestamp)
+	if r.ts.VersionColumn() != nil {
+		st = r.st.DeleteIfVersion()
+		if r.versionZero(e) {
+			st = r.st.DeleteIfNoVersion()
+		}
+		s.conditional(w.u)
+	}
+	sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, e)
+	ts := int64(noTS)
+	for i, l := range r.lookups {
+		if !r.emptyAt(i, r.lookupValue(i, e)) && !l.IsUnique() {
+			if ts == noTS {
+				ts = lookupTS(c)
+			}
+			r.lookupDeleteIn(sc, i, e, ts)
+		}
+	}
+	s.row, s.after = sc.entries[:1], sc.entries[1:]
+	s.applied = func(context.Context) { s.out.Applied = true }
+	return w.put(s, nil)
+}
+
+// DeleteIf adds key's DeleteIf to the unit: the row is deleted only when
+// it meets cond, which makes the unit conditional. It refuses what
+// Repo.DeleteIf refuses.
+func (w UnitRepo[T]) DeleteIf(key *T, cond Cond[T], opts ...DeleteOption) *Step[T] {
+	const op = "DeleteIf"
+	r := w.r
+	s, c, err := start(w, op, key, opts)
+	if err == nil {
+		err = s.check(entry{op: op, kind: writesAny, serial: true}, c, arg[T]{name: "key", e: key, key: r.key})
+	}
+	if err != nil {
+		return w.put(s, err)
+	}
+	st, err := r.buildDeleteIf(op, s.sc, key, cond)
+	if err != nil {
+		return w.put(s, err)
+	}
+	r.bindChanges(s.sc, st, key, nil)
+	s.row, s.whole = s.sc.entries, true
+	s.conditional(w.u)
+	s.applied = func(context.Context) { s.out.Applied = true }
+	return w.put(s, nil)
+}
+
+// DeleteRange adds a delete of partition's rows to the unit, as
+// Repo.DeleteRange makes it (Equal, From and To choose the range). It
+// refuses what Repo.DeleteRange refuses, and any other write of the
+// partition in the unit, whose rows the range's tombstone would hide.
+func (w UnitRepo[T]) DeleteRange(partition *T, opts ...RangeOption) *Step[T] {
+	const op = "DeleteRange"
+	r := w.r
+	s, c, err := start(w, op, partition, opts)
+	if err == nil {
+		err = s.check(entry{op: op, kind: writesAny}, c, arg[T]{name: "partition", e: partition, key: r.partition})
+	}
+	if err != nil {
+		return w.put(s, err)
+	}
+	if _, err := r.buildDeleteRange(op, s.sc, partition); err != nil {
+		return w.put(s, err)
+	}
+	s.row, s.rangeDel, s.hasTS = s.sc.entries, true, c.hasTS
+	s.applied = func(context.Context) { s.out.Applied = true }
+	return w.put(s, nil)
+}
+
+// Exec adds q, a prepared INSERT, UPDATE or DELETE of r's table, with
+// args to the unit, as Raw.Exec would send it: nothing stamped, no lookup
+// row. A conditional statement is refused (the unit cannot tell its row:
+// use Patch with If, or DeleteIf), and so is a SELECT.
+func (w UnitRepo[T]) Exec(q *Raw[T], args ...any) *Step[T] {
+	const op = "Raw.Exec"
+	r := w.r
+	s, c, err := start[T, DeleteOption](w, op, nil, nil)
+	switch {
+	case err != nil:
+	case q == nil || q.r != r:
+		err = r.argErr(op, "q", "a statement prepared on another repository (kstore.Prepare with this one)")
+	case q.st.NumResult() > 0:
+		err = r.argErr(op, "q", "a SELECT: a unit holds writes")
+	case q.st.IsConditional():
+		err = r.argErr(op, "q", "a conditional statement, whose row the unit could not read back: write it with Patch and If, or DeleteIf")
+	}
+	if err == nil {
+		err = s.check(entry{op: op, kind: writesAny}, c)
+	}
+	var vals []any
+	if err == nil {
+		vals, err = q.bind(op, args)
+	}
+	if err != nil {
+		return w.put(s, err)
+	}
+	s.sc.query(q.st).Values = vals
+	s.row = s.sc.entries
+	// The row is not known: a raw write is checked against no other.
+	s.keys = func(b *stepBase) { b.part, b.key = "raw\x00"+q.st.CQL(), "" }
+	s.raw = true
+	s.counter = r.ts.IsCounterTable()
+	s.applied = func(context.Context) { s.out.Applied = true }
+	return w.put(s, nil)
+}
+
+// Increment adds delta to the counter c of key's row in the unit. A unit
+// of counter updates holds nothing else (a COUNTER BATCH).
+func (w UnitRepo[T]) Increment(c *Counter[T], key *T, delta int64) *Step[T] {
+	const op = "Increment"
+	r := w.r
+	s, cl, err := start[T, CounterOption](w, op, key, nil)
+	switch {
+	case err != nil:
+	case c == nil || c.repo != r:
+		err = r.argErr(op, "c", "a Counter of another repository (kstore.CounterOf with this one)")
+	default:
+		err = s.check(entry{op: op, kind: counts}, cl, arg[T]{name: "key", e: key, key: c.key})
+	}
+	if err != nil {
+		return w.put(s, err)
+	}
+	q := s.sc.query(c.st)
+	q.Values = catalog.AppendColumns(r.t, c.st, key, append(s.sc.values(c.st.NumParams()), delta))
+	s.row, s.counter = s.sc.entries, true
+	s.cols = []*kandra.ColumnSchema{c.col}
+	s.applied = func(context.Context) { s.out.Applied = true }
+	return w.put(s, nil)
+}

@@ -172,7 +172,7 @@ func (r *Repo[T]) checkBatchSize(op string, entries []*adapter.Query) error {
 
 // estimateSize is a lower bound of the bytes the server counts of one
 // statement of a batch against its batch limit (see batchsize.go): the
-// column values st binds (values), every shape of value in full (a
+// column values st binds (values), a partial write's whole values, every shape of value in full (a
 // collection's elements, a user-defined type's fields, through pointers),
 // without the partition key, which the server does not count: r's
 // partition key columns in a row of r's table, the indexed column
@@ -187,8 +187,17 @@ func estimateSize(sz *batchSizer, st *adapter.Statement, values []any, lookupKey
 			break
 		}
 		p := st.Param(i)
-		if p.Kind != adapter.ParamColumn || p.Column == nil {
+		switch {
+		case p.Column == nil:
 			continue // a TTL or a timestamp: within the cells' overhead
+		case p.Kind == adapter.ParamValue && i < st.ColumnsOffset() && p.Column.Type().Kind() != kandra.KindList:
+			// A partial write's whole value (c = ?, s = s + ?, s = s - ?),
+			// before the key: a cell each, or a set's element each (a
+			// removed one a tombstone with its path). A list's may remove
+			// nothing (l = l - ?): not counted. Elements, fields and keys
+			// given alone are not counted either.
+		case p.Kind != adapter.ParamColumn:
+			continue
 		}
 		col := p.Column
 		if lookupKey != nil && col == lookupKey || lookupKey == nil && (col.IsPartitionKey() || col.IsStatic()) {

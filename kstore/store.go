@@ -31,6 +31,17 @@
 // *kerrors.ArgumentError: their writes are lightweight transactions, which
 // a batch over several partitions cannot hold; Save or Delete each entity.
 //
+// # Units of work
+//
+// A Unit collects writes of several repositories (Repo.In(u).Save,
+// Patch, Delete, DeleteIf, DeleteRange, prepared writes, counter
+// increments) and Unit.Apply sends them as one batch: UNLOGGED within one
+// partition of one table, LOGGED across partitions and tables, COUNTER for
+// counter updates. A unit with conditions (versions, IF NOT EXISTS, a
+// Patch's If) is one lightweight transaction on one partition of one
+// table, and when it does not apply each conditional step's Outcome holds
+// the row the server returned for it. See Unit.
+//
 // # Defined behaviour
 //
 //   - Empty lookup values. The servers refuse an empty partition key, so a

@@ -128,7 +128,16 @@ func (u *Unit) add(s *stepBase, err error) {
 	}
 	switch {
 	case err != nil:
-		u.err = fmt.Errorf("kandra: unit step %d (%s on %s): %w", len(u.steps), s.op, s.repo, err)
+		// The error names the step: an argument's in its Op, another
+		// wrapped.
+		var ae *kerrors.ArgumentError
+		if errors.As(err, &ae) {
+			cp := *ae
+			cp.Op = "unit step " + strconv.Itoa(len(u.steps)) + ", " + cp.Op
+			u.err = &cp
+		} else {
+			u.err = fmt.Errorf("unit step %d (%s on %s): %w", len(u.steps), s.op, s.repo, err)
+		}
 	case u.done:
 		u.err = &kerrors.ArgumentError{Op: "Unit", Arg: "step " + strconv.Itoa(len(u.steps)), Message: "added after Apply: a Unit is applied once; make a new one"}
 	case len(u.steps) == MaxUnitSteps:

@@ -192,3 +192,27 @@ func TestUnitConditional(t *testing.T) {
 		t.Fatalf("version %d after the unit applied, want %d", a.Version, was.Version+1)
 	}
 }
+
+// TestUnitBatchSize: a unit over the batch limit is refused before
+// anything is sent, its partial writes' values counted too.
+func TestUnitBatchSize(t *testing.T) {
+	ctx := context.Background()
+	f, _, rt, _ := newFakeIn(t, unitKS, WithMaxBatchBytes(300))
+	plain := MustNewRepo(rt, fPlains)
+	long := strings.Repeat("x", 200)
+	u := rt.Unit()
+	plain.In(u).Patch(&fPlain{Board: "a", Pos: 1}, Set(pTitle, long), Upsert())
+	plain.In(u).Patch(&fPlain{Board: "a", Pos: 2}, Set(pTitle, long), Upsert())
+	if _, err := u.Apply(ctx); !errors.Is(err, kerrors.ErrBatchTooLarge) {
+		t.Fatalf("two 200-byte titles under a 300-byte limit: %v, want ErrBatchTooLarge", err)
+	}
+	if len(f.sent()) != 0 {
+		t.Fatalf("sent %+v", f.sent())
+	}
+	u = rt.Unit()
+	plain.In(u).Patch(&fPlain{Board: "a", Pos: 1}, Set(pTitle, long[:100]), Upsert())
+	plain.In(u).Patch(&fPlain{Board: "a", Pos: 2}, Set(pTitle, long[:100]), Upsert())
+	if _, err := u.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -116,9 +116,9 @@ type stepBase struct {
 	notSent   func()                                  // put the entity back: the unit was refused, or did not apply
 	sizeOf    func(sz *batchSizer, q *adapter.Query) int
 	checkCons func(kandra.Consistency) error
-	current   func(i int) []any            // the targets of a returned row of the step's table
-	currOf    *adapter.Statement           // the statement whose Result columns current fills
-	attach    func(rows []any, found bool) // the rows returned, for the step's Outcome
+	current   func(st *adapter.Statement, i int) []any // the targets of st's Result columns in the i-th returned row of the step's table
+	currOf    *adapter.Statement                       // the statement whose Result columns current fills
+	attach    func(rows []any, found bool)             // the rows returned, for the step's Outcome
 }
 
 // add appends s to u, or records err as u's refusal.
@@ -262,7 +262,7 @@ func (u *Unit) Apply(ctx context.Context, opts ...UnitOption) (applied bool, err
 		u.putBack()
 		for _, s := range u.steps {
 			if s.attach != nil {
-				s.attach(u.rows, true)
+				s.attach(u.rows, len(b.Entries) == 1)
 			}
 		}
 		return false, nil
@@ -348,7 +348,7 @@ func (u *Unit) plan(c *call) (*adapter.Batch, error) {
 		}
 		u.cur = cond
 		b.CurrentOf = cond.currOf
-		b.Current = func(i int) []any { return cond.current(i) }
+		b.Current = func(i int) []any { return cond.current(cond.currOf, i) }
 	}
 	for _, s := range u.steps {
 		b.Entries = append(b.Entries, s.row...)
@@ -442,8 +442,9 @@ func (u *Unit) sendUnit(ctx context.Context, b *adapter.Batch) (bool, error) {
 		q.Consistency = b.Consistency
 		if q.Statement.IsConditional() {
 			q.SerialConsistency = b.SerialConsistency
-			// One row comes back at most: read it as the batch would.
-			q.Current = b.Current(0)
+			// One row comes back at most, of the statement's Result
+			// columns (those of its conditions).
+			q.Current = u.cur.current(q.Statement, 0)
 		}
 		octx, w := u.rt.observe(ctx, q.Statement.TableName(), kandra.OpUnit, kandra.SingleStatement, q.Statement.CQL(), 1, b.Consistency, false)
 		applied, err := u.rt.d.Exec(octx, q)

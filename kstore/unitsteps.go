@@ -2,6 +2,7 @@ package kstore
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
@@ -100,15 +101,23 @@ func (s *Step[T]) conditional(u *Unit) {
 	r := s.r
 	s.cond = true
 	s.currOf = r.st.SelectByKey()
-	s.current = func(i int) []any {
+	s.current = func(st *adapter.Statement, i int) []any {
 		t := new(T)
 		u.rows = append(u.rows[:i], t)
-		return catalog.AppendResult(r.t, s.currOf, t, make([]any, 0, s.currOf.NumResult()))
+		return catalog.AppendResult(r.t, st, t, make([]any, 0, st.NumResult()))
 	}
-	s.attach = func(rows []any, _ bool) {
+	s.attach = func(rows []any, one bool) {
 		for _, row := range rows {
 			t, ok := row.(*T)
-			if ok && r.sameKey(t, s.e) {
+			if !ok {
+				continue
+			}
+			if one {
+				// A statement alone: its row, whose key the server does
+				// not return (the conditions' columns only).
+				r.copyKey(t, s.e)
+			}
+			if r.sameKey(t, s.e) {
 				s.out.Exists, s.out.Current = true, t
 				return
 			}
@@ -457,4 +466,13 @@ func (w UnitRepo[T]) Increment(c *Counter[T], key *T, delta int64) *Step[T] {
 	s.cols = []*kandra.ColumnSchema{c.col}
 	s.applied = func(context.Context) { s.out.Applied = true }
 	return w.put(s, nil)
+}
+
+// copyKey copies key's primary key fields into t.
+func (r *Repo[T]) copyKey(t, key *T) {
+	for _, col := range r.key {
+		pk, _ := col.Pointer(key)
+		pt, _ := col.Pointer(t)
+		reflect.ValueOf(pt).Elem().Set(reflect.ValueOf(pk).Elem())
+	}
 }

@@ -111,6 +111,17 @@ func testUnitsAcrossTables(t *testing.T, h *harness) {
 		t.Fatalf("%d ticket lookup rows after the unit, want 1", n)
 	}
 
+	// A conditional unit of one write is sent alone, and its step holds
+	// the row that failed its condition.
+	u = e.rt.Unit()
+	st := cards.In(u).Patch(&card{Board: board, Pos: 1}, kstore.Set(cardScore, 1).If(kstore.Eq(cardTitle, "another title")))
+	if applied, err := u.Apply(ctx); err != nil || applied {
+		t.Fatalf("a unit of one unmet condition: %v %v", applied, err)
+	}
+	if out := st.Outcome(); !out.Exists || out.Current == nil || out.Current.Title != "from a unit" || out.Current.Board != board {
+		t.Fatalf("its step's outcome: %+v", out)
+	}
+
 	// A counter unit: each delta once.
 	page := uniq("pg")
 	u = e.rt.Unit()

@@ -19,10 +19,11 @@ type UnitRepo[T any] struct {
 	u *Unit
 }
 
-// In returns r's writes within u. u must be of r's store.
+// In returns r's writes within u (not nil). A write added to a unit of
+// another store is refused (Unit.Err).
 func (r *Repo[T]) In(u *Unit) UnitRepo[T] {
-	if u == nil || u.rt != r.rt {
-		panic("kandra/kstore: In: a Unit of another Store (make it with this repository's Store.Unit)")
+	if u == nil {
+		panic("kandra/kstore: In: nil Unit (make one with Store.Unit)")
 	}
 	return UnitRepo[T]{r: r, u: u}
 }
@@ -51,6 +52,8 @@ func start[T any, O option](w UnitRepo[T], op string, e *T, opts []O) (*Step[T],
 	s.op, s.repo, s.sc = op, w.r.ts.Name(), getScratch(opts)
 	c := &s.sc.c
 	switch {
+	case w.u.rt != w.r.rt:
+		return s, c, w.r.argErr(op, "the unit", "a Unit of another Store: make it with this repository's Store.Unit")
 	case c.hasCons:
 		return s, c, w.r.argErr(op, "Consistency", "a unit's writes share one consistency: pass it to Unit.Apply")
 	case c.hasSerial:
@@ -139,9 +142,6 @@ func (r *Repo[T]) lookupKeyOf(table string) *kandra.ColumnSchema {
 // put adds s, or its refusal, to the unit.
 func (w UnitRepo[T]) put(s *Step[T], err error) *Step[T] {
 	w.u.add(&s.stepBase, err)
-	if err == nil && s.out.Applied {
-		s.out = Outcome[T]{}
-	}
 	return s
 }
 

@@ -245,6 +245,20 @@ func (d *holdingDriver) Exec(ctx context.Context, q *adapter.Query) (bool, error
 	return d.Driver.Exec(ctx, q)
 }
 
+// Batch implements adapter.Driver, as Exec: a batch holding a statement
+// of the armed table.
+func (d *holdingDriver) Batch(ctx context.Context, b *adapter.Batch) (bool, error) {
+	d.mu.Lock()
+	for _, q := range b.Entries {
+		if d.table != "" && q.Statement.TableName() == d.table && (!d.cond || q.Statement.IsConditional()) {
+			d.table = ""
+			d.p.Hold(retryHold)
+		}
+	}
+	d.mu.Unlock()
+	return d.Driver.Batch(ctx, b)
+}
+
 // retryCounts are what RunRetries measures: each must stay 0.
 type retryCounts struct {
 	lwt, counters int
@@ -260,7 +274,8 @@ type retryCounts struct {
 
 // RunRetries runs, on its own keyspace, each kind of write that must not
 // be sent twice with the node's answer held past the client timeout: a
-// versioned Update, a SaveIfNotExists with unique lookups, an Increment.
+// versioned Update, a SaveIfNotExists with unique lookups, an Increment, a
+// conditional unit of work.
 // It reads what the node holds through the direct session, counts the
 // breaches, prints "real-server: retries adapter=<Name> lwt=<n>
 // counters=<n> false-conflicts=<n> double-counts=<n> double-held=<n>" and
@@ -274,7 +289,7 @@ func RunRetries(t *testing.T, n RetryNode) {
 		Name:        "krr_" + n.Name + "_" + hex.EncodeToString(b),
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 		Targets:     kandra.Cassandra5,
-	}, walletsTable, membersTable, hitsTable)
+	}, walletsTable, membersTable, hitsTable, cardsTable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,6 +314,7 @@ func RunRetries(t *testing.T, n RetryNode) {
 	t.Run("VersionedUpdate", r.versionedUpdate)
 	t.Run("SaveIfNotExistsUnique", r.saveIfNotExists)
 	t.Run("Increment", r.increment)
+	t.Run("ConditionalUnit", r.conditionalUnit)
 	c := r.counts
 	fmt.Printf("real-server: retries adapter=%s lwt=%d counters=%d false-conflicts=%d double-counts=%d double-held=%d\n",
 		n.Name, c.lwt, c.counters, c.falseConflicts, c.doubleCounts, c.doubleHeld)
@@ -472,4 +488,52 @@ func (r *retries) increment(t *testing.T) {
 		t.Errorf("Increment(1) added %d: the update was applied %d times", n, n)
 	}
 	unknown(t, "Increment", err)
+}
+
+// conditionalUnit: a conditional unit of work (two guarded partial writes
+// of one partition, one a list append) whose answer is lost applied once,
+// and is reported as unknown: the driver never sends a conditional batch
+// twice.
+func (r *retries) conditionalUnit(t *testing.T) {
+	r.counts.lwt++
+	cards := kstore.MustNewRepo(r.through, cardsTable)
+	board := uniq("b")
+	for pos := range int32(2) {
+		if err := cards.Save(ctx, &card{Board: board, Pos: pos}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unit := func(board string) *kstore.Unit {
+		u := r.through.Unit()
+		cards.In(u).Patch(&card{Board: board, Pos: 0}, kstore.Set(cardScore, 7))
+		cards.In(u).Patch(&card{Board: board, Pos: 1}, kstore.Append(cardTags, "once"))
+		return u
+	}
+	// The statements are prepared first, so that the held answer is the
+	// batch's, not a PREPARE's.
+	if _, err := unit(uniq("warm")).Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	r.held(t, "cards", true, func() { _, err = unit(board).Apply(ctx) })
+	direct := kstore.MustNewRepo(r.direct, cardsTable)
+	got, gerr := direct.Get(ctx, &card{Board: board, Pos: 1})
+	if gerr != nil {
+		t.Fatal(gerr)
+	}
+	first, gerr := direct.Get(ctx, &card{Board: board, Pos: 0})
+	if gerr != nil {
+		t.Fatal(gerr)
+	}
+	switch {
+	case len(got.Tags) == 0 || first.Score != 7:
+		t.Fatalf("the held unit did not apply: tags %v, score %d", got.Tags, first.Score)
+	case len(got.Tags) > 1:
+		r.counts.doubleCounts += int64(len(got.Tags) - 1)
+		t.Errorf("the unit's append is there %d times: the batch was sent again", len(got.Tags))
+	}
+	if err != nil && !errors.Is(err, kerrors.ErrUnknownOutcome) {
+		r.counts.falseConflicts++
+	}
+	unknown(t, "Unit.Apply", err)
 }

@@ -100,11 +100,11 @@ type stepBase struct {
 	hasTS   bool
 	// What it writes, for the unit's checks: filled by keys at Apply,
 	// after the stamps (a generated id makes the key).
-	whole    bool                   // the whole row (a save, a delete)
-	rangeDel bool                   // a range of rows
-	cols     []*kandra.ColumnSchema // the columns of a Patch
-	part     string                 // the table and the stored partition key
-	key      string                 // part and the stored clustering key ("" for a range)
+	rowDel   bool     // deletes the row (Delete, DeleteIf)
+	rangeDel bool     // deletes a range of rows
+	cells    []cellOf // the cells it writes (filled by keys)
+	part     string   // the table and the stored partition key
+	key      string   // part and the stored clustering key ("" for a range)
 	// The hooks of its repository, nil when not needed.
 	keys      func(s *stepBase)
 	stamp     func()
@@ -118,7 +118,7 @@ type stepBase struct {
 	checkCons func(kandra.Consistency) error
 	current   func(st *adapter.Statement, i int) []any // the targets of st's Result columns in the i-th returned row of the step's table
 	currOf    *adapter.Statement                       // the statement whose Result columns current fills
-	attach    func(rows []any, found bool)             // the rows returned, for the step's Outcome
+	attach    func(rows []any)                         // the rows returned, for the step's Outcome
 }
 
 // add appends s to u, or records err as u's refusal.
@@ -170,11 +170,13 @@ func (SerialConsistencyOption) unitOption() {}
 // Refused before anything is sent (an *kerrors.ArgumentError naming the
 // step and the rule): a step's refusal (Err); a conditional unit with a
 // write of another table or partition, or with a Timestamp; counter
-// updates with other writes; two steps writing one row where the server
-// would merge them (two whole rows, a whole row and a Patch, two changes
-// of one column, a range delete and a write of its partition: the batch
-// gives them one timestamp, and the server keeps, cell by cell, the
-// larger value or the tombstone); steps whose tables ask for different
+// updates with other writes; two steps writing one cell of a row with
+// different values (a column, a map's key or a set's element, a list, a
+// counter; a row delete and a write of the row, a range delete and a
+// write of its partition: the batch gives them one timestamp, and the
+// server keeps, cell by cell, the larger value or the tombstone), while
+// steps writing other cells of one row are merged as the server merges
+// them (a Save's columns left unset by OmitNulls are not its cells); steps whose tables ask for different
 // write consistencies, without Consistency; a batch over the batch limit
 // (kerrors.ErrBatchTooLarge). An error after which the unit may have
 // applied matches kerrors.ErrUnknownOutcome when the unit is not
@@ -262,7 +264,7 @@ func (u *Unit) Apply(ctx context.Context, opts ...UnitOption) (applied bool, err
 		u.putBack()
 		for _, s := range u.steps {
 			if s.attach != nil {
-				s.attach(u.rows, len(b.Entries) == 1)
+				s.attach(u.rows)
 			}
 		}
 		return false, nil
@@ -374,9 +376,22 @@ func (u *Unit) plan(c *call) (*adapter.Batch, error) {
 	return b, nil
 }
 
+// cellOf is one cell, or set of cells, a step writes in its row: a
+// whole column (a value, a list's change, a counter's), or one element of
+// a collection or one field of a user-defined type.
+type cellOf struct {
+	col  *kandra.ColumnSchema
+	elem string // the element's stored form, "" for the whole column
+	// val is a whole value's stored form, so that two steps writing the
+	// same value pass (the server keeps that value); known false for a
+	// change whose result is not one value (an append, a counter's delta).
+	val   string
+	known bool
+}
+
 // clash is what makes a batch of t and s write a row as neither says:
-// two writes of one row at one timestamp, which the server merges cell by
-// cell; "" when they do not.
+// two writes of one cell at one timestamp, which the server merges by
+// keeping the larger value or the tombstone; "" when they do not.
 func clash(t, s *stepBase) string {
 	switch {
 	case t.part != s.part:
@@ -385,15 +400,21 @@ func clash(t, s *stepBase) string {
 		return "a range delete and another write of its partition"
 	case t.key != s.key:
 		return ""
-	case t.whole && s.whole:
-		return "a second write or delete of the row of step " + strconv.Itoa(t.index)
-	case t.whole || s.whole:
-		return "a change of the row step " + strconv.Itoa(t.index) + " writes or deletes whole"
+	case t.rowDel || s.rowDel:
+		return "a write and a delete of the row of step " + strconv.Itoa(t.index)
 	}
-	for _, a := range t.cols {
-		for _, b := range s.cols {
-			if a == b {
-				return "a second change of " + a.Name() + ", which step " + strconv.Itoa(t.index) + " changes"
+	for _, a := range t.cells {
+		for _, b := range s.cells {
+			switch {
+			case a.col != b.col:
+			case a.elem == "" && b.elem == "" && a.known && b.known && a.val == b.val:
+				// One value written twice is that value.
+			case a.elem == "" || b.elem == "" || a.elem == b.elem:
+				what := a.col.Name()
+				if a.elem != "" && a.elem == b.elem {
+					what = "an element of " + what
+				}
+				return "a second write of " + what + ", which step " + strconv.Itoa(t.index) + " writes in the same row"
 			}
 		}
 	}
@@ -437,30 +458,19 @@ func max2(a, b int) int {
 
 // sendUnit sends b: its one statement alone, or the batch.
 func (u *Unit) sendUnit(ctx context.Context, b *adapter.Batch) (bool, error) {
-	if len(b.Entries) == 1 && !b.Counter {
+	if len(b.Entries) == 1 && !b.Counter && !b.IsConditional() {
+		// A conditional one goes as a batch all the same: the server
+		// then returns the row's key and the columns of its conditions,
+		// which the step's statement alone may not name.
 		q := b.Entries[0]
 		q.Consistency = b.Consistency
-		if q.Statement.IsConditional() {
-			q.SerialConsistency = b.SerialConsistency
-			// One row comes back at most, of the statement's Result
-			// columns (those of its conditions).
-			q.Current = u.cur.current(q.Statement, 0)
-		}
 		octx, w := u.rt.observe(ctx, q.Statement.TableName(), kandra.OpUnit, kandra.SingleStatement, q.Statement.CQL(), 1, b.Consistency, false)
-		applied, err := u.rt.d.Exec(octx, q)
-		if w.o != nil && q.Statement.IsConditional() {
-			w.o.Conditional, w.o.Applied = true, applied && err == nil
-		}
+		_, err := u.rt.d.Exec(octx, q)
 		u.rt.observed(octx, w, q.Statement.TableName(), kandra.OpUnit, 0, err)
 		if err != nil {
 			return false, queryErr("Unit.Apply: "+q.Statement.CQL()+" failed", err)
 		}
-		if !applied && q.Returned > 0 {
-			u.rows = u.rows[:1]
-		} else {
-			u.rows = u.rows[:0]
-		}
-		return applied, nil
+		return true, nil
 	}
 	applied, err := u.batch(ctx, b)
 	if err == nil && !applied {

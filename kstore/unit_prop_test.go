@@ -18,8 +18,8 @@ import (
 // deletes, the unit's batch holds exactly the statements, with the same
 // values, that the steps' single calls send one by one; it is UNLOGGED
 // exactly when every statement writes one partition of one table; and a
-// unit the planner refuses (two writes of one row, a range and its
-// partition) sends nothing.
+// unit the planner refuses (two values of one cell, a write and a delete
+// of one row, a range and its partition) sends nothing.
 func TestUnitSendsWhatSingleCallsSend(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		ctx := context.Background()
@@ -32,8 +32,9 @@ func TestUnitSendsWhatSingleCallsSend(t *testing.T) {
 			table string
 			part  string
 			key   string
-			whole bool
-			col   string
+			del   bool   // a row delete
+			col   string // a column written, "" for none
+			val   string // its value, "?" when not one value
 			rng   bool
 		}
 		var rows []row
@@ -51,25 +52,26 @@ func TestUnitSendsWhatSingleCallsSend(t *testing.T) {
 				if err := posts1.Save(ctx, &p); err != nil {
 					rt.Fatal(err)
 				}
-				r = row{table: "fposts", part: board, key: fmt.Sprint(board, pos), whole: true}
+				r = row{table: "fposts", part: board, key: fmt.Sprint(board, pos), col: "author", val: author}
 			case 1:
 				p := fPost{Board: board, PostID: int64(pos)}
 				posts.In(u).Delete(&p)
 				if err := posts1.HardDelete(ctx, &p); err != nil {
 					rt.Fatal(err)
 				}
-				r = row{table: "fposts", part: board, key: fmt.Sprint(board, pos), whole: true}
+				r = row{table: "fposts", part: board, key: fmt.Sprint(board, pos), del: true}
 			case 2, 3:
 				k := fPlain{Board: board, Pos: int32(pos)}
-				p, col := Set(pTitle, "t"+fmt.Sprint(i)), "title"
+				title := rapid.SampledFrom([]string{"t", "u"}).Draw(rt, fmt.Sprint("title", i))
+				p, col, val := Set(pTitle, title), "title", title
 				if op == 3 {
-					p, col = Append(pTags, "x"), "tags"
+					p, col, val = Append(pTags, "x"), "tags", "?"
 				}
 				plains.In(u).Patch(&k, p, Upsert())
 				if _, err := plains1.Patch(ctx, &k, p, Upsert()); err != nil {
 					rt.Fatal(err)
 				}
-				r = row{table: "fplain", part: board, key: fmt.Sprint(board, pos), col: col}
+				r = row{table: "fplain", part: board, key: fmt.Sprint(board, pos), col: col, val: val}
 			case 4:
 				k := fPlain{Board: board}
 				plains.In(u).DeleteRange(&k)
@@ -82,7 +84,8 @@ func TestUnitSendsWhatSingleCallsSend(t *testing.T) {
 				if o.table != r.table || o.part != r.part {
 					continue
 				}
-				clash = clash || o.rng || r.rng || o.key == r.key && (o.whole || r.whole || o.col == r.col)
+				// Saves also write the tag, always "": one value.
+				clash = clash || o.rng || r.rng || o.key == r.key && (o.del || r.del || o.col == r.col && (o.val != r.val || r.val == "?"))
 			}
 			rows = append(rows, r)
 		}

@@ -2,7 +2,9 @@ package kstore
 
 import (
 	"context"
+	"fmt"
 	"reflect"
+	"strconv"
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
@@ -109,18 +111,10 @@ func (s *Step[T]) conditional(u *Unit) {
 		u.rows = append(u.rows[:i], t)
 		return catalog.AppendResult(r.t, st, t, make([]any, 0, st.NumResult()))
 	}
-	s.attach = func(rows []any, one bool) {
+	s.attach = func(rows []any) {
 		for _, row := range rows {
 			t, ok := row.(*T)
-			if !ok {
-				continue
-			}
-			if one {
-				// A statement alone: its row, whose key the server does
-				// not return (the conditions' columns only).
-				r.copyKey(t, s.e)
-			}
-			if r.sameKey(t, s.e) {
+			if ok && r.sameKey(t, s.e) {
 				s.out.Exists, s.out.Current = true, t
 				return
 			}
@@ -163,7 +157,7 @@ func (w UnitRepo[T]) Save(e *T, opts ...WriteOption) *Step[T] {
 		return w.put(s, err)
 	}
 	sc := s.sc
-	s.whole, s.hasTS = true, c.hasTS
+	s.hasTS = c.hasTS
 	versioned := r.ts.VersionColumn() != nil
 	var st *adapter.Statement
 	switch {
@@ -190,6 +184,7 @@ func (w UnitRepo[T]) Save(e *T, opts ...WriteOption) *Step[T] {
 		}
 	}
 	s.row, s.lookups = sc.entries[:1], sc.entries[1:]
+	s.writes(s.row[0])
 	s.stamp = func() {
 		s.was = *e
 		r.stampInsert(e)
@@ -261,7 +256,6 @@ func (w UnitRepo[T]) SaveIfNotExists(e *T, opts ...InsertOption) *Step[T] {
 		return w.put(s, err)
 	}
 	sc := s.sc
-	s.whole = true
 	st := r.st.InsertIfNotExists(using(c))
 	sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, nil)
 	ts := insertTS(c)
@@ -271,6 +265,7 @@ func (w UnitRepo[T]) SaveIfNotExists(e *T, opts ...InsertOption) *Step[T] {
 		}
 	}
 	s.row, s.lookups = sc.entries[:1], sc.entries[1:]
+	s.writes(s.row[0])
 	s.conditional(w.u)
 	s.stamp = func() { s.was = *e; r.stampInsert(e) }
 	s.notSent = func() { *e = s.was }
@@ -299,9 +294,7 @@ func (w UnitRepo[T]) Patch(key *T, p Patch[T], opts ...PatchOption) *Step[T] {
 	}
 	r.bindChanges(s.sc, st, key, p.changes)
 	s.row, s.hasTS = s.sc.entries, c.hasTS
-	for _, ch := range p.changes {
-		s.cols = append(s.cols, ch.col)
-	}
+	s.patched(p.changes)
 	if st.IsConditional() {
 		s.conditional(w.u)
 	}
@@ -337,7 +330,7 @@ func (w UnitRepo[T]) Delete(e *T, opts ...DeleteOption) *Step[T] {
 		return w.put(s, err)
 	}
 	sc := s.sc
-	s.whole, s.hasTS = true, c.hasTS
+	s.rowDel, s.hasTS = true, c.hasTS
 	st := r.st.Delete(using(c) & catalog.UsingTimestamp)
 	if r.ts.VersionColumn() != nil {
 		st = r.st.DeleteIfVersion()
@@ -379,7 +372,7 @@ func (w UnitRepo[T]) DeleteIf(key *T, cond Cond[T], opts ...DeleteOption) *Step[
 		return w.put(s, err)
 	}
 	r.bindChanges(s.sc, st, key, nil)
-	s.row, s.whole = s.sc.entries, true
+	s.row, s.rowDel = s.sc.entries, true
 	s.conditional(w.u)
 	s.applied = func(context.Context) { s.out.Applied = true }
 	return w.put(s, nil)
@@ -463,16 +456,105 @@ func (w UnitRepo[T]) Increment(c *Counter[T], key *T, delta int64) *Step[T] {
 	q := s.sc.query(c.st)
 	q.Values = catalog.AppendColumns(r.t, c.st, key, append(s.sc.values(c.st.NumParams()), delta))
 	s.row, s.counter = s.sc.entries, true
-	s.cols = []*kandra.ColumnSchema{c.col}
+	s.cells = []cellOf{{col: c.col}}
 	s.applied = func(context.Context) { s.out.Applied = true }
 	return w.put(s, nil)
 }
 
-// copyKey copies key's primary key fields into t.
-func (r *Repo[T]) copyKey(t, key *T) {
-	for _, col := range r.key {
-		pk, _ := col.Pointer(key)
-		pt, _ := col.Pointer(t)
-		reflect.ValueOf(pt).Elem().Set(reflect.ValueOf(pk).Elem())
+// writes records the cells q, a whole row's write, writes: each of its
+// regular columns bound to a value or null (a tombstone), not those left
+// unset (OmitNulls). Their values are read at Apply, after the stamps.
+func (s *Step[T]) writes(q *adapter.Query) {
+	keys := s.keys
+	s.keys = func(b *stepBase) {
+		keys(b)
+		st := q.Statement
+		for j, col := range st.Columns() {
+			v := q.Values[st.ColumnsOffset()+j]
+			if col.IsPartitionKey() || col.IsClusteringKey() || v == adapter.Unset {
+				continue
+			}
+			b.cells = append(b.cells, wholeCell(col, v))
+		}
 	}
+}
+
+// patched records the cells changes write. The stamps' (UpdatedAt, the
+// version) are left out: two Patches of a row stamp them alike, and the
+// server keeping the later time is what either would.
+func (s *Step[T]) patched(changes []change) {
+	keys := s.keys
+	s.keys = func(b *stepBase) {
+		keys(b)
+		for _, ch := range changes {
+			b.cells = append(b.cells, changeCells(ch)...)
+		}
+	}
+}
+
+// wholeCell is the cell of column col written with v (a field's address,
+// or nil for null).
+func wholeCell(col *kandra.ColumnSchema, v any) cellOf {
+	if v == nil {
+		return cellOf{col: col, val: "\x00null", known: true}
+	}
+	b, err := col.AppendStored(nil, v)
+	if err != nil {
+		return cellOf{col: col}
+	}
+	return cellOf{col: col, val: string(b), known: true}
+}
+
+// changeCells are the cells one change of a Patch writes: a set's
+// elements and a map's keys one by one, a field of a user-defined type by
+// its number, the whole column otherwise.
+func changeCells(ch change) []cellOf {
+	col := ch.col
+	kind := col.Type().Kind()
+	switch {
+	case ch.op == catalog.Assign:
+		return []cellOf{wholeCell(col, ch.v)}
+	case ch.op == catalog.AtField:
+		return []cellOf{{col: col, elem: "field " + strconv.Itoa(ch.fld)}}
+	case ch.op == catalog.AtKey:
+		return []cellOf{{col: col, elem: elemOf(col, ch.k)}}
+	case ch.op == catalog.RemoveKeys:
+		out := make([]cellOf, len(ch.keys))
+		for i, k := range ch.keys {
+			out[i] = cellOf{col: col, elem: elemOf(col, k)}
+		}
+		return out
+	case kind == kandra.KindSet || kind == kandra.KindMap:
+		// Add, Remove and PutAll: a *S or *M, each key a cell.
+		m := reflect.ValueOf(ch.v).Elem()
+		out := make([]cellOf, 0, m.Len())
+		for it := m.MapRange(); it.Next(); {
+			out = append(out, cellOf{col: col, elem: elemOf(col, it.Key().Interface())})
+		}
+		return out
+	}
+	return []cellOf{{col: col}} // a list's change: its cells are not known here
+}
+
+// elemOf is the stored form of k, an element of col's set or a key of
+// its map: the stored form of a collection holding k alone (with the
+// zero value), so that two Go forms of one stored key are one element.
+func elemOf(col *kandra.ColumnSchema, k any) string {
+	t := col.GoType()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	kv := reflect.ValueOf(k)
+	if t.Kind() != reflect.Map || !kv.Type().AssignableTo(t.Key()) {
+		return "\x00" + fmt.Sprint(k)
+	}
+	m := reflect.MakeMapWithSize(t, 1)
+	m.SetMapIndex(kv, reflect.Zero(t.Elem()))
+	p := reflect.New(t)
+	p.Elem().Set(m)
+	b, err := col.AppendStored(nil, p.Interface())
+	if err != nil {
+		return "\x00" + fmt.Sprint(k)
+	}
+	return string(b)
 }

@@ -122,6 +122,50 @@ func testUnitsAcrossTables(t *testing.T, h *harness) {
 		t.Fatalf("its step's outcome: %+v", out)
 	}
 
+	// A unique value is claimed before the unit is sent: a unit whose
+	// member takes a handle another member holds is a UniqueError, and
+	// none of its writes is made.
+	handle := uniq("h")
+	u = e.rt.Unit()
+	e.members.In(u).Save(&member{Handle: handle, Name: "first"})
+	if _, err := u.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+	u = e.rt.Unit()
+	second := &member{Handle: handle, Name: "second"}
+	e.members.In(u).Save(second)
+	cards.In(u).Patch(&card{Board: board, Pos: 9}, kstore.Set(cardTitle, "never"), kstore.Upsert())
+	if _, err := u.Apply(ctx); !errors.Is(err, kerrors.ErrUnique) {
+		t.Fatalf("a unit taking a held handle: %v, want a UniqueError", err)
+	}
+	if n := h.rows(t, "cards", "board = ? AND pos = 9", board); n != 0 || second.MemberID != [16]byte{} {
+		t.Fatalf("a unit refused by its claim wrote %d rows, stamped %v", n, second.MemberID)
+	}
+
+	// A versioned Save makes the unit conditional: a stale copy is not
+	// applied, its step holds the row's version, and the copy is left as
+	// it was.
+	w := &wallet{WalletID: uniq("w"), Owner: uniq("o"), Balance: 1}
+	u = e.rt.Unit()
+	e.wallets.In(u).Save(w)
+	if applied, err := u.Apply(ctx); err != nil || !applied || w.Version != 1 {
+		t.Fatalf("a new wallet in a unit: %v %v, version %d", applied, err, w.Version)
+	}
+	stale := *w
+	w.Balance = 2
+	if err := e.wallets.Save(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	stale.Balance = 3
+	u = e.rt.Unit()
+	sw := e.wallets.In(u).Save(&stale)
+	if applied, err := u.Apply(ctx); err != nil || applied {
+		t.Fatalf("a stale wallet in a unit: %v %v", applied, err)
+	}
+	if out := sw.Outcome(); !out.Exists || out.Current.Version != 2 || stale.Version != 1 {
+		t.Fatalf("the stale step's outcome %+v (copy at version %d), want the row's version 2", out.Current, stale.Version)
+	}
+
 	// A counter unit: each delta once.
 	page := uniq("pg")
 	u = e.rt.Unit()

@@ -91,15 +91,20 @@ func (f *fake) Batch(ctx context.Context, b *adapter.Batch) (bool, error) {
 	if b.IsConditional() {
 		s.serial = b.SerialConsistency
 	}
+	failed := false
 	for _, e := range b.Entries {
 		s.batch = append(s.batch, e.Statement.CQL())
 		if len(e.Values) != e.Statement.NumParams() {
 			return false, errors.New("wrong number of values")
 		}
+		failed = failed || f.fail != "" && strings.Contains(e.Statement.CQL(), f.fail)
 	}
 	f.add(s)
 	if f.batchErr != nil {
 		return false, f.batchErr
+	}
+	if failed {
+		return false, errors.New("injected")
 	}
 	if b.IsConditional() {
 		return f.applied, nil

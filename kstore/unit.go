@@ -112,6 +112,7 @@ type stepBase struct {
 	giveBack  func(ctx context.Context)
 	applied   func(ctx context.Context)
 	failed    func(ctx context.Context, unknown bool) // the unit's batch failed
+	lostAfter func(err error)                         // after's deletes failed, once the unit applied
 	raw       bool                                    // a prepared statement, whose row kandra does not know
 	notSent   func()                                  // put the entity back: the unit was refused, or did not apply
 	sizeOf    func(sz *batchSizer, q *adapter.Query) int
@@ -281,7 +282,14 @@ func (u *Unit) Apply(ctx context.Context, opts ...UnitOption) (applied bool, err
 		}
 		if len(post) > 0 {
 			if err := u.send(ctx, &adapter.Batch{Entries: post, Consistency: b.Consistency}); err != nil {
-				return true, fmt.Errorf("kandra: the unit applied, but the deletes of its lookup rows failed (they point to rows that are gone, which reads skip): %w", err)
+				// As after a versioned HardDelete: the rows are gone, the
+				// lookup rows left point to nothing, which reads skip;
+				// the listener hears of each.
+				for _, s := range u.steps {
+					if s.lostAfter != nil && len(s.after) > 0 {
+						s.lostAfter(err)
+					}
+				}
 			}
 		}
 	}

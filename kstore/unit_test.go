@@ -218,3 +218,38 @@ func TestUnitBatchSize(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestUnitVersionedDelete: a versioned Delete makes the unit conditional,
+// its lookup rows are deleted after it applied, and when that fails the
+// listener hears of it while the unit reports what it did: applied.
+func TestUnitVersionedDelete(t *testing.T) {
+	ctx := context.Background()
+	var lost []string
+	f, users, rt, _ := newFakeIn(t, unitKS, WithEventListener(kandra.EventListenerFunc(func(table string, _ any, err error) {
+		lost = append(lost, table)
+	})))
+	a := &fUser{Email: "a@x", Ticket: "T"}
+	if err := users.Save(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	f.log = nil
+	f.fail = "fusers_by_"
+	u := rt.Unit()
+	s := users.In(u).Delete(a)
+	applied, err := u.Apply(ctx)
+	if err != nil || !applied || !s.Outcome().Applied {
+		t.Fatalf("%v %v", applied, err)
+	}
+	var log []sent // the batches: the Save's EVENTUAL row may come in between
+	for _, l := range f.sent() {
+		if l.batch != nil {
+			log = append(log, l)
+		}
+	}
+	if len(log) != 2 || len(log[0].batch) != 1 || !strings.Contains(log[0].batch[0], "IF version = ?") || len(log[1].batch) != 2 {
+		t.Fatalf("sent %+v, want the conditional delete, then the lookup rows' deletes", log)
+	}
+	if len(lost) != 1 { // once per entity, as after a versioned HardDelete
+		t.Fatalf("the listener heard of %v, want the entity once", lost)
+	}
+}

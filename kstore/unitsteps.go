@@ -351,6 +351,11 @@ func (w UnitRepo[T]) Delete(e *T, opts ...DeleteOption) *Step[T] {
 	}
 	s.row, s.after = sc.entries[:1], sc.entries[1:]
 	s.applied = func(context.Context) { s.out.Applied = true }
+	s.lostAfter = func(err error) {
+		cp := new(T)
+		*cp = *e
+		r.rt.eventualFailed(s.after[0].Statement.TableName(), cp, err)
+	}
 	return w.put(s, nil)
 }
 

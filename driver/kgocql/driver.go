@@ -18,6 +18,7 @@ package kgocql
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"strconv"
 
@@ -185,7 +186,7 @@ func (d *Driver) batch(ctx context.Context, b *adapter.Batch) (bool, adapter.Sen
 		return true, sent, d.s.ExecuteBatch(gb)
 	}
 	applied, err := d.plans.ExecBatchCAS(b, func(m map[string]any) (bool, []string, func(...any) bool, func() error, error) {
-		applied, it, err := d.s.MapExecuteBatchCAS(gb, m)
+		applied, it, err := mapExecuteBatchCAS(d.s, gb, m)
 		if it == nil {
 			return false, nil, nil, nil, err
 		}
@@ -200,6 +201,19 @@ func (d *Driver) batch(ctx context.Context, b *adapter.Batch) (bool, adapter.Sen
 		return applied, names, it.Scan, it.Close, nil
 	})
 	return applied, sent, err
+}
+
+// mapExecuteBatchCAS is the session's MapExecuteBatchCAS, which panics
+// when the answer's first row cannot be scanned into m (it asserts
+// m["[applied]"] to be the bool the scan would have stored): the batch was
+// sent, so that is an error after sending, whose outcome is open.
+func mapExecuteBatchCAS(s *gocql.Session, gb *gocql.Batch, m map[string]any) (applied bool, it *gocql.Iter, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			applied, it, err = false, nil, fmt.Errorf("kgocql: the answer to a conditional batch could not be read: %v", p)
+		}
+	}()
+	return s.MapExecuteBatchCAS(gb, m)
 }
 
 // newBatch is b as a batch of the driver, with its statements and the

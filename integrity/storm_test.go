@@ -40,13 +40,18 @@ import (
 // writers with SIGKILL at random points of their runs (after a drawn number
 // of logged lines, then a few milliseconds) and restarts them, and each writer
 // also kills itself right after some of its unique claims, before its
-// primary write. Every writer logs each operation's start and end to its
-// own file. Then the parent audits the node: every live user is found by
-// its handle and its team, no handle is held by two live users, no read
-// through a lookup returned a user without the value, and the logged
-// history of versioned writes and reads is linearizable per user
-// (porcupine), with the operations a kill cut short taken as possibly
-// applied.
+// primary write. Some of the versioned saves go as units of work (a
+// conditional unit of one step, which claims the handle and writes the
+// team's lookup row before its batch, as Save does): in the history such
+// a unit is its save, not applied being a version conflict, and its
+// step's Outcome must hold the row that refused it. Every writer logs
+// each operation's start and end to its own file. Then the parent audits
+// the node: every live user is found by its handle and its team, no
+// handle is held by two live users, no read through a lookup returned a
+// user without the value, no unit's Outcome contradicted its refusal,
+// and the logged history of versioned writes and reads is linearizable
+// per user (porcupine), with the operations a kill cut short taken as
+// possibly applied.
 
 // StormUser is the storm's entity.
 type StormUser struct {
@@ -153,11 +158,12 @@ type entry struct {
 	Client int    `json:"c"`
 	Op     int    `json:"o"`
 	End    bool   `json:"e,omitempty"`
-	Kind   string `json:"k,omitempty"` // read, create, cas, delete; lookup
+	Kind   string `json:"k,omitempty"`  // read, create, cas, delete; lookup, outcome
+	Unit   bool   `json:"un,omitempty"` // the write went as a unit of work
 	User   int    `json:"u"`
 	Expect int64  `json:"x,omitempty"` // the version a cas or delete expects
 	New    state  `json:"n"`           // a write's new values; a read's result
-	Result string `json:"r,omitempty"` // ok, notfound, lock, unique, unknown; wrong
+	Result string `json:"r,omitempty"` // ok, notfound, lock, unique, unknown; wrong (a lookup, an outcome)
 	At     int64  `json:"t"`
 }
 
@@ -314,14 +320,22 @@ func TestStormWorker(t *testing.T) {
 		var kind string
 		var expect int64
 		var call func() error
+		// A third of the saves go as a unit of work.
+		viaUnit := rng.Intn(3) == 0
+		save := func(e *StormUser) func() error {
+			if viaUnit {
+				return func() error { return unitSave(ctx, rt, repo, e, expect, write) }
+			}
+			return func() error { return repo.Save(ctx, e) }
+		}
 		switch r := rng.Intn(10); {
 		case got == nil && err == nil || errors.Is(err, kerrors.ErrNotFound):
 			kind = "create"
-			call = func() error { return repo.Save(ctx, &StormUser{ID: id, Handle: handle, Team: team}) }
+			call = save(&StormUser{ID: id, Handle: handle, Team: team})
 		case err != nil:
 			continue
 		case r < 5:
-			kind, expect = "cas", got.Version
+			kind, expect, viaUnit = "cas", got.Version, false // Update is no unit's step
 			nw := *got
 			nw.Handle, nw.Team = handle, team
 			call = func() error { return repo.Update(ctx, got, &nw) }
@@ -329,9 +343,10 @@ func TestStormWorker(t *testing.T) {
 			kind, expect = "cas", got.Version
 			cp := *got
 			cp.Handle, cp.Team = handle, team
-			call = func() error { return repo.Save(ctx, &cp) }
+			call = save(&cp)
 		case r < 8:
-			kind, expect = "delete", got.Version
+			// A unit's Delete refuses a table with unique lookups.
+			kind, expect, viaUnit = "delete", got.Version, false
 			call = func() error { return repo.HardDelete(ctx, got) }
 		default: // a stale copy, when there is one
 			old := stale[u]
@@ -342,15 +357,15 @@ func TestStormWorker(t *testing.T) {
 			kind, expect = "cas", old.Version
 			cp := *old
 			cp.Handle, cp.Team = handle, team
-			call = func() error { return repo.Save(ctx, &cp) }
+			call = save(&cp)
 		}
 		if got != nil && rng.Intn(3) == 0 {
 			stale[u] = got
 		}
 		nv := state{Handle: handle, Team: team}
-		write(entry{Kind: kind, User: u, Expect: expect, New: nv})
+		write(entry{Kind: kind, User: u, Expect: expect, New: nv, Unit: viaUnit})
 		err = call()
-		res = entry{End: true, Kind: kind, User: u, Expect: expect, New: nv, Result: "ok"}
+		res = entry{End: true, Kind: kind, User: u, Expect: expect, New: nv, Unit: viaUnit, Result: "ok"}
 		switch {
 		case err == nil:
 		case errors.Is(err, kerrors.ErrOptimisticLock):
@@ -375,6 +390,26 @@ func TestStormWorker(t *testing.T) {
 	if err := rt.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// unitSave saves e, whose version is expect, as a unit of work of one
+// step: a versioned Save, which makes the unit conditional. Not applied
+// is a version conflict (an *kerrors.OptimisticLockError, as Save's),
+// whose step's Outcome must hold the row that refused it: another
+// version, or no row for a save of a version (a create, of version 0,
+// finds a row); a contradiction is logged as a wrong outcome.
+func unitSave(ctx context.Context, rt *kstore.Store, repo *kstore.Repo[StormUser], e *StormUser, expect int64, write func(entry)) error {
+	u := rt.Unit()
+	step := repo.In(u).Save(e)
+	applied, err := u.Apply(ctx)
+	if err != nil || applied {
+		return err
+	}
+	out := step.Outcome()
+	if out.Exists == (out.Current == nil) || out.Exists && out.Current.Version == expect || !out.Exists && expect == 0 {
+		write(entry{Kind: "outcome", Result: "wrong", Expect: expect, New: state{Exists: out.Exists}})
+	}
+	return &kerrors.OptimisticLockError{Message: "the unit did not apply", EntityType: "StormUser", Key: e.ID}
 }
 
 // kill is when the parent kills one writer run: once its log has atLine
@@ -545,7 +580,8 @@ func storm(t *testing.T, adapter string) {
 	}
 
 	// The history.
-	ops, wrong := readHistory(t, dir)
+	h := readHistory(t, dir)
+	ops, wrong := h.ops, h.wrong
 	perUser := map[int][]porcupine.Operation{}
 	for _, o := range ops {
 		perUser[o.Metadata.(int)] = append(perUser[o.Metadata.(int)], o)
@@ -605,20 +641,34 @@ func storm(t *testing.T, adapter string) {
 	if wrong > 0 {
 		t.Errorf("%d reads through a lookup returned a user without the value", wrong)
 	}
+	if h.outcomes > 0 {
+		t.Errorf("%d units did not apply with an Outcome that does not refuse them (no row, or the version they expected)", h.outcomes)
+	}
+	if h.units == 0 {
+		t.Error("no unit of work ran: the storm did not test what it says")
+	}
 	if killed == 0 {
 		t.Error("no writer was killed: the storm did not test what it says")
 	}
-	fmt.Printf("real-server: integrity adapter=%s ops=%d wrong=%d stranded=%d lost=%d duplicates=%d killed=%d live=%d seed=%d\n",
-		adapter, len(ops), wrong, stranded, lost, duplicates, killed, live, seed)
+	fmt.Printf("real-server: integrity adapter=%s ops=%d units=%d wrong=%d stranded=%d lost=%d duplicates=%d killed=%d live=%d seed=%d\n",
+		adapter, len(ops), h.units, wrong, stranded, lost, duplicates, killed, live, seed)
+}
+
+// history is the writers' logs read back.
+type history struct {
+	ops      []porcupine.Operation
+	wrong    int // reads through a lookup that returned a user without the value
+	outcomes int // units not applied whose Outcome does not refuse them
+	units    int // writes that went as a unit of work, ended or cut short
 }
 
 // readHistory reads every writer's log into porcupine operations: an
 // operation whose end a kill cut off is unknown, returning at the end of
-// time; it also counts the wrong lookup reads.
-func readHistory(t *testing.T, dir string) ([]porcupine.Operation, int) {
+// time (a unit's as its save's); it also counts the wrong lookup reads,
+// the wrong outcomes and the units.
+func readHistory(t *testing.T, dir string) history {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.log"))
-	var ops []porcupine.Operation
-	wrong := 0
+	var h history
 	for _, f := range files {
 		fh, err := os.Open(f)
 		if err != nil {
@@ -634,10 +684,15 @@ func readHistory(t *testing.T, dir string) ([]porcupine.Operation, int) {
 			switch {
 			case e.Kind == "lookup":
 				if e.Result == "wrong" {
-					wrong++
+					h.wrong++
 				}
+			case e.Kind == "outcome":
+				h.outcomes++
 			case !e.End:
 				open[e.Op*2+boolInt(e.Kind != "read")] = e
+				if e.Unit {
+					h.units++
+				}
 			default:
 				key := e.Op*2 + boolInt(e.Kind != "read")
 				b, ok := open[key]
@@ -645,17 +700,17 @@ func readHistory(t *testing.T, dir string) ([]porcupine.Operation, int) {
 					continue
 				}
 				delete(open, key)
-				ops = append(ops, porcupine.Operation{ClientId: e.Client, Call: b.At, Return: e.At, Metadata: e.User,
+				h.ops = append(h.ops, porcupine.Operation{ClientId: e.Client, Call: b.At, Return: e.At, Metadata: e.User,
 					Input: input{Kind: e.Kind, Expect: e.Expect, New: e.New}, Output: output{Result: e.Result, Read: e.New}})
 			}
 		}
 		_ = fh.Close()
 		for _, b := range open { // cut short by a kill: may or may not have applied
-			ops = append(ops, porcupine.Operation{ClientId: b.Client, Call: b.At, Return: math.MaxInt64, Metadata: b.User,
+			h.ops = append(h.ops, porcupine.Operation{ClientId: b.Client, Call: b.At, Return: math.MaxInt64, Metadata: b.User,
 				Input: input{Kind: b.Kind, Expect: b.Expect, New: b.New}, Output: output{Result: "unknown"}})
 		}
 	}
-	return ops, wrong
+	return h
 }
 
 func boolInt(b bool) int {

@@ -91,13 +91,18 @@ type stepBase struct {
 	// BATCH lookup rows (in the batch, or before a conditional one);
 	// after, its lookup deletes (in the batch, or after a conditional one
 	// that applied).
-	row     []*adapter.Query
-	lookups []*adapter.Query
-	after   []*adapter.Query
-	cons    kandra.Consistency
-	cond    bool // a conditional statement
-	counter bool
-	hasTS   bool
+	row      []*adapter.Query
+	lookups  []*adapter.Query
+	after    []*adapter.Query
+	cons     kandra.Consistency
+	cond     bool     // a conditional statement
+	condKind condKind // its kind of condition
+	// readsList: a list change the server makes by reading the list
+	// (SetAt, RemoveValues), which a conditional batch reads only of the
+	// rows its conditions are on.
+	readsList bool
+	counter   bool
+	hasTS     bool
 	// What it writes, for the unit's checks: filled by keys at Apply,
 	// after the stamps (a generated id makes the key).
 	rowDel   bool     // deletes the row (Delete, DeleteIf)
@@ -331,6 +336,11 @@ func (u *Unit) plan(c *call) (*adapter.Batch, error) {
 			}
 		}
 	}
+	if cond != nil {
+		if err := u.checkConditions(refuse); err != nil {
+			return nil, err
+		}
+	}
 	// The consistency: Apply's, or the one every step's table asks for.
 	if c.hasCons {
 		b.Consistency = c.cons
@@ -382,6 +392,47 @@ func (u *Unit) plan(c *call) (*adapter.Batch, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// condKind is the kind of condition of a step, which the servers do not
+// take mixed on one row of a batch.
+type condKind uint8
+
+const (
+	condNone      condKind = iota
+	condExists             // IF EXISTS
+	condNotExists          // IF NOT EXISTS
+	condColumns            // IF c = ?, IF version = ?...
+)
+
+var condKindNames = [...]string{"", "IF EXISTS", "IF NOT EXISTS", "conditions on columns"}
+
+// checkConditions refuses, in a conditional unit, two kinds of condition
+// on one row (the servers: "Cannot mix IF conditions and IF NOT EXISTS
+// for the same row"), and a list change that reads the list on a row
+// without a condition, which the server does not read for the batch: a
+// SetAt fails there, a RemoveValues removes nothing.
+func (u *Unit) checkConditions(refuse func(*stepBase, string) error) error {
+	for i, s := range u.steps {
+		for _, t := range u.steps[:i] {
+			if s.key == t.key && s.condKind != condNone && t.condKind != condNone && s.condKind != t.condKind {
+				return refuse(s, "its "+condKindNames[s.condKind]+" and step "+strconv.Itoa(t.index)+"'s "+condKindNames[t.condKind]+" are on one row, which the servers refuse (\"Cannot mix IF conditions and IF NOT EXISTS for the same row\"): join them in one step, or give both a condition on a column (one on a value implies that the row exists)")
+			}
+		}
+	}
+	for _, s := range u.steps {
+		if !s.readsList {
+			continue
+		}
+		read := false
+		for _, t := range u.steps {
+			read = read || t.cond && t.key == s.key
+		}
+		if !read {
+			return refuse(s, "a list's SetAt or RemoveValues in a conditional unit, on a row no condition of the unit is on: the server reads the list only of the rows its conditions read (SetAt then fails, RemoveValues removes nothing); add a condition on this row (If), or send it in another unit")
+		}
+	}
+	return nil
 }
 
 // cellOf is one cell, or set of cells, a step writes in its row: a

@@ -130,6 +130,14 @@ func TestUnitRefusals(t *testing.T) {
 			plain.In(u).Patch(k, Set(pTitle, "t"))
 			plain.In(u).Patch(&fPlain{Board: "a", Pos: 2}, Set(pTitle, "t"), Upsert(), Timestamp(clock))
 		}, "a Timestamp in a conditional unit"},
+		{"IF EXISTS and a condition on one row (seed 20261236)", func(u *Unit) {
+			plain.In(u).Patch(k, Set(pTitle, "t"))
+			plain.In(u).Patch(k, Append(pTags, "x").If(Eq(pTitle, "u")))
+		}, "are on one row, which the servers refuse"},
+		{"a list read on a row without a condition (seed 7731)", func(u *Unit) {
+			plain.In(u).Patch(k, Set(pTitle, "t"))
+			plain.In(u).Patch(&fPlain{Board: "a", Pos: 2}, SetAt(pTags, 0, "x"), Upsert())
+		}, "a list's SetAt or RemoveValues in a conditional unit, on a row no condition"},
 		{"a step's consistency", func(u *Unit) {
 			plain.In(u).Patch(k, Set(pTitle, "t"), Upsert(), Consistency(1))
 		}, "pass it to Unit.Apply"},
@@ -145,8 +153,22 @@ func TestUnitRefusals(t *testing.T) {
 			t.Errorf("%s: sent %+v", tc.name, f.sent())
 		}
 	}
-	// Two changes of other columns of one row are one row's write.
+	// A null written twice (a Save's nil note, a Clear) is one value.
 	u := rt.Unit()
+	plain.In(u).Save(&fPlain{Board: "c", Pos: 1, Title: "t"})
+	plain.In(u).Patch(&fPlain{Board: "c", Pos: 1}, Clear(pNote), Upsert())
+	if _, err := u.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A list read on a row with a condition is read by the server.
+	u = rt.Unit()
+	plain.In(u).Patch(k, Set(pTitle, "t"))
+	plain.In(u).Patch(k, RemoveValues(pTags, "x"))
+	if _, err := u.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Two changes of other columns of one row are one row's write.
+	u = rt.Unit()
 	plain.In(u).Patch(k, Set(pTitle, "t"))
 	plain.In(u).Patch(k, Append(pTags, "x"))
 	if _, err := u.Apply(ctx); err != nil {

@@ -63,6 +63,9 @@ func start[T any, O option](w UnitRepo[T], op string, e *T, opts []O) (*Step[T],
 	}
 	r := w.r
 	s.keys = s.setKeys
+	if e != nil {
+		s.attach = s.attachRow
+	}
 	s.sizeOf = func(sz *batchSizer, q *adapter.Query) int {
 		return estimateSize(sz, q.Statement, q.Values, r.lookupKeyOf(q.Statement.TableName()))
 	}
@@ -100,24 +103,27 @@ func (s *Step[T]) setKeys(b *stepBase) {
 	b.key = string(key)
 }
 
-// conditional makes s read back the rows of its table a conditional unit
-// that does not apply returns, and find its own among them.
-func (s *Step[T]) conditional(u *Unit) {
+// conditional makes s a conditional step, of kind k (IF EXISTS, IF NOT
+// EXISTS, conditions on columns), that reads back the rows of its table a
+// conditional unit that does not apply returns.
+func (s *Step[T]) conditional(u *Unit, k condKind) {
 	r := s.r
-	s.cond = true
+	s.cond, s.condKind = true, k
 	s.currOf = r.st.SelectByKey()
 	s.current = func(st *adapter.Statement, i int) []any {
 		t := new(T)
 		u.rows = append(u.rows[:i], t)
 		return catalog.AppendResult(r.t, st, t, make([]any, 0, st.NumResult()))
 	}
-	s.attach = func(rows []any) {
-		for _, row := range rows {
-			t, ok := row.(*T)
-			if ok && r.sameKey(t, s.e) {
-				s.out.Exists, s.out.Current = true, t
-				return
-			}
+}
+
+// attachRow finds, among the rows a conditional unit that did not apply
+// returned, the one of s's key.
+func (s *Step[T]) attachRow(rows []any) {
+	for _, row := range rows {
+		if t, ok := row.(*T); ok && s.r.sameKey(t, s.e) {
+			s.out.Exists, s.out.Current = true, t
+			return
 		}
 	}
 }
@@ -175,7 +181,7 @@ func (w UnitRepo[T]) Save(e *T, opts ...WriteOption) *Step[T] {
 		if err := r.checkVersioned(op, c); err != nil {
 			return w.put(s, err)
 		}
-		s.conditional(w.u)
+		s.conditional(w.u, condColumns)
 	}
 	ts := insertTS(c)
 	for _, i := range r.batch {
@@ -266,7 +272,7 @@ func (w UnitRepo[T]) SaveIfNotExists(e *T, opts ...InsertOption) *Step[T] {
 	}
 	s.row, s.lookups = sc.entries[:1], sc.entries[1:]
 	s.writes(s.row[0])
-	s.conditional(w.u)
+	s.conditional(w.u, condNotExists)
 	s.stamp = func() { s.was = *e; r.stampInsert(e) }
 	s.notSent = func() { *e = s.was }
 	w.inserted(s, c)
@@ -295,8 +301,15 @@ func (w UnitRepo[T]) Patch(key *T, p Patch[T], opts ...PatchOption) *Step[T] {
 	r.bindChanges(s.sc, st, key, p.changes)
 	s.row, s.hasTS = s.sc.entries, c.hasTS
 	s.patched(p.changes)
-	if st.IsConditional() {
-		s.conditional(w.u)
+	switch {
+	case s.sc.patch.IfExists:
+		s.conditional(w.u, condExists)
+	case st.IsConditional():
+		s.conditional(w.u, condColumns)
+	}
+	for _, ch := range p.changes {
+		// The server reads the list for these (see Unit.Apply).
+		s.readsList = s.readsList || ch.op == catalog.AtIndex || ch.op == catalog.Remove && ch.col.Type().Kind() == kandra.KindList
 	}
 	s.applied = func(context.Context) {
 		s.out.Applied = true
@@ -337,7 +350,7 @@ func (w UnitRepo[T]) Delete(e *T, opts ...DeleteOption) *Step[T] {
 		if r.versionZero(e) {
 			st = r.st.DeleteIfNoVersion()
 		}
-		s.conditional(w.u)
+		s.conditional(w.u, condColumns)
 	}
 	sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, e)
 	ts := int64(noTS)
@@ -378,7 +391,11 @@ func (w UnitRepo[T]) DeleteIf(key *T, cond Cond[T], opts ...DeleteOption) *Step[
 	}
 	r.bindChanges(s.sc, st, key, nil)
 	s.row, s.rowDel = s.sc.entries, true
-	s.conditional(w.u)
+	if s.sc.del.IfExists {
+		s.conditional(w.u, condExists)
+	} else {
+		s.conditional(w.u, condColumns)
+	}
 	s.applied = func(context.Context) { s.out.Applied = true }
 	return w.put(s, nil)
 }
@@ -500,7 +517,7 @@ func (s *Step[T]) patched(changes []change) {
 // wholeCell is the cell of column col written with v (a field's address,
 // or nil for null).
 func wholeCell(col *kandra.ColumnSchema, v any) cellOf {
-	if v == nil {
+	if v == nil || nullAt(col, v) {
 		return cellOf{col: col, val: "\x00null", known: true}
 	}
 	b, err := col.AppendStored(nil, v)

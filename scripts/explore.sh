@@ -78,6 +78,11 @@ if scripts/cassandra.sh status >/dev/null 2>&1 || [ -n "${KANDRA_CASSANDRA_PORT:
     echo "== partial writes against the model ($dir), seed $s, 1000 steps"
     (cd "$dir" && KANDRA_PARTIAL_SEED=$s KANDRA_PARTIAL_STEPS=1000 KANDRA_REQUIRE_CASSANDRA=1 go test -count=1 -run '^TestNode$/^Runtime$/^PartialWritesMatchTheModel$' -v . | grep -E 'real-server: partial|FAIL|partial.go') || { echo "FOUND: partial writes seed $s in $dir (KANDRA_PARTIAL_SEED=$s)"; rc=1; }
   done
+  for dir in driver/kgocql driver/kgocqlv2; do
+    s=$(seed)
+    echo "== units of work against the model ($dir), seed $s, 1000 units"
+    (cd "$dir" && KANDRA_UNITS_SEED=$s KANDRA_UNITS_STEPS=1000 KANDRA_REQUIRE_CASSANDRA=1 go test -count=1 -run '^TestNode$/^Runtime$/^UnitsMatchTheModel$' -v . | grep -E 'real-server: units-model|FAIL|units_model.go') || { echo "FOUND: units seed $s in $dir (KANDRA_UNITS_SEED=$s)"; rc=1; }
+  done
   s=$(seed)
   echo "== 200 random schemas on the node, seed $s"
   (cd integration && KANDRA_RANDOM_SEED=$s KANDRA_REQUIRE_CASSANDRA=1 go test -count=1 -run '^TestRandomSchemas$' -v . | grep -E 'real-server: random|FAIL|random_test') || { echo "FOUND: random schemas seed $s (KANDRA_RANDOM_SEED=$s)"; rc=1; }

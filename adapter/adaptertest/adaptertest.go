@@ -332,6 +332,7 @@ var scenarios = []struct {
 	{"PatchUDTField", testPatchUDTField},
 	{"UnitsAcrossTables", testUnitsAcrossTables},
 	{"UnitFence", testUnitFence},
+	{"UnitsMatchTheModel", testUnitsModel},
 }
 
 type failures struct {

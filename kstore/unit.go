@@ -107,7 +107,7 @@ type stepBase struct {
 	// after the stamps (a generated id makes the key).
 	rowDel   bool     // deletes the row (Delete, DeleteIf)
 	rangeDel bool     // deletes a range of rows
-	cells    []cellOf // the cells it writes (filled by keys)
+	cells    []cellOf // the cells it writes (fillCells)
 	part     string   // the table and the stored partition key
 	key      string   // part and the stored clustering key ("" for a range)
 	// The hooks of its repository, nil when not needed.
@@ -120,11 +120,14 @@ type stepBase struct {
 	lostAfter func(err error)                         // after's deletes failed, once the unit applied
 	raw       bool                                    // a prepared statement, whose row kandra does not know
 	notSent   func()                                  // put the entity back: the unit was refused, or did not apply
-	sizeOf    func(sz *batchSizer, q *adapter.Query) int
-	checkCons func(kandra.Consistency) error
-	current   func(st *adapter.Statement, i int) []any // the targets of st's Result columns in the i-th returned row of the step's table
-	currOf    *adapter.Statement                       // the statement whose Result columns current fills
-	attach    func(rows []any)                         // the rows returned, for the step's Outcome
+	// typed is the step's repository side (its *Step[T]): its key, its
+	// size estimate, its row among those returned.
+	typed typedStep
+	// cellsOf fills cells, made only when another step writes the row
+	// (fillCells): most units never compare cells.
+	cellsOf func(b *stepBase)
+	current func(st *adapter.Statement, i int) []any // the targets of st's Result columns in the i-th returned row of the step's table
+	currOf  *adapter.Statement                       // the statement whose Result columns current fills
 }
 
 // add appends s to u, or records err as u's refusal.
@@ -219,7 +222,11 @@ func (u *Unit) Apply(ctx context.Context, opts ...UnitOption) (applied bool, err
 		if s.stamp != nil {
 			s.stamp()
 		}
-		s.keys(s)
+		if s.keys != nil {
+			s.keys(s)
+		} else {
+			s.typed.setKeys(s)
+		}
 	}
 	b, err := u.plan(&c)
 	if err != nil {
@@ -269,8 +276,8 @@ func (u *Unit) Apply(ctx context.Context, opts ...UnitOption) (applied bool, err
 		u.giveBack(ctx, u.steps)
 		u.putBack()
 		for _, s := range u.steps {
-			if s.attach != nil {
-				s.attach(u.rows)
+			if s.typed != nil {
+				s.typed.attachRow(u.rows)
 			}
 		}
 		return false, nil
@@ -344,7 +351,7 @@ func (u *Unit) plan(c *call) (*adapter.Batch, error) {
 	// The consistency: Apply's, or the one every step's table asks for.
 	if c.hasCons {
 		b.Consistency = c.cons
-		if err := first.checkCons(c.cons); err != nil {
+		if err := first.typed.checkCons(c.cons); err != nil {
 			return nil, err
 		}
 	} else {
@@ -370,6 +377,11 @@ func (u *Unit) plan(c *call) (*adapter.Batch, error) {
 		b.CurrentOf = cond.currOf
 		b.Current = func(i int) []any { return cond.current(cond.currOf, i) }
 	}
+	n := 0
+	for _, s := range u.steps {
+		n += len(s.row) + len(s.lookups) + len(s.after)
+	}
+	b.Entries = make([]*adapter.Query, 0, n)
 	for _, s := range u.steps {
 		b.Entries = append(b.Entries, s.row...)
 		if cond == nil {
@@ -448,6 +460,22 @@ type cellOf struct {
 	known bool
 }
 
+// typedStep is what the unit asks of a step's repository side.
+type typedStep interface {
+	setKeys(b *stepBase)
+	attachRow(rows []any)
+	sizeOf(sz *batchSizer, q *adapter.Query) int
+	checkCons(cons kandra.Consistency) error
+}
+
+// fillCells makes s's cells, once.
+func (s *stepBase) fillCells() {
+	if s.cellsOf != nil {
+		s.cellsOf(s)
+		s.cellsOf = nil
+	}
+}
+
 // clash is what makes a batch of t and s write a row as neither says:
 // two writes of one cell at one timestamp, which the server merges by
 // keeping the larger value or the tombstone; "" when they do not.
@@ -462,6 +490,8 @@ func clash(t, s *stepBase) string {
 	case t.rowDel || s.rowDel:
 		return "a write and a delete of the row of step " + strconv.Itoa(t.index)
 	}
+	t.fillCells()
+	s.fillCells()
 	for _, a := range t.cells {
 		for _, b := range s.cells {
 			switch {
@@ -492,13 +522,13 @@ func (u *Unit) checkSize(b *adapter.Batch, conditional bool) error {
 	main, pre := 0, 0
 	for _, s := range u.steps {
 		for _, q := range s.row {
-			main += s.sizeOf(&sz, q)
+			main += s.typed.sizeOf(&sz, q)
 		}
 		for _, q := range s.lookups {
 			if conditional {
-				pre += s.sizeOf(&sz, q)
+				pre += s.typed.sizeOf(&sz, q)
 			} else {
-				main += s.sizeOf(&sz, q)
+				main += s.typed.sizeOf(&sz, q)
 			}
 		}
 	}

@@ -61,18 +61,18 @@ func start[T any, O option](w UnitRepo[T], op string, e *T, opts []O) (*Step[T],
 	case c.hasSerial:
 		return s, c, w.r.argErr(op, "SerialConsistency", "a unit's writes share one serial consistency: pass it to Unit.Apply")
 	}
-	r := w.r
-	s.keys = s.setKeys
-	if e != nil {
-		s.attach = s.attachRow
-	}
-	s.sizeOf = func(sz *batchSizer, q *adapter.Query) int {
-		return estimateSize(sz, q.Statement, q.Values, r.lookupKeyOf(q.Statement.TableName()))
-	}
-	s.checkCons = func(cons kandra.Consistency) error {
-		return r.checkConsistency("Unit.Apply", cons, false, r.ts.IsCounterTable())
-	}
+	s.typed = s
 	return s, c, nil
+}
+
+// sizeOf is the estimate of q, a statement of s (see estimateSize).
+func (s *Step[T]) sizeOf(sz *batchSizer, q *adapter.Query) int {
+	return estimateSize(sz, q.Statement, q.Values, s.r.lookupKeyOf(q.Statement.TableName()))
+}
+
+// checkCons checks the unit's consistency for s's table.
+func (s *Step[T]) checkCons(cons kandra.Consistency) error {
+	return s.r.checkConsistency("Unit.Apply", cons, false, s.r.ts.IsCounterTable())
 }
 
 // check is enter's checks of a step (but the store's, made by Apply).
@@ -91,16 +91,19 @@ func (s *Step[T]) setKeys(b *stepBase) {
 		key, _ = c.AppendStored(key, p)
 		key = append(key, 0)
 	}
-	b.part = string(key)
-	if b.rangeDel {
-		return
+	n := len(key)
+	if !b.rangeDel {
+		for _, c := range r.clustering {
+			p, _ := c.Pointer(s.e)
+			key, _ = c.AppendStored(key, p)
+			key = append(key, 0)
+		}
 	}
-	for _, c := range r.clustering {
-		p, _ := c.Pointer(s.e)
-		key, _ = c.AppendStored(key, p)
-		key = append(key, 0)
+	full := string(key) // one string: the partition is its prefix
+	b.part = full[:n]
+	if !b.rangeDel {
+		b.key = full
 	}
-	b.key = string(key)
 }
 
 // conditional makes s a conditional step, of kind k (IF EXISTS, IF NOT
@@ -120,6 +123,9 @@ func (s *Step[T]) conditional(u *Unit, k condKind) {
 // attachRow finds, among the rows a conditional unit that did not apply
 // returned, the one of s's key.
 func (s *Step[T]) attachRow(rows []any) {
+	if s.e == nil {
+		return // a prepared statement's
+	}
 	for _, row := range rows {
 		if t, ok := row.(*T); ok && s.r.sameKey(t, s.e) {
 			s.out.Exists, s.out.Current = true, t
@@ -483,31 +489,28 @@ func (w UnitRepo[T]) Increment(c *Counter[T], key *T, delta int64) *Step[T] {
 	return w.put(s, nil)
 }
 
-// writes records the cells q, a whole row's write, writes: each of its
-// regular columns bound to a value or null (a tombstone), not those left
-// unset (OmitNulls). Their values are read at Apply, after the stamps.
+// writes records how to find the cells q, a whole row's write, writes:
+// each of its regular columns bound to a value or null (a tombstone), not
+// those left unset (OmitNulls). Their values are read when the unit
+// compares them, at Apply, after the stamps.
 func (s *Step[T]) writes(q *adapter.Query) {
-	keys := s.keys
-	s.keys = func(b *stepBase) {
-		keys(b)
+	s.cellsOf = func(b *stepBase) {
 		st := q.Statement
 		for j, col := range st.Columns() {
 			v := q.Values[st.ColumnsOffset()+j]
-			if col.IsPartitionKey() || col.IsClusteringKey() || v == adapter.Unset {
-				continue
+			if col.IsPartitionKey() || col.IsClusteringKey() || col.IsUpdatedAt() || v == adapter.Unset {
+				continue // UpdatedAt: the later stamp is what either write means
 			}
 			b.cells = append(b.cells, wholeCell(col, v))
 		}
 	}
 }
 
-// patched records the cells changes write. The stamps' (UpdatedAt, the
+// patched records how to find the cells changes write. The stamps' (UpdatedAt, the
 // version) are left out: two Patches of a row stamp them alike, and the
 // server keeping the later time is what either would.
 func (s *Step[T]) patched(changes []change) {
-	keys := s.keys
-	s.keys = func(b *stepBase) {
-		keys(b)
+	s.cellsOf = func(b *stepBase) {
 		for _, ch := range changes {
 			b.cells = append(b.cells, changeCells(ch)...)
 		}

@@ -573,13 +573,13 @@ func noteVal(n *string) string {
 	return "=" + *n
 }
 
-// saveCells are the cells a save of c writes: every column, UpdatedAt's
-// value unknown (stamped at Apply).
+// saveCells are the cells a save of c writes: every column but
+// UpdatedAt, whose later stamp the server keeps, as either save means.
 func saveCells(c *card) []cell {
 	return []cell{{col: "title", val: c.Title, known: true}, {col: "score", val: strconv.Itoa(int(c.Score)), known: true},
 		{col: "note", val: noteVal(c.Note), known: true}, {col: "tags", val: fmt.Sprint(c.Tags), known: true},
 		{col: "labels", val: fmt.Sprint(slices.Sorted(maps.Keys(c.Labels))), known: true},
-		{col: "attrs", val: fmt.Sprint(c.Attrs), known: true}, {col: "updated_at"}}
+		{col: "attrs", val: fmt.Sprint(c.Attrs), known: true}}
 }
 
 // randomCard draws a whole card of a board's pos, of a title no other

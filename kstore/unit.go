@@ -25,9 +25,10 @@ const MaxUnitSteps = MaxBatchEntities
 // Apply as one batch, so that they are applied all or none.
 //
 //	u := store.Unit()
-//	states.In(u).Patch(stateKey, kstore.Set(stateF, "running").If(kstore.Eq(rangeF, mine)))
-//	tasks.In(u).Save(&task)
+//	fence := shards.In(u).Patch(fenceKey, kstore.Set(rangeF, mine).If(kstore.Eq(rangeF, mine)))
+//	shards.In(u).Save(&task) // a row of the fence's partition
 //	applied, err := u.Apply(ctx)
+//	// !applied: fence.Outcome().Current holds the range id that beat it
 //
 // What a unit guarantees, and what it costs:
 //   - Writes of one partition of one table go as an UNLOGGED BATCH: the
@@ -43,9 +44,9 @@ const MaxUnitSteps = MaxBatchEntities
 //     Patch's If, a DeleteIf) is a lightweight transaction, which the
 //     servers take only within one partition of one table: every write of
 //     such a unit must be of that partition. It applies whole or not at
-//     all; when it does not, each conditional step's Outcome holds the
-//     row the server returned for it, so the caller can tell which
-//     condition failed. It is sent once (never retried).
+//     all; when it does not, each step's Outcome holds the row of its
+//     key the server returned, so the caller can tell which condition
+//     failed. It is sent once (never retried).
 //
 // Each step keeps what its single call keeps: generated ids, CreatedAt,
 // UpdatedAt and versions are stamped (versions moved only when the unit
@@ -64,9 +65,8 @@ type Unit struct {
 	steps []*stepBase
 	err   error
 	done  bool
-	// cur reads back the rows a conditional unit that did not apply
-	// returned, into rows (each a *T of the unit's table).
-	cur  *stepBase
+	// rows are the rows a conditional unit that did not apply returned,
+	// each a *T of the unit's table.
 	rows []any
 }
 
@@ -373,7 +373,6 @@ func (u *Unit) plan(c *call) (*adapter.Batch, error) {
 		if t := u.rt.ks.Targets(); t&kandra.Scylla2025Tablets != 0 {
 			return nil, refuse(cond, "the keyspace's targets include "+kandra.Scylla2025Tablets.String()+", which refuses lightweight transactions: leave it out of KeyspaceSpec.Targets, or make the unit unconditional")
 		}
-		u.cur = cond
 		b.CurrentOf = cond.currOf
 		b.Current = func(i int) []any { return cond.current(cond.currOf, i) }
 	}

@@ -2,6 +2,7 @@ package kstore
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -87,16 +88,12 @@ func (s *Step[T]) setKeys(b *stepBase) {
 	r := s.r
 	key := append(append(make([]byte, 0, 64), r.ts.Name()...), 0)
 	for _, c := range r.partition {
-		p, _ := c.Pointer(s.e)
-		key, _ = c.AppendStored(key, p)
-		key = append(key, 0)
+		key = appendKeyPart(key, c, s.e)
 	}
 	n := len(key)
 	if !b.rangeDel {
 		for _, c := range r.clustering {
-			p, _ := c.Pointer(s.e)
-			key, _ = c.AppendStored(key, p)
-			key = append(key, 0)
+			key = appendKeyPart(key, c, s.e)
 		}
 	}
 	full := string(key) // one string: the partition is its prefix
@@ -104,6 +101,17 @@ func (s *Step[T]) setKeys(b *stepBase) {
 	if !b.rangeDel {
 		b.key = full
 	}
+}
+
+// appendKeyPart appends the stored form of e's column c, after its
+// length, so that two keys' columns never run into each other.
+func appendKeyPart[T any](key []byte, c *kandra.ColumnSchema, e *T) []byte {
+	p, _ := c.Pointer(e)
+	at := len(key)
+	key = append(key, 0, 0, 0, 0)
+	key, _ = c.AppendStored(key, p)
+	binary.BigEndian.PutUint32(key[at:], uint32(len(key)-at-4))
+	return key
 }
 
 // conditional makes s a conditional step, of kind k (IF EXISTS, IF NOT

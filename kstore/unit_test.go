@@ -11,9 +11,24 @@ import (
 	"github.com/kandra-go/kandra/kerrors"
 )
 
+// fPair has a partition key of two text columns, whose stored forms
+// could run into each other.
+type fPair struct {
+	A, B string
+	N    int32
+}
+
+func (p *fPair) Describe(s *kandra.Schema[fPair]) {
+	s.Table("fpairs")
+	kandra.Bind(s, &p.A, kandra.PartitionKey(0))
+	kandra.Bind(s, &p.B, kandra.PartitionKey(1))
+	kandra.Bind(s, &p.N)
+}
+
 var (
+	fPairs = kandra.MustRegister[fPair]()
 	unitKS = kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Targets: kandra.Cassandra5,
-		Replication: kandra.SimpleStrategy(1)}, fUsers, fPosts, fPlains, fHitsT)
+		Replication: kandra.SimpleStrategy(1)}, fUsers, fPosts, fPlains, fHitsT, fPairs)
 	fHitsN = kandra.MustFieldOf(fHitsT, func(h *fHits) *int64 { return &h.N })
 )
 
@@ -39,7 +54,7 @@ func TestUnitBatches(t *testing.T) {
 		t.Fatalf("one partition: %+v, want one UNLOGGED batch of 2", log)
 	}
 
-	f.log = nil
+	f.clear()
 	u = rt.Unit()
 	user := &fUser{Email: "e@x", Ticket: "T"}
 	users.In(u).Save(user)
@@ -57,7 +72,7 @@ func TestUnitBatches(t *testing.T) {
 	}
 
 	u = rt.Unit()
-	posts.In(u).Save(&fPost{Board: "b", PostID: 1, Author: "ann", Tag: "x"})
+	posts.In(u).Save(&fPost{Board: "b", PostID: 1, Author: "ann"}) // no EVENTUAL row: the log holds the unit alone
 	plain.In(u).Patch(plainKey, Set(pTitle, "t"), Upsert())
 	if applied, err := u.Apply(ctx); err != nil || !applied {
 		t.Fatal(applied, err)
@@ -67,7 +82,7 @@ func TestUnitBatches(t *testing.T) {
 		t.Fatalf("two tables: %+v, want one LOGGED batch of the post, its lookup row and the patch", log)
 	}
 
-	f.log = nil
+	f.clear()
 	u = rt.Unit()
 	plain.In(u).Patch(plainKey, Set(pTitle, "t"), Upsert())
 	if _, err := u.Apply(ctx); err != nil {
@@ -79,7 +94,7 @@ func TestUnitBatches(t *testing.T) {
 
 	hits := MustNewRepo(rt, fHitsT)
 	n := MustCounterOf(hits, fHitsN)
-	f.log = nil
+	f.clear()
 	u = rt.Unit()
 	hits.In(u).Increment(n, &fHits{Page: "a"}, 1)
 	hits.In(u).Increment(n, &fHits{Page: "b"}, 2)
@@ -142,7 +157,7 @@ func TestUnitRefusals(t *testing.T) {
 			plain.In(u).Patch(k, Set(pTitle, "t"), Upsert(), Consistency(1))
 		}, "pass it to Unit.Apply"},
 	} {
-		f.log = nil
+		f.clear()
 		u := rt.Unit()
 		tc.fill(u)
 		_, err := u.Apply(ctx)
@@ -185,11 +200,11 @@ func TestUnitRefusals(t *testing.T) {
 func TestUnitConditional(t *testing.T) {
 	ctx := context.Background()
 	f, users, rt, _ := newFakeIn(t, unitKS)
-	a := &fUser{Email: "a@x", Ticket: "T"}
+	a := &fUser{Email: "a@x"} // no EVENTUAL row: the log holds the unit alone
 	if err := users.Save(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	f.log = nil
+	f.clear()
 	f.applied = false
 	was := *a
 	u := rt.Unit()
@@ -264,7 +279,7 @@ func TestUnitVersionedDelete(t *testing.T) {
 	}
 	defer rt.Close(ctx)
 	users = MustNewRepo(rt, fUsers)
-	f.log = nil
+	f.clear()
 	f.fail = "fusers_by_"
 	u := rt.Unit()
 	s := users.In(u).Delete(a)
@@ -279,4 +294,28 @@ func TestUnitVersionedDelete(t *testing.T) {
 	if len(lost) != 1 { // once per entity, as after a versioned HardDelete
 		t.Fatalf("the listener heard of %v, want the entity once", lost)
 	}
+}
+
+// TestUnitKeysDoNotRunTogether: ("x", "\x00y") and ("x\x00", "y") are two
+// partitions, which a unit sends LOGGED.
+func TestUnitKeysDoNotRunTogether(t *testing.T) {
+	ctx := context.Background()
+	f, _, rt, _ := newFakeIn(t, unitKS)
+	pairs := MustNewRepo(rt, fPairs)
+	u := rt.Unit()
+	pairs.In(u).Save(&fPair{A: "x", B: "\x00y", N: 1})
+	pairs.In(u).Save(&fPair{A: "x\x00", B: "y", N: 2})
+	if _, err := u.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if log := f.sent(); len(log) != 1 || len(log[0].batch) != 2 || log[0].unlogged {
+		t.Fatalf("sent %+v, want one LOGGED batch of two partitions", log)
+	}
+}
+
+// clear empties f's log.
+func (f *fake) clear() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.log = nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"strings"
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
@@ -562,18 +561,20 @@ func (r *Repo[T]) conditional(ctx context.Context, op, kind string, sc *scratch,
 // checkLWT refuses a conditional write the call's options or the
 // keyspace's targets cannot carry.
 func (r *Repo[T]) checkLWT(op string, c *call) error {
-	upsert := ""
-	if op == "Patch" {
-		upsert = "pass Upsert without conditions to write at a timestamp"
-	}
+	patch := op == "Patch" // a Patch has a way out: Upsert
 	if c.hasTS {
-		return r.argErr(op, "Timestamp", "a conditional write (a lightweight transaction) cannot carry a client timestamp: the servers refuse it"+strings.TrimSuffix("; "+upsert, "; "))
+		msg := "a conditional write (a lightweight transaction) cannot carry a client timestamp: the servers refuse it"
+		if patch {
+			msg += "; pass Upsert without conditions to write at a timestamp"
+		}
+		return r.argErr(op, "Timestamp", msg)
 	}
 	if t := r.rt.ks.Targets(); t&kandra.Scylla2025Tablets != 0 {
-		if upsert != "" {
-			upsert = "pass Upsert (a plain write, which creates a missing row), or "
+		msg := "they include " + kandra.Scylla2025Tablets.String() + ", which refuses lightweight transactions: "
+		if patch {
+			msg += "pass Upsert (a plain write, which creates a missing row), or "
 		}
-		return r.argErr(op, "the keyspace's Targets", "they include "+kandra.Scylla2025Tablets.String()+", which refuses lightweight transactions: "+upsert+"leave kandra.Scylla2025Tablets out of KeyspaceSpec.Targets")
+		return r.argErr(op, "the keyspace's Targets", msg+"leave kandra.Scylla2025Tablets out of KeyspaceSpec.Targets")
 	}
 	return nil
 }

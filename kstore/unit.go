@@ -513,8 +513,8 @@ func clash(t, s *stepBase) string {
 // SaveAll counts it (see batchsize.go); a conditional unit's lookup rows
 // go in a batch of their own.
 func (u *Unit) checkSize(b *adapter.Batch, conditional bool) error {
-	max := u.rt.cfg.maxBatch
-	if max < 0 || len(b.Entries) < 2 && !conditional {
+	limit := u.rt.cfg.maxBatch
+	if limit < 0 || len(b.Entries) < 2 && !conditional {
 		return nil
 	}
 	sz := batchSizer{cells: u.rt.ks.Targets()&^(kandra.Cassandra5|kandra.Cassandra5Latest) == 0}
@@ -531,17 +531,10 @@ func (u *Unit) checkSize(b *adapter.Batch, conditional bool) error {
 			}
 		}
 	}
-	if n := max2(main, pre); n > max {
-		return queryErr(fmt.Sprintf("Unit.Apply: the unit's batch holds at least %d bytes of values, over the %d-byte batch limit; nothing was written (split the unit, make large lookups EVENTUAL, or raise WithMaxBatchBytes with the server's batch_size_fail_threshold)", n, max), kerrors.ErrBatchTooLarge)
+	if n := max(main, pre); n > limit {
+		return queryErr(fmt.Sprintf("Unit.Apply: the unit's batch holds at least %d bytes of values, over the %d-byte batch limit; nothing was written (split the unit, make large lookups EVENTUAL, or raise WithMaxBatchBytes with the server's batch_size_fail_threshold)", n, limit), kerrors.ErrBatchTooLarge)
 	}
 	return nil
-}
-
-func max2(a, b int) int {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 // sendUnit sends b: its one statement alone, or the batch.

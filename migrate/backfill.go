@@ -3,16 +3,15 @@ package migrate
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/tokenscan"
 	"github.com/kandra-go/kandra/kerrors"
 )
 
@@ -20,8 +19,11 @@ import (
 type BackfillOptions struct {
 	// Concurrency is how many token ranges are scanned at once (default 4).
 	Concurrency int
-	// Ranges is how many pieces the token ring is split into (default 4 ×
-	// Concurrency). A resumed backfill keeps the split it started with.
+	// Ranges, if set, cuts the token ring into that many even pieces. By
+	// default the ring is cut where the live ring is (each node's vnode
+	// tokens, or ScyllaDB's tablets of the table), into at least 4 ×
+	// Concurrency pieces. A resumed backfill reads what the ranges an
+	// earlier run finished leave, whatever cut that run made.
 	Ranges int
 	// PageSize is the rows of one page of a scan (default 1000), at most
 	// maxPageSize: the protocol carries it as a 32-bit int.
@@ -83,9 +85,6 @@ func (o *BackfillOptions) defaults() {
 	if o.Concurrency <= 0 {
 		o.Concurrency = 4
 	}
-	if o.Ranges <= 0 {
-		o.Ranges = 4 * o.Concurrency
-	}
 	if o.PageSize <= 0 {
 		o.PageSize = 1000
 	}
@@ -99,31 +98,6 @@ func (o *BackfillOptions) check() error {
 			"use a page size of 1 to %[2]d, or 0 for the default 1000", o.PageSize, maxPageSize)}
 	}
 	return nil
-}
-
-// tokenRange is (Start, End] of the Murmur3 ring.
-type tokenRange struct{ Start, End int64 }
-
-// splitRing splits the whole Murmur3 ring, (MinInt64, MaxInt64], into n
-// contiguous ranges of near-equal width. MinInt64 itself is no token (the
-// partitioner maps it to MaxInt64), so the first range's exclusive start
-// loses nothing.
-func splitRing(n int) []tokenRange {
-	if n < 1 {
-		n = 1
-	}
-	width := math.MaxUint64 / uint64(n)
-	out := make([]tokenRange, n)
-	start := int64(math.MinInt64)
-	for i := range out {
-		end := int64(uint64(start) + width) // wraps from negative to positive on purpose
-		if i == n-1 {
-			end = math.MaxInt64
-		}
-		out[i] = tokenRange{start, end}
-		start = end
-	}
-	return out
 }
 
 func qualified(keyspace, table string) string {
@@ -189,26 +163,27 @@ func backfillWith(ctx context.Context, d driver, ks *kandra.Keyspace, lookup *ka
 		return res, &kerrors.MigrationError{Message: "backfill of " + lookupTable + ": " + what, Cause: err}
 	}
 
-	// Resume or start.
-	rows, err := d.QueryCQL(ctx, "SELECT range_start, done_at, status, ranges FROM "+bt+" WHERE lookup = ?", []any{lookupTable}, kandra.ConsistencyQuorum)
+	// Resume or start: the ranges an earlier run finished are left out of
+	// the ring, whatever cut that run made.
+	rows, err := d.QueryCQL(ctx, "SELECT range_start, range_end, done_at, status FROM "+bt+" WHERE lookup = ?", []any{lookupTable}, kandra.ConsistencyQuorum)
 	if err != nil {
 		return fail("reading "+bt, err)
 	}
-	done := map[int64]bool{}
-	n := 0
-	if len(rows) > 0 && str(rows[0]["status"]) != "done" {
-		n = toInt(rows[0]["ranges"])
+	var done []tokenscan.Range
+	started := len(rows) > 0 && str(rows[0]["status"]) != "done"
+	if started {
 		for _, r := range rows {
 			if _, ok := r["done_at"].(time.Time); ok {
-				done[toInt64(r["range_start"])] = true
+				done = append(done, tokenscan.Range{Start: toInt64(r["range_start"]), End: toInt64(r["range_end"])})
 			}
 		}
 	}
-	if n > 0 {
+	ring, _ := tokenscan.Plan(ctx, d, ks.Name(), l.Table().Name(), opts.Ranges, 4*opts.Concurrency)
+	todo := tokenscan.Minus(ring, done)
+	n := len(done) + len(todo)
+	if started {
 		res.Resumed = len(done) > 0
 	} else {
-		n = opts.Ranges
-		done = map[int64]bool{}
 		if _, err := d.ExecCQL(ctx, "DELETE FROM "+bt+" WHERE lookup = ?", []any{lookupTable}, kandra.ConsistencyQuorum); err != nil {
 			return fail("clearing "+bt, err)
 		}
@@ -216,55 +191,43 @@ func backfillWith(ctx context.Context, d driver, ks *kandra.Keyspace, lookup *ka
 			return fail("writing "+bt, err)
 		}
 	}
-	ranges := splitRing(n)
 
 	// Fill.
-	start := time.Now()
+	pieces := tokenscan.Pieces(todo)
+	rangeRows := make(map[tokenscan.Range]*atomic.Int64, len(todo)) // read-only once made
+	for _, r := range todo {
+		rangeRows[r] = new(atomic.Int64)
+	}
 	var scanned, written atomic.Int64
-	var mu sync.Mutex
-	rangesDone, doneThisRun := len(done), 0
+	meter := tokenscan.NewMeter(n, len(done))
 	report := func() {
 		if opts.OnProgress == nil {
 			return
 		}
-		el := time.Since(start)
-		p := BackfillProgress{Lookup: lookupTable, Rows: scanned.Load(), RangesDone: rangesDone, Ranges: n, Elapsed: el}
-		if s := el.Seconds(); s > 0 {
-			p.RowsPerSecond = float64(p.Rows) / s
-		}
-		if doneThisRun > 0 {
-			p.Remaining = time.Duration(float64(el) * float64(n-rangesDone) / float64(doneThisRun))
-		}
-		opts.OnProgress(p)
+		m := meter.Read()
+		opts.OnProgress(BackfillProgress{Lookup: lookupTable, Rows: m.Rows, RangesDone: m.RangesDone, Ranges: m.Ranges,
+			Elapsed: m.Elapsed, Remaining: m.Remaining, RowsPerSecond: m.RowsPerSecond})
 	}
-	err = forRanges(ctx, ranges, opts.Concurrency, func(ctx context.Context, r tokenRange) error {
-		if done[r.Start] {
-			return nil
-		}
-		st, err := lb.Fill(ctx, r.Start, r.End, opts.PageSize, kandra.ConsistencyQuorum, func(page int64) {
-			scanned.Add(page)
-			mu.Lock()
-			report()
-			mu.Unlock()
-		})
+	err = tokenscan.Run(ctx, pieces, opts.Concurrency, func(ctx context.Context, r tokenscan.Range, state []byte) ([]byte, int64, error) {
+		next, st, err := lb.page(ctx, r, state, opts.PageSize, kandra.ConsistencyQuorum, true)
 		written.Add(st.Valued)
-		if err != nil {
-			return err
+		scanned.Add(st.Rows)
+		total := rangeRows[r].Add(st.Rows)
+		if err != nil || len(next) > 0 {
+			return next, st.Rows, err
 		}
 		if _, err := d.ExecCQL(ctx, "INSERT INTO "+bt+" (lookup, range_start, range_end, rows, done_at) VALUES (?, ?, ?, ?, ?)",
-			[]any{lookupTable, r.Start, r.End, st.Rows, time.Now().UTC()}, kandra.ConsistencyQuorum); err != nil {
-			return fmt.Errorf("recording range (%d, %d] in %s: %w", r.Start, r.End, bt, err)
+			[]any{lookupTable, r.Start, r.End, total, time.Now().UTC()}, kandra.ConsistencyQuorum); err != nil {
+			return nil, st.Rows, fmt.Errorf("recording range (%d, %d] in %s: %w", r.Start, r.End, bt, err)
 		}
-		mu.Lock()
-		rangesDone++
-		doneThisRun++
+		return nil, st.Rows, nil
+	}, func(_ int, p tokenscan.Piece, rows int64) {
+		meter.Add(rows, p.Done)
 		report()
-		mu.Unlock()
-		return nil
 	})
 	res.Rows, res.Written = scanned.Load(), written.Load()
 	if err != nil {
-		return fail(fmt.Sprintf("stopped after %d of %d ranges (run it again to resume)", rangesDone, n), err)
+		return fail(fmt.Sprintf("stopped after %d of %d ranges (run it again to resume)", meter.Read().RangesDone, n), err)
 	}
 
 	// Verify.
@@ -272,21 +235,21 @@ func backfillWith(ctx context.Context, d driver, ks *kandra.Keyspace, lookup *ka
 	// A lookup table's partition key is the indexed column alone.
 	tok := "token(" + l.IndexColumn().CQLName() + ")"
 	count := "SELECT COUNT(*) AS n FROM " + qualified(ks.Name(), l.CQLName()) + " WHERE " + tok + " > ? AND " + tok + " <= ?"
-	err = forRanges(ctx, ranges, opts.Concurrency, func(ctx context.Context, r tokenRange) error {
+	err = tokenscan.Run(ctx, tokenscan.Pieces(ring), opts.Concurrency, func(ctx context.Context, r tokenscan.Range, _ []byte) ([]byte, int64, error) {
 		st, err := lb.Count(ctx, r.Start, r.End, opts.PageSize, kandra.ConsistencyQuorum)
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		valued.Add(st.Valued)
 		rows, err := d.QueryCQL(ctx, count, []any{r.Start, r.End}, kandra.ConsistencyQuorum)
 		if err != nil {
-			return fmt.Errorf("counting %s: %w", lookupTable, err)
+			return nil, 0, fmt.Errorf("counting %s: %w", lookupTable, err)
 		}
 		if len(rows) > 0 {
 			lookupRows.Add(toInt64(rows[0]["n"]))
 		}
-		return nil
-	})
+		return nil, st.Rows, nil
+	}, nil)
 	if err != nil {
 		return fail("verification failed to run", err)
 	}
@@ -335,39 +298,6 @@ func notOf(ks *kandra.Keyspace, lookup *kandra.LookupTableSchema) error {
 			" is not the schema given to kandra.NewKeyspace for it (another version of the model?); pass ks.LookupTable(" + strconv.Quote(name) + ")"
 	}
 	return &kerrors.MigrationError{Message: msg, Rule: string(kandra.RuleNotInKeyspace)}
-}
-
-// forRanges runs fn on every range, at most conc at a time; the first
-// error cancels the others and is returned.
-func forRanges(ctx context.Context, ranges []tokenRange, conc int, fn func(context.Context, tokenRange) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	sem := make(chan struct{}, conc)
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
-	for _, r := range ranges {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func(r tokenRange) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := fn(ctx, r); err != nil {
-				once.Do(func() { first = err; cancel(err) })
-			}
-		}(r)
-	}
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	return context.Cause(ctx)
 }
 
 // markPending records in kandra_backfill that the backfill of lookupTable

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"math/big"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,54 +16,6 @@ import (
 	"github.com/kandra-go/kandra/kerrors"
 	"pgregory.net/rapid"
 )
-
-// splitRing covers the whole ring, (MinInt64, MaxInt64], with contiguous
-// ranges whose widths differ by at most n (the remainder of the split).
-func TestPropertySplitRing(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		n := rapid.IntRange(-2, 5000).Draw(t, "n")
-		rs := splitRing(n)
-		if want := max(n, 1); len(rs) != want {
-			t.Fatalf("%d ranges, want %d", len(rs), want)
-		}
-		if rs[0].Start != math.MinInt64 || rs[len(rs)-1].End != math.MaxInt64 {
-			t.Fatalf("ring not covered: first %+v, last %+v", rs[0], rs[len(rs)-1])
-		}
-		var lo, hi *big.Int
-		for i, r := range rs {
-			if i > 0 && r.Start != rs[i-1].End {
-				t.Fatalf("range %d starts at %d, range %d ended at %d", i, r.Start, i-1, rs[i-1].End)
-			}
-			w := new(big.Int).Sub(big.NewInt(r.End), big.NewInt(r.Start))
-			if w.Sign() <= 0 {
-				t.Fatalf("range %d is empty or reversed: %+v", i, r)
-			}
-			if lo == nil || w.Cmp(lo) < 0 {
-				lo = w
-			}
-			if hi == nil || w.Cmp(hi) > 0 {
-				hi = w
-			}
-		}
-		if d := new(big.Int).Sub(hi, lo); d.Cmp(big.NewInt(int64(len(rs)))) > 0 {
-			t.Fatalf("widths differ by %s over %d ranges", d, len(rs))
-		}
-		// A drawn token falls in exactly one range.
-		tok := rapid.Int64().Draw(t, "token")
-		if tok == math.MinInt64 {
-			tok = math.MaxInt64
-		}
-		in := 0
-		for _, r := range rs {
-			if tok > r.Start && tok <= r.End {
-				in++
-			}
-		}
-		if in != 1 {
-			t.Fatalf("token %d is in %d ranges", tok, in)
-		}
-	})
-}
 
 // TableID is deterministic per keyspace and table, distinct otherwise,
 // and what the CREATE TABLE statements carry.
@@ -135,16 +88,32 @@ func TestBackfillResumes(t *testing.T) {
 			first = p
 		}
 	}
-	opts.Ranges = 3 // ignored: the run resumes with its own split
+	opts.Ranges = 3 // another cut: the run reads what the recorded ranges leave of it
 	r, err = Backfill(context.Background(), f, ks, ks.LookupTable("users_by_email"), opts)
 	if err != nil || !r.Resumed || !r.Verified || r.Valued != 1500 || r.LookupRows != 1500 || r.Rows >= 2000 || r.Rows == 0 {
 		t.Fatalf("resumed: %+v, %v", r, err)
 	}
-	if first.Ranges != 10 || first.RangesDone < done || first.Lookup != "users_by_email" {
-		t.Fatalf("first progress of the resumed run: %+v", first)
+	recorded := f.bfDone["users_by_email"]
+	if first.Ranges != len(recorded) || first.RangesDone < done || first.Lookup != "users_by_email" {
+		t.Fatalf("first progress of the resumed run: %+v, %d ranges recorded", first, len(recorded))
 	}
-	if f.bfStatus["users_by_email"] != "done" || len(f.bfDone["users_by_email"]) != 10 {
-		t.Fatalf("status %q, %d ranges", f.bfStatus["users_by_email"], len(f.bfDone["users_by_email"]))
+	if f.bfStatus["users_by_email"] != "done" {
+		t.Fatalf("status %q", f.bfStatus["users_by_email"])
+	}
+	// The ranges recorded by the two runs, of two cuts, cover the ring
+	// once: each starts where another ended.
+	starts := slices.Sorted(maps.Keys(recorded))
+	if starts[0] != math.MinInt64 {
+		t.Fatalf("the ranges recorded start at %d", starts[0])
+	}
+	for i, s := range starts {
+		want := int64(math.MaxInt64)
+		if i+1 < len(starts) {
+			want = starts[i+1]
+		}
+		if recorded[s] != want {
+			t.Fatalf("range (%d, %d] recorded, the next starts at %d", s, recorded[s], want)
+		}
 	}
 	// A backfill that finished starts over when asked again.
 	r, err = Backfill(context.Background(), f, ks, ks.LookupTable("users_by_email"), BackfillOptions{Ranges: 5})
@@ -198,20 +167,6 @@ func TestBackfillUnknownLookup(t *testing.T) {
 	f.lookups = nil
 	if _, err := Backfill(ctx, f, ks, ks.LookupTable("users_by_email"), BackfillOptions{}); err == nil || !strings.Contains(err.Error(), "does not exist; run apply first") {
 		t.Fatalf("err = %v", err)
-	}
-}
-
-func TestForRangesStopsAtTheFirstError(t *testing.T) {
-	boom := errors.New("boom")
-	var ran atomic.Int64
-	err := forRanges(context.Background(), splitRing(100), 3, func(ctx context.Context, r tokenRange) error {
-		if ran.Add(1) == 5 {
-			return boom
-		}
-		return nil
-	})
-	if !errors.Is(err, boom) || ran.Load() >= 100 {
-		t.Fatalf("err %v after %d ranges", err, ran.Load())
 	}
 }
 

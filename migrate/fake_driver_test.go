@@ -41,7 +41,7 @@ type fakeDriver struct {
 	history     []map[string]any
 	bfStatus    map[string]string
 	bfRanges    map[string]int
-	bfDone      map[string]map[int64]bool
+	bfDone      map[string]map[int64]int64 // lookup → range_start → range_end of the ranges recorded done
 
 	rows       map[string][][]any         // primary table -> rows, in column order of the target model
 	lookupRows map[string]map[string]bool // lookup table -> index values
@@ -61,7 +61,7 @@ type fakeDriver struct {
 func newFake(initial, target *kandra.Keyspace) *fakeDriver {
 	f := &fakeDriver{target: target, tables: map[string]*kandra.TableSchema{}, lookups: map[string]*kandra.LookupTableSchema{},
 		added: map[string]bool{}, own: map[string]bool{}, types: map[string][]kandra.UDTField{}, bfStatus: map[string]string{}, bfRanges: map[string]int{},
-		bfDone: map[string]map[int64]bool{}, rows: map[string][][]any{}, lookupRows: map[string]map[string]bool{}}
+		bfDone: map[string]map[int64]int64{}, rows: map[string][][]any{}, lookupRows: map[string]map[string]bool{}}
 	if initial != nil {
 		f.exists = true
 		for _, t := range initial.Types() {
@@ -283,9 +283,9 @@ func (f *fakeDriver) ExecCQL(ctx context.Context, stmt string, v []any, c kandra
 	case strings.Contains(stmt, BackfillTable) && strings.Contains(stmt, "range_start"):
 		l := v[0].(string)
 		if f.bfDone[l] == nil {
-			f.bfDone[l] = map[int64]bool{}
+			f.bfDone[l] = map[int64]int64{}
 		}
-		f.bfDone[l][v[1].(int64)] = true
+		f.bfDone[l][v[1].(int64)] = v[2].(int64)
 		return true, nil
 	}
 	return false, fmt.Errorf("fake: unknown statement %q", stmt)
@@ -335,8 +335,8 @@ func (f *fakeDriver) QueryCQL(ctx context.Context, stmt string, v []any, c kandr
 			return nil, nil
 		}
 		out := []map[string]any{{"status": st, "ranges": f.bfRanges[l]}}
-		for start := range f.bfDone[l] {
-			out = append(out, map[string]any{"status": st, "ranges": f.bfRanges[l], "range_start": start, "done_at": time.Now()})
+		for start, end := range f.bfDone[l] {
+			out = append(out, map[string]any{"status": st, "ranges": f.bfRanges[l], "range_start": start, "range_end": end, "done_at": time.Now()})
 		}
 		return out, nil
 	case strings.HasPrefix(stmt, "SELECT COUNT(*)"):

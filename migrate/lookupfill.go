@@ -13,6 +13,7 @@ import (
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/internal/lookupval"
+	"github.com/kandra-go/kandra/internal/tokenscan"
 	"github.com/kandra-go/kandra/kerrors"
 )
 
@@ -97,83 +98,94 @@ func (b *lookupFill) Count(ctx context.Context, start, end int64, pageSize int, 
 
 func (b *lookupFill) run(ctx context.Context, start, end int64, pageSize int, cons kandra.Consistency, write bool, onPage func(int64)) (rangeStats, error) {
 	var st rangeStats
-	if pageSize < 0 || pageSize > maxPageSize {
-		// The protocol carries a page size as a 32-bit int: a larger one
-		// would be cut to its low bits.
-		return st, &kerrors.ArgumentError{Op: "backfill of " + b.lookup.Name(), Arg: "pageSize",
-			Message: fmt.Sprintf("%d is not in 0 (no paging) to %d (the protocol's 32-bit limit)", pageSize, maxPageSize)}
-	}
-	typ := b.ts.EntityType()
-	idx := b.lookup.IndexColumn()
-	dst := make([]any, 0, b.ts.NumColumns())
 	var state []byte
 	for {
-		if err := ctx.Err(); err != nil {
-			return st, &kerrors.QueryError{Message: "backfill of " + b.lookup.Name() + ": context done", Cause: err}
-		}
-		q := &adapter.Query{Statement: b.scan, Values: []any{start, end}, Consistency: cons, PageSize: pageSize, PageState: state}
-		rows, err := b.d.Query(ctx, q)
+		next, page, err := b.page(ctx, tokenscan.Range{Start: start, End: end}, state, pageSize, cons, write)
+		st.Rows += page.Rows
+		st.Valued += page.Valued
 		if err != nil {
-			return st, &kerrors.QueryError{Message: "backfill of " + b.lookup.Name() + ": scan of " + b.ts.Name() + " failed (" + b.scan.CQL() + ")", Cause: err}
+			return st, err
 		}
-		var page int64
-		var present adapter.Present
-		w := newWriter(ctx)
-		for {
-			e := reflect.New(typ).Interface()
-			dst = dst[:0]
-			for _, c := range b.cols {
-				p, _ := c.Pointer(e) // e is a new entity of the table's type
-				dst = append(dst, p)
-			}
-			if b.scan.HasPresence() {
-				dst = append(dst, &present)
-			}
-			if !rows.Next(dst) {
-				break
-			}
-			if b.scan.HasPresence() && !bool(present) {
-				continue // the static values of a partition without rows: no entity
-			}
-			page++
-			v, _ := idx.Pointer(e)
-			if lookupval.Empty(idx, v) {
-				continue
-			}
-			st.Valued++
-			if !write {
-				continue
-			}
-			vals := make([]any, b.insert.NumParams())
-			for i := range vals {
-				if p := b.insert.Param(i); p.Kind == adapter.ParamClaim {
-					vals[i] = mrand.Int64N(math.MaxInt64) + 1 // a claim token, as Save makes one
-				} else {
-					vals[i], _ = p.Column.Pointer(e)
-				}
-			}
-			w.do(func(ctx context.Context) error {
-				_, err := b.d.Exec(ctx, &adapter.Query{Statement: b.insert, Values: vals, Consistency: cons, SerialConsistency: kandra.ConsistencySerial})
-				return err
-			})
-		}
-		if err := w.wait(); err != nil {
-			_ = rows.Close()
-			return st, &kerrors.QueryError{Message: "backfill of " + b.lookup.Name() + ": insert failed (" + b.insert.CQL() + ")", Cause: err}
-		}
-		state = rows.PageState()
-		err = rows.Close()
-		if err != nil {
-			return st, &kerrors.QueryError{Message: "backfill of " + b.lookup.Name() + ": scan of " + b.ts.Name() + " failed (" + b.scan.CQL() + ")", Cause: err}
-		}
-		st.Rows += page
 		if onPage != nil {
-			onPage(page)
+			onPage(page.Rows)
 		}
-		if len(state) == 0 {
+		if state = next; len(state) == 0 {
 			return st, nil
 		}
 	}
+}
+
+// page reads one page of range r from paging state state (nil: the
+// first), writing the lookup rows of its rows when write; it returns the
+// next page's state (empty at the end of the range): a tokenscan.PageFunc.
+func (b *lookupFill) page(ctx context.Context, r tokenscan.Range, state []byte, pageSize int, cons kandra.Consistency, write bool) ([]byte, rangeStats, error) {
+	var st rangeStats
+	if pageSize < 0 || pageSize > maxPageSize {
+		// The protocol carries a page size as a 32-bit int: a larger one
+		// would be cut to its low bits.
+		return nil, st, &kerrors.ArgumentError{Op: "backfill of " + b.lookup.Name(), Arg: "pageSize",
+			Message: fmt.Sprintf("%d is not in 0 (no paging) to %d (the protocol's 32-bit limit)", pageSize, maxPageSize)}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, st, &kerrors.QueryError{Message: "backfill of " + b.lookup.Name() + ": context done", Cause: err}
+	}
+	typ := b.ts.EntityType()
+	idx := b.lookup.IndexColumn()
+	dst := make([]any, 0, b.ts.NumColumns()+1)
+	q := &adapter.Query{Statement: b.scan, Values: []any{r.Start, r.End}, Consistency: cons, PageSize: pageSize, PageState: state}
+	rows, err := b.d.Query(ctx, q)
+	if err != nil {
+		return nil, st, &kerrors.QueryError{Message: "backfill of " + b.lookup.Name() + ": scan of " + b.ts.Name() + " failed (" + b.scan.CQL() + ")", Cause: err}
+	}
+	var present adapter.Present
+	w := newWriter(ctx)
+	for {
+		e := reflect.New(typ).Interface()
+		dst = dst[:0]
+		for _, c := range b.cols {
+			p, _ := c.Pointer(e) // e is a new entity of the table's type
+			dst = append(dst, p)
+		}
+		if b.scan.HasPresence() {
+			dst = append(dst, &present)
+		}
+		if !rows.Next(dst) {
+			break
+		}
+		if b.scan.HasPresence() && !bool(present) {
+			continue // the static values of a partition without rows: no entity
+		}
+		st.Rows++
+		v, _ := idx.Pointer(e)
+		if lookupval.Empty(idx, v) {
+			continue
+		}
+		st.Valued++
+		if !write {
+			continue
+		}
+		vals := make([]any, b.insert.NumParams())
+		for i := range vals {
+			if p := b.insert.Param(i); p.Kind == adapter.ParamClaim {
+				vals[i] = mrand.Int64N(math.MaxInt64) + 1 // a claim token, as Save makes one
+			} else {
+				vals[i], _ = p.Column.Pointer(e)
+			}
+		}
+		w.do(func(ctx context.Context) error {
+			_, err := b.d.Exec(ctx, &adapter.Query{Statement: b.insert, Values: vals, Consistency: cons, SerialConsistency: kandra.ConsistencySerial})
+			return err
+		})
+	}
+	if err := w.wait(); err != nil {
+		_ = rows.Close()
+		return nil, st, &kerrors.QueryError{Message: "backfill of " + b.lookup.Name() + ": insert failed (" + b.insert.CQL() + ")", Cause: err}
+	}
+	next := rows.PageState()
+	if err := rows.Close(); err != nil {
+		return nil, st, &kerrors.QueryError{Message: "backfill of " + b.lookup.Name() + ": scan of " + b.ts.Name() + " failed (" + b.scan.CQL() + ")", Cause: err}
+	}
+	return next, st, nil
 }
 
 // backfillInflight bounds the lookup inserts in flight per scanned range:

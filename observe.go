@@ -100,7 +100,7 @@ type Observation struct {
 // of package kstore and of the migrator check that they emit no other.
 func Operations() []string {
 	return []string{OpSave, OpUpdate, OpDelete, OpSaveAll, OpDeleteAll, OpSaveIfNotExists, OpSoftDelete, OpGet, OpFind, OpList,
-		OpIncrement, OpBackfill, OpMigrate, OpPatch, OpDeleteRange, OpUnit}
+		OpIncrement, OpBackfill, OpMigrate, OpPatch, OpDeleteRange, OpUnit, OpScan, OpCount, OpTruncate}
 }
 
 // The operations an Observation names (Observation.Operation): what the
@@ -139,6 +139,14 @@ const (
 	OpFind = "find"
 	// OpList is a read of one page of a partition.
 	OpList = "list"
+	// OpScan is a whole-table read by token ranges (kstore's Scan and
+	// ScanAll): one per page.
+	OpScan = "scan"
+	// OpCount is a count of rows (kstore's Count, and CountAll's count of
+	// each token range).
+	OpCount = "count"
+	// OpTruncate is a table's truncation, and its lookup tables'.
+	OpTruncate = "truncate"
 	// OpIncrement is a counter update (Increment and Decrement).
 	OpIncrement = "increment"
 	// OpBackfill is a backfill's writes of lookup rows, and its reads of

@@ -14,6 +14,7 @@ func TestOperationNames(t *testing.T) {
 		OpSaveIfNotExists: "saveIfNotExists", OpSoftDelete: "softDelete", OpGet: "get",
 		OpFind: "find", OpList: "list", OpIncrement: "increment",
 		OpBackfill: "backfill", OpMigrate: "migrate", OpPatch: "patch", OpDeleteRange: "deleteRange", OpUnit: "unit",
+		OpScan: "scan", OpCount: "count", OpTruncate: "truncate",
 	} {
 		if got != want {
 			t.Errorf("operation %q, want %q", got, want)
@@ -24,7 +25,7 @@ func TestOperationNames(t *testing.T) {
 // TestOperationsListsEveryOp: Operations is every Op constant, each once.
 func TestOperationsListsEveryOp(t *testing.T) {
 	want := []string{OpSave, OpUpdate, OpDelete, OpSaveAll, OpDeleteAll, OpSaveIfNotExists, OpSoftDelete,
-		OpGet, OpFind, OpList, OpIncrement, OpBackfill, OpMigrate, OpPatch, OpDeleteRange, OpUnit}
+		OpGet, OpFind, OpList, OpIncrement, OpBackfill, OpMigrate, OpPatch, OpDeleteRange, OpUnit, OpScan, OpCount, OpTruncate}
 	got := Operations()
 	if len(got) != len(want) {
 		t.Fatalf("Operations() = %q, want %q", got, want)

@@ -3,6 +3,7 @@ package kstore
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
@@ -54,6 +55,10 @@ func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...ReadOption) (*T, e
 	}
 	defer r.rt.leave()
 	col := r.lookups[l.idx].IndexColumn()
+	if c.hasColumns {
+		// The holder's value is read to tell a stale lookup row.
+		c.columns = append(slices.Clone(c.columns), col)
+	}
 	col.StoredForm(&v)
 	if err := col.CheckValue(&v); err != nil {
 		return nil, err

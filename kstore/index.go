@@ -54,7 +54,7 @@ func (x *Index[T, V]) Spec() kandra.IndexSpec { return x.spec }
 // index, in the server's order (by token, then clustering order), with
 // the cursor of the next page. A read through an index touches every
 // node: a lookup table (kandra.Lookup) is the read of one partition.
-// Options: PageSize (default 100), After, SkipDeleted, Consistency (the
+// Options: PageSize (default 100), After, Columns, SkipDeleted, Consistency (the
 // other index reads take the same). An index on a
 // collection's values, keys or entries is read with Contains,
 // ContainsKey, ContainsValue or HasEntry instead: Find there is a
@@ -188,6 +188,9 @@ func (x *Index[T, V]) find(ctx context.Context, op string, how catalog.IndexOp, 
 		it.err = r.argErr(op, "x", "the index "+x.spec.Name+" on "+col.GoName()+" holds its "+x.spec.Target.String()+", read with "+indexCalls[x.spec.Target])
 		return it
 	}
+	if st, it.err = r.project(op, st, &c); it.err != nil {
+		return it
+	}
 	if it.err = r.checkRange(op, &call{pageSize: c.pageSize, hasPageSize: c.hasPageSize}); it.err != nil {
 		return it
 	}
@@ -240,7 +243,7 @@ const MaxNearest = 1000
 // as is a serial consistency ("Top-K queries can only be run with
 // consistency level ONE/LOCAL_ONE", which Cassandra 5.0.8 enforces for
 // SERIAL and LOCAL_SERIAL only). Options: SkipDeleted (which may leave
-// fewer than limit rows), Consistency.
+// fewer than limit rows), Columns, Consistency.
 //
 // A read through an ANN index touches every node; rows written a moment
 // ago may not be ranked yet on a replica the read does not reach at the
@@ -260,6 +263,9 @@ func (x *Index[T, V]) Nearest(ctx context.Context, q V, limit int, opts ...ReadO
 	st := r.st.SelectByIndexOp(col, catalog.IndexNearest, catalog.Unbounded, catalog.Unbounded)
 	if x.spec.Kind != kandra.IndexVector || st == nil {
 		it.err = r.argErr(op, "x", "the index "+x.spec.Name+" on "+col.GoName()+" is a "+x.spec.Kind.String()+" index, not an ANN index: bind a [N]float32 field with kandra.VectorIndex, or read this one with "+indexCalls[x.spec.Target])
+		return it
+	}
+	if st, it.err = r.project(op, st, &c); it.err != nil {
 		return it
 	}
 	if limit < 1 || limit > MaxNearest {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	mrand "math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -507,6 +508,10 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, c call, co
 	if err != nil {
 		it.err = err
 		return it
+	}
+	if c.hasColumns {
+		// The holder's value is read to tell a stale lookup row.
+		c.columns = append(slices.Clone(c.columns), r.lookups[l.idx].IndexColumn())
 	}
 	sc.c = c
 	for _, k := range keys {

@@ -46,6 +46,13 @@ type DeleteOption interface {
 	deleteOption()
 }
 
+// ScanOption configures Repo.Scan, ScanAll and CountAll; see "Whole-table
+// reads" in the package doc.
+type ScanOption interface {
+	option
+	scanOption()
+}
+
 // CounterOption configures Counter.Increment and Decrement; see "Call
 // options" in the package doc.
 type CounterOption interface {
@@ -75,12 +82,15 @@ type call struct {
 	upperCol    *kandra.ColumnSchema
 	upperB      catalog.Bound
 	reversed    bool
-	prefix      []prefixValue // Equal's, in the order given
-	skipDeleted bool          // SkipDeleted
-	upsert      bool          // Upsert
-	current     any           // Current's *T
-	omitNulls   bool          // OmitNulls, WriteNulls, or the table's kandra.OmitNulls
-	hasNulls    bool          // OmitNulls or WriteNulls was given
+	prefix      []prefixValue          // Equal's, in the order given
+	skipDeleted bool                   // SkipDeleted
+	upsert      bool                   // Upsert
+	current     any                    // Current's *T
+	omitNulls   bool                   // OmitNulls, WriteNulls, or the table's kandra.OmitNulls
+	hasNulls    bool                   // OmitNulls or WriteNulls was given
+	columns     []*kandra.ColumnSchema // Columns', as given (nil: every column)
+	hasColumns  bool
+	scan        *scanTuning // a Scan's own options, nil when none given
 }
 
 // prefixValue is one Equal: a clustering column and its value.
@@ -96,6 +106,7 @@ type SkipDeletedOption struct{}
 func (SkipDeletedOption) apply(c *call) { c.skipDeleted = true }
 func (SkipDeletedOption) readOption()   {}
 func (SkipDeletedOption) listOption()   {}
+func (SkipDeletedOption) scanOption()   {}
 
 // SkipDeleted makes a read leave out soft-deleted rows (kandra.SoftDelete
 // with a marker field that is true; a null marker counts as live); without
@@ -115,6 +126,7 @@ type ConsistencyOption struct{ c kandra.Consistency }
 func (o ConsistencyOption) apply(c *call) { c.cons, c.hasCons = o.c, true }
 func (ConsistencyOption) readOption()     {}
 func (ConsistencyOption) listOption()     {}
+func (ConsistencyOption) scanOption()     {}
 func (ConsistencyOption) patchOption()    {}
 func (ConsistencyOption) writeOption()    {}
 func (ConsistencyOption) insertOption()   {}
@@ -261,6 +273,10 @@ func (o PageOption) apply(c *call) {
 	}
 }
 func (PageOption) listOption() {}
+
+// scanOption: a Scan takes PageSize; the other PageOptions are refused
+// there (checkScan).
+func (PageOption) scanOption() {}
 
 // PageSize sets the rows per page of a list call (default 100), 1 to
 // MaxPageSize; another value is a *kerrors.ArgumentError.

@@ -26,7 +26,11 @@ func (r *Repo[T]) Get(ctx context.Context, key *T, opts ...ReadOption) (*T, erro
 // getIn reads key's row at cons with sc's options (SkipDeleted), its
 // Query and targets in sc.
 func (r *Repo[T]) getIn(ctx context.Context, op string, sc *scratch, key *T, cons kandra.Consistency) (*T, error) {
-	e, err := r.readRow(ctx, op, sc, r.st.SelectByKey(), key, cons)
+	st, err := r.project("Get", r.st.SelectByKey(), &sc.c)
+	if err != nil {
+		return nil, err
+	}
+	e, err := r.readRow(ctx, op, sc, st, key, cons)
 	if err == nil && sc.c.skipDeleted && r.deleted(e) {
 		return nil, r.notFound(key)
 	}
@@ -90,7 +94,7 @@ func (r *Repo[T]) deleted(e *T) bool {
 // optionally restricted to a prefix of the clustering key by Equal and
 // bounded by From and To on the clustering column after it.
 // Options: PageSize (default 100), After, Equal, From, To, Reversed,
-// SkipDeleted, Consistency.
+// Columns, SkipDeleted, Consistency.
 func (r *Repo[T]) List(ctx context.Context, partition *T, opts ...ListOption) *Iter[T] {
 	const op = "List"
 	it := &Iter[T]{}
@@ -114,7 +118,11 @@ func (r *Repo[T]) List(ctx context.Context, partition *T, opts ...ListOption) *I
 	if c.upperCol != nil {
 		rng.Upper = c.upperB
 	}
-	st := r.st.SelectPartition(rng)
+	st, err := r.project(op, r.st.SelectPartition(rng), &c)
+	if err != nil {
+		it.err = err
+		return it
+	}
 	var fp uint64
 	if !c.cursor.IsZero() {
 		fp = r.fingerprint(st, partition, &c)

@@ -8,7 +8,9 @@ import (
 
 // Driver is what kandra needs from a CQL driver, as database/sql/driver's
 // interfaces are what database/sql needs: package kstore runs every typed
-// call through Exec, Query and Batch, and package migrate reads the live
+// call through Exec, Query and Batch (and reads the token ring's
+// boundaries from system.local and system.peers through QueryCQL before a
+// whole-table scan), and package migrate reads the live
 // schema, changes it and keeps its own tables through ExecCQL, QueryCQL
 // and AwaitSchemaAgreement. The adapter modules implement it on their
 // driver's session (kgocql.Driver, kgocqlv2.Driver); an application only

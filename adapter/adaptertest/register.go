@@ -60,6 +60,7 @@ func register() {
 		todoID = kandra.MustFieldOf(todosTable, func(t *todo) *uuid.UUID { return &t.TodoID })
 		registerPartial()
 		registerUnits()
+		registerReads()
 		memberHandle = kandra.MustFieldOf(membersTable, func(m *member) *string { return &m.Handle })
 		listingTitle = kandra.MustFieldOf(listingsTable, func(l *listing) *string { return &l.Title })
 		listingPrice = kandra.MustFieldOf(listingsTable, func(l *listing) *int64 { return &l.Price })

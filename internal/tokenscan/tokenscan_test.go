@@ -226,7 +226,7 @@ func TestLiveAndPlan(t *testing.T) {
 
 	tablets := fakeRing{rows: map[string][]map[string]any{
 		"SELECT id FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?": {{"id": "some-uuid"}},
-		"SELECT last_token FROM system.tablets WHERE table_id = ?":                         {{"last_token": int64(-1)}, {"last_token": int64(math.MaxInt64)}},
+		"SELECT last_token FROM system.tablets WHERE table_id = ?":                       {{"last_token": int64(-1)}, {"last_token": int64(math.MaxInt64)}},
 	}}
 	if toks, ring, err := Live(context.Background(), tablets, "ks", "t"); err != nil || ring != RingTablets || !slices.Equal(toks, []int64{-1, math.MaxInt64}) {
 		t.Fatalf("Live(tablets) = %v %v %v", toks, ring, err)

@@ -86,6 +86,26 @@ func (c *ColumnSchema) AppendStored(dst []byte, p any) ([]byte, error) {
 	return out, nil
 }
 
+// CompareStored orders the values at a and b (each a *V, as for
+// AppendStored) as the server sorts them in a column in ascending order
+// (a clustering column's, a set's elements): -1, 0 or +1. It fails as
+// AppendStored does, and for a null.
+func (c *ColumnSchema) CompareStored(a, b any) (int, error) {
+	var ba, bb [64]byte
+	x, err := c.AppendStored(ba[:0], a)
+	if err != nil {
+		return 0, err
+	}
+	y, err := c.AppendStored(bb[:0], b)
+	if err != nil {
+		return 0, err
+	}
+	if int32(binary.BigEndian.Uint32(x)) < 0 || int32(binary.BigEndian.Uint32(y)) < 0 {
+		return 0, &kerrors.ArgumentError{Op: "CompareStored on " + c.where(), Arg: "a, b", Message: "a null has no place in the order"}
+	}
+	return cqlcompare.Compare(compareType(c.typ), x[4:], y[4:]), nil
+}
+
 // SameStored reports whether the values at a and b (each a *V, as for
 // AppendStored) are stored as the same bytes: whether the server holds
 // them as one value. It is AppendStored's equality, without building the

@@ -396,3 +396,51 @@ func TestSameStoredFastAllocs(t *testing.T) {
 		}
 	}
 }
+
+// ordered has a column of each type whose order a listing merges by.
+type ordered struct {
+	K    int32
+	I    int64
+	S    string
+	At   time.Time
+	TU   uuid.UUID
+	Blob []byte
+}
+
+func (o *ordered) Describe(s *kandra.Schema[ordered]) {
+	s.Table("ordered")
+	kandra.Bind(s, &o.K, kandra.PartitionKey(0))
+	kandra.Bind(s, &o.TU, kandra.AsType(kandra.CQLTimeUUID))
+}
+
+// CompareStored orders values as the server does: signed integers,
+// text by its bytes, timestamps by time, timeuuids by their time first,
+// blobs by bytes; a null has no place.
+func TestCompareStored(t *testing.T) {
+	tab := kandra.MustRegister[ordered]()
+	col := func(name string) *kandra.ColumnSchema { return tab.Schema().ColumnByName(name) }
+	t1 := uuid.Must(uuid.NewUUID()) // the next is later: the clock sequence ticks on
+	t2 := uuid.Must(uuid.NewUUID())
+	for _, c := range []struct {
+		col  string
+		a, b any
+		want int
+	}{
+		{"i", ptr(int64(-5)), ptr(int64(3)), -1},
+		{"i", ptr(int64(math.MaxInt64)), ptr(int64(math.MinInt64)), 1},
+		{"s", ptr("b"), ptr("ab"), 1},
+		{"s", ptr("é"), ptr("z"), 1},
+		{"at", ptr(time.UnixMilli(5)), ptr(time.UnixMilli(5).In(time.FixedZone("X", 3600))), 0},
+		{"at", ptr(time.UnixMilli(-1)), ptr(time.UnixMilli(1)), -1},
+		{"tu", &t2, &t1, 1},
+		{"blob", ptr([]byte{1, 2}), ptr([]byte{1}), 1},
+	} {
+		got, err := col(c.col).CompareStored(c.a, c.b)
+		if err != nil || got != c.want {
+			t.Errorf("%s: CompareStored(%v, %v) = %d, %v; want %d", c.col, reflect.ValueOf(c.a).Elem(), reflect.ValueOf(c.b).Elem(), got, err, c.want)
+		}
+	}
+	if _, err := col("blob").CompareStored(ptr([]byte(nil)), ptr([]byte{1})); !errors.Is(err, kerrors.ErrArgument) {
+		t.Errorf("a null compared: %v", err)
+	}
+}

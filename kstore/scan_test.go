@@ -220,7 +220,9 @@ func TestScanColumnsAndCountAll(t *testing.T) {
 	if len(got) != 50 || got[0].Email == "" || got[0].ID == (uuid.UUID{}) || got[0].Bio != "" || got[0].Version != 0 {
 		t.Fatalf("%d rows, first %+v", len(got), got[0])
 	}
-	if !slices.ContainsFunc(f.queries, func(q string) bool { return strings.HasPrefix(q, "SELECT id, email FROM ks.fusers WHERE token(id) > ?") }) {
+	if !slices.ContainsFunc(f.queries, func(q string) bool {
+		return strings.HasPrefix(q, "SELECT id, email FROM ks.fusers WHERE token(id) > ?")
+	}) {
 		t.Fatalf("queries: %q", f.queries[:1])
 	}
 	n, err := repo.CountAll(ctx, Concurrency(2))
@@ -240,11 +242,14 @@ func TestScanColumnsAndCountAll(t *testing.T) {
 		t.Fatalf("%d rows", rows)
 	}
 	for name, err := range map[string]error{
-		"nil each":        func() error { _, err := repo.Scan(ctx, nil); return err }(),
-		"Concurrency(0)":  func() error { _, err := repo.Scan(ctx, func(*fUser) error { return nil }, Concurrency(0)); return err }(),
-		"Ranges(0)":       func() error { _, err := repo.Scan(ctx, func(*fUser) error { return nil }, Ranges(0)); return err }(),
-		"PageSize(0)":     func() error { _, err := repo.Scan(ctx, func(*fUser) error { return nil }, PageSize(0)); return err }(),
-		"After":           func() error { _, err := repo.Scan(ctx, func(*fUser) error { return nil }, After(Cursor{state: []byte{1}})); return err }(),
+		"nil each":       func() error { _, err := repo.Scan(ctx, nil); return err }(),
+		"Concurrency(0)": func() error { _, err := repo.Scan(ctx, func(*fUser) error { return nil }, Concurrency(0)); return err }(),
+		"Ranges(0)":      func() error { _, err := repo.Scan(ctx, func(*fUser) error { return nil }, Ranges(0)); return err }(),
+		"PageSize(0)":    func() error { _, err := repo.Scan(ctx, func(*fUser) error { return nil }, PageSize(0)); return err }(),
+		"After": func() error {
+			_, err := repo.Scan(ctx, func(*fUser) error { return nil }, After(Cursor{state: []byte{1}}))
+			return err
+		}(),
 		"Columns()":       func() error { _, err := repo.Scan(ctx, func(*fUser) error { return nil }, Columns()); return err }(),
 		"CountAll Resume": func() error { _, err := repo.CountAll(ctx, ResumeFrom(ScanPosition{})); return err }(),
 	} {

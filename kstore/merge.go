@@ -131,13 +131,13 @@ type merge[T any] struct {
 // reading (read from state, its rows from the server as they came), the
 // rows of it already listed (pos), and the state of its next page.
 type mergePart[T any] struct {
-	vals   []any
-	state  []byte // of the page being read (nil: the first)
-	rows   []*T   // the page's rows; nil for a row that is no entity
-	pos    int    // rows listed (or skipped) of the page
-	next   []byte
-	read   bool // the page has been read
-	done   bool // no rows left
+	vals  []any
+	state []byte // of the page being read (nil: the first)
+	rows  []*T   // the page's rows; nil for a row that is no entity
+	pos   int    // rows listed (or skipped) of the page
+	next  []byte
+	read  bool // the page has been read
+	done  bool // no rows left
 }
 
 func (m *merge[T]) finished() bool {

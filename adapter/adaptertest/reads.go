@@ -3,8 +3,8 @@ package adaptertest
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 

@@ -54,7 +54,7 @@ func (x *Index[T, V]) Spec() kandra.IndexSpec { return x.spec }
 // index, in the server's order (by token, then clustering order), with
 // the cursor of the next page. A read through an index touches every
 // node: a lookup table (kandra.Lookup) is the read of one partition.
-// Options: PageSize (default 100), After, Columns, SkipDeleted, Consistency (the
+// Options: PageSize (default 100), After, Columns, WithTimes, SkipDeleted, Consistency (the
 // other index reads take the same). An index on a
 // collection's values, keys or entries is read with Contains,
 // ContainsKey, ContainsValue or HasEntry instead: Find there is a
@@ -191,6 +191,9 @@ func (x *Index[T, V]) find(ctx context.Context, op string, how catalog.IndexOp, 
 	if st, it.err = r.project(op, st, &c); it.err != nil {
 		return it
 	}
+	if st, it.err = r.timed(op, st, &c); it.err != nil {
+		return it
+	}
 	if it.err = r.checkRange(op, &call{pageSize: c.pageSize, hasPageSize: c.hasPageSize}); it.err != nil {
 		return it
 	}
@@ -226,6 +229,7 @@ func (x *Index[T, V]) find(ctx context.Context, op string, how catalog.IndexOp, 
 		}
 	}
 	it.rows, it.cursor, it.err = r.readPage(ctx, kandra.OpFind, "index read", st, vals, cons, &c, fp, fpOf)
+	it.times = c.timesOut
 	return it
 }
 

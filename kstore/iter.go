@@ -53,6 +53,7 @@ type Iter[T any] struct {
 	i      int
 	err    error
 	cursor Cursor
+	times  [][]CellTime // WithTimes', a row's each
 }
 
 // Next advances to the next row and reports whether there is one.

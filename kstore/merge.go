@@ -28,7 +28,7 @@ const MaxMerged = 256
 // same partition twice is a *kerrors.ArgumentError. Options: PageSize,
 // After (the cursor of the same ListMerged), Equal, From, To, Reversed
 // (applied to every partition, as List applies them), Columns,
-// SkipDeleted, Consistency.
+// WithTimes, SkipDeleted, Consistency.
 //
 // Each page reads up to PageSize rows of each partition still in the
 // listing (PageSize more past where the last page stopped in it), so a
@@ -66,6 +66,9 @@ func (r *Repo[T]) ListMerged(ctx context.Context, partitions []*T, opts ...ListO
 		rng.Upper = c.upperB
 	}
 	st, err := r.project(op, r.st.SelectPartition(rng), &c)
+	if err == nil {
+		st, err = r.timed(op, st, &c)
+	}
 	if err != nil {
 		it.err = err
 		return it
@@ -112,6 +115,7 @@ func (r *Repo[T]) ListMerged(ctx context.Context, partitions []*T, opts ...ListO
 		}
 	}
 	it.rows, it.err = m.page(ctx)
+	it.times = c.timesOut
 	if it.err == nil && !m.finished() {
 		it.cursor = r.rt.cursor(m.encode(), fp)
 	}
@@ -132,9 +136,10 @@ type merge[T any] struct {
 // rows of it already listed (pos), and the state of its next page.
 type mergePart[T any] struct {
 	vals  []any
-	state []byte // of the page being read (nil: the first)
-	rows  []*T   // the page's rows; nil for a row that is no entity
-	pos   int    // rows listed (or skipped) of the page
+	state []byte       // of the page being read (nil: the first)
+	rows  []*T         // the page's rows; nil for a row that is no entity
+	times [][]CellTime // with WithTimes, each row's
+	pos   int          // rows listed (or skipped) of the page
 	next  []byte
 	read  bool // the page has been read
 	done  bool // no rows left
@@ -159,17 +164,27 @@ func (m *merge[T]) fetch(ctx context.Context, p *mergePart[T], size int) error {
 		r.rt.observed(octx, w, r.ts.Name(), kandra.OpList, 0, err)
 		return queryErr("merged list on "+r.ts.Name()+" failed", err)
 	}
-	p.rows = p.rows[:0]
+	p.rows, p.times = p.rows[:0], p.times[:0]
 	dst := make([]any, 0, st.NumResult()+1)
 	var present adapter.Present
+	var times *rawTimes
+	var timeDst []any
+	if m.c.hasTimes {
+		times = timeTargets(len(m.c.times))
+		timeDst = times.targets()
+	}
 	for {
 		e := new(T)
 		dst = catalog.AppendResult(r.t, st, e, dst[:0])
 		if st.HasPresence() {
 			dst = append(dst, &present)
 		}
+		dst = append(dst, timeDst...)
 		if !rows.Next(dst) {
 			break
+		}
+		if times != nil {
+			p.times = append(p.times, times.cellTimes())
 		}
 		if st.HasPresence() && !bool(present) || m.c.skipDeleted && r.deleted(e) {
 			e = nil // counted in the page's position, never listed
@@ -252,6 +267,9 @@ func (m *merge[T]) page(ctx context.Context) ([]*T, error) {
 			break
 		}
 		out = append(out, bestRow)
+		if m.c.hasTimes {
+			m.c.timesOut = append(m.c.timesOut, m.parts[best].times[m.parts[best].pos])
+		}
 		m.parts[best].pos++
 	}
 	// Settle each partition whose page is listed, without reading on: done

@@ -89,6 +89,9 @@ type call struct {
 	omitNulls   bool                   // OmitNulls, WriteNulls, or the table's kandra.OmitNulls
 	hasNulls    bool                   // OmitNulls or WriteNulls was given
 	columns     []*kandra.ColumnSchema // Columns', as given (nil: every column)
+	times       []*kandra.ColumnSchema // WithTimes'
+	hasTimes    bool
+	timesOut    [][]CellTime // the times of each row read, with WithTimes
 	hasColumns  bool
 	scan        *scanTuning // a Scan's own options, nil when none given
 }

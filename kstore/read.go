@@ -94,7 +94,7 @@ func (r *Repo[T]) deleted(e *T) bool {
 // optionally restricted to a prefix of the clustering key by Equal and
 // bounded by From and To on the clustering column after it.
 // Options: PageSize (default 100), After, Equal, From, To, Reversed,
-// Columns, SkipDeleted, Consistency.
+// Columns, WithTimes, SkipDeleted, Consistency.
 func (r *Repo[T]) List(ctx context.Context, partition *T, opts ...ListOption) *Iter[T] {
 	const op = "List"
 	it := &Iter[T]{}
@@ -119,6 +119,9 @@ func (r *Repo[T]) List(ctx context.Context, partition *T, opts ...ListOption) *I
 		rng.Upper = c.upperB
 	}
 	st, err := r.project(op, r.st.SelectPartition(rng), &c)
+	if err == nil {
+		st, err = r.timed(op, st, &c)
+	}
 	if err != nil {
 		it.err = err
 		return it
@@ -141,6 +144,7 @@ func (r *Repo[T]) List(ctx context.Context, partition *T, opts ...ListOption) *I
 		vals = appendParam(vals, st.Param(i), &c)
 	}
 	it.rows, it.cursor, it.err = r.readPage(ctx, kandra.OpList, "list", st, vals, cons, &c, fp, func() uint64 { return r.fingerprint(st, partition, &c) })
+	it.times = c.timesOut
 	return it
 }
 
@@ -165,16 +169,27 @@ func (r *Repo[T]) readPage(ctx context.Context, op, what string, st *adapter.Sta
 		dst := make([]any, 0, st.NumResult()+1)
 		read := 0
 		var present adapter.Present
+		var times *rawTimes
+		var timeDst []any
+		if c.hasTimes {
+			times = timeTargets(len(c.times))
+			timeDst = times.targets()
+		}
 		for {
 			e := new(T)
 			dst = catalog.AppendResult(r.t, st, e, dst[:0])
 			if st.HasPresence() {
 				dst = append(dst, &present)
 			}
+			dst = append(dst, timeDst...)
 			if !rows.Next(dst) {
 				break
 			}
 			read++
+			var ct []CellTime
+			if times != nil {
+				ct = times.cellTimes()
+			}
 			if st.HasPresence() && !bool(present) {
 				continue // the static values of a partition without rows
 			}
@@ -182,6 +197,9 @@ func (r *Repo[T]) readPage(ctx context.Context, op, what string, st *adapter.Sta
 				continue
 			}
 			out = append(out, e)
+			if times != nil {
+				c.timesOut = append(c.timesOut, ct)
+			}
 		}
 		err = rows.Close()
 		r.rt.observed(octx, w, r.ts.Name(), op, read, err)

@@ -335,6 +335,7 @@ var scenarios = []struct {
 	{"UnitsMatchTheModel", testUnitsModel},
 	{"WholeTableReads", testWholeTableReads},
 	{"MergedBuckets", testMergedBuckets},
+	{"WriteTimesAndTTLs", testWriteTimesAndTTLs},
 }
 
 type failures struct {

@@ -45,6 +45,7 @@ var (
 func registerReads() {
 	bucketedTable = kandra.MustRegister[bucketed]()
 	bucketedAt = kandra.MustFieldOf(bucketedTable, func(b *bucketed) *time.Time { return &b.At })
+	bucketedName = kandra.MustFieldOf(bucketedTable, func(b *bucketed) *string { return &b.Name })
 	shelvedTable = kandra.MustRegister[shelved]()
 	shelvedSeq = kandra.MustFieldOf(shelvedTable, func(a *shelved) *int32 { return &a.Seq })
 	shelvedSlug = kandra.MustFieldOf(shelvedTable, func(a *shelved) *string { return &a.Slug })
@@ -250,6 +251,7 @@ func (b *bucketed) Describe(s *kandra.Schema[bucketed]) {
 var (
 	bucketedTable *kandra.Table[bucketed]
 	bucketedAt    kandra.Field[bucketed, time.Time]
+	bucketedName  kandra.Field[bucketed, string]
 )
 
 // testMergedBuckets: 600 events over ten buckets, listed as one
@@ -332,4 +334,68 @@ func testMergedBuckets(t *testing.T, h *harness) {
 	same("a window", list(kstore.From(bucketedAt, from, true), kstore.To(bucketedAt, to, false)), window)
 
 	fmt.Printf("real-server: merged adapter=%s partitions=10 rows=%d pages=%d ok=true\n", h.n.Name, len(want), (len(want)+24)/25)
+}
+
+// testWriteTimesAndTTLs: the write time and TTL of a cell, typed, read
+// by GetTimes, List and ListMerged with WithTimes: a row written at a
+// given timestamp with a TTL reads back that timestamp and what is left
+// of the TTL, the same the server's own WRITETIME and TTL select; a row
+// without a TTL reads 0; a key column is refused before sending.
+func testWriteTimesAndTTLs(t *testing.T, h *harness) {
+	e := h.env(t)
+	repo, err := kstore.NewRepo(e.rt, bucketedTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 2, 3, 4, 5, 0, time.UTC)
+	stamp := time.Now().Add(-time.Hour).Truncate(time.Microsecond).UTC()
+	timed := &bucketed{Bucket: 100, At: at, Seq: 1, Name: "timed"}
+	if err := repo.Save(ctx, timed, kstore.TTL(time.Hour), kstore.Timestamp(stamp)); err != nil {
+		t.Fatal(err)
+	}
+	plain := &bucketed{Bucket: 100, At: at, Seq: 2, Name: "plain"}
+	before := time.Now().Truncate(time.Microsecond)
+	if err := repo.Save(ctx, plain); err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now()
+	got, times, err := repo.GetTimes(ctx, timed, []kstore.Column{bucketedName})
+	if err != nil || got.Name != "timed" || len(times) != 1 || !times[0].WriteTime.Equal(stamp) || times[0].TTL <= 59*time.Minute || times[0].TTL > time.Hour {
+		t.Fatalf("GetTimes of the timed row: %+v %+v, %v (written at %s with a TTL of 1h)", got, times, err, stamp)
+	}
+	var wt int64
+	var ttl int
+	if err := h.n.Scan(ctx, "SELECT WRITETIME(name), TTL(name) FROM "+h.ks+".bucketed WHERE bucket = ? AND at = ? AND seq = ?", []any{100, at, 1}, &wt, &ttl); err != nil {
+		t.Fatal(err)
+	}
+	if wt != stamp.UnixMicro() || ttl <= 3540 || ttl > 3600 {
+		t.Fatalf("the server's WRITETIME and TTL: %d, %d", wt, ttl)
+	}
+	it := repo.List(ctx, &bucketed{Bucket: 100}, kstore.WithTimes(bucketedName))
+	var seen int
+	for it.Next() {
+		ct := it.Times()[0]
+		switch it.Value().Seq {
+		case 1:
+			if !ct.WriteTime.Equal(stamp) || ct.TTL <= 59*time.Minute {
+				t.Fatalf("List's times of the timed row: %+v", ct)
+			}
+		case 2:
+			if ct.WriteTime.Before(before) || ct.WriteTime.After(after) || ct.TTL != 0 || !ct.IsSet() {
+				t.Fatalf("List's times of the plain row: %+v (written between %s and %s, no TTL)", ct, before, after)
+			}
+		}
+		seen++
+	}
+	if it.Err() != nil || seen != 2 {
+		t.Fatalf("List with times: %d rows, %v", seen, it.Err())
+	}
+	merged := repo.ListMerged(ctx, []*bucketed{{Bucket: 100}, {Bucket: 101}}, kstore.WithTimes(bucketedName))
+	if rows, err := merged.All(); err != nil || len(rows) != 2 || !merged.Next() || !merged.Times()[0].WriteTime.Equal(stamp) {
+		t.Fatalf("ListMerged with times: %v, %v", rows, err)
+	}
+	if _, _, err := repo.GetTimes(ctx, timed, []kstore.Column{bucketedAt}); !errors.Is(err, kerrors.ErrArgument) {
+		t.Fatalf("the times of a key column: %v", err)
+	}
+	fmt.Printf("real-server: write-times adapter=%s ttl-left=%s same-as-server=true ok=true\n", h.n.Name, times[0].TTL)
 }

@@ -116,3 +116,39 @@ func (s *Table) truncate(name, cqlName string) *adapter.Statement {
 	w.WriteString("TRUNCATE TABLE " + s.builder.qualify(cqlName))
 	return w.done()
 }
+
+// Timed is st, a SELECT (SelectByKey, SelectPartition, SelectByIndexOp,
+// or a Project of one), also selecting WRITETIME(c), TTL(c) for each of
+// cols, after st's columns (and its HasPresence column): two values a
+// column, a BIGINT then an INT, scanned into an *int64 and an *int32 (0
+// for a null: no value, or no TTL). buf is scratch for the shape's key.
+func (s *Table) Timed(st *adapter.Statement, cols []*kandra.ColumnSchema, buf []byte) *adapter.Statement {
+	key := append(append(buf[:0], 'W'), st.CQL()...)
+	key = append(key, 0)
+	for _, c := range cols {
+		key = binary.AppendUvarint(key, uint64(c.Position()))
+	}
+	return s.shaped(key, func() *adapter.Statement {
+		var sel strings.Builder
+		sel.WriteString("SELECT ")
+		names(&sel, st.ResultColumns())
+		if st.HasPresence() {
+			sel.WriteString(", ")
+			sel.WriteString(s.schema.ClusteringKeys()[0].CQLName())
+		}
+		if !strings.HasPrefix(st.CQL(), sel.String()+" FROM ") {
+			panic("kandra: Timed: not a SELECT of columns: " + st.CQL())
+		}
+		w := newSB(s.schema.Name())
+		w.WriteString(sel.String())
+		for _, c := range cols {
+			w.WriteString(", WRITETIME(" + c.CQLName() + "), TTL(" + c.CQLName() + ")")
+		}
+		w.WriteString(st.CQL()[sel.Len():])
+		for i := 0; i < st.NumParams(); i++ {
+			w.s.Params = append(w.s.Params, st.Param(i))
+		}
+		w.s.Result, w.s.Present = st.ResultColumns(), st.HasPresence()
+		return w.done()
+	})
+}

@@ -247,7 +247,7 @@ const MaxNearest = 1000
 // as is a serial consistency ("Top-K queries can only be run with
 // consistency level ONE/LOCAL_ONE", which Cassandra 5.0.8 enforces for
 // SERIAL and LOCAL_SERIAL only). Options: SkipDeleted (which may leave
-// fewer than limit rows), Columns, Consistency.
+// fewer than limit rows), Columns, WithScores, Consistency.
 //
 // A read through an ANN index touches every node; rows written a moment
 // ago may not be ranked yet on a replica the read does not reach at the
@@ -272,16 +272,14 @@ func (x *Index[T, V]) Nearest(ctx context.Context, q V, limit int, opts ...ReadO
 	if st, it.err = r.project(op, st, &c); it.err != nil {
 		return it
 	}
-	if limit < 1 || limit > MaxNearest {
-		it.err = r.argErr(op, "limit", fmt.Sprintf("%d is not in 1 to %d (MaxNearest): Cassandra refuses an ANN query without a LIMIT or over 1000", limit, MaxNearest))
+	if it.err = nearestChecks(r, op, col, &q, limit, cons); it.err != nil {
 		return it
 	}
-	if it.err = col.CheckValue(&q); it.err != nil {
-		return it
-	}
-	if cons.IsSerial() {
-		it.err = r.argErr(op, "Consistency", cons.String()+": an ANN query cannot be read at a serial consistency (\"Top-K queries can only be run with consistency level ONE/LOCAL_ONE\"); give ConsistencyOne or ConsistencyLocalOne")
-		return it
+	vals := []any{&q, limit}
+	if c.scores {
+		var buf [128]byte
+		st = r.st.Extend(st, nil, col, x.spec.Similarity, buf[:0])
+		vals = append([]any{&q}, vals...)
 	}
 	// The page must hold more rows than the limit ("Top-K queries must have
 	// a limit specified and the limit must be less than the query page
@@ -289,6 +287,23 @@ func (x *Index[T, V]) Nearest(ctx context.Context, q V, limit int, opts ...ReadO
 	c.pageSize = limit + 1
 	// Its cursor is dropped: any fingerprint but 0 (make one) will do, an
 	// even one without sealedBit, so nothing is sealed for nothing.
-	it.rows, _, it.err = r.readPage(ctx, kandra.OpFind, "ANN read", st, []any{&q, limit}, cons, &c, 2, nil)
+	it.rows, _, it.err = r.readPage(ctx, kandra.OpFind, "ANN read", st, vals, cons, &c, 2, nil)
+	it.scores = c.scoresOut
 	return it
+}
+
+// nearestChecks refuses what an ANN read of col by the vector at q cannot
+// be sent with: a limit out of 1 to MaxNearest, a vector the index could
+// not rank, a serial consistency.
+func nearestChecks[T any](r *Repo[T], op string, col *kandra.ColumnSchema, q any, limit int, cons kandra.Consistency) error {
+	if limit < 1 || limit > MaxNearest {
+		return r.argErr(op, "limit", fmt.Sprintf("%d is not in 1 to %d (MaxNearest): Cassandra refuses an ANN query without a LIMIT or over 1000", limit, MaxNearest))
+	}
+	if err := col.CheckValue(q); err != nil {
+		return err
+	}
+	if cons.IsSerial() {
+		return r.argErr(op, "Consistency", cons.String()+": an ANN query cannot be read at a serial consistency (\"Top-K queries can only be run with consistency level ONE/LOCAL_ONE\"); give ConsistencyOne or ConsistencyLocalOne")
+	}
+	return nil
 }

@@ -54,6 +54,7 @@ type Iter[T any] struct {
 	err    error
 	cursor Cursor
 	times  [][]CellTime // WithTimes', a row's each
+	scores []float32    // WithScores', a row's each
 }
 
 // Next advances to the next row and reports whether there is one.

@@ -92,6 +92,8 @@ type call struct {
 	times       []*kandra.ColumnSchema // WithTimes'
 	hasTimes    bool
 	timesOut    [][]CellTime // the times of each row read, with WithTimes
+	scores      bool         // WithScores
+	scoresOut   []float32    // the score of each row read, with WithScores
 	hasColumns  bool
 	scan        *scanTuning // a Scan's own options, nil when none given
 }

@@ -175,6 +175,10 @@ func (r *Repo[T]) readPage(ctx context.Context, op, what string, st *adapter.Sta
 			times = timeTargets(len(c.times))
 			timeDst = times.targets()
 		}
+		var score float32
+		if c.scores {
+			timeDst = append(timeDst, &score)
+		}
 		for {
 			e := new(T)
 			dst = catalog.AppendResult(r.t, st, e, dst[:0])
@@ -199,6 +203,9 @@ func (r *Repo[T]) readPage(ctx context.Context, op, what string, st *adapter.Sta
 			out = append(out, e)
 			if times != nil {
 				c.timesOut = append(c.timesOut, ct)
+			}
+			if c.scores {
+				c.scoresOut = append(c.scoresOut, score)
 			}
 		}
 		err = rows.Close()

@@ -117,16 +117,27 @@ func (s *Table) truncate(name, cqlName string) *adapter.Statement {
 	return w.done()
 }
 
-// Timed is st, a SELECT (SelectByKey, SelectPartition, SelectByIndexOp,
-// or a Project of one), also selecting WRITETIME(c), TTL(c) for each of
-// cols, after st's columns (and its HasPresence column): two values a
-// column, a BIGINT then an INT, scanned into an *int64 and an *int32 (0
-// for a null: no value, or no TTL). buf is scratch for the shape's key.
+// Timed is Extend(st, cols, nil, 0, buf).
 func (s *Table) Timed(st *adapter.Statement, cols []*kandra.ColumnSchema, buf []byte) *adapter.Statement {
-	key := append(append(buf[:0], 'W'), st.CQL()...)
+	return s.Extend(st, cols, nil, 0, buf)
+}
+
+// Extend is st, a SELECT of columns (SelectByKey, SelectPartition,
+// SelectByIndexOp, Where, or a Project of one), also selecting, after
+// st's columns (and its HasPresence column), WRITETIME(c), TTL(c) for
+// each of times (a BIGINT then an INT, scanned into an *int64 and an
+// *int32, 0 for a null), then, when score is not nil, the similarity sim
+// of score's vector and a query vector, similarity_<sim>(score, ?) (a
+// FLOAT, scanned into a *float32): its adapter.ParamValue marker comes
+// first, before st's. buf is scratch for the shape's key.
+func (s *Table) Extend(st *adapter.Statement, times []*kandra.ColumnSchema, score *kandra.ColumnSchema, sim kandra.Similarity, buf []byte) *adapter.Statement {
+	key := append(append(buf[:0], 'W', byte(sim)), st.CQL()...)
 	key = append(key, 0)
-	for _, c := range cols {
+	for _, c := range times {
 		key = binary.AppendUvarint(key, uint64(c.Position()))
+	}
+	if score != nil {
+		key = binary.AppendUvarint(append(key, 0), uint64(score.Position()))
 	}
 	return s.shaped(key, func() *adapter.Statement {
 		var sel strings.Builder
@@ -137,12 +148,16 @@ func (s *Table) Timed(st *adapter.Statement, cols []*kandra.ColumnSchema, buf []
 			sel.WriteString(s.schema.ClusteringKeys()[0].CQLName())
 		}
 		if !strings.HasPrefix(st.CQL(), sel.String()+" FROM ") {
-			panic("kandra: Timed: not a SELECT of columns: " + st.CQL())
+			panic("kandra: Extend: not a SELECT of columns: " + st.CQL())
 		}
 		w := newSB(s.schema.Name())
 		w.WriteString(sel.String())
-		for _, c := range cols {
+		for _, c := range times {
 			w.WriteString(", WRITETIME(" + c.CQLName() + "), TTL(" + c.CQLName() + ")")
+		}
+		if score != nil {
+			w.WriteString(", similarity_" + strings.ToLower(sim.String()) + "(" + score.CQLName() + ", ?)")
+			w.mark(adapter.ParamValue, score)
 		}
 		w.WriteString(st.CQL()[sel.Len():])
 		for i := 0; i < st.NumParams(); i++ {
@@ -151,4 +166,103 @@ func (s *Table) Timed(st *adapter.Statement, cols []*kandra.ColumnSchema, buf []
 		w.s.Result, w.s.Present = st.ResultColumns(), st.HasPresence()
 		return w.done()
 	})
+}
+
+// Pred is one restriction of a Where through a secondary index: Op on
+// Col, with Lower and Upper for an IndexRange.
+type Pred struct {
+	Col          *kandra.ColumnSchema
+	Op           IndexOp
+	Lower, Upper Bound
+}
+
+// WhereSpec is the shape of a Where: the partition (ParamColumn markers
+// of the partition key first), the predicates in order, and either a
+// count, or an ANN order (ORDER BY c ANN OF ? LIMIT ?).
+type WhereSpec struct {
+	Partition bool
+	Preds     []Pred
+	Count     bool
+	Nearest   *kandra.ColumnSchema
+}
+
+// Where is SELECT every column (or COUNT) FROM t WHERE [the partition
+// key = ? AND] each predicate [ORDER BY c ANN OF ? LIMIT ?]: the markers
+// of a predicate are those of SelectByIndexOp's read, but for an
+// equality's, an adapter.ParamValue (a value the call gives); the ANN's
+// vector is an adapter.ParamValue too. buf is scratch for the shape's key.
+func (s *Table) Where(spec WhereSpec, buf []byte) *adapter.Statement {
+	key := append(buf[:0], 'Q')
+	if spec.Partition {
+		key = append(key, 'p')
+	}
+	if spec.Count {
+		key = append(key, 'c')
+	}
+	if spec.Nearest != nil {
+		key = binary.AppendUvarint(append(key, 'n'), uint64(spec.Nearest.Position()))
+	}
+	for _, p := range spec.Preds {
+		key = binary.AppendUvarint(key, uint64(p.Col.Position()))
+		key = append(key, byte(p.Op), byte(p.Lower), byte(p.Upper))
+	}
+	return s.shaped(key, func() *adapter.Statement { return s.builder.where(spec) })
+}
+
+func (b *stmtBuilder) where(spec WhereSpec) *adapter.Statement {
+	w := newSB(b.t.Name())
+	if spec.Count {
+		w.WriteString("SELECT " + b.counted() + " FROM " + b.qualify(b.t.CQLName()) + " WHERE ")
+	} else {
+		b.selectRows(w)
+	}
+	sep := ""
+	if spec.Partition {
+		w.where(b.t.PartitionKeys())
+		sep = " AND "
+	}
+	for _, p := range spec.Preds {
+		c := p.Col.CQLName()
+		w.WriteString(sep)
+		sep = " AND "
+		switch p.Op {
+		case IndexContains:
+			w.WriteString(c + " CONTAINS ?")
+			w.mark(adapter.ParamElement, p.Col)
+		case IndexContainsKey:
+			w.WriteString(c + " CONTAINS KEY ?")
+			w.mark(adapter.ParamMapKey, p.Col)
+		case IndexEntry:
+			w.WriteString(c + "[?] = ?")
+			w.mark(adapter.ParamMapKey, p.Col)
+			w.mark(adapter.ParamElement, p.Col)
+		case IndexRange:
+			and := ""
+			if p.Lower != Unbounded {
+				w.WriteString(c + map[Bound]string{Inclusive: " >= ?", Exclusive: " > ?"}[p.Lower])
+				w.mark(adapter.ParamLowerBound, p.Col)
+				and = " AND "
+			}
+			if p.Upper != Unbounded {
+				w.WriteString(and + c + map[Bound]string{Inclusive: " <= ?", Exclusive: " < ?"}[p.Upper])
+				w.mark(adapter.ParamUpperBound, p.Col)
+			}
+		default:
+			w.WriteString(c + " = ?")
+			w.mark(adapter.ParamValue, p.Col)
+		}
+	}
+	if sep == "" {
+		// No restriction: an ANN read of the whole table.
+		text := strings.TrimSuffix(w.String(), " WHERE ")
+		w.Reset()
+		w.WriteString(text)
+	}
+	if spec.Nearest != nil {
+		w.WriteString(" ORDER BY " + spec.Nearest.CQLName() + " ANN OF ?")
+		w.mark(adapter.ParamValue, spec.Nearest)
+		w.WriteString(" LIMIT ?")
+		w.mark(adapter.ParamLimit, nil)
+	}
+	return w.done()
 }

@@ -63,9 +63,9 @@ func appendParam(vals []any, p adapter.Param, c *call) []any {
 	case adapter.ParamTimestamp:
 		return append(vals, c.ts)
 	case adapter.ParamLowerBound:
-		return append(vals, c.lower)
+		return append(vals, tupleAt(c.lowerTuple, p.Column, c.lower))
 	case adapter.ParamUpperBound:
-		return append(vals, c.upper)
+		return append(vals, tupleAt(c.upperTuple, p.Column, c.upper))
 	case adapter.ParamLimit:
 		return append(vals, c.pageSize)
 	}
@@ -105,4 +105,15 @@ func nullAt(c *kandra.ColumnSchema, p any) bool {
 		}
 	}
 	return c.SentAsNull(p)
+}
+
+// tupleAt is the value of col in a tuple bound, or single, the bound's
+// value without one.
+func tupleAt(tuple []prefixValue, col *kandra.ColumnSchema, single any) any {
+	for _, v := range tuple {
+		if v.col == col {
+			return v.v
+		}
+	}
+	return single
 }

@@ -193,9 +193,25 @@ func (r *Repo[T]) checkRange(op string, c *call) error {
 	}
 	k := len(c.prefix)
 	for _, b := range []struct {
-		name string
-		col  *kandra.ColumnSchema
-	}{{"From", c.lowerCol}, {"To", c.upperCol}} {
+		name  string
+		col   *kandra.ColumnSchema
+		tuple []prefixValue
+	}{{"From", c.lowerCol, c.lowerTuple}, {"To", c.upperCol, c.upperTuple}} {
+		if b.tuple != nil {
+			b.name += "Tuple"
+			if len(b.tuple) == 0 {
+				return r.argErr(op, b.name, "no value: give At(field, value) for each clustering column the tuple bounds")
+			}
+			for i, v := range b.tuple {
+				if k+i >= len(r.clustering) || v.col != r.clustering[k+i] {
+					want := "past the clustering columns"
+					if k+i < len(r.clustering) {
+						want = r.clustering[k+i].GoName()
+					}
+					return r.argErr(op, b.name, fmt.Sprintf("value %d is of field %s; a tuple bounds the clustering columns in order from the first one Equal does not fix, so it is %s (servers refuse another order without ALLOW FILTERING)", i, v.col.GoName(), want))
+				}
+			}
+		}
 		if b.col == nil {
 			continue
 		}
@@ -269,13 +285,29 @@ func (r *Repo[T]) fingerprint(st *adapter.Statement, partition *T, c *call) uint
 	for _, p := range c.prefix {
 		q.add(p.col, ptrTo(p.v))
 	}
-	if c.lowerCol != nil {
-		q.add(c.lowerCol, ptrTo(c.lower))
-	}
-	if c.upperCol != nil {
-		q.add(c.upperCol, ptrTo(c.upper))
-	}
+	q.addBounds(c)
 	return q.sum(r.rt)
+}
+
+// addBounds adds c's clustering bounds: From's and To's, or each value
+// of a tuple bound, framed by the tuple's length.
+func (q *queryPrint) addBounds(c *call) {
+	for _, b := range []struct {
+		col   *kandra.ColumnSchema
+		v     any
+		tuple []prefixValue
+	}{{c.lowerCol, c.lower, c.lowerTuple}, {c.upperCol, c.upper, c.upperTuple}} {
+		if b.tuple != nil {
+			q.b = binary.BigEndian.AppendUint32(append(q.b, 2), uint32(len(b.tuple)))
+			for _, v := range b.tuple {
+				q.add(v.col, ptrTo(v.v))
+			}
+			continue
+		}
+		if b.col != nil {
+			q.add(b.col, ptrTo(b.v))
+		}
+	}
 }
 
 // fingerprint identifies a FindAll query (see Repo.fingerprint): the

@@ -42,6 +42,7 @@ func (r *Repo[T]) Count(ctx context.Context, partition *T, opts ...ListOption) (
 	if c.upperCol != nil {
 		rng.Upper = c.upperB
 	}
+	rng.LowerN, rng.UpperN = len(c.lowerTuple), len(c.upperTuple)
 	values := func(st *adapter.Statement) []any {
 		vals := catalog.AppendColumns(r.t, st, partition, make([]any, 0, st.NumParams()))
 		for i := len(vals); i < st.NumParams(); i++ {

@@ -68,6 +68,8 @@ func (r *Repo[T]) buildDeleteRange(op string, sc *scratch, partition *T) (*adapt
 		return nil, r.argErr(op, "the table", r.ts.Name()+" has SoftDelete, which deletes each row with its TTL: List the rows and Delete each (or HardDelete them)")
 	case c.hasPageSize, c.hasCursor, c.reversed:
 		return nil, r.argErr(op, "options", "PageSize, After and Reversed are a List's: a delete takes Equal, From and To")
+	case c.lowerTuple != nil, c.upperTuple != nil:
+		return nil, r.argErr(op, "FromTuple, ToTuple", "a delete's range bounds one clustering column: fix the columns before it with Equal and bound it with From and To")
 	}
 	if err := r.checkRange(op, c); err != nil {
 		return nil, err

@@ -154,6 +154,10 @@ func (x *Index[T, V]) find(ctx context.Context, op string, how catalog.IndexOp, 
 		it.err = r.argErr(op, "Equal, Reversed", "an index is read in the server's order, by the index's own column")
 		return it
 	}
+	if c.lowerTuple != nil || c.upperTuple != nil {
+		it.err = r.argErr(op, "FromTuple, ToTuple", "tuple bounds are a partition's clustering columns'; an index read bounds its own field with From and To")
+		return it
+	}
 	lower, upper := catalog.Unbounded, catalog.Unbounded
 	if how == catalog.IndexRange {
 		if !x.spec.Ranges {

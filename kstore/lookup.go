@@ -475,7 +475,7 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, c call, co
 	if it.err = r.checkRange(op, &c); it.err != nil {
 		return it
 	}
-	if c.lowerCol != nil || c.upperCol != nil || c.reversed || len(c.prefix) > 0 {
+	if c.lowerCol != nil || c.upperCol != nil || c.lowerTuple != nil || c.upperTuple != nil || c.reversed || len(c.prefix) > 0 {
 		it.err = r.argErr(op, "Equal, From, To, Reversed", "a lookup is read in its own order, unbounded")
 		return it
 	}

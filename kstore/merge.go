@@ -65,6 +65,7 @@ func (r *Repo[T]) ListMerged(ctx context.Context, partitions []*T, opts ...ListO
 	if c.upperCol != nil {
 		rng.Upper = c.upperB
 	}
+	rng.LowerN, rng.UpperN = len(c.lowerTuple), len(c.upperTuple)
 	st, err := r.project(op, r.st.SelectPartition(rng), &c)
 	if err == nil {
 		st, err = r.timed(op, st, &c)
@@ -101,12 +102,7 @@ func (r *Repo[T]) ListMerged(ctx context.Context, partitions []*T, opts ...ListO
 	for _, p := range c.prefix {
 		q.add(p.col, ptrTo(p.v))
 	}
-	if c.lowerCol != nil {
-		q.add(c.lowerCol, ptrTo(c.lower))
-	}
-	if c.upperCol != nil {
-		q.add(c.upperCol, ptrTo(c.upper))
-	}
+	q.addBounds(&c)
 	fp := q.sum(r.rt)
 	if !c.cursor.IsZero() {
 		if !r.rt.resume(&c.cursor, fp) || !m.decode(c.cursor.state) {

@@ -82,6 +82,8 @@ type call struct {
 	upperCol    *kandra.ColumnSchema
 	upperB      catalog.Bound
 	reversed    bool
+	lowerTuple  []prefixValue          // FromTuple's (lowerCol and lower are its first); nil for From
+	upperTuple  []prefixValue          // ToTuple's
 	prefix      []prefixValue          // Equal's, in the order given
 	skipDeleted bool                   // SkipDeleted
 	upsert      bool                   // Upsert
@@ -245,6 +247,7 @@ type PageOption struct {
 	col   *kandra.ColumnSchema
 	v     any
 	bound catalog.Bound
+	tuple []prefixValue // FromTuple's and ToTuple's
 }
 
 // pageKind says which PageOption it is: a struct, not a closure, so that
@@ -259,6 +262,8 @@ const (
 	pageFrom
 	pageTo
 	pageReversed
+	pageFromTuple
+	pageToTuple
 )
 
 func (o PageOption) apply(c *call) {
@@ -270,11 +275,21 @@ func (o PageOption) apply(c *call) {
 	case pageEqual:
 		c.prefix = append(c.prefix, prefixValue{o.col, o.v})
 	case pageFrom:
-		c.lower, c.lowerCol, c.lowerB = o.v, o.col, o.bound
+		c.lower, c.lowerCol, c.lowerB, c.lowerTuple = o.v, o.col, o.bound, nil
 	case pageTo:
-		c.upper, c.upperCol, c.upperB = o.v, o.col, o.bound
+		c.upper, c.upperCol, c.upperB, c.upperTuple = o.v, o.col, o.bound, nil
 	case pageReversed:
 		c.reversed = true
+	case pageFromTuple:
+		c.lowerTuple, c.lowerB, c.lowerCol, c.lower = o.tuple, o.bound, nil, nil
+		if len(o.tuple) > 0 {
+			c.lowerCol, c.lower = o.tuple[0].col, o.tuple[0].v
+		}
+	case pageToTuple:
+		c.upperTuple, c.upperB, c.upperCol, c.upper = o.tuple, o.bound, nil, nil
+		if len(o.tuple) > 0 {
+			c.upperCol, c.upper = o.tuple[0].col, o.tuple[0].v
+		}
 	}
 }
 func (PageOption) listOption() {}
@@ -323,6 +338,45 @@ func From[T, V any](f kandra.Field[T, V], v V, inclusive bool) PageOption {
 // < v, on the column From bounds (see From).
 func To[T, V any](f kandra.Field[T, V], v V, inclusive bool) PageOption {
 	return PageOption{kind: pageTo, col: f.Column(), v: v, bound: bound(inclusive)}
+}
+
+// TupleValue is one value of a tuple bound (FromTuple, ToTuple): a
+// clustering field and its value.
+type TupleValue[T any] struct{ p prefixValue }
+
+// At is the value v of clustering field f in a tuple bound.
+func At[T, V any](f kandra.Field[T, V], v V) TupleValue[T] {
+	return TupleValue[T]{prefixValue{f.Column(), v}}
+}
+
+// FromTuple bounds List to the rows whose clustering columns, from the
+// first one Equal does not fix, compare as a tuple >= (inclusive) or > the
+// values given, the columns in clustering order:
+// FromTuple(true, At(kind, 2), At(pass, 0), At(taskID, 100)) is
+// (kind, pass, task_id) >= (2, 0, 100). Tuples compare by value, column
+// after column, whatever each column's clustering order, as servers
+// compare them. A tuple bound and From (or To and ToTuple) replace each
+// other; one of each side bounds a slice, of any lengths. Columns out of
+// that order, or none, are a *kerrors.ArgumentError.
+func FromTuple[T any](inclusive bool, vals ...TupleValue[T]) PageOption {
+	return PageOption{kind: pageFromTuple, bound: bound(inclusive), tuple: tupleOf(vals)}
+}
+
+// ToTuple bounds List to the rows whose clustering columns compare as a
+// tuple <= (inclusive) or < the values given (see FromTuple).
+func ToTuple[T any](inclusive bool, vals ...TupleValue[T]) PageOption {
+	return PageOption{kind: pageToTuple, bound: bound(inclusive), tuple: tupleOf(vals)}
+}
+
+func tupleOf[T any](vals []TupleValue[T]) []prefixValue {
+	out := make([]prefixValue, len(vals))
+	for i, v := range vals {
+		out[i] = v.p
+	}
+	if out == nil {
+		out = []prefixValue{} // given, but empty: refused by checkRange
+	}
+	return out
 }
 
 // Reversed lists in the reverse of the table's clustering order.

@@ -169,7 +169,7 @@ func (q *Query[T]) List(ctx context.Context, opts ...ListOption) *Iter[T] {
 		return it
 	}
 	defer r.rt.leave()
-	if c.reversed || len(c.prefix) > 0 || c.lowerCol != nil || c.upperCol != nil {
+	if c.reversed || len(c.prefix) > 0 || c.lowerCol != nil || c.upperCol != nil || c.lowerTuple != nil || c.upperTuple != nil {
 		it.err = r.argErr(op, "options", "Equal, From, To and Reversed belong to List; a query's bounds are its predicates (Gt, Ge, Lt, Le)")
 		return it
 	}

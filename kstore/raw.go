@@ -275,7 +275,7 @@ func (q *Raw[T]) Query(ctx context.Context, args []any, opts ...ListOption) *Ite
 		it.err = r.argErr(op, "cql", "the statement is a write; run it with Exec")
 		return it
 	}
-	if c.lowerCol != nil || c.upperCol != nil || c.reversed || len(c.prefix) > 0 {
+	if c.lowerCol != nil || c.upperCol != nil || c.lowerTuple != nil || c.upperTuple != nil || c.reversed || len(c.prefix) > 0 {
 		it.err = r.argErr(op, "Equal, From, To, Reversed", "a Raw statement says its own WHERE and ORDER BY")
 		return it
 	}

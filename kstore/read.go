@@ -118,6 +118,7 @@ func (r *Repo[T]) List(ctx context.Context, partition *T, opts ...ListOption) *I
 	if c.upperCol != nil {
 		rng.Upper = c.upperB
 	}
+	rng.LowerN, rng.UpperN = len(c.lowerTuple), len(c.upperTuple)
 	st, err := r.project(op, r.st.SelectPartition(rng), &c)
 	if err == nil {
 		st, err = r.timed(op, st, &c)

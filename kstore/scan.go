@@ -363,7 +363,7 @@ func (r *Repo[T]) checkScan(op string, c *call) (scanTuning, error) {
 	if c.scan != nil {
 		t = *c.scan
 	}
-	if c.hasCursor || len(c.prefix) > 0 || c.lowerCol != nil || c.upperCol != nil || c.reversed {
+	if c.hasCursor || len(c.prefix) > 0 || c.lowerCol != nil || c.upperCol != nil || c.lowerTuple != nil || c.upperTuple != nil || c.reversed {
 		return t, r.argErr(op, "options", "a Scan reads every row by token ranges: After, Equal, From, To and Reversed belong to List; resume a Scan with ResumeFrom")
 	}
 	if c.hasPageSize && (c.pageSize < 1 || c.pageSize > MaxPageSize) {

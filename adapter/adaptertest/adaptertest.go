@@ -218,7 +218,7 @@ func runtimeKeyspace(name string) (*kandra.Keyspace, error) {
 		Replication: kandra.NetworkTopologyStrategy(map[string]int{"datacenter1": 1}),
 		Targets:     kandra.Cassandra5,
 	}, usersTable, todosTable, walletsTable, hitsTable, eventsTable, devicesTable, membersTable, notesTable, threadsTable, threadHitsTable, readingsTable, ticketsTable, listingsTable, embeddingsTable, customersTable, routesTable,
-		bookingsTable, shiftsTable, sittingsTable, staysTable, diariesTable, talliesTable, cardsTable, shardRowsTable, shelvedTable, bucketedTable, stockedTable)
+		bookingsTable, shiftsTable, sittingsTable, staysTable, diariesTable, talliesTable, cardsTable, shardRowsTable, shelvedTable, bucketedTable, stockedTable, slicedTable)
 }
 
 // harness is one keyspace on one node, and the adapter's driver on a
@@ -337,6 +337,7 @@ var scenarios = []struct {
 	{"MergedBuckets", testMergedBuckets},
 	{"WriteTimesAndTTLs", testWriteTimesAndTTLs},
 	{"PredicatesAndFilteredNearest", testPredicatesAndFilteredNearest},
+	{"TupleSlices", testTupleSlices},
 }
 
 type failures struct {

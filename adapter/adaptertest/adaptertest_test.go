@@ -111,7 +111,7 @@ var entities = []entity{
 	{"migVecV4", registered[migVecV4]}, {"migPersonV1", registered[migPersonV1]}, {"migPersonV2", registered[migPersonV2]},
 	{"migPersonV3", registered[migPersonV3]}, {"migPersonV4", registered[migPersonV4]},
 	{"migTagged", registered[migTagged]}, {"migTaggedV2", registered[migTaggedV2]},
-	{"card", registered[card]}, {"shardRow", registered[shardRow]}, {"shelved", registered[shelved]}, {"bucketed", registered[bucketed]}, {"stocked", registered[stocked]}, {"sorted[string]", registered[sorted[string]]},
+	{"card", registered[card]}, {"shardRow", registered[shardRow]}, {"shelved", registered[shelved]}, {"bucketed", registered[bucketed]}, {"stocked", registered[stocked]}, {"sliced", registered[sliced]}, {"sorted[string]", registered[sorted[string]]},
 }
 
 // registering are the functions of package kandra that register a type or

@@ -112,6 +112,10 @@ type Range struct {
 	Reversed bool
 	// Limit adds LIMIT ? (a adapter.ParamLimit marker).
 	Limit bool
+	// LowerN and UpperN, when above 1, make a bound a tuple of that many
+	// clustering columns from the one after the prefix: (a, b) >= (?, ?),
+	// one adapter.ParamLowerBound (or ParamUpperBound) marker a column.
+	LowerN, UpperN int
 }
 
 // Lookup are the statements of one lookup table. Every column
@@ -381,6 +385,15 @@ func (s *Table) SelectPartition(r Range) *adapter.Statement {
 	if r.Limit {
 		lim = 1
 	}
+	if r.LowerN > 1 || r.UpperN > 1 {
+		n := len(s.schema.ClusteringKeys()) - r.Prefix
+		if r.LowerN > n || r.UpperN > n || r.LowerN > 1 && r.Lower == Unbounded || r.UpperN > 1 && r.Upper == Unbounded {
+			panic("kandra: SelectPartition: invalid tuple bound")
+		}
+		key := []byte{'R', byte(r.Prefix), byte(r.Lower), byte(r.Upper), byte(rev), byte(lim), byte(r.LowerN), byte(r.UpperN)}
+		return s.shaped(key, func() *adapter.Statement { return s.builder.partition(r) })
+	}
+	r.LowerN, r.UpperN = 0, 0
 	slot := &s.partition[r.Prefix][r.Lower][r.Upper][rev][lim]
 	if st := slot.Load(); st != nil {
 		return st
@@ -709,6 +722,7 @@ func (b *stmtBuilder) selectKey() *adapter.Statement {
 }
 
 func (b *stmtBuilder) partition(r Range) *adapter.Statement {
+	b2 := b
 	w := newSB(b.t.Name())
 	b.selectRows(w)
 	w.where(b.t.PartitionKeys())
@@ -723,26 +737,30 @@ func (b *stmtBuilder) partition(r Range) *adapter.Statement {
 		if r.Prefix < len(b.t.ClusteringKeys()) {
 			ck = b.t.ClusteringKeys()[r.Prefix]
 		}
-		if r.Lower != Unbounded {
-			w.WriteString(" AND ")
-			w.WriteString(ck.CQLName())
-			if r.Lower == Inclusive {
-				w.WriteString(" >= ?")
-			} else {
-				w.WriteString(" > ?")
+		bound := func(b Bound, n int, ops [3]string, k adapter.ParamKind) {
+			if b == Unbounded {
+				return
 			}
-			w.mark(adapter.ParamLowerBound, ck)
-		}
-		if r.Upper != Unbounded {
-			w.WriteString(" AND ")
-			w.WriteString(ck.CQLName())
-			if r.Upper == Inclusive {
-				w.WriteString(" <= ?")
-			} else {
-				w.WriteString(" < ?")
+			if n <= 1 {
+				w.WriteString(" AND " + ck.CQLName() + ops[b])
+				w.mark(k, ck)
+				return
 			}
-			w.mark(adapter.ParamUpperBound, ck)
+			cols := b2.t.ClusteringKeys()[r.Prefix : r.Prefix+n]
+			w.WriteString(" AND (")
+			w.names(cols)
+			w.WriteString(")" + strings.TrimSuffix(ops[b], "?") + "(")
+			for i, c := range cols {
+				if i > 0 {
+					w.WriteString(", ")
+				}
+				w.WriteByte('?')
+				w.mark(k, c)
+			}
+			w.WriteString(")")
 		}
+		bound(r.Lower, r.LowerN, [3]string{"", " >= ?", " > ?"}, adapter.ParamLowerBound)
+		bound(r.Upper, r.UpperN, [3]string{"", " <= ?", " < ?"}, adapter.ParamUpperBound)
 		if r.Reversed {
 			w.WriteString(" ORDER BY ")
 			for i, c := range b.t.ClusteringKeys() {

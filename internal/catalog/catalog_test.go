@@ -224,6 +224,32 @@ func renderTable(t *testing.T, b *strings.Builder, ts *kandra.TableSchema, ks st
 		renderStmt(b, "force update"+u.n, st.ForceUpdate(u.u))
 	}
 	renderStmt(b, "token range", st.TokenRange())
+	renderStmt(b, "count token range", st.CountTokenRange())
+	renderStmt(b, "count partition", st.CountPartition(catalog.Range{}))
+	for i, t := range st.Truncate() {
+		renderStmt(b, fmt.Sprintf("truncate %d", i), t)
+	}
+	if cols := ts.ClusteringKeys(); len(cols) > 1 {
+		renderStmt(b, "select partition tuple >= and < tuple", st.SelectPartition(catalog.Range{Lower: catalog.Inclusive, Upper: catalog.Exclusive, LowerN: len(cols), UpperN: 2}))
+		renderStmt(b, "count partition tuple > reversed", st.CountPartition(catalog.Range{Lower: catalog.Exclusive, LowerN: len(cols), Reversed: true}))
+	}
+	key := st.Schema().PrimaryKey()
+	renderStmt(b, "project the key", st.Project(st.SelectByKey(), key, nil))
+	for _, c := range ts.Columns() {
+		if c.Role() == kandra.RegularColumn && !c.IsCounter() {
+			renderStmt(b, "times of "+c.Name(), st.Timed(st.SelectPartition(catalog.Range{}), []*kandra.ColumnSchema{c}, nil))
+			break
+		}
+	}
+	for _, c := range ts.Columns() {
+		if x, ok := c.Index(); ok && x.Kind != kandra.IndexVector {
+			op := map[kandra.IndexTarget]catalog.IndexOp{kandra.IndexTargetValues: catalog.IndexContains, kandra.IndexTargetKeys: catalog.IndexContainsKey, kandra.IndexTargetEntries: catalog.IndexEntry}[x.Target]
+			spec := catalog.WhereSpec{Partition: true, Preds: []catalog.Pred{{Col: c, Op: op}}}
+			renderStmt(b, "where "+c.Name(), st.Where(spec, nil))
+			spec.Count = true
+			renderStmt(b, "count where "+c.Name(), st.Where(spec, nil))
+		}
+	}
 	if st.SelectStatic() != nil {
 		for _, u := range usings {
 			renderStmt(b, "update static"+u.n, st.UpdateStatic(u.u))

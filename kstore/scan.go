@@ -250,7 +250,9 @@ func ParseScanPosition(s string) (ScanPosition, error) {
 // not given).
 //
 // each is called from up to Concurrency goroutines at once and must be
-// safe for that. An error from each stops the scan and is returned as
+// safe for that. With Concurrency(1) the ranges are read one after
+// another in the ring's order, so the rows come in token order, as a
+// SELECT of the whole table returns them. An error from each stops the scan and is returned as
 // it is; so is the end of ctx, as a *kerrors.QueryError matching its
 // error. Either way ScanResult.Position is where it stopped: the rows of
 // a page are handed on before the page counts as read, so a resumed scan

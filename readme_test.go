@@ -12,7 +12,7 @@ import (
 )
 
 // The files whose "// snippet: NAME" blocks the README may show.
-var snippetFiles = []string{"readme_snippets_test.go", "examples/todos/quickstart/quickstart.go", "kstore/example_test.go", "kstore/example_patch_test.go", "kstore/example_unit_test.go", "integration/readme_test.go", "examples/todoapp/store.go", "examples/todoapp/main.go"}
+var snippetFiles = []string{"readme_snippets_test.go", "examples/todos/quickstart/quickstart.go", "kstore/example_test.go", "kstore/example_patch_test.go", "kstore/example_unit_test.go", "kstore/example_reads_test.go", "integration/readme_test.go", "examples/todoapp/store.go", "examples/todoapp/main.go"}
 
 var markerRE = regexp.MustCompile(`^<!-- (.+) -->$`)
 

@@ -29,8 +29,8 @@ func (r *Repo[T]) Count(ctx context.Context, partition *T, opts ...ListOption) (
 		return 0, err
 	}
 	defer r.rt.leave()
-	if c.hasCursor || c.reversed || c.hasColumns {
-		return 0, r.argErr(op, "options", "After, Reversed and Columns belong to List; a count has one answer")
+	if c.hasCursor || c.reversed {
+		return 0, r.argErr(op, "options", "After and Reversed belong to List; a count has one answer")
 	}
 	if err := r.checkRange(op, &c); err != nil {
 		return 0, err
@@ -82,8 +82,8 @@ func (r *Repo[T]) CountAll(ctx context.Context, opts ...ScanOption) (int64, erro
 		return 0, err
 	}
 	defer r.rt.leave()
-	if c.hasColumns || c.scan != nil && c.scan.from != nil {
-		return 0, r.argErr(op, "options", "a count reads no columns and is not resumed: leave Columns and ResumeFrom out (Scan takes them)")
+	if c.scan != nil && c.scan.from != nil {
+		return 0, r.argErr(op, "ResumeFrom", "a count is not resumed: leave ResumeFrom out (Scan takes it)")
 	}
 	if c.skipDeleted && r.marker() != nil {
 		// Read the key and the marker only: the marker is what tells.

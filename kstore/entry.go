@@ -59,7 +59,19 @@ type entry struct {
 	// consistency enter resolves. A write on a versioned table or one
 	// with unique lookups makes them too: enter checks the option then.
 	serial bool
+	// takes are the read options beyond the common ones the call reads
+	// by (Columns, WithTimes, WithScores); another given is refused.
+	takes takes
 }
+
+// takes is a set of the read options only some reads take.
+type takes uint8
+
+const (
+	takesColumns takes = 1 << iota // Columns
+	takesTimes                     // WithTimes
+	takesScores                    // WithScores
+)
 
 // arg is one entity argument of a call.
 type arg[T any] struct {
@@ -114,6 +126,15 @@ func (r *Repo[T]) check(ctx context.Context, en entry, c *call, args []arg[T]) (
 		// A soft delete rewrites the row with its TTL and must write
 		// every cell: a cell left unset would outlive the TTL.
 		c.omitNulls = r.ts.OmitsNulls()
+	}
+	for _, o := range []struct {
+		given bool
+		t     takes
+		name  string
+	}{{c.hasColumns, takesColumns, "Columns"}, {c.hasTimes, takesTimes, "WithTimes"}, {c.scores, takesScores, "WithScores"}} {
+		if o.given && en.takes&o.t == 0 {
+			return 0, 0, r.argErr(en.op, o.name, en.op+" does not take "+o.name+" (see \"Call options\" in kstore's package doc)")
+		}
 	}
 	if en.kind == reads {
 		cons, err = r.readCons(en.op, c)

@@ -49,7 +49,7 @@ func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...ReadOption) (*T, e
 	const op = "Find"
 	r := l.repo
 	c := applyCall(opts)
-	cons, _, err := r.enter(ctx, entry{op: op, kind: reads}, &c)
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads, takes: takesColumns}, &c)
 	if err != nil {
 		return nil, err
 	}

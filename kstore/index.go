@@ -139,7 +139,7 @@ func (x *Index[T, V]) find(ctx context.Context, op string, how catalog.IndexOp, 
 	r := x.repo
 	it := &Iter[T]{}
 	c := applyCall(opts)
-	cons, _, err := r.enter(ctx, entry{op: op, kind: reads}, &c)
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads, takes: takesColumns | takesTimes}, &c)
 	if err != nil {
 		it.err = err
 		return it
@@ -261,7 +261,7 @@ func (x *Index[T, V]) Nearest(ctx context.Context, q V, limit int, opts ...ReadO
 	r := x.repo
 	it := &Iter[T]{}
 	c := applyCall(opts)
-	cons, _, err := r.enter(ctx, entry{op: op, kind: reads}, &c)
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads, takes: takesColumns | takesScores}, &c)
 	if err != nil {
 		it.err = err
 		return it

@@ -460,7 +460,7 @@ func (l *Lookup[T, V]) FindAll(ctx context.Context, v V, opts ...ListOption) *It
 	const op = "FindAll"
 	r := l.repo
 	c := applyCall(opts)
-	cons, _, err := r.enter(ctx, entry{op: op, kind: reads}, &c)
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads, takes: takesColumns}, &c)
 	if err != nil {
 		return &Iter[T]{err: err}
 	}

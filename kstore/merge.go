@@ -42,7 +42,7 @@ func (r *Repo[T]) ListMerged(ctx context.Context, partitions []*T, opts ...ListO
 	for i, p := range partitions {
 		args[i] = arg[T]{name: "partitions[" + strconv.Itoa(i) + "]", e: p, key: r.partition}
 	}
-	cons, _, err := r.enter(ctx, entry{op: op, kind: reads}, &c, args...)
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads, takes: takesColumns | takesTimes}, &c, args...)
 	if err != nil {
 		it.err = err
 		return it

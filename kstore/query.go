@@ -163,7 +163,7 @@ func (q *Query[T]) List(ctx context.Context, opts ...ListOption) *Iter[T] {
 	r := q.r
 	it := &Iter[T]{}
 	c := applyCall(opts)
-	cons, _, err := q.enter(ctx, op, &c)
+	cons, _, err := q.enter(ctx, op, &c, takesColumns|takesTimes)
 	if err != nil {
 		it.err = err
 		return it
@@ -212,13 +212,13 @@ func (q *Query[T]) Count(ctx context.Context, opts ...ReadOption) (int64, error)
 	const op = "Where.Count"
 	r := q.r
 	c := applyCall(opts)
-	cons, _, err := q.enter(ctx, op, &c)
+	cons, _, err := q.enter(ctx, op, &c, 0)
 	if err != nil {
 		return 0, err
 	}
 	defer r.rt.leave()
-	if c.skipDeleted || c.hasColumns {
-		return 0, r.argErr(op, "options", "a count through indexes reads no column, so it cannot skip soft-deleted rows nor project: list them with SkipDeleted, or count the partition with Repo.Count")
+	if c.skipDeleted {
+		return 0, r.argErr(op, "SkipDeleted", "a count through indexes reads no column, so it cannot skip soft-deleted rows: list them with SkipDeleted, or count the partition with Repo.Count")
 	}
 	spec, vals, err := q.spec(op, false)
 	if err != nil {
@@ -238,7 +238,7 @@ func (q *Query[T]) Nearest(ctx context.Context, to NearOption[T], limit int, opt
 	r := q.r
 	it := &Iter[T]{}
 	c := applyCall(opts)
-	cons, _, err := q.enter(ctx, op, &c)
+	cons, _, err := q.enter(ctx, op, &c, takesColumns|takesScores)
 	if err != nil {
 		it.err = err
 		return it
@@ -283,11 +283,11 @@ func (q *Query[T]) Nearest(ctx context.Context, to NearOption[T], limit int, opt
 
 // enter is the entry of a query's calls: the partition, when Within gave
 // one, is checked as a key.
-func (q *Query[T]) enter(ctx context.Context, op string, c *call) (kandra.Consistency, kandra.Consistency, error) {
+func (q *Query[T]) enter(ctx context.Context, op string, c *call, tk takes) (kandra.Consistency, kandra.Consistency, error) {
 	if q.within != nil {
-		return q.r.enter(ctx, entry{op: op, kind: reads}, c, arg[T]{name: "Within's partition", e: q.within, key: q.r.partition})
+		return q.r.enter(ctx, entry{op: op, kind: reads, takes: tk}, c, arg[T]{name: "Within's partition", e: q.within, key: q.r.partition})
 	}
-	return q.r.enter(ctx, entry{op: op, kind: reads}, c)
+	return q.r.enter(ctx, entry{op: op, kind: reads, takes: tk}, c)
 }
 
 // partitionValues are the partition key's values of Within, for st's

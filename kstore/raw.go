@@ -380,7 +380,7 @@ const getManyConcurrency = 16
 func (r *Repo[T]) GetMany(ctx context.Context, keys []*T, opts ...ReadOption) ([]*T, error) {
 	const op = "GetMany"
 	c := applyCall(opts)
-	cons, _, err := r.enter(ctx, entry{op: op, kind: reads}, &c)
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads, takes: takesColumns}, &c)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 func (r *Repo[T]) Get(ctx context.Context, key *T, opts ...ReadOption) (*T, error) {
 	sc := getScratch(opts)
 	defer sc.release()
-	cons, _, err := r.enter(ctx, entry{op: "Get", kind: reads}, &sc.c, arg[T]{name: "key", e: key, key: r.key})
+	cons, _, err := r.enter(ctx, entry{op: "Get", kind: reads, takes: takesColumns}, &sc.c, arg[T]{name: "key", e: key, key: r.key})
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func (r *Repo[T]) List(ctx context.Context, partition *T, opts ...ListOption) *I
 	const op = "List"
 	it := &Iter[T]{}
 	c := applyCall(opts)
-	cons, _, err := r.enter(ctx, entry{op: op, kind: reads}, &c, arg[T]{name: "partition", e: partition, key: r.partition})
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads, takes: takesColumns | takesTimes}, &c, arg[T]{name: "partition", e: partition, key: r.partition})
 	if err != nil {
 		it.err = err
 		return it

@@ -265,7 +265,7 @@ func ParseScanPosition(s string) (ScanPosition, error) {
 func (r *Repo[T]) Scan(ctx context.Context, each func(e *T) error, opts ...ScanOption) (ScanResult, error) {
 	const op = "Scan"
 	c := applyCall(opts)
-	cons, _, err := r.enter(ctx, entry{op: op, kind: reads}, &c)
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads, takes: takesColumns}, &c)
 	if err != nil {
 		return ScanResult{}, err
 	}

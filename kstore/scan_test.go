@@ -250,8 +250,11 @@ func TestScanColumnsAndCountAll(t *testing.T) {
 			_, err := repo.Scan(ctx, func(*fUser) error { return nil }, After(Cursor{state: []byte{1}}))
 			return err
 		}(),
-		"Columns()":       func() error { _, err := repo.Scan(ctx, func(*fUser) error { return nil }, Columns()); return err }(),
-		"CountAll Resume": func() error { _, err := repo.CountAll(ctx, ResumeFrom(ScanPosition{})); return err }(),
+		"Columns()":        func() error { _, err := repo.Scan(ctx, func(*fUser) error { return nil }, Columns()); return err }(),
+		"CountAll Resume":  func() error { _, err := repo.CountAll(ctx, ResumeFrom(ScanPosition{})); return err }(),
+		"CountAll Columns": func() error { _, err := repo.CountAll(ctx, Columns(fUserEmail)); return err }(),
+		"Get WithScores":   func() error { _, err := repo.Get(ctx, &fUser{ID: uuid.New()}, WithScores()); return err }(),
+		"Count WithTimes":  func() error { _, err := repo.Count(ctx, &fUser{ID: uuid.New()}, WithTimes(fUserEmail)); return err }(),
 	} {
 		if !errors.Is(err, kerrors.ErrArgument) {
 			t.Errorf("%s: %v", name, err)

@@ -42,6 +42,19 @@
 // table, and when it does not apply each conditional step's Outcome holds
 // the row the server returned for it. See Unit.
 //
+// # Whole-table reads
+//
+// Repo.Scan and ScanAll read every row by token ranges, cut where the
+// live ring is cut (vnodes or tablets), Concurrency ranges at once, with
+// progress and a ScanPosition that resumes a scan after a crash;
+// CountAll counts by the same ranges. Beyond one partition by its key,
+// Count counts a partition or a range of it, ListMerged reads several
+// partitions in clustering order with one cursor, Where reads by several
+// SAI predicates (listed, counted, or filtering an ANN read), FromTuple
+// and ToTuple slice several clustering columns, Columns projects any
+// read, GetTimes and WithTimes read write times and TTLs, and Truncate
+// empties a table and its lookup tables.
+//
 // # Defined behaviour
 //
 //   - Empty lookup values. The servers refuse an empty partition key, so a
@@ -170,6 +183,15 @@
 //	WriteNulls
 //	Current                              x
 //	Upsert                                                     x
+//	Columns              x    x
+//	WithTimes                 x
+//	WithScores           x
+//	FromTuple, ToTuple        x                                      x
+//
+// A Scan (Scan, ScanAll, CountAll) takes Consistency, SkipDeleted,
+// Columns, PageSize, Concurrency, Ranges, ResumeFrom and OnProgress (the
+// ScanOptions); Repo.Count takes the List options (refusing After,
+// Reversed and Columns).
 //
 // Read is Get, GetMany, GetStatic and Lookup.Find; List is List,
 // Lookup.FindAll, Index.Find, Index.Range, the Contains reads,
@@ -183,7 +205,8 @@
 // is Counter.Increment and Decrement (the servers refuse both a timestamp
 // and a TTL on a counter update); Patch is Repo.Patch (a Timestamp only
 // with Upsert and no condition); Range is DeleteRange (PageSize, After and
-// Reversed compile for it and are refused); DeleteIf takes the Delete
+// Reversed compile for it and are refused, as are FromTuple and ToTuple,
+// Columns and WithTimes); DeleteIf takes the Delete
 // options (and refuses a Timestamp: it is conditional). What depends on
 // the table, not the call (a versioned table's writes are conditional and
 // refuse a Timestamp), is checked when the call is made, with a

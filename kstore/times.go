@@ -63,7 +63,7 @@ func (it *Iter[T]) Times() []CellTime {
 func (r *Repo[T]) GetTimes(ctx context.Context, key *T, fields []Column, opts ...ReadOption) (*T, []CellTime, error) {
 	const op = "GetTimes"
 	c := applyCall(opts)
-	cons, _, err := r.enter(ctx, entry{op: op, kind: reads}, &c, arg[T]{name: "key", e: key, key: r.key})
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads, takes: takesColumns}, &c, arg[T]{name: "key", e: key, key: r.key})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -296,12 +296,12 @@ func (d *clientDriver[I]) plan(s *adapter.Statement) (*clientPlan[I], error) {
 			if info, err = w.info(pm.Column.Type()); err != nil {
 				return nil, err
 			}
-		case pm.Kind == adapter.ParamTimestamp || pm.Kind == adapter.ParamDelta:
+		case pm.Kind == adapter.ParamTimestamp || pm.Kind == adapter.ParamDelta || pm.Kind == adapter.ParamToken:
 			info = w.bigint
 		case pm.Kind == adapter.ParamTTL || pm.Kind == adapter.ParamLimit:
 			info = w.int32
 		default:
-			return nil, fmt.Errorf("bench: %s: marker %s: the client driver binds column values, counter deltas and USING TIMESTAMP, TTL or LIMIT values", s, pm)
+			return nil, fmt.Errorf("bench: %s: marker %s: the client driver binds column values, counter deltas, tokens and USING TIMESTAMP, TTL or LIMIT values", s, pm)
 		}
 		p.params = append(p.params, info)
 	}
@@ -407,6 +407,7 @@ type clientRows[I any] struct {
 	d       *clientDriver[I]
 	p       *clientPlan[I]
 	rows    [][][]byte
+	next    []byte // the next page's state (scanDriver's pages); nil: the last page
 	err     error
 	targets []any // reused, as the adapter's rows reuse theirs
 }
@@ -429,11 +430,11 @@ func (r *clientRows[I]) Next(dst []any) bool {
 	return r.err == nil
 }
 
-func (r *clientRows[I]) PageState() []byte { return nil }
+func (r *clientRows[I]) PageState() []byte { return r.next }
 
 func (r *clientRows[I]) Close() error {
 	err := r.err
-	r.p, r.err, r.rows = nil, nil, nil // r.targets not cleared, as a driver's iterator's scan buffer is not
+	r.p, r.err, r.rows, r.next = nil, nil, nil, nil // r.targets not cleared, as a driver's iterator's scan buffer is not
 	r.d.pool.Put(r)
 	return err
 }

@@ -58,6 +58,7 @@ func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...ReadOption) (*T, e
 	if c.hasColumns {
 		// The holder's value is read to tell a stale lookup row.
 		c.columns = append(slices.Clone(c.columns), col)
+		c.colSet = nil // another set than the option's: not its cache entry
 	}
 	col.StoredForm(&v)
 	if err := col.CheckValue(&v); err != nil {

@@ -512,6 +512,7 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, c call, co
 	if c.hasColumns {
 		// The holder's value is read to tell a stale lookup row.
 		c.columns = append(slices.Clone(c.columns), r.lookups[l.idx].IndexColumn())
+		c.colSet = nil // another set than the option's: not its cache entry
 	}
 	sc.c = c
 	for _, k := range keys {

@@ -97,6 +97,7 @@ type call struct {
 	scores      bool         // WithScores
 	scoresOut   []float32    // the score of each row read, with WithScores
 	hasColumns  bool
+	colSet      *columnSet  // Columns' own, for the projection cache
 	scan        *scanTuning // a Scan's own options, nil when none given
 }
 

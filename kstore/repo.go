@@ -34,6 +34,8 @@ type Repo[T any] struct {
 	lookups       []*kandra.LookupTableSchema
 	inserts       sync.Pool // *eventualInsert[T], reused once their writes are done
 	current       sync.Pool // *T: the row a conditional write's refusal returns, reused when it applied
+	keyMask       uint64    // the primary key's positions (a projection always reads them)
+	proj          projections
 }
 
 // NewRepo builds the statements of t (once) and returns its repository. A
@@ -56,6 +58,11 @@ func NewRepo[T any](rt *Store, t *kandra.Table[T]) (*Repo[T], error) {
 	r := &Repo[T]{rt: rt, t: t, ts: ts, st: st, typeName: ts.EntityType().String(), key: ts.PrimaryKey(), lookups: ts.LookupTables(),
 		partition: ts.PartitionKeys(), clustering: ts.ClusteringKeys()}
 	r.lonePartition = len(r.partition) == 1
+	for _, c := range r.key {
+		if c.Position() < 64 {
+			r.keyMask |= 1 << c.Position()
+		}
+	}
 	for _, c := range ts.Columns() {
 		if c.ChecksValues() && c.Role() == kandra.RegularColumn {
 			r.checked = append(r.checked, c)

@@ -149,7 +149,6 @@ func TestPropertyListMergedIsTheMerge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts = append(opts[:len(opts):len(opts)], After(c))
 			if reversed {
 				opts = []ListOption{PageSize(pageSize), Reversed(), After(c)}
 			} else {

@@ -370,12 +370,9 @@ func ToTuple[T any](inclusive bool, vals ...TupleValue[T]) PageOption {
 }
 
 func tupleOf[T any](vals []TupleValue[T]) []prefixValue {
-	out := make([]prefixValue, len(vals))
+	out := make([]prefixValue, len(vals)) // never nil: an empty tuple is given, and refused by checkRange
 	for i, v := range vals {
 		out[i] = v.p
-	}
-	if out == nil {
-		out = []prefixValue{} // given, but empty: refused by checkRange
 	}
 	return out
 }

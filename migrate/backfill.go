@@ -345,4 +345,3 @@ func toInt64(v any) int64 {
 	return 0
 }
 
-func toInt(v any) int { return int(toInt64(v)) }

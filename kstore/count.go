@@ -35,34 +35,16 @@ func (r *Repo[T]) Count(ctx context.Context, partition *T, opts ...ListOption) (
 	if err := r.checkRange(op, &c); err != nil {
 		return 0, err
 	}
-	rng := catalog.Range{Prefix: len(c.prefix)}
-	if c.lowerCol != nil {
-		rng.Lower = c.lowerB
-	}
-	if c.upperCol != nil {
-		rng.Upper = c.upperB
-	}
-	rng.LowerN, rng.UpperN = len(c.lowerTuple), len(c.upperTuple)
-	values := func(st *adapter.Statement) []any {
-		vals := catalog.AppendColumns(r.t, st, partition, make([]any, 0, st.NumParams()))
-		for i := len(vals); i < st.NumParams(); i++ {
-			if p := st.Param(i); p.Kind == adapter.ParamPrefix {
-				vals = append(vals, c.prefix[i-len(r.partition)].v)
-				continue
-			}
-			vals = appendParam(vals, st.Param(i), &c)
-		}
-		return vals
-	}
+	rng := c.partitionRange()
 	if c.skipDeleted && r.marker() != nil {
 		st := r.liveOnly(r.st.SelectPartition(rng))
 		if !c.hasPageSize {
 			c.pageSize = DefaultScanPageSize
 		}
-		return r.countLive(ctx, st, values(st), cons, c.pageSize)
+		return r.countLive(ctx, st, r.partitionValues(st, partition, &c), cons, c.pageSize)
 	}
 	st := r.st.CountPartition(rng)
-	return r.countOne(ctx, st, values(st), cons)
+	return r.countOne(ctx, st, r.partitionValues(st, partition, &c), cons)
 }
 
 // CountAll counts every row of the table, by token ranges, as Scan reads

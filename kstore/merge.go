@@ -58,15 +58,7 @@ func (r *Repo[T]) ListMerged(ctx context.Context, partitions []*T, opts ...ListO
 	if !c.hasPageSize {
 		c.pageSize = defaultPageSize
 	}
-	rng := catalog.Range{Prefix: len(c.prefix), Reversed: c.reversed}
-	if c.lowerCol != nil {
-		rng.Lower = c.lowerB
-	}
-	if c.upperCol != nil {
-		rng.Upper = c.upperB
-	}
-	rng.LowerN, rng.UpperN = len(c.lowerTuple), len(c.upperTuple)
-	st, err := r.project(op, r.st.SelectPartition(rng), &c)
+	st, err := r.project(op, r.st.SelectPartition(c.partitionRange()), &c)
 	if err == nil {
 		st, err = r.timed(op, st, &c)
 	}
@@ -89,15 +81,7 @@ func (r *Repo[T]) ListMerged(ctx context.Context, partitions []*T, opts ...ListO
 			return it
 		}
 		seen[string(key)] = i
-		vals := catalog.AppendColumns(r.t, st, p, make([]any, 0, st.NumParams()))
-		for k := len(vals); k < st.NumParams(); k++ {
-			if prm := st.Param(k); prm.Kind == adapter.ParamPrefix {
-				vals = append(vals, c.prefix[k-len(r.partition)].v)
-				continue
-			}
-			vals = appendParam(vals, st.Param(k), &c)
-		}
-		m.parts[i].vals = vals
+		m.parts[i].vals = r.partitionValues(st, p, &c)
 	}
 	for _, p := range c.prefix {
 		q.add(p.col, ptrTo(p.v))

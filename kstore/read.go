@@ -111,15 +111,7 @@ func (r *Repo[T]) List(ctx context.Context, partition *T, opts ...ListOption) *I
 	if !c.hasPageSize {
 		c.pageSize = defaultPageSize
 	}
-	rng := catalog.Range{Prefix: len(c.prefix), Reversed: c.reversed}
-	if c.lowerCol != nil {
-		rng.Lower = c.lowerB
-	}
-	if c.upperCol != nil {
-		rng.Upper = c.upperB
-	}
-	rng.LowerN, rng.UpperN = len(c.lowerTuple), len(c.upperTuple)
-	st, err := r.project(op, r.st.SelectPartition(rng), &c)
+	st, err := r.project(op, r.st.SelectPartition(c.partitionRange()), &c)
 	if err == nil {
 		st, err = r.timed(op, st, &c)
 	}
@@ -135,18 +127,37 @@ func (r *Repo[T]) List(ctx context.Context, partition *T, opts ...ListOption) *I
 			return it
 		}
 	}
-	vals := make([]any, 0, st.NumParams())
-	vals = catalog.AppendColumns(r.t, st, partition, vals)
+	vals := r.partitionValues(st, partition, &c)
+	it.rows, it.cursor, it.err = r.readPage(ctx, kandra.OpList, "list", st, vals, cons, &c, fp, func() uint64 { return r.fingerprint(st, partition, &c) })
+	it.times = c.timesOut
+	return it
+}
+
+// partitionRange is the shape of a partition SELECT with c's prefix,
+// bounds and order.
+func (c *call) partitionRange() catalog.Range {
+	rng := catalog.Range{Prefix: len(c.prefix), Reversed: c.reversed, LowerN: len(c.lowerTuple), UpperN: len(c.upperTuple)}
+	if c.lowerCol != nil {
+		rng.Lower = c.lowerB
+	}
+	if c.upperCol != nil {
+		rng.Upper = c.upperB
+	}
+	return rng
+}
+
+// partitionValues are the values of st, a SELECT (or COUNT) of
+// partitionRange's shape: partition's key, c's prefix, bounds and limit.
+func (r *Repo[T]) partitionValues(st *adapter.Statement, partition *T, c *call) []any {
+	vals := catalog.AppendColumns(r.t, st, partition, make([]any, 0, st.NumParams()))
 	for i := len(vals); i < st.NumParams(); i++ {
 		if p := st.Param(i); p.Kind == adapter.ParamPrefix {
 			vals = append(vals, c.prefix[i-len(r.partition)].v)
 			continue
 		}
-		vals = appendParam(vals, st.Param(i), &c)
+		vals = appendParam(vals, st.Param(i), c)
 	}
-	it.rows, it.cursor, it.err = r.readPage(ctx, kandra.OpList, "list", st, vals, cons, &c, fp, func() uint64 { return r.fingerprint(st, partition, &c) })
-	it.times = c.timesOut
-	return it
+	return vals
 }
 
 // readPage reads one page of st's rows (at most c.pageSize; with

@@ -23,16 +23,7 @@ func (s *Table) Project(st *adapter.Statement, cols []*kandra.ColumnSchema, buf 
 		key = binary.AppendUvarint(key, uint64(c.Position()))
 	}
 	return s.shaped(key, func() *adapter.Statement {
-		var sel strings.Builder
-		sel.WriteString("SELECT ")
-		names(&sel, st.ResultColumns())
-		if st.HasPresence() {
-			sel.WriteString(", ")
-			sel.WriteString(s.schema.ClusteringKeys()[0].CQLName())
-		}
-		if !strings.HasPrefix(st.CQL(), sel.String()+" FROM ") {
-			panic("kandra: Project: not a SELECT of every column: " + st.CQL())
-		}
+		n := s.selectList(st)
 		w := newSB(s.schema.Name())
 		w.WriteString("SELECT ")
 		w.names(cols)
@@ -40,13 +31,31 @@ func (s *Table) Project(st *adapter.Statement, cols []*kandra.ColumnSchema, buf 
 			w.WriteString(", ")
 			w.WriteString(s.schema.ClusteringKeys()[0].CQLName())
 		}
-		w.WriteString(st.CQL()[sel.Len():])
+		w.WriteString(st.CQL()[n:])
 		for i := 0; i < st.NumParams(); i++ {
 			w.s.Params = append(w.s.Params, st.Param(i))
 		}
 		w.s.Result, w.s.Present = cols, st.HasPresence()
 		return w.done()
 	})
+}
+
+// selectList is the length of st's "SELECT <columns>" (with its
+// HasPresence column), which a projection or an extension replaces or
+// extends. It panics on a statement that is not a SELECT of its result
+// columns.
+func (s *Table) selectList(st *adapter.Statement) int {
+	var sel strings.Builder
+	sel.WriteString("SELECT ")
+	names(&sel, st.ResultColumns())
+	if st.HasPresence() {
+		sel.WriteString(", ")
+		sel.WriteString(s.schema.ClusteringKeys()[0].CQLName())
+	}
+	if !strings.HasPrefix(st.CQL(), sel.String()+" FROM ") {
+		panic("kandra: not a SELECT of its result columns: " + st.CQL())
+	}
+	return sel.Len()
 }
 
 // names writes the CQL names of cols, comma-separated.
@@ -140,18 +149,9 @@ func (s *Table) Extend(st *adapter.Statement, times []*kandra.ColumnSchema, scor
 		key = binary.AppendUvarint(append(key, 0), uint64(score.Position()))
 	}
 	return s.shaped(key, func() *adapter.Statement {
-		var sel strings.Builder
-		sel.WriteString("SELECT ")
-		names(&sel, st.ResultColumns())
-		if st.HasPresence() {
-			sel.WriteString(", ")
-			sel.WriteString(s.schema.ClusteringKeys()[0].CQLName())
-		}
-		if !strings.HasPrefix(st.CQL(), sel.String()+" FROM ") {
-			panic("kandra: Extend: not a SELECT of columns: " + st.CQL())
-		}
+		n := s.selectList(st)
 		w := newSB(s.schema.Name())
-		w.WriteString(sel.String())
+		w.WriteString(st.CQL()[:n])
 		for _, c := range times {
 			w.WriteString(", WRITETIME(" + c.CQLName() + "), TTL(" + c.CQLName() + ")")
 		}
@@ -159,7 +159,7 @@ func (s *Table) Extend(st *adapter.Statement, times []*kandra.ColumnSchema, scor
 			w.WriteString(", similarity_" + strings.ToLower(sim.String()) + "(" + score.CQLName() + ", ?)")
 			w.mark(adapter.ParamValue, score)
 		}
-		w.WriteString(st.CQL()[sel.Len():])
+		w.WriteString(st.CQL()[n:])
 		for i := 0; i < st.NumParams(); i++ {
 			w.s.Params = append(w.s.Params, st.Param(i))
 		}

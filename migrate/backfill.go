@@ -344,4 +344,3 @@ func toInt64(v any) int64 {
 	}
 	return 0
 }
-

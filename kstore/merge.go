@@ -109,6 +109,7 @@ type merge[T any] struct {
 	cons  kandra.Consistency
 	c     *call
 	parts []mergePart[T]
+	err   error // of less: two rows it could not order
 }
 
 // mergePart is where one partition of a merge stands: the page it is
@@ -246,6 +247,9 @@ func (m *merge[T]) page(ctx context.Context) ([]*T, error) {
 		if best < 0 {
 			break
 		}
+		if m.err != nil {
+			return nil, m.err
+		}
 		out = append(out, bestRow)
 		if m.c.hasTimes {
 			m.c.timesOut = append(m.c.timesOut, m.parts[best].times[m.parts[best].pos])
@@ -277,7 +281,12 @@ func (m *merge[T]) less(a, b *T) bool {
 		pa, _ := col.Pointer(a)
 		pb, _ := col.Pointer(b)
 		c, err := col.CompareStored(pa, pb)
-		if err != nil || c == 0 {
+		if err != nil && m.err == nil {
+			// A type whose stored form kandra leaves to the driver: no
+			// order to merge by, and a guess would list rows out of order.
+			m.err = m.r.argErr("ListMerged", "partitions", "clustering column "+col.GoName()+" has no order kandra knows ("+err.Error()+"): read the partitions with List")
+		}
+		if c == 0 {
 			continue
 		}
 		if col.ClusteringOrder() == kandra.ClusteringDesc {

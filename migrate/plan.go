@@ -743,6 +743,21 @@ func (p *planner) diffLookup(l *kandra.LookupTableSchema, lt *LiveTable) {
 		p.impossible(StepChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+": "+why, manual)
 		return
 	}
+	// A unique lookup's table holds the claim column and no clustering
+	// column; a non-unique one's, the primary key as clustering columns. A
+	// table of the other kind's shape is a kind change; one of neither is
+	// left to the checks below.
+	claim, clustered := lt.Column(kandra.ClaimColumn) != nil, len(keyColumns(lt, ColumnClustering)) > 0
+	if liveUnique := claim && !clustered; claim != clustered && liveUnique != l.IsUnique() {
+		kinds := [2]string{"a non-unique lookup's (BATCH or EVENTUAL: the value, then the primary key as clustering columns)", "a UNIQUE lookup's (the value alone as its key, with the claim column)"}
+		live, model := kinds[0], kinds[1]
+		if liveUnique {
+			live, model = model, live
+		}
+		p.impossible(StepChangeLookupKind, name, name, "", "lookup table "+strconv.Quote(name)+" is "+live+" in live, and "+model+" in the model: the lookup's kind changed, and its table's key with it",
+			"give the lookup a new suffix (kandra.Lookup(\"by_...\") with another name): the migrator creates its table and plans its backfill while the old table stays; once the backfill is verified, drop the old table by hand (DROP TABLE "+p.qualified(l.CQLName())+";)")
+		return
+	}
 	cols := l.Columns()
 	var clustering []wantColumn
 	kind := ColumnRegular
@@ -751,7 +766,6 @@ func (p *planner) diffLookup(l *kandra.LookupTableSchema, lt *LiveTable) {
 		for _, c := range cols[1:] {
 			clustering = append(clustering, wantColumn{name: c.Name(), typ: c.Type(), frozen: freezable(c.Type()), kind: ColumnClustering, order: "asc"})
 		}
-		manual += "; a lookup whose kind changed (unique or not) has a new key: give it a new suffix instead, so that its new table is created and backfilled"
 	}
 	if why, _ := keyDiff("the clustering key", clustering, keyColumns(lt, ColumnClustering)); why != "" {
 		p.impossible(StepChangeKey, name, name, "", "lookup table "+strconv.Quote(name)+": "+why, manual)

@@ -1002,3 +1002,50 @@ func TestReAddDroppedStatic(t *testing.T) {
 		}
 	}
 }
+
+// kUniqueUser and kBatchUser are one table whose email lookup is UNIQUE in
+// one and BATCH in the other.
+type kUniqueUser struct {
+	ID    string
+	Email string
+}
+
+func (u *kUniqueUser) Describe(s *kandra.Schema[kUniqueUser]) {
+	s.Table("kusers")
+	kandra.Bind(s, &u.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupUnique))
+}
+
+type kBatchUser struct {
+	ID    string
+	Email string
+}
+
+func (u *kBatchUser) Describe(s *kandra.Schema[kBatchUser]) {
+	s.Table("kusers")
+	kandra.Bind(s, &u.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &u.Email, kandra.Lookup("by_email", kandra.LookupBatch))
+}
+
+// A lookup whose kind changed (BATCH to UNIQUE, and back) is named as
+// such, impossible in place, with the one way out the docs give: a new
+// suffix, then the old table dropped by hand.
+func TestPlanNamesALookupKindChange(t *testing.T) {
+	spec := kandra.KeyspaceSpec{Name: "ks", Targets: kandra.Cassandra5, Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 3})}
+	unique := kandra.MustNewKeyspace(spec, kandra.MustRegister[kUniqueUser]())
+	batch := kandra.MustNewKeyspace(spec, kandra.MustRegister[kBatchUser]())
+	for _, c := range []struct {
+		model, live *kandra.Keyspace
+		says        string
+	}{{unique, batch, "is a non-unique lookup's (BATCH or EVENTUAL"}, {batch, unique, "is a UNIQUE lookup's"}} {
+		p := mustPlan(t, c.model, liveOf(t, c.live))
+		s := stepOf(t, p, "change-lookup-kind:kusers_by_email")
+		if s.Class != Impossible || !strings.Contains(s.Reason, c.says) || !strings.Contains(s.Reason, "the lookup's kind changed") ||
+			!strings.Contains(s.Manual, "new suffix") || !strings.Contains(s.Manual, "DROP TABLE ks.kusers_by_email") {
+			t.Fatalf("step %+v", s)
+		}
+		if len(p.Select(Impossible)) != 1 {
+			t.Fatalf("impossible steps: %q", ids(p.Select(Impossible)))
+		}
+	}
+}

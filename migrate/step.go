@@ -94,6 +94,10 @@ const (
 	// the partition key of a live table holds (directly or inside another
 	// type or a collection): servers refuse to add a field to it.
 	StepChangeKeyType
+	// StepChangeLookupKind is a lookup table of a UNIQUE lookup in live and
+	// a non-unique one (BATCH, EVENTUAL) in the model, or the reverse: the
+	// kind is part of the table's key.
+	StepChangeLookupKind
 )
 
 var stepKindNames = [...]string{
@@ -116,6 +120,7 @@ var stepKindNames = [...]string{
 	StepAddField:              "add-field",
 	StepChangeFieldType:       "change-field-type",
 	StepChangeKeyType:         "change-key-type",
+	StepChangeLookupKind:      "change-lookup-kind",
 }
 
 // String returns the kind as it starts a step ID ("create-table",

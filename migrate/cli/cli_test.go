@@ -376,10 +376,20 @@ func TestBackfill(t *testing.T) {
 	if !strings.Contains(r.stderr, "backfill accounts_by_email: 2/2 ranges, 100 rows, 100 rows/s, 0s left\n") {
 		t.Fatalf("backfill progress: %q", r.stderr)
 	}
-	bad := &migrate.BackfillResult{Lookup: "accounts_by_email", Rows: 100, Written: 100, LookupRows: 97, Mismatch: "3 rows missing"}
+	bad := &migrate.BackfillResult{Lookup: "accounts_by_email", Rows: 100, Written: 100, Valued: 100, LookupRows: 97, Mismatch: "3 rows missing"}
 	r = runWith(t, &fakeDriver{}, be(bad, nil), false, "backfill", "accounts_by_email")
-	if r.code != ExitDifferences || !strings.Contains(r.stdout, "verification failed: 97 lookup rows for 100 primary rows with a value") {
+	if r.code != ExitDifferences || !strings.Contains(r.stdout, "verification failed: 97 lookup rows for 100 primary rows with a value") || !strings.Contains(r.stderr, "backfill: 3 rows missing") {
 		t.Fatalf("unverified backfill: %+v", r)
+	}
+	// A finished backfill verified again scans nothing: the count is the
+	// verification's, over the whole table, and the advice is the
+	// mismatch's (which way it differs), not a guess.
+	again := &migrate.BackfillResult{Lookup: "accounts_by_email", Valued: 0, LookupRows: 2,
+		Mismatch: "accounts has 0 rows with a non-empty email, accounts_by_email has 2 rows (more: lookup rows of values that moved or were deleted before the backfill)"}
+	r = runWith(t, &fakeDriver{}, be(again, nil), false, "backfill", "accounts_by_email")
+	if r.code != ExitDifferences || !strings.Contains(r.stdout, "verification failed: 2 lookup rows for 0 primary rows with a value") ||
+		!strings.Contains(r.stderr, "(more: lookup rows of values that moved") || strings.Contains(r.stderr, "run the backfill again") {
+		t.Fatalf("a mismatch of more lookup rows: %+v", r)
 	}
 	r = runWith(t, &fakeDriver{}, be(nil, errors.New("read timeout")), false, "backfill", "accounts_by_email")
 	if r.code != ExitError || !strings.Contains(r.stderr, "app schema backfill: read timeout") {

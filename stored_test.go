@@ -419,8 +419,20 @@ func (o *ordered) Describe(s *kandra.Schema[ordered]) {
 func TestCompareStored(t *testing.T) {
 	tab := kandra.MustRegister[ordered]()
 	col := func(name string) *kandra.ColumnSchema { return tab.Schema().ColumnByName(name) }
-	t1 := uuid.Must(uuid.NewUUID()) // the next is later: the clock sequence ticks on
-	t2 := uuid.Must(uuid.NewUUID())
+	// Version-1 UUIDs of fixed times: t2 is later, with a smaller clock
+	// sequence and node, which the time outranks.
+	v1 := func(ts uint64, rest byte) uuid.UUID {
+		var u uuid.UUID
+		binary.BigEndian.PutUint32(u[0:], uint32(ts))
+		binary.BigEndian.PutUint16(u[4:], uint16(ts>>32))
+		binary.BigEndian.PutUint16(u[6:], uint16(ts>>48)&0x0fff|0x1000)
+		u[8] = 0x80 | rest&0x3f
+		for i := 9; i < 16; i++ {
+			u[i] = rest
+		}
+		return u
+	}
+	t1, t2 := v1(1<<40, 0x3f), v1(1<<40+1, 0)
 	for _, c := range []struct {
 		col  string
 		a, b any

@@ -6,7 +6,6 @@ import (
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
-	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/internal/tokenscan"
 )
 
@@ -125,48 +124,18 @@ func (r *Repo[T]) countOne(ctx context.Context, st *adapter.Statement, vals []an
 	return n, nil
 }
 
-// countLive pages through st (a projection by liveOnly) and counts the
-// rows whose soft-delete marker is not set.
+// countLive pages through st (a projection by liveOnly), as List pages,
+// and counts the rows whose soft-delete marker is not set.
 func (r *Repo[T]) countLive(ctx context.Context, st *adapter.Statement, vals []any, cons kandra.Consistency, pageSize int) (int64, error) {
+	c := call{pageSize: pageSize, hasPageSize: true, skipDeleted: true}
 	var n int64
-	var state []byte
 	for {
-		q := &adapter.Query{Statement: st, Values: vals, Consistency: cons, PageSize: pageSize, PageState: state}
-		octx, w := r.rt.observe(ctx, r.ts.Name(), kandra.OpCount, kandra.SingleStatement, st.CQL(), 1, cons, false)
-		rows, err := r.rt.d.Query(octx, q)
-		if err != nil {
-			r.rt.observed(octx, w, r.ts.Name(), kandra.OpCount, 0, err)
-			return n, queryErr("count of "+r.ts.Name()+" failed ("+st.CQL()+")", err)
+		// Any fingerprint but 0 will do: the cursor never leaves this loop.
+		rows, next, err := r.readPage(ctx, kandra.OpCount, "count", st, vals, cons, &c, 2, nil)
+		n += int64(len(rows))
+		if err != nil || next.IsZero() {
+			return n, err
 		}
-		dst := make([]any, 0, st.NumResult()+1)
-		var present adapter.Present
-		read := 0
-		for {
-			e := new(T)
-			dst = catalog.AppendResult(r.t, st, e, dst[:0])
-			if st.HasPresence() {
-				dst = append(dst, &present)
-			}
-			if !rows.Next(dst) {
-				break
-			}
-			read++
-			if st.HasPresence() && !bool(present) || r.deleted(e) {
-				continue
-			}
-			n++
-		}
-		state = rows.PageState()
-		err = rows.Close()
-		r.rt.observed(octx, w, r.ts.Name(), kandra.OpCount, read, err)
-		if err != nil {
-			return n, queryErr("count of "+r.ts.Name()+" failed ("+st.CQL()+")", err)
-		}
-		if len(state) == 0 {
-			return n, nil
-		}
-		if err := ctx.Err(); err != nil {
-			return n, queryErr("count of "+r.ts.Name()+": context done", err)
-		}
+		c.cursor = next
 	}
 }

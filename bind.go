@@ -136,16 +136,24 @@ func SecondaryIndex(opts ...IndexOption) FieldOption {
 
 // VectorIndex creates an approximate-nearest-neighbour (ANN) index on a
 // vector column (a [N]float32 field), "{table}_{column}_idx", ranking by
-// sim; kstore.IndexOf(repo, field).Nearest reads it. On Cassandra 5.0 it is a storage-attached
+// sim (kandra.IndexNamed names it otherwise); kstore.IndexOf(repo,
+// field).Nearest reads it. On Cassandra 5.0 it is a storage-attached
 // index (USING 'sai') with the similarity_function option, whatever the
 // server's default index. With the index, a vector's components must be
 // finite and within ±1e17, and a cosine index refuses a vector whose
 // components are all within ±1e-6: the runtime refuses such a write
 // before sending (*kerrors.ValueError), where the server would fail it.
 // A column has one index: VectorIndex excludes SecondaryIndex.
-func VectorIndex(sim Similarity) FieldOption {
+func VectorIndex(sim Similarity, opts ...IndexOption) FieldOption {
 	return fieldOption{"VectorIndex", func(s *fieldSpec) {
 		spec := indexSpec{kind: IndexVector, similarity: sim}
+		for _, o := range opts {
+			if o.name != "IndexNamed" {
+				s.conflicts = append(s.conflicts, "VectorIndex takes kandra.IndexNamed only, and is given "+o.String()+"; an ANN index is SAI with its similarity function")
+				continue
+			}
+			o.apply(&spec)
+		}
 		if s.index && s.indexOpts != spec {
 			s.conflicts = append(s.conflicts, "a column has one index, and this one is given VectorIndex with a second index or another similarity; keep one")
 		}

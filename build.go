@@ -504,7 +504,7 @@ func (b *builder) checkNames() error {
 		}
 		if c.index {
 			if n := c.indexName(b.table); nameCharsProblem(n) != "" {
-				return b.fail(c.goName, RuleInvalidName, "secondary index name "+strconv.Quote(n)+" "+nameCharsProblem(n)+"; shorten the table or column name")
+				return b.fail(c.goName, RuleInvalidName, "secondary index name "+strconv.Quote(n)+" "+nameCharsProblem(n)+map[bool]string{false: "; shorten the table or column name, or name the index with kandra.IndexNamed", true: "; give kandra.IndexNamed a name of ASCII letters, digits and _"}[c.indexOpts.name != ""])
 			}
 		}
 		return nil

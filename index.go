@@ -140,6 +140,7 @@ type indexSpec struct {
 	normalize       bool
 	ascii           bool
 	similarity      Similarity // IndexVector's
+	name            string     // IndexNamed's; "" for the derived name
 }
 
 func (s *indexSpec) hasAnalysis() bool { return s.caseInsensitive || s.normalize || s.ascii }
@@ -188,6 +189,24 @@ func IndexEntries() IndexOption { return targetOption("IndexEntries", IndexTarge
 // column), which is also what its index holds without a target option.
 func IndexFull() IndexOption { return targetOption("IndexFull", IndexTargetFull) }
 
+// IndexNamed gives the index the name name instead of the derived
+// "{table}_{column}_idx": the name an existing keyspace's index already
+// has, so that the migrator plans nothing for it (an index of another
+// name on the same column would be refused as a duplicate, or taken as a
+// no-op). The name is 1 to 48 ASCII letters, digits or underscores
+// (RuleInvalidName, RuleNameLength), unique in the keyspace like every
+// table and index name (RuleNameCollision). SecondaryIndex and
+// VectorIndex both take it.
+func IndexNamed(name string) IndexOption {
+	return IndexOption{"IndexNamed", func(s *indexSpec) string {
+		if s.name != "" && s.name != name {
+			return "SecondaryIndex is given two names (" + strconv.Quote(s.name) + " and " + strconv.Quote(name) + "); an index has one name"
+		}
+		s.name = name
+		return ""
+	}}
+}
+
 func analysisOption(name string, set func(*indexSpec)) IndexOption {
 	return IndexOption{name, func(s *indexSpec) string { set(s); return "" }}
 }
@@ -216,7 +235,8 @@ func SAIASCII() IndexOption {
 
 // IndexSpec describes a column's secondary index as Register resolved it.
 type IndexSpec struct {
-	// Name is the index's name, "{table}_{column}_idx" (TableSchema.IndexName).
+	// Name is the index's name: IndexNamed's, else "{table}_{column}_idx"
+	// (TableSchema.IndexName).
 	Name string
 	// Kind is the implementation the index asks for.
 	Kind IndexKind

@@ -234,12 +234,16 @@ func (c *ColumnSchema) IsSoftDeleteMarker() bool { return c.softDeleteMarker }
 // UUID on insert, and with which strategy.
 func (c *ColumnSchema) GeneratedUUID() (UUIDStrategy, bool) { return c.uuid, c.generated }
 
-// indexName composes the name kandra gives a secondary index on the
-// column, "{table}_{column}_idx", whether or not the column has one.
+// indexName is the name IndexNamed gave the column's index, or composes
+// the name kandra gives a secondary index on the column,
+// "{table}_{column}_idx", whether or not the column has one.
 // A column name that is not all ASCII letters, digits and _ ("Größe",
 // "Mixed Case") cannot appear in an index name as is: its other characters
 // become _, and a hash of the whole name keeps two such names apart.
 func (c *ColumnSchema) indexName(table string) string {
+	if c.indexOpts.name != "" {
+		return c.indexOpts.name
+	}
 	if nameProblemUpTo(c.name, len(c.name)) == "" {
 		return table + "_" + c.name + "_idx"
 	}
@@ -424,8 +428,8 @@ func (t *TableSchema) StaticColumns() []*ColumnSchema {
 // SecondaryIndexes returns the columns with a secondary index (a fresh slice).
 func (t *TableSchema) SecondaryIndexes() []*ColumnSchema { return clone(t.indexes) }
 
-// IndexName is the name kandra gives the secondary index on c:
-// "{table}_{column}_idx".
+// IndexName is the name of the secondary index on c: the one
+// kandra.IndexNamed gives it, else "{table}_{column}_idx".
 func (t *TableSchema) IndexName(c *ColumnSchema) string { return c.indexName(t.name) }
 
 // DefaultTTL is the table's default_time_to_live, if set.

@@ -146,7 +146,10 @@ func (o *ApplyOptions) approved(s Step) bool {
 //     done twice.
 //  4. It runs the safe steps and the approved ones in order, waiting for
 //     schema agreement after each, renewing the lease meanwhile; a lost
-//     lease stops the work with an error. When the nodes do not agree on
+//     lease stops the work with an error. After each schema step it reads
+//     the live schema again: a step the server accepted without its
+//     effect showing (taken as a no-op) stops the work with an error
+//     naming it, and is not counted as applied. When the nodes do not agree on
 //     a step in time (a node down: gocql counts a down node's last
 //     version too), the step has run on the live nodes: Apply records it
 //     and stops with an error wrapping the *kerrors.AgreementError, and the node
@@ -369,6 +372,10 @@ func applyLeased(ctx context.Context, d driver, ks *kandra.Keyspace, server Serv
 			failed = stepErr(ks, s, len(res.Applied), len(plan.Steps), err)
 			break
 		}
+		if err := verifyStep(ctx, d, ks, server, s, len(res.Applied), len(plan.Steps)); err != nil {
+			failed = err
+			break
+		}
 		res.Applied = append(res.Applied, s)
 		emit(Event{Kind: EventStepDone, Step: &s, Message: s.ID})
 	}
@@ -389,6 +396,29 @@ func applyLeased(ctx context.Context, d driver, ks *kandra.Keyspace, server Serv
 		}
 	}
 	return res, failed
+}
+
+// verifyStep reads the live schema again after schema step s ran and
+// fails when the step is still planned: the server accepted the statement
+// and did nothing (CREATE INDEX IF NOT EXISTS of a name another index
+// has, say), or did something else. Such a step is not applied, so it is
+// neither reported nor recorded as applied. A backfill verifies itself.
+func verifyStep(ctx context.Context, d driver, ks *kandra.Keyspace, server Server, s Step, done, total int) error {
+	if isBackfill(s) {
+		return nil
+	}
+	p, err := planOn(ctx, d, ks, server)
+	if err != nil {
+		return stepErr(ks, s, done, total, err)
+	}
+	for _, again := range p.Steps {
+		if again.ID == s.ID {
+			return &kerrors.MigrationError{Message: fmt.Sprintf("keyspace %s: step %s ran and the server accepted it, but the live schema does not show its effect "+
+				"(%d of %d steps applied before it): the plan still has it (%s). The server took the statement as a no-op, or did something else; "+
+				"nothing after it was run. Compare the live schema (DESCRIBE) with the statement:\n  %s", ks.Name(), s.ID, done, total, again.Reason, strings.TrimSpace(s.CQL))}
+		}
+	}
+	return nil
 }
 
 // recorded reports whether a record of ks's history lists the step id.

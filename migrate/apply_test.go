@@ -541,3 +541,42 @@ func TestApplyRefusesALeaseTTLUnderASecond(t *testing.T) {
 		t.Fatalf("LeaseTTL 1s: %v", err)
 	}
 }
+
+// noIndexes is a fake on which CREATE INDEX is accepted and does nothing,
+// as Cassandra takes CREATE INDEX IF NOT EXISTS of a name another index
+// has.
+type noIndexes struct{ *fakeDriver }
+
+func (n noIndexes) ExecSchema(ctx context.Context, stmt string) error {
+	if strings.HasPrefix(stmt, "CREATE INDEX") {
+		n.mu.Lock()
+		n.schema = append(n.schema, stmt)
+		n.mu.Unlock()
+		return nil
+	}
+	return n.fakeDriver.ExecSchema(ctx, stmt)
+}
+
+// TestApplyChecksEachStep: a step the server accepted without its effect
+// showing in the live schema stops Apply with an error naming it, and is
+// neither applied nor recorded; the steps before it are.
+func TestApplyChecksEachStep(t *testing.T) {
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 1}), Targets: kandra.Cassandra5}, kandra.MustRegister[indexed]())
+	f := newFake(nil, ks)
+	res, err := Apply(context.Background(), noIndexes{f}, ks, ApplyOptions{Owner: "me"})
+	if err == nil || !strings.Contains(err.Error(), "step create-index:docs_tag_idx ran and the server accepted it, but the live schema does not show its effect") ||
+		!strings.Contains(err.Error(), "CREATE INDEX IF NOT EXISTS docs_tag_idx ON ks.docs (tag);") {
+		t.Fatalf("err = %v", err)
+	}
+	if got := ids2(res.Applied); got != "create-keyspace:ks,create-table:docs" || res.Record == nil || strings.Join(res.Record.Steps, ",") != got {
+		t.Fatalf("applied %s, record %+v", got, res.Record)
+	}
+	// On a server that creates it, the same plan applies and converges.
+	f = newFake(nil, ks)
+	if _, err := Apply(context.Background(), f, ks, ApplyOptions{Owner: "me"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(context.Background(), f, ks); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -31,6 +31,7 @@ type fakeDriver struct {
 	lookups map[string]*kandra.LookupTableSchema
 	added   map[string]bool              // "table.column" added by ALTER
 	types   map[string][]kandra.UDTField // user-defined type -> its fields, as created and altered
+	indexes map[string]map[string]any    // index name -> its system_schema.indexes row (rowsOf's)
 	own     map[string]bool              // the migrator's tables created
 	schema  []string                     // schema statements run, in order
 	writes  int                          // ExecCQL calls
@@ -61,9 +62,13 @@ type fakeDriver struct {
 func newFake(initial, target *kandra.Keyspace) *fakeDriver {
 	f := &fakeDriver{target: target, tables: map[string]*kandra.TableSchema{}, lookups: map[string]*kandra.LookupTableSchema{},
 		added: map[string]bool{}, own: map[string]bool{}, types: map[string][]kandra.UDTField{}, bfStatus: map[string]string{}, bfRanges: map[string]int{},
-		bfDone: map[string]map[int64]int64{}, rows: map[string][][]any{}, lookupRows: map[string]map[string]bool{}}
+		bfDone: map[string]map[int64]int64{}, rows: map[string][][]any{}, lookupRows: map[string]map[string]bool{},
+		indexes: map[string]map[string]any{}}
 	if initial != nil {
 		f.exists = true
+		for _, row := range rowsOf(initial).Indexes {
+			f.indexes[row["index_name"].(string)] = row
+		}
 		for _, t := range initial.Types() {
 			f.types[t.Name()] = t.Fields()
 		}
@@ -157,6 +162,9 @@ func (f *fakeDriver) SchemaRows(ctx context.Context, keyspace string) (*schemaRo
 	for name, fields := range f.types {
 		r.Types = append(r.Types, typeRow(keyspace, name, fields))
 	}
+	for _, row := range f.indexes {
+		r.Indexes = append(r.Indexes, row)
+	}
 	return r, nil
 }
 
@@ -204,6 +212,12 @@ func (f *fakeDriver) ExecSchema(ctx context.Context, stmt string) error {
 			f.lookups[s.Table] = f.target.LookupTable(s.Table)
 		case StepAddColumn:
 			f.added[s.Table+"."+s.Column] = true
+		case StepCreateIndex:
+			for _, row := range rowsOf(f.target).Indexes {
+				if stepID(StepCreateIndex, row["index_name"].(string)) == s.ID {
+					f.indexes[row["index_name"].(string)] = row
+				}
+			}
 		case StepCreateType:
 			f.types[s.UDT] = udtOf(f.target, s.UDT).Fields()
 		case StepAddField:

@@ -33,6 +33,11 @@ type Plan struct {
 	// the runtime writes a user-defined type's whole value, so each write
 	// of a value of the type sets that field to null.
 	Extra []string
+	// Notes are what the planner matched without a step, and how the
+	// model could say it as live does: a live index of another name that
+	// is the model's index ("index idx_email on users.email is the model's
+	// index users_email_idx under the name the keyspace gave it: ...").
+	Notes []string
 }
 
 // ownTablePrefix starts the names of the migrator's own tables (history,
@@ -61,6 +66,8 @@ type planner struct {
 	targets kandra.Target
 	steps   [phases][]Step
 	extra   []string
+	notes   []string
+	adopted map[string]bool // live indexes of other names taken as the model's
 }
 
 // NewPlan compares the model ks with the live keyspace and returns the
@@ -84,14 +91,14 @@ func NewPlan(ks *kandra.Keyspace, live *Live) (*Plan, error) {
 	if live.Keyspace != nil && live.Keyspace.Name != ks.Name() {
 		return nil, &kerrors.MigrationError{Message: fmt.Sprintf("NewPlan: the live schema is of keyspace %q, the model of keyspace %q; read the model's keyspace", live.Keyspace.Name, ks.Name())}
 	}
-	p := &planner{ks: ks, live: live, qks: kandra.QuoteIdent(ks.Name()), targets: ks.Spec().Targets}
+	p := &planner{ks: ks, live: live, qks: kandra.QuoteIdent(ks.Name()), targets: ks.Spec().Targets, adopted: map[string]bool{}}
 	p.keyspace()
 	p.types()
 	for _, t := range ks.Tables() {
 		p.table(t)
 	}
 	p.extras()
-	plan := &Plan{Keyspace: ks.Name(), Extra: p.extra}
+	plan := &Plan{Keyspace: ks.Name(), Extra: p.extra, Notes: p.notes}
 	for _, s := range p.steps {
 		plan.Steps = append(plan.Steps, s...)
 	}
@@ -838,8 +845,12 @@ func (p *planner) liveIndex(name string) (*LiveTable, *LiveIndex) {
 
 func (p *planner) index(t *kandra.TableSchema, lt *LiveTable, c *kandra.ColumnSchema) {
 	name := t.IndexName(c)
+	spec, _ := c.Index()
 	on, ix := p.liveIndex(name)
 	if ix == nil {
+		if p.indexOfAnotherName(t, lt, c, spec) {
+			return
+		}
 		p.add(phaseIndex, Step{ID: stepID(StepCreateIndex, name), Class: Safe, Kind: StepCreateIndex, Table: t.Name(), Column: c.Name(),
 			CQL: mustCQL(p.ks.CreateIndex(t, c)), Reason: "index " + strconv.Quote(name) + " on " + t.Name() + "." + c.Name() + " does not exist"})
 		return
@@ -853,11 +864,121 @@ func (p *planner) index(t *kandra.TableSchema, lt *LiveTable, c *kandra.ColumnSc
 	// CREATE INDEX IF NOT EXISTS of a taken name does nothing, so an index
 	// of another kind, target or analysis would stay as it is unless the
 	// plan says so.
-	spec, _ := c.Index()
-	if got, want := describeLiveIndex(ix, c), describeIndex(spec); got != want {
+	if got, custom := liveIndexSpec(ix, c); !sameIndex(spec, got, custom) {
 		p.impossible(StepChangeIndex, name, t.Name(), c.Name(),
-			"index "+strconv.Quote(name)+" on "+t.Name()+"."+c.Name()+" is "+got+" in live, "+want+" in the model", manual)
+			"index "+strconv.Quote(name)+" on "+t.Name()+"."+c.Name()+" is "+describeLiveIndex(got, custom)+" in live, "+describeIndex(spec)+" in the model", manual)
 	}
+}
+
+// indexOfAnotherName handles a model index whose name no live index has
+// while the live table indexes the column under another name (an index
+// the application created with a name of its own), and reports whether it
+// did. A second index on the column is no way out: Cassandra refuses a
+// second SAI index on a column ("Cannot create more than one
+// storage-attached index on the same column") and takes CREATE INDEX IF
+// NOT EXISTS of a legacy index that duplicates one as a no-op, so the
+// plan would never converge. The same index under another name is the
+// model's index: no step, and a note with the option that names it as
+// live does (no server renames an index). Another index is an impossible
+// step naming both.
+func (p *planner) indexOfAnotherName(t *kandra.TableSchema, lt *LiveTable, c *kandra.ColumnSchema, spec kandra.IndexSpec) bool {
+	if lt == nil {
+		return false
+	}
+	for _, ix := range lt.Indexes {
+		if indexTarget(ix.Options["target"]) != c.Name() || p.claimedIndex(ix.Name) {
+			continue
+		}
+		got, custom := liveIndexSpec(ix, c)
+		if sameIndex(spec, got, custom) {
+			p.adopted[ix.Name] = true
+			p.notes = append(p.notes, "index "+ix.Name+" on "+t.Name()+"."+c.Name()+" is the model's index "+spec.Name+
+				" under the name the keyspace gave it: nothing to do (bind kandra.IndexNamed("+strconv.Quote(ix.Name)+") to name it as live does)")
+			return true
+		}
+		p.impossible(StepChangeIndex, spec.Name, t.Name(), c.Name(),
+			"column "+t.Name()+"."+c.Name()+" has index "+strconv.Quote(ix.Name)+" ("+describeLiveIndex(got, custom)+") in live, and the model asks for "+
+				strconv.Quote(spec.Name)+" ("+describeIndex(spec)+"); a server refuses a second index on the column, or takes it as a no-op",
+			"either bind the model's index as the live one is (kandra.IndexNamed("+strconv.Quote(ix.Name)+") with its kind, target and options), "+
+				"or drop the live index by hand (DROP INDEX "+p.qks+"."+kandra.QuoteIdent(ix.Name)+";) and plan again: reads through it fail or miss rows until the new one is built")
+		return true
+	}
+	return false
+}
+
+// claimedIndex reports whether a model index has the live index's name:
+// that index is the model's, whatever column it is on.
+func (p *planner) claimedIndex(name string) bool {
+	for _, t := range p.ks.Tables() {
+		for _, c := range t.SecondaryIndexes() {
+			if t.IndexName(c) == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// liveIndexSpec reads a live index into the model's value for column c
+// (its Name, Kind, Target, analysis options and Similarity; Ranges is
+// left false). custom is the class of a custom index that is neither SAI
+// nor legacy, which no IndexKind describes, and "" otherwise.
+func liveIndexSpec(ix *LiveIndex, c *kandra.ColumnSchema) (s kandra.IndexSpec, custom string) {
+	s.Name, s.Kind = ix.Name, kandra.IndexLegacy
+	if ix.Kind == "CUSTOM" {
+		class := ix.Options["class_name"]
+		switch class[strings.LastIndexByte(class, '.')+1:] {
+		case "sai", "StorageAttachedIndex":
+			s.Kind = kandra.IndexSAI
+		default:
+			custom = class
+		}
+	}
+	s.Target = kandra.IndexTargetColumn
+	t := strings.TrimSpace(ix.Options["target"])
+	if i := strings.IndexByte(t, '('); i > 0 && !strings.HasPrefix(t, `"`) {
+		switch strings.ToLower(t[:i]) {
+		case "values":
+			s.Target = kandra.IndexTargetValues
+		case "keys":
+			s.Target = kandra.IndexTargetKeys
+		case "entries":
+			s.Target = kandra.IndexTargetEntries
+		case "full":
+			s.Target = kandra.IndexTargetFull
+		}
+	} else if c.Type().IsCollection() {
+		// A bare collection target is its values (its whole value when frozen).
+		s.Target = map[bool]kandra.IndexTarget{false: kandra.IndexTargetValues, true: kandra.IndexTargetFull}[c.Role() != kandra.RegularColumn]
+	}
+	opt := func(key string) string { return strings.ToLower(strings.TrimSpace(ix.Options[key])) }
+	// An ANN index is SAI with a similarity function.
+	if sim, ok := ix.Options["similarity_function"]; ok && s.Kind == kandra.IndexSAI {
+		s.Kind = kandra.IndexVector
+		for _, f := range []kandra.Similarity{kandra.SimilarityCosine, kandra.SimilarityEuclidean, kandra.SimilarityDotProduct} {
+			if strings.EqualFold(strings.TrimSpace(sim), f.String()) {
+				s.Similarity = f
+			}
+		}
+		if s.Similarity == 0 {
+			custom = "sai with similarity_function " + sim
+		}
+		return s, custom
+	}
+	s.CaseInsensitive = opt("case_sensitive") == "false"
+	s.Normalize = opt("normalize") == "true"
+	s.ASCII = opt("ascii") == "true"
+	return s, custom
+}
+
+// sameIndex reports whether the live index (liveIndexSpec's) is the one
+// the model asks for, names aside: a default kind in the model matches
+// either kind a server makes by default (legacy or SAI on Cassandra,
+// global on ScyllaDB).
+func sameIndex(model, live kandra.IndexSpec, custom string) bool {
+	kind := model.Kind == live.Kind || model.Kind == kandra.IndexDefault && (live.Kind == kandra.IndexSAI || live.Kind == kandra.IndexLegacy)
+	return custom == "" && kind && model.Target == live.Target && model.Similarity == live.Similarity &&
+		model.CaseInsensitive == live.CaseInsensitive && model.Normalize == live.Normalize && model.ASCII == live.ASCII
 }
 
 // describeIndex renders what the model asks of an index: its kind, its
@@ -868,65 +989,20 @@ func describeIndex(s kandra.IndexSpec) string {
 	for _, k := range slices.Sorted(maps.Keys(s.AnalysisOptions())) {
 		parts = append(parts, k+"="+s.AnalysisOptions()[k])
 	}
-	return describeIndexParts(s.Kind.String(), s.Target, parts)
-}
-
-func describeIndexParts(kind string, target kandra.IndexTarget, opts []string) string {
-	out := kind + " index on " + target.String()
-	if len(opts) > 0 {
-		out += ", " + strings.Join(opts, ", ")
+	out := s.Kind.String() + " index on " + s.Target.String()
+	if len(parts) > 0 {
+		out += ", " + strings.Join(parts, ", ")
 	}
 	return out
 }
 
-// describeLiveIndex renders a live index as describeIndex renders the
-// model's, for column c: a default kind in the model matches any kind the
-// server makes by default (legacy or SAI on Cassandra, global on ScyllaDB).
-func describeLiveIndex(ix *LiveIndex, c *kandra.ColumnSchema) string {
-	spec, _ := c.Index()
-	kind := "legacy"
-	if ix.Kind == "CUSTOM" {
-		class := ix.Options["class_name"]
-		switch class[strings.LastIndexByte(class, '.')+1:] {
-		case "sai", "StorageAttachedIndex":
-			kind = "sai"
-		default:
-			kind = "custom " + class
-		}
+// describeLiveIndex renders a live index (liveIndexSpec's) as
+// describeIndex renders the model's.
+func describeLiveIndex(s kandra.IndexSpec, custom string) string {
+	if custom != "" {
+		return "custom " + custom + " index on " + s.Target.String()
 	}
-	if spec.Kind == kandra.IndexDefault && (kind == "sai" || kind == "legacy") {
-		kind = kandra.IndexDefault.String()
-	}
-	target := kandra.IndexTargetColumn
-	t := strings.TrimSpace(ix.Options["target"])
-	if i := strings.IndexByte(t, '('); i > 0 && !strings.HasPrefix(t, `"`) {
-		switch strings.ToLower(t[:i]) {
-		case "values":
-			target = kandra.IndexTargetValues
-		case "keys":
-			target = kandra.IndexTargetKeys
-		case "entries":
-			target = kandra.IndexTargetEntries
-		case "full":
-			target = kandra.IndexTargetFull
-		}
-	} else if c.Type().IsCollection() {
-		// A bare collection target is its values (its whole value when frozen).
-		target = map[bool]kandra.IndexTarget{false: kandra.IndexTargetValues, true: kandra.IndexTargetFull}[c.Role() != kandra.RegularColumn]
-	}
-	// An ANN index is SAI with a similarity function.
-	if sim, ok := ix.Options["similarity_function"]; ok && (kind == "sai" || kind == kandra.IndexDefault.String()) {
-		return describeIndexParts(kandra.IndexVector.String(), target, []string{"similarity_function=" + strings.ToUpper(strings.TrimSpace(sim))})
-	}
-	// The analysis options that differ from SAI's defaults
-	// (case_sensitive true, normalize and ascii false).
-	var opts []string
-	for _, o := range []struct{ key, off string }{{"ascii", "false"}, {"case_sensitive", "true"}, {"normalize", "false"}} {
-		if v, ok := ix.Options[o.key]; ok && !strings.EqualFold(strings.TrimSpace(v), o.off) {
-			opts = append(opts, o.key+"="+strings.ToLower(strings.TrimSpace(v)))
-		}
-	}
-	return describeIndexParts(kind, target, opts)
+	return describeIndex(s)
 }
 
 // extras lists the live tables, indexes and types the model does not have.
@@ -954,7 +1030,7 @@ func (p *planner) extras() {
 			p.extra = append(p.extra, "table "+tn)
 		}
 		for _, ix := range lks.Tables[tn].Indexes {
-			if !indexes[ix.Name] {
+			if !indexes[ix.Name] && !p.adopted[ix.Name] {
 				p.extra = append(p.extra, "index "+ix.Name+" on "+tn)
 			}
 		}

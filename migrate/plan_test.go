@@ -785,11 +785,108 @@ func TestIndexRules(t *testing.T) {
 	if s := stepOf(t, mustPlan(t, ks, mustLive(t, r)), "create-index:docs_tag_idx"); s.Class != Safe || s.CQL != "CREATE INDEX IF NOT EXISTS docs_tag_idx ON ks.docs (tag);" {
 		t.Fatalf("step %+v", s)
 	}
+	// A live index the model lacks, on a column the model does not index.
 	r = rowsOf(ks)
+	r.Indexes = append(r.Indexes, map[string]any{"keyspace_name": "ks", "table_name": "docs", "index_name": "docs_id_old", "kind": "COMPOSITES", "options": map[string]string{"target": "id"}})
+	if p := mustPlan(t, ks, mustLive(t, r)); !p.Empty() || !slices.Contains(p.Extra, "index docs_id_old on docs") {
+		t.Fatalf("plan %s, extra %q", p, p.Extra)
+	}
+}
+
+// namedIndexed names its index as an application did.
+type namedIndexed struct {
+	ID  string
+	Tag string
+}
+
+func (d *namedIndexed) Describe(s *kandra.Schema[namedIndexed]) {
+	s.Table("docs")
+	kandra.Bind(s, &d.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &d.Tag, kandra.SecondaryIndex(kandra.UsingSAI(), kandra.IndexNamed("idx_docs_tag")))
+}
+
+// TestIndexIdentity: a live index is recognised by what it is when its
+// name is not the model's. The same index under another name plans
+// nothing (a second one would be refused, or taken as a no-op, and never
+// converge) and is no extra; another index on the column is an impossible
+// step naming both; IndexNamed gives the model the live name.
+func TestIndexIdentity(t *testing.T) {
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 1}), Targets: kandra.Cassandra5}, kandra.MustRegister[indexed]())
+	r := rowsOf(ks)
 	r.Indexes[0]["index_name"] = "docs_old_idx"
-	p = mustPlan(t, ks, mustLive(t, r))
-	if stepOf(t, p, "create-index:docs_tag_idx"); !slices.Contains(p.Extra, "index docs_old_idx on docs") {
-		t.Fatalf("extra %q", p.Extra)
+	p := mustPlan(t, ks, mustLive(t, r))
+	if !p.Empty() || len(p.Extra) != 0 || len(p.Notes) != 1 || !strings.Contains(p.Notes[0], `kandra.IndexNamed("docs_old_idx")`) ||
+		!strings.Contains(p.String(), "note: index docs_old_idx on docs.tag is the model's index docs_tag_idx") {
+		t.Fatalf("plan %s, extra %q, notes %q", p, p.Extra, p.Notes)
+	}
+	if err := Validate(ks, mustLive(t, r)); err != nil {
+		t.Fatalf("the same index under another name does not validate: %v", err)
+	}
+	// The live index is SAI under its own name; the model's default kind
+	// takes it, an explicit legacy one does not.
+	r = rowsOf(ks)
+	r.Indexes[0]["index_name"], r.Indexes[0]["kind"], r.Indexes[0]["options"] = "idx_docs_tag", "CUSTOM",
+		map[string]string{"target": "tag", "class_name": "org.apache.cassandra.index.sai.StorageAttachedIndex"}
+	if p := mustPlan(t, ks, mustLive(t, r)); !p.Empty() {
+		t.Fatalf("plan %s", p)
+	}
+	named := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 1}), Targets: kandra.Cassandra5}, kandra.MustRegister[namedIndexed]())
+	if p := mustPlan(t, named, mustLive(t, r)); !p.Empty() || len(p.Notes) != 0 || len(p.Extra) != 0 {
+		t.Fatalf("IndexNamed as live: plan %s, notes %q", p, p.Notes)
+	}
+	if got := rowsOf(named).Indexes[0]["index_name"]; got != "idx_docs_tag" {
+		t.Fatalf("IndexNamed's index is named %v", got)
+	}
+	// Another index on the column: a second SAI index is refused by the
+	// server, so the plan says what to do instead of creating one.
+	r.Indexes[0]["index_name"], r.Indexes[0]["options"] = "docs_tag_ci", map[string]string{"target": "tag", "class_name": "sai", "case_sensitive": "false"}
+	p = mustPlan(t, named, mustLive(t, r))
+	s := stepOf(t, p, "change-index:idx_docs_tag")
+	if s.Class != Impossible || !strings.Contains(s.Reason, `has index "docs_tag_ci" (sai index on column, case_sensitive=false) in live`) ||
+		!strings.Contains(s.Manual, `kandra.IndexNamed("docs_tag_ci")`) || !strings.Contains(s.Manual, "DROP INDEX ks.docs_tag_ci;") || len(p.Steps) != 1 {
+		t.Fatalf("plan %s\nstep %+v", p, s)
+	}
+}
+
+// dashIndexed and twiceNamed give IndexNamed what a server refuses.
+type dashIndexed struct{ ID, Tag string }
+
+func (d *dashIndexed) Describe(s *kandra.Schema[dashIndexed]) {
+	s.Table("d1")
+	kandra.Bind(s, &d.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &d.Tag, kandra.SecondaryIndex(kandra.IndexNamed("docs-tag")))
+}
+
+type twiceNamed struct{ ID, Tag string }
+
+func (d *twiceNamed) Describe(s *kandra.Schema[twiceNamed]) {
+	s.Table("d2")
+	kandra.Bind(s, &d.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &d.Tag, kandra.SecondaryIndex(kandra.IndexNamed("a"), kandra.IndexNamed("b")))
+}
+
+type vectorNamed struct {
+	ID  string
+	Vec [3]float32
+}
+
+func (d *vectorNamed) Describe(s *kandra.Schema[vectorNamed]) {
+	s.Table("d3")
+	kandra.Bind(s, &d.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &d.Vec, kandra.VectorIndex(kandra.SimilarityCosine, kandra.IndexNamed("ann"), kandra.UsingSAI()))
+}
+
+// TestIndexNamedRules: IndexNamed's name is checked as a derived one is,
+// an index has one name, and VectorIndex takes IndexNamed alone.
+func TestIndexNamedRules(t *testing.T) {
+	if _, err := kandra.Register[dashIndexed](); err == nil || !strings.Contains(err.Error(), `secondary index name "docs-tag" contains '-'`) {
+		t.Fatalf("dash: %v", err)
+	}
+	if _, err := kandra.Register[twiceNamed](); err == nil || !strings.Contains(err.Error(), `two names ("a" and "b")`) {
+		t.Fatalf("two names: %v", err)
+	}
+	if _, err := kandra.Register[vectorNamed](); err == nil || !strings.Contains(err.Error(), "VectorIndex takes kandra.IndexNamed only, and is given UsingSAI") {
+		t.Fatalf("vector: %v", err)
 	}
 }
 

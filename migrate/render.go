@@ -75,6 +75,9 @@ func (p *Plan) Err() error {
 	if len(p.Extra) > 0 {
 		b.WriteString("\n  only in live, kept: " + strings.Join(p.Extra, ", "))
 	}
+	for _, n := range p.Notes {
+		b.WriteString("\n  note: " + n)
+	}
 	return &kerrors.MigrationError{Message: b.String()}
 }
 
@@ -139,6 +142,12 @@ func (p *Plan) Script() string {
 			b.WriteString("--   " + e + "\n")
 		}
 	}
+	if len(p.Notes) > 0 {
+		b.WriteByte('\n')
+		for _, n := range p.Notes {
+			commentAfter(&b, "-- note:", n, "   ")
+		}
+	}
 	return b.String()
 }
 
@@ -163,6 +172,9 @@ func (p *Plan) String() string {
 	}
 	for _, e := range p.Extra {
 		b.WriteString("only in live (kept): " + e + "\n")
+	}
+	for _, n := range p.Notes {
+		b.WriteString("note: " + n + "\n")
 	}
 	return b.String()
 }

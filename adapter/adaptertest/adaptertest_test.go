@@ -107,6 +107,7 @@ var entities = []entity{
 	{"migAccountV1", registered[migAccountV1]}, {"migAccountV2", registered[migAccountV2]},
 	{"migPostV1", registered[migPostV1]}, {"migPostV2", registered[migPostV2]}, {"migPostV3", registered[migPostV3]},
 	{"migDocV1", registered[migDocV1]}, {"migDocV2", registered[migDocV2]},
+	{"adoptDoc", registered[adoptDoc]}, {"adoptDocNamed", registered[adoptDocNamed]}, {"adoptDocOther", registered[adoptDocOther]},
 	{"migVecV1", registered[migVecV1]}, {"migVecV2", registered[migVecV2]}, {"migVecV3", registered[migVecV3]},
 	{"migVecV4", registered[migVecV4]}, {"migPersonV1", registered[migPersonV1]}, {"migPersonV2", registered[migPersonV2]},
 	{"migPersonV3", registered[migPersonV3]}, {"migPersonV4", registered[migPersonV4]},

@@ -28,7 +28,8 @@ import (
 // wait for agreement on a closed session (AgreementError); Apply,
 // Backfill, Check and History of a lookup added to a populated table
 // (Migrate); static columns, index kinds, vectors and user-defined types
-// (Static, IndexKinds, Vectors, UDT); a field added to a type that
+// (Static, IndexKinds, Vectors, UDT); indexes an application named
+// (Adopt); a field added to a type that
 // indexes hold, and what it costs the reads through them (UDTIndex).
 func runMigrator(t *testing.T, n Node) {
 	t.Run("Schema", func(t *testing.T) { testMigratorSchema(t, n) })
@@ -36,6 +37,7 @@ func runMigrator(t *testing.T, n Node) {
 	t.Run("Migrate", func(t *testing.T) { testMigratorMigrate(t, n) })
 	t.Run("Static", func(t *testing.T) { testMigratorStatic(t, n) })
 	t.Run("IndexKinds", func(t *testing.T) { testMigratorIndexKinds(t, n) })
+	t.Run("Adopt", func(t *testing.T) { testMigratorAdopt(t, n) })
 	t.Run("Vectors", func(t *testing.T) { testMigratorVectors(t, n) })
 	t.Run("UDT", func(t *testing.T) { testMigratorUDT(t, n) })
 	t.Run("UDTIndex", func(t *testing.T) { testMigratorUDTIndex(t, n) })

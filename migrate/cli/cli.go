@@ -222,8 +222,12 @@ func counts(p *migrate.Plan) string {
 		len(p.Select(migrate.Safe)), len(p.Select(migrate.NeedsApproval)), len(p.Select(migrate.Impossible)))
 }
 
-// extras notes the live things the model lacks: reported, never dropped.
+// extras notes the live things the model lacks (reported, never
+// dropped) and the plan's notes.
 func (c *command) extras(w io.Writer, p *migrate.Plan) {
+	for _, n := range p.Notes {
+		c.printf(w, "note: %s\n", n)
+	}
 	if len(p.Extra) == 0 {
 		return
 	}
@@ -424,6 +428,11 @@ func refused(err error, res *migrate.Result) bool {
 		return false
 	}
 	if res != nil && res.Plan != nil && len(res.Plan.Select(migrate.Impossible)) > 0 {
+		return true
+	}
+	// A backfill whose verification did not match is a difference, even
+	// wrapped in the step's error.
+	if res != nil && slices.ContainsFunc(res.Backfills, func(b *migrate.BackfillResult) bool { return b.Mismatch != "" }) {
 		return true
 	}
 	// The refusal is a *MigrationError of its own, with no cause; a server

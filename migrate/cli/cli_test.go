@@ -459,3 +459,23 @@ func TestApplyConcurrentEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyExitsOneOnAFailedVerification: apply whose backfill wrote its
+// rows but did not verify exits 1, as the usage says, though Apply wraps
+// the verification in the step's error; a server failure exits 3.
+func TestApplyExitsOneOnAFailedVerification(t *testing.T) {
+	mismatch := &migrate.BackfillResult{Mismatch: "accounts has 0 rows with a non-empty email, accounts_by_email has 2 rows"}
+	stepFailed := &kerrors.MigrationError{Message: "keyspace shop: step backfill:accounts_by_email failed", Cause: &kerrors.MigrationError{Message: "backfill of accounts_by_email wrote its rows but did not verify"}}
+	be := backend{apply: func(context.Context, adapter.Driver, *kandra.Keyspace, migrate.ApplyOptions) (*migrate.Result, error) {
+		return &migrate.Result{Backfills: []*migrate.BackfillResult{mismatch}}, stepFailed
+	}}
+	if r := runWith(t, &fakeDriver{}, be, false, "apply", "--approve", "all"); r.code != ExitDifferences || !strings.Contains(r.stderr, "did not verify") {
+		t.Fatalf("failed verification: %+v", r)
+	}
+	be.apply = func(context.Context, adapter.Driver, *kandra.Keyspace, migrate.ApplyOptions) (*migrate.Result, error) {
+		return &migrate.Result{Backfills: []*migrate.BackfillResult{{}}}, &kerrors.MigrationError{Message: "step failed", Cause: errors.New("timeout")}
+	}
+	if r := runWith(t, &fakeDriver{}, be, false, "apply", "--approve", "all"); r.code != ExitError {
+		t.Fatalf("server failure: %+v", r)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,10 +35,15 @@ var testKeyspace = kandra.MustNewKeyspace(kandra.KeyspaceSpec{
 
 // fakeDriver is a adapter.Driver with no server behind it: an empty
 // system_schema (a fresh cluster) unless rows is set, and err, if set,
-// from every call.
+// from every call. On a fresh cluster, the keyspace and the tables of
+// testKeyspace its schema statements create show in system_schema, so
+// that Apply sees each step's effect.
 type fakeDriver struct {
 	rows *schemaRows
 	err  error
+
+	mu      sync.Mutex
+	created map[string]bool // "keyspace", and the tables created
 }
 
 func (f *fakeDriver) Exec(context.Context, *adapter.Query) (bool, error) { return f.err == nil, f.err }
@@ -52,9 +58,45 @@ func (f *fakeDriver) SchemaRows(context.Context, string) (*schemaRows, error) {
 	if f.rows != nil {
 		return f.rows, nil
 	}
-	return &schemaRows{}, nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := &schemaRows{}
+	if !f.created["keyspace"] {
+		return out, nil
+	}
+	all := liveRows("text")
+	out.Keyspaces = all.Keyspaces
+	for _, r := range all.Tables {
+		if f.created[r["table_name"].(string)] {
+			out.Tables = append(out.Tables, r)
+		}
+	}
+	for _, r := range all.Columns {
+		if f.created[r["table_name"].(string)] {
+			out.Columns = append(out.Columns, r)
+		}
+	}
+	return out, nil
 }
-func (f *fakeDriver) ExecSchema(context.Context, string) error   { return f.err }
+func (f *fakeDriver) ExecSchema(_ context.Context, stmt string) error {
+	if f.err != nil {
+		return f.err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.created == nil {
+		f.created = map[string]bool{}
+	}
+	switch {
+	case strings.HasPrefix(stmt, "CREATE KEYSPACE"):
+		f.created["keyspace"] = true
+	case strings.HasPrefix(stmt, "CREATE TABLE IF NOT EXISTS shop.accounts ("):
+		f.created["accounts"] = true
+	case strings.HasPrefix(stmt, "CREATE TABLE IF NOT EXISTS shop.accounts_by_email ("):
+		f.created["accounts_by_email"] = true
+	}
+	return nil
+}
 func (f *fakeDriver) AwaitSchemaAgreement(context.Context) error { return f.err }
 func (f *fakeDriver) ExecCQL(context.Context, string, []any, kandra.Consistency) (bool, error) {
 	return f.err == nil, f.err

@@ -38,6 +38,8 @@ type columnFlags struct {
 	softDeleteMarker bool         // SoftDelete's marker
 	static           bool         // Static: one value per partition
 	frozen           bool         // Frozen: a user-defined type declared FROZEN
+	mask             Mask         // Masked: the column's mask
+	hasMask          bool         // Masked was given
 }
 
 // fieldSpec is what the bindings of one field declared.

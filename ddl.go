@@ -69,7 +69,7 @@ func createTable(t *TableSchema, s ddlSpec) string {
 	b.WriteString("CREATE TABLE IF NOT EXISTS ")
 	s.qualify(&b, t.cqlName)
 	b.WriteString(" (\n")
-	writeColumnDefs(&b, t.columns)
+	writeColumnDefs(&b, t.columns, true)
 	b.WriteString("    PRIMARY KEY (")
 	if len(t.partition) > 1 {
 		b.WriteByte('(')
@@ -118,8 +118,10 @@ func createTable(t *TableSchema, s ddlSpec) string {
 	return b.String()
 }
 
-// writeColumnDefs writes one "    name TYPE," line per column.
-func writeColumnDefs(b *strings.Builder, cols []*ColumnSchema) {
+// writeColumnDefs writes one "    name TYPE," line per column, with its
+// mask when masks is set (a primary table's columns; a lookup table's
+// copies have none).
+func writeColumnDefs(b *strings.Builder, cols []*ColumnSchema, masks bool) {
 	for _, c := range cols {
 		b.WriteString("    ")
 		b.WriteString(c.cqlName)
@@ -128,7 +130,19 @@ func writeColumnDefs(b *strings.Builder, cols []*ColumnSchema) {
 		if c.static {
 			b.WriteString(" STATIC")
 		}
+		if masks {
+			writeMask(b, c)
+		}
 		b.WriteString(",\n")
+	}
+}
+
+// writeMask writes " MASKED WITH fn(args)" for a masked column, after
+// STATIC as the grammar has it.
+func writeMask(b *strings.Builder, c *ColumnSchema) {
+	if c.hasMask {
+		b.WriteString(" MASKED WITH ")
+		b.WriteString(c.mask.String())
 	}
 }
 
@@ -168,7 +182,7 @@ func createLookupTable(l *LookupTableSchema, s ddlSpec) string {
 	l.index.typ.write(&b, true) // the key: frozen, as CQLType.Frozen renders it
 	b.WriteString(",\n")
 	carried := l.carried()
-	writeColumnDefs(&b, carried)
+	writeColumnDefs(&b, carried, false)
 	if l.IsUnique() {
 		b.WriteString("    " + ClaimColumn + " BIGINT,\n")
 	}
@@ -294,6 +308,40 @@ func (k *Keyspace) AlterTableAdd(t SchemaSource, c *ColumnSchema) (string, error
 	c.writeDecl(&b)
 	if c.static {
 		b.WriteString(" STATIC")
+	}
+	writeMask(&b, c)
+	b.WriteByte(';')
+	return b.String(), nil
+}
+
+// AlterColumnMask renders the ALTER TABLE that gives live column c of
+// table t of the keyspace the mask the model declares (Masked):
+// ALTER TABLE ks.t ALTER c MASKED WITH fn(args), or ALTER TABLE ks.t
+// ALTER c DROP MASKED for a column the model does not mask. Only
+// Cassandra 5.0 has masks (with dynamic_data_masking_enabled: true): the
+// DROP is for a column whose live mask the model lacks, which no ScyllaDB
+// server has, and NewKeyspace refuses a Masked column on ScyllaDB targets
+// (RuleMaskTarget). A column of another table is a *SchemaError under
+// RuleBinding.
+func (k *Keyspace) AlterColumnMask(t SchemaSource, c *ColumnSchema) (string, error) {
+	ts, err := k.member("AlterColumnMask", t)
+	if err != nil {
+		return "", err
+	}
+	mustColumn("AlterColumnMask", c)
+	if c.table != ts {
+		return "", ts.fieldErr(c.goName, RuleBinding, "column "+strconv.Quote(c.name)+" is not a column of table "+strconv.Quote(ts.name))
+	}
+	var b strings.Builder
+	b.WriteString("ALTER TABLE ")
+	k.ddl().qualify(&b, ts.cqlName)
+	b.WriteString(" ALTER ")
+	b.WriteString(c.cqlName)
+	if c.hasMask {
+		b.WriteString(" MASKED WITH ")
+		b.WriteString(c.mask.String())
+	} else {
+		b.WriteString(" DROP MASKED")
 	}
 	b.WriteByte(';')
 	return b.String(), nil

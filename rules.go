@@ -154,6 +154,17 @@ const (
 	// RuleUDTName: two different user-defined types of one name in a
 	// keyspace (two Go types, or two definitions).
 	RuleUDTName Rule = "udt-name"
+	// RuleMask: a column mask (Masked) the column's type does not take
+	// (MaskInner and MaskOuter on a column that is not text, MaskHash on
+	// one that is not a blob, a MaskReplace value of another type or out
+	// of its range), a constructor's argument no server takes, or a mask
+	// on a column the runtime filters by or reads back to decide: a key
+	// column, a lookup's or an index's column, the Version column, the
+	// soft-delete marker.
+	RuleMask Rule = "mask"
+	// RuleMaskTarget: a Masked column in a keyspace with a ScyllaDB
+	// target: only Cassandra 5.0 has column masks.
+	RuleMaskTarget Rule = "mask-target"
 )
 
 // Scope says what a rule is checked on.
@@ -263,6 +274,8 @@ var ruleTable = []ruleRow{
 		`"Cosine similarity is not supported for single-dimension vectors"; "Cannot create more than one storage-attached index on the same column"`}, (*builder).checkVectors, nil},
 	{RuleInfo{RuleUDT, EntityScope, AllTargets, "a user-defined type column (a struct field) takes a secondary index only with Frozen, which applies to such columns only",
 		`"Cannot create index on non-frozen UDT column" (Cassandra), "Cannot create secondary index on UDT column" (ScyllaDB)`}, (*builder).checkUDTs, nil},
+	{RuleInfo{RuleMask, EntityScope, AllTargets, "a mask is one the column's type takes (mask_inner and mask_outer on text, mask_hash on a blob, mask_replace a value of the type), on no key, lookup, index, Version or soft-delete marker column",
+		`"Function system.mask_inner requires an argument of type [text|varchar|ascii]"; "Masking function mask_hash() return type is blob. This is different to the type of the masked column"; an unknown hash algorithm or a padding of two characters fails every read of the column`}, (*builder).checkMasks, nil},
 	{RuleInfo{RuleOptionRange, EntityScope, AllTargets, "TTLs, gc grace and every enum value are in range",
 		`"default_time_to_live must be less than or equal to 630720000", "gc_grace_seconds must be greater than or equal to 0"`}, (*builder).checkOptionValues, nil},
 	{RuleInfo{RuleSchemaSize, EntityScope, AllTargets, "each table's and lookup table's schema mutation, about 3 bytes per byte of column name, fits in 16 MiB",
@@ -287,6 +300,8 @@ var ruleTable = []ruleRow{
 		`"Non-supported custom class 'sai' provided" (to 2026.1); "StorageAttachedIndex (SAI) is only supported on vector columns" (2026.2+)`}, nil, (*keyspaceBuilder).checkIndexKinds},
 	{RuleInfo{RuleVectorTarget, KeyspaceScope, scyllaTargets, "no vector on ScyllaDB 2025.x, none over MaxVectorDim (16000) on 2026.x, no VectorIndex on ScyllaDB",
 		`"Vectors must have a dimension greater than 0" and no vector type before 2025.2; a 16000 maximum from 2026.2; vector_index needs ScyllaDB Cloud's Vector Search service`}, nil, (*keyspaceBuilder).checkVectorTargets},
+	{RuleInfo{RuleMaskTarget, KeyspaceScope, scyllaTargets, "column masks are Cassandra 5.0's: no Masked column on a ScyllaDB target",
+		"ScyllaDB has no dynamic data masking (scylladb/scylladb#24277): it refuses MASKED WITH"}, nil, (*keyspaceBuilder).checkMaskTargets},
 	{RuleInfo{RuleOptionTarget, KeyspaceScope, AllTargets, "each storage option is one every target has (Memtable by each yaml's configurations, CDC(true) on none of Cassandra's); Compression and CDC with targets of one server",
 		`"Unable to find compaction strategy class"; "Memtable configuration \"trie\" not found"; "Unknown property 'tombstone_gc'"; compression's class (Cassandra) and sstable_compression (ScyllaDB)`}, nil, (*keyspaceBuilder).checkOptionTargets},
 	{RuleInfo{RuleUDTName, KeyspaceScope, AllTargets, "a user-defined type's name is one type in the keyspace: one Go type, one definition",

@@ -429,6 +429,9 @@ func ruleCases() []ruleCase {
 		{"two index targets", RuleConflictingOptions, "X", "SecondaryIndex is given two targets (keys and values)", withX[map[string]string](SecondaryIndex(IndexKeys(), IndexValues()))},
 		{"SecondaryIndex twice, other options", RuleConflictingOptions, "X", "SecondaryIndex is given twice with different options", withX[string](SecondaryIndex(), SecondaryIndex(UsingSAI()))},
 		{"a zero IndexOption", RuleConflictingOptions, "X", "a zero IndexOption", withX[string](SecondaryIndex(IndexOption{}))},
+		{"two masks", RuleConflictingOptions, "X", "Masked is given twice, with mask_null() and mask_default(); a column has one mask", withX[string](Masked(MaskNull()), Masked(MaskDefault()))},
+		{"the zero Mask", RuleConflictingOptions, "X", "Masked is given the zero Mask; build one with kandra.MaskNull", withX[string](Masked(Mask{}))},
+		{"Transient and Masked", RuleConflictingOptions, "X", "it cannot also take Masked", withX[string](Transient(), Masked(MaskNull()))},
 		{"two PartitionKey indexes", RuleConflictingOptions, "X", "PartitionKey is given twice, with indexes 1 and 2", withX[string](PartitionKey(1), PartitionKey(2))},
 		{"two ClusteringKey orders", RuleConflictingOptions, "X", "ClusteringKey is given twice", withX[time.Time](ClusteringKey(0, ClusteringAsc), ClusteringKey(0, ClusteringDesc))},
 		{"two lookups", RuleConflictingOptions, "X", "at most one lookup table", withX[string](Lookup("by_email", LookupBatch), Lookup("by_mail", LookupBatch))},
@@ -759,6 +762,43 @@ func ruleCases() []ruleCase {
 			Bind(s, &e.At, ClusteringKey(0, ClusteringAsc))
 			Bind(s, &e.Addr, Static(), SecondaryIndex())
 		})},
+		// mask: on a column the runtime filters by or reads back
+		{"a masked clustering key", RuleMask, "X", `the column is masked with mask_null(), and it is a clustering key: every read by the key filters by it, which a role without the UNMASK or SELECT_MASKED permission is refused|mask another column, or drop Masked`, withX[string](ClusteringKey(0, ClusteringAsc), Masked(MaskNull()))},
+		{"a masked lookup column", RuleMask, "X", `it is the column of a lookup: Find checks that the row still holds the value`, withX[string](Lookup("by_x", LookupBatch), Masked(MaskDefault()))},
+		{"a masked indexed column", RuleMask, "X", `it is indexed`, withX[string](SecondaryIndex(), Masked(MaskInner(1, 1)))},
+		{"a masked Version", RuleMask, "X", `it is the Version column`, onX(func(s *utInt, x *int64) { Version(s, x, Masked(MaskDefault())) })},
+		{"a masked soft-delete marker", RuleMask, "X", `it is the soft-delete marker`, of(func(e *rulesUT[bool], s *Schema[rulesUT[bool]]) {
+			s.Table("t", SoftDelete(time.Hour, &e.X))
+			Bind(s, &e.ID, PartitionKey(0))
+			Bind(s, &e.X, Masked(MaskNull()))
+		})},
+		// mask: a mask the column's type does not take
+		{"mask_inner on an int", RuleMask, "X", `mask_inner masks text, and the column is INT ("Function system.mask_inner requires an argument of type [text|varchar|ascii]"); use MaskDefault, MaskNull or MaskReplace`, withX[int32](Masked(MaskInner(1, 2)))},
+		{"mask_outer on a list", RuleMask, "X", `mask_outer masks text, and the column is LIST<TEXT>`, withX[[]string](Masked(MaskOuter(1, 2)))},
+		{"a non-ASCII padding on ASCII", RuleMask, "X", `pads the ASCII column with 'é'`, withX[string](AsType(CQLAscii), Masked(MaskInner(1, 2, 'é')))},
+		{"mask_hash on text", RuleMask, "X", `mask_hash returns a blob, and the column is TEXT|"Masking function mask_hash() return type is blob.|hash only a BLOB column`, withX[string](Masked(MaskHash()))},
+		{"mask_replace of a string on an int", RuleMask, "X", `MaskReplace's 'x' is not a value of the column's type INT; give a value of its type`, withX[int32](Masked(MaskReplace("x")))},
+		{"mask_replace of an int on text", RuleMask, "X", `MaskReplace's 5 is not a value of the column's type TEXT`, withX[string](Masked(MaskReplace(5)))},
+		{"mask_replace out of a TINYINT", RuleMask, "X", `MaskReplace's 300 is outside the range of the column's type TINYINT (-128 to 127)`, withX[int8](Masked(MaskReplace(300)))},
+		{"mask_replace of a non-ASCII string on ASCII", RuleMask, "X", `is not ASCII, and the column is ASCII ("Invalid ASCII character in string literal")`, withX[string](AsType(CQLAscii), Masked(MaskReplace("é")))},
+		{"mask_replace past a FLOAT", RuleMask, "X", `is past the largest FLOAT`, withX[float32](Masked(MaskReplace(1e300)))},
+		{"mask_replace of a version 4 UUID on a TIMEUUID", RuleMask, "X", `is a version 4 UUID, and the column is TIMEUUID ("TimeUUID supports only version 1 UUIDs")`, withX[uuid.UUID](AsType(CQLTimeUUID), Masked(MaskReplace(uuid.MustParse("6ba7b810-9dad-41d1-80b4-00c04fd430c8"))))},
+		{"mask_replace of a bool on a blob", RuleMask, "X", `MaskReplace's true is not a value of the column's type BLOB`, withX[[]byte](Masked(MaskReplace(true)))},
+		// mask: an argument no server takes
+		{"a negative count", RuleMask, "X", `MaskInner is given -1 characters to keep; give 0 or more`, withX[string](Masked(MaskInner(-1, 2)))},
+		{"a count past an int", RuleMask, "X", `MaskOuter is given 2147483648 characters; the server's count is an int`, withX[string](Masked(MaskOuter(0, math.MaxInt32+1)))},
+		{"two paddings", RuleMask, "X", `MaskInner takes at most one padding character, and is given 2`, withX[string](Masked(MaskInner(1, 2, '#', '$')))},
+		{"a padding of two UTF-16 units", RuleMask, "X", `is two UTF-16 units, and every read of the column fails`, withX[string](Masked(MaskInner(1, 2, '😀')))},
+		{"a quote as padding", RuleMask, "X", `the server cannot read a single quote back`, withX[string](Masked(MaskOuter(1, 2, '\'')))},
+		{"an unknown hash", RuleMask, "X", `MaskHash is given the algorithm "SHA-999"|"Hash algorithm not found"|use one of MD2, MD5, SHA-1`, withX[[]byte](Masked(MaskHash("SHA-999")))},
+		{"two hashes", RuleMask, "X", `MaskHash takes at most one algorithm, and is given 2`, withX[[]byte](Masked(MaskHash("MD5", "SHA-1")))},
+		{"a replacement with a quote", RuleMask, "X", `with a single quote, which the server cannot read back from its schema ("Failed parsing CQL term")`, withX[string](Masked(MaskReplace("it's")))},
+		{"a NaN replacement", RuleMask, "X", `MaskReplace is given NaN; give a finite number`, withX[float64](Masked(MaskReplace(math.NaN())))},
+		{"a nil replacement", RuleMask, "X", `MaskReplace is given nil; to mask as null use MaskNull`, withX[string](Masked(MaskReplace(nil)))},
+		{"a struct replacement", RuleMask, "X", `MaskReplace is given a struct {}; it takes a string, bool, integer, float, []byte, uuid.UUID or time.Time`, withX[string](Masked(MaskReplace(struct{}{})))},
+		{"a replacement time in nanoseconds", RuleMask, "X", `a timestamp holds whole milliseconds`, withX[time.Time](Masked(MaskReplace(time.Unix(0, 1))))},
+		{"a replacement past uint64's int64", RuleMask, "X", `past the largest integer kandra compares`, withX[int64](Masked(MaskReplace(uint64(math.MaxUint64))))},
+		{"a replacement that is not UTF-8", RuleMask, "X", `which is not valid UTF-8`, withX[string](Masked(MaskReplace("\xff")))},
 		{"a vector clustering key", RuleVector, "X", `a vector cannot be a clustering key in kandra|key the row by an id`, withX[[3]float32](ClusteringKey(0, ClusteringAsc))},
 		{"a vector with a lookup", RuleVector, "X", `a vector cannot have a lookup table`, withX[[3]float32](Lookup("by_v", LookupBatch))},
 		{"a SecondaryIndex on a vector", RuleVector, "X", `through an ANN index: bind it with kandra.VectorIndex(kandra.SimilarityCosine)`, withX[[3]float32](SecondaryIndex())},
@@ -886,9 +926,9 @@ func TestRulesOrder(t *testing.T) {
 		RuleNoPartitionKey, RuleDuplicatePartitionIndex, RuleDuplicateLookupTable, RuleCounterMix,
 		RuleDuplicateTimestamp, RuleDuplicateVersion, RuleSoftDeleteMarker, RuleKeyConflict,
 		RuleInvalidName, RuleDuplicateColumn, RuleDuplicateClusteringIndex, RuleUnsupportedType,
-		RuleKeyType, RuleStatic, RuleCounterTable, RuleLookup, RuleSecondaryIndex, RuleSAI, RuleVector, RuleUDT, RuleOptionRange, RuleSchemaSize,
+		RuleKeyType, RuleStatic, RuleCounterTable, RuleLookup, RuleSecondaryIndex, RuleSAI, RuleVector, RuleUDT, RuleMask, RuleOptionRange, RuleSchemaSize,
 		RuleKeyspaceName, RuleTargets, RuleReplication, RuleNameTaken, RuleNameLength, RuleTTLCap, RuleTablets, RuleSAIIndex,
-		RuleIndexKind, RuleVectorTarget, RuleOptionTarget, RuleUDTName,
+		RuleIndexKind, RuleVectorTarget, RuleMaskTarget, RuleOptionTarget, RuleUDTName,
 	}
 	// The servers each rule serves: the keyspace rules of one server's
 	// refusals name it; every other rule serves all.
@@ -898,6 +938,7 @@ func TestRulesOrder(t *testing.T) {
 		RuleSAIIndex:     Cassandra5Latest,
 		RuleIndexKind:    scyllaTargets,
 		RuleVectorTarget: scyllaTargets,
+		RuleMaskTarget:   scyllaTargets,
 	}
 	infos := Rules()
 	var got []Rule
@@ -1503,7 +1544,7 @@ func TestNativeOverrides(t *testing.T) {
 		"BIGINT":    {"BIGINT", "VARINT"},
 		"TIMESTAMP": {"TIMESTAMP", "DATE"},
 		"DURATION":  {"DURATION", "TIME"},
-		"UUID":      {"UUID", "TIMEUUID"},
+		"UUID":      {"UUID", "TIMEUUID", "BLOB"}, // every Go type deriving UUID is a 16-byte array
 		// The other derived types take only themselves.
 		"BOOLEAN": {"BOOLEAN"}, "FLOAT": {"FLOAT"}, "DOUBLE": {"DOUBLE"}, "BLOB": {"BLOB"}, "INET": {"INET"}, "VARINT": {"VARINT"},
 	}
@@ -1600,7 +1641,7 @@ func TestAsTypePairs(t *testing.T) {
 			}
 		}
 	}
-	if want := 46; accepted != want { // 22 Go types take their own type; 24 pairs more
+	if want := 49; accepted != want { // 22 Go types take their own type; 27 pairs more
 		t.Errorf("%d pairs accepted, want %d", accepted, want)
 	}
 
@@ -1850,7 +1891,7 @@ type keyspaceTables struct {
 	long48, long49, long192, long193, long222, lookup197, lookup49, index49, index193 *TableSchema
 	counter, versioned, indexed, blobIdx, blobListIdx, blobMapIdx                     *TableSchema
 	saiIdx, legacyIdx, legacyBlobIdx, annIdx, vec20k                                  *TableSchema
-	homeA, homeB, homeA2                                                              *TableSchema
+	homeA, homeB, homeA2, masked                                                      *TableSchema
 	unified, trieMem, tombstone, compressed, cdcOn, minMax                            *TableSchema
 	ttlLatest, ttlOver, softOver, ttlMax                                              *TableSchema
 }
@@ -2002,6 +2043,11 @@ func newKeyspaceTables(t *testing.T) keyspaceTables {
 		Bind(s, &e.ID, PartitionKey(0))
 		Bind(s, &e.X, VectorIndex(SimilarityDotProduct))
 	})
+	k.masked = accept(t, func(e *rulesUT[string], s *Schema[rulesUT[string]]) {
+		s.Table("masked")
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.X, Masked(MaskInner(1, 2, '#')))
+	})
 	k.homeA = accept(t, func(e *rulesUT[ksHomeA], s *Schema[rulesUT[ksHomeA]]) {
 		s.Table("homes_a")
 		Bind(s, &e.ID, PartitionKey(0))
@@ -2130,6 +2176,9 @@ func keyspaceCases(t *testing.T) []keyspaceCase {
 		{"a vector on ScyllaDB 2025.x", RuleVectorTarget, "is VECTOR<FLOAT, 20000>, and the keyspace targets ScyllaDB 2025.x: ScyllaDB 2025.1 has no vector type", on(Cassandra5 | Scylla2025), tables(k.vec20k), ""},
 		{"20000 dimensions on ScyllaDB 2026.x", RuleVectorTarget, "ScyllaDB 2026.2 takes at most 16000 dimensions (MaxVectorDim)", on(Scylla2026), tables(k.vec20k), ""},
 		{"an ANN index on ScyllaDB 2026.x", RuleVectorTarget, "Vector Search service|target Cassandra only", on(Cassandra5Latest | Scylla2026Tablets), tables(k.annIdx), ""},
+		// mask-target (ScyllaDB targets only)
+		{"a mask on ScyllaDB 2026.x", RuleMaskTarget, `kandra.rulesUT[string].X is masked with mask_inner(1, 2, '#'), and the keyspace targets ScyllaDB 2026.x, which has no column masks|target Cassandra only (Targets: kandra.Cassandra5 | kandra.Cassandra5Latest), or drop Masked`, on(Cassandra5 | Scylla2026), tables(k.masked), ""},
+		{"a mask under the default targets", RuleMaskTarget, "has no column masks", named("ks", nts1), tables(k.masked), ""},
 		// udt-name
 		{"two Go types of one type name", RuleUDTName, `the user-defined type home is two types: Go type kandra.ksHomeA (at |.X) and Go type kandra.ksHomeB (at |use one Go type for both, or give one a UDTName method`, named("app", nts1), tables(k.homeA, k.homeB), ""},
 		// option-target

@@ -31,6 +31,7 @@ type fakeDriver struct {
 	lookups map[string]*kandra.LookupTableSchema
 	added   map[string]bool              // "table.column" added by ALTER
 	types   map[string][]kandra.UDTField // user-defined type -> its fields, as created and altered
+	masks   map[string]*kandra.Mask      // "table.column" -> the mask an ALTER gave it (nil: dropped); setMask
 	indexes map[string]map[string]any    // index name -> its system_schema.indexes row (rowsOf's)
 	own     map[string]bool              // the migrator's tables created
 	schema  []string                     // schema statements run, in order
@@ -129,6 +130,7 @@ func (f *fakeDriver) SchemaRows(ctx context.Context, keyspace string) (*schemaRo
 				}
 			}
 		}
+		r.ColumnMasks = append(r.ColumnMasks, maskRows(keyspace, t, cols, f.masks)...)
 		for _, c := range cols {
 			switch {
 			case c.IsPartitionKey():
@@ -212,6 +214,8 @@ func (f *fakeDriver) ExecSchema(ctx context.Context, stmt string) error {
 			f.lookups[s.Table] = f.target.LookupTable(s.Table)
 		case StepAddColumn:
 			f.added[s.Table+"."+s.Column] = true
+		case StepChangeMask:
+			f.setMask(s)
 		case StepCreateIndex:
 			for _, row := range rowsOf(f.target).Indexes {
 				if stepID(StepCreateIndex, row["index_name"].(string)) == s.ID {

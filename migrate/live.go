@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"strings"
 	"time"
 
 	"github.com/kandra-go/kandra"
@@ -38,6 +39,32 @@ type LiveKeyspace struct {
 	Tables map[string]*LiveTable
 	// Types are the user-defined types, by name.
 	Types map[string]*LiveType
+	// Functions are the user-defined functions (system_schema.functions)
+	// and Aggregates the user-defined aggregates
+	// (system_schema.aggregates), sorted by name, then argument types.
+	// kandra declares neither: a plan lists them in Plan.Extra and never
+	// touches them.
+	Functions  []*LiveFunction
+	Aggregates []*LiveFunction
+}
+
+// LiveFunction is a row of system_schema.functions or
+// system_schema.aggregates: a user-defined function or aggregate, by its
+// signature (a name is overloaded by its argument types).
+type LiveFunction struct {
+	Name string
+	// ArgumentTypes are the argument types as system_schema holds them
+	// ("int", "frozen<list<text>>").
+	ArgumentTypes []string
+	// ReturnType is the return type as system_schema holds it ("" when
+	// the row has none).
+	ReturnType string
+}
+
+// Signature is the function's name and argument types, "fname(int,
+// text)".
+func (f *LiveFunction) Signature() string {
+	return f.Name + "(" + strings.Join(f.ArgumentTypes, ", ") + ")"
 }
 
 // ColumnKind is the kind of a live column (system_schema.columns.kind).
@@ -76,7 +103,26 @@ type LiveTable struct {
 	// "speculative_retry", "bloom_filter_fp_chance", "memtable", "cdc").
 	// An option the server does not have is absent.
 	Options map[string]string
+	// Legacy names the legacy form of a table that is not a CQL table,
+	// read from its Flags: LegacySuper, LegacyDense or LegacyNotCompound,
+	// all COMPACT STORAGE tables of Thrift days (which ScyllaDB still
+	// holds, and no Cassandra 5.0 can create); "" for a CQL table, and
+	// for a row without flags. kandra plans nothing against such a table:
+	// NewPlan reports it as an impossible StepLegacyTable step.
+	Legacy string
 }
+
+// The legacy forms of LiveTable.Legacy.
+const (
+	// LegacySuper is a super column family (flags hold "super").
+	LegacySuper = "COMPACT STORAGE, a super column family"
+	// LegacyDense is a COMPACT STORAGE table with clustering columns
+	// (flags hold "dense").
+	LegacyDense = "COMPACT STORAGE, dense"
+	// LegacyNotCompound is a COMPACT STORAGE table without clustering
+	// columns (flags lack "compound").
+	LegacyNotCompound = "COMPACT STORAGE, not compound"
+)
 
 // LiveColumn is a row of system_schema.columns.
 type LiveColumn struct {
@@ -93,6 +139,56 @@ type LiveColumn struct {
 	// with kandra.CQLType.SameName to match user-defined types by name.
 	Type    kandra.CQLType
 	RawType string
+	// Mask is the column's mask (system_schema.column_masks, Cassandra
+	// 5.0), or nil when the column has none or the server has no masks.
+	Mask *LiveMask
+}
+
+// LiveMask is a row of system_schema.column_masks: the mask Cassandra 5.0
+// applies to a column's values for a role without the UNMASK permission.
+type LiveMask struct {
+	// FunctionKeyspace and FunctionName name the masking function:
+	// "system" and "mask_inner" for one of Cassandra's, the keyspace's
+	// name for a user-defined function.
+	FunctionKeyspace string
+	FunctionName     string
+	// ArgumentTypes, ArgumentValues and ArgumentNulls are the arguments
+	// after the column's value, as the server stores them: the types in
+	// CQL ("int", "text"), the values as their type prints them ("1",
+	// "#", "2020-01-01T00:00:00.000Z"), and whether each is null.
+	ArgumentTypes  []string
+	ArgumentValues []string
+	ArgumentNulls  []bool
+	// Mask is the mask as kandra models it, compared with the model's
+	// with kandra.Mask.Equal; the zero Mask when kandra cannot model it,
+	// and Unread then says why (a user-defined function, an argument
+	// kandra cannot read).
+	Mask   kandra.Mask
+	Unread string
+}
+
+// String renders the mask as CQL writes it after MASKED WITH, from the
+// stored arguments: "mask_inner(1, 2, '#')", "ks.redact()".
+func (m *LiveMask) String() string {
+	if !m.Mask.IsZero() {
+		return m.Mask.String()
+	}
+	name := m.FunctionName
+	if m.FunctionKeyspace != "" && m.FunctionKeyspace != "system" {
+		name = m.FunctionKeyspace + "." + name
+	}
+	args := make([]string, len(m.ArgumentValues))
+	for i, v := range m.ArgumentValues {
+		switch {
+		case i < len(m.ArgumentNulls) && m.ArgumentNulls[i]:
+			args[i] = "null"
+		case i < len(m.ArgumentTypes) && quotedType(m.ArgumentTypes[i]):
+			args[i] = quoteLiteral(v)
+		default:
+			args[i] = v
+		}
+	}
+	return name + "(" + strings.Join(args, ", ") + ")"
 }
 
 // LiveIndex is a row of system_schema.indexes.

@@ -194,6 +194,7 @@ func rowsOf(ks *kandra.Keyspace) *schemaRows {
 		}
 		table(t.Name(), int(ttl/time.Second), int(gc/time.Second), t.IsCounterTable())
 		storedOptions(r.Tables[len(r.Tables)-1], t.StorageOptions(), ks.Targets()&(kandra.Cassandra5|kandra.Cassandra5Latest) == 0)
+		r.ColumnMasks = append(r.ColumnMasks, maskRows(name, t, t.Columns(), nil)...)
 		for _, c := range t.Columns() {
 			switch {
 			case c.IsPartitionKey():

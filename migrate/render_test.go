@@ -194,14 +194,14 @@ func TestClassAndKindStrings(t *testing.T) {
 		}
 	}
 	seen := map[string]bool{}
-	for k := StepCreateKeyspace; k <= StepChangeLookupKind; k++ {
+	for k := StepCreateKeyspace; k <= StepLegacyTable; k++ {
 		s := k.String()
 		if s == "" || strings.HasPrefix(s, "StepKind(") || seen[s] {
 			t.Errorf("StepKind %d: %q", k, s)
 		}
 		seen[s] = true
 	}
-	if s := (StepChangeLookupKind + 1).String(); s != "StepKind(20)" {
+	if s := (StepLegacyTable + 1).String(); s != "StepKind(22)" {
 		t.Errorf("an unknown kind: %q", s)
 	}
 }

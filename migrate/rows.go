@@ -30,6 +30,11 @@ import (
 // custom type) is kept as RawType with the zero Type, and a plan that
 // touches the column reports an impossible step rather than guess.
 //
+// A column's mask (system_schema.column_masks) is read into LiveColumn.Mask
+// (readMask), the user-defined functions and aggregates into
+// LiveKeyspace.Functions and Aggregates, and a table's legacy form from
+// its flags into LiveTable.Legacy.
+//
 // A row whose values do not follow the conventions (a missing name, a
 // position that is not an integer, an unknown column kind) is an error
 // naming the table, the row and the column.
@@ -43,7 +48,7 @@ func liveFromRows(keyspace string, r *schemaRows) (*Live, error) {
 		return nil, rd.err
 	}
 	if ks == nil {
-		for _, rows := range [][]map[string]any{r.Tables, r.Columns, r.Indexes, r.Types, r.DroppedColumns} {
+		for _, rows := range [][]map[string]any{r.Tables, r.Columns, r.Indexes, r.Types, r.DroppedColumns, r.ColumnMasks, r.Functions, r.Aggregates} {
 			for i, row := range rows {
 				if rd.mine(row) {
 					return nil, fmt.Errorf("migrate: system_schema rows of keyspace %q: row %d of a table (%v) without a row in system_schema.keyspaces; read the schema again", keyspace, i, row["table_name"])
@@ -57,6 +62,9 @@ func liveFromRows(keyspace string, r *schemaRows) (*Live, error) {
 	rd.indexes(ks, r.Indexes)
 	rd.types(ks, r.Types)
 	rd.dropped(ks, r.DroppedColumns)
+	rd.masks(ks, r.ColumnMasks)
+	ks.Functions = rd.functions("functions", "function_name", r.Functions)
+	ks.Aggregates = rd.functions("aggregates", "aggregate_name", r.Aggregates)
 	if rd.err != nil {
 		return nil, rd.err
 	}
@@ -238,6 +246,7 @@ func (rd *rowReader) tables(ks *LiveKeyspace, rows []map[string]any) {
 			Flags:      rd.strings(tab, i, row, "flags"),
 			Options:    rd.storage(tab, i, row),
 		}
+		ks.Tables[name].Legacy = legacyForm(row, ks.Tables[name].Flags)
 	}
 }
 

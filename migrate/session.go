@@ -3,6 +3,7 @@ package migrate
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/kandra-go/kandra"
@@ -43,9 +44,8 @@ func wrap(d adapter.Driver) driver {
 // none of them to write.
 type session struct{ adapter.Driver }
 
-// SchemaRows reads every row of
-// system_schema.{keyspaces,tables,columns,indexes,types,dropped_columns}
-// of keyspace.
+// SchemaRows reads every row of keyspace in the system_schema tables of
+// readSchemaRows.
 func (s session) SchemaRows(ctx context.Context, keyspace string) (*schemaRows, error) {
 	return readSchemaRows(ctx, s.QueryCQL, keyspace)
 }
@@ -79,6 +79,9 @@ type schemaRows struct {
 	Indexes        []map[string]any // system_schema.indexes
 	Types          []map[string]any // system_schema.types
 	DroppedColumns []map[string]any // system_schema.dropped_columns
+	ColumnMasks    []map[string]any // system_schema.column_masks (none on a server without the table)
+	Functions      []map[string]any // system_schema.functions
+	Aggregates     []map[string]any // system_schema.aggregates
 }
 
 // queryFunc runs one SELECT with plain values at consistency c and
@@ -87,22 +90,39 @@ type queryFunc func(ctx context.Context, stmt string, values []any, c kandra.Con
 
 // schemaTables are the system_schema tables readSchemaRows reads, in the
 // order of schemaRows' fields.
-var schemaTables = [...]string{"keyspaces", "tables", "columns", "indexes", "types", "dropped_columns"}
+var schemaTables = [...]string{"keyspaces", "tables", "columns", "indexes", "types", "dropped_columns", "column_masks", "functions", "aggregates"}
 
-// readSchemaRows reads through query every row of
-// system_schema.{keyspaces,tables,columns,indexes,types,dropped_columns}
-// of keyspace, at consistency ONE (system_schema is node-local).
+// readSchemaRows reads through query every row of keyspace in
+// system_schema.{keyspaces,tables,columns,indexes,types,dropped_columns,
+// column_masks,functions,aggregates}, at consistency ONE (system_schema is
+// node-local). A server without column_masks (ScyllaDB, Cassandra before
+// 5.0) has no masks: the refusal of that one read is no error
+// (missingTable); any other error is.
 func readSchemaRows(ctx context.Context, query queryFunc, keyspace string) (*schemaRows, error) {
 	out := &schemaRows{}
-	dst := [...]*[]map[string]any{&out.Keyspaces, &out.Tables, &out.Columns, &out.Indexes, &out.Types, &out.DroppedColumns}
+	dst := [...]*[]map[string]any{&out.Keyspaces, &out.Tables, &out.Columns, &out.Indexes, &out.Types, &out.DroppedColumns, &out.ColumnMasks, &out.Functions, &out.Aggregates}
 	for i, t := range schemaTables {
 		rows, err := query(ctx, "SELECT * FROM system_schema."+t+" WHERE keyspace_name = ?", []any{keyspace}, kandra.ConsistencyOne)
 		if err != nil {
+			if t == "column_masks" && missingTable(err, t) {
+				continue
+			}
 			return nil, err
 		}
 		*dst[i] = rows
 	}
 	return out, nil
+}
+
+// missingTable reports the server's refusal of a read of a table it does
+// not have, by the table's name: "unconfigured table column_masks"
+// (ScyllaDB, Cassandra 4), "table column_masks does not exist"
+// (Cassandra 5.0). Drivers give no code the migrator can read, so the
+// message is the evidence; an error that does not name the table (a
+// timeout, a refused permission) is not this.
+func missingTable(err error, table string) bool {
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "unconfigured table "+table) || strings.Contains(msg, "table "+table+" does not exist")
 }
 
 // readSchemaVersions reads through query the coordinator's system.local (by broadcast_address, else

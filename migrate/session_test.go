@@ -37,7 +37,7 @@ func TestReadSchemaRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := [][]map[string]any{rows.Keyspaces, rows.Tables, rows.Columns, rows.Indexes, rows.Types, rows.DroppedColumns}
+	got := [][]map[string]any{rows.Keyspaces, rows.Tables, rows.Columns, rows.Indexes, rows.Types, rows.DroppedColumns, rows.ColumnMasks, rows.Functions, rows.Aggregates}
 	for i, tb := range schemaTables {
 		if len(got[i]) != 1 || got[i][0]["table"] != tb {
 			t.Errorf("field %d: %v, want the rows of %s", i, got[i], tb)
@@ -47,6 +47,44 @@ func TestReadSchemaRows(t *testing.T) {
 	if rows, err := readSchemaRows(context.Background(), r.query, "ks"); err == nil || rows != nil {
 		t.Fatalf("a failed query: %v, %v", rows, err)
 	}
+	// A server without column_masks has no masks; any other refusal of
+	// that read is an error.
+	masks := "SELECT * FROM system_schema.column_masks WHERE keyspace_name = ?"
+	for _, c := range []struct {
+		msg string
+		ok  bool
+	}{
+		{`Error from server: code=2200 [Invalid query] message="table column_masks does not exist"`, true}, // Cassandra 5.0
+		{"unconfigured table column_masks", true},                                                          // ScyllaDB, Cassandra 4
+		{"Unconfigured table column_masks", true},
+		{"unconfigured table columns", false},
+		{"User app has no SELECT permission on <table system_schema.column_masks>", false},
+		{"gocql: no response received from cassandra within timeout period", false},
+	} {
+		fail := &failOn{recorder: r, stmt: masks, err: errors.New(c.msg)}
+		r.fail = ""
+		rows, err := readSchemaRows(context.Background(), fail.query, "ks")
+		switch {
+		case c.ok && (err != nil || len(rows.ColumnMasks) != 0 || len(rows.Aggregates) != 1):
+			t.Errorf("%q: rows %+v, %v; want no masks and the other rows", c.msg, rows, err)
+		case !c.ok && (err == nil || err.Error() != c.msg):
+			t.Errorf("%q: rows %+v, %v; want the error", c.msg, rows, err)
+		}
+	}
+}
+
+// failOn is a recorder that fails one statement with err.
+type failOn struct {
+	*recorder
+	stmt string
+	err  error
+}
+
+func (f *failOn) query(ctx context.Context, stmt string, values []any, c kandra.Consistency) ([]map[string]any, error) {
+	if stmt == f.stmt {
+		return nil, f.err
+	}
+	return f.recorder.query(ctx, stmt, values, c)
 }
 
 func TestReadSchemaVersions(t *testing.T) {

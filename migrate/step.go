@@ -41,8 +41,8 @@ func (c Class) String() string {
 type StepKind uint8
 
 // The kinds of step. The migrator does StepCreateKeyspace to StepBackfillLookup,
-// StepCreateType and StepAddField; the others are differences no statement can
-// fix in place (class Impossible).
+// StepCreateType, StepAddField and StepChangeMask; the others are differences
+// no statement can fix in place (class Impossible).
 const (
 	// StepCreateKeyspace creates the keyspace (CREATE KEYSPACE IF NOT EXISTS).
 	StepCreateKeyspace StepKind = iota
@@ -98,6 +98,16 @@ const (
 	// a non-unique one (BATCH, EVENTUAL) in the model, or the reverse: the
 	// kind is part of the table's key.
 	StepChangeLookupKind
+	// StepChangeMask gives an existing column the model's mask (Cassandra
+	// 5.0's dynamic data masking): ALTER TABLE ... ALTER c MASKED WITH
+	// fn(...) for a column live masks otherwise or not at all, or ALTER c
+	// DROP MASKED for one the model does not mask. Safe: it changes what
+	// roles without the UNMASK permission read, never the data.
+	StepChangeMask
+	// StepLegacyTable is a live table of a legacy form (COMPACT STORAGE,
+	// LiveTable.Legacy) that the model has as a CQL table: the migrator
+	// plans nothing against it.
+	StepLegacyTable
 )
 
 var stepKindNames = [...]string{
@@ -121,6 +131,8 @@ var stepKindNames = [...]string{
 	StepChangeFieldType:       "change-field-type",
 	StepChangeKeyType:         "change-key-type",
 	StepChangeLookupKind:      "change-lookup-kind",
+	StepChangeMask:            "change-mask",
+	StepLegacyTable:           "legacy-table",
 }
 
 // String returns the kind as it starts a step ID ("create-table",

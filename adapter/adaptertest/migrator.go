@@ -39,6 +39,7 @@ func runMigrator(t *testing.T, n Node) {
 	t.Run("IndexKinds", func(t *testing.T) { testMigratorIndexKinds(t, n) })
 	t.Run("Adopt", func(t *testing.T) { testMigratorAdopt(t, n) })
 	t.Run("Vectors", func(t *testing.T) { testMigratorVectors(t, n) })
+	t.Run("Masks", func(t *testing.T) { testMigratorMasks(t, n) })
 	t.Run("UDT", func(t *testing.T) { testMigratorUDT(t, n) })
 	t.Run("UDTIndex", func(t *testing.T) { testMigratorUDTIndex(t, n) })
 }

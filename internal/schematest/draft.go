@@ -27,6 +27,7 @@ const (
 	oSensitive
 	oAsType
 	oStatic
+	oMasked
 )
 
 type fieldOpt struct {
@@ -38,6 +39,7 @@ type fieldOpt struct {
 	name       string
 	as         *CQL // AsType's type; nil is the zero CQLType
 	ix         ixDraft
+	mask       kandra.Mask // Masked's
 }
 
 // ixDraft is SecondaryIndex's options: a kind, a target, text analysis.
@@ -97,6 +99,8 @@ func (o fieldOpt) option() kandra.FieldOption {
 		return kandra.Sensitive()
 	case oStatic:
 		return kandra.Static()
+	case oMasked:
+		return kandra.Masked(o.mask)
 	}
 	return kandra.AsType(kandraType(o.as))
 }
@@ -190,6 +194,7 @@ type column struct {
 	static    bool
 	uuidRoles []dynamic.Role
 	as        []fieldOpt
+	masks     []kandra.Mask // Masked's, per binding
 }
 
 func (c *column) isPK() bool  { return len(c.pk) > 0 }
@@ -284,6 +289,8 @@ func (d *draft) columns() []*column {
 					c.static = true
 				case oAsType:
 					c.as = append(c.as, o)
+				case oMasked:
+					c.masks = append(c.masks, o.mask)
 				}
 			}
 			if b.role != dynamic.NoRole {

@@ -605,6 +605,24 @@ var mutations = []mutation{
 		g.d.fields[i].add(fieldOpt{kind: oIndex, ix: ixDraft{kind: rapid.SampledFrom([]kandra.IndexKind{kandra.IndexDefault, kandra.IndexLegacy}).Draw(g.t, "kind")}})
 		return true
 	}},
+	{"mask the column refuses", kandra.RuleMask, func(g *gen) bool {
+		var i int
+		var m kandra.Mask
+		switch rapid.IntRange(0, 3).Draw(g.t, "which") {
+		case 0: // text masks on a number
+			i, m = g.addField(reflect.TypeFor[int32]()), rapid.SampledFrom([]kandra.Mask{kandra.MaskInner(1, 2), kandra.MaskOuter(0, 3, '#'), kandra.MaskReplace("x")}).Draw(g.t, "mask")
+		case 1: // a hash, a blob, on text
+			i, m = g.addField(tString), kandra.MaskHash()
+		case 2: // a mask on an indexed column
+			i, m = g.addField(tString), kandra.MaskNull()
+			g.d.fields[i].add(fieldOpt{kind: oIndex})
+		default: // a mask on a lookup's column
+			i, m = g.addField(tString), kandra.MaskDefault()
+			g.d.fields[i].add(fieldOpt{kind: oLookup, suffix: "by_masked", lookupKind: kandra.LookupBatch})
+		}
+		g.d.fields[i].add(fieldOpt{kind: oMasked, mask: m})
+		return true
+	}},
 	{"storage option out of range", kandra.RuleOptionRange, func(g *gen) bool {
 		g.badStorage()
 		return true

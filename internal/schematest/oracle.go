@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -388,6 +389,19 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 			b[kandra.RuleUDT] = true
 		}
 	}
+	// mask: a mask on a key column, a lookup's or an index's column, the
+	// Version column or the soft-delete marker, or one the column's type
+	// does not take (mask_inner and mask_outer on text only, mask_hash on
+	// a blob only, mask_replace a value of the type).
+	for _, c := range live {
+		if len(c.masks) == 0 || types[c] == nil {
+			continue
+		}
+		marker := d.softDelete && d.marker == c.field && !c.embedded
+		if c.isKey() || len(c.lookups) > 0 || c.index || c.version || marker || !maskTakes(c.masks[len(c.masks)-1], types[c]) {
+			b[kandra.RuleMask] = true
+		}
+	}
 	// option-range: numbers outside their range, and enum values that are
 	// none of the named constants; a storage option out of range.
 	if d.storage.broken() {
@@ -460,6 +474,23 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 
 // fieldConflict reports options of one field that contradict each other:
 // conflicting-options on the field.
+// maskTakes says whether a column of type t takes mask m, as Masked
+// documents it: mask_null and mask_default any type, mask_inner and
+// mask_outer text (TEXT, VARCHAR, ASCII), mask_hash a BLOB, mask_replace
+// a value of the type (the generator's are ASCII strings: text).
+func maskTakes(m kandra.Mask, t *CQL) bool {
+	text := t.Kind == Native && (t.Name == "TEXT" || t.Name == "VARCHAR" || t.Name == "ASCII")
+	switch m.Function() {
+	case "mask_null", "mask_default":
+		return true
+	case "mask_inner", "mask_outer", "mask_replace":
+		return text
+	case "mask_hash":
+		return t.Kind == Native && t.Name == "BLOB"
+	}
+	return false
+}
+
 func fieldConflict(c *column) bool {
 	key := c.isKey()
 	uuidRole := len(c.uuidRoles) > 0
@@ -471,7 +502,10 @@ func fieldConflict(c *column) bool {
 	// One option given twice with different values.
 	case countDistinct(c.pk, equal) > 1, countDistinct(c.ck, sameCK) > 1,
 		countDistinct(nonBlank(c.names), equal) > 1, countDistinct(c.lookups, sameLookup) > 1,
-		countDistinct(c.uuidRoles, equal) > 1, countDistinct(c.as, sameAs) > 1, countDistinct(c.ixs, equal) > 1:
+		countDistinct(c.uuidRoles, equal) > 1, countDistinct(c.as, sameAs) > 1, countDistinct(c.ixs, equal) > 1,
+		countDistinct(c.masks, equal) > 1:
+	// Masked of the zero Mask.
+	case slices.ContainsFunc(c.masks, kandra.Mask.IsZero):
 	// Roles that exclude each other: stamped once or on every write, a
 	// conditional lock value or increments only.
 	case c.created && c.updated, c.version && (c.created || c.updated || c.counter):

@@ -552,6 +552,17 @@ func planStoredNative(t reflect.Type, name string, ctx storedCtx) (storedEnc, st
 			}
 			return append(dst, v.Bytes()...), false, nil
 		}, ""
+	case isByteArray(t) && name == "BLOB":
+		// Its bytes, never null (adapter/conv.go: a copy of the array).
+		return func(dst []byte, v reflect.Value) ([]byte, bool, *storedFail) {
+			if v.CanAddr() {
+				return append(dst, v.Bytes()...), false, nil
+			}
+			start := len(dst)
+			dst = append(dst, make([]byte, v.Len())...)
+			reflect.Copy(reflect.ValueOf(dst[start:]), v)
+			return dst, false, nil
+		}, ""
 	case k == reflect.Bool && name == "BOOLEAN":
 		return func(dst []byte, v reflect.Value) ([]byte, bool, *storedFail) {
 			if v.Bool() {

@@ -221,6 +221,31 @@ func (t CQLType) sizeProblem() string {
 // pointers are not accepted; path holds the collection types being mapped,
 // so that a recursive type (type L []L) is an error, not a stack overflow.
 func mapGoType(t reflect.Type, nested bool, path []reflect.Type) (CQLType, string) {
+	return mapGoTypeAs(t, nested, path, false)
+}
+
+// isByteArray reports an array type of bytes ([32]byte, type Hash
+// [32]byte, uuid.UUID): one kandra stores as a BLOB of exactly its length
+// when asked (AsType(CQLBlob)). An array of a named byte type ([4]B) is
+// not one: it converts to no []byte.
+func isByteArray(t reflect.Type) bool {
+	return t.Kind() == reflect.Array && t.Elem() == typeByte
+}
+
+var typeByte = reflect.TypeFor[byte]()
+
+// byteArrayProblem is why kandra derives no CQL type for the byte array t
+// on its own (any but a [16]byte, which is a UUID).
+func byteArrayProblem(t reflect.Type) string {
+	if t.Len() == 0 {
+		return "a [0]byte holds no bytes (its BLOB would always be empty); use a []byte, or give the array a length"
+	}
+	return "kandra stores a byte array other than [16]byte only when told to: bind the field with kandra.AsType(kandra.CQLBlob) to store its " + strconv.Itoa(t.Len()) + " bytes as a BLOB, read back only at that length (in a collection, give the collection's type with kandra.CQLBlob for the array, as kandra.ListOf(kandra.CQLBlob))"
+}
+
+// mapGoTypeAs is mapGoType; with byteArrays, a byte array of any length
+// but 0 and 16 maps to BLOB, as AsType may give it (overrideDerived).
+func mapGoTypeAs(t reflect.Type, nested bool, path []reflect.Type, byteArrays bool) (CQLType, string) {
 	// These come first: their packages cannot implement CQLTyper (a method
 	// lives in its type's package), and the method-set walk is costly.
 	switch t {
@@ -247,10 +272,18 @@ func mapGoType(t reflect.Type, nested bool, path []reflect.Type) (CQLType, strin
 	// Named types of the special types (type UserID uuid.UUID, type At
 	// time.Time) share their underlying type, and map as they do; a
 	// driver adapter converts them. A [16]byte is a UUID's underlying type,
-	// so every [16]byte array maps to UUID.
+	// so every [16]byte array maps to UUID (AsType(CQLBlob) stores it as a
+	// BLOB). Any other byte array maps to nothing of itself: a fixed-size
+	// id or hash is a BLOB only when AsType says so, so that a [16]byte
+	// and a [32]byte field read alike (both AsType(CQLBlob)).
 	switch {
 	case t.Kind() == reflect.Array && t.ConvertibleTo(typeUUID):
 		return CQLUUID, ""
+	case isByteArray(t):
+		if byteArrays && t.Len() > 0 {
+			return CQLBlob, ""
+		}
+		return CQLType{}, byteArrayProblem(t)
 	case t.Kind() == reflect.Struct && t.ConvertibleTo(typeTime):
 		return CQLTimestamp, ""
 	case t.Kind() == reflect.Struct && t.ConvertibleTo(typeNetipAdd):
@@ -298,25 +331,25 @@ func mapGoType(t reflect.Type, nested bool, path []reflect.Type) (CQLType, strin
 		if t.Elem().Kind() == reflect.Pointer {
 			return CQLType{}, "a pointer to a pointer has no CQL equivalent"
 		}
-		return mapGoType(t.Elem(), false, path)
+		return mapGoTypeAs(t.Elem(), false, path, byteArrays)
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
 			return CQLBlob, ""
 		}
-		e, p := mapGoType(t.Elem(), true, append(path, t))
+		e, p := mapGoTypeAs(t.Elem(), true, append(path, t), byteArrays)
 		if p != "" {
 			return CQLType{}, p
 		}
 		return ListOf(e), ""
 	case reflect.Map:
-		k, p := mapGoType(t.Key(), true, append(path, t))
+		k, p := mapGoTypeAs(t.Key(), true, append(path, t), byteArrays)
 		if p != "" {
 			return CQLType{}, p
 		}
 		if v := t.Elem(); v.Kind() == reflect.Struct && v.NumField() == 0 {
 			return SetOf(k), ""
 		}
-		v, p := mapGoType(t.Elem(), true, append(path, t))
+		v, p := mapGoTypeAs(t.Elem(), true, append(path, t), byteArrays)
 		if p != "" {
 			return CQLType{}, p
 		}
@@ -339,9 +372,12 @@ func (t CQLType) brief() string {
 
 // nativeOverrides lists, for each CQL type kandra derives from a Go type,
 // the CQL types AsType may give the column instead: the types the drivers
-// marshal that Go type to without loss. A Go type kandra derives no CQL
-// type for (a user decimal type, say) may take any override; the type
-// must then be one the driver can marshal (for gocql, a gocql.Marshaler).
+// (through the adapters' conversions) write that Go type to without loss.
+// Every Go type kandra derives UUID for is a 16-byte array, stored as a
+// BLOB of its 16 bytes when asked. A byte array of another length takes
+// BLOB only (overrideDerived). A Go type kandra derives no CQL type for
+// (a user decimal type, say) may take any override; the type must then
+// be one the driver can marshal (for gocql, a gocql.Marshaler).
 var nativeOverrides = map[string][]CQLType{
 	"TEXT":      {CQLText, CQLVarchar, CQLAscii},
 	"BOOLEAN":   {CQLBoolean},
@@ -354,7 +390,7 @@ var nativeOverrides = map[string][]CQLType{
 	"BLOB":      {CQLBlob},
 	"TIMESTAMP": {CQLTimestamp, CQLDate},
 	"DURATION":  {CQLDuration, CQLTime},
-	"UUID":      {CQLUUID, CQLTimeUUID},
+	"UUID":      {CQLUUID, CQLTimeUUID, CQLBlob},
 	"INET":      {CQLInet},
 	"VARINT":    {CQLVarint},
 }
@@ -371,7 +407,10 @@ func NativeOverrides(derived CQLType) []CQLType {
 // overridePairProblem says why a column of Go type t cannot be given the
 // CQL type ct with AsType, or "".
 func overridePairProblem(t reflect.Type, ct CQLType) string {
-	derived, p := goToCQL(t)
+	if p := emptyByteArrayProblem(t); p != "" {
+		return p
+	}
+	derived, p := overrideDerived(t)
 	if p != "" {
 		return "" // no derived type: the override is the user's declaration
 	}
@@ -383,6 +422,39 @@ func overridePairProblem(t reflect.Type, ct CQLType) string {
 	}
 	if !pairOK(t, derived, ct) {
 		return "a field of type " + t.String() + " cannot be stored as " + ct.brief() + ": the driver marshals it to " + derived.String() + describeOverrides(derived) + "; change the field's Go type, or drop AsType"
+	}
+	return ""
+}
+
+// overrideDerived is the CQL type an override of a column of Go type t is
+// checked against: goToCQL's, with a byte array of any length above 0
+// (which kandra maps to nothing of itself) as a BLOB, the one type it
+// may be given.
+func overrideDerived(t reflect.Type) (CQLType, string) {
+	ct, problem := mapGoTypeAs(t, false, nil, true)
+	if problem == "" {
+		problem = ct.collectionProblem()
+	}
+	return ct, problem
+}
+
+// emptyByteArrayProblem refuses a [0]byte, behind pointers or in a
+// collection: it has no bytes to store, whatever the override.
+func emptyByteArrayProblem(t reflect.Type) string {
+	for depth := 0; depth <= MaxTypeDepth; depth++ {
+		switch {
+		case isByteArray(t) && t.Len() == 0:
+			return byteArrayProblem(t)
+		case t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice:
+			t = t.Elem()
+		case t.Kind() == reflect.Map:
+			if p := emptyByteArrayProblem(t.Key()); p != "" {
+				return p
+			}
+			t = t.Elem()
+		default:
+			return ""
+		}
 	}
 	return ""
 }

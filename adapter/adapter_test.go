@@ -237,6 +237,11 @@ func TestCodecPlan(t *testing.T) {
 		reflect.TypeFor[ipAddr]():                   "INET",
 		reflect.TypeFor[*userID]():                  "UUID",
 		reflect.TypeFor[map[userID]at]():            "MAP<UUID, TIMESTAMP>",
+		reflect.TypeFor[[32]byte]():                 "BLOB", // the drivers marshal no array into a blob
+		reflect.TypeFor[[16]byte]():                 "BLOB",
+		reflect.TypeFor[*[4]byte]():                 "BLOB",
+		reflect.TypeFor[[][4]byte]():                "LIST<BLOB>",
+		reflect.TypeFor[map[[4]byte]string]():       "MAP<BLOB, TEXT>",
 	} {
 		if cv := planOf(t, typ, cql); cv == nil || cv.only != converts {
 			t.Errorf("%s as %s is not converted", typ, cql)

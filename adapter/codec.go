@@ -35,6 +35,15 @@ import (
 //     turn an IPv4-mapped address into IPv4, cannot bind a netip.Addr at
 //     all, read an empty blob as nil, and fail a whole row on an integer
 //     its field cannot hold.
+//   - a byte array ([32]byte, type Hash [32]byte, uuid.UUID) given
+//     AsType(BLOB): the drivers marshal a blob from slices and strings
+//     only. Bound as a copy of its bytes, never null; scanned back only
+//     at its length (null is the zero array; a stored blob of another
+//     length, the empty one included, fails the read with an
+//     *kerrors.ValueError naming the column, the length and the Go
+//     type), also behind pointers and inside collections (as a string
+//     there, so that it can be a map key). A type with its own MarshalCQL
+//     is left to the driver.
 //   - time.Duration in a DURATION column: the drivers marshal it but
 //     unmarshal a duration only into their own Duration. Scanned as the
 //     protocol's months, days and nanoseconds and converted back (months

@@ -109,9 +109,26 @@ func planSorted[I any, D TypeSystem[I]](t reflect.Type, n cqlorder.Type, top, so
 var intBits = map[reflect.Kind]int{reflect.Int8: 8, reflect.Int16: 16, reflect.Int32: 32, reflect.Int64: 64, reflect.Int: 64}
 var cqlIntBits = map[string]int{"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64, "varint": 1 << 30}
 
-// isUUIDType is a 16-byte array type: kandra maps every one to UUID.
+// isUUIDType is a 16-byte array type: kandra maps every one to UUID
+// (unless AsType makes it a BLOB).
 func isUUIDType(t reflect.Type) bool {
 	return t.Kind() == reflect.Array && t.Len() == 16 && t.Elem().Kind() == reflect.Uint8
+}
+
+// isByteArray is an array type of bytes ([32]byte, type Hash [32]byte,
+// uuid.UUID), which kandra stores in a BLOB when AsType says so.
+func isByteArray(t reflect.Type) bool {
+	return t.Kind() == reflect.Array && t.Elem() == typeByte
+}
+
+var typeByte = reflect.TypeFor[byte]()
+
+// marshalsItself reports a type with its own MarshalCQL, which the
+// drivers call before any conversion of theirs: kandra leaves its bytes
+// to it (as kandra.ColumnSchema.AppendStored does).
+func marshalsItself(t reflect.Type) bool {
+	_, ok := reflect.PointerTo(t).MethodByName("MarshalCQL")
+	return ok
 }
 
 // wireType is the wire type, for a driver whose type info is I, that
@@ -240,6 +257,31 @@ func planValue[I any, D TypeSystem[I]](t reflect.Type, n cqlorder.Type, top bool
 			toWire: func(v reflect.Value) reflect.Value { return reflect.ValueOf(vectorWire[I]{vectorBytes(v)}) },
 			fromWire: func(v reflect.Value) (reflect.Value, error) {
 				return vectorValue(t, v.Interface().(vectorWire[I]).data)
+			},
+		}
+	case isByteArray(t) && n.Name == "blob" && !marshalsItself(t):
+		// The drivers marshal a BLOB from slices and strings only: the
+		// array goes as a copy of its bytes, and reads back only at its
+		// length (null: the zero array, as a UUID's).
+		if !top {
+			return &conv{
+				wire: reflect.TypeFor[byteArrayElemWire[I]](),
+				toWire: func(v reflect.Value) reflect.Value {
+					return reflect.ValueOf(byteArrayElemWire[I](byteArrayBytes(v)))
+				},
+				fromWire: func(v reflect.Value) (reflect.Value, error) { return byteArrayValue(t, v) },
+			}
+		}
+		return &conv{
+			wire: reflect.TypeFor[byteArrayWire[I]](),
+			toWire: func(v reflect.Value) reflect.Value {
+				return reflect.ValueOf(byteArrayWire[I](byteArrayBytes(v)))
+			},
+			fromWire: func(v reflect.Value) (reflect.Value, error) {
+				if v.IsNil() {
+					return reflect.Zero(t), nil // null
+				}
+				return byteArrayValue(t, v)
 			},
 		}
 	case isUUIDType(t) && (n.Name == "uuid" || n.Name == "timeuuid"):

@@ -48,6 +48,18 @@ type (
 	// blobElemWire is a []byte inside a collection, which cannot hold
 	// null: nil is an empty value, and every element reads back non-nil.
 	blobElemWire[I any] []byte
+	// byteArrayWire is a column's own [N]byte (any array type of bytes)
+	// in a BLOB, which the drivers do not marshal (their blob cases take
+	// slices and strings only): a copy of its N bytes, never null when
+	// bound. Scanned, nil is null (the zero array) and an empty value a
+	// non-nil empty slice, which the conv refuses with any other length
+	// but N (cqlvalue.ByteArrayProblem), so that the error names the
+	// column.
+	byteArrayWire[I any] []byte
+	// byteArrayElemWire is a [N]byte inside a collection, as a set
+	// element or a map key too: a string, so that it is comparable. A
+	// collection holds no null; the conv refuses any length but N.
+	byteArrayElemWire[I any] string
 	// integerWire is a stored integer of a CQL type wider than its Go
 	// field: it keeps the cell's bytes, which cqlvalue.NarrowInt decodes
 	// into the field's kind, so that a value the field cannot hold is an
@@ -193,6 +205,61 @@ func (w blobElemWire[I]) MarshalCQL(I) ([]byte, error) {
 func (w *blobElemWire[I]) UnmarshalCQL(_ I, data []byte) error {
 	*w = append(blobElemWire[I]{}, data...)
 	return nil
+}
+
+// MarshalCQL implements the driver's Marshaler: the array's bytes (a
+// copy, made by the conv).
+func (w byteArrayWire[I]) MarshalCQL(I) ([]byte, error) { return []byte(w), nil }
+
+// UnmarshalCQL implements the driver's Unmarshaler: a copy of the stored
+// bytes (the driver's buffer is not kept), nil for null.
+func (w *byteArrayWire[I]) UnmarshalCQL(_ I, data []byte) error {
+	if data == nil {
+		*w = nil
+		return nil
+	}
+	*w = append(make(byteArrayWire[I], 0, len(data)), data...)
+	return nil
+}
+
+// MarshalCQL implements the driver's Marshaler.
+func (w byteArrayElemWire[I]) MarshalCQL(I) ([]byte, error) { return []byte(w), nil }
+
+// UnmarshalCQL implements the driver's Unmarshaler.
+func (w *byteArrayElemWire[I]) UnmarshalCQL(_ I, data []byte) error {
+	*w = byteArrayElemWire[I](data)
+	return nil
+}
+
+// byteArrayBytes is a copy of the bytes of v, a value of a byte array
+// type: over the array's memory where v is addressable (a field), else
+// through reflect.Copy (a map key, a value passed by value).
+func byteArrayBytes(v reflect.Value) []byte {
+	b := make([]byte, v.Len())
+	if v.CanAddr() {
+		copy(b, v.Bytes())
+	} else {
+		reflect.Copy(reflect.ValueOf(b), v)
+	}
+	return b
+}
+
+// byteArrayValue is a new value of the byte array type t holding src (a
+// slice or a string of bytes), refused by cqlvalue.ByteArrayProblem
+// unless it has t's length.
+func byteArrayValue(t reflect.Type, src reflect.Value) (reflect.Value, error) {
+	if src.Len() != t.Len() {
+		var data []byte
+		if src.Kind() == reflect.String {
+			data = []byte(src.String())
+		} else {
+			data = src.Bytes()
+		}
+		return reflect.Value{}, cqlvalue.ByteArrayProblem(data, t.Len(), t.String())
+	}
+	out := reflect.New(t).Elem()
+	reflect.Copy(out, src)
+	return out, nil
 }
 
 // MarshalCQL implements the driver's Marshaler: the bytes

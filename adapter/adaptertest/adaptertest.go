@@ -338,6 +338,7 @@ var scenarios = []struct {
 	{"WriteTimesAndTTLs", testWriteTimesAndTTLs},
 	{"PredicatesAndFilteredNearest", testPredicatesAndFilteredNearest},
 	{"TupleSlices", testTupleSlices},
+	{"ByteArraysAsBlobs", testByteArrays},
 }
 
 type failures struct {

@@ -109,10 +109,12 @@ var entities = []entity{
 	{"migDocV1", registered[migDocV1]}, {"migDocV2", registered[migDocV2]},
 	{"adoptDoc", registered[adoptDoc]}, {"adoptDocNamed", registered[adoptDocNamed]}, {"adoptDocOther", registered[adoptDocOther]},
 	{"migVecV1", registered[migVecV1]}, {"migVecV2", registered[migVecV2]}, {"migVecV3", registered[migVecV3]},
-	{"migVecV4", registered[migVecV4]}, {"migPersonV1", registered[migPersonV1]}, {"migPersonV2", registered[migPersonV2]},
+	{"migVecV4", registered[migVecV4]}, {"migPatientV1", registered[migPatientV1]}, {"migPatientV2", registered[migPatientV2]},
+	{"migPatientV3", registered[migPatientV3]}, {"migPersonV1", registered[migPersonV1]}, {"migPersonV2", registered[migPersonV2]},
 	{"migPersonV3", registered[migPersonV3]}, {"migPersonV4", registered[migPersonV4]},
 	{"migTagged", registered[migTagged]}, {"migTaggedV2", registered[migTaggedV2]},
 	{"card", registered[card]}, {"shardRow", registered[shardRow]}, {"shelved", registered[shelved]}, {"bucketed", registered[bucketed]}, {"stocked", registered[stocked]}, {"sliced", registered[sliced]}, {"sorted[string]", registered[sorted[string]]},
+	{"blobKeyed", registered[blobKeyed]},
 }
 
 // registering are the functions of package kandra that register a type or

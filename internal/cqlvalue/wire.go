@@ -25,6 +25,29 @@ func DecodeBlob[B ~[]byte](dst B, data []byte) B {
 	return append(dst[:0], data...)
 }
 
+// ByteArrayProblem refuses a stored BLOB that the Go byte array type
+// goType, which holds exactly n bytes, cannot hold: one of another
+// length, the empty value included. Null is no problem (the zero array),
+// and is not passed here. The value is shown in hex, its first 32 bytes.
+func ByteArrayProblem(data []byte, n int, goType string) *ReadError {
+	if len(data) == n {
+		return nil
+	}
+	shown := data
+	if len(shown) > 32 {
+		shown = shown[:32]
+	}
+	value := fmt.Sprintf("0x%x", shown)
+	if len(shown) < len(data) {
+		value += "..."
+	}
+	return &ReadError{
+		Value: fmt.Sprintf("%s (%d bytes)", value, len(data)),
+		Reason: fmt.Sprintf("the stored blob is %d bytes long, and the field's type %s holds exactly %d: it is neither cut nor padded; read the column into a []byte, or rewrite the cell",
+			len(data), goType, n),
+	}
+}
+
 // InetElemProblem refuses an address a collection cannot hold as it is:
 // the zero Addr (null) and an IPv4-mapped one, which Cassandra turns into
 // IPv4 inside a collection (it reads the elements as Java InetAddresses),

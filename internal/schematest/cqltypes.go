@@ -138,7 +138,7 @@ var nativeOverrides = map[string][]string{
 	"BIGINT":    {"BIGINT", "VARINT"},
 	"TIMESTAMP": {"TIMESTAMP", "DATE"},
 	"DURATION":  {"DURATION", "TIME"},
-	"UUID":      {"UUID", "TIMEUUID"},
+	"UUID":      {"UUID", "TIMEUUID", "BLOB"},
 }
 
 func overridesOf(native string) []string {

@@ -3,9 +3,9 @@
 // cross-checks of them), a column of any Go type kandra maps (natives,
 // every AsType override the type table allows, lists, sets and maps
 // nested, user-defined types with nested types and `kandra:"-"` fields,
-// pointers, key columns and Frozen ones), values of it, and "other Go
-// forms" of a value: Go values that differ but are stored as the same
-// bytes (a time in another zone or with sub-millisecond parts, a 16-byte
+// pointers, key columns and Frozen ones, byte arrays as BLOBs), values of
+// it, and "other Go forms" of a value: Go values that differ but are
+// stored as the same bytes (a time in another zone or with sub-millisecond parts, a 16-byte
 // net.IP of an IPv4 address, a named float32's signalling NaN and its
 // quiet twin, a `kandra:"-"` field set otherwise, pointer copies, a set
 // holding one element in two Go forms, an empty collection for nil where
@@ -48,6 +48,9 @@ type (
 	Peer netip.Addr
 	// Raw is a named []byte (BLOB).
 	Raw []byte
+	// Digest is a named [32]byte, a BLOB of exactly 32 bytes (given with
+	// AsType, as every byte array's BLOB is).
+	Digest [32]byte
 )
 
 // Point is a comparable user-defined type (a set element, a map key).
@@ -393,6 +396,23 @@ func bytesShapes() []*shape {
 	return out
 }
 
+// byteArrayShapes are byte arrays given AsType(BLOB): their bytes,
+// exactly, whatever they hold (the zero array is a value, not null).
+func byteArrayShapes() []*shape {
+	var out []*shape
+	for _, at := range []reflect.Type{reflect.TypeFor[[1]byte](), reflect.TypeFor[[4]byte](), reflect.TypeFor[[16]byte](),
+		reflect.TypeFor[uuid.UUID](), reflect.TypeFor[Ref](), reflect.TypeFor[Digest]()} {
+		out = append(out, native(at, kandra.CQLBlob, true, func(t *rapid.T, _ ctx, label string) reflect.Value {
+			v := reflect.New(at).Elem()
+			if rapid.IntRange(0, 5).Draw(t, label+" zero") > 0 {
+				reflect.Copy(v, reflect.ValueOf(rapid.SliceOfN(rapid.Byte(), at.Len(), at.Len()).Draw(t, label)))
+			}
+			return v
+		}))
+	}
+	return out
+}
+
 func natives() []*shape {
 	out := []*shape{
 		native(reflect.TypeFor[string](), kandra.CQLText, false, func(t *rapid.T, _ ctx, label string) reflect.Value {
@@ -458,6 +478,7 @@ func natives() []*shape {
 	out = append(out, uuidShapes()...)
 	out = append(out, inetShapes()...)
 	out = append(out, bytesShapes()...)
+	out = append(out, byteArrayShapes()...)
 	return out
 }
 

@@ -41,6 +41,71 @@ func (r Replication) SimpleFactor() int { return r.simple }
 // NetworkTopologyStrategy replication (a fresh map; nil for SimpleStrategy).
 func (r Replication) Datacenters() map[string]int { return maps.Clone(r.dcs) }
 
+// Equal reports whether r and o replicate alike: the same strategy and
+// factors.
+func (r Replication) Equal(o Replication) bool {
+	return r.nts == o.nts && r.simple == o.simple && maps.Equal(r.dcs, o.dcs)
+}
+
+// String renders the replication for messages: "SimpleStrategy
+// replication_factor=3", "NetworkTopologyStrategy dc1=3 dc2=2".
+func (r Replication) String() string {
+	if !r.nts {
+		return "SimpleStrategy replication_factor=" + strconv.Itoa(r.simple)
+	}
+	out := "NetworkTopologyStrategy"
+	for _, dc := range slices.Sorted(maps.Keys(r.dcs)) {
+		out += " " + dc + "=" + strconv.Itoa(r.dcs[dc])
+	}
+	return out
+}
+
+// ParseReplication reads a replication map as system_schema.keyspaces
+// stores it ({"class": "org.apache.cassandra.locator.SimpleStrategy",
+// "replication_factor": "3"}; the class with or without its package) into
+// a Replication. A map no Replication describes is an error that says
+// why: another strategy (LocalStrategy, EverywhereStrategy), an option a
+// strategy does not take, or a factor that is not a whole number of
+// replicas (transient replication's "3/1").
+func ParseReplication(m map[string]string) (Replication, error) {
+	class := m["class"]
+	short := class[strings.LastIndexByte(class, '.')+1:]
+	factor := func(k, v string) (int, error) {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("kandra: replication factor %s=%q is not a whole number of replicas (transient replication, \"3/1\", has no Replication)", k, v)
+		}
+		return n, nil
+	}
+	switch short {
+	case "SimpleStrategy":
+		for k := range m {
+			if k != "class" && k != "replication_factor" {
+				return Replication{}, fmt.Errorf("kandra: SimpleStrategy replication with option %q, which no Replication holds", k)
+			}
+		}
+		n, err := factor("replication_factor", m["replication_factor"])
+		if err != nil {
+			return Replication{}, err
+		}
+		return SimpleStrategy(n), nil
+	case "NetworkTopologyStrategy":
+		dcs := map[string]int{}
+		for k, v := range m {
+			if k == "class" {
+				continue
+			}
+			n, err := factor(k, v)
+			if err != nil {
+				return Replication{}, err
+			}
+			dcs[k] = n
+		}
+		return NetworkTopologyStrategy(dcs), nil
+	}
+	return Replication{}, fmt.Errorf("kandra: replication class %q is neither SimpleStrategy nor NetworkTopologyStrategy, the two a KeyspaceSpec declares", class)
+}
+
 // KeyspaceSpec says what a keyspace is, apart from its tables.
 type KeyspaceSpec struct {
 	// Name is the keyspace's name.
@@ -289,6 +354,19 @@ func renderKeyspace(spec KeyspaceSpec, tablets Tablets) string {
 	var b strings.Builder
 	b.WriteString("CREATE KEYSPACE IF NOT EXISTS ")
 	b.WriteString(QuoteIdent(spec.Name))
+	writeReplication(&b, r)
+	switch tablets {
+	case TabletsDisabled:
+		b.WriteString(" AND tablets = {'enabled': false}")
+	case TabletsEnabled:
+		b.WriteString(" AND tablets = {'enabled': true}")
+	}
+	b.WriteString(";")
+	return b.String()
+}
+
+// writeReplication writes " WITH replication = {...}" for r.
+func writeReplication(b *strings.Builder, r Replication) {
 	b.WriteString(" WITH replication = {'class': ")
 	if !r.nts {
 		b.WriteString("'SimpleStrategy', 'replication_factor': ")
@@ -303,12 +381,17 @@ func renderKeyspace(spec KeyspaceSpec, tablets Tablets) string {
 		}
 	}
 	b.WriteString("}")
-	switch tablets {
-	case TabletsDisabled:
-		b.WriteString(" AND tablets = {'enabled': false}")
-	case TabletsEnabled:
-		b.WriteString(" AND tablets = {'enabled': true}")
-	}
+}
+
+// AlterKeyspace renders the ALTER KEYSPACE ... WITH replication statement
+// that gives the live keyspace the model's replication. The migrator never
+// runs it (it moves data between nodes, which only a full repair
+// completes): its plan names it in an impossible step's manual path.
+func (k *Keyspace) AlterKeyspace() string {
+	var b strings.Builder
+	b.WriteString("ALTER KEYSPACE ")
+	b.WriteString(QuoteIdent(k.spec.Name))
+	writeReplication(&b, k.spec.Replication)
 	b.WriteString(";")
 	return b.String()
 }

@@ -1,11 +1,13 @@
 package kandra
 
 import (
+	"errors"
 	"math"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -655,4 +657,51 @@ func cqlMap(kv [][2]string) string {
 		parts[i] = quoteLiteral(p[0]) + ": " + quoteLiteral(p[1])
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// AlterTableOptions renders the ALTER TABLE ... WITH statement that gives
+// live table t the model's values of the named options: any of
+// "default_time_to_live" (0 when the model sets none), "gc_grace_seconds"
+// (which the model must set) and the storage options the model sets,
+// named as StorageOptionItems names them ("compaction", "caching", ...),
+// in the order given. A name the model does not set, and a table that is
+// not in the keyspace, are errors.
+func (k *Keyspace) AlterTableOptions(t SchemaSource, options ...string) (string, error) {
+	ts, err := k.member("AlterTableOptions", t)
+	if err != nil {
+		return "", err
+	}
+	if len(options) == 0 {
+		return "", errors.New("kandra: AlterTableOptions of table " + strconv.Quote(ts.name) + " is given no option to set")
+	}
+	storage := map[string]string{}
+	for _, item := range ts.storage.render(k.ddl().scylla) {
+		name, _, _ := strings.Cut(item, " = ")
+		storage[name] = item
+	}
+	items := make([]string, 0, len(options))
+	for _, name := range options {
+		switch item, ok := storage[name]; {
+		case name == "default_time_to_live":
+			ttl, _ := ts.DefaultTTL()
+			items = append(items, name+" = "+strconv.FormatInt(int64(ttl/time.Second), 10))
+		case name == "gc_grace_seconds":
+			gc, set := ts.GCGrace()
+			if !set {
+				return "", errors.New("kandra: AlterTableOptions: table " + strconv.Quote(ts.name) + " sets no gc_grace_seconds (kandra.GCGrace)")
+			}
+			items = append(items, name+" = "+strconv.FormatInt(int64(gc/time.Second), 10))
+		case ok:
+			items = append(items, item)
+		default:
+			return "", errors.New("kandra: AlterTableOptions: table " + strconv.Quote(ts.name) + " sets no option " + strconv.Quote(name) + " for the keyspace's targets")
+		}
+	}
+	var b strings.Builder
+	b.WriteString("ALTER TABLE ")
+	k.ddl().qualify(&b, ts.cqlName)
+	b.WriteString(" WITH ")
+	b.WriteString(strings.Join(items, " AND "))
+	b.WriteString(";")
+	return b.String(), nil
 }

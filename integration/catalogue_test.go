@@ -134,7 +134,8 @@ func TestCatalogue(t *testing.T) {
 	for i, ts := range schemas {
 		sources[i] = ts
 	}
-	tables, ok := checkTables(t, s, buildKeyspace(t, "cat", sources...))
+	cat := buildKeyspace(t, "cat", sources...)
+	tables, ok := checkTables(t, s, cat)
 	indexes := 0
 	for _, ts := range schemas {
 		indexes += len(ts.SecondaryIndexes())
@@ -144,8 +145,11 @@ func TestCatalogue(t *testing.T) {
 	if err != nil {
 		t.Fatalf("registering the recipe: %v", err)
 	}
-	n, k := checkTables(t, s, buildKeyspace(t, "recipe", rec))
+	recipe := buildKeyspace(t, "recipe", rec)
+	n, k := checkTables(t, s, recipe)
 	tables, ok = tables+n, ok+k
+	// Imported back, both keyspaces plan nothing and converge.
+	importRoundTrip(t, s, []string{cat.Name(), recipe.Name()}, nil)
 
 	// The two "users" tables register side by side; only one keyspace
 	// holding both is refused, naming both types.

@@ -177,6 +177,13 @@ func TestRandomSchemas(t *testing.T) {
 			replanned[k.Name()] = p.String()
 		}
 	}
+	// Imported back, each keyspace plans nothing and converges.
+	var imported []string
+	for name := range replanned {
+		imported = append(imported, name)
+	}
+	sort.Strings(imported)
+	importRoundTrip(t, s, imported, nil)
 	accepted, written := 0, 0
 	for i, r := range results {
 		ts := schemas[i]

@@ -27,8 +27,9 @@ type Plan struct {
 	Steps []Step
 	// Extra lists what the live keyspace has and the model does not
 	// ("table users_old", "column users.legacy", "index users_x_idx on
-	// users", "type address", "field address.old"): reported, never
-	// dropped. The migrator's own tables (kandra_*) are not listed. A
+	// users", "type address", "field address.old", "mask mask_null() of
+	// column users_by_email.id", "function ks.f(int)", "aggregate
+	// ks.total(bigint)"): reported, never dropped. The migrator's own tables (kandra_*) are not listed. A
 	// field only live has stays in its type (no server drops a field):
 	// the runtime writes a user-defined type's whole value, so each write
 	// of a value of the type sets that field to null.
@@ -98,6 +99,7 @@ func NewPlan(ks *kandra.Keyspace, live *Live) (*Plan, error) {
 		p.table(t)
 	}
 	p.extras()
+	p.routines()
 	plan := &Plan{Keyspace: ks.Name(), Extra: p.extra, Notes: p.notes}
 	for _, s := range p.steps {
 		plan.Steps = append(plan.Steps, s...)
@@ -134,64 +136,36 @@ func (p *planner) keyspace() {
 			Reason: "keyspace " + strconv.Quote(name) + " does not exist"})
 		return
 	}
-	r := p.ks.Replication()
-	if got, want := describeReplication(lks.Replication), describeModelReplication(r); got != want {
-		p.impossible(StepChangeReplication, name, "", "",
-			"keyspace "+strconv.Quote(name)+" is replicated "+got+", the model says "+want,
-			"changing replication moves data between nodes, which only a repair completes, so the migrator leaves it to you: "+
-				"run "+p.alterKeyspace(r)+" then a full repair (nodetool repair -full) on every node before relying on the new factors; "+
-				"or change the model's KeyspaceSpec.Replication to what the cluster has")
+	want := p.ks.Replication()
+	got, err := kandra.ParseReplication(lks.Replication)
+	if err == nil && got.Equal(want) {
+		return
 	}
-}
-
-// alterKeyspace renders ALTER KEYSPACE ... WITH replication for r.
-func (p *planner) alterKeyspace(r kandra.Replication) string {
-	var b strings.Builder
-	b.WriteString("ALTER KEYSPACE " + p.qks + " WITH replication = {'class': ")
-	if !r.IsNetworkTopology() {
-		b.WriteString("'SimpleStrategy', 'replication_factor': " + strconv.Itoa(r.SimpleFactor()))
-	} else {
-		b.WriteString("'NetworkTopologyStrategy'")
-		dcs := r.Datacenters()
-		for _, dc := range slices.Sorted(maps.Keys(dcs)) {
-			b.WriteString(", " + quoteLiteral(dc) + ": " + strconv.Itoa(dcs[dc]))
-		}
+	what := got.String()
+	if err != nil {
+		what = describeReplication(lks.Replication) + " (" + err.Error() + ")"
 	}
-	b.WriteString("};")
-	return b.String()
+	p.impossible(StepChangeReplication, name, "", "",
+		"keyspace "+strconv.Quote(name)+" is replicated "+what+", the model says "+want.String(),
+		"changing replication moves data between nodes, which only a repair completes, so the migrator leaves it to you: "+
+			"run "+p.ks.AlterKeyspace()+" then a full repair (nodetool repair -full) on every node before relying on the new factors; "+
+			"or change the model's KeyspaceSpec.Replication to what the cluster has")
 }
 
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// describeReplication renders a live replication map canonically: the
-// class without its package, then the other options sorted,
-// "SimpleStrategy replication_factor=3".
+// describeReplication renders a live replication map that no
+// kandra.Replication describes, for a message: the class without its
+// package, then the other options sorted, "LocalStrategy".
 func describeReplication(m map[string]string) string {
 	class := m["class"]
-	class = class[strings.LastIndexByte(class, '.')+1:]
-	parts := []string{class}
+	parts := []string{class[strings.LastIndexByte(class, '.')+1:]}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if k != "class" {
 			parts = append(parts, k+"="+m[k])
 		}
 	}
 	return strings.Join(parts, " ")
-}
-
-// describeModelReplication renders r as describeReplication renders the
-// map a server stores for it.
-func describeModelReplication(r kandra.Replication) string {
-	m := map[string]string{}
-	if r.IsNetworkTopology() {
-		m["class"] = "NetworkTopologyStrategy"
-		for dc, n := range r.Datacenters() {
-			m[dc] = strconv.Itoa(n)
-		}
-	} else {
-		m["class"] = "SimpleStrategy"
-		m["replication_factor"] = strconv.Itoa(r.SimpleFactor())
-	}
-	return describeReplication(m)
 }
 
 func (p *planner) table(t *kandra.TableSchema) {
@@ -208,6 +182,7 @@ func (p *planner) table(t *kandra.TableSchema) {
 	for _, c := range t.SecondaryIndexes() {
 		p.index(t, lt, c)
 	}
+	p.hidden(t, lt)
 }
 
 // wantColumn is a column as the model declares it, in a primary or a
@@ -540,11 +515,11 @@ func (p *planner) options(t *kandra.TableSchema, lt *LiveTable) {
 	// The options count whole seconds (Register refuses other durations).
 	secs := func(d time.Duration) string { return strconv.FormatInt(int64(d/time.Second), 10) }
 	if ttl, _ := t.DefaultTTL(); lt.DefaultTTL != ttl {
-		set = append(set, "default_time_to_live = "+secs(ttl))
+		set = append(set, "default_time_to_live")
 		why = append(why, "default_time_to_live is "+secs(lt.DefaultTTL)+" in live, "+secs(ttl)+" in the model")
 	}
 	if gc, ok := t.GCGrace(); ok && lt.GCGrace != gc {
-		set = append(set, "gc_grace_seconds = "+secs(gc))
+		set = append(set, "gc_grace_seconds")
 		why = append(why, "gc_grace_seconds is "+secs(lt.GCGrace)+" in live, "+secs(gc)+" in the model")
 	}
 	expiry := len(set) > 0
@@ -552,7 +527,7 @@ func (p *planner) options(t *kandra.TableSchema, lt *LiveTable) {
 	for _, item := range items {
 		name, _, _ := strings.Cut(item, " = ")
 		if got, want, differs := storageDiff(name, t.StorageOptions(), lt.Options, p.ks.Targets()&(kandra.Cassandra5|kandra.Cassandra5Latest) == 0); differs {
-			set = append(set, item)
+			set = append(set, name)
 			why = append(why, name+" is "+got+" in live, "+want+" in the model")
 		}
 	}
@@ -564,7 +539,7 @@ func (p *planner) options(t *kandra.TableSchema, lt *LiveTable) {
 		effect = " (it changes how existing and new rows expire)"
 	}
 	p.add(phaseOptions, Step{ID: stepID(StepAlterOptions, t.Name()), Class: NeedsApproval, Kind: StepAlterOptions, Table: t.Name(),
-		CQL:    "ALTER TABLE " + p.qualified(t.CQLName()) + " WITH " + strings.Join(set, " AND ") + ";",
+		CQL:    mustCQL(p.ks.AlterTableOptions(t, set...)),
 		Reason: "table " + strconv.Quote(t.Name()) + ": " + strings.Join(why, "; ") + effect})
 }
 

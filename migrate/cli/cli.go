@@ -7,7 +7,10 @@
 //	}
 //
 // The commands are plan [--cql], validate, apply [--approve ID,...|all],
-// backfill LOOKUP_TABLE and history; -h or --help prints the usage. Results
+// backfill LOOKUP_TABLE, history, and import [--keyspace NAME] [--package
+// NAME] [-o FILE], which writes Go entities of a live keyspace (for a
+// program that has none yet: it needs no *kandra.Keyspace, only
+// --keyspace); -h or --help prints the usage. Results
 // go to stdout, progress and errors to stderr. The exit status is one of
 // ExitOK, ExitDifferences, ExitUsage and ExitError, for CI to act on.
 package cli
@@ -55,6 +58,7 @@ type backend struct {
 	apply    func(context.Context, adapter.Driver, *kandra.Keyspace, migrate.ApplyOptions) (*migrate.Result, error)
 	backfill func(context.Context, adapter.Driver, *kandra.Keyspace, *kandra.LookupTableSchema, migrate.BackfillOptions) (*migrate.BackfillResult, error)
 	history  func(context.Context, adapter.Driver, *kandra.Keyspace) ([]migrate.HistoryRecord, error)
+	imports  func(context.Context, adapter.Driver, string, migrate.ImportOptions) (*migrate.Imported, error)
 }
 
 var migrateBackend = backend{
@@ -62,6 +66,7 @@ var migrateBackend = backend{
 	apply:    migrate.Apply,
 	backfill: migrate.Backfill,
 	history:  migrate.History,
+	imports:  migrate.Import,
 }
 
 // Run runs one migration command on keyspace ks through d: args are the
@@ -128,14 +133,22 @@ Commands:
                          ranges; resumes where an earlier run stopped and
                          ends with a verification count
   history                what apply has recorded, oldest first
+  import [flags]         write the Go entities of a live keyspace, as a kandra
+                         model that plans no step against it; what it cannot
+                         say is listed on stderr (exit 1)
+    --keyspace NAME        the keyspace to read (default: the program's)
+    --package NAME         the generated file's package (default schema)
+    -o FILE                write the file there (default: stdout)
 
 apply and backfill also take --concurrency N, --ranges N and --page-size N
 for the backfill scan (defaults from package migrate).
 
 Exit status: 0 ok or in sync; 1 differences, impossible steps, apply refused
 (impossible steps, or another applier's lease held past --lease-wait) or
-steps left unapproved, or a failed verification; 2 usage; 3 error talking to
-the server (including no schema agreement in time).
+steps left unapproved, or a failed verification, or (import) something the
+model does not express; 2 usage, or (import) a keyspace that does not exist
+or cannot be modelled; 3 error talking to the server (including no schema
+agreement in time).
 `
 
 // run dispatches args to a command.
@@ -156,12 +169,17 @@ func (c *command) run(args []string) int {
 		"apply":    c.apply,
 		"backfill": c.backfillCmd,
 		"history":  c.historyCmd,
+		"import":   c.importCmd,
 	}[name]
 	if !ok {
-		c.printf(c.stderr, "%s: unknown command %q (want plan, validate, apply, backfill or history)\n\n%s", c.prog, name, c.usage())
+		c.printf(c.stderr, "%s: unknown command %q (want plan, validate, apply, backfill, history or import)\n\n%s", c.prog, name, c.usage())
 		return ExitUsage
 	}
-	if c.ks == nil || c.d == nil {
+	if c.d == nil && name == "import" {
+		c.printf(c.stderr, "%s: cli.Run needs a driver; the program passed nil\n", c.prog)
+		return ExitError
+	}
+	if (c.ks == nil || c.d == nil) && name != "import" {
 		// A mounting mistake, not the user's: say so plainly.
 		c.printf(c.stderr, "%s: cli.Run needs a driver and a *kandra.Keyspace; the program passed nil\n", c.prog)
 		return ExitError
@@ -573,4 +591,64 @@ func withNewline(s string) string {
 		return s
 	}
 	return s + "\n"
+}
+
+// importCmd writes the Go entities of a live keyspace (migrate.Import):
+// the source to stdout or -o's file, what it does not express and its
+// notes to stderr. Something not expressed is exit 1: the model is
+// written, and the keyspace keeps what it lacks.
+func (c *command) importCmd(args []string) int {
+	fs := c.flags("import", "import [--keyspace NAME] [--package NAME] [-o FILE]")
+	keyspace := fs.String("keyspace", "", "the keyspace to read (default: the program's)")
+	pkg := fs.String("package", "", "the generated file's package clause (default schema)")
+	out := fs.String("o", "", "write the Go file there instead of to stdout")
+	if _, done := c.parse(fs, args, 0); done >= 0 {
+		return done
+	}
+	if *keyspace == "" && c.ks != nil {
+		*keyspace = c.ks.Name()
+	}
+	if *keyspace == "" {
+		c.printf(c.stderr, "%s import: no keyspace to read; give --keyspace NAME\n", c.prog)
+		fs.Usage()
+		return ExitUsage
+	}
+	imports := c.be.imports
+	if imports == nil { // a backend made before import (the tests')
+		imports = migrate.Import
+	}
+	imp, err := imports(c.ctx, c.d, *keyspace, migrate.ImportOptions{Package: *pkg})
+	if err != nil {
+		var me *kerrors.MigrationError
+		if errors.As(err, &me) && me.Cause == nil {
+			// Nothing to import (a missing keyspace, a bad package name):
+			// the user's to fix, not the server's.
+			c.printf(c.stderr, "%s import: %v\n", c.prog, err)
+			return ExitUsage
+		}
+		return c.fail("import", err)
+	}
+	if *out == "" {
+		if _, err := c.stdout.Write(imp.Source); err != nil {
+			return c.fail("import", err)
+		}
+	} else {
+		if err := os.WriteFile(*out, imp.Source, 0o644); err != nil {
+			return c.fail("import", err)
+		}
+		c.printf(c.stderr, "%s import: keyspace %s written to %s: %d entities (%s), %d user-defined types\n",
+			c.prog, *keyspace, *out, len(imp.Entities), strings.Join(imp.Entities, ", "), len(imp.Types))
+	}
+	for _, n := range imp.Notes {
+		c.printf(c.stderr, "note: %s\n", n)
+	}
+	for _, u := range imp.Unexpressed {
+		c.printf(c.stderr, "not expressed: %s\n", u)
+	}
+	if len(imp.Unexpressed) > 0 {
+		c.printf(c.stderr, "%s import: %d thing(s) of keyspace %s are not in the model (listed above): the keyspace keeps them, and a plan of the model lists its tables and columns among its extras\n",
+			c.prog, len(imp.Unexpressed), *keyspace)
+		return ExitDifferences
+	}
+	return ExitOK
 }

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/kerrors"
+	"github.com/kandra-go/kandra/migrate"
+)
+
+// runImport runs args with import's backend returning imp or err, and
+// the keyspace ks (nil: a program without a model).
+func runImport(t *testing.T, ks *kandra.Keyspace, imp *migrate.Imported, err error, args ...string) (result, *string) {
+	t.Helper()
+	var asked string
+	be := backend{imports: func(_ context.Context, _ adapter.Driver, keyspace string, opts migrate.ImportOptions) (*migrate.Imported, error) {
+		asked = keyspace + "/" + opts.Package
+		return imp, err
+	}}
+	var out, errb bytes.Buffer
+	c := &command{ctx: context.Background(), d: &fakeDriver{}, ks: ks, be: be, stdout: &out, stderr: &errb, prog: "app schema"}
+	code := c.run(args)
+	return result{code, out.String(), errb.String()}, &asked
+}
+
+// TestImportCommand: import writes the source to stdout or -o's file, and
+// what it does not express to stderr, with exit 1.
+func TestImportCommand(t *testing.T) {
+	src := []byte("package schema\n")
+	clean := &migrate.Imported{Source: src, Entities: []string{"Accounts"}, Notes: []string{"table accounts_by_email taken as the lookup by_email of accounts"}}
+	r, asked := runImport(t, testKeyspace, clean, nil, "import")
+	if r.code != ExitOK || r.stdout != string(src) || !strings.Contains(r.stderr, "note: table accounts_by_email taken") || *asked != "shop/" {
+		t.Errorf("import: %d, stdout %q, stderr %q, asked %q", r.code, r.stdout, r.stderr, *asked)
+	}
+	partial := &migrate.Imported{Source: src, Unexpressed: []string{"column accounts.loc (tuple<int, int>): no Go type"}}
+	file := filepath.Join(t.TempDir(), "model.go")
+	r, asked = runImport(t, nil, partial, nil, "import", "--keyspace", "other", "--package", "model", "-o", file)
+	if got, err := os.ReadFile(file); err != nil || !bytes.Equal(got, src) {
+		t.Errorf("-o wrote %q (%v)", got, err)
+	}
+	if r.code != ExitDifferences || r.stdout != "" || !strings.Contains(r.stderr, "not expressed: column accounts.loc") ||
+		!strings.Contains(r.stderr, "written to "+file) || *asked != "other/model" {
+		t.Errorf("import -o: %d, stdout %q, stderr %q, asked %q", r.code, r.stdout, r.stderr, *asked)
+	}
+	if r, _ := runImport(t, nil, clean, nil, "import"); r.code != ExitUsage || !strings.Contains(r.stderr, "give --keyspace NAME") {
+		t.Errorf("import without a keyspace: %d, %q", r.code, r.stderr)
+	}
+	if r, _ := runImport(t, nil, nil, &kerrors.MigrationError{Message: `Import: keyspace "nope" does not exist`}, "import", "--keyspace", "nope"); r.code != ExitUsage || !strings.Contains(r.stderr, "does not exist") {
+		t.Errorf("import of a missing keyspace: %d, %q", r.code, r.stderr)
+	}
+	if r, _ := runImport(t, nil, nil, &kerrors.MigrationError{Message: "reading failed", Cause: errors.New("no host")}, "import", "--keyspace", "x"); r.code != ExitError {
+		t.Errorf("import failing to read: %d, %q", r.code, r.stderr)
+	}
+	if r, _ := runImport(t, nil, clean, nil, "plan"); r.code != ExitError {
+		t.Errorf("plan without a keyspace: %d", r.code)
+	}
+	if r, _ := runImport(t, testKeyspace, clean, nil, "--help"); !strings.Contains(r.stdout, "import [flags]") {
+		t.Errorf("the usage lacks import:\n%s", r.stdout)
+	}
+}

@@ -193,7 +193,9 @@ func Sensitive() FieldOption {
 
 // AsType gives the column a CQL type instead of the one derived from its Go
 // type: DATE for a time.Time, TIME for a time.Duration, ASCII for a string,
-// DECIMAL for a user decimal type, and so on. The Go type must be one the
+// DECIMAL for a user decimal type, BLOB for a fixed-size byte array
+// ([16]byte and uuid.UUID included, which are UUID otherwise; another
+// [N]byte has no type without it), and so on. The Go type must be one the
 // driver can marshal to t.
 func AsType(t CQLType) FieldOption {
 	return fieldOption{"AsType", func(s *fieldSpec) {

@@ -465,6 +465,13 @@ func ruleCases() []ruleCase {
 			want:  "CQL type int cannot be analyzed",
 		},
 		{
+			rule: kandra.RuleMask, what: "mask_inner on an int",
+			spec:  specOf("r_maskint", nil, f[string]("K", pk0), f[int32]("N", kandra.Masked(kandra.MaskInner(1, 0)))),
+			setup: []string{tableDef{name: "r_maskint", cols: []colDef{k, {"n", "INT"}}, pk: []string{"k"}}.render(ks)},
+			stmt:  "ALTER TABLE " + ks + ".r_maskint ALTER n MASKED WITH mask_inner(1, 0)",
+			want:  "Function system.mask_inner requires an argument of type [text|varchar|ascii]",
+		},
+		{
 			rule: kandra.RuleSAI, what: "text analysis on a map's entries",
 			spec:  specOf("r_saient", nil, f[string]("K", pk0), f[map[string]string]("M", kandra.SecondaryIndex(kandra.UsingSAI(), kandra.IndexEntries(), kandra.SAICaseInsensitive()))),
 			setup: []string{tableDef{name: "r_saient", cols: []colDef{k, {"m", "MAP<TEXT, TEXT>"}}, pk: []string{"k"}}.render(ks)},

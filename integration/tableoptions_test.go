@@ -110,6 +110,27 @@ func TestTableOptions(t *testing.T) {
 	if err != nil || !res.Plan.Empty() {
 		t.Fatalf("after the approved ALTER the options differ from the model:\n%v, %v", res.Plan, err)
 	}
+	// A table made by hand, with settings kandra leaves to the server
+	// given explicitly and one it has no form for: the importer declares
+	// what it can, lists the rest, and the imported model plans nothing
+	// against the table (its Leveled(160) and Compression(LZ4, 16) are the
+	// server's defaults, compared as values).
+	if err := execDDL(s, "CREATE TABLE "+ks+".o_by_hand (k text PRIMARY KEY, v text) WITH compaction = {'class': 'LeveledCompactionStrategy', "+
+		"'sstable_size_in_mb': '160', 'tombstone_threshold': '0.3'} AND compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': '16'} "+
+		"AND caching = {'keys': 'ALL', 'rows_per_partition': 'NONE'} AND speculative_retry = '99PERCENTILE' AND bloom_filter_fp_chance = 0.1"); err != nil {
+		t.Fatal(err)
+	}
+	im, err := migrate.Import(ctx, d, ks, migrate.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(im.Unexpressed) != 1 || !strings.Contains(im.Unexpressed[0], `table o_by_hand: compaction LeveledCompactionStrategy: its setting tombstone_threshold = "0.3" has no kandra form`) {
+		t.Errorf("unexpressed %q, want the tombstone_threshold alone", im.Unexpressed)
+	}
+	if src := string(im.Source); !strings.Contains(src, `s.Table("o_by_hand", kandra.Compaction(kandra.Leveled(160)))`) {
+		t.Errorf("the generated o_by_hand declares more or less than its compaction:\n%s", src)
+	}
+	importRoundTrip(t, s, []string{ks}, nil)
 	if !t.Failed() {
 		ok = n
 	}

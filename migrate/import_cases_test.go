@@ -142,7 +142,7 @@ func scyllaRows() *rowsBuilder {
 	b.col("items", "sku", "r", 0, "", "text")
 	b.col("items", "tags", "r", 0, "", "set<text>")
 	b.index("items", "items_tags_idx", "COMPOSITES", map[string]string{"target": "tags"})
-	b.table("items_by_sku", nil)
+	b.table("items_by_sku", map[string]any{"compression": map[string]string{"sstable_compression": "org.apache.cassandra.io.compress.LZ4Compressor"}})
 	b.col("items_by_sku", "sku", "p", 0, "", "text")
 	b.col("items_by_sku", "id", "r", 0, "", "uuid")
 	b.col("items_by_sku", kandra.ClaimColumn, "r", 0, "", "bigint")

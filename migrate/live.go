@@ -101,7 +101,9 @@ type LiveTable struct {
 	// map option's entries under "name.key" ("compaction.class",
 	// "caching.keys"), the others under their name ("comment",
 	// "speculative_retry", "bloom_filter_fp_chance", "memtable", "cdc").
-	// An option the server does not have is absent.
+	// An option the server does not have is absent. StorageOptions reads
+	// them into kandra's values, as the planner and the importer compare
+	// and write them.
 	Options map[string]string
 	// Legacy names the legacy form of a table that is not a CQL table,
 	// read from its Flags: LegacySuper, LegacyDense or LegacyNotCompound,

@@ -3,7 +3,6 @@ package migrate
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -524,11 +523,18 @@ func (p *planner) options(t *kandra.TableSchema, lt *LiveTable) {
 	}
 	expiry := len(set) > 0
 	items, _ := p.ks.StorageOptionItems(t)
+	live, unread := lt.StorageOptions()
 	for _, item := range items {
 		name, _, _ := strings.Cut(item, " = ")
-		if got, want, differs := storageDiff(name, t.StorageOptions(), lt.Options, p.ks.Targets()&(kandra.Cassandra5|kandra.Cassandra5Latest) == 0); differs {
+		if got, want, differs := sameStorage(name, t.StorageOptions(), live, p.ks.Targets()&(kandra.Cassandra5|kandra.Cassandra5Latest) == 0); differs {
 			set = append(set, name)
 			why = append(why, name+" is "+got+" in live, "+want+" in the model")
+			// The ALTER writes the option whole: say what of live's it resets.
+			for _, u := range unread {
+				if strings.HasPrefix(u, name+" ") || strings.HasPrefix(u, name+":") {
+					why = append(why, "the step resets live's "+u)
+				}
+			}
 		}
 	}
 	if len(set) == 0 {
@@ -542,149 +548,6 @@ func (p *planner) options(t *kandra.TableSchema, lt *LiveTable) {
 		CQL:    mustCQL(p.ks.AlterTableOptions(t, set...)),
 		Reason: "table " + strconv.Quote(t.Name()) + ": " + strings.Join(why, "; ") + effect})
 }
-
-// storageDiff compares storage option name of the model with the live
-// table's options (LiveTable.Options), as the server stores them: a
-// class by its last name ("org.apache...LeveledCompactionStrategy" is
-// LeveledCompactionStrategy), the settings the model gives (the server
-// adds its defaults for the rest), a speculative retry in the server's
-// spelling ("99PERCENTILE" is "99p"). It returns both sides for the
-// step's reason. An option the server keeps outside system_schema.tables
-// (ScyllaDB's tombstone_gc, per_partition_rate_limit and cdc) is never
-// reported: the planner cannot see it.
-func storageDiff(name string, o kandra.StorageOptions, live map[string]string, scylla bool) (got, want string, differs bool) {
-	sub := func(prefix string, keys ...string) string {
-		var parts []string
-		for _, k := range keys {
-			if v, ok := live[prefix+"."+k]; ok {
-				if k == "class" || k == "sstable_compression" {
-					v = v[strings.LastIndexByte(v, '.')+1:]
-				}
-				parts = append(parts, k+"="+v)
-			}
-		}
-		if len(parts) == 0 {
-			return "unset"
-		}
-		return strings.Join(parts, " ")
-	}
-	scalar := func(k string) string {
-		if v, ok := live[k]; ok {
-			return strconv.Quote(v)
-		}
-		return "unset"
-	}
-	switch name {
-	case "compaction":
-		c := o.Compaction
-		keys := []string{"class"}
-		want = "class=" + c.Kind.String()
-		add := func(k, v string) {
-			keys = append(keys, k)
-			want += " " + k + "=" + v
-		}
-		if c.SSTableSizeMB > 0 {
-			add("sstable_size_in_mb", strconv.Itoa(c.SSTableSizeMB))
-		}
-		if c.WindowUnit != 0 {
-			add("compaction_window_unit", c.WindowUnit.String())
-		}
-		if c.WindowSize > 0 {
-			add("compaction_window_size", strconv.Itoa(c.WindowSize))
-		}
-		if c.ScalingParameters != "" {
-			add("scaling_parameters", c.ScalingParameters)
-		}
-		got = sub("compaction", keys...)
-	case "compression":
-		c := o.Compression
-		if scylla {
-			want, got = "sstable_compression="+c.Compressor.String(), sub("compression", "sstable_compression")
-			if c.Off {
-				want = "sstable_compression="
-				if got == "unset" {
-					got = want // ScyllaDB stores no compression as an empty map
-				}
-			}
-		} else if c.Off {
-			want, got = "enabled=false", sub("compression", "enabled")
-		} else {
-			want, got = "class="+c.Compressor.String(), sub("compression", "class")
-		}
-		if c.ChunkLengthKB > 0 {
-			want += " chunk_length_in_kb=" + strconv.Itoa(c.ChunkLengthKB)
-			got = strings.TrimPrefix(got+" "+sub("compression", "chunk_length_in_kb"), "unset ")
-		}
-	case "caching":
-		if c := o.Caching; c != nil {
-			keys, rows := c.Values()
-			want, got = "keys="+keys+" rows_per_partition="+rows, sub("caching", "keys", "rows_per_partition")
-		} else {
-			want, got = "enabled="+strconv.FormatBool(*o.ScyllaCaching), sub("caching", "enabled")
-			if got == "unset" {
-				got = "enabled=true" // ScyllaDB writes enabled only when it is off
-			}
-		}
-	case "comment":
-		want, got = strconv.Quote(*o.Comment), scalar("comment")
-		if _, ok := live["comment"]; !ok && *o.Comment == "" {
-			got = want // the server stores no comment as ""
-		}
-	case "speculative_retry":
-		want, got = strconv.Quote(normRetry(*o.SpeculativeRetry)), scalar("speculative_retry")
-		if v, ok := live["speculative_retry"]; ok {
-			got = strconv.Quote(normRetry(v))
-		}
-	case "bloom_filter_fp_chance":
-		want, got = strconv.FormatFloat(*o.BloomFilterFPChance, 'g', -1, 64), "unset"
-		if v, err := strconv.ParseFloat(live["bloom_filter_fp_chance"], 64); err == nil {
-			got = strconv.FormatFloat(v, 'g', -1, 64)
-		}
-	case "memtable":
-		want, got = strconv.Quote(*o.Memtable), scalar("memtable")
-		if live["memtable"] == "" && *o.Memtable == "default" {
-			got = want // the default configuration is stored as null (read as "" by some drivers)
-		}
-	case "cdc":
-		if scylla {
-			return "", "", false // ScyllaDB keeps it outside system_schema.tables
-		}
-		want, got = strconv.FormatBool(*o.CDC), live["cdc"]
-		if got == "" {
-			got = "false" // Cassandra stores no cdc as null
-		}
-	default:
-		return "", "", false
-	}
-	return got, want, got != want
-}
-
-// normRetry spells a speculative_retry policy as Cassandra stores it, in
-// lower case: "percentile" as "p", NONE as NEVER, no spaces, numbers
-// without trailing zeros ("99.50p" is "99.5p", "050ms" is "50ms").
-func normRetry(s string) string {
-	s = strings.ToLower(strings.ReplaceAll(s, " ", ""))
-	s = strings.ReplaceAll(s, "percentile", "p")
-	if s == "none" {
-		return "never"
-	}
-	// MIN and MAX are stored with the percentile first.
-	if m := minMax.FindStringSubmatch(s); m != nil && strings.HasSuffix(m[2], "ms") {
-		s = m[1] + "(" + m[3] + "," + m[2] + ")"
-	}
-	return retryNumber.ReplaceAllStringFunc(s, func(n string) string {
-		f, err := strconv.ParseFloat(n, 64)
-		if err != nil {
-			return n
-		}
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	})
-}
-
-var (
-	retryNumber = regexp.MustCompile(`\d+(\.\d+)?`)
-	minMax      = regexp.MustCompile(`^(min|max)\(([^,]+),([^,]+)\)$`)
-)
 
 // lookup plans lookup table l of a primary table that exists in live or
 // is created by the plan.

@@ -75,6 +75,9 @@ func storedOptions(row map[string]any, o kandra.StorageOptions, scylla bool) {
 		if c.WindowSize > 0 {
 			m["compaction_window_size"] = strconv.Itoa(c.WindowSize)
 		}
+		if c.ScalingParameters != "" {
+			m["scaling_parameters"] = c.ScalingParameters
+		}
 		row["compaction"] = m
 	}
 	// Both servers always store caching: Cassandra its default map,
@@ -89,6 +92,9 @@ func storedOptions(row map[string]any, o kandra.StorageOptions, scylla bool) {
 	row["caching"] = caching
 	if c := o.Compression; c != nil {
 		m := map[string]string{"chunk_length_in_kb": "16"}
+		if scylla {
+			m["chunk_length_in_kb"] = "4"
+		}
 		switch {
 		case c.Off && scylla:
 			m = map[string]string{}

@@ -14,14 +14,16 @@ import (
 	"github.com/kandra-go/kandra/internal/catalog"
 )
 
-// The hand-written contender of TestRealServerThroughput: Save, Get and
-// Update of Event as a programmer writes them on a driver, with kandra's
-// CQL. The logic is written once (nodeHandCode), on handDriver, the few
-// calls that differ between the two drivers.
+// The hand-written contender of TestRealServerThroughput: Save, Get,
+// Update and a partial write (Patch) of Event as a programmer writes them
+// on a driver, with kandra's CQL. The logic is written once
+// (nodeHandCode), on handDriver, the few calls that differ between the
+// two drivers.
 
 // nodeCQL is Event's statements, as kandra renders them.
 type nodeCQL struct {
 	insert, get, update string
+	patch               string // the partial write of the title, as Repo.Patch with Upsert sends it
 	byID, byIDAt        string // the BATCH lookup's insert, and at a timestamp
 	byEmailAt           string // the EVENTUAL lookup's insert at a timestamp
 	byEmailDelAt        string // and its delete at one
@@ -32,6 +34,9 @@ func newNodeCQL(st *catalog.Table) nodeCQL {
 	for _, col := range st.Schema().Columns() {
 		if col.Name() == "email" { // the update rounds change the email only: the statement sets it
 			c.update = st.UpdateColumns([]*kandra.ColumnSchema{col}, catalog.UsingTimestamp, false, nil).CQL()
+		}
+		if col.Name() == "title" { // the patch rounds: kstore.Set(title, v) with Upsert, no USING
+			c.patch = st.Patch(&catalog.PatchSpec{Sets: []catalog.Set{{Col: col, Op: catalog.Assign}}}, nil).CQL()
 		}
 	}
 	for i := 0; i < st.NumLookups(); i++ {
@@ -50,6 +55,7 @@ type nodeHand interface {
 	save(ctx context.Context, e *Event) error
 	get(ctx context.Context, key *Event) (*Event, error)
 	update(ctx context.Context, old, nw *Event) error
+	patch(ctx context.Context, key *Event, title string) error
 	wait() error // for the EVENTUAL writes in flight, and their first failure
 }
 
@@ -70,7 +76,8 @@ type handDriver interface {
 // flight), Get, and Update with a move of the EVENTUAL lookup (the row
 // and the BATCH lookup's row again at one timestamp, in one LOGGED BATCH;
 // then the EVENTUAL row of the old email deleted and the new one written
-// at that timestamp, on a goroutine).
+// at that timestamp, on a goroutine), and the partial write of the title
+// (one plain UPDATE).
 type nodeHandCode struct {
 	s   handDriver
 	c   nodeCQL
@@ -134,6 +141,13 @@ func (h *nodeHandCode) update(ctx context.Context, old, nw *Event) error {
 		return h.s.exec(ctx, h.c.byEmailAt, email, tid, day, at, ts)
 	})
 	return nil
+}
+
+// patch is the partial write of one column: UPDATE ... SET title = ?
+// WHERE <key> = ?, with no USING (the title has no lookup, so it is a
+// plain write; kandra's Patch with Upsert sends the same statement).
+func (h *nodeHandCode) patch(ctx context.Context, key *Event, title string) error {
+	return h.s.exec(ctx, h.c.patch, title, h.s.uuid(key.TenantID), key.Day, key.OccurredAt)
 }
 
 // async runs write on a goroutine, at most 16 at once, retrying a server

@@ -94,15 +94,15 @@ func TestUniqueClaimCost(t *testing.T) {
 	noFinish := func() error { return nil }
 	d := roundTime(t)
 	var timeouts atomic.Int64
-	round(t, d, &timeouts, saveBatch, noFinish) // warm-up
-	round(t, d, &timeouts, saveUnique, noFinish)
+	round(t, d, nodeWorkers, &timeouts, saveBatch, noFinish) // warm-up
+	round(t, d, nodeWorkers, &timeouts, saveUnique, noFinish)
 	var bs, us, ratios []float64
 	for p := 0; p < 8; p++ {
 		var b, u float64
 		if p%2 == 0 {
-			b, u = round(t, d, &timeouts, saveBatch, noFinish), round(t, d, &timeouts, saveUnique, noFinish)
+			b, u = round(t, d, nodeWorkers, &timeouts, saveBatch, noFinish).rate, round(t, d, nodeWorkers, &timeouts, saveUnique, noFinish).rate
 		} else {
-			u, b = round(t, d, &timeouts, saveUnique, noFinish), round(t, d, &timeouts, saveBatch, noFinish)
+			u, b = round(t, d, nodeWorkers, &timeouts, saveUnique, noFinish).rate, round(t, d, nodeWorkers, &timeouts, saveBatch, noFinish).rate
 		}
 		bs, us, ratios = append(bs, b), append(us, u), append(ratios, u/b)
 	}

@@ -210,7 +210,7 @@ var (
 	summaryLines = map[string]string{}
 )
 
-var summaryOrder = []string{"config", "catalogue", "random", "rules", "values", "overrides", "ordering", "names", "type-names", "accepted", "todos", "frozen", "static", "table-options", "auth", "import", "import-apps"}
+var summaryOrder = []string{"config", "catalogue", "random", "rules", "values", "overrides", "ordering", "names", "type-names", "accepted", "todos", "frozen", "static", "table-options", "auth", "import", "import-apps", "import-file", "beyond"}
 
 func summary(part, line string) {
 	summaryMu.Lock()

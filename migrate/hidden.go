@@ -2,7 +2,7 @@ package migrate
 
 // What a live keyspace holds that the rest of the planner does not see:
 // legacy (COMPACT STORAGE) tables, column masks, user-defined functions
-// and aggregates.
+// and aggregates, materialized views and triggers.
 
 import (
 	"cmp"
@@ -54,8 +54,9 @@ func (p *planner) legacy(lt *LiveTable, what, manual string) {
 		"), not a CQL table: kandra reads and writes CQL tables only, and plans nothing against it", manual)
 }
 
-// routines lists the live user-defined functions and aggregates in
-// Plan.Extra: kandra declares none and never touches them.
+// routines lists the live user-defined functions and aggregates,
+// materialized views and triggers in Plan.Extra: kandra declares none
+// and never touches them.
 func (p *planner) routines() {
 	lks := p.live.Keyspace
 	if lks == nil {
@@ -67,6 +68,49 @@ func (p *planner) routines() {
 	for _, a := range lks.Aggregates {
 		p.extra = append(p.extra, "aggregate "+lks.Name+"."+a.Signature())
 	}
+	for _, v := range lks.Views {
+		p.extra = append(p.extra, "materialized view "+lks.Name+"."+v.Name+" of table "+v.BaseTable)
+	}
+	for _, t := range lks.Triggers {
+		p.extra = append(p.extra, "trigger "+t.Name+" on table "+t.Table)
+	}
+}
+
+// viewsAndTriggers reads system_schema.views and system_schema.triggers
+// into ks, after its tables and indexes: a ScyllaDB view that backs one
+// of its secondary indexes ("{index}_index") is the index's, not a view
+// of its own.
+func (rd *rowReader) viewsAndTriggers(ks *LiveKeyspace, views, triggers []map[string]any) {
+	indexes := map[string]bool{}
+	for _, t := range ks.Tables {
+		for _, ix := range t.Indexes {
+			indexes[ix.Name] = true
+		}
+	}
+	for i, row := range views {
+		if !rd.mine(row) {
+			continue
+		}
+		v := &LiveView{Name: rd.str("views", i, row, "view_name", true), BaseTable: rd.str("views", i, row, "base_table_name", false)}
+		if name, ok := strings.CutSuffix(v.Name, "_index"); rd.err != nil || ok && indexes[name] {
+			continue
+		}
+		ks.Views = append(ks.Views, v)
+	}
+	for i, row := range triggers {
+		if !rd.mine(row) {
+			continue
+		}
+		t := &LiveTrigger{Name: rd.str("triggers", i, row, "trigger_name", true), Table: rd.str("triggers", i, row, "table_name", false)}
+		if o, ok := row["options"].(map[string]string); ok {
+			t.Class = o["class"]
+		}
+		ks.Triggers = append(ks.Triggers, t)
+	}
+	slices.SortFunc(ks.Views, func(a, b *LiveView) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(ks.Triggers, func(a, b *LiveTrigger) int {
+		return cmp.Or(strings.Compare(a.Table, b.Table), strings.Compare(a.Name, b.Name))
+	})
 }
 
 // legacyForm reads a table's legacy form from its flags (see

@@ -133,58 +133,15 @@ func importWith(ctx context.Context, d driver, keyspace string, opts ImportOptio
 			return nil, err
 		}
 	}
-	return generate(live, opts, readBeyond(ctx, d, keyspace, live))
+	return generate(live, opts, nil)
 }
 
-// beyondQueries read what system_schema holds of a keyspace beside its
-// tables and types, which kandra does not model: each the names the
-// entries of Imported.Unexpressed give, and the way out.
-var beyondQueries = []struct {
-	table, what, why string
-	names            func(row map[string]any) string
-}{
-	{"views", "materialized view", "kandra models no materialized view (ScyllaDB's index views aside); keep creating it by hand, or read the base table through a kandra.Lookup or an index",
-		func(r map[string]any) string { return str(r["view_name"]) + " on " + str(r["base_table_name"]) }},
-	{"triggers", "trigger", "kandra declares no trigger; keep its CREATE TRIGGER by hand",
-		func(r map[string]any) string { return str(r["trigger_name"]) + " on " + str(r["table_name"]) }},
-}
-
-// readBeyond lists what beyondQueries find. A table this role cannot
-// read is a note, not an error: the model is written either way.
-func readBeyond(ctx context.Context, d driver, keyspace string, live *Live) []string {
-	var out []string
-	for _, q := range beyondQueries {
-		rows, err := d.QueryCQL(ctx, "SELECT * FROM system_schema."+q.table+" WHERE keyspace_name = ?", []any{keyspace}, kandra.ConsistencyOne)
-		if err != nil {
-			out = append(out, "note: system_schema."+q.table+" could not be read ("+oneLine(err.Error())+"): any "+q.what+" of the keyspace is not listed here")
-			continue
-		}
-		for _, r := range rows {
-			if q.table == "views" && scyllaIndexView(live, str(r["view_name"])) {
-				continue
-			}
-			out = append(out, q.what+" "+q.names(r)+": "+q.why)
-		}
-	}
-	return out
-}
-
-// scyllaIndexView reports a ScyllaDB view that backs a secondary index of
-// the keyspace ("{index}_index"): the index is imported, its view with it.
-func scyllaIndexView(live *Live, view string) bool {
-	name, ok := strings.CutSuffix(view, "_index")
-	if !ok || live.Keyspace == nil {
-		return false
-	}
-	for _, t := range live.Keyspace.Tables {
-		for _, ix := range t.Indexes {
-			if ix.Name == name {
-				return true
-			}
-		}
-	}
-	return false
-}
+// What GenerateEntities says of a live materialized view and trigger
+// (LiveKeyspace.Views, Triggers), which kandra does not model.
+const (
+	viewWhy    = "kandra models no materialized view (ScyllaDB's index views aside); keep creating it by hand, or read the base table through a kandra.Lookup or an index"
+	triggerWhy = "kandra declares no trigger; keep its CREATE TRIGGER by hand"
+)
 
 // oneLine folds s onto one line, for a list entry.
 func oneLine(s string) string {

@@ -164,6 +164,12 @@ func (g *gen) run() error {
 	for _, f := range g.ks.Aggregates {
 		g.unexpressed("user aggregate " + f.Signature() + ": kandra declares no aggregate; keep its CREATE AGGREGATE in a .cql file of its own")
 	}
+	for _, v := range g.ks.Views {
+		g.unexpressed("materialized view " + v.Name + " on " + v.BaseTable + ": " + viewWhy)
+	}
+	for _, t := range g.ks.Triggers {
+		g.unexpressed("trigger " + t.Name + " on " + t.Table + ": " + triggerWhy)
+	}
 	g.markUsedUDTs()
 	for _, name := range slices.Sorted(maps.Keys(g.udts)) {
 		u := g.udts[name]

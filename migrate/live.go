@@ -46,6 +46,24 @@ type LiveKeyspace struct {
 	// touches them.
 	Functions  []*LiveFunction
 	Aggregates []*LiveFunction
+	// Views are the materialized views (system_schema.views), ScyllaDB's
+	// views that back its secondary indexes left out, and Triggers the
+	// triggers (system_schema.triggers), both sorted by name. kandra
+	// declares neither: a plan lists them in Plan.Extra and never touches
+	// them, and import lists them as unexpressed.
+	Views    []*LiveView
+	Triggers []*LiveTrigger
+}
+
+// LiveView is a materialized view: its name and its base table.
+type LiveView struct {
+	Name, BaseTable string
+}
+
+// LiveTrigger is a trigger: its name, its table and its class (the
+// options' "class", "" when the row has none).
+type LiveTrigger struct {
+	Name, Table, Class string
 }
 
 // LiveFunction is a row of system_schema.functions or

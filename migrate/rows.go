@@ -32,8 +32,9 @@ import (
 //
 // A column's mask (system_schema.column_masks) is read into LiveColumn.Mask
 // (readMask), the user-defined functions and aggregates into
-// LiveKeyspace.Functions and Aggregates, and a table's legacy form from
-// its flags into LiveTable.Legacy.
+// LiveKeyspace.Functions and Aggregates, the materialized views and
+// triggers into Views and Triggers, and a table's legacy form from its
+// flags into LiveTable.Legacy.
 //
 // A row whose values do not follow the conventions (a missing name, a
 // position that is not an integer, an unknown column kind) is an error
@@ -48,7 +49,7 @@ func liveFromRows(keyspace string, r *schemaRows) (*Live, error) {
 		return nil, rd.err
 	}
 	if ks == nil {
-		for _, rows := range [][]map[string]any{r.Tables, r.Columns, r.Indexes, r.Types, r.DroppedColumns, r.ColumnMasks, r.Functions, r.Aggregates} {
+		for _, rows := range [][]map[string]any{r.Tables, r.Columns, r.Indexes, r.Types, r.DroppedColumns, r.ColumnMasks, r.Functions, r.Aggregates, r.Views, r.Triggers} {
 			for i, row := range rows {
 				if rd.mine(row) {
 					return nil, fmt.Errorf("migrate: system_schema rows of keyspace %q: row %d of a table (%v) without a row in system_schema.keyspaces; read the schema again", keyspace, i, row["table_name"])
@@ -65,6 +66,7 @@ func liveFromRows(keyspace string, r *schemaRows) (*Live, error) {
 	rd.masks(ks, r.ColumnMasks)
 	ks.Functions = rd.functions("functions", "function_name", r.Functions)
 	ks.Aggregates = rd.functions("aggregates", "aggregate_name", r.Aggregates)
+	rd.viewsAndTriggers(ks, r.Views, r.Triggers)
 	if rd.err != nil {
 		return nil, rd.err
 	}

@@ -3,6 +3,7 @@ package migrate
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -82,6 +83,8 @@ type schemaRows struct {
 	ColumnMasks    []map[string]any // system_schema.column_masks (none on a server without the table)
 	Functions      []map[string]any // system_schema.functions
 	Aggregates     []map[string]any // system_schema.aggregates
+	Views          []map[string]any // system_schema.views
+	Triggers       []map[string]any // system_schema.triggers (none on a server without the table)
 }
 
 // queryFunc runs one SELECT with plain values at consistency c and
@@ -90,21 +93,26 @@ type queryFunc func(ctx context.Context, stmt string, values []any, c kandra.Con
 
 // schemaTables are the system_schema tables readSchemaRows reads, in the
 // order of schemaRows' fields.
-var schemaTables = [...]string{"keyspaces", "tables", "columns", "indexes", "types", "dropped_columns", "column_masks", "functions", "aggregates"}
+var schemaTables = [...]string{"keyspaces", "tables", "columns", "indexes", "types", "dropped_columns", "column_masks", "functions", "aggregates", "views", "triggers"}
+
+// optionalTables are the schemaTables a server may lack: column_masks
+// (ScyllaDB, Cassandra before 5.0), triggers (ScyllaDB, which has none).
+var optionalTables = []string{"column_masks", "triggers"}
 
 // readSchemaRows reads through query every row of keyspace in
 // system_schema.{keyspaces,tables,columns,indexes,types,dropped_columns,
-// column_masks,functions,aggregates}, at consistency ONE (system_schema is
-// node-local). A server without column_masks (ScyllaDB, Cassandra before
-// 5.0) has no masks: the refusal of that one read is no error
-// (missingTable); any other error is.
+// column_masks,functions,aggregates,views,triggers}, at consistency ONE
+// (system_schema is node-local). A server without column_masks (ScyllaDB,
+// Cassandra before 5.0) has no masks, and one without triggers none of
+// them: the refusal of those reads is no error (missingTable); any other
+// error is.
 func readSchemaRows(ctx context.Context, query queryFunc, keyspace string) (*schemaRows, error) {
 	out := &schemaRows{}
-	dst := [...]*[]map[string]any{&out.Keyspaces, &out.Tables, &out.Columns, &out.Indexes, &out.Types, &out.DroppedColumns, &out.ColumnMasks, &out.Functions, &out.Aggregates}
+	dst := [...]*[]map[string]any{&out.Keyspaces, &out.Tables, &out.Columns, &out.Indexes, &out.Types, &out.DroppedColumns, &out.ColumnMasks, &out.Functions, &out.Aggregates, &out.Views, &out.Triggers}
 	for i, t := range schemaTables {
 		rows, err := query(ctx, "SELECT * FROM system_schema."+t+" WHERE keyspace_name = ?", []any{keyspace}, kandra.ConsistencyOne)
 		if err != nil {
-			if t == "column_masks" && missingTable(err, t) {
+			if slices.Contains(optionalTables, t) && missingTable(err, t) {
 				continue
 			}
 			return nil, err

@@ -37,7 +37,10 @@ func TestReadSchemaRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := [][]map[string]any{rows.Keyspaces, rows.Tables, rows.Columns, rows.Indexes, rows.Types, rows.DroppedColumns, rows.ColumnMasks, rows.Functions, rows.Aggregates}
+	got := [][]map[string]any{rows.Keyspaces, rows.Tables, rows.Columns, rows.Indexes, rows.Types, rows.DroppedColumns, rows.ColumnMasks, rows.Functions, rows.Aggregates, rows.Views, rows.Triggers}
+	if len(got) != len(schemaTables) {
+		t.Fatalf("%d fields for %d tables", len(got), len(schemaTables))
+	}
 	for i, tb := range schemaTables {
 		if len(got[i]) != 1 || got[i][0]["table"] != tb {
 			t.Errorf("field %d: %v, want the rows of %s", i, got[i], tb)
@@ -70,6 +73,16 @@ func TestReadSchemaRows(t *testing.T) {
 		case !c.ok && (err == nil || err.Error() != c.msg):
 			t.Errorf("%q: rows %+v, %v; want the error", c.msg, rows, err)
 		}
+	}
+	// Nor has ScyllaDB triggers.
+	fail := &failOn{recorder: r, stmt: "SELECT * FROM system_schema.triggers WHERE keyspace_name = ?", err: errors.New("unconfigured table triggers")}
+	if rows, err := readSchemaRows(context.Background(), fail.query, "ks"); err != nil || len(rows.Triggers) != 0 || len(rows.Views) != 1 {
+		t.Errorf("without triggers: rows %+v, %v; want no triggers and the other rows", rows, err)
+	}
+	fail.stmt = "SELECT * FROM system_schema.views WHERE keyspace_name = ?"
+	fail.err = errors.New("unconfigured table views")
+	if _, err := readSchemaRows(context.Background(), fail.query, "ks"); err == nil {
+		t.Error("a server without views: no error; every server has them")
 	}
 }
 

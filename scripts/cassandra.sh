@@ -334,6 +334,10 @@ concurrent_compactors: 1
 # default in 5.0 ("Cannot mask columns because dynamic data masking is not
 # enabled"); the migrator's mask scenario needs them.
 dynamic_data_masking_enabled: true
+# User-defined functions and materialized views, off by default in 5.0: the
+# importer's scenario shows that kandra lists them and leaves them be.
+user_defined_functions_enabled: true
+materialized_views_enabled: true
 EOF
   if [[ "$latest" == 1 ]]; then latest_yaml >>"$RUN/conf/cassandra.yaml"; fi
   if [[ -n "${KANDRA_CASSANDRA_EXTRA_YAML:-}" ]]; then

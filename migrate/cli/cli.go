@@ -8,9 +8,11 @@
 //
 // The commands are plan [--cql], validate, apply [--approve ID,...|all],
 // backfill LOOKUP_TABLE, history, and import [--keyspace NAME] [--package
-// NAME] [-o FILE], which writes Go entities of a live keyspace (for a
-// program that has none yet: it needs no *kandra.Keyspace, only
-// --keyspace); -h or --help prints the usage. Results
+// NAME] [--file PATH.cql] [-o FILE], which writes Go entities of a live
+// keyspace, or of the keyspace a .cql schema file creates (--file, read
+// with migrate.ImportFile: no server is needed), for a program that has
+// none yet: it needs no *kandra.Keyspace, only --keyspace; -h or --help
+// prints the usage. Results
 // go to stdout, progress and errors to stderr. The exit status is one of
 // ExitOK, ExitDifferences, ExitUsage and ExitError, for CI to act on.
 package cli
@@ -136,7 +138,12 @@ Commands:
   import [flags]         write the Go entities of a live keyspace, as a kandra
                          model that plans no step against it; what it cannot
                          say is listed on stderr (exit 1)
-    --keyspace NAME        the keyspace to read (default: the program's)
+    --keyspace NAME        the keyspace to read (default: the program's; with
+                           --file, the only keyspace the file names)
+    --file PATH.cql        read the keyspace from a .cql schema file (CREATE
+                           KEYSPACE, TYPE, TABLE, INDEX ...) instead of the
+                           server, which is not contacted; the model targets
+                           the program's keyspace's targets
     --package NAME         the generated file's package (default schema)
     -o FILE                write the file there (default: stdout)
 
@@ -147,7 +154,7 @@ Exit status: 0 ok or in sync; 1 differences, impossible steps, apply refused
 (impossible steps, or another applier's lease held past --lease-wait) or
 steps left unapproved, or a failed verification, or (import) something the
 model does not express; 2 usage, or (import) a keyspace that does not exist
-or cannot be modelled; 3 error talking to the server (including no schema
+or cannot be modelled, or a schema file that cannot be read; 3 error talking to the server (including no schema
 agreement in time).
 `
 
@@ -174,10 +181,6 @@ func (c *command) run(args []string) int {
 	if !ok {
 		c.printf(c.stderr, "%s: unknown command %q (want plan, validate, apply, backfill, history or import)\n\n%s", c.prog, name, c.usage())
 		return ExitUsage
-	}
-	if c.d == nil && name == "import" {
-		c.printf(c.stderr, "%s: cli.Run needs a driver; the program passed nil\n", c.prog)
-		return ExitError
 	}
 	if (c.ks == nil || c.d == nil) && name != "import" {
 		// A mounting mistake, not the user's: say so plainly.
@@ -598,9 +601,10 @@ func withNewline(s string) string {
 // notes to stderr. Something not expressed is exit 1: the model is
 // written, and the keyspace keeps what it lacks.
 func (c *command) importCmd(args []string) int {
-	fs := c.flags("import", "import [--keyspace NAME] [--package NAME] [-o FILE]")
-	keyspace := fs.String("keyspace", "", "the keyspace to read (default: the program's)")
+	fs := c.flags("import", "import [--keyspace NAME] [--package NAME] [--file PATH.cql] [-o FILE]")
+	keyspace := fs.String("keyspace", "", "the keyspace to read (default: the program's; with --file, the only one the file names)")
 	pkg := fs.String("package", "", "the generated file's package clause (default schema)")
+	file := fs.String("file", "", "read the keyspace from this .cql schema file instead of the server")
 	out := fs.String("o", "", "write the Go file there instead of to stdout")
 	if _, done := c.parse(fs, args, 0); done >= 0 {
 		return done
@@ -608,16 +612,43 @@ func (c *command) importCmd(args []string) int {
 	if *keyspace == "" && c.ks != nil {
 		*keyspace = c.ks.Name()
 	}
-	if *keyspace == "" {
+	if *keyspace == "" && *file == "" {
 		c.printf(c.stderr, "%s import: no keyspace to read; give --keyspace NAME\n", c.prog)
 		fs.Usage()
 		return ExitUsage
 	}
-	imports := c.be.imports
-	if imports == nil { // a backend made before import (the tests')
-		imports = migrate.Import
+	var imp *migrate.Imported
+	var err error
+	if *file != "" {
+		// The file alone: no server to ask, so the model targets what
+		// the program's keyspace targets (every target without one).
+		src, rerr := os.ReadFile(*file)
+		if rerr != nil {
+			c.printf(c.stderr, "%s import: %v\n", c.prog, rerr)
+			return ExitUsage
+		}
+		opts := migrate.ImportOptions{Package: *pkg}
+		if c.ks != nil {
+			opts.Targets = c.ks.Targets()
+		}
+		if *keyspace == "" {
+			// The file's only keyspace, named for the messages below.
+			if sf, perr := migrate.ParseSchemaFile(src, ""); perr == nil && sf.Live.Keyspace != nil {
+				*keyspace = sf.Live.Keyspace.Name
+			}
+		}
+		imp, err = migrate.ImportFile(src, *keyspace, opts)
+	} else {
+		if c.d == nil {
+			c.printf(c.stderr, "%s: cli.Run needs a driver; the program passed nil (import --file reads a schema file without one)\n", c.prog)
+			return ExitError
+		}
+		imports := c.be.imports
+		if imports == nil { // a backend made before import (the tests')
+			imports = migrate.Import
+		}
+		imp, err = imports(c.ctx, c.d, *keyspace, migrate.ImportOptions{Package: *pkg})
 	}
-	imp, err := imports(c.ctx, c.d, *keyspace, migrate.ImportOptions{Package: *pkg})
 	if err != nil {
 		var me *kerrors.MigrationError
 		if errors.As(err, &me) && me.Cause == nil {

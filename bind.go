@@ -37,7 +37,7 @@ type columnFlags struct {
 	uuid             UUIDStrategy // GeneratedUUID's strategy
 	softDeleteMarker bool         // SoftDelete's marker
 	static           bool         // Static: one value per partition
-	frozen           bool         // Frozen: a user-defined type declared FROZEN
+	frozen           bool         // Frozen: a user-defined type or collection declared FROZEN
 	mask             Mask         // Masked: the column's mask
 	hasMask          bool         // Masked was given
 }
@@ -175,13 +175,19 @@ func Static() FieldOption {
 	return fieldOption{"Static", func(s *fieldSpec) { s.static = true }}
 }
 
-// Frozen declares a column of a user-defined type (a struct field)
-// FROZEN<...>: one value, written and read whole, instead of a column of
-// its own fields. A frozen value keeps a value whose every field is null
-// apart from null, takes a secondary index, and overwrites without a
-// tombstone; a non-frozen one (the default, frozen only where servers
-// require it) is what a table created by hand without FROZEN holds. Key
-// columns are frozen whatever the option.
+// Frozen declares a column of a user-defined type (a struct field) or of
+// a collection (a slice or a map: a list, set or map) FROZEN<...>: one
+// value, written and read whole, instead of a column of its own fields or
+// elements. A frozen value keeps a value whose every field is null apart
+// from null, and an empty collection apart from null (a non-frozen empty
+// collection is stored as no cell, read back as nil); it takes a
+// secondary index on the whole value (FULL for a collection), and
+// overwrites without a tombstone. A frozen collection takes no in-place
+// change (kstore.Append, Add, Put, ...: "Invalid operation ... for frozen
+// collection column"): it is written whole, with kstore.Set or a Save. A
+// non-frozen one (the default, frozen only where servers require it) is
+// what a table created by hand without FROZEN holds. Key columns are
+// frozen whatever the option.
 func Frozen() FieldOption {
 	return fieldOption{"Frozen", func(s *fieldSpec) { s.frozen = true }}
 }

@@ -218,9 +218,10 @@ func (k *Keyspace) StorageOptionItems(t SchemaSource) ([]string, error) {
 
 // CreateIndex renders the CREATE INDEX statement for column c of table t
 // of the keyspace, named as TableSchema.IndexName says. A frozen
-// collection (a collection in a key) is indexed whole, with full(), as
-// servers require. c must have been bound with SecondaryIndex, so that
-// Register and NewKeyspace checked the index rules on it; another column
+// collection (a collection in a key, or one given Frozen) is indexed
+// whole, with full(), as servers require. c must have been bound with
+// SecondaryIndex, so that Register and NewKeyspace checked the index
+// rules on it; another column
 // is a *SchemaError under RuleSecondaryIndex, and a column of another
 // table one under RuleBinding.
 func (k *Keyspace) CreateIndex(t SchemaSource, c *ColumnSchema) (string, error) {

@@ -88,7 +88,8 @@ const (
 	// IndexTargetColumn indexes the column's value; it is the target of a
 	// column that is not a collection. As an option (no target option
 	// given) it means the column's natural target: a collection column's
-	// values, a frozen collection (a key column) whole.
+	// values, a frozen collection (a key column, or one given Frozen)
+	// whole.
 	IndexTargetColumn IndexTarget = iota
 	// IndexTargetValues indexes a collection's elements (a map's values),
 	// read with CONTAINS: VALUES(c).
@@ -100,7 +101,7 @@ const (
 	IndexTargetEntries
 	// IndexTargetFull indexes a frozen collection whole, read by equality
 	// of the whole value: FULL(c). In kandra a collection is frozen in a
-	// key column.
+	// key column, or given Frozen.
 	IndexTargetFull
 )
 
@@ -186,7 +187,8 @@ func IndexKeys() IndexOption { return targetOption("IndexKeys", IndexTargetKeys)
 func IndexEntries() IndexOption { return targetOption("IndexEntries", IndexTargetEntries) }
 
 // IndexFull indexes a frozen collection whole (a collection in a key
-// column), which is also what its index holds without a target option.
+// column, or one given Frozen), which is also what its index holds
+// without a target option.
 func IndexFull() IndexOption { return targetOption("IndexFull", IndexTargetFull) }
 
 // IndexNamed gives the index the name name instead of the derived
@@ -291,9 +293,9 @@ func (s IndexSpec) AnalysisOptions() map[string]string {
 }
 
 // isFrozenCollection reports whether the column's collection type is
-// frozen, as it is in a key column.
+// frozen, as it is in a key column or given Frozen.
 func (c *ColumnSchema) isFrozenCollection() bool {
-	return c.role != RegularColumn && c.typ.IsCollection()
+	return c.typ.IsCollection() && c.IsFrozen()
 }
 
 // indexTarget resolves the target option against the column's type.
@@ -333,9 +335,13 @@ func (c *ColumnSchema) indexTargetProblem() string {
 	case !c.typ.IsCollection():
 		return opt + " indexes part of a collection, and " + what + " is not one (\"Non-collection columns only support simple indexes\"); drop " + opt
 	case want == IndexTargetFull && !c.isFrozenCollection():
-		return "IndexFull indexes a frozen collection whole, and " + what + " is not frozen (\"full() indexes can only be created on frozen collections\"); drop IndexFull to index its values"
+		return "IndexFull indexes a frozen collection whole, and " + what + " is not frozen (\"full() indexes can only be created on frozen collections\"); drop IndexFull to index its values, or give the column kandra.Frozen() (a schema change) to index it whole"
 	case want != IndexTargetFull && c.isFrozenCollection():
-		return what + " is a key column, so its collection is frozen and indexed whole (\"Frozen collections are immutable and must be fully indexed\"); drop " + opt + ", or use IndexFull"
+		why, out := "is a key column, so its collection is frozen", ""
+		if c.role == RegularColumn {
+			why, out = "is frozen (kandra.Frozen)", ", or drop kandra.Frozen (a schema change) to index its parts"
+		}
+		return what + " " + why + " and indexed whole (\"Frozen collections are immutable and must be fully indexed\"); drop " + opt + ", or use IndexFull" + out
 	case (want == IndexTargetKeys || want == IndexTargetEntries) && c.typ.Kind() != KindMap:
 		return opt + " indexes a map, and " + what + " is not one (\"Cannot create index on " + map[IndexTarget]string{IndexTargetKeys: "keys", IndexTargetEntries: "entries"}[want] + " of column ... with non-map type\"); use IndexValues, or drop " + opt
 	}

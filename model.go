@@ -155,7 +155,7 @@ func (c *ColumnSchema) CQLName() string { return c.cqlName }
 func (c *ColumnSchema) Type() CQLType { return c.typ }
 
 // Decl renders the column's type as declared in its table: frozen in a
-// primary-key position, COUNTER for counters.
+// primary-key position or given Frozen, COUNTER for counters.
 func (c *ColumnSchema) Decl() string {
 	var b strings.Builder
 	c.writeDecl(&b)
@@ -168,12 +168,11 @@ func (c *ColumnSchema) Table() *TableSchema { return c.table }
 // writeDecl writes Decl to b, for DDL rendering without a string per
 // column.
 func (c *ColumnSchema) writeDecl(b *strings.Builder) {
-	c.typ.write(b, c.role != RegularColumn || c.frozen) // frozen in a key, as CQLType.Frozen
+	c.typ.write(b, c.role != RegularColumn || c.frozen) // frozen in a key or by Frozen, as CQLType.Frozen
 }
 
 // IsFrozen reports whether the column's declaration is frozen at the top:
-// a collection or user-defined type in a key, or a user-defined type given
-// Frozen.
+// a collection or user-defined type in a key, or one given Frozen.
 func (c *ColumnSchema) IsFrozen() bool {
 	k := c.typ.Kind()
 	return (k == KindUDT || c.typ.IsCollection()) && (c.role != RegularColumn || c.frozen)

@@ -149,7 +149,8 @@ const (
 	RuleOptionTarget Rule = "option-target"
 	// RuleUDT: a user-defined type (a Go struct field) where servers
 	// refuse one: indexed as a column of its own without Frozen; and
-	// Frozen on a column that is not of a user-defined type.
+	// Frozen on a column that is neither of a user-defined type nor a
+	// collection.
 	RuleUDT Rule = "udt"
 	// RuleUDTName: two different user-defined types of one name in a
 	// keyspace (two Go types, or two definitions).
@@ -272,8 +273,8 @@ var ruleTable = []ruleRow{
 		`"Unsupported type: blob"; "Analysis options are not supported on primary key columns"; "CQL type int cannot be analyzed."`}, (*builder).checkSAI, nil},
 	{RuleInfo{RuleVector, EntityScope, AllTargets, "a vector is a regular or static column, indexed only by VectorIndex; VectorIndex is on a vector, with a similarity, cosine above one dimension",
 		`"Cosine similarity is not supported for single-dimension vectors"; "Cannot create more than one storage-attached index on the same column"`}, (*builder).checkVectors, nil},
-	{RuleInfo{RuleUDT, EntityScope, AllTargets, "a user-defined type column (a struct field) takes a secondary index only with Frozen, which applies to such columns only",
-		`"Cannot create index on non-frozen UDT column" (Cassandra), "Cannot create secondary index on UDT column" (ScyllaDB)`}, (*builder).checkUDTs, nil},
+	{RuleInfo{RuleUDT, EntityScope, AllTargets, "a user-defined type column (a struct field) takes a secondary index only with Frozen, which applies to such columns and collections only",
+		`"Cannot create index on non-frozen UDT column" (Cassandra), "Cannot create secondary index on UDT column" (ScyllaDB), "frozen<> is only allowed on collections, tuples, and user-defined types"`}, (*builder).checkUDTs, nil},
 	{RuleInfo{RuleMask, EntityScope, AllTargets, "a mask is one the column's type takes (mask_inner and mask_outer on text, mask_hash on a blob, mask_replace a value of the type), on no key, lookup, index, Version or soft-delete marker column",
 		`"Function system.mask_inner requires an argument of type [text|varchar|ascii]"; "Masking function mask_hash() return type is blob. This is different to the type of the masked column"; an unknown hash algorithm or a padding of two characters fails every read of the column`}, (*builder).checkMasks, nil},
 	{RuleInfo{RuleOptionRange, EntityScope, AllTargets, "TTLs, gc grace and every enum value are in range",

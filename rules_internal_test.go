@@ -743,6 +743,8 @@ func ruleCases() []ruleCase {
 		{"IndexEntries on a list", RuleSecondaryIndex, "X", `IndexEntries indexes a map, and column "x" (LIST<TEXT>) is not one|use IndexValues`, withX[[]string](SecondaryIndex(IndexEntries()))},
 		{"IndexFull on a regular list", RuleSecondaryIndex, "X", `IndexFull indexes a frozen collection whole, and column "x" (LIST<TEXT>) is not frozen|full() indexes can only be created on frozen collections`, withX[[]string](SecondaryIndex(IndexFull()))},
 		{"IndexValues on a list in the key", RuleSecondaryIndex, "X", `is a key column, so its collection is frozen and indexed whole|use IndexFull`, withX[[]string](ClusteringKey(0, ClusteringAsc), SecondaryIndex(IndexValues()))},
+		{"IndexValues on a Frozen set", RuleSecondaryIndex, "X", `column "x" (SET<TEXT>) is frozen (kandra.Frozen) and indexed whole ("Frozen collections are immutable and must be fully indexed"); drop IndexValues, or use IndexFull, or drop kandra.Frozen (a schema change) to index its parts`, withX[map[string]struct{}](Frozen(), SecondaryIndex(IndexValues()))},
+		{"IndexKeys on a Frozen map", RuleSecondaryIndex, "X", `is frozen (kandra.Frozen) and indexed whole`, withX[map[string]int32](Frozen(), SecondaryIndex(IndexKeys()))},
 
 		// sai
 		{"UsingSAI on a blob", RuleSAI, "X", `the index is an SAI index (UsingSAI) on BLOB, and SAI refuses blob values ("Unsupported type: blob"); or give it kandra.UsingLegacy()`, withX[[]byte](SecondaryIndex(UsingSAI()))},
@@ -754,8 +756,9 @@ func ruleCases() []ruleCase {
 		{"analysis on a map's entries", RuleSAI, "X", `the index holds a collection's entries`, withX[map[string]string](SecondaryIndex(UsingSAI(), IndexEntries(), SAICaseInsensitive()))},
 		// udt
 		{"an index on a struct", RuleUDT, "X", `user-defined type address is not frozen|Cannot create index on non-frozen UDT column`, withX[Address](SecondaryIndex())},
-		{"Frozen on a string", RuleUDT, "X", `Frozen applies to a column of a user-defined type (a struct field), and this column is TEXT; drop Frozen`, withX[string](Frozen())},
-		{"Frozen on a list of structs", RuleUDT, "X", `Frozen applies to a column of a user-defined type`, withX[[]Address](Frozen())},
+		{"Frozen on a string", RuleUDT, "X", `Frozen applies to a column of a user-defined type (a struct field) or of a collection (a slice or a map), and this column is TEXT ("frozen<> is only allowed on collections, tuples, and user-defined types"); drop Frozen`, withX[string](Frozen())},
+		{"Frozen on a blob", RuleUDT, "X", `this column is BLOB`, withX[[]byte](Frozen())},
+		{"Frozen on a vector", RuleUDT, "X", `this column is VECTOR<FLOAT, 3>`, withX[[3]float32](Frozen())},
 		{"an index on a static struct", RuleUDT, "Addr", `not frozen`, of(func(e *staticAddr, s *Schema[staticAddr]) {
 			s.Table("t")
 			Bind(s, &e.ID, PartitionKey(0))

@@ -289,16 +289,18 @@ func AlterTypeAdd(keyspace string, t CQLType, f UDTField) string {
 	return b.String()
 }
 
-// checkUDTs refuses Frozen off a user-defined type, and an index on a
-// column of a user-defined type that is not frozen: kandra declares such
-// a column without FROZEN unless Frozen is given (servers require it only
-// in keys and inside collections and types), and servers index no
-// non-frozen user-defined type.
+// checkUDTs refuses Frozen off a user-defined type or a collection
+// (servers freeze nothing else: "frozen<> is only allowed on collections,
+// tuples, and user-defined types", and a vector is frozen of itself), and
+// an index on a column of a user-defined type that is not frozen: kandra
+// declares such a column without FROZEN unless Frozen is given (servers
+// require it only in keys and inside collections and types), and servers
+// index no non-frozen user-defined type.
 func (b *builder) checkUDTs() error {
 	return b.each(func(c *ColumnSchema, s *fieldSpec) error {
 		switch {
-		case s.frozen && c.typ.Kind() != KindUDT:
-			return b.fail(c.goName, RuleUDT, "Frozen applies to a column of a user-defined type (a struct field), and this column is "+c.typ.brief()+"; drop Frozen")
+		case s.frozen && c.typ.Kind() != KindUDT && !c.typ.IsCollection():
+			return b.fail(c.goName, RuleUDT, "Frozen applies to a column of a user-defined type (a struct field) or of a collection (a slice or a map), and this column is "+c.typ.brief()+" (\"frozen<> is only allowed on collections, tuples, and user-defined types\"); drop Frozen")
 		case c.index && c.typ.Kind() == KindUDT && c.role == RegularColumn && !s.frozen:
 			return b.fail(c.goName, RuleUDT, "a column of the user-defined type "+QuoteTypeName(c.typ.Name())+" is not frozen, and servers index none (\"Cannot create index on non-frozen UDT column\"); give it kandra.Frozen() to index the whole value, or index one of its values in a column of its own")
 		}

@@ -118,15 +118,23 @@ func TestImportApps(t *testing.T) {
 
 	js := session(jaeger)
 	n, operation, spanID, dur := 0, "", int64(0), int64(0)
+	// logs (list<frozen<log>>) and process (frozen<process>) hold types
+	// whose collection fields Jaeger declares without FROZEN: the import
+	// declares them, and fill's row holds one log of one field and a
+	// process of one tag.
+	var logs, process string
 	it := js.Query(jcqlQuerySpanByTraceID, []byte{1, 2, 3}).Iter()
 	for row := map[string]any{}; it.MapScan(row); row = map[string]any{} {
 		n++
 		operation, _ = row["operation_name"].(string)
 		spanID, _ = row["span_id"].(int64)
 		dur, _ = row["duration"].(int64)
+		logs, process = fmt.Sprint(row["logs"]), fmt.Sprint(row["process"])
 	}
-	if err := it.Close(); err != nil || n != 1 || operation != "v" || spanID != 7 || dur != 7 {
-		t.Errorf("Jaeger's querySpanByTraceID on the span saved through the generated Traces: %d rows, operation %q, span %d, duration %d, %v", n, operation, spanID, dur, err)
+	const wantLogs = "[map[fields:[map[key:v value_binary:[1 2 3] value_bool:true value_double:0.5 value_long:7 value_string:v value_type:v]] ts:7]]"
+	const wantProcess = "map[service_name:v tags:[map[key:v value_binary:[1 2 3] value_bool:true value_double:0.5 value_long:7 value_string:v value_type:v]]]"
+	if err := it.Close(); err != nil || n != 1 || operation != "v" || spanID != 7 || dur != 7 || logs != wantLogs || process != wantProcess {
+		t.Errorf("Jaeger's querySpanByTraceID on the span saved through the generated Traces: %d rows, operation %q, span %d, duration %d, logs %s, process %s, %v", n, operation, spanID, dur, logs, process, err)
 	} else {
 		reads++
 	}

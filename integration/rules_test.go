@@ -437,6 +437,13 @@ func ruleCases() []ruleCase {
 			want:  "Frozen collections are immutable and must be fully indexed",
 		},
 		{
+			rule: kandra.RuleSecondaryIndex, what: "VALUES index on a set given Frozen",
+			spec:  specOf("r_idxvfz", nil, f[string]("K", pk0), f[map[string]struct{}]("S", kandra.Frozen(), kandra.SecondaryIndex(kandra.IndexValues()))),
+			setup: []string{tableDef{name: "r_idxvfz", cols: []colDef{k, {"s", "FROZEN<SET<TEXT>>"}}, pk: []string{"k"}}.render(ks)},
+			stmt:  indexWith(ks, "r_idxvfz_s_idx", "r_idxvfz", "VALUES(s)", ""),
+			want:  "Frozen collections are immutable and must be fully indexed",
+		},
+		{
 			rule: kandra.RuleSAI, what: "SAI index on a blob",
 			spec:  specOf("r_saiblob", nil, f[string]("K", pk0), f[[]byte]("B", kandra.SecondaryIndex(kandra.UsingSAI()))),
 			setup: []string{tableDef{name: "r_saiblob", cols: []colDef{k, {"b", "BLOB"}}, pk: []string{"k"}}.render(ks)},
@@ -498,6 +505,12 @@ func ruleCases() []ruleCase {
 			setup: []string{"CREATE TYPE IF NOT EXISTS " + qualified(ks, "rule_addr") + " (city TEXT);", tableDef{name: "r_udtidx", cols: []colDef{k, {"a", "rule_addr"}}, pk: []string{"k"}}.render(ks)},
 			stmt:  indexDDL(ks, "r_udtidx_a_idx", "r_udtidx", "a", true),
 			want:  "Cannot create index on non-frozen UDT column",
+		},
+		{
+			rule: kandra.RuleUDT, what: "Frozen on a text column",
+			spec: specOf("r_frztext", nil, f[string]("K", pk0), f[string]("X", kandra.Frozen())),
+			stmt: tableDef{name: "r_frztext", cols: []colDef{k, {"x", "FROZEN<TEXT>"}}, pk: []string{"k"}}.render(ks),
+			want: "frozen<> is only allowed on collections, tuples, and user-defined types",
 		},
 		{
 			rule: kandra.RuleUDTName, what: "a second user-defined type of a name taken in the keyspace",

@@ -84,8 +84,9 @@ func (r *Repo[T]) emptyAt(i int, p any) bool {
 }
 
 // nullAt reports a field value (at p) that is sent as null: a nil
-// pointer, slice or map, an empty collection (the servers store an empty
-// non-frozen collection as null), or a value c's CQL type sends as null.
+// pointer, slice or map, an empty collection in a column that is not
+// frozen (the servers store it as null; a frozen one keeps an empty
+// value), or a value c's CQL type sends as null.
 func nullAt(c *kandra.ColumnSchema, p any) bool {
 	switch x := p.(type) {
 	case *string, *int64, *int32, *int, *bool, *float64, *time.Time:
@@ -93,7 +94,7 @@ func nullAt(c *kandra.ColumnSchema, p any) bool {
 	case *[]byte:
 		return *x == nil
 	case *[]string:
-		return len(*x) == 0
+		return *x == nil || len(*x) == 0 && !c.IsFrozen()
 	}
 	v := reflect.ValueOf(p).Elem()
 	switch v.Kind() {

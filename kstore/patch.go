@@ -453,7 +453,7 @@ func (r *Repo[T]) checkChange(op string, ch change) error {
 			return r.argErr(op, "change "+ch.what(), fmt.Sprintf("%s is a %s, not a %s: set it whole with kstore.Set", c.Name(), c.Type(), want))
 		}
 		if c.IsFrozen() {
-			return r.argErr(op, "change "+ch.what(), c.Name()+" is frozen ("+c.Type().Frozen()+"): the servers write it whole only; set it with kstore.Set")
+			return r.argErr(op, "change "+ch.what(), c.Name()+" is frozen ("+c.Type().Frozen()+"): the servers write it whole only (\"Invalid operation ... for frozen collection column\"); set it with kstore.Set, or drop kandra.Frozen (a schema change)")
 		}
 	}
 	switch ch.op {

@@ -76,6 +76,11 @@ type udtStruct struct {
 	// comparable reports a struct Go can use as a map key.
 	comparable bool
 	mapped     bool // fields mapped (mapUDT ran)
+	// open is a field live declares a collection without FROZEN (which
+	// the struct's field declares frozen, the same bytes inside a frozen
+	// value), or "": a column of the type of its own, not frozen, cannot
+	// be declared.
+	open string
 }
 
 type udtField struct {
@@ -374,10 +379,13 @@ func (g *gen) column(t *LiveTable, c *LiveColumn, counterTable bool) (*goField, 
 		return nil, "is not a counter in a counter table"
 	}
 	if !key && freezable(c.Type) && outerFrozen(c.RawType) {
-		if c.Type.Kind() != kandra.KindUDT {
-			return nil, "is a frozen collection outside the primary key, which kandra cannot declare (it freezes a collection in a key only); keep it, or copy its values into a column of the unfrozen collection"
-		}
 		f.opts = append(f.opts, "kandra.Frozen()")
+	} else if u := g.udts[c.Type.Name()]; !key && c.Type.Kind() == kandra.KindUDT && u != nil && u.open != "" {
+		// Servers refuse such a column ("Non-frozen UDTs with nested
+		// non-frozen collections are not supported") unless the field was
+		// added after it; its cells are not the frozen value kandra writes.
+		return nil, "is of the user-defined type " + strconv.Quote(c.Type.Name()) + ", not frozen, whose field " + strconv.Quote(u.open) +
+			" is a collection not frozen (added by ALTER TYPE after the column), which kandra declares frozen, a value where the server keeps cells; copy its values into a column of frozen<" + kandra.QuoteTypeName(c.Type.Name()) + ">"
 	}
 	return f, ""
 }
@@ -725,8 +733,15 @@ func (g *gen) mapUDT(u *udtStruct) bool {
 			u.problem = "its field " + strconv.Quote(f.Name) + " has a name a kandra tag cannot give"
 			return false
 		case freezable(f.Type) && i < len(lt.FieldTypes) && !outerFrozen(lt.FieldTypes[i]):
-			u.problem = "its field " + strconv.Quote(f.Name) + " is " + lt.FieldTypes[i] + ", not frozen, and kandra freezes every collection and type inside a type"
-			return false
+			if !f.Type.IsCollection() { // servers refuse it: "A user type cannot contain non-frozen UDTs"
+				u.problem = "its field " + strconv.Quote(f.Name) + " is " + lt.FieldTypes[i] + ", not frozen, and kandra freezes every type inside a type"
+				return false
+			}
+			// kandra declares it frozen: the same bytes in every frozen
+			// use of the type (the planner compares so).
+			if u.open == "" {
+				u.open = f.Name
+			}
 		}
 		gt, why := g.goTypeOf(f.Type, true, true)
 		if why != "" {

@@ -223,10 +223,12 @@ func (g *gen) index(e *entity, ix *LiveIndex) {
 		g.unexpressed(what + ": a similarity_function on a column that is not a vector, which kandra cannot declare; keep it by hand")
 		return
 	}
-	key := c.Kind == ColumnPartitionKey || c.Kind == ColumnClustering
+	// A collection in a key, or frozen by its declaration, is indexed
+	// whole.
+	frozen := c.Kind == ColumnPartitionKey || c.Kind == ColumnClustering || outerFrozen(c.RawType)
 	natural := ""
 	if c.Type.IsCollection() {
-		natural = map[bool]string{false: "values", true: "full"}[key]
+		natural = map[bool]string{false: "values", true: "full"}[frozen]
 	}
 	if fn == "" {
 		fn = natural

@@ -474,7 +474,10 @@ func (p *planner) reAddRefused(d *LiveDropped, w wantColumn) string {
 	if dk == "" {
 		dk = ColumnRegular
 	}
-	if sameType(d.Type, w.typ) && dk == w.kind {
+	// Freezing is part of the type: Cassandra 5.0 refuses list<int> back
+	// as frozen<list<int>> ("incompatible with previously dropped column").
+	sameFreezing := !freezable(w.typ) || outerFrozen(d.RawType) == w.frozen
+	if sameType(d.Type, w.typ) && sameFreezing && dk == w.kind {
 		return ""
 	}
 	const cassandra = kandra.Cassandra5 | kandra.Cassandra5Latest
@@ -787,7 +790,7 @@ func liveIndexSpec(ix *LiveIndex, c *kandra.ColumnSchema) (s kandra.IndexSpec, c
 		}
 	} else if c.Type().IsCollection() {
 		// A bare collection target is its values (its whole value when frozen).
-		s.Target = map[bool]kandra.IndexTarget{false: kandra.IndexTargetValues, true: kandra.IndexTargetFull}[c.Role() != kandra.RegularColumn]
+		s.Target = map[bool]kandra.IndexTarget{false: kandra.IndexTargetValues, true: kandra.IndexTargetFull}[c.IsFrozen()]
 	}
 	opt := func(key string) string { return strings.ToLower(strings.TrimSpace(ix.Options[key])) }
 	// An ANN index is SAI with a similarity function.

@@ -66,6 +66,14 @@ func (p *planner) diffType(t kandra.CQLType, lt *LiveType, keyedBy []string, ind
 			continue
 		}
 		lf := &LiveColumn{Name: f.Name, Kind: ColumnRegular, Position: -1, Order: "none", Type: lt.Fields[i].Type, RawType: lt.FieldTypes[i]}
+		if f.Type.IsCollection() && sameType(f.Type, lf.Type) && !outerFrozen(lf.RawType) {
+			// A collection field live declares without FROZEN, which kandra
+			// always writes frozen: inside a frozen value the two are the
+			// same bytes, so only a use of the type that is not frozen
+			// tells them apart, and servers refuse that use.
+			p.openField(name, f.Name, lf.RawType, w.decl())
+			continue
+		}
 		if m := typeMismatch(w, lf); m != "" {
 			p.impossibleField(StepChangeFieldType, name, f.Name, "field "+strconv.Quote(f.Name)+" of type "+strconv.Quote(name)+": "+m,
 				"servers alter no field's type (\"Altering field types is no longer supported\") and drop no field: add the field under a new name with the new type "+
@@ -79,6 +87,54 @@ func (p *planner) diffType(t kandra.CQLType, lt *LiveType, keyedBy []string, ind
 			p.extra = append(p.extra, "field "+name+"."+f.Name)
 		}
 	}
+}
+
+// openField plans field of type udt, a collection live declares without
+// FROZEN (liveDecl) and the model frozen (modelDecl): nothing while every
+// use of the type is frozen, in the model and in live (a column's own
+// type, FROZEN; inside a collection or another type it always is), and an
+// impossible step naming each use that is not, which servers refuse
+// ("Non-frozen UDTs with nested non-frozen collections are not
+// supported") or which kandra cannot write.
+func (p *planner) openField(udt, field, liveDecl, modelDecl string) {
+	var model, live []string
+	for _, t := range p.ks.Tables() {
+		for _, c := range t.Columns() {
+			if c.Type().Kind() == kandra.KindUDT && c.Type().Name() == udt && !c.IsFrozen() {
+				model = append(model, t.Name()+"."+c.Name())
+			}
+		}
+	}
+	if lks := p.live.Keyspace; lks != nil {
+		for _, tn := range slices.Sorted(maps.Keys(lks.Tables)) {
+			for _, c := range lks.Tables[tn].Columns {
+				if c.Type.Kind() == kandra.KindUDT && c.Type.Name() == udt && !outerFrozen(c.RawType) {
+					live = append(live, tn+"."+c.Name)
+				}
+			}
+		}
+	}
+	if len(model)+len(live) == 0 {
+		return
+	}
+	reason := "field " + strconv.Quote(field) + " of type " + strconv.Quote(udt) + ": its type is " + liveDecl + " in live, " + modelDecl +
+		" in the model, the same bytes inside a frozen value; but"
+	var manual []string
+	if len(model) > 0 {
+		reason += " the model holds the type in a column of its own, not frozen (" + strings.Join(model, ", ") +
+			"), which servers refuse while the type has a collection field not frozen (\"Non-frozen UDTs with nested non-frozen collections are not supported\")"
+		manual = append(manual, "give "+strings.Join(model, ", ")+" kandra.Frozen(), as every use of the type in live is")
+	}
+	if len(live) > 0 {
+		if len(model) > 0 {
+			reason += "; and"
+		}
+		reason += " live holds it in a column not frozen (" + strings.Join(live, ", ") +
+			"; the field was added by ALTER TYPE after the column), whose field kandra would write frozen, a value where the server keeps cells"
+		manual = append(manual, "copy the values of "+strings.Join(live, ", ")+" into a new column of frozen<"+kandra.QuoteTypeName(udt)+
+			"> (kandra.Frozen()) and drop the old one, or leave the field out of the Go struct by giving it a type of its own (another UDTName)")
+	}
+	p.impossibleField(StepChangeFieldType, udt, field, reason, strings.Join(manual, "; "))
 }
 
 // impossibleField adds an impossible step about field of type udt.

@@ -42,6 +42,7 @@ func runMigrator(t *testing.T, n Node) {
 	t.Run("Masks", func(t *testing.T) { testMigratorMasks(t, n) })
 	t.Run("UDT", func(t *testing.T) { testMigratorUDT(t, n) })
 	t.Run("UDTIndex", func(t *testing.T) { testMigratorUDTIndex(t, n) })
+	t.Run("Frozen", func(t *testing.T) { testMigratorFrozen(t, n) })
 }
 
 // The migrator's side of the adapter on the node: system_schema rows,

@@ -92,7 +92,7 @@ type Case struct {
 	Type   reflect.Type
 	As     kandra.CQLType
 	Key    bool // a clustering column (frozen)
-	Frozen bool // a user-defined type column given Frozen()
+	Frozen bool // a user-defined type or collection column given Frozen()
 	s      *shape
 }
 
@@ -747,7 +747,7 @@ func Draw(t *rapid.T) *Case {
 		// A key column: frozen, never a pointer, a duration or a vector.
 		c.Key = !s.pointer && !s.isDur && s.ct.Kind() != kandra.KindVector && s.t != reflect.TypeFor[*big.Int]()
 	case 2:
-		c.Frozen = isUDT
+		c.Frozen = isUDT || s.ct.IsCollection()
 	}
 	return c
 }

@@ -115,6 +115,7 @@ var entities = []entity{
 	{"migTagged", registered[migTagged]}, {"migTaggedV2", registered[migTaggedV2]},
 	{"card", registered[card]}, {"shardRow", registered[shardRow]}, {"shelved", registered[shelved]}, {"bucketed", registered[bucketed]}, {"stocked", registered[stocked]}, {"sliced", registered[sliced]}, {"sorted[string]", registered[sorted[string]]},
 	{"blobKeyed", registered[blobKeyed]},
+	{"frozenShelf", registered[frozenShelf]}, {"frozenShelfLoose", registered[frozenShelfLoose]},
 }
 
 // registering are the functions of package kandra that register a type or

@@ -74,6 +74,7 @@ type typeNode struct {
 	dim    int        // vector dimension
 	fields []UDTField // a UDT's fields, in declaration order
 	goType string     // the Go type a UDT was derived from, for messages; not compared
+	size   int        // a fixed-size native's value length (FixedSize), else 0
 }
 
 // UDTField is one field of a user-defined type.
@@ -84,7 +85,17 @@ type UDTField struct {
 	Type CQLType
 }
 
-func native(name string) CQLType { return CQLType{&typeNode{kind: KindNative, name: name}} }
+func native(name string) CQLType {
+	return CQLType{&typeNode{kind: KindNative, name: name, size: nativeSizes[name]}}
+}
+
+// nativeSizes is the length of every value of each fixed-size native type
+// in the native protocol (and in the server's cells).
+var nativeSizes = map[string]int{
+	"BOOLEAN": 1, "TINYINT": 1, "SMALLINT": 2, "INT": 4, "FLOAT": 4, "DATE": 4,
+	"BIGINT": 8, "COUNTER": 8, "DOUBLE": 8, "TIMESTAMP": 8, "TIME": 8,
+	"UUID": 16, "TIMEUUID": 16,
+}
 
 // The native CQL types a field can be given with AsType. COUNTER is not
 // among them: counters come from the Counter binder, which checks the Go
@@ -208,6 +219,18 @@ func (t CQLType) Key() CQLType {
 		return CQLType{}
 	}
 	return t.n.key
+}
+
+// FixedSize returns the length in bytes of every non-null value of a
+// fixed-size native type (BOOLEAN and TINYINT 1, SMALLINT 2, INT, FLOAT and
+// DATE 4, BIGINT, COUNTER, DOUBLE, TIMESTAMP and TIME 8, UUID and TIMEUUID
+// 16), and 0 for every other type, whose values vary in length. It is
+// known without encoding a value, as when a value's size is estimated.
+func (t CQLType) FixedSize() int {
+	if t.n == nil {
+		return 0
+	}
+	return t.n.size
 }
 
 // Name returns the upper-case name of a native type, such as "TEXT", the

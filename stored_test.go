@@ -118,6 +118,35 @@ func TestStoredPairs(t *testing.T) {
 	})
 }
 
+// TestStoredFixedSize: a non-null value of a column whose type has a
+// FixedSize is stored in exactly that many bytes, and a value of any
+// other type has a FixedSize of 0 (what a batch's size estimate relies on
+// to skip encoding the common values).
+func TestStoredFixedSize(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c, col := storedColumn(t)
+		b := mustStored(t, col, c.Value(t, "v"))
+		n := int32(binary.BigEndian.Uint32(b))
+		size := col.Type().FixedSize()
+		if n >= 0 && size > 0 && int(n) != size {
+			t.Fatalf("%s: a value of %d bytes, FixedSize %d", c, n, size)
+		}
+		if size > 0 && col.Type().Kind() != kandra.KindNative {
+			t.Fatalf("%s: FixedSize %d of a type that is not native", c, size)
+		}
+	})
+	for _, ct := range []kandra.CQLType{kandra.CQLText, kandra.CQLBlob, kandra.CQLVarint, kandra.CQLDecimal, kandra.CQLDuration, kandra.CQLInet, kandra.ListOf(kandra.CQLInt), kandra.VectorOf(kandra.CQLFloat, 3), {}} {
+		if n := ct.FixedSize(); n != 0 {
+			t.Errorf("%v: FixedSize %d, want 0 (its values vary in length)", ct, n)
+		}
+	}
+	for ct, want := range map[kandra.CQLType]int{kandra.CQLBoolean: 1, kandra.CQLTinyint: 1, kandra.CQLSmallint: 2, kandra.CQLInt: 4, kandra.CQLFloat: 4, kandra.CQLDate: 4, kandra.CQLBigint: 8, kandra.CQLDouble: 8, kandra.CQLTimestamp: 8, kandra.CQLTime: 8, kandra.CQLUUID: 16, kandra.CQLTimeUUID: 16} {
+		if n := ct.FixedSize(); n != want {
+			t.Errorf("%v: FixedSize %d, want %d", ct, n, want)
+		}
+	}
+}
+
 type storedText struct {
 	ID   string
 	Name string

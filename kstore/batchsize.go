@@ -102,41 +102,16 @@ func (s *batchSizer) valueBytes(col *kandra.ColumnSchema, v any, cell bool) int 
 // them on every call); 0 for null; ok is false for any other value.
 func fixedBytes(col *kandra.ColumnSchema, v any) (n int, ok bool) {
 	ct := col.Type()
-	if ct.Kind() != kandra.KindNative {
-		return 0, false
-	}
-	name := ct.Name()
 	switch x := v.(type) {
-	case *int64, *int, *int32, *int16, *int8:
-		n = intBytes[name] // 0 for VARINT, measured by its stored form
-	case *bool:
-		n = 1
-	case *float64:
-		if name == "DOUBLE" {
-			n = 8
-		}
-	case *float32:
-		if name == "FLOAT" {
-			n = 4
-		}
+	case *int64, *int, *int32, *int16, *int8, *bool, *float64, *float32, *time.Time:
+		n = ct.FixedSize() // 0 for VARINT or DECIMAL, measured by the stored form
 	case *uuid.UUID:
-		if name == "TIMEUUID" && *x == (uuid.UUID{}) {
+		if n = ct.FixedSize(); n > 0 && *x == (uuid.UUID{}) && ct.Name() == "TIMEUUID" {
 			return 0, true // sent as null
-		}
-		n = 16
-	case *time.Time:
-		switch name {
-		case "TIMESTAMP":
-			n = 8
-		case "DATE":
-			n = 4
 		}
 	}
 	return n, n > 0
 }
-
-// intBytes is the width of each fixed-size CQL integer type.
-var intBytes = map[string]int{"TINYINT": 1, "SMALLINT": 2, "INT": 4, "BIGINT": 8, "COUNTER": 8}
 
 // cellBytes is Cassandra's least count of the cells of a regular column
 // col holding b (its framed stored value): one cell of a frozen or native

@@ -153,6 +153,10 @@ func cqlLex(src []byte) ([]cqlToken, *lexError) {
 				return fail("an empty quoted name \"\", which no server takes as a name")
 			}
 			out = append(out, cqlToken{kind: tQuoted, text: b.String(), line: startLine, off: base + start, end: base + i})
+		case isCQLLetter(c) && isUUIDAt(s, i):
+			// A UUID that starts with a letter: a constant, not a word.
+			out = append(out, cqlToken{kind: tNumber, text: s[i : i+36], line: line, off: base + i, end: base + i + 36})
+			i += 36
 		case isCQLLetter(c):
 			start := i
 			for i < len(s) && (isCQLLetter(s[i]) || isDigit(s[i]) || s[i] == '_') {
@@ -186,6 +190,28 @@ func cqlLex(src []byte) ([]cqlToken, *lexError) {
 		}
 	}
 	return out, nil
+}
+
+// isUUIDAt reports whether s holds a UUID at i (8-4-4-4-12 hex digits)
+// that no name character follows.
+func isUUIDAt(s string, i int) bool {
+	if len(s)-i < 36 {
+		return false
+	}
+	for j := range 36 {
+		c := s[i+j]
+		switch j {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !isDigit(c) && !('a' <= c && c <= 'f') && !('A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return len(s) == i+36 || !isCQLLetter(s[i+36]) && !isDigit(s[i+36]) && s[i+36] != '_'
 }
 
 func isCQLLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

@@ -29,9 +29,9 @@ type fileKeyspace struct {
 	indexes map[string]*fileTable // by index name (unique per keyspace), its table
 	funcs   []*fileFunc
 	aggs    []*fileFunc
-	views   map[string]string // materialized views by name, their base tables
-	trigs   map[string]string // triggers by table and name ("table.trigger"), their names
-	unexp   []string          // what the Live cannot hold, and the statements left out
+	views   map[string]string  // materialized views by name, their base tables
+	trigs   map[[2]string]bool // triggers by table and name
+	unexp   []string           // what the Live cannot hold, and the statements left out
 }
 
 type fileTable struct {
@@ -83,7 +83,7 @@ func (fp *fileParser) ks(name string) *fileKeyspace {
 	k := fp.kss[name]
 	if k == nil {
 		k = &fileKeyspace{name: name, durable: true, tables: map[string]*fileTable{}, types: map[string]*fileType{},
-			indexes: map[string]*fileTable{}, views: map[string]string{}, trigs: map[string]string{}}
+			indexes: map[string]*fileTable{}, views: map[string]string{}, trigs: map[[2]string]bool{}}
 		fp.kss[name] = k
 	}
 	return k
@@ -252,7 +252,10 @@ func (p *stmtParser) createKeyspace() {
 		case "durable_writes":
 			durable = !strings.EqualFold(pr.val, "false")
 		case "tablets":
-			tablets = strings.EqualFold(pr.m["enabled"], "true")
+			// ScyllaDB turns tablets on for enabled true, or for an
+			// initial count without enabled false.
+			_, initial := pr.m["initial"]
+			tablets = strings.EqualFold(pr.m["enabled"], "true") || initial && !strings.EqualFold(pr.m["enabled"], "false")
 		default:
 			p.refuse("keyspace " + name + ": " + pr.name + " is no keyspace property a server knows (replication, durable_writes, tablets)")
 		}
@@ -283,6 +286,7 @@ func (p *stmtParser) properties(table bool) []property {
 		return nil
 	}
 	var out []property
+	seen := map[string]bool{}
 	for {
 		t := p.peek()
 		switch {
@@ -308,6 +312,10 @@ func (p *stmtParser) properties(table bool) []property {
 			out = append(out, property{name: "compact storage", compact: true, line: t.line})
 		default:
 			name := p.ident("a property's name")
+			if seen[name] {
+				p.refuse("the property " + name + " is given twice, which the servers refuse (\"Multiple definition for property\")")
+			}
+			seen[name] = true
 			p.expectPunct("=", "after the property "+name)
 			pr := property{name: name, line: t.line}
 			if p.peek().isPunct("{") {
@@ -331,15 +339,7 @@ func (p *stmtParser) constant(what string) string {
 	case t.kind == tString, t.kind == tNumber:
 		return t.text
 	case t.kind == tWord:
-		// An unquoted word (true, NONE), or a UUID that starts with a
-		// letter, which lexes as words and numbers joined by dashes.
-		s, end := t.text, t.end
-		for p.i+1 < len(p.toks) && p.toks[p.i].isPunct("-") && p.toks[p.i].off == end && p.toks[p.i+1].off == end+1 {
-			s += "-" + p.toks[p.i+1].text
-			end = p.toks[p.i+1].end
-			p.i += 2
-		}
-		return s
+		return t.text // an unquoted word: true, NONE
 	case t.isPunct("-") || t.isPunct("+"):
 		n := p.next()
 		if n.kind != tNumber && n.kind != tWord {
@@ -409,6 +409,9 @@ func (p *stmtParser) createType() {
 		if t.uses(name) {
 			p.refuse("type " + name + " holds itself")
 		}
+		if t.kind == "native" && t.name == "counter" {
+			p.refuse("type " + name + ": field " + strconv.Quote(ft.fields[i]) + " is a counter, which no server takes in a type (\"A user type cannot contain counters\")")
+		}
 		if why := t.check(p.ks, false, false); why != "" {
 			p.refuse("type " + name + ": field " + strconv.Quote(ft.fields[i]) + ": " + why)
 		}
@@ -427,6 +430,7 @@ var tableOptionDefaults = map[string]string{
 	"tombstone_gc": "{mode=timeout, propagation_delay_in_seconds=3600}", "synchronous_updates": "false",
 	"per_partition_rate_limit": "{}", "index_interval": "128", "populate_io_cache_on_flush": "false",
 	"replicate_on_write": "true", "transactional_mode": "off", "transactional_migration_from": "none",
+	"tablets": "{}",
 }
 
 // createTable reads CREATE TABLE.
@@ -958,7 +962,7 @@ func (p *stmtParser) createTrigger() {
 	if p.ks.tables[table] == nil {
 		p.refuse("trigger " + name + ": table " + table + " does not exist (yet)")
 	}
-	p.ks.trigs[table+"."+name] = name
+	p.ks.trigs[[2]string{table, name}] = true
 }
 
 // funcTypes reads the types of a function's arguments or an aggregate's,
@@ -1086,16 +1090,16 @@ func (p *stmtParser) drop() {
 		if missing(t != nil, "table "+name) {
 			return
 		}
-		for _, ix := range t.indexes {
-			delete(p.ks.indexes, ix.name)
-		}
-		for v, base := range p.ks.views {
+		for v, base := range p.ks.views { // refused before anything changes
 			if base == name {
 				p.refuse("table " + name + " has the materialized view " + v + "; drop it first")
 			}
 		}
+		for _, ix := range t.indexes {
+			delete(p.ks.indexes, ix.name)
+		}
 		for k := range p.ks.trigs {
-			if strings.HasPrefix(k, name+".") {
+			if k[0] == name {
 				delete(p.ks.trigs, k)
 			}
 		}
@@ -1150,10 +1154,10 @@ func (p *stmtParser) drop() {
 		var table string
 		p.ks, table = p.qname("the trigger's table")
 		p.end()
-		if _, ok := p.ks.trigs[table+"."+name]; missing(ok, "trigger "+name) {
+		if missing(p.ks.trigs[[2]string{table, name}], "trigger "+name) {
 			return
 		}
-		delete(p.ks.trigs, table+"."+name)
+		delete(p.ks.trigs, [2]string{table, name})
 	case p.accept("FUNCTION"), p.accept("AGGREGATE"):
 		agg := p.toks[p.i-1].is("AGGREGATE")
 		ifx = ifExists()

@@ -5,6 +5,7 @@ package migrate
 // hand (or no kandra model yet).
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -337,9 +338,8 @@ func (k *fileKeyspace) rows() *schemaRows {
 	for _, name := range slices.Sorted(maps.Keys(k.views)) {
 		r.Views = append(r.Views, row(map[string]any{"view_name": name, "base_table_name": k.views[name]}))
 	}
-	for _, key := range slices.Sorted(maps.Keys(k.trigs)) {
-		table, _, _ := strings.Cut(key, ".")
-		r.Triggers = append(r.Triggers, row(map[string]any{"table_name": table, "trigger_name": k.trigs[key]}))
+	for _, key := range slices.SortedFunc(maps.Keys(k.trigs), func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) }) {
+		r.Triggers = append(r.Triggers, row(map[string]any{"table_name": key[0], "trigger_name": key[1]}))
 	}
 	return r
 }

@@ -185,6 +185,48 @@ var fileCases = []fileCase{
 				t.Errorf("keyspace %+v", ks)
 			}
 		}, unexp: []string{}},
+	{name: "ScyllaDB's tablets, a UUID constant", src: `CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3} AND tablets = {'initial': 8};
+		CREATE TABLE ks.t (k int PRIMARY KEY) WITH tablets = {'min_tablet_count': 16} AND id = a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11;
+		CREATE TABLE ks.u (k int PRIMARY KEY) WITH id = 0a0eebc9-9c0b-4ef8-bb6d-6bb9bd380a11;`,
+		check: func(t *testing.T, sf *SchemaFile) {
+			if !sf.Live.Keyspace.Tablets || sf.Live.Table("t") == nil || sf.Live.Table("u") == nil {
+				t.Errorf("tablets %v, tables %v", sf.Live.Keyspace.Tablets, slices.Sorted(maps.Keys(sf.Live.Keyspace.Tables)))
+			}
+		},
+		unexp: []string{"table t: tablets = {min_tablet_count=16}"}},
+	{name: "tablets off", src: `CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3} AND tablets = {'initial': 8, 'enabled': false};`,
+		check: func(t *testing.T, sf *SchemaFile) {
+			if sf.Live.Keyspace.Tablets {
+				t.Error("tablets on with enabled false")
+			}
+		}, unexp: []string{}},
+	{name: "refusals change nothing", src: ksHead + `
+		CREATE TABLE ks.t (k int, c int, v int, PRIMARY KEY (k, c));
+		CREATE INDEX ix ON ks.t (v);
+		CREATE TRIGGER tr ON ks.t USING 'org.example.T';
+		CREATE TABLE ks."t.x" (k int PRIMARY KEY);
+		CREATE TRIGGER tr2 ON ks."t.x" USING 'org.example.T';
+		CREATE MATERIALIZED VIEW ks.mv AS SELECT * FROM ks.t WHERE k IS NOT NULL AND c IS NOT NULL PRIMARY KEY (c, k);
+		DROP TABLE ks.t;
+		DROP INDEX ks.ix;
+		CREATE TYPE ks.u (c counter);
+		CREATE TABLE ks.w (k int PRIMARY KEY) WITH comment = 'a' AND comment = 'b';`,
+		check: func(t *testing.T, sf *SchemaFile) {
+			ks := sf.Live.Keyspace
+			if lt := sf.Live.Table("t"); lt == nil || len(lt.Indexes) != 0 || len(ks.Types) != 0 || sf.Live.Table("w") != nil {
+				t.Errorf("tables %v, types %v", slices.Sorted(maps.Keys(ks.Tables)), ks.Types)
+			}
+			var trigs []string
+			for _, tr := range ks.Triggers {
+				trigs = append(trigs, tr.Table+" "+tr.Name)
+			}
+			if !slices.Equal(trigs, []string{"t tr", "t.x tr2"}) {
+				t.Errorf("triggers %q", trigs)
+			}
+		},
+		unexp: []string{"DROP TABLE ks.t) is left out, as a server refuses it: table t has the materialized view mv; drop it first",
+			"CREATE TYPE ks.u (c counter)) is left out, as a server refuses it: type u: field \"c\" is a counter",
+			"the property comment is given twice"}},
 	{name: "several keyspaces need a name", src: ksHead + "CREATE KEYSPACE ks2 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};",
 		err: "names the keyspaces ks, ks2; name the one to import"},
 	{name: "the named keyspace of several", keyspace: "ks2", src: ksHead + "CREATE KEYSPACE ks2 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; CREATE TABLE ks.t (k int PRIMARY KEY);",

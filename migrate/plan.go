@@ -527,9 +527,19 @@ func (p *planner) options(t *kandra.TableSchema, lt *LiveTable) {
 	expiry := len(set) > 0
 	items, _ := p.ks.StorageOptionItems(t)
 	live, unread := lt.StorageOptions()
+	// The server's defaults are ScyllaDB's when live was read from one,
+	// or when the model targets ScyllaDB only.
+	scylla := p.live.Server.Product == "ScyllaDB" || p.live.Server.Product == "" && p.ks.Targets()&(kandra.Cassandra5|kandra.Cassandra5Latest) == 0
 	for _, item := range items {
 		name, _, _ := strings.Cut(item, " = ")
-		if got, want, differs := sameStorage(name, t.StorageOptions(), live, p.ks.Targets()&(kandra.Cassandra5|kandra.Cassandra5Latest) == 0); differs {
+		if class := unknownClass(name, lt.Options, live); class != "" {
+			// A class kandra has no value for is none the model declares;
+			// the ALTER replaces it whole.
+			set = append(set, name)
+			why = append(why, name+" is the class "+strconv.Quote(class)+" in live, which kandra does not declare; the model's replaces it")
+			continue
+		}
+		if got, want, differs := sameStorage(name, t.StorageOptions(), live, scylla); differs {
 			set = append(set, name)
 			why = append(why, name+" is "+got+" in live, "+want+" in the model")
 			// The ALTER writes the option whole: say what of live's it resets.

@@ -130,6 +130,23 @@ func liveCompaction(m map[string]string) (*kandra.CompactionStrategy, []string) 
 	return c, unread
 }
 
+// unknownClass is the class of live's compaction or compression (option
+// name) when StorageOptions could not read it into a kandra value, and ""
+// otherwise: live stores a class kandra does not declare.
+func unknownClass(name string, options map[string]string, live kandra.StorageOptions) string {
+	switch {
+	case name == "compaction" && live.Compaction == nil:
+		return mapOption(options, name)["class"]
+	case name == "compression" && live.Compression == nil:
+		m := mapOption(options, name)
+		if c, ok := m["sstable_compression"]; ok {
+			return c
+		}
+		return m["class"]
+	}
+	return ""
+}
+
 // compressorsByClass are the compressors by class name.
 var compressorsByClass = map[string]kandra.Compressor{"LZ4Compressor": kandra.LZ4Compressor, "SnappyCompressor": kandra.SnappyCompressor, "DeflateCompressor": kandra.DeflateCompressor, "ZstdCompressor": kandra.ZstdCompressor}
 

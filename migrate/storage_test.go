@@ -152,6 +152,50 @@ func TestStorageDefaults(t *testing.T) {
 		`the step resets live's compaction LeveledCompactionStrategy: its setting tombstone_threshold = "0.3" has no kandra form`) {
 		t.Fatalf("step %+v", s)
 	}
+
+	// A class kandra does not declare is never the model's: neither
+	// taken as the server's default nor left alone (on either server's
+	// form of compression).
+	for _, form := range []map[string]string{
+		{"class": "org.apache.cassandra.io.compress.NoopCompressor"},
+		{"sstable_compression": "com.example.MyCompressor"},
+	} {
+		r = rowsOf(ks)
+		r.Tables[0]["compaction"] = map[string]string{"class": "com.example.MyCompaction"}
+		r.Tables[0]["compression"] = form
+		s = stepOf(t, mustPlan(t, ks, mustLive(t, r)), "options:stored")
+		for _, want := range []string{`compaction is the class "com.example.MyCompaction" in live`, `compression is the class "` + form["class"] + form["sstable_compression"] + `" in live`} {
+			if !strings.Contains(s.Reason, want) || !strings.Contains(s.CQL, "compaction") || !strings.Contains(s.CQL, "compression") {
+				t.Errorf("%v: step %+v, want %q", form, s, want)
+			}
+		}
+	}
+}
+
+// lz4Stored declares the servers' usual compression, LZ4 in 16 KB chunks.
+type lz4Stored struct{ ID string }
+
+func (s *lz4Stored) Describe(sc *kandra.Schema[lz4Stored]) {
+	sc.Table("lz4_stored", kandra.Compression(kandra.LZ4Compressor, 16))
+	kandra.Bind(sc, &s.ID, kandra.PartitionKey(0))
+}
+
+// TestStorageDefaultsOfTheServerRead: a table without stored compression
+// is compressed with LZ4 on Cassandra and not at all on ScyllaDB (which
+// stores {} for none): the server live was read from decides, over the
+// model's targets.
+func TestStorageDefaultsOfTheServerRead(t *testing.T) {
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Targets: kandra.Cassandra5, Replication: kandra.NetworkTopologyStrategy(map[string]int{"dc1": 1})}, kandra.MustRegister[lz4Stored]())
+	for product, steps := range map[string]int{"Cassandra": 0, "ScyllaDB": 1} {
+		r := rowsOf(ks)
+		r.Tables[0]["compression"] = map[string]string{}
+		live := mustLive(t, r)
+		live.Server.Product = product
+		p := mustPlan(t, ks, live)
+		if len(p.Steps) != steps {
+			t.Errorf("read from %s: %d steps, want %d:\n%s", product, len(p.Steps), steps, p)
+		}
+	}
 }
 
 // TestPropertyStoredOptionsEqual: every storage option a model may set,

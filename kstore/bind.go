@@ -97,9 +97,13 @@ func nullAt(c *kandra.ColumnSchema, p any) bool {
 		return *x == nil || len(*x) == 0 && !c.IsFrozen()
 	}
 	v := reflect.ValueOf(p).Elem()
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return true
+		}
+		v = v.Elem() // a pointer to a collection is stored as the collection is
+	}
 	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		return v.IsNil()
 	case reflect.Slice, reflect.Map:
 		if v.IsNil() || v.Len() == 0 && c.Type().IsCollection() && !c.IsFrozen() {
 			return true

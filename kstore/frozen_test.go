@@ -87,3 +87,55 @@ func TestFrozenCollectionPatch(t *testing.T) {
 		t.Errorf("Save OmitNulls of empty frozen collections: %d unset values, want 1", unset)
 	}
 }
+
+// pShelf keeps collections behind pointers.
+type pShelf struct {
+	ID     string
+	Tags   *[]string
+	Plain  *[]string
+	Labels *map[string]struct{}
+}
+
+func (s *pShelf) Describe(sc *kandra.Schema[pShelf]) {
+	sc.Table("pshelves")
+	kandra.Bind(sc, &s.ID, kandra.PartitionKey(0))
+	kandra.Bind(sc, &s.Tags, kandra.Frozen())
+	kandra.Bind(sc, &s.Labels, kandra.Frozen())
+}
+
+// TestPointerToCollectionNull: a pointer to a collection is null as the
+// collection is (nil; empty and not frozen), so OmitNulls leaves it unset
+// instead of writing a tombstone; an empty frozen one is a value.
+func TestPointerToCollectionNull(t *testing.T) {
+	d := &valRecorder{applied: true}
+	ts := kandra.MustRegister[pShelf]()
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Targets: kandra.Cassandra5, Replication: kandra.SimpleStrategy(1)}, ts)
+	rt, err := New(d, ks, WithClock(func() time.Time { return clock }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close(context.Background()) })
+	shelves := MustNewRepo(rt, ts)
+	var none []string
+	for _, c := range []struct {
+		e     pShelf
+		unset int
+	}{
+		{pShelf{ID: "a", Tags: &none, Plain: &none}, 3},
+		{pShelf{ID: "b", Tags: &[]string{}, Plain: &[]string{}, Labels: &map[string]struct{}{}}, 1}, // plain: empty, not frozen
+		{pShelf{ID: "c", Tags: &[]string{"x"}, Plain: &[]string{"y"}}, 1},
+	} {
+		if err := shelves.Save(context.Background(), &c.e, OmitNulls()); err != nil {
+			t.Fatal(err)
+		}
+		unset := 0
+		for _, v := range d.last().Values {
+			if v == adapter.Unset {
+				unset++
+			}
+		}
+		if unset != c.unset {
+			t.Errorf("%s: %d unset values, want %d", c.e.ID, unset, c.unset)
+		}
+	}
+}

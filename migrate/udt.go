@@ -91,15 +91,17 @@ func (p *planner) diffType(t kandra.CQLType, lt *LiveType, keyedBy []string, ind
 
 // openField plans field of type udt, a collection live declares without
 // FROZEN (liveDecl) and the model frozen (modelDecl): nothing while every
-// use of the type is frozen, in the model and in live (a column's own
-// type, FROZEN; inside a collection or another type it always is), and an
-// impossible step naming each use that is not, which servers refuse
+// use of the type the model declares is frozen, in the model and in live
+// (a column's own type, FROZEN; inside a collection or another type it
+// always is), and an impossible step naming each use that is not, which servers refuse
 // ("Non-frozen UDTs with nested non-frozen collections are not
 // supported") or which kandra cannot write.
 func (p *planner) openField(udt, field, liveDecl, modelDecl string) {
 	var model, live []string
+	declared := map[[2]string]bool{} // the model's columns, by table and name
 	for _, t := range p.ks.Tables() {
 		for _, c := range t.Columns() {
+			declared[[2]string{t.Name(), c.Name()}] = true
 			if c.Type().Kind() == kandra.KindUDT && c.Type().Name() == udt && !c.IsFrozen() {
 				model = append(model, t.Name()+"."+c.Name())
 			}
@@ -108,7 +110,9 @@ func (p *planner) openField(udt, field, liveDecl, modelDecl string) {
 	if lks := p.live.Keyspace; lks != nil {
 		for _, tn := range slices.Sorted(maps.Keys(lks.Tables)) {
 			for _, c := range lks.Tables[tn].Columns {
-				if c.Type.Kind() == kandra.KindUDT && c.Type.Name() == udt && !outerFrozen(c.RawType) {
+				// A live column the model does not declare is one kandra
+				// never writes (listed as extra): it blocks nothing.
+				if c.Type.Kind() == kandra.KindUDT && c.Type.Name() == udt && !outerFrozen(c.RawType) && declared[[2]string{tn, c.Name}] {
 					live = append(live, tn+"."+c.Name)
 				}
 			}

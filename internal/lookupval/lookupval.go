@@ -12,14 +12,16 @@ import (
 
 // Empty reports a lookup value p (the address of the index column c's
 // field) that has no lookup row: one the servers refuse as a key ("" or
-// an empty blob, or null: a nil pointer or collection), or one c's CQL
-// type sends as null (ColumnSchema.SentAsNull: the zero netip.Addr, the
-// zero UUID in a TIMEUUID).
+// an empty blob, or null: a nil pointer or collection, an empty
+// collection that is not frozen, which the servers store as null), or
+// one c's CQL type sends as null (ColumnSchema.SentAsNull: the zero
+// netip.Addr, the zero UUID in a TIMEUUID). A pointer is followed, as
+// the value is stored.
 func Empty(c *kandra.ColumnSchema, p any) bool {
-	return empty(p) || c.SentAsNull(p)
+	return empty(c, p) || c.SentAsNull(p)
 }
 
-func empty(p any) bool {
+func empty(c *kandra.ColumnSchema, p any) bool {
 	switch x := p.(type) {
 	case *string:
 		return *x == ""
@@ -29,11 +31,23 @@ func empty(p any) bool {
 		return false
 	}
 	v := reflect.ValueOf(p).Elem()
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return true
+		}
+		v = v.Elem()
+	}
 	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Map:
-		return v.IsNil()
 	case reflect.String:
 		return v.Len() == 0
+	case reflect.Slice, reflect.Map:
+		if v.IsNil() {
+			return true
+		}
+		if !c.Type().IsCollection() {
+			return v.Len() == 0 // a blob
+		}
+		return v.Len() == 0 && !c.IsFrozen()
 	}
 	return false
 }

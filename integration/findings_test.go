@@ -561,7 +561,9 @@ func schemaSize(t *testing.T, s *gocql.Session, ks string) string {
 	if len(cols) != 1+widest {
 		t.Fatalf("the node holds %d columns of %s, want %d", len(cols), table, 1+widest)
 	}
-	if err := execDDL(s, "DROP TABLE "+qualified(name2, table)); err != nil {
+	// IF EXISTS: execDDL sends the DROP again after a client timeout, which
+	// a slow node may hit after dropping the table.
+	if err := execDDL(s, "DROP TABLE IF EXISTS "+qualified(name2, table)); err != nil {
 		t.Fatal(err)
 	}
 

@@ -17,7 +17,9 @@ import (
 // TestImportFile: the schema files of TestImportApps (Temporal's and
 // Jaeger's, verbatim) and the catalogue's DDL (kandra's own Statements),
 // each applied to the node statement by statement and read back from it
-// (migrate.Read), and read from the file alone (migrate.ParseSchemaFile):
+// (migrate.Read), and read from the file alone (migrate.ParseSchemaFileFor
+// the node's target, whose configuration decides a plain CREATE INDEX's
+// kind and a table's default compaction):
 // the entities GenerateEntities writes of the two are the same bytes,
 // for an unknown server and for Cassandra targets. The node's Server is
 // cleared for the comparison, as a file names no server; the rest of
@@ -106,7 +108,8 @@ func TestImportFile(t *testing.T) {
 			t.Fatalf("%s: reading the keyspace from the node: %v", a.name, err)
 		}
 		node.Server = migrate.Server{}
-		sf, err := migrate.ParseSchemaFile([]byte(a.file), a.ks)
+		sf, err := migrate.ParseSchemaFileFor([]byte(a.file), a.ks, serverTarget())
+
 		if err != nil {
 			t.Errorf("%s: ParseSchemaFile: %v", a.name, err)
 			continue

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -124,7 +125,16 @@ func TestTableOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(im.Unexpressed) != 1 || !strings.Contains(im.Unexpressed[0], `table o_by_hand: compaction LeveledCompactionStrategy: its setting tombstone_threshold = "0.3" has no kandra form`) {
+	var unexp []string
+	for _, u := range im.Unexpressed {
+		// cassandra_latest.yaml's default_compaction, which such a node
+		// stores, settings and all, on a table created without one.
+		if latestMode() && latestDefaultCompaction.MatchString(u) {
+			continue
+		}
+		unexp = append(unexp, u)
+	}
+	if len(unexp) != 1 || !strings.Contains(unexp[0], `table o_by_hand: compaction LeveledCompactionStrategy: its setting tombstone_threshold = "0.3" has no kandra form`) {
 		t.Errorf("unexpressed %q, want the tombstone_threshold alone", im.Unexpressed)
 	}
 	if src := string(im.Source); !strings.Contains(src, `s.Table("o_by_hand", kandra.Compaction(kandra.Leveled(160)))`) {
@@ -135,3 +145,7 @@ func TestTableOptions(t *testing.T) {
 		ok = n
 	}
 }
+
+// latestDefaultCompaction is an unexpressed entry of a setting of
+// cassandra_latest.yaml's default_compaction.
+var latestDefaultCompaction = regexp.MustCompile(`: compaction UnifiedCompactionStrategy: its setting (max_sstables_to_compact = "64"|min_sstable_size = "100MiB"|sstable_growth = "0.3333333333333333"|target_sstable_size = "1GiB") has no kandra form`)

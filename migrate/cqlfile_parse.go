@@ -76,6 +76,17 @@ type fileParser struct {
 	why     string
 	kss     map[string]*fileKeyspace
 	general []string // entries of statements of no keyspace (data, roles)
+	// latest: the node runs cassandra_latest.yaml's settings
+	// (ParseSchemaFileFor).
+	latest bool
+}
+
+// latestCompaction is the compaction a node with cassandra_latest.yaml's
+// settings gives a table created without one (its default_compaction),
+// as it stores it.
+var latestCompaction = map[string]string{
+	"class": "org.apache.cassandra.db.compaction.UnifiedCompactionStrategy", "scaling_parameters": "T4",
+	"max_sstables_to_compact": "64", "min_sstable_size": "100MiB", "sstable_growth": "0.3333333333333333", "target_sstable_size": "1GiB",
 }
 
 // ks is the keyspace named name, from now on named by the file.
@@ -557,6 +568,9 @@ func (p *stmtParser) createTable() {
 		}
 	}
 	t.row["flags"] = flags
+	if _, ok := t.row["compaction"]; !ok && p.fp.latest {
+		t.row["compaction"] = maps.Clone(latestCompaction)
+	}
 	for _, c := range t.cols {
 		if c.mask != nil {
 			c.mask["table_name"] = name
@@ -898,6 +912,9 @@ func (p *stmtParser) createIndex(custom bool) {
 	}
 	opts["target"] = tgt
 	kind := "COMPOSITES"
+	if !using && p.fp.latest {
+		class = "sai" // default_secondary_index: sai, stored by that name
+	}
 	if class != "" {
 		kind, opts["class_name"] = "CUSTOM", class
 	} else if slices.Contains(t.row["flags"].([]string), "dense") || !slices.Contains(t.row["flags"].([]string), "compound") {

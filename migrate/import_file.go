@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/kerrors"
 )
 
@@ -86,13 +87,30 @@ type SchemaFile struct {
 // statements, and statements the parser cannot read, are an error
 // naming the line and the statement: the reading would be wrong without
 // them.
+//
+// A file is read as a node with the servers' default configuration would
+// create it; ParseSchemaFileFor reads it as a node of another
+// configuration would.
 func ParseSchemaFile(src []byte, keyspace string) (*SchemaFile, error) {
+	return ParseSchemaFileFor(src, keyspace, 0)
+}
+
+// ParseSchemaFileFor is ParseSchemaFile for a node of the given targets,
+// whose configuration decides what a statement leaves unsaid. On
+// kandra.Cassandra5Latest alone (a node with the settings of
+// cassandra_latest.yaml: default_secondary_index sai and a default
+// compaction of its own) a CREATE INDEX without USING makes a
+// storage-attached index, and a table created without compaction gets
+// the yaml's UnifiedCompactionStrategy with its settings, as such a
+// node stores them. Any other targets read as ParseSchemaFile.
+// ImportFile reads with ImportOptions.Targets.
+func ParseSchemaFileFor(src []byte, keyspace string, targets kandra.Target) (*SchemaFile, error) {
 	toks, lerr := cqlLex(src)
 	if lerr != nil {
 		return nil, &kerrors.MigrationError{Message: "ParseSchemaFile: line " + itoa(lerr.line) + ": " + lerr.problem + "; fix the file"}
 	}
 	stmts := splitStatements(src, toks)
-	fp := &fileParser{kss: map[string]*fileKeyspace{}}
+	fp := &fileParser{kss: map[string]*fileKeyspace{}, latest: targets == kandra.Cassandra5Latest}
 	created := createdKeyspaces(stmts)
 	switch {
 	case keyspace != "":
@@ -163,7 +181,7 @@ func ParseSchemaFile(src []byte, keyspace string) (*SchemaFile, error) {
 // A file ParseSchemaFile cannot read is an error naming the statement and
 // its line, as is one that drops the keyspace.
 func ImportFile(src []byte, keyspace string, opts ImportOptions) (*Imported, error) {
-	sf, err := ParseSchemaFile(src, keyspace)
+	sf, err := ParseSchemaFileFor(src, keyspace, opts.Targets)
 	if err != nil {
 		return nil, err
 	}

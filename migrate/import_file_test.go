@@ -306,6 +306,36 @@ func TestParseSchemaFile(t *testing.T) {
 	}
 }
 
+// TestParseSchemaFileFor: read for a node with cassandra_latest.yaml's
+// settings, a CREATE INDEX without USING is storage-attached and a table
+// created without compaction has the yaml's; USING 'legacy_local_table'
+// and a stated compaction are kept. Any other targets read as
+// ParseSchemaFile.
+func TestParseSchemaFileFor(t *testing.T) {
+	src := ksHead + `CREATE TABLE ks.t (k int PRIMARY KEY, v text, w text);
+		CREATE TABLE ks.u (k int PRIMARY KEY) WITH compaction = {'class': 'LeveledCompactionStrategy'};
+		CREATE INDEX ON ks.t (v);
+		CREATE INDEX ON ks.t (w) USING 'legacy_local_table';`
+	for targets, want := range map[kandra.Target][2]string{
+		kandra.Cassandra5Latest:                     {"t_v_idx CUSTOM map[class_name:sai target:v] t_w_idx COMPOSITES map[target:w]", "org.apache.cassandra.db.compaction.UnifiedCompactionStrategy"},
+		kandra.Cassandra5:                           {"t_v_idx COMPOSITES map[target:v] t_w_idx COMPOSITES map[target:w]", ""},
+		kandra.Cassandra5 | kandra.Cassandra5Latest: {"t_v_idx COMPOSITES map[target:v] t_w_idx COMPOSITES map[target:w]", ""},
+	} {
+		sf, err := ParseSchemaFileFor([]byte(src), "", targets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, ix := range sf.Live.Table("t").Indexes {
+			got = append(got, fmt.Sprint(ix.Name, " ", ix.Kind, " ", ix.Options))
+		}
+		if strings.Join(got, " ") != want[0] || sf.Live.Table("t").Options["compaction.class"] != want[1] ||
+			sf.Live.Table("u").Options["compaction.class"] != "org.apache.cassandra.db.compaction.LeveledCompactionStrategy" {
+			t.Errorf("%v: indexes %q, compaction %v, u's %v", targets, got, sf.Live.Table("t").Options, sf.Live.Table("u").Options)
+		}
+	}
+}
+
 // TestImportFileLists: ImportFile says in Imported.Unexpressed and Notes
 // what ParseSchemaFile lists, as Import says what it reads beside the
 // tables.

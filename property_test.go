@@ -685,6 +685,9 @@ func TestPropertySchemaMatchesModel(t *testing.T) {
 				t.Fatalf("column %d is %s %q %s (%v), want %s %q %s (%v)", i, c.GoName(), c.Name(), c.Decl(), c.Role(),
 					want.GoName, want.Name, want.Type, want.Role)
 			}
+			if c.IsFrozen() != want.Frozen {
+				t.Fatalf("column %q (%s): IsFrozen %v, the model says %v", c.Name(), c.Decl(), c.IsFrozen(), want.Frozen)
+			}
 			if c.Role() != kandra.RegularColumn && c.KeyIndex() != want.KeyIndex {
 				t.Fatalf("column %q has key index %d, want %d", c.Name(), c.KeyIndex(), want.KeyIndex)
 			}
@@ -931,10 +934,11 @@ func TestPropertyLookupTables(t *testing.T) {
 
 // Secondary indexes and the statement list: CREATE INDEX IF NOT EXISTS
 // {index} ON ks.{table} ({col}), with FULL() on a frozen collection (a
-// collection in a key), the index named as schematest.IndexName says
-// ({table}_{col}_idx, or sanitized and hashed); Statements is CREATE
-// KEYSPACE, the primary table, each lookup table, then each index; ALTER
-// TABLE ADD for regular columns only (a key column is a migration error).
+// collection in a key, or given Frozen), the index named as
+// schematest.IndexName says ({table}_{col}_idx, or sanitized and hashed);
+// Statements is CREATE KEYSPACE, the primary table, each lookup table, then
+// each index; ALTER TABLE ADD for regular columns only (a key column is a
+// migration error).
 func TestPropertyIndexesAndStatements(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		m := schematest.ValidModel(t)
@@ -981,20 +985,21 @@ func TestPropertyIndexesAndStatements(t *testing.T) {
 			if ts.IndexName(c) != name {
 				t.Fatalf("IndexName = %q, want %q", ts.IndexName(c), name)
 			}
-			frozen := c.Role() != kandra.RegularColumn && c.Type().IsCollection()
-			if (ci.target == "FULL") != frozen {
-				t.Fatalf("%s: FULL() is for frozen collections (collections in a key) only", ddl)
-			}
-			spec, ok := c.Index()
-			if !ok {
-				t.Fatalf("%s: Index() reports no index", c.Name())
-			}
 			// What the draft asked for, from the generator's own record.
 			var want schematest.ColumnModel
 			for _, cm := range m.Columns {
 				if cm.Name == c.Name() {
 					want = cm
 				}
+			}
+			// A frozen collection: in a key, or given Frozen.
+			frozen := want.Frozen && c.Type().IsCollection()
+			if (ci.target == "FULL") != frozen {
+				t.Fatalf("%s: FULL() is for frozen collections (collections in a key or given Frozen) only; the model's column is %s", ddl, want.Type)
+			}
+			spec, ok := c.Index()
+			if !ok {
+				t.Fatalf("%s: Index() reports no index", c.Name())
 			}
 			if spec.Kind != want.IndexKind {
 				t.Fatalf("%s: Index().Kind %s, the draft asked for %s", ddl, spec.Kind, want.IndexKind)
@@ -1259,6 +1264,8 @@ func TestPropertyGeneratorCoverage(t *testing.T) {
 		"go:schematest.Stamp", "go:schematest.Peer", "go:[16]uint8", "zero-size twins", "index on a blob",
 		"index on an override that is not all word characters", "column name of 1024 bytes", "Static",
 		"index kind sai", "index kind legacy", "SAI analysis", "index target values", "index target keys", "index target entries", "index target full",
+		"Frozen list", "Frozen set", "Frozen map", "Frozen static", "index on a Frozen collection", "IndexFull on a Frozen collection",
+		"Frozen in a binding of its own",
 		"Compaction STCS", "Compaction LCS", "Compaction TWCS", "Compression", "Comment", "SpeculativeRetry", "BloomFilterFPChance"} {
 		if valid[f] == 0 {
 			t.Errorf("no valid spec of the %d fixed seeds has %q", validCoverageSeeds, f)

@@ -31,7 +31,8 @@
 // It is not a _test package so that the integration module can send random
 // valid schemas to a real server. Valid models use what the entity rules
 // allow: table, lookup-table and index names of up to 222 characters,
-// counters, Version columns, indexes on blobs, TTLs past 2038. No one
+// counters, Version columns, indexes on blobs, TTLs past 2038, frozen
+// collections outside the key (kandra.Frozen, indexed whole). No one
 // target accepts them all, so a keyspace of valid models must be built
 // for the targets that accept them (Targets), with NetworkTopologyStrategy;
 // each valid model is accepted by ScyllaDB 2026.x or Cassandra5Latest at

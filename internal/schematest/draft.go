@@ -28,6 +28,7 @@ const (
 	oAsType
 	oStatic
 	oMasked
+	oFrozen
 )
 
 type fieldOpt struct {
@@ -101,6 +102,8 @@ func (o fieldOpt) option() kandra.FieldOption {
 		return kandra.Static()
 	case oMasked:
 		return kandra.Masked(o.mask)
+	case oFrozen:
+		return kandra.Frozen()
 	}
 	return kandra.AsType(kandraType(o.as))
 }
@@ -192,6 +195,7 @@ type column struct {
 	ixs       []ixDraft // SecondaryIndex's options, per binding
 	sensitive bool
 	static    bool
+	frozen    bool // Frozen given
 	uuidRoles []dynamic.Role
 	as        []fieldOpt
 	masks     []kandra.Mask // Masked's, per binding
@@ -222,6 +226,21 @@ func (c *column) cql() *CQL {
 		return c.lastAs()
 	}
 	return CQLOf(c.goType)
+}
+
+// frozenCollection reports a column whose type ty (its cql()) is a
+// collection declared FROZEN at the top: in a key position, or given
+// Frozen (a collection outside the key is frozen only then). Such a
+// collection is indexed whole (FULL), never by its parts.
+func (c *column) frozenCollection(ty *CQL) bool {
+	return ty != nil && ty.IsCollection() && (c.isKey() || c.frozen)
+}
+
+// frozenTop reports a column declared FROZEN<...> at the top, as
+// kandra.ColumnSchema.IsFrozen documents it: a collection or user-defined
+// type in a key position, or given Frozen.
+func (c *column) frozenTop(ty *CQL) bool {
+	return ty != nil && (ty.IsCollection() || ty.Kind == UDT) && (c.isKey() || c.frozen)
 }
 
 // lastAs is the type of the last AsType given: the one that stays.
@@ -287,6 +306,8 @@ func (d *draft) columns() []*column {
 					c.sensitive = true
 				case oStatic:
 					c.static = true
+				case oFrozen:
+					c.frozen = true
 				case oAsType:
 					c.as = append(c.as, o)
 				case oMasked:

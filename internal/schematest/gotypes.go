@@ -171,3 +171,15 @@ func drawElem(t *rapid.T, depth int, key bool, label string) reflect.Type {
 	}
 	return rapid.SampledFrom(scalars).Draw(t, label+" elem")
 }
+
+// nativeScalars are the scalars of a native CQL type: every scalar but the
+// user-defined type.
+var nativeScalars = func() []reflect.Type {
+	var out []reflect.Type
+	for _, t := range scalars {
+		if CQLOf(t).Kind == Native {
+			out = append(out, t)
+		}
+	}
+	return out
+}()

@@ -202,7 +202,7 @@ var mutations = []mutation{
 		}
 		f := &g.d.fields[c.field]
 		f.add(fieldOpt{kind: oTransient})
-		switch rapid.IntRange(0, 7).Draw(g.t, "other option") {
+		switch rapid.IntRange(0, 8).Draw(g.t, "other option") {
 		case 0:
 			f.add(fieldOpt{kind: oPK, index: g.freshIndex(false)})
 		case 1:
@@ -218,6 +218,9 @@ var mutations = []mutation{
 		case 6:
 			// Harmless on a column, but there is no column to mark.
 			f.add(fieldOpt{kind: oSensitive})
+		case 7:
+			// Also on a collection, where it is a column's option.
+			f.add(fieldOpt{kind: oFrozen})
 		default:
 			// A blank name falls back to the derived one: still an option.
 			f.add(fieldOpt{kind: oColumn, name: " "})
@@ -603,6 +606,64 @@ var mutations = []mutation{
 		typ := rapid.SampledFrom([]reflect.Type{reflect.TypeFor[GeoPoint](), reflect.TypeFor[*GeoPoint]()}).Draw(g.t, "udt")
 		i := g.addField(typ)
 		g.d.fields[i].add(fieldOpt{kind: oIndex, ix: ixDraft{kind: rapid.SampledFrom([]kandra.IndexKind{kandra.IndexDefault, kandra.IndexLegacy}).Draw(g.t, "kind")}})
+		return true
+	}},
+	{"index target a Frozen collection lacks", kandra.RuleSecondaryIndex, func(g *gen) bool {
+		// A frozen collection is indexed whole: VALUES, KEYS and ENTRIES
+		// are refused ("Frozen collections are immutable and must be fully
+		// indexed").
+		typ := rapid.SampledFrom([]reflect.Type{reflect.TypeFor[[]string](), reflect.TypeFor[map[int32]struct{}](), reflect.TypeFor[map[string]int32](), reflect.TypeFor[map[string][]int64]()}).Draw(g.t, "collection")
+		x := ixDraft{kind: rapid.SampledFrom([]kandra.IndexKind{kandra.IndexDefault, kandra.IndexSAI, kandra.IndexLegacy}).Draw(g.t, "kind"), target: kandra.IndexTargetValues}
+		if typ.Kind() == reflect.Map && typ.Elem() != tEmpty {
+			x.target = rapid.SampledFrom([]kandra.IndexTarget{kandra.IndexTargetValues, kandra.IndexTargetKeys, kandra.IndexTargetEntries}).Draw(g.t, "target")
+		}
+		i := g.addField(typ)
+		g.d.fields[i].add(fieldOpt{kind: oFrozen})
+		g.d.fields[i].add(fieldOpt{kind: oIndex, ix: x})
+		g.d.fields[i].add(fieldOpt{kind: oColumn, name: "ftgt"})
+		return true
+	}},
+	{"SAI analysis on a Frozen collection", kandra.RuleSAI, func(g *gen) bool {
+		// Indexed whole (FULL, with or without IndexFull), a frozen
+		// collection of text is not text to analyse.
+		typ := rapid.SampledFrom([]reflect.Type{reflect.TypeFor[[]string](), reflect.TypeFor[map[string]struct{}](), reflect.TypeFor[map[string]string]()}).Draw(g.t, "collection")
+		x := ixDraft{kind: kandra.IndexSAI, ci: true}
+		if rapid.Bool().Draw(g.t, "IndexFull") {
+			x.target = kandra.IndexTargetFull
+		}
+		i := g.addField(typ)
+		g.d.fields[i].add(fieldOpt{kind: oFrozen})
+		g.d.fields[i].add(fieldOpt{kind: oIndex, ix: x})
+		g.d.fields[i].add(fieldOpt{kind: oColumn, name: "fsai"})
+		return true
+	}},
+	{"Frozen on a type that is no collection", kandra.RuleUDT, func(g *gen) bool {
+		// Servers freeze collections, tuples and user-defined types only
+		// ("frozen<> is only allowed on collections, tuples, and
+		// user-defined types"); a vector is frozen of itself.
+		var i int
+		switch rapid.IntRange(0, 3).Draw(g.t, "which") {
+		case 0:
+			i = g.addField(rapid.SampledFrom(nativeScalars).Draw(g.t, "scalar"))
+		case 1:
+			i = g.addField(rapid.SampledFrom(append(slices.Clone(pointers), vectors...)).Draw(g.t, "pointer or vector"))
+		case 2:
+			// A type without a mapping, declared a native type.
+			i = g.addField(tOpaque)
+			g.d.fields[i].add(fieldOpt{kind: oAsType, as: rapid.SampledFrom([]*CQL{nat("DECIMAL"), nat("TEXT"), nat("BLOB")}).Draw(g.t, "as type")})
+		default:
+			// A column of the draft, a key or a counter too: Frozen
+			// freezes nothing native in a key either.
+			c := g.pickColumn("column", func(c *column) bool {
+				ty := c.cql()
+				return ty != nil && !ty.IsCollection() && ty.Kind != UDT
+			})
+			if c == nil {
+				return false
+			}
+			i = c.field
+		}
+		g.d.fields[i].add(fieldOpt{kind: oFrozen})
 		return true
 	}},
 	{"mask the column refuses", kandra.RuleMask, func(g *gen) bool {

@@ -44,9 +44,15 @@ type ColumnModel struct {
 	GoName string
 	Name   string // raw column name
 	// Type is the type as declared in the primary table (frozen in a key
-	// position, COUNTER for counters); KeyType as a lookup-table key.
-	Type     string
-	KeyType  string
+	// position or given Frozen, COUNTER for counters); KeyType as a
+	// lookup-table key.
+	Type    string
+	KeyType string
+	// Frozen reports a declaration frozen at the top
+	// (kandra.ColumnSchema.IsFrozen): a collection or user-defined type in
+	// a key, or given Frozen. A frozen collection's index holds it whole
+	// (FULL).
+	Frozen   bool
 	Role     kandra.KeyRole
 	KeyIndex int
 	Order    kandra.ClusteringOrder
@@ -74,7 +80,8 @@ func (d *draft) model(sp dynamic.Spec) Model {
 	for _, c := range d.live() {
 		ty := c.cql()
 		types[c.goName] = ty
-		cm := ColumnModel{GoName: c.goName, Name: c.name(), Type: ty.Render(false), KeyType: ty.Render(true), Indexed: c.index, Static: c.static && !c.isKey()}
+		cm := ColumnModel{GoName: c.goName, Name: c.name(), Type: ty.Render(c.frozenTop(ty)), KeyType: ty.Render(true), Frozen: c.frozenTop(ty),
+			Indexed: c.index, Static: c.static && !c.isKey()}
 		if c.index {
 			x := c.ixs[0]
 			cm.IndexKind, cm.IndexTarget = x.kind, x.target

@@ -361,7 +361,9 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 	// on a collection whose column name has a line break (Cassandra cannot
 	// parse its index target back).
 	// Or a target the column's type does not have: KEYS and ENTRIES on a
-	// map, VALUES on a collection that is not frozen, FULL on one that is.
+	// map, VALUES on a collection, each only on one that is not frozen;
+	// FULL only on a frozen one (a collection in a key, or given Frozen:
+	// "Frozen collections are immutable and must be fully indexed").
 	for _, c := range live {
 		if c.index && ((c.isPK() && len(pks) == 1) || (types[c] != nil && types[c].Contains("DURATION")) ||
 			(types[c] != nil && types[c].Kind != Native && types[c].Kind != UDT && lineBreak(c.name())) || (types[c] != nil && badTarget(c, types[c]))) {
@@ -382,10 +384,20 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 			b[kandra.RuleVector] = true
 		}
 	}
-	// udt: an index on a column of a user-defined type of its own (not
-	// frozen).
+	// udt: an index on a column of a user-defined type of its own not
+	// given Frozen; Frozen on a column whose type is neither a
+	// user-defined type nor a collection (a native type, a counter, a
+	// vector: "frozen<> is only allowed on collections, tuples, and
+	// user-defined types"), in a key or not.
 	for _, c := range live {
-		if c.index && types[c] != nil && types[c].Kind == UDT && !c.isKey() {
+		t := types[c]
+		if t == nil {
+			continue
+		}
+		if c.index && t.Kind == UDT && !c.isKey() && !c.frozen {
+			b[kandra.RuleUDT] = true
+		}
+		if c.frozen && t.Kind != UDT && !t.IsCollection() {
 			b[kandra.RuleUDT] = true
 		}
 	}
@@ -447,7 +459,7 @@ func (d *draft) check(b map[kandra.Rule]bool) {
 		for _, c := range cols {
 			typ := 8
 			if t := types[c]; t != nil {
-				typ = len(t.Render(c.isKey()))
+				typ = len(t.Render(c.frozenTop(t)))
 			}
 			n += 3*len(c.name()) + 2*len(table) + typ + 40
 		}
@@ -580,7 +592,7 @@ func NamesCollide(ms ...Model) bool {
 
 // badTarget reports an index target the column's type does not have.
 func badTarget(c *column, ty *CQL) bool {
-	frozen := c.isKey() && ty.IsCollection()
+	frozen := c.frozenCollection(ty)
 	switch c.ixs[0].target {
 	case kandra.IndexTargetValues:
 		return !ty.IsCollection() || frozen
@@ -608,6 +620,8 @@ func saiBroken(c *column, ty *CQL) bool {
 	switch {
 	case x.target == kandra.IndexTargetEntries || x.target == kandra.IndexTargetFull:
 		return true
+	case x.target == kandra.IndexTargetColumn && c.frozenCollection(ty):
+		return true // a frozen collection's index holds it whole (FULL)
 	case x.target == kandra.IndexTargetKeys:
 		held = ty.Key
 	case ty.IsCollection():

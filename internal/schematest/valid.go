@@ -507,7 +507,67 @@ func newValid(t *rapid.T, counter int) *gen {
 		g.indexOptions()
 	}
 	g.drawStorage()
+	if !isCounter {
+		g.frozen()
+	}
 	return g
+}
+
+// frozen gives some collection columns outside the key, regular or
+// static, kandra.Frozen() (a collection in a key is frozen anyway), drawn
+// after everything else so that the draws before keep their seeds. The
+// servers index a frozen collection whole (FULL): an indexed collection is
+// frozen only when its index asks for none of its parts (no IndexValues,
+// IndexKeys or IndexEntries, no text analysis), and then sometimes names
+// its target, IndexFull.
+func (g *gen) frozen() {
+	t, d := g.t, g.d
+	for _, c := range d.live() {
+		ty := c.cql()
+		if c.embedded || c.isKey() || ty == nil || !ty.IsCollection() {
+			continue
+		}
+		if c.index && (c.ixs[0].target != kandra.IndexTargetColumn || c.ixs[0].analysis()) {
+			continue
+		}
+		// Half the indexed ones, which are fewer: most of their indexes
+		// name a target.
+		if !chance(t, map[bool]int{false: 25, true: 50}[c.index], "Frozen") {
+			continue
+		}
+		f := &d.fields[c.field]
+		switch {
+		case chance(t, 15, "Frozen in a binding of its own"):
+			f.binds = append(f.binds, bind{opts: []fieldOpt{{kind: oFrozen}}})
+			g.feature("Frozen in a binding of its own")
+		case chance(t, 10, "Frozen twice"):
+			f.add(fieldOpt{kind: oFrozen})
+			f.add(fieldOpt{kind: oFrozen})
+			g.feature("Frozen twice")
+		default:
+			f.add(fieldOpt{kind: oFrozen})
+		}
+		g.feature("Frozen " + map[CQLKind]string{List: "list", Set: "set", Map: "map"}[ty.Kind])
+		if c.static {
+			g.feature("Frozen static")
+		}
+		if !c.index {
+			continue
+		}
+		g.feature("index on a Frozen collection")
+		if !chance(t, 50, "IndexFull on Frozen") {
+			continue
+		}
+		// Every SecondaryIndex of the field, as bindings split them.
+		for _, b := range f.binds {
+			for oi, o := range b.opts {
+				if o.kind == oIndex {
+					b.opts[oi].ix.target = kandra.IndexTargetFull
+				}
+			}
+		}
+		g.feature("IndexFull on a Frozen collection")
+	}
 }
 
 // indexOptions gives some indexes a kind, a target and text analysis that
@@ -519,7 +579,7 @@ func (g *gen) indexOptions() {
 			continue
 		}
 		ty := c.cql()
-		frozen := c.isKey() && ty.IsCollection()
+		frozen := c.frozenCollection(ty)
 		var x ixDraft
 		switch {
 		case frozen && chance(t, 40, "IndexFull"):

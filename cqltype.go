@@ -224,7 +224,8 @@ func (t CQLType) Key() CQLType {
 // FixedSize returns the length in bytes of every non-null value of a
 // fixed-size native type (BOOLEAN and TINYINT 1, SMALLINT 2, INT, FLOAT and
 // DATE 4, BIGINT, COUNTER, DOUBLE, TIMESTAMP and TIME 8, UUID and TIMEUUID
-// 16), and 0 for every other type, whose values vary in length. It is
+// 16), and 0 for every other type: the natives whose values vary in
+// length, and collections, vectors, tuples and user-defined types. It is
 // known without encoding a value, as when a value's size is estimated.
 func (t CQLType) FixedSize() int {
 	if t.n == nil {

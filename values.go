@@ -385,7 +385,8 @@ func (c *ColumnSchema) ReadError(err error) error {
 
 // SentAsNull reports whether the value at p (as for CheckValue) is sent
 // as null in the column's CQL type although its Go value is not nil: the
-// zero netip.Addr, an empty net.IP, the zero UUID in a TIMEUUID. A lookup
+// zero netip.Addr, an empty net.IP, the zero UUID in a TIMEUUID, also
+// behind a pointer field. A lookup
 // writes no row for such a value, as for an empty one.
 func (c *ColumnSchema) SentAsNull(p any) bool {
 	switch x := p.(type) {
@@ -398,7 +399,11 @@ func (c *ColumnSchema) SentAsNull(p any) bool {
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return false
 	}
-	return zeroSentAsNull(v.Elem(), c.typ)
+	v = v.Elem()
+	for v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem() // a pointer field is stored as the value it points to
+	}
+	return zeroSentAsNull(v, c.typ)
 }
 
 // zeroSentAsNull reports whether v, a value of CQL type ct that is not

@@ -104,7 +104,7 @@ func fixedBytes(col *kandra.ColumnSchema, v any) (n int, ok bool) {
 	ct := col.Type()
 	switch x := v.(type) {
 	case *int64, *int, *int32, *int16, *int8, *bool, *float64, *float32, *time.Time:
-		n = ct.FixedSize() // 0 for VARINT or DECIMAL, measured by the stored form
+		n = ct.FixedSize() // 0 for VARINT, measured by the stored form
 	case *uuid.UUID:
 		if n = ct.FixedSize(); n > 0 && *x == (uuid.UUID{}) && ct.Name() == "TIMEUUID" {
 			return 0, true // sent as null

@@ -848,6 +848,8 @@ func (p *stmtParser) createIndex(custom bool) {
 		if strings.EqualFold(class, "legacy_local_table") {
 			class = "" // Cassandra 5.0's name of the legacy index, which it stores as one made without USING
 		}
+	} else if p.fp.latest {
+		class = "sai" // default_secondary_index: sai, stored by that name
 	}
 	opts := map[string]string{}
 	for _, pr := range p.properties(false) {
@@ -911,10 +913,15 @@ func (p *stmtParser) createIndex(custom bool) {
 		tgt = fn + "(" + tgt + ")"
 	}
 	opts["target"] = tgt
-	kind := "COMPOSITES"
-	if !using && p.fp.latest {
-		class = "sai" // default_secondary_index: sai, stored by that name
+	if strings.EqualFold(class, "sai") || lastName(class) == "StorageAttachedIndex" {
+		switch {
+		case nonWord.MatchString(col.name):
+			p.refuse(what + ": SAI refuses a column whose name is not all letters, digits and _ (\"contains non-alphanumeric-underscore characters\")")
+		case p.holdsBlob(col.typ):
+			p.refuse(what + ": SAI refuses blob values (\"Unsupported type: blob\")")
+		}
 	}
+	kind := "COMPOSITES"
 	if class != "" {
 		kind, opts["class_name"] = "CUSTOM", class
 	} else if slices.Contains(t.row["flags"].([]string), "dense") || !slices.Contains(t.row["flags"].([]string), "compound") {
@@ -945,6 +952,27 @@ func (p *stmtParser) createIndex(custom bool) {
 }
 
 var nonWord = regexp.MustCompile(`\W`)
+
+// holdsBlob reports whether t holds a blob anywhere: in a collection, a
+// tuple, or a field of a type the keyspace has.
+func (p *stmtParser) holdsBlob(t *ftype) bool {
+	if t.kind == "native" && t.name == "blob" {
+		return true
+	}
+	if u := p.ks.types[t.name]; t.kind == "udt" && u != nil {
+		for _, f := range u.types {
+			if p.holdsBlob(f) {
+				return true
+			}
+		}
+	}
+	for _, a := range t.args {
+		if p.holdsBlob(a) {
+			return true
+		}
+	}
+	return false
+}
 
 // createView reads CREATE MATERIALIZED VIEW as far as its name and base
 // table, and lists it as Import lists a view.

@@ -325,6 +325,22 @@ func TestParseSchemaFileFor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A blob is no SAI's: a plain index on one is refused on such a
+		// node, one USING 'sai' everywhere.
+		blob := ksHead + "CREATE TABLE ks.b (k int PRIMARY KEY, b blob, c blob);\nCREATE INDEX ON ks.b (b);\nCREATE INDEX ON ks.b (c) USING 'StorageAttachedIndex';"
+		bf, err := ParseSchemaFileFor([]byte(blob), "", targets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refused := 0
+		for _, u := range bf.Unexpressed {
+			if strings.Contains(u, "SAI refuses blob values") {
+				refused++
+			}
+		}
+		if wantRefused := map[bool]int{true: 2, false: 1}[targets == kandra.Cassandra5Latest]; refused != wantRefused || len(bf.Live.Table("b").Indexes) != 2-wantRefused {
+			t.Errorf("%v: blob indexes refused %d (%q), kept %d", targets, refused, bf.Unexpressed, len(bf.Live.Table("b").Indexes))
+		}
 		var got []string
 		for _, ix := range sf.Live.Table("t").Indexes {
 			got = append(got, fmt.Sprint(ix.Name, " ", ix.Kind, " ", ix.Options))

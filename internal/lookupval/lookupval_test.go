@@ -1,7 +1,11 @@
 package lookupval_test
 
 import (
+	"net"
+	"net/netip"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/internal/lookupval"
@@ -19,6 +23,9 @@ type lv struct {
 	FTags   []string
 	PFTags  *[]string
 	FLabels map[string]struct{}
+	PAddr   *netip.Addr
+	PIP     *net.IP
+	PRun    *uuid.UUID
 }
 
 func (e *lv) Describe(s *kandra.Schema[lv]) {
@@ -27,6 +34,7 @@ func (e *lv) Describe(s *kandra.Schema[lv]) {
 	kandra.Bind(s, &e.FTags, kandra.Frozen())
 	kandra.Bind(s, &e.PFTags, kandra.Frozen())
 	kandra.Bind(s, &e.FLabels, kandra.Frozen())
+	kandra.Bind(s, &e.PRun, kandra.AsType(kandra.CQLTimeUUID))
 }
 
 func TestEmpty(t *testing.T) {
@@ -62,6 +70,11 @@ func TestEmpty(t *testing.T) {
 		{"pf_tags", ptr(&zero), false},
 		{"f_labels", new(map[string]struct{}), true},
 		{"f_labels", &map[string]struct{}{}, false},
+		{"p_addr", ptr(&netip.Addr{}), true}, // sent as null, behind a pointer too
+		{"p_addr", ptr(ptr(netip.MustParseAddr("10.0.0.1"))), false},
+		{"pip", ptr(&net.IP{}), true},
+		{"p_run", ptr(&uuid.UUID{}), true},
+		{"p_run", ptr(ptr(uuid.MustParse("0a0eebc9-9c0b-11ef-bb6d-6bb9bd380a11"))), false},
 	} {
 		if got := lookupval.Empty(col(c.col), c.p); got != c.want {
 			t.Errorf("%s %#v: Empty %v, want %v", c.col, c.p, got, c.want)

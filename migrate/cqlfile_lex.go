@@ -90,31 +90,24 @@ func cqlLex(src []byte) ([]cqlToken, *lexError) {
 			}
 			line += strings.Count(s[i:i+2+end+2], "\n")
 			i += 2 + end + 2
-		case c == '\'':
+		case c == '\'', c == '"':
 			start, startLine := i, line
-			var b strings.Builder
-			i++
-			for {
-				if i >= len(s) {
-					line = startLine
-					return fail("a string opened with ' is never closed")
+			text, next, lines, ok := unquote(s, i, c)
+			if !ok {
+				if c == '"' {
+					return fail("a name quoted with \" is never closed")
 				}
-				if s[i] == '\'' {
-					if i+1 < len(s) && s[i+1] == '\'' {
-						b.WriteByte('\'')
-						i += 2
-						continue
-					}
-					i++
-					break
-				}
-				if s[i] == '\n' {
-					line++
-				}
-				b.WriteByte(s[i])
-				i++
+				return fail("a string opened with ' is never closed")
 			}
-			out = append(out, cqlToken{kind: tString, text: b.String(), line: startLine, off: base + start, end: base + i})
+			kind := tString
+			if c == '"' {
+				if text == "" {
+					return fail("an empty quoted name \"\", which no server takes as a name")
+				}
+				kind = tQuoted
+			}
+			line, i = line+lines, next
+			out = append(out, cqlToken{kind: kind, text: text, line: startLine, off: base + start, end: base + i})
 		case c == '$' && i+1 < len(s) && s[i+1] == '$':
 			end := strings.Index(s[i+2:], "$$")
 			if end < 0 {
@@ -124,35 +117,6 @@ func cqlLex(src []byte) ([]cqlToken, *lexError) {
 			out = append(out, cqlToken{kind: tString, text: body, line: line, off: base + i, end: base + i + 2 + end + 2})
 			line += strings.Count(body, "\n")
 			i += 2 + end + 2
-		case c == '"':
-			start, startLine := i, line
-			var b strings.Builder
-			i++
-			for {
-				if i >= len(s) {
-					line = startLine
-					return fail("a name quoted with \" is never closed")
-				}
-				if s[i] == '"' {
-					if i+1 < len(s) && s[i+1] == '"' {
-						b.WriteByte('"')
-						i += 2
-						continue
-					}
-					i++
-					break
-				}
-				if s[i] == '\n' {
-					line++
-				}
-				b.WriteByte(s[i])
-				i++
-			}
-			if b.Len() == 0 {
-				line = startLine
-				return fail("an empty quoted name \"\", which no server takes as a name")
-			}
-			out = append(out, cqlToken{kind: tQuoted, text: b.String(), line: startLine, off: base + start, end: base + i})
 		case isCQLLetter(c) && isUUIDAt(s, i):
 			// A UUID that starts with a letter: a constant, not a word.
 			out = append(out, cqlToken{kind: tNumber, text: s[i : i+36], line: line, off: base + i, end: base + i + 36})
@@ -190,6 +154,29 @@ func cqlLex(src []byte) ([]cqlToken, *lexError) {
 		}
 	}
 	return out, nil
+}
+
+// unquote reads what s quotes with q from i, where the opening q is (a
+// string with ', a name with "; a doubled q stands for one): the text,
+// the index past the closing q, and the newlines in between; ok is false
+// when no q closes it.
+func unquote(s string, i int, q byte) (text string, next, lines int, ok bool) {
+	var b strings.Builder
+	for i++; i < len(s); i++ {
+		switch {
+		case s[i] != q:
+			if s[i] == '\n' {
+				lines++
+			}
+			b.WriteByte(s[i])
+		case i+1 < len(s) && s[i+1] == q:
+			b.WriteByte(q)
+			i++
+		default:
+			return b.String(), i + 1, lines, true
+		}
+	}
+	return "", i, lines, false
 }
 
 // isUUIDAt reports whether s holds a UUID at i (8-4-4-4-12 hex digits)

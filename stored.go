@@ -20,6 +20,7 @@ import (
 	"net"
 	"net/netip"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -179,6 +180,12 @@ func (c *ColumnSchema) planStoredColumn() storedPlan {
 	}
 	pl.enc = enc
 	pl.fast = fastOf(c.goType, c.typ)
+	if pl.fast == fastNone && c.goType == typeStrings && c.typ.Kind() == KindList && isTextName(c.typ.Elem().n.name) {
+		pl.fast = fastTextList
+		if c.IsFrozen() {
+			pl.fast = fastFrozenTextList
+		}
+	}
 	switch pl.fast {
 	case fastString, fastTimestamp, fastDate: // their checks are appendStoredFast's
 		pl.fastAppend = true
@@ -205,6 +212,10 @@ const (
 	fastUUID                 // uuid.UUID in UUID or TIMEUUID
 	fastTimestamp            // time.Time in TIMESTAMP
 	fastDate                 // time.Time in DATE
+	// []string in a LIST of TEXT, VARCHAR or ASCII: compared only (a
+	// list that is not frozen is null when empty, a frozen one is not).
+	fastTextList
+	fastFrozenTextList
 )
 
 var (
@@ -215,7 +226,10 @@ var (
 	typeFloat32 = reflect.TypeFor[float32]()
 	typeFloat64 = reflect.TypeFor[float64]()
 	typeBytes   = reflect.TypeFor[[]byte]()
+	typeStrings = reflect.TypeFor[[]string]()
 )
+
+func isTextName(name string) bool { return name == "TEXT" || name == "VARCHAR" || name == "ASCII" }
 
 // cqlIntSize is the width of each CQL integer type; 0 for VARINT.
 var cqlIntSize = map[string]int{"TINYINT": 1, "SMALLINT": 2, "INT": 4, "BIGINT": 8, "COUNTER": 8, "VARINT": 0}
@@ -227,7 +241,7 @@ func fastOf(t reflect.Type, ct CQLType) storedFast {
 	name := ct.n.name
 	_, isInt := cqlIntSize[name]
 	switch {
-	case t == typeString && (name == "TEXT" || name == "VARCHAR" || name == "ASCII"):
+	case t == typeString && isTextName(name):
 		return fastString
 	case t == typeInt64 && isInt:
 		return fastInt64
@@ -308,6 +322,19 @@ func sameStoredFast(f storedFast, a, b any) (same, ok bool) {
 		if ok1 && ok2 && x != nil && y != nil {
 			return *x == *y, true
 		}
+	case fastTextList, fastFrozenTextList:
+		x, ok1 := a.(*[]string)
+		y, ok2 := b.(*[]string)
+		if !ok1 || !ok2 || x == nil || y == nil {
+			return false, false
+		}
+		// Equal elements are equal bytes (or the same invalid text, which
+		// the general path would compare as Go values: equal too);
+		// different ones are different bytes, or a text no server takes.
+		if f == fastFrozenTextList && (*x == nil) != (*y == nil) {
+			return false, true
+		}
+		return slices.Equal(*x, *y), true
 	case fastTimestamp, fastDate:
 		x, ok1 := a.(*time.Time)
 		y, ok2 := b.(*time.Time)

@@ -207,6 +207,9 @@ type storedRow struct {
 	Price   stDecimal
 	Tod     time.Duration
 	Vec     [2]float32
+	Names   []string
+	Frozen  []string
+	Codes   []string
 }
 
 func (r *storedRow) Describe(s *kandra.Schema[storedRow]) {
@@ -218,6 +221,8 @@ func (r *storedRow) Describe(s *kandra.Schema[storedRow]) {
 	kandra.Bind(s, &r.Stamp, kandra.AsType(kandra.CQLTimeUUID))
 	kandra.Bind(s, &r.Small, kandra.AsType(kandra.CQLVarint))
 	kandra.Bind(s, &r.Tod, kandra.AsType(kandra.CQLTime))
+	kandra.Bind(s, &r.Frozen, kandra.Frozen())
+	kandra.Bind(s, &r.Codes, kandra.AsType(kandra.ListOf(kandra.CQLAscii)))
 }
 
 func storedCol(t *testing.T, name string) *kandra.ColumnSchema {
@@ -277,6 +282,12 @@ func TestSameStoredCases(t *testing.T) {
 		{"maps of other values", "scores", ptr(map[string]int64{"x": 1}), ptr(map[string]int64{"x": 2}), false},
 		{"a nil and an empty list in a column not frozen", "list", ptr([]int64(nil)), ptr([]int64{}), true},
 		{"lists in two orders", "list", ptr([]int64{1, 2}), ptr([]int64{2, 1}), false},
+		{"a nil and an empty list of text not frozen", "names", ptr([]string(nil)), ptr([]string{}), true},
+		{"a nil and an empty frozen list of text", "frozen", ptr([]string(nil)), ptr([]string{}), false},
+		{"frozen lists of text", "frozen", ptr([]string{"a", ""}), ptr([]string{"a", ""}), true},
+		{"lists of text in two orders", "names", ptr([]string{"a", "b"}), ptr([]string{"b", "a"}), false},
+		{"lists of text, one longer", "names", ptr([]string{"a"}), ptr([]string{"a", ""}), false},
+		{"lists of ASCII", "codes", ptr([]string{"x"}), ptr([]string{"x"}), true},
 		{"a nil and an empty blob", "blob", ptr([]byte(nil)), ptr([]byte{}), false},
 		{"blobs", "blob", ptr([]byte{1}), ptr([]byte{1}), true},
 		{"the zero UUID in a TIMEUUID (null) and a version 1 UUID", "stamp", ptr(uuid.UUID{}), ptr(uuid.Must(uuid.Parse("6ba7b810-9dad-11d1-80b4-00c04fd430c8"))), false},
@@ -414,6 +425,8 @@ func TestSameStoredFastAllocs(t *testing.T) {
 		{"day", &now, ptr(now.UTC())},
 		{"id", ptr("x"), ptr("y")},
 		{"stamp", &id, ptr(id)},
+		{"names", ptr([]string{"a", "b"}), ptr([]string{"a", "b"})},
+		{"frozen", ptr([]string{"a"}), ptr([]string(nil))},
 	} {
 		col := storedCol(t, c.column)
 		if n := testing.AllocsPerRun(100, func() { col.SameStored(c.a, c.b) }); n != 0 {

@@ -49,6 +49,16 @@ func (c *ColumnSchema) CheckValue(p any) error {
 		}
 		return nil
 	}
+	if ss, ok := p.(*[]string); ok && (c.typ.Kind() == KindList || c.typ.Kind() == KindSet) && c.typ.n.elem.Kind() == KindNative {
+		// A list or set of text, element by element as the general check
+		// does, without reflect.
+		for _, s := range *ss {
+			if problem := stringProblem(s, c.typ.n.elem.n.name); problem != "" {
+				return c.valueErr(reflect.ValueOf(s), problem)
+			}
+		}
+		return nil
+	}
 	if tp, ok := p.(*time.Time); ok && c.typ.Kind() == KindNative && (c.typ.n.name == "TIMESTAMP" || c.typ.n.name == "DATE") {
 		// The other common case: reflect would allocate.
 		enc := cqlvalue.TimestampMillis

@@ -33,6 +33,8 @@ type edgeRow struct {
 	Stamps []uuid.UUID
 	Whens  map[string]time.Time
 	Plain  int32
+	Tags   []string
+	Codes  []string
 }
 
 func (r *edgeRow) Describe(s *kandra.Schema[edgeRow]) {
@@ -44,6 +46,7 @@ func (r *edgeRow) Describe(s *kandra.Schema[edgeRow]) {
 	kandra.Bind(s, &r.Secret, kandra.Sensitive())
 	kandra.Bind(s, &r.Stamp, kandra.AsType(kandra.CQLTimeUUID))
 	kandra.Bind(s, &r.Stamps, kandra.AsType(kandra.ListOf(kandra.CQLTimeUUID)))
+	kandra.Bind(s, &r.Codes, kandra.AsType(kandra.ListOf(kandra.CQLAscii)))
 }
 
 func TestCheckValue(t *testing.T) {
@@ -80,6 +83,8 @@ func TestCheckValue(t *testing.T) {
 		{"stamp", ptr(uuid.New()), "version 1"},
 		{"stamps", ptr([]uuid.UUID{v1, {}}), "cannot hold null"},
 		{"whens", ptr(map[string]time.Time{"x": far}), "TIMESTAMP"},
+		{"tags", ptr([]string{"ok", "a\xffb"}), "UTF-8"},
+		{"codes", ptr([]string{"plain", "naïve"}), "ASCII"},
 	}
 	for _, r := range refused {
 		err := col(r.col).CheckValue(r.v)
@@ -111,6 +116,9 @@ func TestCheckValue(t *testing.T) {
 		{"name", ptr("héllo \x00 😀")},
 		{"stamp", ptr(uuid.UUID{})}, // null
 		{"stamp", ptr(v1)},
+		{"tags", ptr([]string{"héllo", ""})},
+		{"tags", ptr([]string(nil))},
+		{"codes", ptr([]string{"plain"})},
 	}
 	for _, a := range accepted {
 		if err := col(a.col).CheckValue(a.v); err != nil {

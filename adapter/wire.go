@@ -122,7 +122,7 @@ func (w timeOfDayWire[I]) MarshalCQL(I) ([]byte, error) {
 	if err := cqlvalue.CheckTimeOfDay(int64(w)); err != nil {
 		return nil, err
 	}
-	return binary.BigEndian.AppendUint64(nil, uint64(w)), nil
+	return be64(uint64(w)), nil
 }
 
 // UnmarshalCQL implements the driver's Unmarshaler: 8 bytes, or 0 for

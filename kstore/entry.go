@@ -127,14 +127,8 @@ func (r *Repo[T]) check(ctx context.Context, en entry, c *call, args []arg[T]) (
 		// every cell: a cell left unset would outlive the TTL.
 		c.omitNulls = r.ts.OmitsNulls()
 	}
-	for _, o := range []struct {
-		given bool
-		t     takes
-		name  string
-	}{{c.hasColumns, takesColumns, "Columns"}, {c.hasTimes, takesTimes, "WithTimes"}, {c.scores, takesScores, "WithScores"}} {
-		if o.given && en.takes&o.t == 0 {
-			return 0, 0, r.argErr(en.op, o.name, en.op+" does not take "+o.name+" (see \"Call options\" in kstore's package doc)")
-		}
+	if err := r.checkTakes(en, c); err != nil {
+		return 0, 0, err
 	}
 	if en.kind == reads {
 		cons, err = r.readCons(en.op, c)
@@ -148,6 +142,23 @@ func (r *Repo[T]) check(ctx context.Context, en entry, c *call, args []arg[T]) (
 		serial, err = r.serialCons(en.op, c)
 	}
 	return cons, serial, err
+}
+
+// checkTakes refuses a read option the call does not take.
+func (r *Repo[T]) checkTakes(en entry, c *call) error {
+	if !c.hasColumns && !c.hasTimes && !c.scores {
+		return nil // most calls: no list of the options to build
+	}
+	for _, o := range []struct {
+		given bool
+		t     takes
+		name  string
+	}{{c.hasColumns, takesColumns, "Columns"}, {c.hasTimes, takesTimes, "WithTimes"}, {c.scores, takesScores, "WithScores"}} {
+		if o.given && en.takes&o.t == 0 {
+			return r.argErr(en.op, o.name, en.op+" does not take "+o.name+" (see \"Call options\" in kstore's package doc)")
+		}
+	}
+	return nil
 }
 
 // checkArg checks one entity argument.

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/kandra-go/kandra"
-	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/kerrors"
 )
@@ -81,21 +80,21 @@ func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...ReadOption) (*T, e
 			c.cursor, c.hasCursor = next, true
 		}
 	}
+	sc := getScratch[option](nil)
+	defer sc.release()
 	st := r.st.Lookup(l.idx).Select()
-	key := new(T)
+	key := new(T) // the holder's key, read from the lookup row, then the holder
 	l.f.Set(key, v)
-	q := &adapter.Query{Statement: st, Values: catalog.AppendColumns(r.t, st, key, make([]any, 0, 1)), Consistency: cons}
-	found, err := r.one(ctx, kandra.OpFind, q, func(dst []any) []any { return catalog.AppendResult(r.t, st, key, dst) })
+	q := sc.query(st)
+	q.Values, q.Consistency = catalog.AppendColumns(r.t, st, key, sc.values(st.NumParams())), cons
+	found, err := r.oneInto(ctx, kandra.OpFind, q, catalog.AppendResult(r.t, st, key, sc.values(st.NumResult())))
 	if err != nil {
 		return nil, err
 	}
 	if !found {
 		return nil, l.notFound(v)
 	}
-	sc := getScratch[option](nil)
-	defer sc.release()
-	sc.c = c
-	e, err := r.getIn(ctx, kandra.OpFind, sc, key, cons)
+	e, err := r.getIn(ctx, kandra.OpFind, sc, &c, key, cons, true)
 	if errors.Is(err, kerrors.ErrNotFound) {
 		return nil, l.notFound(v)
 	}

@@ -336,7 +336,7 @@ func (r *Repo[T]) holderOf(ctx context.Context, op string, i int, e *T, serial k
 func (r *Repo[T]) holds(ctx context.Context, op string, i int, holder, e *T, serial kandra.Consistency) (bool, error) {
 	sc := getScratch[option](nil)
 	defer sc.release()
-	got, err := r.getIn(ctx, metricOp(op), sc, holder, serial)
+	got, err := r.getIn(ctx, metricOp(op), sc, &sc.c, holder, serial, false)
 	if errors.Is(err, kerrors.ErrNotFound) {
 		return false, nil
 	}
@@ -514,9 +514,8 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, c call, co
 		c.columns = append(slices.Clone(c.columns), r.lookups[l.idx].IndexColumn())
 		c.colSet = nil // another set than the option's: not its cache entry
 	}
-	sc.c = c
 	for _, k := range keys {
-		e, err := l.holder(ctx, sc, k, v, cons)
+		e, err := l.holder(ctx, sc, &c, k, v, cons)
 		if err != nil {
 			it.err = err
 			return it
@@ -564,12 +563,13 @@ func (l *Lookup[T, V]) keysPage(ctx context.Context, op string, v V, c *call, co
 	return keys, rows.PageState(), nil
 }
 
-// holder reads the entity of key k (a lookup row's) and returns it if it
-// still holds v (and is live, with SkipDeleted in sc), or nil: a lookup
-// row can outlive its value's move, or its entity.
-func (l *Lookup[T, V]) holder(ctx context.Context, sc *scratch, k *T, v V, cons kandra.Consistency) (*T, error) {
+// holder reads the entity of key k (a lookup row's, given up: the entity
+// may be read into it) with c's options and returns it if it still holds
+// v (and is live, with SkipDeleted), or nil: a lookup row can outlive its
+// value's move, or its entity.
+func (l *Lookup[T, V]) holder(ctx context.Context, sc *scratch, c *call, k *T, v V, cons kandra.Consistency) (*T, error) {
 	r := l.repo
-	e, err := r.getIn(ctx, kandra.OpFind, sc, k, cons)
+	e, err := r.getIn(ctx, kandra.OpFind, sc, c, k, cons, true)
 	if errors.Is(err, kerrors.ErrNotFound) {
 		return nil, nil
 	}
@@ -595,9 +595,8 @@ func (l *Lookup[T, V]) firstHolder(ctx context.Context, op string, v V, c *call,
 	if err != nil {
 		return nil, Cursor{}, err
 	}
-	sc.c = *c
 	for _, k := range keys {
-		if e, err := l.holder(ctx, sc, k, v, cons); err != nil || e != nil {
+		if e, err := l.holder(ctx, sc, c, k, v, cons); err != nil || e != nil {
 			return e, Cursor{}, err
 		}
 	}

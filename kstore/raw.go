@@ -408,7 +408,7 @@ func (r *Repo[T]) GetMany(ctx context.Context, keys []*T, opts ...ReadOption) ([
 			defer func() { <-sem; wg.Done() }()
 			sc := getScratch(opts)
 			defer sc.release()
-			e, err := r.getIn(ctx, kandra.OpGet, sc, k, cons)
+			e, err := r.getIn(ctx, kandra.OpGet, sc, &sc.c, k, cons, false)
 			switch {
 			case err == nil:
 				out[i] = e

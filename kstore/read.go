@@ -20,29 +20,40 @@ func (r *Repo[T]) Get(ctx context.Context, key *T, opts ...ReadOption) (*T, erro
 		return nil, err
 	}
 	defer r.rt.leave()
-	return r.getIn(ctx, kandra.OpGet, sc, key, cons)
+	return r.getIn(ctx, kandra.OpGet, sc, &sc.c, key, cons, false)
 }
 
-// getIn reads key's row at cons with sc's options (SkipDeleted), its
-// Query and targets in sc.
-func (r *Repo[T]) getIn(ctx context.Context, op string, sc *scratch, key *T, cons kandra.Consistency) (*T, error) {
-	st, err := r.project("Get", r.st.SelectByKey(), &sc.c)
+// getIn reads key's row at cons with c's options (Columns, SkipDeleted),
+// its Query and targets in sc. With into, the row is read into key itself,
+// which the caller gives up (a key it made, read from a lookup row): a
+// read of every column sets every field a new entity would have, so the
+// entity is key. A projection (Columns) always reads into a new entity,
+// whose other fields stay zero.
+func (r *Repo[T]) getIn(ctx context.Context, op string, sc *scratch, c *call, key *T, cons kandra.Consistency, into bool) (*T, error) {
+	st, err := r.project("Get", r.st.SelectByKey(), c)
 	if err != nil {
 		return nil, err
 	}
-	e, err := r.readRow(ctx, op, sc, st, key, cons)
-	if err == nil && sc.c.skipDeleted && r.deleted(e) {
+	var e *T
+	if into && !c.hasColumns {
+		e = key
+	}
+	e, err = r.readRow(ctx, op, sc, st, key, e, cons)
+	if err == nil && c.skipDeleted && r.deleted(e) {
 		return nil, r.notFound(key)
 	}
 	return e, err
 }
 
 // readRow reads the one row st (a SELECT bound by key's columns) returns,
-// with sc's Query and targets: a new entity, or a not-found error.
-func (r *Repo[T]) readRow(ctx context.Context, op string, sc *scratch, st *adapter.Statement, key *T, cons kandra.Consistency) (*T, error) {
+// with sc's Query and targets: into e (a new entity when e is nil), or a
+// not-found error.
+func (r *Repo[T]) readRow(ctx context.Context, op string, sc *scratch, st *adapter.Statement, key, e *T, cons kandra.Consistency) (*T, error) {
 	q := sc.query(st)
 	q.Values, q.Consistency = catalog.AppendColumns(r.t, st, key, sc.values(st.NumParams())), cons
-	e := new(T)
+	if e == nil {
+		e = new(T)
+	}
 	found, err := r.oneInto(ctx, op, q, catalog.AppendResult(r.t, st, e, sc.values(st.NumResult())))
 	if err != nil {
 		return nil, err

@@ -100,7 +100,7 @@ func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []WriteOption,
 			return err
 		}
 	}
-	if err := r.batchExec(ctx, kandra.OpSave, cons, sc.entries, &sc.batch); err != nil {
+	if err := r.batchSend(ctx, kandra.OpSave, cons, sc.entries, &sc.batch, !r.stampsGrow()); err != nil {
 		return err // the claims stay: the batch may have landed
 	}
 	r.landed(claimed)
@@ -303,7 +303,7 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...InsertOptio
 	}
 	// The lookup rows before the LWT (see saveVersioned for why).
 	if len(entries) > 0 {
-		if err := r.batchExec(ctx, kandra.OpSaveIfNotExists, cons, entries, &sc.batch); err != nil {
+		if err := r.batchSend(ctx, kandra.OpSaveIfNotExists, cons, entries, &sc.batch, true); err != nil { // a part of the batch checked
 			r.giveBack(ctx, op, claimed, c, cons) // the row was not sent
 			*e = was
 			return false, err

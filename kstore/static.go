@@ -64,5 +64,5 @@ func (r *Repo[T]) GetStatic(ctx context.Context, key *T, opts ...ReadOption) (*T
 	if sc.c.skipDeleted {
 		return nil, r.argErr(op, "SkipDeleted", "a partition's static columns have no soft-deleted row to leave out: read them without it")
 	}
-	return r.readRow(ctx, kandra.OpGet, sc, r.st.SelectStatic(), key, cons)
+	return r.readRow(ctx, kandra.OpGet, sc, r.st.SelectStatic(), key, nil, cons)
 }

@@ -207,7 +207,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 		if err := r.fresh(ctx, op, claimed, c, cons); err != nil {
 			return err
 		}
-		if err := r.batchExec(ctx, kandra.OpUpdate, cons, sc.entries, &sc.batch); err != nil {
+		if err := r.batchSend(ctx, kandra.OpUpdate, cons, sc.entries, &sc.batch, true); err != nil {
 			return err // the claims stay: the batch may have landed
 		}
 		written = true
@@ -247,10 +247,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 // between old and nw as the server stores them, and the stamps Update
 // moves (UpdatedAt, the version), in column order.
 func (r *Repo[T]) changedColumns(dst []*kandra.ColumnSchema, old, nw *T) []*kandra.ColumnSchema {
-	for _, col := range r.ts.Columns() {
-		if col.Role() != kandra.RegularColumn {
-			continue
-		}
+	for _, col := range r.regular {
 		if col.IsUpdatedAt() || col.IsVersion() {
 			dst = append(dst, col)
 			continue

@@ -134,6 +134,38 @@ func (c *ColumnSchema) SameStored(a, b any) bool {
 	return bytes.Equal(*ba, *bb)
 }
 
+// SameStoredAt is c.SameStored of c's fields in a and b, c a column of t:
+// the common types compared in place, without handing out the fields'
+// addresses (an Update compares every column of its entity on each call).
+// It panics on a column of another table, as ColumnPointers does.
+func (t *Table[T]) SameStoredAt(c *ColumnSchema, a, b *T) bool {
+	if c.table != t.schema {
+		panic("kandra: Table[" + t.schema.entity.String() + "].SameStoredAt: column " + c.name + " belongs to another table")
+	}
+	off := t.access[c.position].offset
+	switch f := c.storedPlan().fast; f {
+	case fastString:
+		return *reflectx.FieldAt[string](a, off) == *reflectx.FieldAt[string](b, off)
+	case fastInt64:
+		return *reflectx.FieldAt[int64](a, off) == *reflectx.FieldAt[int64](b, off)
+	case fastInt:
+		return *reflectx.FieldAt[int](a, off) == *reflectx.FieldAt[int](b, off)
+	case fastInt32:
+		return *reflectx.FieldAt[int32](a, off) == *reflectx.FieldAt[int32](b, off)
+	case fastBool:
+		return *reflectx.FieldAt[bool](a, off) == *reflectx.FieldAt[bool](b, off)
+	case fastUUID:
+		return *reflectx.FieldAt[uuid.UUID](a, off) == *reflectx.FieldAt[uuid.UUID](b, off)
+	case fastNone:
+	default:
+		pa, pb := reflectx.PackField(t.access[c.position].ptrType, a, off), reflectx.PackField(t.access[c.position].ptrType, b, off)
+		if same, ok := sameStoredFast(f, pa, pb); ok {
+			return same
+		}
+	}
+	return c.SameStored(reflectx.PackField(t.access[c.position].ptrType, a, off), reflectx.PackField(t.access[c.position].ptrType, b, off))
+}
+
 var storedBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
 func getStoredBuf() *[]byte { return storedBufs.Get().(*[]byte) }

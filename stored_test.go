@@ -210,6 +210,8 @@ type storedRow struct {
 	Names   []string
 	Frozen  []string
 	Codes   []string
+	N       int
+	M       int32
 }
 
 func (r *storedRow) Describe(s *kandra.Schema[storedRow]) {
@@ -224,6 +226,8 @@ func (r *storedRow) Describe(s *kandra.Schema[storedRow]) {
 	kandra.Bind(s, &r.Frozen, kandra.Frozen())
 	kandra.Bind(s, &r.Codes, kandra.AsType(kandra.ListOf(kandra.CQLAscii)))
 }
+
+var storedTable = kandra.MustRegister[storedRow]()
 
 func storedCol(t *testing.T, name string) *kandra.ColumnSchema {
 	t.Helper()
@@ -288,6 +292,12 @@ func TestSameStoredCases(t *testing.T) {
 		{"lists of text in two orders", "names", ptr([]string{"a", "b"}), ptr([]string{"b", "a"}), false},
 		{"lists of text, one longer", "names", ptr([]string{"a"}), ptr([]string{"a", ""}), false},
 		{"lists of ASCII", "codes", ptr([]string{"x"}), ptr([]string{"x"}), true},
+		{"ints", "n", ptr(-1), ptr(-1), true},
+		{"other ints", "n", ptr(1), ptr(2), false},
+		{"int32s", "m", ptr(int32(7)), ptr(int32(-7)), false},
+		{"counts", "count", ptr(int64(3)), ptr(int64(3)), true},
+		{"UUIDs", "stamp", ptr(uuid.Must(uuid.Parse("6ba7b810-9dad-11d1-80b4-00c04fd430c8"))), ptr(uuid.Must(uuid.Parse("6ba7b810-9dad-11d1-80b4-00c04fd430c8"))), true},
+		{"strings that differ", "name", ptr("a"), ptr("b"), false},
 		{"a nil and an empty blob", "blob", ptr([]byte(nil)), ptr([]byte{}), false},
 		{"blobs", "blob", ptr([]byte{1}), ptr([]byte{1}), true},
 		{"the zero UUID in a TIMEUUID (null) and a version 1 UUID", "stamp", ptr(uuid.UUID{}), ptr(uuid.Must(uuid.Parse("6ba7b810-9dad-11d1-80b4-00c04fd430c8"))), false},
@@ -308,6 +318,15 @@ func TestSameStoredCases(t *testing.T) {
 			}
 			if got := col.SameStored(c.a, c.b); got != c.same {
 				t.Errorf("SameStored = %v, want %v (stored as %x and %x)", got, c.same, ba, bb)
+			}
+			// The same values in two entities, compared in place.
+			var ra, rb storedRow
+			pa, _ := col.Pointer(&ra)
+			pb, _ := col.Pointer(&rb)
+			reflect.ValueOf(pa).Elem().Set(reflect.ValueOf(c.a).Elem())
+			reflect.ValueOf(pb).Elem().Set(reflect.ValueOf(c.b).Elem())
+			if got := storedTable.SameStoredAt(col, &ra, &rb); got != c.same {
+				t.Errorf("SameStoredAt = %v, want %v", got, c.same)
 			}
 		})
 	}

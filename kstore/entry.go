@@ -19,7 +19,8 @@ import (
 //     and reads only, and a call on static columns needs a table that
 //     has them (a *kerrors.ArgumentError);
 //  3. each entity argument, in order: not nil, its key columns set as the
-//     servers need them, and, for an entity written, its values and the
+//     servers need them, and, for an entity written, its values (an
+//     Update's, only the values it writes: see changedOnly) and the
 //     table's validators (*kerrors.ArgumentError, *kerrors.ValueError,
 //     *kerrors.ValidationError);
 //  4. the options: a write's TTL and Timestamp, then the consistency (a
@@ -86,6 +87,11 @@ type arg[T any] struct {
 	// written: an entity the call writes: its values and the validators
 	// are checked.
 	written bool
+	// changedOnly: of an entity written, the call checks the values of
+	// the columns it writes itself, once it knows them (an Update writes
+	// what changed: it checks those as it compares them, after the
+	// options). The validators are checked here all the same.
+	changedOnly bool
 }
 
 // enter starts call en with options c and entity arguments args: see
@@ -172,8 +178,10 @@ func (r *Repo[T]) checkArg(op string, a arg[T]) error {
 	if !a.written {
 		return nil
 	}
-	if err := r.checkValues(a.e); err != nil {
-		return err
+	if !a.changedOnly {
+		if err := r.checkValues(a.e); err != nil {
+			return err
+		}
 	}
 	return r.t.Validate(a.e)
 }

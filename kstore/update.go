@@ -19,8 +19,10 @@ import (
 // as the server stores them, with the stamps (UpdatedAt, the version), so
 // that a stale copy of an entity without a version does not write back
 // what another writer changed in other columns since; with nothing
-// changed and nothing to stamp it writes nothing. With a TTL it writes
-// every column, so that the whole row expires. On a table without a
+// changed and nothing to stamp it writes nothing. It checks the values it
+// writes (kandra.ColumnSchema.CheckValue), after the options: a value that
+// did not change is neither sent nor checked. With a TTL it writes every
+// column, so that the whole row expires, and checks every value. On a table without a
 // version the row goes in the LOGGED BATCH of the BATCH lookup rows it
 // moves, EVENTUAL ones follow asynchronously. On a versioned table the UPDATE
 // carries IF version = old's version (IF version IN (null, 0) when old's
@@ -33,7 +35,7 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 	sc := getScratch(opts)
 	defer sc.release()
 	c := &sc.c
-	cons, serial, err := r.enter(ctx, entry{op: op, kind: writes}, c, arg[T]{name: "old", e: old}, arg[T]{name: "new", e: nw, key: r.key, written: true})
+	cons, serial, err := r.enter(ctx, entry{op: op, kind: writes}, c, arg[T]{name: "old", e: old}, arg[T]{name: "new", e: nw, key: r.key, written: true, changedOnly: true})
 	if err != nil {
 		return err
 	}
@@ -91,15 +93,24 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 	var st *adapter.Statement
 	switch {
 	case versioned && r.versionZero(old):
+		if err := r.checkValues(nw); err != nil {
+			return err
+		}
 		st = r.st.UpdateIfNoVersion(using(c)) // old was read without a version
 	case c.hasTTL:
+		if err := r.checkValues(nw); err != nil {
+			return err
+		}
 		// Every column, so that the whole row expires with the TTL.
 		st = r.st.Update(using(c))
 	default:
 		// Only what changed, with the stamps: a stale copy of old does not
 		// write back the columns another writer changed since.
 		var colBuf [16]*kandra.ColumnSchema
-		changed := r.changedColumns(colBuf[:0], old, nw)
+		changed, err := r.changedColumns(colBuf[:0], old, nw)
+		if err != nil {
+			return err
+		}
 		if len(changed) == 0 {
 			return nil // nothing changed, nothing stamped: nothing to write
 		}
@@ -245,18 +256,23 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 
 // changedColumns appends to dst the non-key columns whose values differ
 // between old and nw as the server stores them, and the stamps Update
-// moves (UpdatedAt, the version), in column order.
-func (r *Repo[T]) changedColumns(dst []*kandra.ColumnSchema, old, nw *T) []*kandra.ColumnSchema {
+// moves (UpdatedAt, the version), in column order. It checks nw's value
+// of each (kandra.ColumnSchema.CheckValue): the values Update writes,
+// and only those (a value that did not change is not sent).
+func (r *Repo[T]) changedColumns(dst []*kandra.ColumnSchema, old, nw *T) ([]*kandra.ColumnSchema, error) {
 	for _, col := range r.regular {
 		if col.IsUpdatedAt() || col.IsVersion() {
 			dst = append(dst, col)
 			continue
 		}
-		po, _ := col.Pointer(old)
-		pn, _ := col.Pointer(nw)
-		if !col.SameStored(po, pn) {
-			dst = append(dst, col)
+		if r.t.SameStoredAt(col, old, nw) {
+			continue
 		}
+		pn, _ := col.Pointer(nw)
+		if err := col.CheckValue(pn); err != nil {
+			return dst, err
+		}
+		dst = append(dst, col)
 	}
-	return dst
+	return dst, nil
 }

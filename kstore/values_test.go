@@ -120,6 +120,35 @@ func TestValueOutOfRangeSendsNothing(t *testing.T) {
 	}
 }
 
+// TestUpdateChecksWhatItWrites: Update checks the values it sends: a
+// changed one out of range is refused (above), one that did not change is
+// not written, so not refused; under a TTL every value is written and
+// checked.
+func TestUpdateChecksWhatItWrites(t *testing.T) {
+	d, repo := newValues(t)
+	ctx := context.Background()
+	old := &vRow{ID: 1, Tod: 25 * time.Hour}
+	nw := *old
+	nw.Seen = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := repo.Update(ctx, old, &nw); err != nil {
+		t.Fatalf("Update of a row whose unchanged tod is out of range: %v", err)
+	}
+	sent := d.sent()
+	if len(sent) == 0 || !strings.Contains(sent[0], "seen") || strings.Contains(sent[0], "tod") {
+		t.Fatalf("sent %q, want the changed seen alone", sent)
+	}
+	nw2 := nw
+	nw2.Seen = nw.Seen.Add(time.Hour)
+	err := repo.Update(ctx, &nw, &nw2, TTL(time.Hour))
+	var ve *kerrors.ValueError
+	if !errors.As(err, &ve) || ve.Column != "tod" {
+		t.Fatalf("Update under a TTL of a row whose tod is out of range: %v, want a *ValueError naming tod", err)
+	}
+	if got := d.sent(); len(got) != len(sent) {
+		t.Fatalf("the refused Update sent %q", got[len(sent):])
+	}
+}
+
 func TestZeroValuesInLookups(t *testing.T) {
 	d, repo := newValues(t)
 	ctx := context.Background()

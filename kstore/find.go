@@ -47,8 +47,10 @@ func MustLookupOf[T, V any](r *Repo[T], f kandra.Field[T, V]) *Lookup[T, V] {
 func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...ReadOption) (*T, error) {
 	const op = "Find"
 	r := l.repo
-	c := applyCall(opts)
-	cons, _, err := r.enter(ctx, entry{op: op, kind: reads, takes: takesColumns}, &c)
+	sc := getScratch(opts) // the call's options, and both reads' queries
+	defer sc.release()
+	c := &sc.c
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads, takes: takesColumns}, c)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +72,7 @@ func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...ReadOption) (*T, e
 		// Many may hold v: the first live holder, page by page.
 		c.pageSize, c.hasPageSize = findPage, true
 		for {
-			e, next, err := l.firstHolder(ctx, op, v, &c, cons)
+			e, next, err := l.firstHolder(ctx, op, v, sc, cons)
 			if err != nil || e != nil {
 				return e, err
 			}
@@ -80,8 +82,6 @@ func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...ReadOption) (*T, e
 			c.cursor, c.hasCursor = next, true
 		}
 	}
-	sc := getScratch[option](nil)
-	defer sc.release()
 	st := r.st.Lookup(l.idx).Select()
 	key := new(T) // the holder's key, read from the lookup row, then the holder
 	l.f.Set(key, v)
@@ -94,7 +94,7 @@ func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...ReadOption) (*T, e
 	if !found {
 		return nil, l.notFound(v)
 	}
-	e, err := r.getIn(ctx, kandra.OpFind, sc, &c, key, cons, true)
+	e, err := r.getIn(ctx, kandra.OpFind, sc, c, key, cons, true)
 	if errors.Is(err, kerrors.ErrNotFound) {
 		return nil, l.notFound(v)
 	}

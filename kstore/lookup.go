@@ -585,11 +585,11 @@ func (l *Lookup[T, V]) holder(ctx context.Context, sc *scratch, c *call, k *T, v
 // firstHolder is a page of Find's search for a non-unique value v: the
 // first entity among one page of v's lookup rows that still holds v
 // (and is live, with SkipDeleted), or nil, with the cursor of the next
-// page (zero at the end).
-func (l *Lookup[T, V]) firstHolder(ctx context.Context, op string, v V, c *call, cons kandra.Consistency) (*T, Cursor, error) {
+// page (zero at the end). sc is Find's: its call, and room for the
+// queries of every page.
+func (l *Lookup[T, V]) firstHolder(ctx context.Context, op string, v V, sc *scratch, cons kandra.Consistency) (*T, Cursor, error) {
 	r := l.repo
-	sc := getScratch[option](nil)
-	defer sc.release()
+	c := &sc.c
 	var buf [findPage]*T
 	keys, state, err := l.keysPage(ctx, op, v, c, cons, sc, buf[:0])
 	if err != nil {

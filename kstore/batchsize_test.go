@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/kerrors"
 )
 
@@ -167,4 +169,90 @@ func manyKeys[M ~map[string]V, V any](n int, set func(M, string)) M {
 		set(m, fmt.Sprintf("key-%05d", i))
 	}
 	return m
+}
+
+// fTrack has a key of fixed-size columns and two non-unique lookups, one
+// of a text value: a HardDelete's batch has a bound (deleteBound).
+type fTrack struct {
+	ID   uuid.UUID
+	Seq  int64
+	Name string
+	Tag  string
+	Note string
+}
+
+func (r *fTrack) Describe(s *kandra.Schema[fTrack]) {
+	s.Table("ftracks")
+	kandra.Bind(s, &r.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &r.Seq, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+	kandra.Bind(s, &r.Name, kandra.Lookup("by_name", kandra.LookupBatch))
+	kandra.Bind(s, &r.Tag, kandra.Lookup("by_tag", kandra.LookupBatch))
+}
+
+var fTracks = kandra.MustRegister[fTrack]()
+
+// batchCapture keeps a copy of every batch's entries.
+type batchCapture struct {
+	valuesDriver
+	batches [][]adapter.Query
+}
+
+func (d *batchCapture) Batch(_ context.Context, b *adapter.Batch) (bool, error) {
+	var qs []adapter.Query
+	for _, e := range b.Entries {
+		q := *e
+		q.Values = append([]any(nil), e.Values...)
+		qs = append(qs, q)
+	}
+	d.batches = append(d.batches, qs)
+	return true, nil
+}
+
+// TestDeleteBound: the bound a HardDelete's batch is not measured under
+// holds whatever the lookup values (the lookup rows' own values are their
+// partition keys, not counted), and a limit below it has the batch
+// measured again (and refused when it is over).
+func TestDeleteBound(t *testing.T) {
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Targets: kandra.Cassandra5, Replication: kandra.SimpleStrategy(1)}, fTracks)
+	ctx := context.Background()
+	d := &batchCapture{}
+	rt, err := New(d, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := MustNewRepo(rt, fTracks)
+	if want := 3 * (16 + 8); repo.deleteBound != want || !repo.deleteFits() {
+		t.Fatalf("deleteBound = %d (fits %v), want %d: the row and two lookup rows of a 16-byte and an 8-byte key", repo.deleteBound, repo.deleteFits(), want)
+	}
+	e := &fTrack{ID: uuid.New(), Seq: 7, Name: strings.Repeat("n", 40000), Tag: strings.Repeat("t", 40000), Note: "x"}
+	if err := repo.HardDelete(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.batches) != 1 || len(d.batches[0]) != 3 {
+		t.Fatalf("batches %v, want one of the row and two lookup rows", d.batches)
+	}
+	var entries []*adapter.Query
+	for i := range d.batches[0] {
+		entries = append(entries, &d.batches[0][i])
+	}
+	for _, limit := range []int{repo.deleteBound, repo.deleteBound - 1} {
+		rt2, _ := New(&batchCapture{}, ks, WithMaxBatchBytes(limit))
+		r2 := MustNewRepo(rt2, fTracks)
+		if err := r2.checkBatchSize("HardDelete", entries); err != nil && limit == repo.deleteBound {
+			t.Fatalf("the batch counts more than its bound %d: %v", limit, err)
+		}
+		if r2.deleteFits() != (limit >= repo.deleteBound) {
+			t.Fatalf("limit %d: deleteFits = %v", limit, r2.deleteFits())
+		}
+	}
+	// Under a limit below the bound the batch is measured: a limit of 8
+	// bytes is under the row's clustering key and the lookup rows' keys.
+	rt3, _ := New(&batchCapture{}, ks, WithMaxBatchBytes(8))
+	if err := MustNewRepo(rt3, fTracks).HardDelete(ctx, e); !errors.Is(err, kerrors.ErrBatchTooLarge) {
+		t.Fatalf("HardDelete under an 8-byte limit: %v, want ErrBatchTooLarge", err)
+	}
+	// A key of text has no bound.
+	if b := deleteBound(fPosts.Schema().PrimaryKey(), fPosts.Schema().LookupTables()); b != -1 {
+		t.Fatalf("deleteBound of a text key = %d, want -1", b)
+	}
 }

@@ -44,7 +44,7 @@ func (r *Repo[T]) checkEntity(op, arg string, e *T) error {
 // generated id, CreatedAt), which are checked before they are stamped.
 func (r *Repo[T]) checkKey(op string, e *T, cols []*kandra.ColumnSchema, insert bool) error {
 	for _, c := range cols {
-		if insert && c.IsCreatedAt() {
+		if insert && c.IsCreatedAt() || c.Position() < 64 && r.keySafe&(1<<c.Position()) != 0 {
 			continue
 		}
 		p, _ := c.Pointer(e)
@@ -56,6 +56,21 @@ func (r *Repo[T]) checkKey(op string, e *T, cols []*kandra.ColumnSchema, insert 
 		}
 	}
 	return nil
+}
+
+// keySafe reports a key column none of whose values keyProblem or
+// CheckValue refuses (a UUID, an integer, a bool, a float), which checkKey
+// skips: most keys are such, and every call checks its key.
+func keySafe(c *kandra.ColumnSchema) bool {
+	if c.ChecksValues() {
+		return false
+	}
+	switch c.GoType() {
+	case reflect.TypeFor[uuid.UUID](), reflect.TypeFor[int64](), reflect.TypeFor[int](), reflect.TypeFor[int32](),
+		reflect.TypeFor[int16](), reflect.TypeFor[int8](), reflect.TypeFor[bool](), reflect.TypeFor[float64](), reflect.TypeFor[float32]():
+		return true
+	}
+	return false
 }
 
 // checkValues refuses a value of e's other columns that its column cannot

@@ -72,11 +72,40 @@ func (r *Repo[T]) hardDelete(ctx context.Context, op string, e *T, opts []Delete
 	if versioned {
 		return r.deleteVersioned(ctx, op, e, c, cons, sc.entries[1:], left)
 	}
-	if err := r.batchExec(ctx, kandra.OpDelete, cons, sc.entries, &sc.batch); err != nil {
+	if err := r.batchSend(ctx, kandra.OpDelete, cons, sc.entries, &sc.batch, r.deleteFits()); err != nil {
 		return err
 	}
 	r.releaseOwned(ctx, op, e, left, c, cons)
 	return nil
+}
+
+// deleteBound is the most checkBatchSize can count of a HardDelete's
+// batch, or -1 when a key column's values have no fixed size: the row's
+// DELETE and each non-unique lookup row's bind the key columns and
+// nothing else it counts (a lookup row's own value is its partition key).
+func deleteBound(key []*kandra.ColumnSchema, lookups []*kandra.LookupTableSchema) int {
+	per := 0
+	for _, c := range key {
+		n := c.Type().FixedSize()
+		if n == 0 {
+			return -1
+		}
+		per += n
+	}
+	rows := 1
+	for _, l := range lookups {
+		if !l.IsUnique() {
+			rows++
+		}
+	}
+	return rows * per
+}
+
+// deleteFits reports that no HardDelete of the table can pass the batch
+// limit, so that its batch is not measured on every call.
+func (r *Repo[T]) deleteFits() bool {
+	max := r.rt.cfg.maxBatch
+	return r.deleteBound >= 0 && (max < 0 || r.deleteBound <= max)
 }
 
 // SoftDelete sets e's marker (if the table has one) to true, stamps

@@ -36,6 +36,8 @@ type Repo[T any] struct {
 	inserts       sync.Pool // *eventualInsert[T], reused once their writes are done
 	current       sync.Pool // *T: the row a conditional write's refusal returns, reused when it applied
 	keyMask       uint64    // the primary key's positions (a projection always reads them)
+	keySafe       uint64    // the key columns' positions whose every value is a valid key (see checkKey)
+	deleteBound   int       // the most a HardDelete's batch can count (deleteFits), -1 for no bound
 	proj          projections
 }
 
@@ -62,8 +64,12 @@ func NewRepo[T any](rt *Store, t *kandra.Table[T]) (*Repo[T], error) {
 	for _, c := range r.key {
 		if c.Position() < 64 {
 			r.keyMask |= 1 << c.Position()
+			if keySafe(c) {
+				r.keySafe |= 1 << c.Position()
+			}
 		}
 	}
+	r.deleteBound = deleteBound(r.key, ts.LookupTables())
 	for _, c := range ts.Columns() {
 		if c.Role() == kandra.RegularColumn {
 			r.regular = append(r.regular, c)

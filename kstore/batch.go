@@ -33,7 +33,7 @@ func (r *Repo[T]) SaveAll(ctx context.Context, es []*T, opts ...WriteOption) err
 		return err
 	}
 	for i, e := range es {
-		if err := r.checkArg(op, arg[T]{name: "entities[" + strconv.Itoa(i) + "]", e: e, key: r.key, insert: true, written: true}); err != nil {
+		if err := r.checkArg(op, &arg[T]{name: "entities[" + strconv.Itoa(i) + "]", e: e, key: r.key, insert: true, written: true}); err != nil {
 			return err
 		}
 	}
@@ -96,7 +96,7 @@ func (r *Repo[T]) DeleteAll(ctx context.Context, es []*T, opts ...DeleteOption) 
 		return r.argErr(op, "entities", r.ts.Name()+" soft-deletes its rows, which DeleteAll does not: Delete each entity")
 	}
 	for i, e := range es {
-		if err := r.checkArg(op, arg[T]{name: "entities[" + strconv.Itoa(i) + "]", e: e, key: r.key}); err != nil {
+		if err := r.checkArg(op, &arg[T]{name: "entities[" + strconv.Itoa(i) + "]", e: e, key: r.key}); err != nil {
 			return err
 		}
 	}

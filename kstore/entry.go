@@ -123,8 +123,8 @@ func (r *Repo[T]) check(ctx context.Context, en entry, c *call, args []arg[T]) (
 	if en.statics && r.st.SelectStatic() == nil {
 		return 0, 0, r.argErr(en.op, "the table", r.ts.Name()+" has no static columns (kandra.Static)")
 	}
-	for _, a := range args {
-		if err := r.checkArg(en.op, a); err != nil {
+	for i := range args {
+		if err := r.checkArg(en.op, &args[i]); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -168,7 +168,7 @@ func (r *Repo[T]) checkTakes(en entry, c *call) error {
 }
 
 // checkArg checks one entity argument.
-func (r *Repo[T]) checkArg(op string, a arg[T]) error {
+func (r *Repo[T]) checkArg(op string, a *arg[T]) error {
 	if err := r.checkEntity(op, a.name, a.e); err != nil {
 		return err
 	}

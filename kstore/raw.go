@@ -389,7 +389,7 @@ func (r *Repo[T]) GetMany(ctx context.Context, keys []*T, opts ...ReadOption) ([
 		return nil, r.argErr(op, "keys", strconv.Itoa(len(keys))+" keys, over MaxGetMany ("+strconv.Itoa(MaxGetMany)+"): read them in smaller groups")
 	}
 	for i, k := range keys {
-		if err := r.checkArg(op, arg[T]{name: "keys[" + strconv.Itoa(i) + "]", e: k, key: r.key}); err != nil {
+		if err := r.checkArg(op, &arg[T]{name: "keys[" + strconv.Itoa(i) + "]", e: k, key: r.key}); err != nil {
 			return nil, err
 		}
 	}

@@ -39,23 +39,33 @@ func (r *Repo[T]) checkEntity(op, arg string, e *T) error {
 }
 
 // checkKey refuses the key values the servers refuse: null in any key
-// column, and an empty value in a partition key of one column. cols is
-// r.key or r.partition. insert skips the columns an insert stamps (a
-// generated id, CreatedAt), which are checked before they are stamped.
+// column (a nil value, or one sent as null: the zero UUID in a TIMEUUID,
+// an empty net.IP), and an empty value in a partition key of one column.
+// cols is r.key or r.partition. insert skips the columns an insert stamps
+// when they are zero (a generated id, CreatedAt).
 func (r *Repo[T]) checkKey(op string, e *T, cols []*kandra.ColumnSchema, insert bool) error {
 	for _, c := range cols {
-		if insert && c.IsCreatedAt() || c.Position() < 64 && r.keySafe&(1<<c.Position()) != 0 {
+		if insert && (c.IsCreatedAt() || generated(c)) || c.Position() < 64 && r.keySafe&(1<<c.Position()) != 0 {
 			continue
 		}
 		p, _ := c.Pointer(e)
 		if msg := keyProblem(p, c.IsPartitionKey() && r.lonePartition); msg != "" {
 			return r.argErr(op, "field "+c.GoName(), "key column "+c.Name()+" "+msg)
 		}
+		if c.SentAsNull(p) {
+			return r.argErr(op, "field "+c.GoName(), "key column "+c.Name()+" holds a value sent as null ("+c.Type().String()+"): the servers refuse a null key value")
+		}
 		if err := c.CheckValue(p); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// generated reports a column given GeneratedUUID.
+func generated(c *kandra.ColumnSchema) bool {
+	_, ok := c.GeneratedUUID()
+	return ok
 }
 
 // keySafe reports a key column none of whose values keyProblem or

@@ -439,3 +439,48 @@ func TestSaveIfNotExistsRefusedForScylla2025Tablets(t *testing.T) {
 		t.Fatalf("Save: %v", err)
 	}
 }
+
+// fRun is keyed by a TIMEUUID, whose zero value is sent as null.
+type fRun struct {
+	Run uuid.UUID
+	N   int64
+}
+
+func (r *fRun) Describe(s *kandra.Schema[fRun]) {
+	s.Table("fruns")
+	kandra.Bind(s, &r.Run, kandra.PartitionKey(0), kandra.AsType(kandra.CQLTimeUUID))
+	kandra.Bind(s, &r.N, kandra.ClusteringKey(0, kandra.ClusteringAsc))
+}
+
+var fRuns = kandra.MustRegister[fRun]()
+
+// TestKeySentAsNull: the zero UUID in a TIMEUUID key column is null, which
+// no server takes in a key: every call refuses it before sending, naming
+// the field.
+func TestKeySentAsNull(t *testing.T) {
+	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Targets: kandra.Cassandra5, Replication: kandra.SimpleStrategy(1)}, fRuns)
+	d := &valuesDriver{}
+	rt, err := New(d, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := MustNewRepo(rt, fRuns)
+	ctx := context.Background()
+	zero := &fRun{N: 1}
+	for name, call := range map[string]func() error{
+		"Save":   func() error { return runs.Save(ctx, zero) },
+		"Get":    func() error { _, err := runs.Get(ctx, zero); return err },
+		"Delete": func() error { return runs.Delete(ctx, zero) },
+		"List":   func() error { return runs.List(ctx, zero).Err() },
+	} {
+		if err := call(); !errors.Is(err, kerrors.ErrArgument) || !strings.Contains(err.Error(), "field Run") || !strings.Contains(err.Error(), "sent as null") {
+			t.Errorf("%s with a zero TIMEUUID key: %v, want an ArgumentError naming the field", name, err)
+		}
+	}
+	if s := d.sent(); len(s) != 0 {
+		t.Fatalf("sent %q", s)
+	}
+	if err := runs.Save(ctx, &fRun{Run: uuid.Must(uuid.NewUUID()), N: 1}); err != nil || len(d.sent()) != 1 {
+		t.Fatalf("Save of a version 1 key: %v, sent %q", err, d.sent())
+	}
+}

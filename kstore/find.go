@@ -80,6 +80,7 @@ func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...ReadOption) (*T, e
 				return nil, l.notFound(v)
 			}
 			c.cursor, c.hasCursor = next, true
+			sc.rewind() // the page's statements are done: the next page reuses their room
 		}
 	}
 	st := r.st.Lookup(l.idx).Select()

@@ -55,15 +55,7 @@ func getScratch[O option](opts []O) *scratch {
 // entity alive) and gives it back.
 func (sc *scratch) release() {
 	sc.c = call{}
-	clear(sc.qs[:sc.nq])
-	sc.nq = 0
-	if sc.more != nil { // the stores are skipped when there is nothing to clear: each costs a write barrier
-		sc.more = nil
-	}
-	clear(sc.entries)
-	sc.entries = sc.entries[:0]
-	clear(sc.vals)
-	sc.vals = sc.vals[:0]
+	sc.rewind()
 	if sc.batch.Entries != nil || sc.batch.Unlogged {
 		sc.batch = adapter.Batch{}
 	}
@@ -78,6 +70,20 @@ func (sc *scratch) release() {
 		sc.conds, sc.stamps, sc.guardVal = sc.conds[:0], sc.stamps[:0], [1]any{}
 	}
 	scratchPool.Put(sc)
+}
+
+// rewind forgets the statements sc holds and their values, for statements
+// that follow them in the same call once they are done (Find's next page).
+func (sc *scratch) rewind() {
+	clear(sc.qs[:sc.nq])
+	sc.nq = 0
+	if sc.more != nil { // the stores are skipped when there is nothing to clear: each costs a write barrier
+		sc.more = nil
+	}
+	clear(sc.entries)
+	sc.entries = sc.entries[:0]
+	clear(sc.vals)
+	sc.vals = sc.vals[:0]
 }
 
 // query returns a cleared Query for s, appended to sc.entries.

@@ -20,7 +20,8 @@ import (
 //     has them (a *kerrors.ArgumentError);
 //  3. each entity argument, in order: not nil, its key columns set as the
 //     servers need them, and, for an entity written, its values (an
-//     Update's, only the values it writes: see changedOnly) and the
+//     Update checks only the values it writes, after the options: see
+//     changedOnly) and the
 //     table's validators (*kerrors.ArgumentError, *kerrors.ValueError,
 //     *kerrors.ValidationError);
 //  4. the options: a write's TTL and Timestamp, then the consistency (a

@@ -142,8 +142,9 @@ func (t *Table[T]) SameStoredAt(c *ColumnSchema, a, b *T) bool {
 	if c.table != t.schema {
 		panic("kandra: Table[" + t.schema.entity.String() + "].SameStoredAt: column " + c.name + " belongs to another table")
 	}
-	off := t.access[c.position].offset
-	switch f := c.storedPlan().fast; f {
+	acc := t.access[c.position]
+	off := acc.offset
+	switch c.storedPlan().fast {
 	case fastString:
 		return *reflectx.FieldAt[string](a, off) == *reflectx.FieldAt[string](b, off)
 	case fastInt64:
@@ -156,14 +157,8 @@ func (t *Table[T]) SameStoredAt(c *ColumnSchema, a, b *T) bool {
 		return *reflectx.FieldAt[bool](a, off) == *reflectx.FieldAt[bool](b, off)
 	case fastUUID:
 		return *reflectx.FieldAt[uuid.UUID](a, off) == *reflectx.FieldAt[uuid.UUID](b, off)
-	case fastNone:
-	default:
-		pa, pb := reflectx.PackField(t.access[c.position].ptrType, a, off), reflectx.PackField(t.access[c.position].ptrType, b, off)
-		if same, ok := sameStoredFast(f, pa, pb); ok {
-			return same
-		}
 	}
-	return c.SameStored(reflectx.PackField(t.access[c.position].ptrType, a, off), reflectx.PackField(t.access[c.position].ptrType, b, off))
+	return c.SameStored(reflectx.PackField(acc.ptrType, a, off), reflectx.PackField(acc.ptrType, b, off))
 }
 
 var storedBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}

@@ -65,7 +65,7 @@ func (r *Repo[T]) SaveAll(ctx context.Context, es []*T, opts ...WriteOption) err
 	}
 	// The generated ids are stamped now: only then is the partition of
 	// each entity known.
-	if err := r.batchAll(ctx, kandra.OpSaveAll, cons, sc, es, !r.stampsGrow()); err != nil {
+	if err := r.batchAll(ctx, kandra.OpSaveAll, cons, sc, es); err != nil {
 		return err
 	}
 	for _, e := range es {
@@ -120,7 +120,7 @@ func (r *Repo[T]) DeleteAll(ctx context.Context, es []*T, opts ...DeleteOption) 
 	if err := r.checkBatchSize(op, sc.entries); err != nil {
 		return err
 	}
-	return r.batchAll(ctx, kandra.OpDeleteAll, cons, sc, es, true)
+	return r.batchAll(ctx, kandra.OpDeleteAll, cons, sc, es)
 }
 
 // checkAll refuses what no batch of n entities of the table can do.
@@ -138,15 +138,16 @@ func (r *Repo[T]) checkAll(op string, n int) error {
 
 // batchAll runs sc's entries: nothing for no entity, one statement alone,
 // an UNLOGGED BATCH when the entries are the rows of es alone and es is
-// one partition, a LOGGED BATCH otherwise. sized is batchSend's.
-func (r *Repo[T]) batchAll(ctx context.Context, op string, cons kandra.Consistency, sc *scratch, es []*T, sized bool) error {
+// one partition, a LOGGED BATCH otherwise. Its callers have measured it
+// (SaveAll before the stamps, which keep its size).
+func (r *Repo[T]) batchAll(ctx context.Context, op string, cons kandra.Consistency, sc *scratch, es []*T) error {
 	switch {
 	case len(sc.entries) == 0:
 		return nil
 	case len(sc.entries) > 1 && len(sc.entries) == len(es) && r.onePartition(es):
 		sc.batch.Unlogged = true
 	}
-	return r.batchSend(ctx, op, cons, sc.entries, &sc.batch, sized)
+	return r.batchSend(ctx, op, cons, sc.entries, &sc.batch, true)
 }
 
 // onePartition reports whether every entity of es is stored in the first

@@ -100,7 +100,9 @@ func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []WriteOption,
 			return err
 		}
 	}
-	if err := r.batchSend(ctx, kandra.OpSave, cons, sc.entries, &sc.batch, !r.stampsGrow()); err != nil {
+	// Measured above: the stamps (a generated UUID, times, a version) have
+	// the same size zero or not.
+	if err := r.batchSend(ctx, kandra.OpSave, cons, sc.entries, &sc.batch, true); err != nil {
 		return err // the claims stay: the batch may have landed
 	}
 	r.landed(claimed)

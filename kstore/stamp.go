@@ -130,9 +130,3 @@ func (r *Repo[T]) nextVersion(old, nw *T) {
 		*pn.(*time.Time) = next
 	}
 }
-
-// stampsGrow reports whether stampInsert can make a batch larger for
-// checkBatchSize: a generated id of a TIMEUUID column is sent as null
-// while it is zero. The times and versions it stamps have the same size
-// zero or not.
-func (r *Repo[T]) stampsGrow() bool { return len(r.gen) > 0 }

@@ -568,6 +568,7 @@ func (b *builder) checkTypes() error {
 			c.typ = t
 		}
 		c.check = planCheck(c.goType, c.typ, true)
+		c.planParts()
 		if c.index && c.indexOpts.kind == IndexVector && c.typ.Kind() == KindVector {
 			c.check = vectorCheck(c.indexOpts.similarity)
 		}

@@ -134,8 +134,9 @@ type ColumnSchema struct {
 	keyIndex int // partition or clustering index
 	order    ClusteringOrder
 	lookup   *LookupTableSchema
-	check    valueCheck  // nil: every value of goType has an exact form (see CheckValue)
-	stored   storedState // AppendStored's plan, built on first use (stored.go)
+	check    valueCheck   // nil: every value of goType has an exact form (see CheckValue)
+	parts    [2]partCheck // CheckPart's: an element's, a map key's
+	stored   storedState  // AppendStored's plan, built on first use (stored.go)
 	columnFlags
 }
 

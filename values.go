@@ -59,6 +59,15 @@ func (c *ColumnSchema) CheckValue(p any) error {
 		}
 		return nil
 	}
+	if ss, ok := p.(*map[string]struct{}); ok && c.typ.Kind() == KindSet && c.typ.n.elem.Kind() == KindNative {
+		// A set of text, the same without reflect.
+		for s := range *ss {
+			if problem := stringProblem(s, c.typ.n.elem.n.name); problem != "" {
+				return c.valueErr(reflect.ValueOf(s), problem)
+			}
+		}
+		return nil
+	}
 	if tp, ok := p.(*time.Time); ok && c.typ.Kind() == KindNative && (c.typ.n.name == "TIMESTAMP" || c.typ.n.name == "DATE") {
 		// The other common case: reflect would allocate.
 		enc := cqlvalue.TimestampMillis
@@ -88,35 +97,62 @@ func (c *ColumnSchema) CheckValue(p any) error {
 // (kstore's Patch) checks each element and key it sends with it. It
 // returns nil for a column that is not a collection.
 func (c *ColumnSchema) CheckPart(v any, key bool) error {
-	t := c.goType
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
+	pc := &c.parts[0]
+	if key {
+		pc = &c.parts[1]
 	}
-	var et reflect.Type
-	var ct CQLType
-	switch {
-	case c.typ.Kind() == KindList && t.Kind() == reflect.Slice:
-		et, ct = t.Elem(), c.typ.n.elem
-	case c.typ.Kind() == KindSet && t.Kind() == reflect.Map:
-		et, ct = t.Key(), c.typ.n.elem
-	case c.typ.Kind() == KindMap && t.Kind() == reflect.Map && key:
-		et, ct = t.Key(), c.typ.n.key
-	case c.typ.Kind() == KindMap && t.Kind() == reflect.Map:
-		et, ct = t.Elem(), c.typ.n.elem
-	default:
+	if pc.t == nil {
+		return nil
+	}
+	if s, ok := v.(string); ok && pc.t.Kind() == reflect.String && pc.native != "" { // the common case, without reflect
+		if problem := stringProblem(s, pc.native); problem != "" {
+			return c.valueErr(reflect.ValueOf(s), problem)
+		}
 		return nil
 	}
 	rv := reflect.ValueOf(v)
-	if !rv.IsValid() || rv.Type() != et {
+	if !rv.IsValid() || rv.Type() != pc.t {
 		return &kerrors.ArgumentError{Op: "CheckPart on " + c.table.Name() + "." + c.name, Arg: "v",
-			Message: fmt.Sprintf("want a %s, got %T", et, v)}
+			Message: fmt.Sprintf("want a %s, got %T", pc.t, v)}
 	}
-	if check := planCheck(et, ct, false); check != nil {
-		if bad, problem := check(rv); problem != "" {
+	if pc.check != nil {
+		if bad, problem := pc.check(rv); problem != "" {
 			return c.valueErr(bad, problem)
 		}
 	}
 	return nil
+}
+
+// partCheck is how CheckPart checks one kind of part of a collection
+// column (its elements, or its map's keys), planned with the column.
+type partCheck struct {
+	t      reflect.Type // the part's Go type; nil: not a collection
+	check  valueCheck
+	native string // the part's CQL type's name when it is text or ascii (checked as CheckValue checks a string)
+}
+
+// planParts plans CheckPart for c: parts[0] an element (a list's or a
+// set's, a map's value), parts[1] a map's key.
+func (c *ColumnSchema) planParts() {
+	t := c.goType
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	plan := func(et reflect.Type, ct CQLType) partCheck {
+		pc := partCheck{t: et, check: planCheck(et, ct, false)}
+		if n := ct.n.name; ct.Kind() == KindNative && (n == "TEXT" || n == "VARCHAR" || n == "ASCII") {
+			pc.native = n
+		}
+		return pc
+	}
+	switch {
+	case c.typ.Kind() == KindList && t.Kind() == reflect.Slice:
+		c.parts[0] = plan(t.Elem(), c.typ.n.elem)
+	case c.typ.Kind() == KindSet && t.Kind() == reflect.Map:
+		c.parts[0] = plan(t.Key(), c.typ.n.elem)
+	case c.typ.Kind() == KindMap && t.Kind() == reflect.Map:
+		c.parts[0], c.parts[1] = plan(t.Elem(), c.typ.n.elem), plan(t.Key(), c.typ.n.key)
+	}
 }
 
 // ChecksValues reports whether CheckValue can refuse a value of the

@@ -35,6 +35,10 @@ type edgeRow struct {
 	Plain  int32
 	Tags   []string
 	Codes  []string
+	Labels map[string]struct{}
+	Marks  map[string]struct{}
+	Attrs  map[string]string
+	Counts []int64
 }
 
 func (r *edgeRow) Describe(s *kandra.Schema[edgeRow]) {
@@ -47,19 +51,25 @@ func (r *edgeRow) Describe(s *kandra.Schema[edgeRow]) {
 	kandra.Bind(s, &r.Stamp, kandra.AsType(kandra.CQLTimeUUID))
 	kandra.Bind(s, &r.Stamps, kandra.AsType(kandra.ListOf(kandra.CQLTimeUUID)))
 	kandra.Bind(s, &r.Codes, kandra.AsType(kandra.ListOf(kandra.CQLAscii)))
+	kandra.Bind(s, &r.Marks, kandra.AsType(kandra.SetOf(kandra.CQLAscii)))
+	kandra.Bind(s, &r.Attrs, kandra.AsType(kandra.MapOf(kandra.CQLAscii, kandra.CQLText)))
+}
+
+// edgeColumn returns edgeRow's column by name.
+func edgeColumn(t *testing.T) func(name string) *kandra.ColumnSchema {
+	ts := kandra.MustRegister[edgeRow]().Schema()
+	return func(name string) *kandra.ColumnSchema {
+		t.Helper()
+		c := ts.ColumnByName(name)
+		if c == nil {
+			t.Fatalf("no column %s", name)
+		}
+		return c
+	}
 }
 
 func TestCheckValue(t *testing.T) {
-	ts := kandra.MustRegister[edgeRow]().Schema()
-	col := func(name string) *kandra.ColumnSchema {
-		for _, c := range ts.Columns() {
-			if c.Name() == name {
-				return c
-			}
-		}
-		t.Fatalf("no column %s", name)
-		return nil
-	}
+	col := edgeColumn(t)
 	far := time.Date(300_000_000, 1, 1, 0, 0, 0, 0, time.UTC)
 	v1 := uuid.Must(uuid.NewUUID())
 	refused := []struct {
@@ -85,6 +95,8 @@ func TestCheckValue(t *testing.T) {
 		{"whens", ptr(map[string]time.Time{"x": far}), "TIMESTAMP"},
 		{"tags", ptr([]string{"ok", "a\xffb"}), "UTF-8"},
 		{"codes", ptr([]string{"plain", "naïve"}), "ASCII"},
+		{"labels", ptr(map[string]struct{}{"ok": {}, "a\xffb": {}}), "UTF-8"},
+		{"marks", ptr(map[string]struct{}{"naïve": {}}), "ASCII"},
 	}
 	for _, r := range refused {
 		err := col(r.col).CheckValue(r.v)
@@ -119,6 +131,9 @@ func TestCheckValue(t *testing.T) {
 		{"tags", ptr([]string{"héllo", ""})},
 		{"tags", ptr([]string(nil))},
 		{"codes", ptr([]string{"plain"})},
+		{"labels", ptr(map[string]struct{}{"héllo": {}, "": {}})},
+		{"labels", ptr(map[string]struct{}(nil))},
+		{"marks", ptr(map[string]struct{}{"plain": {}})},
 	}
 	for _, a := range accepted {
 		if err := col(a.col).CheckValue(a.v); err != nil {
@@ -132,6 +147,51 @@ func TestCheckValue(t *testing.T) {
 	}
 	if err := col("seen").CheckValue(new(int)); err == nil || errors.Is(err, kerrors.ErrValue) {
 		t.Errorf("a pointer of another type: %v", err)
+	}
+}
+
+// TestCheckPart: an element or a map key bound on its own (a Patch's Add,
+// Put, Append) is checked by an element's rules, as part of its column's
+// value would be; a part of another Go type is an argument error, and a
+// column that is not a collection has no parts to check.
+func TestCheckPart(t *testing.T) {
+	col := edgeColumn(t)
+	type part struct {
+		col    string
+		v      any
+		key    bool
+		reason string // "" accepted
+	}
+	for _, p := range []part{
+		{"labels", "a\xffb", false, "UTF-8"},
+		{"labels", "héllo", false, ""},
+		{"marks", "naïve", false, "ASCII"},
+		{"marks", "plain", false, ""},
+		{"tags", "a\xffb", false, "UTF-8"},
+		{"codes", "naïve", false, "ASCII"},
+		{"attrs", "naïve", true, "ASCII"}, // the key is ASCII
+		{"attrs", "naïve", false, ""},     // the value TEXT
+		{"attrs", "a\xffb", false, "UTF-8"},
+		{"whens", time.Date(300_000_000, 1, 1, 0, 0, 0, 0, time.UTC), false, "TIMESTAMP"},
+		{"whens", time.Now(), false, ""},
+		{"stamps", uuid.New(), false, "version 1"},
+		{"counts", int64(-1), false, ""},
+		{"name", "a\xffb", false, ""}, // not a collection: nothing to check
+	} {
+		err := col(p.col).CheckPart(p.v, p.key)
+		var ve *kerrors.ValueError
+		switch {
+		case p.reason == "" && err != nil:
+			t.Errorf("%s %q (key %v): %v", p.col, p.v, p.key, err)
+		case p.reason != "" && (!errors.As(err, &ve) || ve.Column != p.col || !strings.Contains(ve.Reason, p.reason)):
+			t.Errorf("%s %q (key %v): %v, want a *ValueError with %q", p.col, p.v, p.key, err, p.reason)
+		}
+	}
+	var ae *kerrors.ArgumentError
+	for _, p := range []part{{"labels", 3, false, ""}, {"tags", []string{"x"}, false, ""}, {"attrs", 1, true, ""}, {"counts", "x", false, ""}, {"labels", nil, false, ""}} {
+		if err := col(p.col).CheckPart(p.v, p.key); !errors.As(err, &ae) {
+			t.Errorf("%s %T: %v, want an *ArgumentError", p.col, p.v, err)
+		}
 	}
 }
 

@@ -248,6 +248,11 @@ func bind[I any, D TypeSystem[I]](cv *conv, p any, byRef bool) any {
 		}
 		return deref(p)
 	}
+	if cv.fast != nil {
+		if w, ok := cv.fast(p); ok {
+			return w
+		}
+	}
 	if a, ok := cv.alias(p); ok {
 		return aliased[I, D](cv, p, a, byRef)
 	}

@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"net"
+	"slices"
 	"net/netip"
 	"reflect"
 	"time"
@@ -27,6 +28,10 @@ type conv struct {
 	// word), which the driver reads and writes directly: no temporary, no
 	// reflect. T and the wire type have the same underlying type.
 	from, to reflectx.TypeWord
+	// fast, when set, is the bound value of a field address or a value
+	// (ok), without reflect, for the common Go types the conv takes;
+	// toWire does the others.
+	fast func(v any) (wire any, ok bool)
 }
 
 type convOnly uint8
@@ -103,7 +108,34 @@ func planSorted[I any, D TypeSystem[I]](t reflect.Type, n cqlorder.Type, top, so
 	out.toWire = func(v reflect.Value) reflect.Value {
 		return reflect.ValueOf(SortedValue[I, D]{Value: inner(v).Interface(), typ: n})
 	}
+	if n.Name == "set" && (n.Args[0].Name == "text" || n.Args[0].Name == "varchar" || n.Args[0].Name == "ascii") {
+		out.fast = sortedTextSet
+	}
 	return out
+}
+
+// sortedTextSet is the bound value of a set of text (or ascii) held in a
+// map[string]struct{}, the common Go set: its elements in a []string,
+// which the drivers marshal as a set, in the server's order (bytes, as
+// Go compares strings), without reflect. A nil set and another Go type
+// are left to toWire.
+func sortedTextSet(v any) (any, bool) {
+	var m map[string]struct{}
+	switch x := v.(type) {
+	case *map[string]struct{}:
+		m = *x
+	case map[string]struct{}:
+		m = x
+	}
+	if m == nil {
+		return nil, false
+	}
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out, true
 }
 
 var intBits = map[reflect.Kind]int{reflect.Int8: 8, reflect.Int16: 16, reflect.Int32: 32, reflect.Int64: 64, reflect.Int: 64}

@@ -127,6 +127,12 @@ func (p *Plan[I, D]) Values(vals []any, byRef bool) []any {
 			out[i] = bind[I, D](nil, v, byRef)
 			continue
 		}
+		if cv.fast != nil {
+			if w, ok := cv.fast(v); ok {
+				out[i] = w
+				continue
+			}
+		}
 		if a, ok := cv.alias(v); ok {
 			out[i] = aliased[I, D](cv, v, a, byRef)
 			continue

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/netip"
 	"reflect"
 	"sort"
@@ -179,5 +180,46 @@ func TestSortedValueOrdersAndRepeats(t *testing.T) {
 	var nilSet map[int32]struct{}
 	if b, err := gocql.Marshal(info, c.BindValues([]any{&nilSet})[0]); err != nil || b != nil {
 		t.Fatalf("a nil set: %v %v, want null", b, err)
+	}
+}
+
+// TestTextSetAsSorted: a set of text or ascii held in a map[string]struct{}
+// is bound without reflect, as a sorted []string, to the bytes the
+// general SortedValue marshals (the server's order, each element once),
+// by value and by reference; nil stays null.
+func TestTextSetAsSorted(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 5))
+	for _, cql := range []string{"SET<TEXT>", "FROZEN<SET<TEXT>>", "SET<ASCII>"} {
+		ct, err := kandra.ParseCQLType(cql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info := gocql.NewNativeType(5, gocql.TypeSet, "varchar")
+		c := codecOf(t, reflect.TypeFor[map[string]struct{}](), cql)
+		for range 500 {
+			var set map[string]struct{}
+			if r.IntN(10) > 0 {
+				set = map[string]struct{}{}
+				for range r.IntN(8) {
+					set[string(drawBytes(r, 4))] = struct{}{} // shared prefixes, bytes past 0x7f
+				}
+			}
+			sorted, err := Sorted(ct, set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := gocql.Marshal(info, sorted)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range []any{c.BindValues([]any{&set})[0], c.AppendBindRefs(nil, []any{&set})[0]} {
+				if _, general := v.(SortedValue); general != (set == nil) {
+					t.Fatalf("%s %q bound as %T", cql, set, v)
+				}
+				if got, err := gocql.Marshal(info, v); err != nil || !bytes.Equal(got, want) || (got == nil) != (set == nil) {
+					t.Fatalf("%s %q: %x %v, the general path's %x", cql, set, got, err, want)
+				}
+			}
+		}
 	}
 }

@@ -2,9 +2,9 @@ package adapter
 
 import (
 	"net"
-	"slices"
 	"net/netip"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/kandra-go/kandra/internal/cqlorder"

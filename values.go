@@ -43,6 +43,23 @@ func (c *ColumnSchema) CheckValue(p any) error {
 	if c.check == nil {
 		return nil
 	}
+	field := p
+	switch x := p.(type) { // a pointer field of a common type: nil is null, else its value is checked
+	case **string:
+		if c.goType == typePtrString {
+			if *x == nil {
+				return nil
+			}
+			p = *x
+		}
+	case **time.Time:
+		if c.goType == typePtrTime {
+			if *x == nil {
+				return nil
+			}
+			p = *x
+		}
+	}
 	if s, ok := p.(*string); ok && c.typ.Kind() == KindNative { // the common case, without reflect
 		if problem := stringProblem(*s, c.typ.n.name); problem != "" {
 			return c.valueErr(reflect.ValueOf(*s), problem)
@@ -79,16 +96,21 @@ func (c *ColumnSchema) CheckValue(p any) error {
 		}
 		return nil
 	}
-	v := reflect.ValueOf(p)
+	v := reflect.ValueOf(field)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Type() != c.goType {
 		return &kerrors.ArgumentError{Op: "CheckValue on " + c.table.Name() + "." + c.name, Arg: "p",
-			Message: fmt.Sprintf("want a non-nil *%s, got %T", c.goType, p)}
+			Message: fmt.Sprintf("want a non-nil *%s, got %T", c.goType, field)}
 	}
 	if bad, problem := c.check(v.Elem()); problem != "" {
 		return c.valueErr(bad, problem)
 	}
 	return nil
 }
+
+var (
+	typePtrString = reflect.TypeFor[*string]()
+	typePtrTime   = reflect.TypeFor[*time.Time]()
+)
 
 // CheckPart is CheckValue for one part of the collection column's value
 // bound on its own: v, a value of the Go type of an element (a list's or

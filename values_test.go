@@ -39,6 +39,7 @@ type edgeRow struct {
 	Marks  map[string]struct{}
 	Attrs  map[string]string
 	Counts []int64
+	Nick   *string
 }
 
 func (r *edgeRow) Describe(s *kandra.Schema[edgeRow]) {
@@ -97,6 +98,7 @@ func TestCheckValue(t *testing.T) {
 		{"codes", ptr([]string{"plain", "naïve"}), "ASCII"},
 		{"labels", ptr(map[string]struct{}{"ok": {}, "a\xffb": {}}), "UTF-8"},
 		{"marks", ptr(map[string]struct{}{"naïve": {}}), "ASCII"},
+		{"nick", ptr(ptr("a\xffb")), "UTF-8"},
 	}
 	for _, r := range refused {
 		err := col(r.col).CheckValue(r.v)
@@ -134,6 +136,8 @@ func TestCheckValue(t *testing.T) {
 		{"labels", ptr(map[string]struct{}{"héllo": {}, "": {}})},
 		{"labels", ptr(map[string]struct{}(nil))},
 		{"marks", ptr(map[string]struct{}{"plain": {}})},
+		{"nick", new(*string)},
+		{"nick", ptr(ptr("héllo"))},
 	}
 	for _, a := range accepted {
 		if err := col(a.col).CheckValue(a.v); err != nil {
@@ -145,8 +149,13 @@ func TestCheckValue(t *testing.T) {
 			t.Errorf("%s: checked, though every value has an exact form", name)
 		}
 	}
-	if err := col("seen").CheckValue(new(int)); err == nil || errors.Is(err, kerrors.ErrValue) {
-		t.Errorf("a pointer of another type: %v", err)
+	for _, c := range []struct {
+		col string
+		p   any
+	}{{"seen", new(int)}, {"name", new(*string)}, {"seen", new(*time.Time)}, {"nick", new(*int)}} {
+		if err := col(c.col).CheckValue(c.p); err == nil || errors.Is(err, kerrors.ErrValue) {
+			t.Errorf("%s: a pointer of another type (%T): %v", c.col, c.p, err)
+		}
 	}
 }
 

@@ -4,8 +4,8 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
-
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/internal/catalog"
 	"github.com/kandra-go/kandra/internal/lookupval"
@@ -95,7 +95,30 @@ func nullAt(c *kandra.ColumnSchema, p any) bool {
 		return *x == nil
 	case *[]string:
 		return *x == nil || len(*x) == 0 && !c.IsFrozen()
+	case **string:
+		return *x == nil
+	case **int64:
+		return *x == nil
+	case **int32:
+		return *x == nil
+	case **int:
+		return *x == nil
+	case **bool:
+		return *x == nil
+	case **float64:
+		return *x == nil
+	case **time.Time:
+		return *x == nil
+	case *uuid.UUID:
+		return *x == uuid.Nil && c.SentAsNull(p) // the zero UUID, in a TIMEUUID
+	case **uuid.UUID:
+		return *x == nil || **x == uuid.Nil && c.SentAsNull(p)
 	}
+	return nullAtReflect(c, p)
+}
+
+// nullAtReflect is nullAt for any type.
+func nullAtReflect(c *kandra.ColumnSchema, p any) bool {
 	v := reflect.ValueOf(p).Elem()
 	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
 		if v.IsNil() {

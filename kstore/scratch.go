@@ -79,8 +79,8 @@ func (sc *scratch) rewind() {
 	sc.nq = 0
 	if sc.more != nil { // the stores are skipped when there is nothing to clear: each costs a write barrier
 		sc.more = nil
+		clear(sc.entries) // else they point into sc.qs, which keep nothing alive
 	}
-	clear(sc.entries)
 	sc.entries = sc.entries[:0]
 	clear(sc.vals)
 	sc.vals = sc.vals[:0]

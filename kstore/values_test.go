@@ -186,3 +186,60 @@ func TestFindComparesAsStored(t *testing.T) {
 		t.Fatalf("Find bound %#v, want the stored form %v", d.val[0][0], want)
 	}
 }
+
+// nullRow has a field of each type nullAt reads without reflect.
+type nullRow struct {
+	ID     uuid.UUID
+	Stamp  uuid.UUID
+	PStamp *uuid.UUID
+	Ref    *uuid.UUID
+	Note   *string
+	Hits   *int64
+	Rank   *int32
+	N      *int
+	Flag   *bool
+	Score  *float64
+	Seen   *time.Time
+}
+
+func (r *nullRow) Describe(s *kandra.Schema[nullRow]) {
+	s.Table("null_rows")
+	kandra.Bind(s, &r.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &r.Stamp, kandra.AsType(kandra.CQLTimeUUID))
+	kandra.Bind(s, &r.PStamp, kandra.AsType(kandra.CQLTimeUUID))
+}
+
+// TestNullAt: what an OmitNulls write leaves unset, read without reflect
+// for the common types, is what the general reading says: nil pointers,
+// and the zero UUID in a TIMEUUID only.
+func TestNullAt(t *testing.T) {
+	ts := kandra.MustRegister[nullRow]().Schema()
+	zero, v1 := uuid.UUID{}, uuid.Must(uuid.NewUUID())
+	s, i64, i32, n, b, f, at := "", int64(0), int32(0), 0, false, 0.0, time.Time{}
+	rows := []nullRow{
+		{},
+		{ID: v1, Stamp: v1, PStamp: &v1, Ref: &v1, Note: &s, Hits: &i64, Rank: &i32, N: &n, Flag: &b, Score: &f, Seen: &at},
+		{PStamp: &zero, Ref: &zero},
+	}
+	want := []string{
+		"stamp p_stamp ref note hits rank n flag score seen", // the zero ID is a UUID, sent as it is
+		"",
+		"stamp p_stamp note hits rank n flag score seen",
+	}
+	for i := range rows {
+		var null []string
+		for _, c := range ts.Columns() {
+			p, _ := c.Pointer(&rows[i])
+			got := nullAt(c, p)
+			if got != nullAtReflect(c, p) {
+				t.Errorf("row %d, %s: nullAt %v, the general reading not", i, c.Name(), got)
+			}
+			if got {
+				null = append(null, c.Name())
+			}
+		}
+		if strings.Join(null, " ") != want[i] {
+			t.Errorf("row %d: null %q, want %q", i, null, want[i])
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
@@ -90,34 +91,42 @@ type PatchSpec struct {
 const maxShapes = 4096
 
 // shapes are the rendered statements of a table's partial writes and
-// range deletes, by shape.
+// range deletes, by shape. Every call looks its shape up and a new shape
+// is rare, so the map is copied on write: a lookup is one atomic load, no
+// lock shared between the calls of every core.
 type shapes struct {
-	mu sync.RWMutex
-	m  map[string]*adapter.Statement
+	mu sync.Mutex // held to add a shape
+	m  atomic.Pointer[map[string]*adapter.Statement]
 }
 
 // shaped returns the statement of shape key, rendering it with build on
 // first use. key is looked up without a copy: a call that hits the cache
 // allocates nothing.
 func (s *Table) shaped(key []byte, build func() *adapter.Statement) *adapter.Statement {
-	s.shapes.mu.RLock()
-	st := s.shapes.m[string(key)]
-	s.shapes.mu.RUnlock()
-	if st != nil {
-		return st
+	if m := s.shapes.m.Load(); m != nil {
+		if st := (*m)[string(key)]; st != nil {
+			return st
+		}
 	}
-	st = build()
+	st := build()
 	s.shapes.mu.Lock()
 	defer s.shapes.mu.Unlock()
-	if old := s.shapes.m[string(key)]; old != nil {
-		return old
+	var old map[string]*adapter.Statement
+	if p := s.shapes.m.Load(); p != nil {
+		old = *p
 	}
-	if s.shapes.m == nil {
-		s.shapes.m = map[string]*adapter.Statement{}
+	if prev := old[string(key)]; prev != nil {
+		return prev
 	}
-	if len(s.shapes.m) < maxShapes {
-		s.shapes.m[string(key)] = st
+	if len(old) >= maxShapes {
+		return st
 	}
+	m := make(map[string]*adapter.Statement, len(old)+1)
+	for k, v := range old {
+		m[k] = v
+	}
+	m[string(key)] = st
+	s.shapes.m.Store(&m)
 	return st
 }
 

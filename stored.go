@@ -134,17 +134,45 @@ func (c *ColumnSchema) SameStored(a, b any) bool {
 	return bytes.Equal(*ba, *bb)
 }
 
-// SameStoredAt is c.SameStored of c's fields in a and b, c a column of t:
-// the common types compared in place, without handing out the fields'
-// addresses (an Update compares every column of its entity on each call).
+// StoredDiff compares chosen columns of two entities as the server
+// stores them (ColumnSchema.SameStored), planned once for a caller that
+// compares many columns on every call (an Update compares every regular
+// column): each column's field and comparison sit side by side, so that
+// the common types are compared in place, reading neither the column's
+// schema nor handing out the fields' addresses. Make one with
+// Table.StoredDiff; it is safe for concurrent use.
+type StoredDiff[T any] struct {
+	cols []diffColumn
+}
+
+type diffColumn struct {
+	fast storedFast
+	at   columnAccess
+	col  *ColumnSchema
+}
+
+// StoredDiff plans the comparison of cols, columns of t, in that order.
 // It panics on a column of another table, as ColumnPointers does.
-func (t *Table[T]) SameStoredAt(c *ColumnSchema, a, b *T) bool {
-	if c.table != t.schema {
-		panic("kandra: Table[" + t.schema.entity.String() + "].SameStoredAt: column " + c.name + " belongs to another table")
+func (t *Table[T]) StoredDiff(cols []*ColumnSchema) *StoredDiff[T] {
+	d := &StoredDiff[T]{cols: make([]diffColumn, len(cols))}
+	for i, c := range cols {
+		if c.table != t.schema {
+			panic("kandra: Table[" + t.schema.entity.String() + "].StoredDiff: column " + c.name + " belongs to another table")
+		}
+		d.cols[i] = diffColumn{fast: c.storedPlan().fast, at: t.access[c.position], col: c}
 	}
-	acc := t.access[c.position]
-	off := acc.offset
-	switch c.storedPlan().fast {
+	return d
+}
+
+// Len is the number of columns d compares.
+func (d *StoredDiff[T]) Len() int { return len(d.cols) }
+
+// Same reports whether a and b hold values stored the same in d's i-th
+// column: its ColumnSchema.SameStored of their fields.
+func (d *StoredDiff[T]) Same(i int, a, b *T) bool {
+	dc := &d.cols[i]
+	off := dc.at.offset
+	switch dc.fast {
 	case fastString:
 		return *reflectx.FieldAt[string](a, off) == *reflectx.FieldAt[string](b, off)
 	case fastInt64:
@@ -157,8 +185,24 @@ func (t *Table[T]) SameStoredAt(c *ColumnSchema, a, b *T) bool {
 		return *reflectx.FieldAt[bool](a, off) == *reflectx.FieldAt[bool](b, off)
 	case fastUUID:
 		return *reflectx.FieldAt[uuid.UUID](a, off) == *reflectx.FieldAt[uuid.UUID](b, off)
+	case fastFloat64:
+		return math.Float64bits(*reflectx.FieldAt[float64](a, off)) == math.Float64bits(*reflectx.FieldAt[float64](b, off))
+	case fastBytes:
+		x, y := *reflectx.FieldAt[[]byte](a, off), *reflectx.FieldAt[[]byte](b, off)
+		return (x == nil) == (y == nil) && bytes.Equal(x, y) // nil is null, an empty slice an empty value
+	case fastTextList, fastFrozenTextList:
+		x, y := *reflectx.FieldAt[[]string](a, off), *reflectx.FieldAt[[]string](b, off)
+		return (dc.fast == fastTextList || (x == nil) == (y == nil)) && slices.Equal(x, y) // as sameStoredFast
+	case fastTimestamp:
+		// Both in the type's range: their milliseconds (else SameStored's
+		// rule for a time never stored).
+		n, errX := cqlvalue.TimestampMillis(*reflectx.FieldAt[time.Time](a, off))
+		m, errY := cqlvalue.TimestampMillis(*reflectx.FieldAt[time.Time](b, off))
+		if errX == nil && errY == nil {
+			return n == m
+		}
 	}
-	return c.SameStored(reflectx.PackField(acc.ptrType, a, off), reflectx.PackField(acc.ptrType, b, off))
+	return dc.col.SameStored(reflectx.PackField(dc.at.ptrType, a, off), reflectx.PackField(dc.at.ptrType, b, off))
 }
 
 var storedBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}

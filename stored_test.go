@@ -325,8 +325,8 @@ func TestSameStoredCases(t *testing.T) {
 			pb, _ := col.Pointer(&rb)
 			reflect.ValueOf(pa).Elem().Set(reflect.ValueOf(c.a).Elem())
 			reflect.ValueOf(pb).Elem().Set(reflect.ValueOf(c.b).Elem())
-			if got := storedTable.SameStoredAt(col, &ra, &rb); got != c.same {
-				t.Errorf("SameStoredAt = %v, want %v", got, c.same)
+			if got := storedTable.StoredDiff([]*kandra.ColumnSchema{col}).Same(0, &ra, &rb); got != c.same {
+				t.Errorf("StoredDiff.Same = %v, want %v", got, c.same)
 			}
 		})
 	}

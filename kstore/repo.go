@@ -29,6 +29,8 @@ type Repo[T any] struct {
 	lonePartition bool
 	checked       []*kandra.ColumnSchema // the non-key columns whose values are checked (see checkValues)
 	regular       []*kandra.ColumnSchema // the regular columns, in column order (an Update compares them)
+	diff          *kandra.StoredDiff[T]  // the comparison of regular's columns
+	stamp         []bool                 // per regular column: UpdatedAt or the version, which an Update moves
 	batch         []int                  // indices of BATCH lookups
 	eventual      []int                  // indices of EVENTUAL lookups
 	unique        []int                  // indices of UNIQUE lookups
@@ -73,6 +75,7 @@ func NewRepo[T any](rt *Store, t *kandra.Table[T]) (*Repo[T], error) {
 	for _, c := range ts.Columns() {
 		if c.Role() == kandra.RegularColumn {
 			r.regular = append(r.regular, c)
+			r.stamp = append(r.stamp, c.IsUpdatedAt() || c.IsVersion())
 			if c.ChecksValues() {
 				r.checked = append(r.checked, c)
 			}
@@ -81,6 +84,7 @@ func NewRepo[T any](rt *Store, t *kandra.Table[T]) (*Repo[T], error) {
 			r.gen = append(r.gen, c)
 		}
 	}
+	r.diff = r.t.StoredDiff(r.regular)
 	for i, l := range ts.LookupTables() {
 		switch l.Kind() {
 		case kandra.LookupBatch:

@@ -260,14 +260,15 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 // of each (kandra.ColumnSchema.CheckValue): the values Update writes,
 // and only those (a value that did not change is not sent).
 func (r *Repo[T]) changedColumns(dst []*kandra.ColumnSchema, old, nw *T) ([]*kandra.ColumnSchema, error) {
-	for _, col := range r.regular {
-		if col.IsUpdatedAt() || col.IsVersion() {
-			dst = append(dst, col)
+	for i, stamp := range r.stamp {
+		if stamp {
+			dst = append(dst, r.regular[i])
 			continue
 		}
-		if r.t.SameStoredAt(col, old, nw) {
+		if r.diff.Same(i, old, nw) {
 			continue
 		}
+		col := r.regular[i]
 		pn, _ := col.Pointer(nw)
 		if err := col.CheckValue(pn); err != nil {
 			return dst, err

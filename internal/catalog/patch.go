@@ -1,8 +1,8 @@
 package catalog
 
 import (
+	"encoding/binary"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -141,9 +141,9 @@ func (s *Table) Patch(spec *PatchSpec, buf []byte) *adapter.Statement {
 		key = append(key, 'E')
 	}
 	for _, st := range spec.Sets {
-		key = strconv.AppendInt(append(key, 's', byte(st.Op)), int64(st.Col.Position()), 36)
+		key = binary.AppendVarint(append(key, 's', byte(st.Op)), int64(st.Col.Position()))
 		if st.Op == AtField {
-			key = strconv.AppendInt(append(key, '.'), int64(st.Field), 36)
+			key = binary.AppendVarint(append(key, '.'), int64(st.Field))
 		}
 	}
 	key = appendCondsKey(key, spec.Conds)
@@ -157,8 +157,8 @@ func appendCondsKey(key []byte, conds []Cond) []byte {
 		if c.Key {
 			k = 1
 		}
-		key = strconv.AppendInt(append(key, 'c', byte(c.Op), k), int64(c.Col.Position()), 36)
-		key = strconv.AppendInt(append(key, ':'), int64(c.N), 36)
+		key = binary.AppendVarint(append(key, 'c', byte(c.Op), k), int64(c.Col.Position()))
+		key = binary.AppendVarint(append(key, ':'), int64(c.N))
 	}
 	return key
 }
@@ -349,7 +349,7 @@ func (s *Table) UpdateColumns(cols []*kandra.ColumnSchema, u Using, ifVersion bo
 		key = append(key, 'V')
 	}
 	for _, c := range cols {
-		key = strconv.AppendInt(append(key, ','), int64(c.Position()), 36)
+		key = binary.AppendVarint(append(key, ','), int64(c.Position()))
 	}
 	return s.shaped(key, func() *adapter.Statement {
 		cond := noVersion

@@ -81,6 +81,38 @@ func (s *batchSizer) valueBytes(col *kandra.ColumnSchema, v any, cell bool) int 
 		}
 		return over + n
 	}
+	if n, ok := textListBytes(col, v, over); ok {
+		return n
+	}
+	return s.storedBytes(col, v, over)
+}
+
+// textListBytes is valueBytes of a []string in a list of text, counted
+// from the strings (ok false for any other value). A value the column
+// refuses (text that is not UTF-8) is refused before a batch is measured.
+func textListBytes(col *kandra.ColumnSchema, v any, over int) (n int, ok bool) {
+	x, ok := v.(*[]string)
+	ct := col.Type()
+	if !ok || ct.Kind() != kandra.KindList || ct.Elem().Kind() != kandra.KindNative {
+		return 0, false
+	}
+	if *x == nil {
+		return 0, true // null
+	}
+	for _, e := range *x {
+		n += len(e)
+	}
+	switch {
+	case over == 0: // the leaves only
+		return n, true
+	case col.IsFrozen(): // one cell
+		return over + n, true
+	}
+	return n + len(*x)*(cassandraCell+cassandraListPath), true // a cell per element; none for an empty list (null)
+}
+
+// storedBytes is valueBytes of any value, measured on its stored form.
+func (s *batchSizer) storedBytes(col *kandra.ColumnSchema, v any, over int) int {
 	p := v
 	if reflect.ValueOf(v).Kind() != reflect.Pointer {
 		p = ptrTo(v)

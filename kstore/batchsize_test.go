@@ -36,6 +36,8 @@ type fBag struct {
 	Whole  fSpot
 	Day    time.Time
 	Big    *big.Int
+	Names  []string
+	Fixed  []string
 }
 
 func (b *fBag) Describe(s *kandra.Schema[fBag]) {
@@ -44,6 +46,7 @@ func (b *fBag) Describe(s *kandra.Schema[fBag]) {
 	kandra.Bind(s, &b.Tag, kandra.Lookup("by_tag", kandra.LookupBatch))
 	kandra.Bind(s, &b.Whole, kandra.Frozen())
 	kandra.Bind(s, &b.Day, kandra.AsType(kandra.CQLDate))
+	kandra.Bind(s, &b.Fixed, kandra.Frozen())
 }
 
 var (
@@ -104,6 +107,41 @@ func TestBatchSizeValueBytes(t *testing.T) {
 		if b, err := col.AppendStored(nil, c.v); err != nil || len(b) < c.want {
 			t.Errorf("%s: the stored form (%d bytes, %v) is shorter than the count %d", c.col, len(b), err, c.want)
 		}
+	}
+}
+
+// TestTextListBytes: a list of text is counted from its strings as its
+// stored form counts it, frozen or not, as a key or a regular column,
+// with Cassandra's cells or without.
+func TestTextListBytes(t *testing.T) {
+	lists := [][]string{nil, {}, {""}, {"", ""}, {"a"}, {"héllo", "", "xyz"}, {strings.Repeat("x", 70000)}}
+	for i := range 50 {
+		l := make([]string, i%7)
+		for j := range l {
+			l[j] = strings.Repeat("é", (i*j)%5)
+		}
+		lists = append(lists, l)
+	}
+	for _, name := range []string{"Names", "Fixed"} {
+		col := bagCols[name]
+		for _, l := range lists {
+			for _, cells := range []bool{false, true} {
+				for _, cell := range []bool{false, true} {
+					sz := batchSizer{cells: cells}
+					over := 0
+					if cell && cells {
+						over = cassandraCell
+					}
+					fast, ok := textListBytes(col, &l, over)
+					if want := sz.storedBytes(col, &l, over); !ok || fast != want {
+						t.Errorf("%s %q (cell %v, cells %v): %d bytes (%v), the stored form's count %d", name, l, cell, cells, fast, ok, want)
+					}
+				}
+			}
+		}
+	}
+	if _, ok := textListBytes(bagCols["Nums"], &[]int64{1}, 0); ok {
+		t.Error("a list of numbers counted as text")
 	}
 }
 

@@ -100,6 +100,24 @@ func ExampleTable_Pointers() {
 	// Output: 5 signup
 }
 
+func ExampleTable_StoredDiff() {
+	events := kandra.MustRegister[Event]()
+	cols := []*kandra.ColumnSchema{events.Schema().ColumnByName("kind"), events.Schema().ColumnByName("received")}
+	diff := events.StoredDiff(cols) // planned once, used on every call
+
+	at := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
+	old := &Event{Kind: "signup", Received: at}
+	// The same instant in another zone, 0.4 ms later: a TIMESTAMP holds
+	// milliseconds, so the server stores the same value.
+	nw := &Event{Kind: "login", Received: at.Add(400 * time.Microsecond).In(time.FixedZone("CET", 3600))}
+	for i, c := range cols {
+		fmt.Println(c.Name(), diff.Same(i, old, nw))
+	}
+	// Output:
+	// kind false
+	// received true
+}
+
 // Session is another entity of the same application.
 type Session struct {
 	Token  string

@@ -76,7 +76,7 @@ func (c *ColumnSchema) CheckValue(p any) error {
 		}
 		return nil
 	}
-	if ss, ok := p.(*map[string]struct{}); ok && c.typ.Kind() == KindSet && c.typ.n.elem.Kind() == KindNative {
+	if ss, ok := p.(*map[string]struct{}); ok && c.goType == typeTextSet && c.typ.Kind() == KindSet && c.typ.n.elem.Kind() == KindNative {
 		// A set of text, the same without reflect.
 		for s := range *ss {
 			if problem := stringProblem(s, c.typ.n.elem.n.name); problem != "" {
@@ -110,6 +110,7 @@ func (c *ColumnSchema) CheckValue(p any) error {
 var (
 	typePtrString = reflect.TypeFor[*string]()
 	typePtrTime   = reflect.TypeFor[*time.Time]()
+	typeTextSet   = reflect.TypeFor[map[string]struct{}]()
 )
 
 // CheckPart is CheckValue for one part of the collection column's value
@@ -126,7 +127,7 @@ func (c *ColumnSchema) CheckPart(v any, key bool) error {
 	if pc.t == nil {
 		return nil
 	}
-	if s, ok := v.(string); ok && pc.t.Kind() == reflect.String && pc.native != "" { // the common case, without reflect
+	if s, ok := v.(string); ok && pc.t == typeString && pc.native != "" { // the common case, without reflect
 		if problem := stringProblem(s, pc.native); problem != "" {
 			return c.valueErr(reflect.ValueOf(s), problem)
 		}

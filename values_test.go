@@ -13,7 +13,10 @@ import (
 	"github.com/kandra-go/kandra/kerrors"
 )
 
-type edgeAt time.Time
+type (
+	edgeAt   time.Time
+	edgeKind string
+)
 
 // edgeRow has a column of every Go type whose values CheckValue checks.
 type edgeRow struct {
@@ -40,6 +43,8 @@ type edgeRow struct {
 	Attrs  map[string]string
 	Counts []int64
 	Nick   *string
+	Kinds  []edgeKind
+	Bag    map[edgeKind]struct{}
 }
 
 func (r *edgeRow) Describe(s *kandra.Schema[edgeRow]) {
@@ -152,7 +157,8 @@ func TestCheckValue(t *testing.T) {
 	for _, c := range []struct {
 		col string
 		p   any
-	}{{"seen", new(int)}, {"name", new(*string)}, {"seen", new(*time.Time)}, {"nick", new(*int)}} {
+	}{{"seen", new(int)}, {"name", new(*string)}, {"seen", new(*time.Time)}, {"nick", new(*int)},
+		{"tags", ptr(map[string]struct{}{"x": {}})}, {"bag", ptr(map[string]struct{}{"x": {}})}} {
 		if err := col(c.col).CheckValue(c.p); err == nil || errors.Is(err, kerrors.ErrValue) {
 			t.Errorf("%s: a pointer of another type (%T): %v", c.col, c.p, err)
 		}
@@ -197,7 +203,8 @@ func TestCheckPart(t *testing.T) {
 		}
 	}
 	var ae *kerrors.ArgumentError
-	for _, p := range []part{{"labels", 3, false, ""}, {"tags", []string{"x"}, false, ""}, {"attrs", 1, true, ""}, {"counts", "x", false, ""}, {"labels", nil, false, ""}} {
+	for _, p := range []part{{"labels", 3, false, ""}, {"tags", []string{"x"}, false, ""}, {"attrs", 1, true, ""}, {"counts", "x", false, ""}, {"labels", nil, false, ""},
+		{"kinds", "x", false, ""}} { // a string where the elements are of a named string type
 		if err := col(p.col).CheckPart(p.v, p.key); !errors.As(err, &ae) {
 			t.Errorf("%s %T: %v, want an *ArgumentError", p.col, p.v, err)
 		}

@@ -116,11 +116,11 @@ func (p *Plan[I, D]) Values(vals []any, byRef bool) []any {
 	out := make([]any, len(vals))
 	for i, v := range vals {
 		cv := p.params[i]
-		_, unset := v.(unset) // Unset, by its type: one comparison of a word
+		_, isUnset := v.(unset) // Unset, by its type: one comparison of a word
 		switch {
 		case v == nil:
 			continue
-		case unset:
+		case isUnset:
 			var d D
 			out[i] = d.Unset()
 			continue

@@ -96,6 +96,9 @@ func textListBytes(col *kandra.ColumnSchema, v any, over int) (n int, ok bool) {
 	if !ok || ct.Kind() != kandra.KindList || ct.Elem().Kind() != kandra.KindNative {
 		return 0, false
 	}
+	if n := ct.Elem().Name(); n != "TEXT" && n != "VARCHAR" && n != "ASCII" {
+		return 0, false
+	}
 	if *x == nil {
 		return 0, true // null
 	}

@@ -188,19 +188,11 @@ func (d *StoredDiff[T]) Same(i int, a, b *T) bool {
 	case fastFloat64:
 		return math.Float64bits(*reflectx.FieldAt[float64](a, off)) == math.Float64bits(*reflectx.FieldAt[float64](b, off))
 	case fastBytes:
-		x, y := *reflectx.FieldAt[[]byte](a, off), *reflectx.FieldAt[[]byte](b, off)
-		return (x == nil) == (y == nil) && bytes.Equal(x, y) // nil is null, an empty slice an empty value
+		return sameBlob(*reflectx.FieldAt[[]byte](a, off), *reflectx.FieldAt[[]byte](b, off))
 	case fastTextList, fastFrozenTextList:
-		x, y := *reflectx.FieldAt[[]string](a, off), *reflectx.FieldAt[[]string](b, off)
-		return (dc.fast == fastTextList || (x == nil) == (y == nil)) && slices.Equal(x, y) // as sameStoredFast
-	case fastTimestamp:
-		// Both in the type's range: their milliseconds (else SameStored's
-		// rule for a time never stored).
-		n, errX := cqlvalue.TimestampMillis(*reflectx.FieldAt[time.Time](a, off))
-		m, errY := cqlvalue.TimestampMillis(*reflectx.FieldAt[time.Time](b, off))
-		if errX == nil && errY == nil {
-			return n == m
-		}
+		return sameTextList(dc.fast == fastFrozenTextList, *reflectx.FieldAt[[]string](a, off), *reflectx.FieldAt[[]string](b, off))
+	case fastTimestamp, fastDate:
+		return sameTime(dc.fast == fastDate, *reflectx.FieldAt[time.Time](a, off), *reflectx.FieldAt[time.Time](b, off))
 	}
 	return dc.col.SameStored(reflectx.PackField(dc.at.ptrType, a, off), reflectx.PackField(dc.at.ptrType, b, off))
 }
@@ -384,8 +376,7 @@ func sameStoredFast(f storedFast, a, b any) (same, ok bool) {
 		x, ok1 := a.(*[]byte)
 		y, ok2 := b.(*[]byte)
 		if ok1 && ok2 && x != nil && y != nil {
-			// nil is null, an empty slice an empty value.
-			return (*x == nil) == (*y == nil) && bytes.Equal(*x, *y), true
+			return sameBlob(*x, *y), true
 		}
 	case fastUUID:
 		x, ok1 := a.(*uuid.UUID)
@@ -399,31 +390,44 @@ func sameStoredFast(f storedFast, a, b any) (same, ok bool) {
 		if !ok1 || !ok2 || x == nil || y == nil {
 			return false, false
 		}
-		// Equal elements are equal bytes (or the same invalid text, which
-		// the general path would compare as Go values: equal too);
-		// different ones are different bytes, or a text no server takes.
-		if f == fastFrozenTextList && (*x == nil) != (*y == nil) {
-			return false, true
-		}
-		return slices.Equal(*x, *y), true
+		return sameTextList(f == fastFrozenTextList, *x, *y), true
 	case fastTimestamp, fastDate:
 		x, ok1 := a.(*time.Time)
 		y, ok2 := b.(*time.Time)
 		if !ok1 || !ok2 || x == nil || y == nil {
 			return false, false
 		}
-		enc := cqlvalue.TimestampMillis
-		if f == fastDate {
-			enc = cqlvalue.DateDays
-		}
-		n, errX := enc(*x)
-		m, errY := enc(*y)
-		if errX != nil || errY != nil {
-			return reflect.DeepEqual(*x, *y), true // outside the type: never stored
-		}
-		return n == m, true
+		return sameTime(f == fastDate, *x, *y), true
 	}
 	return false, false
+}
+
+// sameBlob compares two BLOB values as stored: nil is null, an empty
+// slice an empty value.
+func sameBlob(x, y []byte) bool { return (x == nil) == (y == nil) && bytes.Equal(x, y) }
+
+// sameTextList compares two lists of text as stored. Equal elements are
+// equal bytes (or the same invalid text, which the general path would
+// compare as Go values: equal too); different ones are different bytes,
+// or a text no server takes. Not frozen, nil and empty are both null; a
+// frozen list keeps them apart.
+func sameTextList(frozen bool, x, y []string) bool {
+	return (!frozen || (x == nil) == (y == nil)) && slices.Equal(x, y)
+}
+
+// sameTime compares two times as a TIMESTAMP (with date, a DATE) stores
+// them; a time outside the type, never stored, is compared as a Go value.
+func sameTime(date bool, x, y time.Time) bool {
+	enc := cqlvalue.TimestampMillis
+	if date {
+		enc = cqlvalue.DateDays
+	}
+	n, errX := enc(x)
+	m, errY := enc(y)
+	if errX != nil || errY != nil {
+		return reflect.DeepEqual(x, y)
+	}
+	return n == m
 }
 
 // appendStoredFast is AppendStored for the common types, where the

@@ -55,6 +55,15 @@ func (l *Lookup[T, V]) Find(ctx context.Context, v V, opts ...ReadOption) (*T, e
 		return nil, err
 	}
 	defer r.rt.leave()
+	return l.find(ctx, sc, cons, v)
+}
+
+// find is Find past enter, apart so that its many returns leave Find's
+// defers open-coded (see Repo.update).
+func (l *Lookup[T, V]) find(ctx context.Context, sc *scratch, cons kandra.Consistency, v V) (*T, error) {
+	const op = "Find"
+	r := l.repo
+	c := &sc.c
 	col := r.lookups[l.idx].IndexColumn()
 	if c.hasColumns {
 		// The holder's value is read to tell a stale lookup row.

@@ -68,13 +68,17 @@ func BenchmarkOwnCost(b *testing.B) {
 	repo := MustNewRepo(rt, table)
 	ctx := context.Background()
 	e := &ocRow{Part: uuid.New(), Seq: 7, F0: "some text", F1: uuid.New()}
+	moved := *e // the matrix's update: F0 changed
+	moved.F0 = "moved to another value"
 	for _, c := range []struct {
 		name string
 		op   func() error
 	}{
 		{"save", func() error { return repo.Save(ctx, e) }},
+		{"saveIfNotExists", func() error { _, err := repo.SaveIfNotExists(ctx, e); return err }},
 		{"get", func() error { _, err := repo.Get(ctx, e); return err }},
 		{"delete", func() error { return repo.Delete(ctx, e) }},
+		{"update", func() error { return repo.Update(ctx, e, &moved) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()

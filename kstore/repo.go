@@ -31,6 +31,7 @@ type Repo[T any] struct {
 	regular       []*kandra.ColumnSchema // the regular columns, in column order (an Update compares them)
 	diff          *kandra.StoredDiff[T]  // the comparison of regular's columns
 	stamp         []bool                 // per regular column: UpdatedAt or the version, which an Update moves
+	updates       updShapes              // Update's statements by the columns they write
 	batch         []int                  // indices of BATCH lookups
 	eventual      []int                  // indices of EVENTUAL lookups
 	unique        []int                  // indices of UNIQUE lookups

@@ -267,6 +267,14 @@ func (r *Repo[T]) SaveIfNotExists(ctx context.Context, e *T, opts ...InsertOptio
 		return false, err
 	}
 	defer r.rt.leave()
+	return r.saveIfNotExists(ctx, sc, cons, serial, e)
+}
+
+// saveIfNotExists is SaveIfNotExists past enter, apart so that its many
+// returns leave SaveIfNotExists's defers open-coded (see update).
+func (r *Repo[T]) saveIfNotExists(ctx context.Context, sc *scratch, cons, serial kandra.Consistency, e *T) (bool, error) {
+	const op = "SaveIfNotExists"
+	c := &sc.c
 	if t := r.rt.ks.Targets(); t&kandra.Scylla2025Tablets != 0 {
 		return false, r.argErr(op, "the keyspace's Targets", "they include "+kandra.Scylla2025Tablets.String()+
 			", which refuses the lightweight transaction SaveIfNotExists is (\"LWT is not yet supported with tablets\"; 2025.4 lifts it once every node has the lwt_with_tablets feature, 2026.1 always): "+

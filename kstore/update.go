@@ -2,9 +2,11 @@ package kstore
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
+	"github.com/kandra-go/kandra/internal/catalog"
 )
 
 // Update writes new over old (same primary key, which it may not change;
@@ -30,7 +32,7 @@ import (
 // version to the next one; a conflict is a *kerrors.OptimisticLockError and
 // new is left as it was (see the package documentation for the order of
 // the writes, versioned.go for the conditions).
-func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (err error) {
+func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) error {
 	const op = "Update"
 	sc := getScratch(opts)
 	defer sc.release()
@@ -40,31 +42,40 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 		return err
 	}
 	defer r.rt.leave()
+	// new's stamps are put back when the call fails before the row is
+	// written, so that a retry of Update(old, new) starts from the same
+	// new; once the row is written new keeps them, as it is.
+	kept := r.keepStamps(nw)
+	written, err := r.update(ctx, sc, cons, serial, old, nw)
+	if err != nil && !written {
+		kept.restore()
+	}
+	return err
+}
+
+// update is Update past enter: written reports that the row was sent
+// and applied. The defers stay in Update, whose few returns let the
+// compiler open-code them; with update's many returns they would be
+// pushed and run by the runtime on every call.
+func (r *Repo[T]) update(ctx context.Context, sc *scratch, cons, serial kandra.Consistency, old, nw *T) (written bool, err error) {
+	const op = "Update"
+	c := &sc.c
 	if old == nw {
-		return r.argErr(op, "old, new", "old and new are the same *"+r.typeName+": Update needs the entity as it was read (old) to move its lookup values and check its version; copy it before editing (nw := *old; edit nw; Update(ctx, old, &nw))")
+		return false, r.argErr(op, "old, new", "old and new are the same *"+r.typeName+": Update needs the entity as it was read (old) to move its lookup values and check its version; copy it before editing (nw := *old; edit nw; Update(ctx, old, &nw))")
 	}
 	for _, col := range r.key {
 		po, _ := col.Pointer(old)
 		pn, _ := col.Pointer(nw)
 		if !col.SameStored(po, pn) {
-			return r.argErr(op, "field "+col.GoName(), "new changes key column "+col.Name()+"; a primary key is immutable: Save the entity under its new key and Delete the old one")
+			return false, r.argErr(op, "field "+col.GoName(), "new changes key column "+col.Name()+"; a primary key is immutable: Save the entity under its new key and Delete the old one")
 		}
 	}
 	versioned := r.ts.VersionColumn() != nil
 	if versioned {
 		if err := r.checkVersioned(op, c); err != nil {
-			return err
+			return written, err
 		}
 	}
-	// new's stamps are put back when the call fails before the row is
-	// written, so that a retry of Update(old, new) starts from the same
-	// new; once the row is written new keeps them, as it is.
-	kept, written := r.keepStamps(nw), false
-	defer func() {
-		if err != nil && !written {
-			kept.restore()
-		}
-	}()
 	if col := r.ts.UpdatedAtColumn(); col != nil {
 		*r.timeField(col, nw) = truncate(col, r.now())
 	}
@@ -94,12 +105,12 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 	switch {
 	case versioned && r.versionZero(old):
 		if err := r.checkValues(nw); err != nil {
-			return err
+			return written, err
 		}
 		st = r.st.UpdateIfNoVersion(using(c)) // old was read without a version
 	case c.hasTTL:
 		if err := r.checkValues(nw); err != nil {
-			return err
+			return written, err
 		}
 		// Every column, so that the whole row expires with the TTL.
 		st = r.st.Update(using(c))
@@ -107,15 +118,14 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 		// Only what changed, with the stamps: a stale copy of old does not
 		// write back the columns another writer changed since.
 		var colBuf [16]*kandra.ColumnSchema
-		changed, err := r.changedColumns(colBuf[:0], old, nw)
+		changed, mask, err := r.changedColumns(colBuf[:0], old, nw)
 		if err != nil {
-			return err
+			return written, err
 		}
 		if len(changed) == 0 {
-			return nil // nothing changed, nothing stamped: nothing to write
+			return written, nil // nothing changed, nothing stamped: nothing to write
 		}
-		var buf [64]byte
-		st = r.st.UpdateColumns(changed, using(c), versioned, buf[:0])
+		st = r.updateColumns(changed, mask, using(c), versioned)
 	}
 	if st == nil { // every column is in the key
 		st = r.st.Insert(using(c))
@@ -164,20 +174,20 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 	}
 	if len(sc.entries) > 1 {
 		if err := r.checkBatchSize(op, sc.entries); err != nil {
-			return err
+			return written, err
 		}
 	}
 	var claimed *claims[T]
 	if len(claimNew) > 0 {
 		if claimed, err = r.claimAll(ctx, op, nw, claimNew, c, cons); err != nil {
-			return err
+			return written, err
 		}
 	}
 	var left *owned // the claims of the values nw leaves, read before the write
 	if len(leave) > 0 {
 		if left, err = r.ownedClaims(ctx, op, old, leave, c); err != nil {
 			r.giveBack(ctx, op, claimed, c, cons)
-			return err
+			return written, err
 		}
 	}
 	if versioned {
@@ -189,19 +199,19 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 		if len(batchIns) > 0 {
 			if err := r.batchExec(ctx, kandra.OpUpdate, cons, batchIns, nil); err != nil {
 				r.giveBack(ctx, op, claimed, c, cons) // the row was not sent
-				return err
+				return written, err
 			}
 		}
 		if err := r.fresh(ctx, op, claimed, c, cons); err != nil {
-			return err
+			return written, err
 		}
 		applied, err := r.exec(ctx, kandra.OpUpdate, primary)
 		if err != nil {
-			return err // the claims stay: the UPDATE may have applied
+			return written, err // the claims stay: the UPDATE may have applied
 		}
 		if !applied {
 			r.giveBack(ctx, op, claimed, c, cons)
-			return r.lockErr(nw, r.expected(old)+" expected, the row has another version or is gone: Get it again and retry")
+			return false, r.lockErr(nw, r.expected(old)+" expected, the row has another version or is gone: Get it again and retry")
 		}
 		written = true
 		r.landed(claimed)
@@ -216,10 +226,10 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 		}
 	} else {
 		if err := r.fresh(ctx, op, claimed, c, cons); err != nil {
-			return err
+			return written, err
 		}
 		if err := r.batchSend(ctx, kandra.OpUpdate, cons, sc.entries, &sc.batch, true); err != nil {
-			return err // the claims stay: the batch may have landed
+			return written, err // the claims stay: the batch may have landed
 		}
 		written = true
 		r.landed(claimed)
@@ -251,29 +261,70 @@ func (r *Repo[T]) Update(ctx context.Context, old, nw *T, opts ...WriteOption) (
 			})
 		}
 	}
-	return nil
+	return written, nil
 }
 
 // changedColumns appends to dst the non-key columns whose values differ
 // between old and nw as the server stores them, and the stamps Update
 // moves (UpdatedAt, the version), in column order. It checks nw's value
 // of each (kandra.ColumnSchema.CheckValue): the values Update writes,
-// and only those (a value that did not change is not sent).
-func (r *Repo[T]) changedColumns(dst []*kandra.ColumnSchema, old, nw *T) ([]*kandra.ColumnSchema, error) {
+// and only those (a value that did not change is not sent). mask has bit
+// i set for r.regular[i] appended (of the first 64).
+func (r *Repo[T]) changedColumns(dst []*kandra.ColumnSchema, old, nw *T) ([]*kandra.ColumnSchema, uint64, error) {
+	var mask uint64
 	for i, stamp := range r.stamp {
-		if stamp {
-			dst = append(dst, r.regular[i])
-			continue
+		if !stamp {
+			if r.diff.Same(i, old, nw) {
+				continue
+			}
+			col := r.regular[i]
+			pn, _ := col.Pointer(nw)
+			if err := col.CheckValue(pn); err != nil {
+				return dst, 0, err
+			}
 		}
-		if r.diff.Same(i, old, nw) {
-			continue
-		}
-		col := r.regular[i]
-		pn, _ := col.Pointer(nw)
-		if err := col.CheckValue(pn); err != nil {
-			return dst, err
-		}
-		dst = append(dst, col)
+		dst = append(dst, r.regular[i])
+		mask |= 1 << (i & 63)
 	}
-	return dst, nil
+	return dst, mask, nil
+}
+
+// updShape is one of Update's statements that write some columns: the
+// regular columns it sets (bit i: Repo.regular[i]) and its USING.
+type updShape struct {
+	mask uint64
+	u    catalog.Using
+	st   *adapter.Statement
+}
+
+// updShapes keep the statements of the first Update shapes a Repo sends,
+// so that an Update finds its statement by its changed columns' mask
+// without building the key of the table's shape cache and hashing it. A
+// program's Updates change a few sets of columns: the first ones to
+// claim a slot keep it, and the rest go to the table's cache as before.
+type updShapes [16]atomic.Pointer[updShape]
+
+// updSlot is the slot of updShapes for mask and u: their bits folded to 4.
+func updSlot(mask uint64, u catalog.Using) int {
+	return int((mask ^ uint64(u)<<59) * 0x9E3779B97F4A7C15 >> 60)
+}
+
+// updateColumns is the UPDATE of the columns changed (the Update's, in
+// column order), whose positions among r.regular mask has, with USING u
+// and IF version = ? when versioned.
+func (r *Repo[T]) updateColumns(changed []*kandra.ColumnSchema, mask uint64, u catalog.Using, versioned bool) *adapter.Statement {
+	if len(r.regular) > 64 { // the mask does not tell them apart
+		var buf [64]byte
+		return r.st.UpdateColumns(changed, u, versioned, buf[:0])
+	}
+	slot := &r.updates[updSlot(mask, u)] // versioned is the table's: the same in every Update here
+	if s := slot.Load(); s != nil && s.mask == mask && s.u == u {
+		return s.st
+	}
+	var buf [64]byte
+	st := r.st.UpdateColumns(changed, u, versioned, buf[:0])
+	if st != nil && slot.Load() == nil {
+		slot.CompareAndSwap(nil, &updShape{mask: mask, u: u, st: st})
+	}
+	return st
 }

@@ -207,10 +207,7 @@ func (u *Unit) Apply(ctx context.Context, opts ...UnitOption) (applied bool, err
 	if len(u.steps) == 0 {
 		return true, nil
 	}
-	var c call
-	for _, o := range opts {
-		o.apply(&c)
-	}
+	c := applyCall(opts) // no allocation without options: o.apply(&c) here would put c on the heap
 	if !u.rt.enter() {
 		return false, queryErr(op+": the store is closed", kerrors.ErrClosed)
 	}

@@ -240,8 +240,8 @@ func (r *Repo[T]) update(ctx context.Context, sc *scratch, cons, serial kandra.C
 	} else if len(eventual) > 0 {
 		oldCopy, newCopy := new(T), new(T)
 		*oldCopy, *newCopy = *old, *nw
+		ts := ts // the closures' own: captured, the call's would live on the heap in every Update
 		for _, i := range eventual {
-			i := i
 			changed := !r.sameLookup(i, oldCopy, newCopy)
 			r.rt.async(ctx, r.lookups[i].Name(), newCopy, func(ctx context.Context) error {
 				if changed && !r.emptyAt(i, r.lookupValue(i, oldCopy)) {

@@ -113,9 +113,14 @@ func ExampleTable_StoredDiff() {
 	for i, c := range cols {
 		fmt.Println(c.Name(), diff.Same(i, old, nw))
 	}
+	// Every column at once: the ones to write.
+	for _, i := range diff.AppendChanged(nil, old, nw) {
+		fmt.Println("changed:", cols[i].Name())
+	}
 	// Output:
 	// kind false
 	// received true
+	// changed: kind
 }
 
 // Session is another entity of the same application.

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
 	"net"
 	"net/netip"
 	"reflect"
@@ -143,11 +144,25 @@ func (c *ColumnSchema) SameStored(a, b any) bool {
 // Table.StoredDiff; it is safe for concurrent use.
 type StoredDiff[T any] struct {
 	cols []diffColumn
+	// The bitwise screen of AppendChanged, when T's words can be read
+	// (screen): the columns whose fields overlap word w are
+	// wordCols[wordAt[w]:wordAt[w+1]]; words lo to hi hold them all but
+	// tail's, which lie past T's last whole word (or have no bytes) and
+	// are always compared.
+	screen   bool
+	lo, hi   int
+	wordAt   []int32
+	wordCols []int32
+	tail     []int32
 }
+
+// maxScreened is the most columns AppendChanged screens (its bit set).
+const maxScreened = 256
 
 type diffColumn struct {
 	fast storedFast
 	at   columnAccess
+	size uintptr // the field's, for the bitwise check
 	col  *ColumnSchema
 }
 
@@ -159,9 +174,78 @@ func (t *Table[T]) StoredDiff(cols []*ColumnSchema) *StoredDiff[T] {
 		if c.table != t.schema {
 			panic("kandra: Table[" + t.schema.entity.String() + "].StoredDiff: column " + c.name + " belongs to another table")
 		}
-		d.cols[i] = diffColumn{fast: c.storedPlan().fast, at: t.access[c.position], col: c}
+		d.cols[i] = diffColumn{fast: c.storedPlan().fast, at: t.access[c.position], size: c.goType.Size(), col: c}
 	}
+	d.planScreen(t.schema.entity)
 	return d
+}
+
+// planScreen maps the words of entity (T) to the columns whose fields
+// overlap them.
+func (d *StoredDiff[T]) planScreen(entity reflect.Type) {
+	const ws = reflectx.WordSize
+	if len(d.cols) > maxScreened || uintptr(entity.Align()) < ws {
+		return // compared column by column
+	}
+	words := int(entity.Size() / ws)
+	per := make([][]int32, words)
+	for i, dc := range d.cols {
+		end := dc.at.offset + dc.size
+		if dc.size == 0 || end > uintptr(words)*ws {
+			d.tail = append(d.tail, int32(i))
+		}
+		for w := int(dc.at.offset / ws); w < words && uintptr(w)*ws < end; w++ {
+			per[w] = append(per[w], int32(i))
+		}
+	}
+	d.wordAt = make([]int32, words+1)
+	d.lo, d.hi = words, 0
+	for w, cols := range per {
+		if len(cols) > 0 {
+			d.lo, d.hi = min(d.lo, w), w+1
+		}
+		d.wordCols = append(d.wordCols, cols...)
+		d.wordAt[w+1] = int32(len(d.wordCols))
+	}
+	d.screen = true
+}
+
+// AppendChanged appends to dst, in ascending order, the indexes i of the
+// columns whose values a and b do not store the same: those for which
+// Same(i, a, b) is false. It reads a and b word by word first and
+// compares only the columns whose fields differ in some bit, so that two
+// copies of an entity that differ in a few fields cost little more than
+// reading them.
+func (d *StoredDiff[T]) AppendChanged(dst []int, a, b *T) []int {
+	if !d.screen {
+		for i := range d.cols {
+			if !d.Same(i, a, b) {
+				dst = append(dst, i)
+			}
+		}
+		return dst
+	}
+	var maybe [maxScreened / 64]uint64 // the columns to compare
+	for _, i := range d.tail {
+		maybe[i>>6] |= 1 << (i & 63)
+	}
+	for w := d.lo; w < d.hi; w++ {
+		if reflectx.Word(a, w) != reflectx.Word(b, w) {
+			for _, i := range d.wordCols[d.wordAt[w]:d.wordAt[w+1]] {
+				maybe[i>>6] |= 1 << (i & 63)
+			}
+		}
+	}
+	for k, m := range maybe {
+		for m != 0 {
+			i := k<<6 + bits.TrailingZeros64(m)
+			m &= m - 1
+			if !d.Same(i, a, b) {
+				dst = append(dst, i)
+			}
+		}
+	}
+	return dst
 }
 
 // Len is the number of columns d compares.
@@ -187,6 +271,14 @@ func (d *StoredDiff[T]) Same(i int, a, b *T) bool {
 		return *reflectx.FieldAt[uuid.UUID](a, off) == *reflectx.FieldAt[uuid.UUID](b, off)
 	case fastFloat64:
 		return math.Float64bits(*reflectx.FieldAt[float64](a, off)) == math.Float64bits(*reflectx.FieldAt[float64](b, off))
+	}
+	// The kinds whose comparison converts or walks the values: a field
+	// bitwise the same in a and b (the common case of an Update, whose new
+	// is a copy of old) holds the same value, stored the same.
+	if reflectx.SameMemory(a, b, off, dc.size) {
+		return true
+	}
+	switch dc.fast {
 	case fastBytes:
 		return sameBlob(*reflectx.FieldAt[[]byte](a, off), *reflectx.FieldAt[[]byte](b, off))
 	case fastTextList, fastFrozenTextList:

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -242,7 +243,16 @@ func storedCol(t *testing.T, name string) *kandra.ColumnSchema {
 	return c
 }
 
-func TestSameStoredCases(t *testing.T) {
+// sameStoredCase is two values of a column of storedRow, and whether the
+// server stores them the same. A nil b is a's millisecond floor.
+type sameStoredCase struct {
+	name   string
+	column string
+	a, b   any
+	same   bool
+}
+
+func sameStoredCases() []sameStoredCase {
 	cest := time.FixedZone("CEST", 2*3600)
 	now := time.Date(2026, 5, 4, 10, 0, 0, 123_456_789, cest)
 	slot := stSlot{Room: "r1", Start: now, Note: "a", IP: net.ParseIP("10.0.0.1"), Score: 1}
@@ -251,12 +261,7 @@ func TestSameStoredCases(t *testing.T) {
 	nan32 := math.Float32frombits(0x7fa00001) // signalling
 	p1, p2 := &stPoint{1, 2}, &stPoint{1, 2}
 	empty, none := map[string]struct{}{}, map[string]struct{}(nil)
-	for _, c := range []struct {
-		name   string
-		column string
-		a, b   any
-		same   bool
-	}{
+	return []sameStoredCase{
 		{"a time in CEST and the same instant in UTC", "start", &now, ptr(now.UTC()), true},
 		{"a time and its millisecond floor", "start", &now, ptr(now.Truncate(time.Millisecond)), true},
 		{"times a millisecond apart", "start", &now, ptr(now.Add(time.Millisecond)), false},
@@ -306,7 +311,11 @@ func TestSameStoredCases(t *testing.T) {
 		{"strings", "name", ptr("é"), ptr("é"), true},
 		{"bools", "on", ptr(true), ptr(false), false},
 		{"a vector of a signalling NaN", "vec", ptr([2]float32{nan32, 1}), ptr([2]float32{nan32, 1}), true},
-	} {
+	}
+}
+
+func TestSameStoredCases(t *testing.T) {
+	for _, c := range sameStoredCases() {
 		t.Run(c.name, func(t *testing.T) {
 			col := storedCol(t, c.column)
 			if c.b == nil { // time.Now(): against its floor
@@ -325,8 +334,19 @@ func TestSameStoredCases(t *testing.T) {
 			pb, _ := col.Pointer(&rb)
 			reflect.ValueOf(pa).Elem().Set(reflect.ValueOf(c.a).Elem())
 			reflect.ValueOf(pb).Elem().Set(reflect.ValueOf(c.b).Elem())
-			if got := storedTable.StoredDiff([]*kandra.ColumnSchema{col}).Same(0, &ra, &rb); got != c.same {
+			diff := storedTable.StoredDiff([]*kandra.ColumnSchema{col})
+			if got := diff.Same(0, &ra, &rb); got != c.same {
 				t.Errorf("StoredDiff.Same = %v, want %v", got, c.same)
+			}
+			// Each against its copy (an Update's new before it is edited):
+			// the same, by the bitwise check and by SameStored.
+			for _, r := range []*storedRow{&ra, &rb} {
+				cp := *r
+				pr, _ := col.Pointer(r)
+				pc, _ := col.Pointer(&cp)
+				if !diff.Same(0, r, &cp) || !col.SameStored(pr, pc) {
+					t.Errorf("a copy: StoredDiff.Same = %v, SameStored = %v; want true", diff.Same(0, r, &cp), col.SameStored(pr, pc))
+				}
 			}
 		})
 	}
@@ -516,4 +536,62 @@ func TestCompareStored(t *testing.T) {
 	if _, err := col("blob").CompareStored(ptr([]byte(nil)), ptr([]byte{1})); !errors.Is(err, kerrors.ErrArgument) {
 		t.Errorf("a null compared: %v", err)
 	}
+}
+
+// TestAppendChanged: of two rows that differ in some columns by the
+// cases' values (the rest bitwise copies), AppendChanged lists exactly
+// the columns whose values are not stored the same, in order, as a
+// column-by-column Same does.
+func TestAppendChanged(t *testing.T) {
+	cases := sameStoredCases()
+	cols := storedTable.Schema().Columns()
+	diff := storedTable.StoredDiff(cols)
+	index := map[string]int{}
+	for i, c := range cols {
+		index[c.Name()] = i
+	}
+	set := func(r *storedRow, col *kandra.ColumnSchema, v any) {
+		p, _ := col.Pointer(r)
+		reflect.ValueOf(p).Elem().Set(reflect.ValueOf(v).Elem())
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		var a storedRow
+		var picked []sameStoredCase
+		used := map[string]bool{}
+		for _, c := range cases {
+			if !used[c.column] && rapid.Bool().Draw(t, c.name) {
+				used[c.column] = true
+				if c.b == nil {
+					c.b = ptr(c.a.(*time.Time).Truncate(time.Millisecond))
+				}
+				if rapid.Bool().Draw(t, "swapped") {
+					c.a, c.b = c.b, c.a
+				}
+				picked = append(picked, c)
+				set(&a, cols[index[c.column]], c.a)
+			}
+		}
+		b := a
+		want := []int{}
+		for _, c := range picked {
+			set(&b, cols[index[c.column]], c.b)
+			if !c.same {
+				want = append(want, index[c.column])
+			}
+		}
+		slices.Sort(want)
+		got := diff.AppendChanged([]int{}, &a, &b)
+		if !slices.Equal(got, want) {
+			t.Fatalf("AppendChanged = %v, want %v", got, want)
+		}
+		var each []int
+		for i := range cols {
+			if !diff.Same(i, &a, &b) {
+				each = append(each, i)
+			}
+		}
+		if !slices.Equal(got, each) {
+			t.Fatalf("AppendChanged = %v, Same column by column = %v", got, each)
+		}
+	})
 }

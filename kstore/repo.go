@@ -29,8 +29,9 @@ type Repo[T any] struct {
 	lonePartition bool
 	checked       []*kandra.ColumnSchema // the non-key columns whose values are checked (see checkValues)
 	regular       []*kandra.ColumnSchema // the regular columns, in column order (an Update compares them)
-	diff          *kandra.StoredDiff[T]  // the comparison of regular's columns
-	stamp         []bool                 // per regular column: UpdatedAt or the version, which an Update moves
+	diff          *kandra.StoredDiff[T]  // the comparison of regular's columns but the stamps
+	diffAt        []int                  // per column of diff: its index in regular
+	stamps        []int                  // the indexes in regular of UpdatedAt and the version, which an Update moves
 	updates       updShapes              // Update's statements by the columns they write
 	batch         []int                  // indices of BATCH lookups
 	eventual      []int                  // indices of EVENTUAL lookups
@@ -73,10 +74,16 @@ func NewRepo[T any](rt *Store, t *kandra.Table[T]) (*Repo[T], error) {
 		}
 	}
 	r.deleteBound = deleteBound(r.key, ts.LookupTables())
+	var compared []*kandra.ColumnSchema
 	for _, c := range ts.Columns() {
 		if c.Role() == kandra.RegularColumn {
+			if c.IsUpdatedAt() || c.IsVersion() {
+				r.stamps = append(r.stamps, len(r.regular))
+			} else {
+				r.diffAt = append(r.diffAt, len(r.regular))
+				compared = append(compared, c)
+			}
 			r.regular = append(r.regular, c)
-			r.stamp = append(r.stamp, c.IsUpdatedAt() || c.IsVersion())
 			if c.ChecksValues() {
 				r.checked = append(r.checked, c)
 			}
@@ -85,7 +92,7 @@ func NewRepo[T any](rt *Store, t *kandra.Table[T]) (*Repo[T], error) {
 			r.gen = append(r.gen, c)
 		}
 	}
-	r.diff = r.t.StoredDiff(r.regular)
+	r.diff = r.t.StoredDiff(compared)
 	for i, l := range ts.LookupTables() {
 		switch l.Kind() {
 		case kandra.LookupBatch:

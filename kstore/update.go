@@ -271,20 +271,23 @@ func (r *Repo[T]) update(ctx context.Context, sc *scratch, cons, serial kandra.C
 // and only those (a value that did not change is not sent). mask has bit
 // i set for r.regular[i] appended (of the first 64).
 func (r *Repo[T]) changedColumns(dst []*kandra.ColumnSchema, old, nw *T) ([]*kandra.ColumnSchema, uint64, error) {
+	var buf [16]int
 	var mask uint64
-	for i, stamp := range r.stamp {
-		if !stamp {
-			if r.diff.Same(i, old, nw) {
-				continue
-			}
-			col := r.regular[i]
-			pn, _ := col.Pointer(nw)
-			if err := col.CheckValue(pn); err != nil {
-				return dst, 0, err
-			}
+	stamps := r.stamps
+	for _, j := range r.diff.AppendChanged(buf[:0], old, nw) {
+		i := r.diffAt[j]
+		for ; len(stamps) > 0 && stamps[0] < i; stamps = stamps[1:] {
+			dst, mask = append(dst, r.regular[stamps[0]]), mask|1<<(stamps[0]&63)
 		}
-		dst = append(dst, r.regular[i])
-		mask |= 1 << (i & 63)
+		col := r.regular[i]
+		pn, _ := col.Pointer(nw)
+		if err := col.CheckValue(pn); err != nil {
+			return dst, 0, err
+		}
+		dst, mask = append(dst, col), mask|1<<(i&63)
+	}
+	for _, i := range stamps {
+		dst, mask = append(dst, r.regular[i]), mask|1<<(i&63)
 	}
 	return dst, mask, nil
 }

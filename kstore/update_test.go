@@ -27,9 +27,9 @@ func (w *fWide) Describe(s *kandra.Schema[fWide]) {
 	kandra.Bind(s, &w.F)
 }
 
-// wideRepo is fWide's Repo on a store whose driver records what it sends.
-func wideRepo(t *testing.T) (*Repo[fWide], *valRecorder) {
-	table := kandra.MustRegister[fWide]()
+// recordedRepo is table's Repo on a store whose driver records what it
+// sends.
+func recordedRepo[T any](t *testing.T, table *kandra.Table[T]) (*Repo[T], *valRecorder) {
 	ks := kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Targets: kandra.Cassandra5,
 		Replication: kandra.SimpleStrategy(1)}, table)
 	d := &valRecorder{applied: true}
@@ -46,7 +46,7 @@ func wideRepo(t *testing.T) (*Repo[fWide], *valRecorder) {
 // values, the first time (its statement built) and the second (found in
 // the Repo's slots or the table's cache), whichever came before.
 func TestUpdateShapes(t *testing.T) {
-	repo, d := wideRepo(t)
+	repo, d := recordedRepo(t, kandra.MustRegister[fWide]())
 	names := []string{"a", "b", "c", "d", "e", "f"}
 	ctx := context.Background()
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -95,7 +95,7 @@ func TestUpdateShapes(t *testing.T) {
 // TestUpdateShapesCollide: two sets of columns of one slot each get
 // their own statement, whichever holds the slot.
 func TestUpdateShapesCollide(t *testing.T) {
-	repo, _ := wideRepo(t)
+	repo, _ := recordedRepo(t, kandra.MustRegister[fWide]())
 	// 63 sets of columns, 16 slots: two of them share one.
 	var m1, m2 uint64
 	first := map[int]uint64{}
@@ -122,6 +122,47 @@ func TestUpdateShapesCollide(t *testing.T) {
 	for _, m := range []uint64{m1, m2, m1, m2} {
 		if got := repo.updateColumns(cols(m), m, 0, false).CQL(); got != want[m] {
 			t.Fatalf("columns %06b (slot %d): %q, want %q", m, updSlot(m, 0), got, want[m])
+		}
+	}
+}
+
+// fMid has its UpdatedAt between two regular columns.
+type fMid struct {
+	ID      string
+	A       int64
+	Updated time.Time
+	B       int64
+}
+
+func (m *fMid) Describe(s *kandra.Schema[fMid]) {
+	s.Table("fmid")
+	kandra.Bind(s, &m.ID, kandra.PartitionKey(0))
+	kandra.Bind(s, &m.A)
+	kandra.UpdatedAt(s, &m.Updated)
+	kandra.Bind(s, &m.B)
+}
+
+// TestUpdateStampInOrder: the stamp goes among the changed columns in
+// column order, whichever of them changed.
+func TestUpdateStampInOrder(t *testing.T) {
+	repo, d := recordedRepo(t, kandra.MustRegister[fMid]())
+	for _, c := range []struct {
+		edit func(*fMid)
+		want string
+	}{
+		{func(m *fMid) {}, "updated = ?"},
+		{func(m *fMid) { m.A = 1 }, "a = ?, updated = ?"},
+		{func(m *fMid) { m.B = 1 }, "updated = ?, b = ?"},
+		{func(m *fMid) { m.A, m.B = 1, 1 }, "a = ?, updated = ?, b = ?"},
+	} {
+		old := &fMid{ID: "k"}
+		nw := *old
+		c.edit(&nw)
+		if err := repo.Update(context.Background(), old, &nw); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := d.last().Statement.CQL(), "UPDATE ks.fmid SET "+c.want+" WHERE id = ?"; got != want {
+			t.Errorf("sent %q, want %q", got, want)
 		}
 	}
 }

@@ -72,6 +72,24 @@ func PackField[T any](w TypeWord, base *T, off uintptr) any {
 	return Data{unsafe.Pointer(base)}.PackAt(w, off)
 }
 
+// WordSize is the size of the words Word reads: a pointer's.
+const WordSize = unsafe.Sizeof(uintptr(0))
+
+// Word returns the i-th word of *base. The caller guarantees that T is
+// aligned to WordSize and that the word lies within it.
+func Word[T any](base *T, i int) uintptr {
+	return *(*uintptr)(unsafe.Add(unsafe.Pointer(base), uintptr(i)*WordSize))
+}
+
+// SameMemory reports whether the size bytes at offset off of *a and *b
+// are equal: the same field holding bitwise the same value (the same
+// string, slice or map header, the same time.Time, the same pointer).
+func SameMemory[T any](a, b *T, off, size uintptr) bool {
+	p := (*byte)(unsafe.Add(unsafe.Pointer(a), off))
+	q := (*byte)(unsafe.Add(unsafe.Pointer(b), off))
+	return unsafe.String(p, size) == unsafe.String(q, size)
+}
+
 // FieldAt returns the address of the V at offset off in *base. The caller
 // guarantees that a field of type V lies there (Fields computed off).
 func FieldAt[V, T any](base *T, off uintptr) *V {

@@ -67,6 +67,29 @@ func TestFieldAccess(t *testing.T) {
 	}
 }
 
+// TestSameMemory compares a field's bytes only: what lies around it does
+// not count.
+func TestSameMemory(t *testing.T) {
+	a := &outer{X: 7, In: inner{A: 300, B: "b"}, Z: []byte("z"), T: time.Unix(5, 0)}
+	b := *a
+	typ := reflect.TypeFor[outer]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if !SameMemory(a, &b, f.Offset, f.Type.Size()) {
+			t.Errorf("%s: a copy is not the same", f.Name)
+		}
+	}
+	b.Z = append(make([]byte, 0, 1), 'z') // equal bytes, another array: another slice header
+	b.X = 8
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		want := f.Name != "Z" && f.Name != "X"
+		if got := SameMemory(a, &b, f.Offset, f.Type.Size()); got != want {
+			t.Errorf("%s: SameMemory = %v, want %v", f.Name, got, want)
+		}
+	}
+}
+
 func TestOffsetInRefusesOutsiders(t *testing.T) {
 	o, other := &outer{}, &outer{}
 	size := reflect.TypeFor[outer]().Size()

@@ -30,6 +30,7 @@ type Repo[T any] struct {
 	checked       []*kandra.ColumnSchema // the non-key columns whose values are checked (see checkValues)
 	regular       []*kandra.ColumnSchema // the regular columns, in column order (an Update compares them)
 	diff          *kandra.StoredDiff[T]  // the comparison of regular's columns but the stamps
+	keyDiff       *kandra.StoredDiff[T]  // the comparison of key's columns (an Update's key may not change)
 	diffAt        []int                  // per column of diff: its index in regular
 	stamps        []int                  // the indexes in regular of UpdatedAt and the version, which an Update moves
 	updates       updShapes              // Update's statements by the columns they write
@@ -93,6 +94,7 @@ func NewRepo[T any](rt *Store, t *kandra.Table[T]) (*Repo[T], error) {
 		}
 	}
 	r.diff = r.t.StoredDiff(compared)
+	r.keyDiff = r.t.StoredDiff(r.key)
 	for i, l := range ts.LookupTables() {
 		switch l.Kind() {
 		case kandra.LookupBatch:

@@ -63,12 +63,10 @@ func (r *Repo[T]) update(ctx context.Context, sc *scratch, cons, serial kandra.C
 	if old == nw {
 		return false, r.argErr(op, "old, new", "old and new are the same *"+r.typeName+": Update needs the entity as it was read (old) to move its lookup values and check its version; copy it before editing (nw := *old; edit nw; Update(ctx, old, &nw))")
 	}
-	for _, col := range r.key {
-		po, _ := col.Pointer(old)
-		pn, _ := col.Pointer(nw)
-		if !col.SameStored(po, pn) {
-			return false, r.argErr(op, "field "+col.GoName(), "new changes key column "+col.Name()+"; a primary key is immutable: Save the entity under its new key and Delete the old one")
-		}
+	var keyBuf [1]int
+	if moved := r.keyDiff.AppendChanged(keyBuf[:0], old, nw); len(moved) > 0 {
+		col := r.key[moved[0]]
+		return false, r.argErr(op, "field "+col.GoName(), "new changes key column "+col.Name()+"; a primary key is immutable: Save the entity under its new key and Delete the old one")
 	}
 	versioned := r.ts.VersionColumn() != nil
 	if versioned {

@@ -2,11 +2,13 @@ package kstore
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/kerrors"
 )
 
 // fWide has six regular columns: 64 sets of them an Update can change,
@@ -164,5 +166,22 @@ func TestUpdateStampInOrder(t *testing.T) {
 		if got, want := d.last().Statement.CQL(), "UPDATE ks.fmid SET "+c.want+" WHERE id = ?"; got != want {
 			t.Errorf("sent %q, want %q", got, want)
 		}
+	}
+}
+
+// TestUpdateRefusesAKeyChange: an Update whose new has another key is an
+// *kerrors.ArgumentError naming the field, and sends nothing.
+func TestUpdateRefusesAKeyChange(t *testing.T) {
+	repo, d := recordedRepo(t, kandra.MustRegister[fWide]())
+	old := &fWide{ID: "k", A: 1}
+	nw := *old
+	nw.ID, nw.A = "other", 2
+	err := repo.Update(context.Background(), old, &nw)
+	var ae *kerrors.ArgumentError
+	if !errors.As(err, &ae) || ae.Arg != "field ID" || !strings.Contains(err.Error(), "key column id") {
+		t.Fatalf("Update with another key: %v", err)
+	}
+	if len(d.qs) != 0 {
+		t.Errorf("sent %d statements", len(d.qs))
 	}
 }

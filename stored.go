@@ -252,7 +252,9 @@ func (d *StoredDiff[T]) AppendChanged(dst []int, a, b *T) []int {
 func (d *StoredDiff[T]) Len() int { return len(d.cols) }
 
 // Same reports whether a and b hold values stored the same in d's i-th
-// column: its ColumnSchema.SameStored of their fields.
+// column: its ColumnSchema.SameStored of their fields, but that a field
+// bitwise the same in a and b is always the same (where SameStored falls
+// back to reflect.DeepEqual, a NaN inside a value is unequal to itself).
 func (d *StoredDiff[T]) Same(i int, a, b *T) bool {
 	dc := &d.cols[i]
 	off := dc.at.offset

@@ -305,7 +305,10 @@ func (r *Repo[T]) saveIfNotExists(ctx context.Context, sc *scratch, cons, serial
 			return false, err
 		}
 	}
-	evTS := lookupTS(c)
+	var evTS int64
+	if len(r.eventual) > 0 { // the clock is read only for rows that use it
+		evTS = lookupTS(c)
+	}
 	claimed, err := r.claimAll(ctx, op, e, nil, c, cons)
 	if err != nil {
 		*e = was

@@ -801,7 +801,7 @@ func (r result) verdict() string {
 
 // updateReason is why an Update misses: it finds what changed, where the
 // hand-written code knows it.
-const updateReason = "Update compares every regular column of old and new as stored (and checks the changed values) to find what to write; the hand-written code writes the one column it knows changed, and a call that knows it too is Patch"
+const updateReason = "Update finds what changed itself (a bitwise screen of old and new, the as-stored comparison of the columns that differ, the checks of the changed values); the hand-written code writes the one column it knows changed, and a call that knows it too is Patch"
 
 // reason is why a cell misses its time target, as the profiles show it
 // (bench/README.md, "Where a miss comes from"); "" when it meets it.

@@ -334,6 +334,40 @@ func TestUUIDs(t *testing.T) {
 	}
 }
 
+// TestUUIDByReference: a uuid.UUID (or a named UUID type) bound by
+// reference marshals to the field's bytes as they are when the driver
+// marshals, without a copy; bound by value, to a copy taken at binding.
+func TestUUIDByReference(t *testing.T) {
+	type userID uuid.UUID
+	id := fakeInfo{t: TypeUUID}
+	for _, p := range []any{new(uuid.UUID), new(userID)} {
+		cv := planOf(t, reflect.TypeOf(p).Elem(), "UUID")
+		field := (*[16]byte)(reflect.ValueOf(p).UnsafePointer())
+		*field = uuid.New()
+		r := bind[fakeInfo, fake](cv, p, true)
+		v := bind[fakeInfo, fake](cv, p, false)
+		was := *field
+		field[0] ^= 0xff
+		m := r.(interface {
+			MarshalCQL(fakeInfo) ([]byte, error)
+		})
+		b, err := m.MarshalCQL(id)
+		if err != nil || !bytes.Equal(b, field[:]) {
+			t.Fatalf("%T by reference: %x %v, the field is %x", p, b, err, *field)
+		}
+		if allocs := testing.AllocsPerRun(100, func() { b, _ = m.MarshalCQL(id) }); allocs != 0 {
+			t.Errorf("%T by reference: marshalling allocates %v times", p, allocs)
+		}
+		if b, err := v.(uuidWire[fakeInfo, fake]).MarshalCQL(id); err != nil || !bytes.Equal(b, was[:]) {
+			t.Errorf("%T by value: %x %v, want the copy %x", p, b, err, was)
+		}
+		// Another CQL type goes to the driver's Marshal, with the value.
+		if _, err := m.MarshalCQL(fakeInfo{t: TypeInt}); err == nil {
+			t.Errorf("%T by reference marshals into an INT", p)
+		}
+	}
+}
+
 func TestBlobs(t *testing.T) {
 	type I = struct{}
 	if b, _ := (blobElemWire[I](nil)).MarshalCQL(I{}); b == nil || len(b) != 0 {

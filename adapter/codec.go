@@ -253,7 +253,7 @@ func bind[I any, D TypeSystem[I]](cv *conv, p any, byRef bool) any {
 			return w
 		}
 	}
-	if a, ok := cv.alias(p); ok {
+	if a, ok := cv.alias(p, byRef); ok {
 		return aliased[I, D](cv, p, a, byRef)
 	}
 	return cv.toWire(reflect.ValueOf(p).Elem()).Interface()
@@ -342,7 +342,7 @@ func scanTarget[I any, D TypeSystem[I]](cv *conv, p any) (target any, tmp reflec
 	if cv == nil || cv.only == sortOnly {
 		return scanRef[I, D](p), reflect.Value{}
 	}
-	if a, ok := cv.alias(p); ok {
+	if a, ok := cv.alias(p, false); ok {
 		return a, reflect.Value{}
 	}
 	tmp = reflect.New(cv.wire)

@@ -28,6 +28,10 @@ type conv struct {
 	// word), which the driver reads and writes directly: no temporary, no
 	// reflect. T and the wire type have the same underlying type.
 	from, to reflectx.TypeWord
+	// ref, when set, is the pointer type a field aliased by to is bound
+	// as by reference (bind's byRef), instead of to's: uuidRefWire, whose
+	// MarshalCQL hands the driver the field's own bytes.
+	ref reflectx.TypeWord
 	// fast, when set, is the bound value of a field address or a value
 	// (ok), without reflect, for the common Go types the conv takes;
 	// toWire does the others.
@@ -43,14 +47,17 @@ const (
 )
 
 // alias is the field at p as a pointer of the wire type, if cv aliases
-// and p is a *T.
-func (cv *conv) alias(p any) (any, bool) {
+// and p is a *T; with byRef, of cv's ref type when it has one.
+func (cv *conv) alias(p any, byRef bool) (any, bool) {
 	if cv.to.IsZero() {
 		return nil, false
 	}
 	w, d := reflectx.Unpack(p)
 	if w != cv.from {
 		return nil, false
+	}
+	if byRef && !cv.ref.IsZero() {
+		return d.PackAt(cv.ref, 0), true
 	}
 	return d.PackAt(cv.to, 0), true
 }
@@ -324,6 +331,7 @@ func planValue[I any, D TypeSystem[I]](t reflect.Type, n cqlorder.Type, top bool
 		if r := d.Ref(d.UUID()); r != nil {
 			wire = r
 		}
+		var cv *conv
 		switch {
 		case n.Name == "timeuuid" && top:
 			// First, for [16]byte and the driver's UUID too: the zero
@@ -333,9 +341,14 @@ func planValue[I any, D TypeSystem[I]](t reflect.Type, n cqlorder.Type, top bool
 		case t == typeByte16:
 			return nil // as it is: no reference reads a [16]byte as the driver does
 		case t == d.UUID():
-			return refOnlyConv(t, wire)
+			cv = refOnlyConv(t, wire)
+		default:
+			cv = converting(t, wire)
 		}
-		return converting(t, wire)
+		if !cv.to.IsZero() {
+			cv.ref = reflectx.PointerWordOf(reflect.TypeFor[uuidRefWire[I, D]]())
+		}
+		return cv
 	case t.Kind() == reflect.Int64 && n.Name == "duration":
 		wire := reflect.TypeFor[durationWire[I]]()
 		return &conv{

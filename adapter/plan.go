@@ -134,7 +134,7 @@ func (p *Plan[I, D]) Values(vals []any, byRef bool) []any {
 				continue
 			}
 		}
-		if a, ok := cv.alias(v); ok {
+		if a, ok := cv.alias(v, byRef); ok {
 			out[i] = aliased[I, D](cv, v, a, byRef)
 			continue
 		}

@@ -69,6 +69,10 @@ type (
 	// a UUID or TIMEUUID column: its 16 bytes, null and an empty value
 	// reading back as the zero UUID, as both drivers read them.
 	uuidWire[I any, D TypeSystem[I]] [16]byte
+	// uuidRefWire is uuidWire bound by reference (Codec.AppendBindRefs):
+	// a pointer to the field, whose MarshalCQL gives the field's own 16
+	// bytes rather than a copy.
+	uuidRefWire[I any, D TypeSystem[I]] [16]byte
 	// timeUUIDWire is a UUID in a TIMEUUID column of its own: the zero
 	// UUID (version 0, which Cassandra refuses there: "Invalid version for
 	// TimeUUID type") is sent as null, and null reads back as zero.
@@ -285,6 +289,20 @@ func (w uuidWire[I, D]) MarshalCQL(info I) ([]byte, error) {
 	b := make([]byte, 16)
 	copy(b, w[:])
 	return b, nil
+}
+
+// MarshalCQL implements the driver's Marshaler: the field's own 16 bytes,
+// not a copy. Both drivers copy a value's bytes into the request's frame,
+// which they build in the caller's goroutine before sending it, on every
+// attempt (gocql v1.7.0's and the Apache driver v2.1.2's Conn.exec): they
+// keep no marshalled value past that, and a field bound by reference
+// holds still while the call runs.
+func (w *uuidRefWire[I, D]) MarshalCQL(info I) ([]byte, error) {
+	var d D
+	if !isUUID(d.Type(info)) {
+		return d.Marshal(info, [16]byte(*w))
+	}
+	return w[:], nil
 }
 
 // UnmarshalCQL implements the driver's Unmarshaler: 16 bytes, the zero

@@ -368,6 +368,28 @@ func TestUUIDByReference(t *testing.T) {
 	}
 }
 
+// TestTextByReference: a string bound by reference marshals to the
+// string's own bytes, without a copy (the copy would allocate); the empty string to an empty value,
+// not null.
+func TestTextByReference(t *testing.T) {
+	info := fakeInfo{t: TypeVarchar}
+	s := string([]byte("name"))
+	m := ref[fakeInfo, fake](&s).(interface {
+		MarshalCQL(fakeInfo) ([]byte, error)
+	})
+	b, err := m.MarshalCQL(info)
+	if err != nil || string(b) != s {
+		t.Fatalf("%q %v, want %q", b, err, s)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { b, _ = m.MarshalCQL(info) }); allocs != 0 {
+		t.Errorf("marshalling allocates %v times", allocs)
+	}
+	s = ""
+	if b, err := m.MarshalCQL(info); err != nil || b == nil || len(b) != 0 {
+		t.Errorf("the empty string marshals to %#v %v, want an empty value", b, err)
+	}
+}
+
 func TestBlobs(t *testing.T) {
 	type I = struct{}
 	if b, _ := (blobElemWire[I](nil)).MarshalCQL(I{}); b == nil || len(b) != 0 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kandra-go/kandra/internal/cqlorder"
+	"github.com/kandra-go/kandra/internal/reflectx"
 )
 
 // The references: for the plain native types (string, int32, int64, int,
@@ -149,7 +150,7 @@ func isText(t Type) bool {
 func (r *textRef[I, D]) MarshalCQL(info I) ([]byte, error) {
 	var d D
 	if isText(d.Type(info)) {
-		return []byte(*r), nil
+		return TextBytes(string(*r)), nil
 	}
 	return d.Marshal(info, string(*r))
 }
@@ -362,6 +363,14 @@ func (r *textListRef[I, D]) UnmarshalCQL(info I, data []byte) error {
 	*r = v
 	return nil
 }
+
+// TextBytes is a text value's bytes for a Marshaler to return: s's own
+// bytes, not a copy, which the driver must only read. Both gocql drivers
+// only copy a marshalled value into the request frame they build in the
+// caller's goroutine (gocql v1.7.0's and the Apache driver v2.1.2's
+// Conn.exec), so a Marshaler of theirs can give them; an empty s is an
+// empty value (not nil, which they send as null).
+func TextBytes(s string) []byte { return reflectx.StringBytes(s) }
 
 // AppendTextList appends v, a list or set of text, to dst as both gocql
 // drivers write a []string with 4-byte sizes (protocol 3 and later): the

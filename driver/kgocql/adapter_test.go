@@ -373,6 +373,17 @@ func TestRefReadsTheFieldWhenMarshalled(t *testing.T) {
 	if allocs := testing.AllocsPerRun(100, func() { dst = codec.AppendBindRefs(dst[:0], ptrs) }); allocs != 0 {
 		t.Errorf("binding a reference allocates %v times", allocs)
 	}
+	// Marshalling gives the string's own bytes (gocql copies them into
+	// the frame): no copy, and the empty string is an empty value.
+	m := r.(gocql.Marshaler)
+	var info gocql.TypeInfo = nativeType(4, gocql.TypeVarchar) // boxed once
+	if allocs := testing.AllocsPerRun(100, func() { got, _ = m.MarshalCQL(info) }); allocs != 0 || string(got) != "after" {
+		t.Errorf("marshalling a text reference: %q, %v allocations", got, allocs)
+	}
+	s = ""
+	if got, err := m.MarshalCQL(info); err != nil || got == nil || len(got) != 0 {
+		t.Errorf("the empty string marshals to %#v %v, want an empty value", got, err)
+	}
 }
 
 func TestBindRefMarshalsAsBind(t *testing.T) {

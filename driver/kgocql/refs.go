@@ -64,7 +64,7 @@ func isText(t gocql.Type) bool {
 
 func (r textRef) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
 	if isText(info.Type()) {
-		return []byte(r), nil
+		return adapter.TextBytes(string(r)), nil // gocql only copies them into the frame
 	}
 	return gocql.Marshal(info, string(r))
 }

@@ -90,6 +90,16 @@ func SameMemory[T any](a, b *T, off, size uintptr) bool {
 	return unsafe.String(p, size) == unsafe.String(q, size)
 }
 
+// StringBytes returns s's own bytes, not a copy, as a slice that must
+// never be written (a literal's bytes are read-only memory); an empty s
+// gives an empty slice that is not nil.
+func StringBytes(s string) []byte {
+	if len(s) == 0 {
+		return []byte{}
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
 // FieldAt returns the address of the V at offset off in *base. The caller
 // guarantees that a field of type V lies there (Fields computed off).
 func FieldAt[V, T any](base *T, off uintptr) *V {

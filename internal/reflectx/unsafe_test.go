@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 type inner struct {
@@ -120,4 +121,21 @@ func TestFloat32sKeepsSignallingNaN(t *testing.T) {
 		}
 	}()
 	Float32s(reflect.ValueOf(a))
+}
+
+func TestStringBytes(t *testing.T) {
+	s := string([]byte("héllo"))
+	b := StringBytes(s)
+	if string(b) != s || len(b) != len(s) || cap(b) != len(s) {
+		t.Fatalf("%q (len %d, cap %d), want %q", b, len(b), cap(b), s)
+	}
+	if &b[0] != unsafe.StringData(s) {
+		t.Error("the bytes are a copy")
+	}
+	if b := StringBytes(""); b == nil || len(b) != 0 {
+		t.Errorf("the empty string gives %#v, want an empty slice that is not nil", b)
+	}
+	if n := testing.AllocsPerRun(100, func() { b = StringBytes(s) }); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
 }

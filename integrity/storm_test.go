@@ -188,8 +188,10 @@ type output struct {
 // not have applied. A write cut short by a kill, or whose error matches
 // kerrors.ErrUnknownOutcome, may apply at any time after its start: a
 // lightweight transaction accepted but not committed is completed by the
-// next one on its partition, however much later (seed 17's CI run of
-// 585c7eb failed on gocqlv2 with a history the lost answers explain).
+// next one on its partition, however much later. (Before, such a write
+// had to apply before it returned; CI's run of 585c7eb then failed once
+// on gocqlv2, seed 17, with a history it did not print: a failure now
+// lists the user's operations and errors.)
 var model = porcupine.NondeterministicModel{
 	Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
 		by := map[int][]porcupine.Operation{}

@@ -279,8 +279,9 @@ func (w *integerWire[I]) UnmarshalCQL(_ I, data []byte) error {
 // isUUID reports the CQL types uuidWire encodes itself.
 func isUUID(t Type) bool { return t == TypeUUID || t == TypeTimeUUID }
 
-// MarshalCQL implements the driver's Marshaler: a copy of the 16 bytes
-// (the driver may keep them).
+// MarshalCQL implements the driver's Marshaler: a copy of the 16 bytes,
+// since w is the method's own copy of the value (bound by reference, a
+// UUID is a uuidRefWire, which gives the field's bytes).
 func (w uuidWire[I, D]) MarshalCQL(info I) ([]byte, error) {
 	var d D
 	if !isUUID(d.Type(info)) {

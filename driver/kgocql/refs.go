@@ -112,7 +112,7 @@ func (r boolRef) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
 func (r uuidRef) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
 	switch info.Type() {
 	case gocql.TypeUUID, gocql.TypeTimeUUID:
-		b := make([]byte, 16) // a copy: gocql may keep the bytes
+		b := make([]byte, 16) // r is the method's own copy: its bytes cannot be handed out
 		copy(b, r[:])
 		return b, nil
 	}

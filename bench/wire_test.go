@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -162,7 +163,9 @@ func (m *marshaller[I]) row(cql string, infos []I, vals []any) error {
 		}
 		n += len(b)
 		if kept != nil {
-			kept[i] = b
+			// A copy, as a driver copies a value into its frame: a
+			// reference's bytes are its field's own (a UUID, a string).
+			kept[i] = bytes.Clone(b)
 		}
 	}
 	m.bytes.Add(int64(n))

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -201,7 +202,9 @@ func wireRow[I any](m *marshaller[I], unset any, cql string, infos []I, vals []a
 		}
 		n += len(b)
 		if kept != nil {
-			kept[i] = b
+			// A copy, as a driver copies a value into its frame: a
+			// reference's bytes are its field's own (a UUID, a string).
+			kept[i] = bytes.Clone(b)
 		}
 	}
 	m.bytes.Add(int64(n))

@@ -674,8 +674,8 @@ type history struct {
 	wrong    int // reads through a lookup that returned a user without the value
 	outcomes int // units not applied whose Outcome does not refuse them
 	units    int // writes that went as a unit of work, ended or cut short
-	unknown  int // operations that ended with an error other than the two below
-	open     int // writes that ended matching kerrors.ErrUnknownOutcome
+	unknown  int // operations (reads too) that ended with an error other than a refusal or a lost answer
+	open     int // writes whose answer was lost (kerrors.ErrUnknownOutcome)
 }
 
 // readHistory reads every writer's log into porcupine operations: an

@@ -59,10 +59,7 @@ func (r *Repo[T]) SaveAll(ctx context.Context, es []*T, opts ...WriteOption) err
 	for _, e := range es {
 		r.stampInsert(e)
 	}
-	var evTS int64
-	if len(r.eventual) > 0 {
-		evTS = lookupTS(c)
-	}
+	evTS := r.eventualTS(c)
 	// The generated ids are stamped now: only then is the partition of
 	// each entity known.
 	if err := r.batchAll(ctx, kandra.OpSaveAll, cons, sc, es); err != nil {

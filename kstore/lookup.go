@@ -61,6 +61,16 @@ func lookupTS(c *call) int64 {
 	return time.Now().UnixMicro()
 }
 
+// eventualTS is the timestamp of a write's EVENTUAL lookup rows, read
+// before the write (see eventualInserts); 0 on a table without EVENTUAL
+// lookups, whose writes need no clock reading for them.
+func (r *Repo[T]) eventualTS(c *call) int64 {
+	if len(r.eventual) == 0 {
+		return 0
+	}
+	return lookupTS(c)
+}
+
 // noTS asks lookupInsertIn for a row without an explicit timestamp: the
 // driver stamps it when it is sent, no earlier than the call (a Save's
 // rows; a move needs one timestamp for its delete and its insert).

@@ -85,10 +85,7 @@ func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []WriteOption,
 		was = *e // put back when a claim refuses the write
 	}
 	r.stampInsert(e)
-	var evTS int64
-	if len(r.eventual) > 0 {
-		evTS = lookupTS(c) // before the write: see eventualInserts
-	}
+	evTS := r.eventualTS(c)
 	var claimed *claims[T]
 	if len(r.unique) > 0 {
 		claimed, err = r.claimAll(ctx, op, e, nil, c, cons)
@@ -305,10 +302,7 @@ func (r *Repo[T]) saveIfNotExists(ctx context.Context, sc *scratch, cons, serial
 			return false, err
 		}
 	}
-	var evTS int64
-	if len(r.eventual) > 0 { // the clock is read only for rows that use it
-		evTS = lookupTS(c)
-	}
+	evTS := r.eventualTS(c)
 	claimed, err := r.claimAll(ctx, op, e, nil, c, cons)
 	if err != nil {
 		*e = was

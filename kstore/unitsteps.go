@@ -221,10 +221,7 @@ func (w UnitRepo[T]) Save(e *T, opts ...WriteOption) *Step[T] {
 // EVENTUAL lookup rows written after the unit applied.
 func (w UnitRepo[T]) inserted(s *Step[T], c *call) {
 	r, e := w.r, s.e
-	var evTS int64
-	if len(r.eventual) > 0 {
-		evTS = lookupTS(c)
-	}
+	evTS := r.eventualTS(c)
 	var claimed *claims[T]
 	if len(r.unique) > 0 {
 		s.claim = func(ctx context.Context) error {

@@ -136,10 +136,7 @@ func (r *Repo[T]) saveVersioned(ctx context.Context, e *T, c *call, cons kandra.
 		row = &adapter.Query{Statement: st, Values: r.bindWrite(st, c, e, &was)}
 	}
 	row.Consistency, row.SerialConsistency = cons, serial
-	ts, evTS := insertTS(c), int64(0)
-	if len(r.eventual) > 0 { // the clock is read only for rows that use it
-		evTS = lookupTS(c)
-	}
+	ts, evTS := insertTS(c), r.eventualTS(c)
 	var entries []*adapter.Query
 	for _, i := range r.batch {
 		if !r.emptyAt(i, r.lookupValue(i, e)) {

@@ -15,7 +15,10 @@ import (
 // type over the field's own memory whose pointer is a gocql.Marshaler and
 // gocql.Unmarshaler. The core's generic references do the same for any
 // driver; these are gocql v1.7.0's, written for its types, without the
-// cost of a generic method's call to the driver on every value.
+// cost of a generic method's call to the driver on every value. Bound by
+// reference, a UUID marshals through the core's uuidRefWire instead, which
+// gives the field's own 16 bytes; uuidRef is its value form and scan
+// target.
 //
 // Each writes its field's bytes itself only for the CQL types whose
 // encoding in gocql v1.7.0's marshal.go is a plain copy or a big-endian

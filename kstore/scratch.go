@@ -28,7 +28,8 @@ type scratch struct {
 	stamps   []any
 	guardVal [1]any
 	key      []byte
-	shaped   bool // a call filled them (set before it does): release clears them
+	rowKey   []byte // a unit step's partition and row (Step.setKeys)
+	shaped   bool   // a call filled them (set before it does): release clears them
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{entries: make([]*adapter.Query, 0, 4), vals: make([]any, 0, 32)} }}

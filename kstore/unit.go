@@ -1,6 +1,7 @@
 package kstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -68,10 +69,20 @@ type Unit struct {
 	// rows are the rows a conditional unit that did not apply returned,
 	// each a *T of the unit's table.
 	rows []any
+	// The memory of a small unit's steps and batch, in the Unit's own
+	// allocation: most units are a few writes.
+	first   [4]*stepBase
+	batchOf adapter.Batch
+	sizer   batchSizer
+	entries [8]*adapter.Query
 }
 
 // Unit returns an empty unit of work of the store's repositories.
-func (s *Store) Unit() *Unit { return &Unit{rt: s} }
+func (s *Store) Unit() *Unit {
+	u := &Unit{rt: s}
+	u.steps = u.first[:0]
+	return u
+}
 
 // Err is the first refusal of a step added to u (nil when there is none):
 // Apply returns it without sending anything.
@@ -105,29 +116,19 @@ type stepBase struct {
 	hasTS     bool
 	// What it writes, for the unit's checks: filled by keys at Apply,
 	// after the stamps (a generated id makes the key).
-	rowDel   bool     // deletes the row (Delete, DeleteIf)
-	rangeDel bool     // deletes a range of rows
-	cells    []cellOf // the cells it writes (fillCells)
-	part     string   // the table and the stored partition key
-	key      string   // part and the stored clustering key ("" for a range)
-	// The hooks of its repository, nil when not needed.
-	keys      func(s *stepBase)
-	stamp     func()
-	claim     func(ctx context.Context) error
-	giveBack  func(ctx context.Context)
-	applied   func(ctx context.Context)
-	failed    func(ctx context.Context, unknown bool) // the unit's batch failed
-	lostAfter func(err error)                         // after's deletes failed, once the unit applied
-	raw       bool                                    // a prepared statement, whose row kandra does not know
-	notSent   func()                                  // put the entity back: the unit was refused, or did not apply
+	rowDel    bool     // deletes the row (Delete, DeleteIf)
+	rangeDel  bool     // deletes a range of rows
+	cells     []cellOf // the cells it writes (fillCells)
+	cellsDone bool     // cells is filled
+	// part is the table and the stored partition key, key part and the
+	// stored clustering key (nil for a range): bytes of the step's
+	// scratch, set by setKeys at Apply.
+	part, key []byte
+	raw       bool // a prepared statement, whose row kandra does not know
 	// typed is the step's repository side (its *Step[T]): its key, its
-	// size estimate, its row among those returned.
-	typed typedStep
-	// cellsOf fills cells, made only when another step writes the row
-	// (fillCells): most units never compare cells.
-	cellsOf func(b *stepBase)
-	current func(st *adapter.Statement, i int) []any // the targets of st's Result columns in the i-th returned row of the step's table
-	currOf  *adapter.Statement                       // the statement whose Result columns current fills
+	// hooks, its size estimate, its row among those returned.
+	typed  typedStep
+	currOf *adapter.Statement // the statement whose Result columns a conditional step's current fills
 }
 
 // add appends s to u, or records err as u's refusal.
@@ -216,14 +217,8 @@ func (u *Unit) Apply(ctx context.Context, opts ...UnitOption) (applied bool, err
 		return false, queryErr(op+": context done", err)
 	}
 	for _, s := range u.steps {
-		if s.stamp != nil {
-			s.stamp()
-		}
-		if s.keys != nil {
-			s.keys(s)
-		} else {
-			s.typed.setKeys(s)
-		}
+		s.typed.stamp()
+		s.typed.setKeys(s)
 	}
 	b, err := u.plan(&c)
 	if err != nil {
@@ -232,10 +227,7 @@ func (u *Unit) Apply(ctx context.Context, opts ...UnitOption) (applied bool, err
 	}
 	// The claims of unique lookup values, before anything is written.
 	for i, s := range u.steps {
-		if s.claim == nil {
-			continue
-		}
-		if err := s.claim(ctx); err != nil {
+		if err := s.typed.claim(ctx); err != nil {
 			u.giveBack(ctx, u.steps[:i])
 			u.putBack()
 			return false, err
@@ -263,9 +255,7 @@ func (u *Unit) Apply(ctx context.Context, opts ...UnitOption) (applied bool, err
 		// It may have applied: the claims stay (see Save).
 		unknown := errors.Is(err, kerrors.ErrUnknownOutcome)
 		for _, s := range u.steps {
-			if s.failed != nil {
-				s.failed(ctx, unknown)
-			}
+			s.typed.failed(ctx, unknown)
 		}
 		return false, err
 	}
@@ -280,9 +270,7 @@ func (u *Unit) Apply(ctx context.Context, opts ...UnitOption) (applied bool, err
 		return false, nil
 	}
 	for _, s := range u.steps {
-		if s.applied != nil {
-			s.applied(ctx)
-		}
+		s.typed.applied(ctx)
 	}
 	if b.IsConditional() {
 		var post []*adapter.Query
@@ -295,8 +283,8 @@ func (u *Unit) Apply(ctx context.Context, opts ...UnitOption) (applied bool, err
 				// lookup rows left point to nothing, which reads skip;
 				// the listener hears of each.
 				for _, s := range u.steps {
-					if s.lostAfter != nil && len(s.after) > 0 {
-						s.lostAfter(err)
+					if len(s.after) > 0 {
+						s.typed.lostAfter(err)
 					}
 				}
 			}
@@ -307,7 +295,7 @@ func (u *Unit) Apply(ctx context.Context, opts ...UnitOption) (applied bool, err
 
 // plan checks u's steps against the servers' rules and makes its batch.
 func (u *Unit) plan(c *call) (*adapter.Batch, error) {
-	b := &adapter.Batch{}
+	b := &u.batchOf
 	first := u.steps[0]
 	refuse := func(s *stepBase, msg string) error {
 		return &kerrors.ArgumentError{Op: "Unit.Apply", Arg: "step " + strconv.Itoa(s.index) + " (" + s.op + " on " + s.repo + ")", Message: msg}
@@ -326,7 +314,7 @@ func (u *Unit) plan(c *call) (*adapter.Batch, error) {
 			switch {
 			case s.raw:
 				return nil, refuse(s, "a prepared statement in a conditional unit, whose partition kandra cannot check (the servers take a batch with conditions only within one partition): write the row with a typed step, or send it in another unit")
-			case s.part != cond.part:
+			case !bytes.Equal(s.part, cond.part):
 				return nil, refuse(s, "a conditional unit writes one partition of one table (the servers take a batch with conditions only within one partition), and step "+strconv.Itoa(cond.index)+" ("+cond.op+" on "+cond.repo+") is conditional: send this write in another unit")
 			case s.hasTS:
 				return nil, refuse(s, "a Timestamp in a conditional unit: the servers refuse a client timestamp in a lightweight transaction; drop it")
@@ -371,13 +359,17 @@ func (u *Unit) plan(c *call) (*adapter.Batch, error) {
 			return nil, refuse(cond, "the keyspace's targets include "+kandra.Scylla2025Tablets.String()+", which refuses lightweight transactions: leave it out of KeyspaceSpec.Targets, or make the unit unconditional")
 		}
 		b.CurrentOf = cond.currOf
-		b.Current = func(i int) []any { return cond.current(cond.currOf, i) }
+		b.Current = func(i int) []any { return cond.typed.current(cond.currOf, i) }
 	}
 	n := 0
 	for _, s := range u.steps {
 		n += len(s.row) + len(s.lookups) + len(s.after)
 	}
-	b.Entries = make([]*adapter.Query, 0, n)
+	if n <= len(u.entries) {
+		b.Entries = u.entries[:0:n]
+	} else {
+		b.Entries = make([]*adapter.Query, 0, n)
+	}
 	for _, s := range u.steps {
 		b.Entries = append(b.Entries, s.row...)
 		if cond == nil {
@@ -391,7 +383,7 @@ func (u *Unit) plan(c *call) (*adapter.Batch, error) {
 		onePartition = onePartition && e.Statement.TableName() == b.Entries[0].Statement.TableName()
 	}
 	for _, s := range u.steps {
-		onePartition = onePartition && s.part == first.part && (cond != nil || len(s.lookups)+len(s.after) == 0)
+		onePartition = onePartition && bytes.Equal(s.part, first.part) && (cond != nil || len(s.lookups)+len(s.after) == 0)
 	}
 	// A conditional unit is one partition: UNLOGGED, as the servers run
 	// it by Paxos, without the batch log, whatever its type.
@@ -423,7 +415,7 @@ var condKindNames = [...]string{"", "IF EXISTS", "IF NOT EXISTS", "conditions on
 func (u *Unit) checkConditions(refuse func(*stepBase, string) error) error {
 	for i, s := range u.steps {
 		for _, t := range u.steps[:i] {
-			if s.key == t.key && s.condKind != condNone && t.condKind != condNone && s.condKind != t.condKind {
+			if bytes.Equal(s.key, t.key) && s.condKind != condNone && t.condKind != condNone && s.condKind != t.condKind {
 				return refuse(s, "its "+condKindNames[s.condKind]+" and step "+strconv.Itoa(t.index)+"'s "+condKindNames[t.condKind]+" are on one row, which the servers refuse (\"Cannot mix IF conditions and IF NOT EXISTS for the same row\"): join them in one step, or give both a condition on a column (one on a value implies that the row exists)")
 			}
 		}
@@ -434,7 +426,7 @@ func (u *Unit) checkConditions(refuse func(*stepBase, string) error) error {
 		}
 		read := false
 		for _, t := range u.steps {
-			read = read || t.cond && t.key == s.key
+			read = read || t.cond && bytes.Equal(t.key, s.key)
 		}
 		if !read {
 			return refuse(s, "a list's SetAt or RemoveValues in a conditional unit, on a row no condition of the unit is on: the server reads the list only of the rows its conditions read (SetAt then fails, RemoveValues removes nothing); add a condition on this row (If), or send it in another unit")
@@ -462,13 +454,26 @@ type typedStep interface {
 	attachRow(rows []any)
 	sizeOf(sz *batchSizer, q *adapter.Query) int
 	checkCons(cons kandra.Consistency) error
+	// The hooks, by the step's kind (each a no-op where the kind has
+	// none): methods, not closures, so that adding a step allocates
+	// only the step.
+	stamp()                                     // before the plan: the stamps
+	claim(ctx context.Context) error            // before sending: the unique lookup values
+	giveBack(ctx context.Context)               // the claims, when the unit did not apply
+	applied(ctx context.Context)                // the unit applied
+	failed(ctx context.Context, unknown bool)   // the unit's batch failed
+	lostAfter(err error)                        // after's deletes failed, once the unit applied
+	notSent()                                   // put the entity back: the unit was refused, or did not apply
+	fillCells(b *stepBase)                      // the cells the step writes (see clash)
+	current(st *adapter.Statement, i int) []any // the targets of st's Result columns in the i-th returned row of the step's table
 }
 
-// fillCells makes s's cells, once.
+// fillCells makes s's cells, once: only when another step writes the
+// row, so most units never compare cells.
 func (s *stepBase) fillCells() {
-	if s.cellsOf != nil {
-		s.cellsOf(s)
-		s.cellsOf = nil
+	if !s.cellsDone {
+		s.cellsDone = true
+		s.typed.fillCells(s)
 	}
 }
 
@@ -477,11 +482,11 @@ func (s *stepBase) fillCells() {
 // keeping the larger value or the tombstone; "" when they do not.
 func clash(t, s *stepBase) string {
 	switch {
-	case t.part != s.part:
+	case !bytes.Equal(t.part, s.part):
 		return ""
 	case t.rangeDel || s.rangeDel:
 		return "a range delete and another write of its partition"
-	case t.key != s.key:
+	case !bytes.Equal(t.key, s.key):
 		return ""
 	case t.rowDel || s.rowDel:
 		return "a write and a delete of the row of step " + strconv.Itoa(t.index)
@@ -514,17 +519,18 @@ func (u *Unit) checkSize(b *adapter.Batch, conditional bool) error {
 	if limit < 0 || len(b.Entries) < 2 && !conditional {
 		return nil
 	}
-	sz := batchSizer{cells: u.rt.ks.Targets()&^(kandra.Cassandra5|kandra.Cassandra5Latest) == 0}
+	sz := &u.sizer // in the Unit: handed to each step, it would escape
+	sz.cells = u.rt.ks.Targets()&^(kandra.Cassandra5|kandra.Cassandra5Latest) == 0
 	main, pre := 0, 0
 	for _, s := range u.steps {
 		for _, q := range s.row {
-			main += s.typed.sizeOf(&sz, q)
+			main += s.typed.sizeOf(sz, q)
 		}
 		for _, q := range s.lookups {
 			if conditional {
-				pre += s.typed.sizeOf(&sz, q)
+				pre += s.typed.sizeOf(sz, q)
 			} else {
-				main += s.typed.sizeOf(&sz, q)
+				main += s.typed.sizeOf(sz, q)
 			}
 		}
 	}
@@ -599,23 +605,21 @@ func (u *Unit) batch(ctx context.Context, b *adapter.Batch) (bool, error) {
 // giveBack gives back the claims of steps.
 func (u *Unit) giveBack(ctx context.Context, steps []*stepBase) {
 	for _, s := range steps {
-		if s.giveBack != nil {
-			s.giveBack(ctx)
-		}
+		s.typed.giveBack(ctx)
 	}
 }
 
 // putBack puts the steps' entities back as they were before the stamps.
 func (u *Unit) putBack() {
 	for _, s := range u.steps {
-		if s.notSent != nil {
-			s.notSent()
-		}
+		s.typed.notSent()
 	}
 }
 
 // release gives the steps' memory back.
 func (u *Unit) release() {
+	u.batchOf = adapter.Batch{}
+	clear(u.entries[:])
 	for _, s := range u.steps {
 		if s.sc != nil {
 			s.sc.release()

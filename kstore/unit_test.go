@@ -319,3 +319,43 @@ func (f *fake) clear() {
 	defer f.mu.Unlock()
 	f.log = nil
 }
+
+// TestUnitAllocations: a unit of Saves allocates the Unit and one Step a
+// write, and nothing else (a driver that allocates nothing): its hooks
+// are methods, its keys and batch in memory it reuses. Not under -race,
+// whose sync.Pool drops what is put back at random.
+func TestUnitAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops what is put back at random: a pooled call allocates by chance")
+	}
+	ctx := context.Background()
+	rt, err := New(quietDriver{}, testKeyspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	posts := MustNewRepo(rt, fPosts)
+	rows := make([]fPost, 8)
+	for i := range rows {
+		rows[i] = fPost{Board: "b", PostID: int64(i)} // one partition, no lookup value
+	}
+	for _, n := range []int{1, 4, 8} {
+		apply := func() {
+			u := rt.Unit()
+			for i := range n {
+				posts.In(u).Save(&rows[i])
+			}
+			if applied, err := u.Apply(ctx); !applied || err != nil {
+				t.Fatalf("a unit of %d saves: applied %v, %v", n, applied, err)
+			}
+		}
+		apply()
+		want := float64(1 + n)
+		if n > len(Unit{}.first) {
+			want++ // the steps past the Unit's own array
+		}
+		if got := testing.AllocsPerRun(100, apply); got != want {
+			t.Errorf("a unit of %d saves allocates %v times, want %v (the Unit and a Step a write)", n, got, want)
+		}
+	}
+}

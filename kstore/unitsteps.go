@@ -34,10 +34,134 @@ func (r *Repo[T]) In(u *Unit) UnitRepo[T] {
 // Step is one write of a Unit: after Apply, its Outcome.
 type Step[T any] struct {
 	stepBase
-	r   *Repo[T]
-	e   *T // the entity or key written
-	out Outcome[T]
-	was T // e before the stamps, put back when the unit does not apply
+	r    *Repo[T]
+	u    *Unit
+	e    *T // the entity or key written
+	kind stepKind
+	out  Outcome[T]
+	was  T // e before the stamps, put back when the unit does not apply
+	// What the kind's hooks need (see typedStep): a Save's, its claims
+	// and the EVENTUAL rows' timestamp; a Patch's, its stamps and
+	// changes; a raw write's, its statement.
+	claimed *claims[T]
+	evTS    int64
+	nw      *T
+	changes []change
+	rawSt   *adapter.Statement
+}
+
+// stepKind is the call that made a step, which chooses its hooks.
+type stepKind uint8
+
+const (
+	stepSave stepKind = iota
+	stepSaveVersioned
+	stepSaveIfNotExists
+	stepPatch
+	stepDelete
+	stepOther // DeleteIf, DeleteRange, Increment
+	stepRaw
+)
+
+// inserts reports whether s writes a whole entity (Save,
+// SaveIfNotExists): stamped, claimed, and its EVENTUAL rows written.
+func (s *Step[T]) inserts() bool {
+	return s.kind == stepSave || s.kind == stepSaveVersioned || s.kind == stepSaveIfNotExists
+}
+
+func (s *Step[T]) stamp() {
+	if !s.inserts() {
+		return
+	}
+	s.was = *s.e
+	s.r.stampInsert(s.e)
+	if s.kind == stepSaveVersioned && !s.r.versionZero(&s.was) {
+		s.r.nextVersion(&s.was, s.e)
+	}
+}
+
+func (s *Step[T]) notSent() {
+	if s.inserts() {
+		*s.e = s.was
+	}
+}
+
+func (s *Step[T]) claim(ctx context.Context) error {
+	if !s.inserts() || len(s.r.unique) == 0 {
+		return nil
+	}
+	c := &s.sc.c
+	got, err := s.r.claimAll(ctx, s.op, s.e, nil, c, s.cons)
+	if err == nil {
+		err = s.r.fresh(ctx, s.op, got, c, s.cons)
+	}
+	s.claimed = got
+	return err
+}
+
+func (s *Step[T]) giveBack(ctx context.Context) {
+	if s.inserts() && len(s.r.unique) > 0 {
+		s.r.giveBack(ctx, s.op, s.claimed, &s.sc.c, s.cons)
+	}
+}
+
+func (s *Step[T]) applied(ctx context.Context) {
+	s.out.Applied = true
+	switch {
+	case s.inserts():
+		s.r.landed(s.claimed)
+		s.r.eventualInserts(ctx, kandra.OpUnit, s.cons, s.e, s.evTS)
+	case s.kind == stepPatch:
+		s.r.restamp(s.e, s.nw)
+	}
+}
+
+func (s *Step[T]) failed(ctx context.Context, unknown bool) {
+	if !s.inserts() {
+		return
+	}
+	// As a versioned Save: e as it was, but for the ids and CreatedAt it
+	// was given, so that a retry writes the same entity.
+	stamped := *s.e
+	*s.e = s.was
+	s.r.keepInsertStamps(s.e, &stamped)
+	if unknown {
+		s.r.eventualInserts(ctx, kandra.OpUnit, s.cons, s.e, s.evTS)
+	}
+}
+
+func (s *Step[T]) lostAfter(err error) {
+	if s.kind == stepDelete {
+		cp := new(T)
+		*cp = *s.e
+		s.r.rt.eventualFailed(s.after[0].Statement.TableName(), cp, err)
+	}
+}
+
+// fillCells fills b's cells: a whole row's write (Save,
+// SaveIfNotExists), each of its regular columns bound to a value or null
+// (a tombstone), not those left unset (OmitNulls); a Patch's, its
+// changes'. Their values are read when the unit compares them, at Apply,
+// after the stamps. UpdatedAt and the version are left out: two writes
+// of a row stamp them alike, and the server keeping the later time is
+// what either would. An Increment's cell is set when it is added.
+func (s *Step[T]) fillCells(b *stepBase) {
+	switch {
+	case s.inserts():
+		q := s.row[0]
+		st := q.Statement
+		for j, col := range st.Columns() {
+			v := q.Values[st.ColumnsOffset()+j]
+			if col.IsPartitionKey() || col.IsClusteringKey() || col.IsUpdatedAt() || v == adapter.Unset {
+				continue
+			}
+			b.cells = append(b.cells, wholeCell(col, v))
+		}
+	case s.kind == stepPatch:
+		for _, ch := range s.changes {
+			b.cells = append(b.cells, changeCells(ch)...)
+		}
+	}
 }
 
 // Outcome is what the step found once the unit was applied: Applied is
@@ -51,7 +175,7 @@ func (s *Step[T]) Outcome() Outcome[T] { return s.out }
 // start makes a step of op with its scratch and options applied, after
 // refusing the options that are the unit's.
 func start[T any, O option](w UnitRepo[T], op string, e *T, opts []O) (*Step[T], *call, error) {
-	s := &Step[T]{r: w.r, e: e}
+	s := &Step[T]{r: w.r, u: w.u, e: e, kind: stepOther}
 	s.op, s.repo, s.sc = op, w.r.ts.Name(), getScratch(opts)
 	c := &s.sc.c
 	switch {
@@ -84,9 +208,18 @@ func (s *Step[T]) check(en entry, c *call, args ...arg[T]) error {
 }
 
 // setKeys records the partition and row s writes, after the stamps.
+// A raw write's row is not known: its part is its statement's, and it is
+// checked against no other write.
 func (s *Step[T]) setKeys(b *stepBase) {
 	r := s.r
-	key := append(append(make([]byte, 0, 64), r.ts.Name()...), 0)
+	key := append(s.sc.rowKey[:0], r.ts.Name()...)
+	key = append(key, 0)
+	if s.kind == stepRaw {
+		key = append(key, "raw\x00"...)
+		key = append(key, s.rawSt.CQL()...)
+		b.part, b.key, s.sc.rowKey = key, nil, key
+		return
+	}
 	for _, c := range r.partition {
 		key = appendKeyPart(key, c, s.e)
 	}
@@ -95,12 +228,10 @@ func (s *Step[T]) setKeys(b *stepBase) {
 		for _, c := range r.clustering {
 			key = appendKeyPart(key, c, s.e)
 		}
+		b.key = key
 	}
-	full := string(key) // one string: the partition is its prefix
-	b.part = full[:n]
-	if !b.rangeDel {
-		b.key = full
-	}
+	b.part = key[:n:n] // the partition is the key's prefix
+	s.sc.rowKey = key  // kept for the next call that takes this scratch
 }
 
 // appendKeyPart appends the stored form of e's column c, after its
@@ -121,11 +252,14 @@ func (s *Step[T]) conditional(u *Unit, k condKind) {
 	r := s.r
 	s.cond, s.condKind = true, k
 	s.currOf = r.st.SelectByKey()
-	s.current = func(st *adapter.Statement, i int) []any {
-		t := new(T)
-		u.rows = append(u.rows[:i], t)
-		return catalog.AppendResult(r.t, st, t, make([]any, 0, st.NumResult()))
-	}
+}
+
+// current is a new row of s's table, the i-th the conditional unit that
+// did not apply returned, and its targets for st's Result columns.
+func (s *Step[T]) current(st *adapter.Statement, i int) []any {
+	t := new(T)
+	s.u.rows = append(s.u.rows[:i], t)
+	return catalog.AppendResult(s.r.t, st, t, make([]any, 0, st.NumResult()))
 }
 
 // attachRow finds, among the rows a conditional unit that did not apply
@@ -191,11 +325,13 @@ func (w UnitRepo[T]) Save(e *T, opts ...WriteOption) *Step[T] {
 		st = r.st.Update(using(c) & catalog.UsingTTL)
 		sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, &s.was)
 	}
+	s.kind = stepSave
 	if versioned {
 		if err := r.checkVersioned(op, c); err != nil {
 			return w.put(s, err)
 		}
 		s.conditional(w.u, condColumns)
+		s.kind = stepSaveVersioned
 	}
 	ts := insertTS(c)
 	for _, i := range r.batch {
@@ -204,52 +340,8 @@ func (w UnitRepo[T]) Save(e *T, opts ...WriteOption) *Step[T] {
 		}
 	}
 	s.row, s.lookups = sc.entries[:1], sc.entries[1:]
-	s.writes(s.row[0])
-	s.stamp = func() {
-		s.was = *e
-		r.stampInsert(e)
-		if versioned && !r.versionZero(&s.was) {
-			r.nextVersion(&s.was, e)
-		}
-	}
-	s.notSent = func() { *e = s.was }
-	w.inserted(s, c)
+	s.evTS = r.eventualTS(c)
 	return w.put(s, nil)
-}
-
-// inserted adds to s the claims of e's unique lookup values and the
-// EVENTUAL lookup rows written after the unit applied.
-func (w UnitRepo[T]) inserted(s *Step[T], c *call) {
-	r, e := w.r, s.e
-	evTS := r.eventualTS(c)
-	var claimed *claims[T]
-	if len(r.unique) > 0 {
-		s.claim = func(ctx context.Context) error {
-			cons := s.cons
-			got, err := r.claimAll(ctx, s.op, e, nil, c, cons)
-			if err == nil {
-				err = r.fresh(ctx, s.op, got, c, cons)
-			}
-			claimed = got
-			return err
-		}
-		s.giveBack = func(ctx context.Context) { r.giveBack(ctx, s.op, claimed, c, s.cons) }
-	}
-	s.applied = func(ctx context.Context) {
-		s.out.Applied = true
-		r.landed(claimed)
-		r.eventualInserts(ctx, kandra.OpUnit, s.cons, e, evTS)
-	}
-	s.failed = func(ctx context.Context, unknown bool) {
-		// As a versioned Save: e as it was, but for the ids and CreatedAt
-		// it was given, so that a retry writes the same entity.
-		stamped := *e
-		*e = s.was
-		r.keepInsertStamps(e, &stamped)
-		if unknown {
-			r.eventualInserts(ctx, kandra.OpUnit, s.cons, e, evTS)
-		}
-	}
 }
 
 // SaveIfNotExists adds e's SaveIfNotExists to the unit: the row is
@@ -282,11 +374,8 @@ func (w UnitRepo[T]) SaveIfNotExists(e *T, opts ...InsertOption) *Step[T] {
 		}
 	}
 	s.row, s.lookups = sc.entries[:1], sc.entries[1:]
-	s.writes(s.row[0])
 	s.conditional(w.u, condNotExists)
-	s.stamp = func() { s.was = *e; r.stampInsert(e) }
-	s.notSent = func() { *e = s.was }
-	w.inserted(s, c)
+	s.kind, s.evTS = stepSaveIfNotExists, r.eventualTS(c)
 	return w.put(s, nil)
 }
 
@@ -311,7 +400,7 @@ func (w UnitRepo[T]) Patch(key *T, p Patch[T], opts ...PatchOption) *Step[T] {
 	}
 	r.bindChanges(s.sc, st, key, p.changes)
 	s.row, s.hasTS = s.sc.entries, c.hasTS
-	s.patched(p.changes)
+	s.kind, s.nw, s.changes = stepPatch, nw, p.changes
 	switch {
 	case s.sc.patch.IfExists:
 		s.conditional(w.u, condExists)
@@ -321,10 +410,6 @@ func (w UnitRepo[T]) Patch(key *T, p Patch[T], opts ...PatchOption) *Step[T] {
 	for _, ch := range p.changes {
 		// The server reads the list for these (see Unit.Apply).
 		s.readsList = s.readsList || ch.op == catalog.AtIndex || ch.op == catalog.Remove && ch.col.Type().Kind() == kandra.KindList
-	}
-	s.applied = func(context.Context) {
-		s.out.Applied = true
-		r.restamp(key, nw)
 	}
 	return w.put(s, nil)
 }
@@ -373,13 +458,7 @@ func (w UnitRepo[T]) Delete(e *T, opts ...DeleteOption) *Step[T] {
 			r.lookupDeleteIn(sc, i, e, ts)
 		}
 	}
-	s.row, s.after = sc.entries[:1], sc.entries[1:]
-	s.applied = func(context.Context) { s.out.Applied = true }
-	s.lostAfter = func(err error) {
-		cp := new(T)
-		*cp = *e
-		r.rt.eventualFailed(s.after[0].Statement.TableName(), cp, err)
-	}
+	s.row, s.after, s.kind = sc.entries[:1], sc.entries[1:], stepDelete
 	return w.put(s, nil)
 }
 
@@ -407,7 +486,6 @@ func (w UnitRepo[T]) DeleteIf(key *T, cond Cond[T], opts ...DeleteOption) *Step[
 	} else {
 		s.conditional(w.u, condColumns)
 	}
-	s.applied = func(context.Context) { s.out.Applied = true }
 	return w.put(s, nil)
 }
 
@@ -429,7 +507,6 @@ func (w UnitRepo[T]) DeleteRange(partition *T, opts ...RangeOption) *Step[T] {
 		return w.put(s, err)
 	}
 	s.row, s.rangeDel, s.hasTS = s.sc.entries, true, c.hasTS
-	s.applied = func(context.Context) { s.out.Applied = true }
 	return w.put(s, nil)
 }
 
@@ -462,11 +539,8 @@ func (w UnitRepo[T]) Exec(q *Raw[T], args ...any) *Step[T] {
 	}
 	s.sc.query(q.st).Values = vals
 	s.row = s.sc.entries
-	// The row is not known: a raw write is checked against no other.
-	s.keys = func(b *stepBase) { b.part, b.key = "raw\x00"+q.st.CQL(), "" }
-	s.raw = true
+	s.raw, s.kind, s.rawSt = true, stepRaw, q.st
 	s.counter = r.ts.IsCounterTable()
-	s.applied = func(context.Context) { s.out.Applied = true }
 	return w.put(s, nil)
 }
 
@@ -490,36 +564,7 @@ func (w UnitRepo[T]) Increment(c *Counter[T], key *T, delta int64) *Step[T] {
 	q.Values = catalog.AppendColumns(r.t, c.st, key, append(s.sc.values(c.st.NumParams()), delta))
 	s.row, s.counter = s.sc.entries, true
 	s.cells = []cellOf{{col: c.col}}
-	s.applied = func(context.Context) { s.out.Applied = true }
 	return w.put(s, nil)
-}
-
-// writes records how to find the cells q, a whole row's write, writes:
-// each of its regular columns bound to a value or null (a tombstone), not
-// those left unset (OmitNulls). Their values are read when the unit
-// compares them, at Apply, after the stamps.
-func (s *Step[T]) writes(q *adapter.Query) {
-	s.cellsOf = func(b *stepBase) {
-		st := q.Statement
-		for j, col := range st.Columns() {
-			v := q.Values[st.ColumnsOffset()+j]
-			if col.IsPartitionKey() || col.IsClusteringKey() || col.IsUpdatedAt() || v == adapter.Unset {
-				continue // UpdatedAt: the later stamp is what either write means
-			}
-			b.cells = append(b.cells, wholeCell(col, v))
-		}
-	}
-}
-
-// patched records how to find the cells changes write. The stamps' (UpdatedAt, the
-// version) are left out: two Patches of a row stamp them alike, and the
-// server keeping the later time is what either would.
-func (s *Step[T]) patched(changes []change) {
-	s.cellsOf = func(b *stepBase) {
-		for _, ch := range changes {
-			b.cells = append(b.cells, changeCells(ch)...)
-		}
-	}
 }
 
 // wholeCell is the cell of column col written with v (a field's address,

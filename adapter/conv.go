@@ -116,17 +116,18 @@ func planSorted[I any, D TypeSystem[I]](t reflect.Type, n cqlorder.Type, top, so
 		return reflect.ValueOf(SortedValue[I, D]{Value: inner(v).Interface(), typ: n})
 	}
 	if n.Name == "set" && (n.Args[0].Name == "text" || n.Args[0].Name == "varchar" || n.Args[0].Name == "ascii") {
-		out.fast = sortedTextSet
+		out.fast = sortedTextSet[I, D]
 	}
 	return out
 }
 
 // sortedTextSet is the bound value of a set of text (or ascii) held in a
-// map[string]struct{}, the common Go set: its elements in a []string,
-// which the drivers marshal as a set, in the server's order (bytes, as
-// Go compares strings), without reflect. A nil set and another Go type
-// are left to toWire.
-func sortedTextSet(v any) (any, bool) {
+// map[string]struct{}, the common Go set: its elements in a textListRef,
+// in the server's order (bytes, as Go compares strings), which writes
+// them as the drivers write a []string, without reflect (the drivers box
+// each element and copy its bytes). A nil set and another Go type are
+// left to toWire.
+func sortedTextSet[I any, D TypeSystem[I]](v any) (any, bool) {
 	var m map[string]struct{}
 	switch x := v.(type) {
 	case *map[string]struct{}:
@@ -137,12 +138,12 @@ func sortedTextSet(v any) (any, bool) {
 	if m == nil {
 		return nil, false
 	}
-	out := make([]string, 0, len(m))
+	out := make(textListRef[I, D], 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
 	slices.Sort(out)
-	return out, true
+	return &out, true
 }
 
 var intBits = map[reflect.Kind]int{reflect.Int8: 8, reflect.Int16: 16, reflect.Int32: 32, reflect.Int64: 64, reflect.Int: 64}

@@ -140,11 +140,12 @@ func (s *Step[T]) lostAfter(err error) {
 
 // fillCells fills b's cells: a whole row's write (Save,
 // SaveIfNotExists), each of its regular columns bound to a value or null
-// (a tombstone), not those left unset (OmitNulls); a Patch's, its
-// changes'. Their values are read when the unit compares them, at Apply,
-// after the stamps. UpdatedAt and the version are left out: two writes
-// of a row stamp them alike, and the server keeping the later time is
-// what either would. An Increment's cell is set when it is added.
+// (a tombstone), not those left unset (OmitNulls) and not UpdatedAt; a
+// Patch's, its changes' (its stamps are not among them). Their values are
+// read when the unit compares them, at Apply, after the stamps. UpdatedAt
+// is left out because two writes of a row stamp it alike, and the server
+// keeping the later time is what either would. An Increment's cell is set
+// when it is added.
 func (s *Step[T]) fillCells(b *stepBase) {
 	switch {
 	case s.inserts():

@@ -160,15 +160,8 @@ func (quietDriver) Query(context.Context, *adapter.Query) (adapter.Rows, error) 
 // and a Get allocate nothing the store's checks do not (a driver that
 // allocates nothing either): the hooks cost no allocation when unset.
 func TestNoObserverNoCost(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector's sync.Pool drops what is put back at random: a pooled call allocates by chance")
-	}
 	ctx := context.Background()
-	rt, err := New(quietDriver{}, testKeyspace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close(ctx)
+	rt := allocStore(t)
 	repo := MustNewRepo(rt, fUsers)
 	u := &fUser{Email: "a@b"} // no EVENTUAL value: nothing for the workers
 	if err := repo.ForceSave(ctx, u); err != nil {
@@ -181,6 +174,23 @@ func TestNoObserverNoCost(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("a ForceSave allocates %v times without an observer", n)
 	}
+}
+
+// allocStore is a store on quietDriver for counting a call's allocations,
+// closed when t ends. Under -race t is skipped: the race detector's
+// sync.Pool drops what is put back at random, so a pooled call allocates
+// by chance.
+func allocStore(t *testing.T) *Store {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops what is put back at random: a pooled call allocates by chance")
+	}
+	rt, err := New(quietDriver{}, testKeyspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close(context.Background()) })
+	return rt
 }
 
 // slowDriver holds every EVENTUAL lookup write (to fusers_by_ticket)

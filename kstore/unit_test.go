@@ -322,18 +322,10 @@ func (f *fake) clear() {
 
 // TestUnitAllocations: a unit of Saves allocates the Unit and one Step a
 // write, and nothing else (a driver that allocates nothing): its hooks
-// are methods, its keys and batch in memory it reuses. Not under -race,
-// whose sync.Pool drops what is put back at random.
+// are methods, its keys and batch in memory it reuses.
 func TestUnitAllocations(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector's sync.Pool drops what is put back at random: a pooled call allocates by chance")
-	}
 	ctx := context.Background()
-	rt, err := New(quietDriver{}, testKeyspace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close(ctx)
+	rt := allocStore(t)
 	posts := MustNewRepo(rt, fPosts)
 	rows := make([]fPost, 8)
 	for i := range rows {

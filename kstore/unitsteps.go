@@ -249,10 +249,9 @@ func appendKeyPart[T any](key []byte, c *kandra.ColumnSchema, e *T) []byte {
 // conditional makes s a conditional step, of kind k (IF EXISTS, IF NOT
 // EXISTS, conditions on columns), that reads back the rows of its table a
 // conditional unit that does not apply returns.
-func (s *Step[T]) conditional(u *Unit, k condKind) {
-	r := s.r
+func (s *Step[T]) conditional(k condKind) {
 	s.cond, s.condKind = true, k
-	s.currOf = r.st.SelectByKey()
+	s.currOf = s.r.st.SelectByKey()
 }
 
 // current is a new row of s's table, the i-th the conditional unit that
@@ -331,7 +330,7 @@ func (w UnitRepo[T]) Save(e *T, opts ...WriteOption) *Step[T] {
 		if err := r.checkVersioned(op, c); err != nil {
 			return w.put(s, err)
 		}
-		s.conditional(w.u, condColumns)
+		s.conditional(condColumns)
 		s.kind = stepSaveVersioned
 	}
 	ts := insertTS(c)
@@ -375,7 +374,7 @@ func (w UnitRepo[T]) SaveIfNotExists(e *T, opts ...InsertOption) *Step[T] {
 		}
 	}
 	s.row, s.lookups = sc.entries[:1], sc.entries[1:]
-	s.conditional(w.u, condNotExists)
+	s.conditional(condNotExists)
 	s.kind, s.evTS = stepSaveIfNotExists, r.eventualTS(c)
 	return w.put(s, nil)
 }
@@ -404,9 +403,9 @@ func (w UnitRepo[T]) Patch(key *T, p Patch[T], opts ...PatchOption) *Step[T] {
 	s.kind, s.nw, s.changes = stepPatch, nw, p.changes
 	switch {
 	case s.sc.patch.IfExists:
-		s.conditional(w.u, condExists)
+		s.conditional(condExists)
 	case st.IsConditional():
-		s.conditional(w.u, condColumns)
+		s.conditional(condColumns)
 	}
 	for _, ch := range p.changes {
 		// The server reads the list for these (see Unit.Apply).
@@ -447,7 +446,7 @@ func (w UnitRepo[T]) Delete(e *T, opts ...DeleteOption) *Step[T] {
 		if r.versionZero(e) {
 			st = r.st.DeleteIfNoVersion()
 		}
-		s.conditional(w.u, condColumns)
+		s.conditional(condColumns)
 	}
 	sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, e)
 	ts := int64(noTS)
@@ -483,9 +482,9 @@ func (w UnitRepo[T]) DeleteIf(key *T, cond Cond[T], opts ...DeleteOption) *Step[
 	r.bindChanges(s.sc, st, key, nil)
 	s.row, s.rowDel = s.sc.entries, true
 	if s.sc.del.IfExists {
-		s.conditional(w.u, condExists)
+		s.conditional(condExists)
 	} else {
-		s.conditional(w.u, condColumns)
+		s.conditional(condColumns)
 	}
 	return w.put(s, nil)
 }

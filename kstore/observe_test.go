@@ -180,12 +180,15 @@ func TestNoObserverNoCost(t *testing.T) {
 // closed when t ends. Under -race t is skipped: the race detector's
 // sync.Pool drops what is put back at random, so a pooled call allocates
 // by chance.
-func allocStore(t *testing.T) *Store {
+func allocStore(t *testing.T) *Store { t.Helper(); return allocStoreOf(t, testKeyspace) }
+
+// allocStoreOf is allocStore of keyspace ks.
+func allocStoreOf(t *testing.T, ks *kandra.Keyspace) *Store {
 	t.Helper()
 	if raceEnabled {
 		t.Skip("the race detector's sync.Pool drops what is put back at random: a pooled call allocates by chance")
 	}
-	rt, err := New(quietDriver{}, testKeyspace)
+	rt, err := New(quietDriver{}, ks)
 	if err != nil {
 		t.Fatal(err)
 	}

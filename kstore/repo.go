@@ -40,6 +40,8 @@ type Repo[T any] struct {
 	lookups       []*kandra.LookupTableSchema
 	inserts       sync.Pool // *eventualInsert[T], reused once their writes are done
 	current       sync.Pool // *T: the row a conditional write's refusal returns, reused when it applied
+	copies        sync.Pool // *T: a unit's copy of an entity before its stamps (stampCopy)
+	stampsInsert  bool      // an insert changes the entity: a generated id, CreatedAt, UpdatedAt or a version
 	keyMask       uint64    // the primary key's positions (a projection always reads them)
 	keySafe       uint64    // the key columns' positions whose every value is a valid key (see checkKey)
 	deleteBound   int       // the most a HardDelete's batch can count (deleteFits), -1 for no bound
@@ -93,6 +95,7 @@ func NewRepo[T any](rt *Store, t *kandra.Table[T]) (*Repo[T], error) {
 			r.gen = append(r.gen, c)
 		}
 	}
+	r.stampsInsert = len(r.gen) > 0 || ts.CreatedAtColumn() != nil || ts.UpdatedAtColumn() != nil || ts.VersionColumn() != nil
 	r.diff = r.t.StoredDiff(compared)
 	r.keyDiff = r.t.StoredDiff(r.key)
 	for i, l := range ts.LookupTables() {

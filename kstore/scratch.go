@@ -29,6 +29,7 @@ type scratch struct {
 	guardVal [1]any
 	key      []byte
 	rowKey   []byte // a unit step's partition and row (Step.setKeys)
+	sized    []byte // the stored values a unit's batch-size estimate encodes (Unit.checkSize)
 	shaped   bool   // a call filled them (set before it does): release clears them
 }
 

@@ -29,6 +29,20 @@ func (r *Repo[T]) timeField(c *kandra.ColumnSchema, e *T) *time.Time {
 	return p.(*time.Time)
 }
 
+// stampCopy is a pooled entity for a unit's step to keep its entity
+// in before stampInsert changes it, or nil when the table stamps nothing
+// (the step then has nothing to put back). The step gives it back
+// (Step.release).
+func (r *Repo[T]) stampCopy() *T {
+	if !r.stampsInsert {
+		return nil
+	}
+	if p, ok := r.copies.Get().(*T); ok {
+		return p
+	}
+	return new(T)
+}
+
 // stampInsert fills generated ids, CreatedAt (when zero), UpdatedAt and the
 // initial version (when zero).
 func (r *Repo[T]) stampInsert(e *T) {

@@ -464,6 +464,7 @@ type typedStep interface {
 	failed(ctx context.Context, unknown bool)   // the unit's batch failed
 	lostAfter(err error)                        // after's deletes failed, once the unit applied
 	notSent()                                   // put the entity back: the unit was refused, or did not apply
+	release()                                   // give back what the step took for Apply, once it is done
 	fillCells(b *stepBase)                      // the cells the step writes (see clash)
 	current(st *adapter.Statement, i int) []any // the targets of st's Result columns in the i-th returned row of the step's table
 }
@@ -521,6 +522,11 @@ func (u *Unit) checkSize(b *adapter.Batch, conditional bool) error {
 	}
 	sz := &u.sizer // in the Unit: handed to each step, it would escape
 	sz.cells = u.rt.ks.Targets()&^(kandra.Cassandra5|kandra.Cassandra5Latest) == 0
+	// The buffer of the values it encodes (collections, UDTs) is the
+	// first step's pooled scratch's: a Unit is new on every call.
+	sc := u.steps[0].sc
+	sz.buf = sc.sized[:0]
+	defer func() { sc.sized, sz.buf = sz.buf[:0], nil }()
 	main, pre := 0, 0
 	for _, s := range u.steps {
 		for _, q := range s.row {
@@ -625,5 +631,6 @@ func (u *Unit) release() {
 			s.sc.release()
 			s.sc = nil
 		}
+		s.typed.release()
 	}
 }

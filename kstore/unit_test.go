@@ -322,20 +322,30 @@ func (f *fake) clear() {
 
 // TestUnitAllocations: a unit of Saves allocates the Unit and one Step a
 // write, and nothing else (a driver that allocates nothing): its hooks
-// are methods, its keys and batch in memory it reuses.
+// are methods, its keys and batch in memory it reuses, and the copy of
+// an entity a stamped table's step keeps is pooled.
 func TestUnitAllocations(t *testing.T) {
-	ctx := context.Background()
-	rt := allocStore(t)
-	posts := MustNewRepo(rt, fPosts)
-	rows := make([]fPost, 8)
-	for i := range rows {
-		rows[i] = fPost{Board: "b", PostID: int64(i)} // one partition, no lookup value
+	rt := allocStoreOf(t, kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Targets: kandra.Cassandra5,
+		Replication: kandra.SimpleStrategy(1)}, fPosts, fCards))
+	posts := make([]fPost, 8)
+	for i := range posts {
+		posts[i] = fPost{Board: "b", PostID: int64(i)} // one partition, no lookup value
 	}
+	cards := make([]fCard, 8)
+	for i := range cards {
+		cards[i] = fCard{Board: "b", Pos: int32(i), Title: "t"} // UpdatedAt stamped
+	}
+	t.Run("unstamped", func(t *testing.T) { unitAllocs(t, rt, MustNewRepo(rt, fPosts), posts) })
+	t.Run("stamped", func(t *testing.T) { unitAllocs(t, rt, MustNewRepo(rt, fCards), cards) })
+}
+
+func unitAllocs[T any](t *testing.T, rt *Store, repo *Repo[T], rows []T) {
+	ctx := context.Background()
 	for _, n := range []int{1, 4, 8} {
 		apply := func() {
 			u := rt.Unit()
 			for i := range n {
-				posts.In(u).Save(&rows[i])
+				repo.In(u).Save(&rows[i])
 			}
 			if applied, err := u.Apply(ctx); !applied || err != nil {
 				t.Fatalf("a unit of %d saves: applied %v, %v", n, applied, err)

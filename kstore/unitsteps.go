@@ -39,7 +39,12 @@ type Step[T any] struct {
 	e    *T // the entity or key written
 	kind stepKind
 	out  Outcome[T]
-	was  T // e before the stamps, put back when the unit does not apply
+	// was is e before the stamps, put back when the unit does not
+	// apply: a copy from r.copies on a table that stamps an insert, nil
+	// on one that stamps nothing, whose e the unit never changes (the
+	// Step is allocated per write: a copy of T inline made it the size
+	// of two entities).
+	was *T
 	// What the kind's hooks need (see typedStep): a Save's, its claims
 	// and the EVENTUAL rows' timestamp; a Patch's, its stamps and
 	// changes; a raw write's, its statement.
@@ -70,19 +75,29 @@ func (s *Step[T]) inserts() bool {
 }
 
 func (s *Step[T]) stamp() {
-	if !s.inserts() {
-		return
+	if s.was == nil {
+		return // not an insert, or nothing to stamp
 	}
-	s.was = *s.e
+	*s.was = *s.e
 	s.r.stampInsert(s.e)
-	if s.kind == stepSaveVersioned && !s.r.versionZero(&s.was) {
-		s.r.nextVersion(&s.was, s.e)
+	if s.kind == stepSaveVersioned && !s.r.versionZero(s.was) {
+		s.r.nextVersion(s.was, s.e)
 	}
 }
 
 func (s *Step[T]) notSent() {
-	if s.inserts() {
-		*s.e = s.was
+	if s.was != nil {
+		*s.e = *s.was
+	}
+}
+
+// release gives was back, once the unit is done with the step.
+func (s *Step[T]) release() {
+	if s.was != nil {
+		var zero T
+		*s.was = zero // no entity's memory kept alive by the pool
+		s.r.copies.Put(s.was)
+		s.was = nil
 	}
 }
 
@@ -120,11 +135,13 @@ func (s *Step[T]) failed(ctx context.Context, unknown bool) {
 	if !s.inserts() {
 		return
 	}
-	// As a versioned Save: e as it was, but for the ids and CreatedAt it
-	// was given, so that a retry writes the same entity.
-	stamped := *s.e
-	*s.e = s.was
-	s.r.keepInsertStamps(s.e, &stamped)
+	if s.was != nil {
+		// As a versioned Save: e as it was, but for the ids and
+		// CreatedAt it was given, so that a retry writes the same entity.
+		stamped := *s.e
+		*s.e = *s.was
+		s.r.keepInsertStamps(s.e, &stamped)
+	}
 	if unknown {
 		s.r.eventualInserts(ctx, kandra.OpUnit, s.cons, s.e, s.evTS)
 	}
@@ -313,6 +330,12 @@ func (w UnitRepo[T]) Save(e *T, opts ...WriteOption) *Step[T] {
 	sc := s.sc
 	s.hasTS = c.hasTS
 	versioned := r.ts.VersionColumn() != nil
+	if versioned {
+		if err := r.checkVersioned(op, c); err != nil {
+			return w.put(s, err)
+		}
+	}
+	s.was = r.stampCopy()
 	var st *adapter.Statement
 	switch {
 	case !versioned:
@@ -323,13 +346,10 @@ func (w UnitRepo[T]) Save(e *T, opts ...WriteOption) *Step[T] {
 		sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, nil)
 	default:
 		st = r.st.Update(using(c) & catalog.UsingTTL)
-		sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, &s.was)
+		sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, s.was) // the version's condition: e's before the stamps
 	}
 	s.kind = stepSave
 	if versioned {
-		if err := r.checkVersioned(op, c); err != nil {
-			return w.put(s, err)
-		}
 		s.conditional(condColumns)
 		s.kind = stepSaveVersioned
 	}
@@ -365,6 +385,7 @@ func (w UnitRepo[T]) SaveIfNotExists(e *T, opts ...InsertOption) *Step[T] {
 		return w.put(s, err)
 	}
 	sc := s.sc
+	s.was = r.stampCopy()
 	st := r.st.InsertIfNotExists(using(c))
 	sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, nil)
 	ts := insertTS(c)

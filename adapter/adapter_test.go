@@ -459,3 +459,35 @@ func TestIsConditional(t *testing.T) {
 		t.Error("IsConditional")
 	}
 }
+
+// TestArgsBind: Plan.Bind appends each statement's values to one list,
+// converted as Values converts them, and caps each statement's slice, so
+// that an append to one cannot overwrite the next statement's values;
+// Release clears the list, so that the pool keeps no entity alive.
+func TestArgsBind(t *testing.T) {
+	p := &Plan[fakeInfo, fake]{params: make([]*conv, 2), goType: []reflect.Type{reflect.TypeFor[int64](), reflect.TypeFor[string]()}}
+	n, s := int64(7), "x"
+	args := NewArgs()
+	first := p.Bind(args, []any{&n, &s}, true)
+	second := p.Bind(args, []any{int64(8), nil}, true)
+	if want := p.Values([]any{&n, &s}, true); !reflect.DeepEqual(first, want) {
+		t.Fatalf("Bind: %#v, Values: %#v", first, want)
+	}
+	if want := p.Values([]any{int64(8), nil}, true); !reflect.DeepEqual(second, want) {
+		t.Fatalf("Bind: %#v, Values: %#v", second, want)
+	}
+	if len(first) != 2 || cap(first) != 2 {
+		t.Fatalf("the first statement's values: len %d, cap %d, want 2 and 2", len(first), cap(first))
+	}
+	_ = append(first, "past the end")
+	if second[0] != any(int64(8)) {
+		t.Fatalf("an append to the first statement's values wrote the second's: %#v", second)
+	}
+	all := args.vals
+	args.Release()
+	for i, v := range all {
+		if v != nil {
+			t.Fatalf("value %d is %#v after Release, want nil", i, v)
+		}
+	}
+}

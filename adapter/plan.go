@@ -113,38 +113,83 @@ func newPlan[I any, D TypeSystem[I]](s *Statement) (*Plan[I, D], error) {
 // idempotent). Otherwise the address of a common type becomes its value,
 // so that marshalling takes the driver's typed cases instead of reflect.
 func (p *Plan[I, D]) Values(vals []any, byRef bool) []any {
-	out := make([]any, len(vals))
+	return p.appendValues(make([]any, 0, len(vals)), vals, byRef)
+}
+
+// Bind is Values into a's list: it appends vals converted and returns
+// them, a slice of the list that ends at their last one (so that an append
+// to it cannot reach the values a later Bind adds). A driver binds every
+// statement of a query or a batch into one Args, and releases it once the
+// statement ran (see Args): no list allocated per statement.
+func (p *Plan[I, D]) Bind(a *Args, vals []any, byRef bool) []any {
+	at := len(a.vals)
+	a.vals = p.appendValues(a.vals, vals, byRef)
+	return a.vals[at:len(a.vals):len(a.vals)]
+}
+
+func (p *Plan[I, D]) appendValues(out, vals []any, byRef bool) []any {
 	for i, v := range vals {
 		cv := p.params[i]
 		_, isUnset := v.(unset) // Unset, by its type: one comparison of a word
 		switch {
 		case v == nil:
+			out = append(out, nil)
 			continue
 		case isUnset:
 			var d D
-			out[i] = d.Unset()
+			out = append(out, d.Unset())
 			continue
 		case cv == nil:
-			out[i] = bind[I, D](nil, v, byRef)
+			out = append(out, bind[I, D](nil, v, byRef))
 			continue
 		}
 		if cv.fast != nil {
 			if w, ok := cv.fast(v); ok {
-				out[i] = w
+				out = append(out, w)
 				continue
 			}
 		}
 		if a, ok := cv.alias(v, byRef); ok {
-			out[i] = aliased[I, D](cv, v, a, byRef)
+			out = append(out, aliased[I, D](cv, v, a, byRef))
 			continue
 		}
 		rv := reflect.ValueOf(v)
 		if rv.Type() != p.goType[i] && rv.Kind() == reflect.Pointer && rv.Type().Elem() == p.goType[i] {
 			rv = rv.Elem()
 		}
-		out[i] = cv.toWire(rv).Interface()
+		out = append(out, cv.toWire(rv).Interface())
 	}
 	return out
+}
+
+// Args is the argument lists of one query or batch a driver runs, taken
+// from a pool (NewArgs) and filled by Plan.Bind. The driver hands each
+// statement's values to its query, and calls Release once the query ran,
+// retries included, and nothing of the driver reads them any more: both
+// gocql drivers read a query's values only while it runs, before Exec,
+// Iter or ExecuteBatch returns, but in a speculative execution (see
+// Plan.Values). The list is reused by the next query, where a list made
+// per statement was one allocation of 16 bytes a value.
+type Args struct{ vals []any }
+
+var argsPool = sync.Pool{New: func() any { return &Args{vals: make([]any, 0, 16)} }}
+
+// NewArgs is an empty Args from the pool.
+func NewArgs() *Args { return argsPool.Get().(*Args) }
+
+// Release clears a's values, so that the pool keeps no entity alive, and
+// gives a back to the pool. Neither a's values nor those Bind returned
+// may be read after. A nil a is a no-op.
+func (a *Args) Release() {
+	if a == nil {
+		return
+	}
+	if cap(a.vals) > 1024 {
+		return // a rare large batch's list is not kept
+	}
+	clear(a.vals)
+	a.vals = a.vals[:0]
+	argsPool.Put(a)
 }
 
 // Iter is a driver's page of rows, as Rows reads it: the *Iter of both
@@ -242,6 +287,12 @@ func (r *PlanRows[I, D]) Close() error {
 // idempotence: the entries of a driver's batch. It returns what is sent,
 // for Send.
 func (ps *Plans[I, D]) Batch(b *Batch, texts *Texts, add func(text string, values []any, idempotent bool)) (Sent, error) {
+	return ps.BindBatch(b, texts, &Args{}, add)
+}
+
+// BindBatch is Batch with the values bound into a (Plan.Bind): the driver
+// releases a once the batch ran.
+func (ps *Plans[I, D]) BindBatch(b *Batch, texts *Texts, a *Args, add func(text string, values []any, idempotent bool)) (Sent, error) {
 	sent := Sent{Statements: make([]*Statement, len(b.Entries)), Texts: make([]string, len(b.Entries))}
 	for i, e := range b.Entries {
 		p, err := ps.Of(e.Statement)
@@ -249,7 +300,7 @@ func (ps *Plans[I, D]) Batch(b *Batch, texts *Texts, add func(text string, value
 			return Sent{}, err
 		}
 		sent.Statements[i], sent.Texts[i] = e.Statement, texts.CQL(e.Statement)
-		add(sent.Texts[i], p.Values(e.Values, true), e.Statement.IsIdempotent())
+		add(sent.Texts[i], p.Bind(a, e.Values, true), e.Statement.IsIdempotent())
 	}
 	return sent, nil
 }

@@ -217,13 +217,15 @@ func (d *unitDriver[I, D]) Batch(ctx context.Context, b *adapter.Batch) (bool, e
 		return false, errors.New("bench: unitDriver sends unconditional LOGGED and UNLOGGED batches only")
 	}
 	sb, kind := d.newBatch(ctx, b.Unlogged)
+	args := adapter.NewArgs() // as the adapters' Plans.BindBatch: one pooled list, released once sent
+	defer args.Release()
 	for _, e := range b.Entries {
 		p, err := d.plan(e.Statement)
 		if err != nil {
 			return false, err
 		}
 		cql := e.Statement.CQL()
-		vals := p.p.Values(e.Values, true)
+		vals := p.p.Bind(args, e.Values, true)
 		sb.add(cql, vals)
 		if err := wireRow(&d.m, d.unset, cql, p.infos, vals); err != nil {
 			return false, err

@@ -348,14 +348,14 @@ func (p *clientPlan[I]) bindValues(vals []any) []any {
 	return append(out, vals[end:]...)
 }
 
-// marshal binds q's values, hands them to the driver's Query (or, with
-// b, adds them to its Batch) and marshals them.
-func (d *clientDriver[I]) marshal(q *adapter.Query, b sessionBatch) (*clientPlan[I], error) {
+// marshal binds q's values into args, hands them to the driver's Query
+// (or, with b, adds them to its Batch) and marshals them.
+func (d *clientDriver[I]) marshal(q *adapter.Query, b sessionBatch, args *boundArgs) (*clientPlan[I], error) {
 	p, err := d.plan(q.Statement)
 	if err != nil {
 		return nil, err
 	}
-	vals := p.bindRefs(make([]any, 0, len(q.Values)), q.Values)
+	vals := bindInto(args, p, q.Values)
 	if b != nil {
 		b.add(q.Statement.CQL(), vals)
 	} else {
@@ -368,17 +368,45 @@ func (d *clientDriver[I]) marshal(q *adapter.Query, b sessionBatch) (*clientPlan
 	return p, err
 }
 
+// boundArgs is the argument lists of one query or batch, bound into one
+// pooled slice and released once it is sent, as the adapters bind
+// (adapter.Args): its own, since the matrix binds through the Codec, which
+// adapter.Plan.Bind does not take.
+type boundArgs struct{ vals []any }
+
+var boundPool = sync.Pool{New: func() any { return &boundArgs{vals: make([]any, 0, 16)} }}
+
+func newBoundArgs() *boundArgs { return boundPool.Get().(*boundArgs) }
+
+// bindInto appends vals bound by p to a's list and returns them, capped
+// as Plan.Bind's.
+func bindInto[I any](a *boundArgs, p *clientPlan[I], vals []any) []any {
+	at := len(a.vals)
+	a.vals = p.bindRefs(a.vals, vals)
+	return a.vals[at:len(a.vals):len(a.vals)]
+}
+
+func (a *boundArgs) release() {
+	clear(a.vals)
+	a.vals = a.vals[:0]
+	boundPool.Put(a)
+}
+
 // Exec implements adapter.Driver: a lightweight transaction always applies.
 func (d *clientDriver[I]) Exec(_ context.Context, q *adapter.Query) (bool, error) {
-	_, err := d.marshal(q, nil)
+	args := newBoundArgs()
+	defer args.release()
+	_, err := d.marshal(q, nil, args)
 	return err == nil, err
 }
 
 // Batch implements adapter.Driver.
 func (d *clientDriver[I]) Batch(_ context.Context, b *adapter.Batch) (bool, error) {
 	sb := d.m.w.session.batch()
+	args := newBoundArgs()
+	defer args.release()
 	for _, e := range b.Entries {
-		if _, err := d.marshal(e, sb); err != nil {
+		if _, err := d.marshal(e, sb, args); err != nil {
 			return false, err
 		}
 	}
@@ -390,7 +418,9 @@ func (d *clientDriver[I]) Batch(_ context.Context, b *adapter.Batch) (bool, erro
 // bookkeeping does not count against the runtime (a real driver allocates
 // its iterator in any case).
 func (d *clientDriver[I]) Query(_ context.Context, q *adapter.Query) (adapter.Rows, error) {
-	p, err := d.marshal(q, nil)
+	args := newBoundArgs()
+	p, err := d.marshal(q, nil, args)
+	args.release() // the page is read (see driver/kgocql's Query)
 	if err != nil {
 		return nil, err
 	}

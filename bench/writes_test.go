@@ -309,7 +309,9 @@ func (d *writeDriver[I, D]) Exec(_ context.Context, q *adapter.Query) (bool, err
 	if err != nil {
 		return false, err
 	}
-	vals := p.p.Values(q.Values, true)
+	args := adapter.NewArgs() // as the adapters bind: a pooled list, released once sent
+	defer args.Release()
+	vals := p.p.Bind(args, q.Values, true)
 	d.m.w.session.query(q.Statement.CQL(), vals)
 	err = wireRow(&d.m, d.unset, q.Statement.CQL(), p.infos, vals)
 	if d.tape != nil {

@@ -58,33 +58,36 @@ func (d *Driver) Session() *gocql.Session { return d.s }
 // lightweight transaction or counter update would be answered or applied
 // as a new one.
 //
-// Its values are bound by reference (adapter.Plan.Values): gocql runs the
-// query, retries included, before Exec or Query returns. It would run one
-// later only in a speculative execution, which it starts for a query
-// with a SpeculativeExecutionPolicy of its own, never set here (a new
-// query has NonSpeculativeExecution).
-func (d *Driver) query(ctx context.Context, q *adapter.Query) (*gocql.Query, *adapter.Plan[gocql.TypeInfo, types], string, error) {
-	p, err := d.plans.Of(q.Statement)
+// Its values are bound by reference (adapter.Plan.Values) into args, from
+// the pool: gocql runs the query, retries included, before Exec or Iter
+// returns, and the caller then releases args (a read turns gocql's
+// automatic paging off: no later page reads them). It would run one later
+// only in a speculative execution, which it starts for a query with a
+// SpeculativeExecutionPolicy of its own, never set here (a new query has
+// NonSpeculativeExecution).
+func (d *Driver) query(ctx context.Context, q *adapter.Query) (gq *gocql.Query, p *adapter.Plan[gocql.TypeInfo, types], cql string, args *adapter.Args, err error) {
+	p, err = d.plans.Of(q.Statement)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, "", nil, err
 	}
 	if q.Statement.IsConditional() && !q.SerialConsistency.IsSerial() {
 		// ScyllaDB's fork of gocql panics on any other serial level;
 		// gocql v1.7.0 sends it, and the server refuses it.
-		return nil, nil, "", &kerrors.ArgumentError{Op: "kgocql: conditional statement", Arg: "SerialConsistency",
+		return nil, nil, "", nil, &kerrors.ArgumentError{Op: "kgocql: conditional statement", Arg: "SerialConsistency",
 			Message: q.SerialConsistency.String() + " is not SERIAL or LOCAL_SERIAL"}
 	}
-	cql := d.texts.CQL(q.Statement)
-	gq := d.s.Query(cql).WithContext(ctx).Consistency(gocql.Consistency(q.Consistency))
+	cql = d.texts.CQL(q.Statement)
+	gq = d.s.Query(cql).WithContext(ctx).Consistency(gocql.Consistency(q.Consistency))
 	gq.Idempotent(q.Statement.IsIdempotent())
 	if !q.Statement.IsIdempotent() {
 		gq.RetryPolicy(once{})
 	}
-	gq.Bind(p.Values(q.Values, true)...)
+	args = adapter.NewArgs()
+	gq.Bind(p.Bind(args, q.Values, true)...)
 	if q.Statement.IsConditional() {
 		gq = gq.SerialConsistency(gocql.SerialConsistency(q.SerialConsistency))
 	}
-	return gq, p, cql, nil
+	return gq, p, cql, args, nil
 }
 
 // Exec implements adapter.Driver. A statement that is not idempotent is
@@ -122,10 +125,14 @@ func (once) Attempt(gocql.RetryableQuery) bool { return false }
 func (once) GetRetryType(error) gocql.RetryType { return gocql.Rethrow }
 
 func (d *Driver) exec(ctx context.Context, q *adapter.Query) (bool, adapter.Sent, error) {
-	gq, p, cql, err := d.query(ctx, q)
+	gq, p, cql, args, err := d.query(ctx, q)
 	if err != nil {
 		return false, adapter.SentOne(q.Statement, cql), err
 	}
+	// Once it ran, the query goes back to gocql's pool and its values to
+	// ours: neither is read again (see query).
+	defer args.Release()
+	defer gq.Release()
 	if q.Statement.IsConditional() && q.Current == nil {
 		applied, err := gq.MapScanCAS(map[string]any{})
 		return applied, adapter.SentOne(q.Statement, cql), err
@@ -142,11 +149,12 @@ func (d *Driver) exec(ctx context.Context, q *adapter.Query) (bool, adapter.Sent
 // passes (as ScyllaDB's fork of gocql does).
 func (d *Driver) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, error) {
 	return adapter.Send(ctx, d, &d.texts, true, mayHaveApplied, func() (adapter.Rows, adapter.Sent, error) {
-		gq, p, cql, err := d.query(ctx, q)
+		gq, p, cql, args, err := d.query(ctx, q)
 		sent := adapter.SentOne(q.Statement, cql)
 		if err != nil {
 			return nil, sent, err
 		}
+		defer args.Release() // the page is read: no later one reads them (see query)
 		if q.PageSize > 0 {
 			gq = gq.PageSize(q.PageSize)
 		}
@@ -178,7 +186,9 @@ func (d *Driver) Batch(ctx context.Context, b *adapter.Batch) (bool, error) {
 }
 
 func (d *Driver) batch(ctx context.Context, b *adapter.Batch) (bool, adapter.Sent, error) {
-	gb, sent, err := d.newBatch(ctx, b)
+	args := adapter.NewArgs() // the entries' values, released once the batch ran (see query)
+	defer args.Release()
+	gb, sent, err := d.newBatch(ctx, b, args)
 	if err != nil {
 		return false, sent, err
 	}
@@ -218,7 +228,7 @@ func mapExecuteBatchCAS(s *gocql.Session, gb *gocql.Batch, m map[string]any) (ap
 
 // newBatch is b as a batch of the driver, with its statements and the
 // texts sent, idempotent when each statement is.
-func (d *Driver) newBatch(ctx context.Context, b *adapter.Batch) (*gocql.Batch, adapter.Sent, error) {
+func (d *Driver) newBatch(ctx context.Context, b *adapter.Batch, args *adapter.Args) (*gocql.Batch, adapter.Sent, error) {
 	kind := gocql.LoggedBatch
 	switch {
 	case b.Counter:
@@ -230,7 +240,7 @@ func (d *Driver) newBatch(ctx context.Context, b *adapter.Batch) (*gocql.Batch, 
 	gb.Cons = gocql.Consistency(b.Consistency)
 	// References are safe: gocql speculates on a batch only with a
 	// SpeculativeExecutionPolicy of its own, never set here.
-	sent, err := d.plans.Batch(b, &d.texts, func(text string, values []any, idempotent bool) {
+	sent, err := d.plans.BindBatch(b, &d.texts, args, func(text string, values []any, idempotent bool) {
 		gb.Entries = append(gb.Entries, gocql.BatchEntry{Stmt: text, Args: values, Idempotent: idempotent})
 	})
 	if err != nil {

@@ -122,7 +122,7 @@ func TestIdempotencePerStatement(t *testing.T) {
 			t.Errorf("%s: adapter.Statement.IsIdempotent() = %v, want %v (%s)", tt.kind, got, tt.idempotent, tt.st)
 		}
 		vals := make([]any, tt.st.NumParams())
-		gq, _, _, err := d.query(context.Background(), &adapter.Query{Statement: tt.st, Values: vals,
+		gq, _, _, _, err := d.query(context.Background(), &adapter.Query{Statement: tt.st, Values: vals,
 			Consistency: kandra.ConsistencyQuorum, SerialConsistency: kandra.ConsistencySerial})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.kind, err)
@@ -150,7 +150,7 @@ func TestIdempotencePerStatement(t *testing.T) {
 		{"row and lookup rows", []*adapter.Query{plain, lookup}, true},
 		{"a list at a timestamp", []*adapter.Query{lookup, list}, false},
 	} {
-		gb, _, err := d.newBatch(context.Background(), &adapter.Batch{Entries: tt.entries, Consistency: kandra.ConsistencyQuorum})
+		gb, _, err := d.newBatch(context.Background(), &adapter.Batch{Entries: tt.entries, Consistency: kandra.ConsistencyQuorum}, adapter.NewArgs())
 		if err != nil {
 			t.Fatalf("%s: %v", tt.kind, err)
 		}

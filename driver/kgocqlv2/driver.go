@@ -59,27 +59,30 @@ func (d *Driver) Session() *gocql.Session { return d.s }
 // the adapter for gocql v1.7.0, whose executor retries whatever the
 // idempotence.
 //
-// Its values are bound by reference (adapter.Plan.Values): the driver
-// runs the query, retries included, before ExecContext or IterContext
-// returns. It would run one later only in a speculative execution, which
-// it starts for a query with a SpeculativeExecutionPolicy of its own,
-// never set here (a new query has NonSpeculativeExecution).
-func (d *Driver) query(q *adapter.Query) (*gocql.Query, *adapter.Plan[gocql.TypeInfo, types], string, error) {
-	p, err := d.plans.Of(q.Statement)
+// Its values are bound by reference (adapter.Plan.Values) into args, from
+// the pool: the driver runs the query, retries included, before
+// ExecContext or IterContext returns, and the caller then releases args
+// (a read turns automatic paging off: no later page reads them). It
+// would run one later only in a speculative execution, which it starts
+// for a query with a SpeculativeExecutionPolicy of its own, never set
+// here (a new query has NonSpeculativeExecution).
+func (d *Driver) query(q *adapter.Query) (gq *gocql.Query, p *adapter.Plan[gocql.TypeInfo, types], cql string, args *adapter.Args, err error) {
+	p, err = d.plans.Of(q.Statement)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, "", nil, err
 	}
-	cql := d.texts.CQL(q.Statement)
-	gq := d.s.Query(cql).Consistency(gocql.Consistency(q.Consistency))
+	cql = d.texts.CQL(q.Statement)
+	gq = d.s.Query(cql).Consistency(gocql.Consistency(q.Consistency))
 	gq.Idempotent(q.Statement.IsIdempotent())
 	if !q.Statement.IsIdempotent() {
 		gq.RetryPolicy(once{})
 	}
-	gq.Bind(p.Values(q.Values, true)...)
+	args = adapter.NewArgs()
+	gq.Bind(p.Bind(args, q.Values, true)...)
 	if q.Statement.IsConditional() {
 		gq = gq.SerialConsistency(gocql.Consistency(q.SerialConsistency))
 	}
-	return gq, p, cql, nil
+	return gq, p, cql, args, nil
 }
 
 // Exec implements adapter.Driver. A statement that is not idempotent is
@@ -117,10 +120,11 @@ func (once) Attempt(gocql.RetryableQuery) bool { return false }
 func (once) GetRetryType(error) gocql.RetryType { return gocql.Rethrow }
 
 func (d *Driver) exec(ctx context.Context, q *adapter.Query) (bool, adapter.Sent, error) {
-	gq, p, cql, err := d.query(q)
+	gq, p, cql, args, err := d.query(q)
 	if err != nil {
 		return false, adapter.SentOne(q.Statement, cql), err
 	}
+	defer args.Release() // once it ran, nothing reads them again (see query)
 	if q.Statement.IsConditional() && q.Current == nil {
 		applied, err := gq.MapScanCASContext(ctx, map[string]any{})
 		return applied, adapter.SentOne(q.Statement, cql), err
@@ -136,11 +140,12 @@ func (d *Driver) exec(ctx context.Context, q *adapter.Query) (bool, adapter.Sent
 // itself.
 func (d *Driver) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, error) {
 	return adapter.Send(ctx, d, &d.texts, true, mayHaveApplied, func() (adapter.Rows, adapter.Sent, error) {
-		gq, p, cql, err := d.query(q)
+		gq, p, cql, args, err := d.query(q)
 		sent := adapter.SentOne(q.Statement, cql)
 		if err != nil {
 			return nil, sent, err
 		}
+		defer args.Release() // the page is read: no later one reads them (see query)
 		if q.PageSize > 0 {
 			gq = gq.PageSize(q.PageSize)
 		}
@@ -162,7 +167,9 @@ func (d *Driver) Batch(ctx context.Context, b *adapter.Batch) (bool, error) {
 }
 
 func (d *Driver) batch(ctx context.Context, b *adapter.Batch) (bool, adapter.Sent, error) {
-	gb, sent, err := d.newBatch(b)
+	args := adapter.NewArgs() // the entries' values, released once the batch ran (see query)
+	defer args.Release()
+	gb, sent, err := d.newBatch(b, args)
 	if err != nil {
 		return false, sent, err
 	}
@@ -189,7 +196,7 @@ func (d *Driver) batch(ctx context.Context, b *adapter.Batch) (bool, adapter.Sen
 
 // newBatch is b as a batch of the driver, with its statements and the
 // texts sent, idempotent when each statement is.
-func (d *Driver) newBatch(b *adapter.Batch) (*gocql.Batch, adapter.Sent, error) {
+func (d *Driver) newBatch(b *adapter.Batch, args *adapter.Args) (*gocql.Batch, adapter.Sent, error) {
 	kind := gocql.LoggedBatch
 	switch {
 	case b.Counter:
@@ -200,7 +207,7 @@ func (d *Driver) newBatch(b *adapter.Batch) (*gocql.Batch, adapter.Sent, error) 
 	gb := d.s.Batch(kind).Consistency(gocql.Consistency(b.Consistency))
 	// References are safe: the driver speculates on a batch only
 	// with a SpeculativeExecutionPolicy of its own, never set here.
-	sent, err := d.plans.Batch(b, &d.texts, func(text string, values []any, idempotent bool) {
+	sent, err := d.plans.BindBatch(b, &d.texts, args, func(text string, values []any, idempotent bool) {
 		gb.Entries = append(gb.Entries, gocql.BatchEntry{Stmt: text, Args: values, Idempotent: idempotent})
 	})
 	if err != nil {

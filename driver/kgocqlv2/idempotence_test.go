@@ -125,7 +125,7 @@ func TestIdempotencePerStatement(t *testing.T) {
 			t.Errorf("%s: adapter.Statement.IsIdempotent() = %v, want %v (%s)", tt.kind, got, tt.idempotent, tt.st)
 		}
 		vals := make([]any, tt.st.NumParams())
-		gq, _, _, err := d.query(&adapter.Query{Statement: tt.st, Values: vals,
+		gq, _, _, _, err := d.query(&adapter.Query{Statement: tt.st, Values: vals,
 			Consistency: kandra.ConsistencyQuorum, SerialConsistency: kandra.ConsistencySerial})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.kind, err)
@@ -153,7 +153,7 @@ func TestIdempotencePerStatement(t *testing.T) {
 		{"row and lookup rows", []*adapter.Query{plain, lookup}, true},
 		{"a list at a timestamp", []*adapter.Query{lookup, list}, false},
 	} {
-		gb, _, err := d.newBatch(&adapter.Batch{Entries: tt.entries, Consistency: kandra.ConsistencyQuorum})
+		gb, _, err := d.newBatch(&adapter.Batch{Entries: tt.entries, Consistency: kandra.ConsistencyQuorum}, adapter.NewArgs())
 		if err != nil {
 			t.Fatalf("%s: %v", tt.kind, err)
 		}

@@ -491,3 +491,54 @@ func TestArgsBind(t *testing.T) {
 		}
 	}
 }
+
+// scanned is a scan target without a reference: the Iter scans into it.
+type scanned struct{ n int }
+
+// rowsIter is a page of rows of ints, each scanned into every target.
+type rowsIter struct{ rows []int }
+
+func (it *rowsIter) Scan(dest ...any) bool {
+	if len(it.rows) == 0 {
+		return false
+	}
+	for _, d := range dest {
+		*d.(*scanned) = scanned{it.rows[0]}
+	}
+	it.rows = it.rows[1:]
+	return true
+}
+func (it *rowsIter) PageState() []byte { return nil }
+func (it *rowsIter) Close() error      { return nil }
+func (it *rowsIter) NumRows() int      { return len(it.rows) }
+
+// TestPlanRowsReuse: a plan's Rows go back to it at Close with their scan
+// targets cleared (the pool keeps no field alive), and a page reusing
+// them scans into its own targets, however many.
+func TestPlanRowsReuse(t *testing.T) {
+	p := &Plan[fakeInfo, fake]{result: make([]*conv, 2), cols: make([]*kandra.ColumnSchema, 2), scans: true}
+	var a, b scanned
+	first := p.Rows(&rowsIter{rows: []int{1}})
+	if !first.Next([]any{&a, &b}) || a.n != 1 || b.n != 1 {
+		t.Fatalf("first page: %v %v", a, b)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i, target := range first.targets {
+		if target != nil {
+			t.Fatalf("target %d kept after Close: %#v", i, target)
+		}
+	}
+	var c scanned
+	second := p.Rows(&rowsIter{rows: []int{2}})
+	if !second.Next([]any{&c}) || c.n != 2 || a.n != 1 || b.n != 1 {
+		t.Fatalf("second page: %v, and the first's targets %v %v", c, a, b)
+	}
+	if second.Next([]any{&c}) {
+		t.Fatal("a row past the page's last")
+	}
+	if err := second.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

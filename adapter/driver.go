@@ -179,8 +179,11 @@ type Rows interface {
 	// error, which Close reports.
 	Next(dst []any) bool
 	// PageState is where the next page starts, or empty when this page
-	// was the last. It is valid after Next returned false.
+	// was the last. It is valid after Next returned false, and until
+	// Close (the bytes it returned stay valid after).
 	PageState() []byte
-	// Close releases the page and returns the first error met.
+	// Close releases the page and returns the first error met. It is
+	// called once, and nothing of the Rows after it: an adapter may
+	// reuse it for another page (Plan.Rows does).
 	Close() error
 }

@@ -42,6 +42,7 @@ type Plan[I any, D TypeSystem[I]] struct {
 	result []*conv
 	cols   []*kandra.ColumnSchema // the result columns, for read errors
 	scans  bool                   // some result column converts or scans through a reference
+	rows   sync.Pool              // *PlanRows[I, D] closed, with their scan targets, for the next page
 }
 
 // newPlan plans s. It fails for a column whose CQL type the core does not
@@ -224,8 +225,17 @@ func (noRows) Close() error      { return nil }
 func (noRows) NumRows() int      { return 0 }
 
 // Rows returns the rows of it, a page of the plan's statement, as the
-// runtime reads them (it implements Rows).
-func (p *Plan[I, D]) Rows(it Iter) *PlanRows[I, D] { return &PlanRows[I, D]{it: it, p: p} }
+// runtime reads them (it implements Rows). They come from the plan's pool
+// and go back to it at Close, with their scan targets: a read allocates
+// none of them.
+func (p *Plan[I, D]) Rows(it Iter) *PlanRows[I, D] {
+	r, _ := p.rows.Get().(*PlanRows[I, D])
+	if r == nil {
+		r = &PlanRows[I, D]{p: p}
+	}
+	r.it = it
+	return r
+}
 
 // PlanRows is a page of rows that scans each into the fields the runtime
 // gives, through the plan's references, aliases and temporaries.
@@ -242,7 +252,7 @@ func (r *PlanRows[I, D]) Next(dst []any) bool {
 	if !r.p.scans {
 		return r.it.Scan(dst...)
 	}
-	if r.targets == nil {
+	if len(r.targets) != len(dst) {
 		r.targets = make([]any, len(dst))
 		r.tmps = make([]reflect.Value, len(dst))
 	}
@@ -273,12 +283,17 @@ func (r *PlanRows[I, D]) Next(dst []any) bool {
 func (r *PlanRows[I, D]) PageState() []byte { return r.it.PageState() }
 
 // Close implements Rows: the driver's error, or the first read
-// error.
+// error. It gives r back to its plan for another page: nothing of r may
+// be used after (see Rows).
 func (r *PlanRows[I, D]) Close() error {
 	err := r.it.Close()
 	if err == nil {
 		err = r.err
 	}
+	clear(r.targets) // the fields read into: the pool keeps no entity alive
+	clear(r.tmps)
+	r.it, r.err = nil, nil
+	r.p.rows.Put(r)
 	return err
 }
 

@@ -13,15 +13,31 @@ import (
 // an unknown outcome.
 
 // Sent is what one attempt of a call sent: its statements and the text of
-// each (Texts.CQL), in pairs, for Texts.Renew.
+// each (Texts.CQL), in pairs, for Texts.Renew. A batch's are in the two
+// slices; SentOne keeps its one statement apart (Send reads both).
 type Sent struct {
 	Statements []*Statement
 	Texts      []string
+	// one and oneText are SentOne's: every call of a single statement
+	// returns a Sent, which two slices of one made two allocations of
+	// (read only when the attempt failed).
+	one     *Statement
+	oneText string
 }
 
 // SentOne is the Sent of one statement sent as text.
 func SentOne(s *Statement, text string) Sent {
-	return Sent{Statements: []*Statement{s}, Texts: []string{text}}
+	return Sent{one: s, oneText: text}
+}
+
+// renew has texts renew every statement sent.
+func (s *Sent) renew(texts *Texts) {
+	if s.one != nil {
+		texts.Renew(s.one, s.oneText)
+	}
+	for i, st := range s.Statements {
+		texts.Renew(st, s.Texts[i])
+	}
 }
 
 // Send runs attempt, the driver's call of a statement or batch, as a
@@ -40,9 +56,7 @@ func Send[R any](ctx context.Context, d Driver, texts *Texts, idempotent bool, o
 	for try := 0; ; try++ {
 		r, sent, err := attempt()
 		if try == 0 && err != nil && UDTFieldAdded(ctx, d, err) {
-			for i, s := range sent.Statements {
-				texts.Renew(s, sent.Texts[i])
-			}
+			sent.renew(texts)
 			continue
 		}
 		if err != nil && !idempotent && open(err) {

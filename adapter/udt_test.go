@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -454,6 +455,35 @@ func TestUDTFieldAddedAndTexts(t *testing.T) {
 	texts.Renew(s, texts.CQL(s))
 	if texts.CQL(s) != "SELECT 1  " || s.CQL() != "SELECT 1" {
 		t.Fatalf("%q", texts.CQL(s))
+	}
+
+	// Send renews what the failed attempt sent, a statement alone
+	// (SentOne) or a batch's, and tries once more.
+	schema = []string{"street", "zip_code"}
+	b1 := NewStatement(StatementSpec{Table: "raw_rows", CQL: "SELECT 2", Idempotent: true})
+	b2 := NewStatement(StatementSpec{Table: "raw_rows", CQL: "SELECT 3", Idempotent: true})
+	for _, sent := range []Sent{SentOne(s, texts.CQL(s)), {Statements: []*Statement{b1, b2}, Texts: []string{"SELECT 2", "SELECT 3"}}} {
+		var was []string
+		for _, st := range []*Statement{s, b1, b2} {
+			was = append(was, texts.CQL(st))
+		}
+		tries := 0
+		_, err := Send(context.Background(), queryOnly{q: query}, &texts, true, func(error) bool { return false }, func() (int, Sent, error) {
+			tries++
+			if tries == 1 {
+				return 0, sent, err
+			}
+			return 0, sent, nil
+		})
+		if err != nil || tries != 2 {
+			t.Fatalf("Send: %v after %d tries, want nil after 2", err, tries)
+		}
+		for i, st := range []*Statement{s, b1, b2} {
+			renewed := texts.CQL(st) != was[i]
+			if in := sent.one == st || slices.Contains(sent.Statements, st); renewed != in {
+				t.Errorf("%s: renewed %v, sent %v", st.CQL(), renewed, in)
+			}
+		}
 	}
 }
 

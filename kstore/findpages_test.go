@@ -51,9 +51,13 @@ type pageRows struct {
 	ids    []int64
 	author string
 	state  []byte
+	closed bool // an adapter may reuse closed rows (adapter.Rows)
 }
 
 func (r *pageRows) Next(dst []any) bool {
+	if r.closed {
+		panic("Next after Close")
+	}
 	if len(r.ids) == 0 {
 		return false
 	}
@@ -71,8 +75,20 @@ func (r *pageRows) Next(dst []any) bool {
 	return true
 }
 
-func (r *pageRows) PageState() []byte { return r.state }
-func (r *pageRows) Close() error      { return nil }
+func (r *pageRows) PageState() []byte {
+	if r.closed {
+		panic("PageState after Close")
+	}
+	return r.state
+}
+
+func (r *pageRows) Close() error {
+	if r.closed {
+		panic("Close twice")
+	}
+	r.closed = true
+	return nil
+}
 
 // TestFindPages: Find reads a non-unique value's lookup rows page by page,
 // the next page from the cursor of the last, each with the value it was

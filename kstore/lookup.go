@@ -565,12 +565,13 @@ func (l *Lookup[T, V]) keysPage(ctx context.Context, op string, v V, c *call, co
 	for k := probe; rows.Next(catalog.AppendResult(r.t, st, k, dst[:0])); k = new(T) {
 		keys = append(keys, k)
 	}
+	state := rows.PageState() // before Close, which may give the rows back to the adapter
 	err = rows.Close()
 	r.rt.observed(octx, w, st.TableName(), kandra.OpFind, len(keys)-n, err)
 	if err != nil {
 		return keys, nil, queryErr(op+" on "+st.TableName()+" failed", err)
 	}
-	return keys, rows.PageState(), nil
+	return keys, state, nil
 }
 
 // holder reads the entity of key k (a lookup row's, given up: the entity

@@ -231,12 +231,12 @@ func (r *Repo[T]) readPage(ctx context.Context, op, what string, st *adapter.Sta
 				c.scoresOut = append(c.scoresOut, score)
 			}
 		}
+		state = rows.PageState() // before Close, which may give the rows back to the adapter
 		err = rows.Close()
 		r.rt.observed(octx, w, r.ts.Name(), op, read, err)
 		if err != nil {
 			return out, Cursor{}, queryErr(what+" on "+r.ts.Name()+" failed", err)
 		}
-		state = rows.PageState()
 		if len(state) == 0 || len(out) >= want || !c.skipDeleted {
 			break
 		}

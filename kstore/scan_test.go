@@ -98,12 +98,16 @@ func compareInt(a, b int64) int {
 // fakeRows hands out its rows, each value set into the target at its
 // place.
 type fakeRows struct {
-	rows  [][]any
-	i     int
-	state []byte
+	rows   [][]any
+	i      int
+	state  []byte
+	closed bool // an adapter may reuse closed rows (adapter.Rows)
 }
 
 func (r *fakeRows) Next(dst []any) bool {
+	if r.closed {
+		panic("Next after Close")
+	}
 	if r.i >= len(r.rows) {
 		return false
 	}
@@ -113,8 +117,20 @@ func (r *fakeRows) Next(dst []any) bool {
 	r.i++
 	return true
 }
-func (r *fakeRows) PageState() []byte { return r.state }
-func (r *fakeRows) Close() error      { return nil }
+func (r *fakeRows) PageState() []byte {
+	if r.closed {
+		panic("PageState after Close")
+	}
+	return r.state
+}
+
+func (r *fakeRows) Close() error {
+	if r.closed {
+		panic("Close twice")
+	}
+	r.closed = true
+	return nil
+}
 
 func newRingFake(t *testing.T, n int) (*ringFake, *Repo[fUser]) {
 	f := &ringFake{fake: fake{applied: true}, tokens: []string{"-4611686018427387904", "0", "4611686018427387904"}}

@@ -274,10 +274,10 @@ func (r *Repo[T]) sortPrefix(op string, c *call) error {
 		case sorted[i].col != nil:
 			return r.argErr(op, "Equal", "fixes "+p.col.GoName()+" twice")
 		}
-		if msg := keyProblem(ptrTo(p.v), false); msg != "" {
+		if msg := keyProblem(p.v, false); msg != "" {
 			return r.argErr(op, "Equal", "the value of "+p.col.GoName()+" "+msg)
 		}
-		if err := p.col.CheckValue(ptrTo(p.v)); err != nil {
+		if err := p.col.CheckValue(p.v); err != nil {
 			return err
 		}
 		sorted[i] = p
@@ -308,7 +308,7 @@ func (r *Repo[T]) fingerprint(st *adapter.Statement, partition *T, c *call) uint
 		q.add(col, p)
 	}
 	for _, p := range c.prefix {
-		q.add(p.col, ptrTo(p.v))
+		q.add(p.col, p.v)
 	}
 	q.addBounds(c)
 	return q.sum(r.rt)
@@ -325,12 +325,12 @@ func (q *queryPrint) addBounds(c *call) {
 		if b.tuple != nil {
 			q.b = binary.BigEndian.AppendUint32(append(q.b, 2), uint32(len(b.tuple)))
 			for _, v := range b.tuple {
-				q.add(v.col, ptrTo(v.v))
+				q.add(v.col, v.v)
 			}
 			continue
 		}
 		if b.col != nil {
-			q.add(b.col, ptrTo(b.v))
+			q.add(b.col, b.v)
 		}
 	}
 }

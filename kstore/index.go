@@ -178,10 +178,10 @@ func (x *Index[T, V]) find(ctx context.Context, op string, how catalog.IndexOp, 
 			return it
 		}
 		if c.lowerCol != nil {
-			lower, vals = c.lowerB, append(vals, ptrTo(c.lower))
+			lower, vals = c.lowerB, append(vals, c.lower)
 		}
 		if c.upperCol != nil {
-			upper, vals = c.upperB, append(vals, ptrTo(c.upper))
+			upper, vals = c.upperB, append(vals, c.upper)
 		}
 	} else if c.lowerCol != nil || c.upperCol != nil {
 		it.err = r.argErr(op, "From, To", "bounds belong to Index.Range; "+op+" reads by equality")

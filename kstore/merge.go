@@ -84,7 +84,7 @@ func (r *Repo[T]) ListMerged(ctx context.Context, partitions []*T, opts ...ListO
 		m.parts[i].vals = r.partitionValues(st, p, &c)
 	}
 	for _, p := range c.prefix {
-		q.add(p.col, ptrTo(p.v))
+		q.add(p.col, p.v)
 	}
 	q.addBounds(&c)
 	fp := q.sum(r.rt)

@@ -257,3 +257,24 @@ func TestWaitForEventualWrites(t *testing.T) {
 		t.Fatalf("second Wait: %v, %d done", err, d.count())
 	}
 }
+
+// TestRangeAllocations: From and To allocate one option each, its value
+// within it, and a DeleteRange of them nothing more (each option was
+// boxed into the option interface apart from its value: two allocations).
+func TestRangeAllocations(t *testing.T) {
+	ctx := context.Background()
+	rt := allocStoreOf(t, kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Targets: kandra.Cassandra5,
+		Replication: kandra.SimpleStrategy(1)}, fPlains))
+	plains := MustNewRepo(rt, fPlains)
+	pos := kandra.MustFieldOf(fPlains, func(c *fPlain) *int32 { return &c.Pos })
+	key := &fPlain{Board: "b"}
+	del := func() {
+		if err := plains.DeleteRange(ctx, key, From(pos, 1000, true), To(pos, 2000, false)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	del()
+	if n := testing.AllocsPerRun(200, del); n != 2 {
+		t.Errorf("a DeleteRange with From and To allocates %v times, want 2 (an option each, its value within it)", n)
+	}
+}

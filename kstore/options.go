@@ -75,10 +75,10 @@ type call struct {
 	hasPageSize bool
 	cursor      Cursor
 	hasCursor   bool
-	lower       any
+	lower       any // From's value's address (a *V), or a tuple bound's first
 	lowerCol    *kandra.ColumnSchema
 	lowerB      catalog.Bound
-	upper       any
+	upper       any // To's, as lower
 	upperCol    *kandra.ColumnSchema
 	upperB      catalog.Bound
 	reversed    bool
@@ -101,7 +101,8 @@ type call struct {
 	scan        *scanTuning // a Scan's own options, nil when none given
 }
 
-// prefixValue is one Equal: a clustering column and its value.
+// prefixValue is one Equal: a clustering column and its value's
+// address (a *V of the column's Go type, as a field's).
 type prefixValue struct {
 	col *kandra.ColumnSchema
 	v   any
@@ -242,17 +243,38 @@ func Timestamp(t time.Time) TimestampOption { return TimestampOption{t} }
 // PageOption is the option PageSize, After, Equal, From, To and Reversed
 // return; the list calls take it.
 type PageOption struct {
+	// p is the option, one pointer so that handing it to a call (into
+	// the option interface) copies a word and allocates nothing; nil for
+	// the zero PageOption, which does nothing.
+	p *pageOpt
+}
+
+// pageOpt is a PageOption's content.
+type pageOpt struct {
 	kind  pageKind
 	n     int
 	c     Cursor
 	col   *kandra.ColumnSchema
-	v     any
+	v     any // the value's address (a *V), as a field's: one allocation with the option (valueOpt)
 	bound catalog.Bound
 	tuple []prefixValue // FromTuple's and ToTuple's
 }
 
+// valueOpt is the option of a value of Go type V (Equal, From, To) with
+// the value, in one allocation: its pageOpt's v is &value.
+type valueOpt[V any] struct {
+	pageOpt
+	value V
+}
+
+func newValueOpt[V any](kind pageKind, col *kandra.ColumnSchema, v V, b catalog.Bound) PageOption {
+	o := &valueOpt[V]{pageOpt: pageOpt{kind: kind, col: col, bound: b}, value: v}
+	o.v = &o.value
+	return PageOption{&o.pageOpt}
+}
+
 // pageKind says which PageOption it is: a struct, not a closure, so that
-// an option allocates nothing but its value's boxing.
+// an option allocates nothing but itself.
 type pageKind uint8
 
 const (
@@ -267,7 +289,11 @@ const (
 	pageToTuple
 )
 
-func (o PageOption) apply(c *call) {
+func (po PageOption) apply(c *call) {
+	o := po.p
+	if o == nil {
+		return
+	}
 	switch o.kind {
 	case pageSize:
 		c.pageSize, c.hasPageSize = o.n, true
@@ -302,7 +328,7 @@ func (PageOption) scanOption() {}
 // PageSize sets the rows per page of a list call (default 100), 1 to
 // MaxPageSize; another value is a *kerrors.ArgumentError.
 func PageSize(n int) PageOption {
-	return PageOption{kind: pageSize, n: n}
+	return PageOption{&pageOpt{kind: pageSize, n: n}}
 }
 
 // After resumes a list call at a cursor returned by Iter.Cursor. A cursor
@@ -310,7 +336,7 @@ func PageSize(n int) PageOption {
 // *kerrors.ArgumentError, as is a sealed cursor (one that would show a
 // Sensitive value, see WithCursorKey) of a store with another key.
 func After(c Cursor) PageOption {
-	return PageOption{kind: pageAfter, c: c}
+	return PageOption{&pageOpt{kind: pageAfter, c: c}}
 }
 
 // Equal restricts List to the rows whose clustering column f equals v.
@@ -321,7 +347,7 @@ func After(c Cursor) PageOption {
 // (the second without the first) is a *kerrors.ArgumentError, since servers
 // refuse it unless ALLOW FILTERING, which kandra never sends.
 func Equal[T, V any](f kandra.Field[T, V], v V) PageOption {
-	return PageOption{kind: pageEqual, col: f.Column(), v: v}
+	return newValueOpt(pageEqual, f.Column(), v, catalog.Unbounded)
 }
 
 // From bounds List to rows whose clustering column f is >= v (inclusive)
@@ -332,13 +358,13 @@ func Equal[T, V any](f kandra.Field[T, V], v V) PageOption {
 // still the smaller end: From(t, a) and To(t, b) list a <= t <= b, newest
 // first, the table's order; Reversed lists them oldest first.
 func From[T, V any](f kandra.Field[T, V], v V, inclusive bool) PageOption {
-	return PageOption{kind: pageFrom, col: f.Column(), v: v, bound: bound(inclusive)}
+	return newValueOpt(pageFrom, f.Column(), v, bound(inclusive))
 }
 
 // To bounds List to rows whose clustering column f is <= v (inclusive) or
 // < v, on the column From bounds (see From).
 func To[T, V any](f kandra.Field[T, V], v V, inclusive bool) PageOption {
-	return PageOption{kind: pageTo, col: f.Column(), v: v, bound: bound(inclusive)}
+	return newValueOpt(pageTo, f.Column(), v, bound(inclusive))
 }
 
 // TupleValue is one value of a tuple bound (FromTuple, ToTuple): a
@@ -347,7 +373,7 @@ type TupleValue[T any] struct{ p prefixValue }
 
 // At is the value v of clustering field f in a tuple bound.
 func At[T, V any](f kandra.Field[T, V], v V) TupleValue[T] {
-	return TupleValue[T]{prefixValue{f.Column(), v}}
+	return TupleValue[T]{prefixValue{f.Column(), &v}}
 }
 
 // FromTuple bounds List to the rows whose clustering columns, from the
@@ -360,13 +386,13 @@ func At[T, V any](f kandra.Field[T, V], v V) TupleValue[T] {
 // other; one of each side bounds a slice, of any lengths. Columns out of
 // that order, or none, are a *kerrors.ArgumentError.
 func FromTuple[T any](inclusive bool, vals ...TupleValue[T]) PageOption {
-	return PageOption{kind: pageFromTuple, bound: bound(inclusive), tuple: tupleOf(vals)}
+	return PageOption{&pageOpt{kind: pageFromTuple, bound: bound(inclusive), tuple: tupleOf(vals)}}
 }
 
 // ToTuple bounds List to the rows whose clustering columns compare as a
 // tuple <= (inclusive) or < the values given (see FromTuple).
 func ToTuple[T any](inclusive bool, vals ...TupleValue[T]) PageOption {
-	return PageOption{kind: pageToTuple, bound: bound(inclusive), tuple: tupleOf(vals)}
+	return PageOption{&pageOpt{kind: pageToTuple, bound: bound(inclusive), tuple: tupleOf(vals)}}
 }
 
 func tupleOf[T any](vals []TupleValue[T]) []prefixValue {
@@ -378,7 +404,9 @@ func tupleOf[T any](vals []TupleValue[T]) []prefixValue {
 }
 
 // Reversed lists in the reverse of the table's clustering order.
-func Reversed() PageOption { return PageOption{kind: pageReversed} }
+func Reversed() PageOption { return PageOption{&reversed} }
+
+var reversed = pageOpt{kind: pageReversed} // read only
 
 func bound(inclusive bool) catalog.Bound {
 	if inclusive {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package kgocql_test
+
+const raceEnabled = false

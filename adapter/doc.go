@@ -16,8 +16,11 @@
 // durations and integers wider than their field), encodes the Go structs
 // of user-defined types field by field, binds by value or by reference (a
 // reference writes a field's bytes when the driver marshals it: no
-// boxing, no reflection), scans into the fields themselves where it can,
-// and sends every set and map in the server's order (SortedValue). It
+// boxing, no reflection) into one pooled list per query or batch (Args,
+// which the adapter releases once its driver ran the statement), scans
+// into the fields themselves where it can, with rows reused from page to
+// page (Plan.Rows), and sends every set and map in the server's order
+// (SortedValue). It
 // also runs the send loop every Driver call needs (Send: a statement that
 // must not be sent twice is sent once, and an error after which it may
 // have applied is an unknown outcome, OutcomeOpen), and holds credentials

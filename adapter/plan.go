@@ -298,16 +298,10 @@ func (r *PlanRows[I, D]) Close() error {
 }
 
 // Batch plans each statement of b, in order, and hands add the text to
-// send (texts.CQL), its values bound by reference (Plan.Values) and its
-// idempotence: the entries of a driver's batch. It returns what is sent,
-// for Send.
-func (ps *Plans[I, D]) Batch(b *Batch, texts *Texts, add func(text string, values []any, idempotent bool)) (Sent, error) {
-	return ps.BindBatch(b, texts, &Args{}, add)
-}
-
-// BindBatch is Batch with the values bound into a (Plan.Bind): the driver
-// releases a once the batch ran.
-func (ps *Plans[I, D]) BindBatch(b *Batch, texts *Texts, a *Args, add func(text string, values []any, idempotent bool)) (Sent, error) {
+// send (texts.CQL), its values bound by reference into a (Plan.Bind) and
+// its idempotence: the entries of a driver's batch. The driver releases a
+// once the batch ran. It returns what is sent, for Send.
+func (ps *Plans[I, D]) Batch(b *Batch, texts *Texts, a *Args, add func(text string, values []any, idempotent bool)) (Sent, error) {
 	sent := Sent{Statements: make([]*Statement, len(b.Entries)), Texts: make([]string, len(b.Entries))}
 	for i, e := range b.Entries {
 		p, err := ps.Of(e.Statement)

@@ -217,7 +217,7 @@ func (d *unitDriver[I, D]) Batch(ctx context.Context, b *adapter.Batch) (bool, e
 		return false, errors.New("bench: unitDriver sends unconditional LOGGED and UNLOGGED batches only")
 	}
 	sb, kind := d.newBatch(ctx, b.Unlogged)
-	args := adapter.NewArgs() // as the adapters' Plans.BindBatch: one pooled list, released once sent
+	args := adapter.NewArgs() // as the adapters' Plans.Batch: one pooled list, released once sent
 	defer args.Release()
 	for _, e := range b.Entries {
 		p, err := d.plan(e.Statement)

@@ -240,7 +240,7 @@ func (d *Driver) newBatch(ctx context.Context, b *adapter.Batch, args *adapter.A
 	gb.Cons = gocql.Consistency(b.Consistency)
 	// References are safe: gocql speculates on a batch only with a
 	// SpeculativeExecutionPolicy of its own, never set here.
-	sent, err := d.plans.BindBatch(b, &d.texts, args, func(text string, values []any, idempotent bool) {
+	sent, err := d.plans.Batch(b, &d.texts, args, func(text string, values []any, idempotent bool) {
 		gb.Entries = append(gb.Entries, gocql.BatchEntry{Stmt: text, Args: values, Idempotent: idempotent})
 	})
 	if err != nil {

@@ -207,7 +207,7 @@ func (d *Driver) newBatch(b *adapter.Batch, args *adapter.Args) (*gocql.Batch, a
 	gb := d.s.Batch(kind).Consistency(gocql.Consistency(b.Consistency))
 	// References are safe: the driver speculates on a batch only
 	// with a SpeculativeExecutionPolicy of its own, never set here.
-	sent, err := d.plans.BindBatch(b, &d.texts, args, func(text string, values []any, idempotent bool) {
+	sent, err := d.plans.Batch(b, &d.texts, args, func(text string, values []any, idempotent bool) {
 		gb.Entries = append(gb.Entries, gocql.BatchEntry{Stmt: text, Args: values, Idempotent: idempotent})
 	})
 	if err != nil {

@@ -237,6 +237,19 @@ func (c *Codec[I, D]) AppendBindRefs(dst, ptrs []any) []any {
 	return dst
 }
 
+// AppendBindParams appends the values of markers that are not a
+// column's (a TTL, a timestamp, a counter's delta, a bound's value: see
+// Driver) as Plan.Bind binds them: with byRef, the address of a plain
+// native type (the runtime binds a TTL and a timestamp by address) as its
+// reference, as AppendBindRefs binds a field, else the value behind it;
+// any other value as it is. For an adapter that binds through a Codec.
+func (c *Codec[I, D]) AppendBindParams(dst, vals []any, byRef bool) []any {
+	for _, v := range vals {
+		dst = append(dst, bind[I, D](nil, v, byRef))
+	}
+	return dst
+}
+
 // bind is the value the driver is given for the field address p of a
 // column converted by cv: with byRef, the field's reference, or a pointer
 // of the wire type to its memory; else p's value for a common type, a

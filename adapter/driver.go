@@ -18,8 +18,10 @@ import (
 //
 // Values hold one entry per bind marker of the statement, in the order of
 // Statement.Params: field addresses (a *V for a column of Go type V) or
-// plain values (an int for ParamTTL and ParamLimit, an int64 for
-// ParamTimestamp and ParamDelta, a V or *V for a bound). The adapter
+// plain values (an int or an *int32 for ParamTTL, an int for ParamLimit,
+// an int64 or an *int64 for ParamTimestamp, an int64 for ParamDelta, a V
+// or *V for a bound: the runtime binds a TTL or a timestamp by address to
+// spare boxing it). The adapter
 // converts column-typed values by Param.Column, as its driver needs (Codec
 // does it once per statement).
 //

@@ -27,6 +27,7 @@ import (
 // adapter's exported form of the conversions its Driver applies).
 type codec interface {
 	AppendBindRefs(dst, ptrs []any) []any
+	AppendBindParams(dst, vals []any, byRef bool) []any
 	BindValues(ptrs []any) []any
 	AppendScanTargets(dst, ptrs []any) ([]any, func() error)
 }
@@ -332,20 +333,21 @@ func (d *clientDriver[I]) plan(s *adapter.Statement) (*clientPlan[I], error) {
 }
 
 // bindRefs appends the driver's values of vals to dst: the column values
-// through the Codec's references, the plain ones as they are.
+// through the Codec's references, the plain ones (a TTL's, a timestamp's)
+// as the adapters bind them.
 func (p *clientPlan[I]) bindRefs(dst, vals []any) []any {
 	end := p.c0 + p.nc
-	dst = append(dst, vals[:p.c0]...)
+	dst = p.bind.AppendBindParams(dst, vals[:p.c0], true)
 	dst = p.bind.AppendBindRefs(dst, vals[p.c0:end])
-	return append(dst, vals[end:]...)
+	return p.bind.AppendBindParams(dst, vals[end:], true)
 }
 
 // bindValues is bindRefs by value: the converted values themselves.
 func (p *clientPlan[I]) bindValues(vals []any) []any {
 	end := p.c0 + p.nc
-	out := append([]any(nil), vals[:p.c0]...)
+	out := p.bind.AppendBindParams(nil, vals[:p.c0], false)
 	out = append(out, p.bind.BindValues(vals[p.c0:end])...)
-	return append(out, vals[end:]...)
+	return p.bind.AppendBindParams(out, vals[end:], false)
 }
 
 // marshal binds q's values into args, hands them to the driver's Query

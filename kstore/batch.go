@@ -46,7 +46,7 @@ func (r *Repo[T]) SaveAll(ctx context.Context, es []*T, opts ...WriteOption) err
 	ins := r.st.Insert(using(c))
 	for _, e := range es {
 		row := sc.query(ins)
-		row.Values = r.appendWrite(sc.values(ins.NumParams()), ins, c, e, nil)
+		row.Values = r.appendWrite(sc.values(ins.NumParams()), sc, ins, c, e, nil)
 		for _, i := range r.batch {
 			if !r.emptyAt(i, r.lookupValue(i, e)) {
 				r.lookupInsertIn(sc, i, e, ts)
@@ -104,7 +104,7 @@ func (r *Repo[T]) DeleteAll(ctx context.Context, es []*T, opts ...DeleteOption) 
 	ts := int64(noTS)
 	for _, e := range es {
 		row := sc.query(st)
-		row.Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, nil)
+		row.Values = r.appendWrite(sc.values(st.NumParams()), sc, st, c, e, nil)
 		for i, l := range r.lookups {
 			if !l.IsUnique() && !r.emptyAt(i, r.lookupValue(i, e)) {
 				if ts == noTS {

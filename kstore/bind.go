@@ -27,13 +27,14 @@ func using(c *call) catalog.Using {
 // bindWrite binds a statement whose markers are [ttl] [timestamp]
 // columns... [expected...] from e (and old for the expected values).
 func (r *Repo[T]) bindWrite(s *adapter.Statement, c *call, e, old *T) []any {
-	return r.appendWrite(make([]any, 0, s.NumParams()), s, c, e, old)
+	return r.appendWrite(make([]any, 0, s.NumParams()), nil, s, c, e, old)
 }
 
-// appendWrite is bindWrite appending to vals.
-func (r *Repo[T]) appendWrite(vals []any, s *adapter.Statement, c *call, e, old *T) []any {
+// appendWrite is bindWrite appending to vals, which sc (if not nil)
+// holds: the TTL and timestamp are bound by their address in sc.
+func (r *Repo[T]) appendWrite(vals []any, sc *scratch, s *adapter.Statement, c *call, e, old *T) []any {
 	for i := 0; i < s.ColumnsOffset(); i++ {
-		vals = appendParam(vals, s.Param(i), c)
+		vals = appendParam(vals, s.Param(i), c, sc)
 	}
 	first := len(vals)
 	vals = catalog.AppendColumns(r.t, s, e, vals)
@@ -51,17 +52,20 @@ func (r *Repo[T]) appendWrite(vals []any, s *adapter.Statement, c *call, e, old 
 			vals = catalog.AppendExpected(r.t, s, old, vals)
 			break
 		}
-		vals = appendParam(vals, p, c)
+		vals = appendParam(vals, p, c, sc)
 	}
 	return vals
 }
 
-func appendParam(vals []any, p adapter.Param, c *call) []any {
+// appendParam appends the value of marker p (not a column's) from c's
+// options; a TTL or a timestamp by its address in sc (see
+// scratch.timestamp), or by value when sc is nil.
+func appendParam(vals []any, p adapter.Param, c *call, sc *scratch) []any {
 	switch p.Kind {
 	case adapter.ParamTTL:
-		return append(vals, int(c.ttl/time.Second))
+		return append(vals, sc.ttl(int(c.ttl/time.Second)))
 	case adapter.ParamTimestamp:
-		return append(vals, c.ts)
+		return append(vals, sc.timestamp(c.ts))
 	case adapter.ParamLowerBound:
 		return append(vals, tupleAt(c.lowerTuple, p.Column, c.lower))
 	case adapter.ParamUpperBound:

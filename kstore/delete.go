@@ -53,7 +53,7 @@ func (r *Repo[T]) hardDelete(ctx context.Context, op string, e *T, opts []Delete
 	}
 	st := r.st.Delete(using(c) & catalog.UsingTimestamp)
 	row := sc.query(st)
-	row.Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, nil)
+	row.Values = r.appendWrite(sc.values(st.NumParams()), sc, st, c, e, nil)
 	ts := int64(noTS) // read from the clock only when a lookup row is deleted
 	for i, l := range r.lookups {
 		if !l.IsUnique() && !r.emptyAt(i, r.lookupValue(i, e)) {

@@ -95,7 +95,7 @@ func (r *Repo[T]) buildDeleteRange(op string, sc *scratch, partition *T) (*adapt
 			vals = append(vals, c.prefix[i-base].v)
 			continue
 		}
-		vals = appendParam(vals, st.Param(i), c)
+		vals = appendParam(vals, st.Param(i), c, sc)
 	}
 	q := sc.query(st)
 	q.Values = vals

@@ -101,7 +101,7 @@ func (r *Repo[T]) lookupInsertIn(sc *scratch, i int, e *T, ts int64) *adapter.Qu
 	}
 	q.Values = catalog.AppendColumns(r.t, s, e, vals)
 	if ts != noTS {
-		q.Values = append(q.Values, ts)
+		q.Values = append(q.Values, sc.timestamp(ts))
 	}
 	return q
 }
@@ -121,7 +121,7 @@ func (r *Repo[T]) lookupDeleteIn(sc *scratch, i int, e *T, ts int64) *adapter.Qu
 	} else {
 		q, vals = &adapter.Query{Statement: s}, make([]any, 0, s.NumParams())
 	}
-	q.Values = catalog.AppendColumns(r.t, s, e, append(vals, ts))
+	q.Values = catalog.AppendColumns(r.t, s, e, append(vals, sc.timestamp(ts)))
 	return q
 }
 

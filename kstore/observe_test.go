@@ -278,3 +278,39 @@ func TestRangeAllocations(t *testing.T) {
 		t.Errorf("a DeleteRange with From and To allocates %v times, want 2 (an option each, its value within it)", n)
 	}
 }
+
+// TestUsingAllocations: the USING TIMESTAMP and TTL values are bound by
+// their address in the call's scratch, not boxed (an int64 or an int of
+// 256 or more put in an interface is a heap allocation): a Delete that
+// deletes a BATCH lookup row at the call's timestamp, a Save with a TTL
+// and a Timestamp, and an Update that moves a BATCH lookup value allocate
+// nothing.
+func TestUsingAllocations(t *testing.T) {
+	ctx := context.Background()
+	rt := allocStoreOf(t, kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Targets: kandra.Cassandra5,
+		Replication: kandra.SimpleStrategy(1)}, fPosts))
+	posts := MustNewRepo(rt, fPosts)
+	p := &fPost{Board: "b", PostID: 7, Author: "ann"} // no Tag: nothing for the workers
+	moved := *p
+	moved.Author = "bob"
+	using := []WriteOption{TTL(time.Hour), Timestamp(time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC))} // made once: an option's own allocation is not the call's
+	for _, c := range []struct {
+		name string
+		call func() error
+	}{
+		{"Delete with a lookup row", func() error { return posts.Delete(ctx, p) }},
+		{"Save with TTL and Timestamp", func() error { return posts.Save(ctx, p, using...) }},
+		{"Update of a lookup value", func() error { return posts.Update(ctx, p, &moved) }},
+	} {
+		if err := c.call(); err != nil {
+			t.Fatal(err)
+		}
+		if n := testing.AllocsPerRun(200, func() {
+			if err := c.call(); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("%s allocates %v times, want 0", c.name, n)
+		}
+	}
+}

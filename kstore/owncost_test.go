@@ -70,6 +70,8 @@ func BenchmarkOwnCost(b *testing.B) {
 	e := &ocRow{Part: uuid.New(), Seq: 7, F0: "some text", F1: uuid.New()}
 	moved := *e // the matrix's update: F0 changed
 	moved.F0 = "moved to another value"
+	f0 := kandra.MustFieldOf(table, func(e *ocRow) *string { return &e.F0 })
+	seq := kandra.MustFieldOf(table, func(e *ocRow) *int64 { return &e.Seq })
 	for _, c := range []struct {
 		name string
 		op   func() error
@@ -79,6 +81,8 @@ func BenchmarkOwnCost(b *testing.B) {
 		{"get", func() error { _, err := repo.Get(ctx, e); return err }},
 		{"delete", func() error { return repo.Delete(ctx, e) }},
 		{"update", func() error { return repo.Update(ctx, e, &moved) }},
+		{"patch-upsert", func() error { _, err := repo.Patch(ctx, e, Set(f0, "new text"), Upsert()); return err }},
+		{"delete-range", func() error { return repo.DeleteRange(ctx, e, From(seq, 1, true), To(seq, 9, false)) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()

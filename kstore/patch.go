@@ -589,7 +589,7 @@ func (r *Repo[T]) bindChanges(sc *scratch, st *adapter.Statement, key *T, change
 		if k := st.Param(i).Kind; k != adapter.ParamTTL && k != adapter.ParamTimestamp {
 			break
 		}
-		vals = appendParam(vals, st.Param(i), c)
+		vals = appendParam(vals, st.Param(i), c, sc)
 	}
 	for _, ch := range changes {
 		if ch.op == catalog.AtIndex || ch.op == catalog.AtKey {

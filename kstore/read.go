@@ -166,7 +166,7 @@ func (r *Repo[T]) partitionValues(st *adapter.Statement, partition *T, c *call) 
 			vals = append(vals, c.prefix[i-len(r.partition)].v)
 			continue
 		}
-		vals = appendParam(vals, st.Param(i), c)
+		vals = appendParam(vals, st.Param(i), c, nil)
 	}
 	return vals
 }

@@ -71,7 +71,7 @@ func (r *Repo[T]) save(ctx context.Context, op string, e *T, opts []WriteOption,
 		ins = r.st.ForceUpdate(using(c))
 	}
 	row := sc.query(ins)
-	row.Values = r.appendWrite(sc.values(ins.NumParams()), ins, c, e, nil)
+	row.Values = r.appendWrite(sc.values(ins.NumParams()), sc, ins, c, e, nil)
 	for _, i := range r.batch {
 		if !r.emptyAt(i, r.lookupValue(i, e)) { // the stamps never make a value empty
 			r.lookupInsertIn(sc, i, e, ts)
@@ -286,7 +286,7 @@ func (r *Repo[T]) saveIfNotExists(ctx context.Context, sc *scratch, cons, serial
 	// versioned.go).
 	ins := r.st.InsertIfNotExists(using(c))
 	row := sc.query(ins)
-	row.Values, row.Consistency, row.SerialConsistency = r.appendWrite(sc.values(ins.NumParams()), ins, c, e, nil), cons, serial
+	row.Values, row.Consistency, row.SerialConsistency = r.appendWrite(sc.values(ins.NumParams()), sc, ins, c, e, nil), cons, serial
 	for _, i := range r.batch {
 		if !r.emptyAt(i, r.lookupValue(i, e)) {
 			r.lookupInsertIn(sc, i, e, ts)

@@ -31,6 +31,12 @@ type scratch struct {
 	rowKey   []byte // a unit step's partition and row (Step.setKeys)
 	sized    []byte // the stored values a unit's batch-size estimate encodes (Unit.checkSize)
 	shaped   bool   // a call filled them (set before it does): release clears them
+	// The USING TIMESTAMP and TTL values its statements bind, by address
+	// (timestamp, ttl): an int64 or an int put in an interface is a heap
+	// allocation unless it is below 256.
+	nums [4]int64
+	nnum int
+	secs int32
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{entries: make([]*adapter.Query, 0, 4), vals: make([]any, 0, 32)} }}
@@ -86,6 +92,36 @@ func (sc *scratch) rewind() {
 	sc.entries = sc.entries[:0]
 	clear(sc.vals)
 	sc.vals = sc.vals[:0]
+	sc.nnum = 0
+}
+
+// timestamp is ts as a value of sc's statements: the address of a copy
+// in sc, valid as long as they are; ts itself without sc or past its
+// room. A batch's statements share one timestamp, and its copy.
+func (sc *scratch) timestamp(ts int64) any {
+	switch {
+	case sc == nil:
+		return ts
+	case sc.nnum > 0 && sc.nums[sc.nnum-1] == ts:
+		return &sc.nums[sc.nnum-1]
+	case sc.nnum == len(sc.nums):
+		return ts
+	}
+	p := &sc.nums[sc.nnum]
+	*p = ts
+	sc.nnum++
+	return p
+}
+
+// ttl is a TTL in seconds (at most kandra.MaxTTL, checked with the call's
+// options) as a value of sc's statements, as timestamp is: the TTL of
+// every statement of a call is its option's.
+func (sc *scratch) ttl(secs int) any {
+	if sc == nil {
+		return secs
+	}
+	sc.secs = int32(secs)
+	return &sc.secs
 }
 
 // query returns a cleared Query for s, appended to sc.entries.

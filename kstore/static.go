@@ -40,7 +40,7 @@ func (r *Repo[T]) SaveStatic(ctx context.Context, e *T, opts ...WriteOption) err
 	}
 	st := r.st.UpdateStatic(using(c))
 	q := sc.query(st)
-	q.Values, q.Consistency = r.appendWrite(sc.values(st.NumParams()), st, c, e, nil), cons
+	q.Values, q.Consistency = r.appendWrite(sc.values(st.NumParams()), sc, st, c, e, nil), cons
 	_, err = r.exec(ctx, kandra.OpUpdate, q)
 	return err
 }

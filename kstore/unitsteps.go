@@ -340,13 +340,13 @@ func (w UnitRepo[T]) Save(e *T, opts ...WriteOption) *Step[T] {
 	switch {
 	case !versioned:
 		st = r.st.Insert(using(c))
-		s.sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, nil)
+		s.sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), sc, st, c, e, nil)
 	case r.versionZero(e):
 		st = r.st.UpdateIfNoVersion(using(c) & catalog.UsingTTL)
-		sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, nil)
+		sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), sc, st, c, e, nil)
 	default:
 		st = r.st.Update(using(c) & catalog.UsingTTL)
-		sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, s.was) // the version's condition: e's before the stamps
+		sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), sc, st, c, e, s.was) // the version's condition: e's before the stamps
 	}
 	s.kind = stepSave
 	if versioned {
@@ -387,7 +387,7 @@ func (w UnitRepo[T]) SaveIfNotExists(e *T, opts ...InsertOption) *Step[T] {
 	sc := s.sc
 	s.was = r.stampCopy()
 	st := r.st.InsertIfNotExists(using(c))
-	sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, nil)
+	sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), sc, st, c, e, nil)
 	ts := insertTS(c)
 	for _, i := range r.batch {
 		if !r.emptyAt(i, r.lookupValue(i, e)) {
@@ -469,7 +469,7 @@ func (w UnitRepo[T]) Delete(e *T, opts ...DeleteOption) *Step[T] {
 		}
 		s.conditional(condColumns)
 	}
-	sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), st, c, e, e)
+	sc.query(st).Values = r.appendWrite(sc.values(st.NumParams()), sc, st, c, e, e)
 	ts := int64(noTS)
 	for i, l := range r.lookups {
 		if !r.emptyAt(i, r.lookupValue(i, e)) && !l.IsUnique() {

@@ -131,7 +131,7 @@ func (r *Repo[T]) update(ctx context.Context, sc *scratch, cons, serial kandra.C
 	// The primary row first in sc.entries, then the BATCH lookup rows: the
 	// LOGGED BATCH of a table without a version.
 	primary := sc.query(st)
-	primary.Values = r.appendWrite(sc.values(st.NumParams()), st, c, nw, old)
+	primary.Values = r.appendWrite(sc.values(st.NumParams()), sc, st, c, nw, old)
 	if versioned {
 		primary.Consistency, primary.SerialConsistency = cons, serial
 	}

@@ -64,8 +64,12 @@ func session(t *testing.T) *gocql.Session {
 // TestNode runs adaptertest.Run: TestNode/Runtime/... on one session,
 // TestNode/Migrator/... on a session per scenario.
 func TestNode(t *testing.T) {
-	s := session(t)
-	adaptertest.Run(t, adaptertest.Node{
+	adaptertest.Run(t, node(session(t)))
+}
+
+// node is the node of session s, for the conformance suites.
+func node(s *gocql.Session) adaptertest.Node {
+	return adaptertest.Node{
 		Name: "gocql",
 		Open: func(t *testing.T) (adapter.Driver, func()) {
 			fresh := session(t)
@@ -77,5 +81,5 @@ func TestNode(t *testing.T) {
 		Scan: func(ctx context.Context, cql string, args []any, dest ...any) error {
 			return s.Query(cql, args...).WithContext(ctx).Scan(dest...)
 		},
-	})
+	}
 }

@@ -1,5 +1,5 @@
 //go:build !race
 
-package kgocql_test
+package adaptertest
 
 const raceEnabled = false

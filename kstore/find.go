@@ -81,7 +81,7 @@ func (l *Lookup[T, V]) find(ctx context.Context, sc *scratch, cons kandra.Consis
 		// Many may hold v: the first live holder, page by page.
 		c.pageSize, c.hasPageSize = findPage, true
 		for {
-			e, next, err := l.firstHolder(ctx, op, v, sc, cons)
+			e, next, err := l.firstHolder(ctx, op, &v, sc, cons)
 			if err != nil || e != nil {
 				return e, err
 			}

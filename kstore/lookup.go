@@ -525,7 +525,7 @@ func (l *Lookup[T, V]) findAllIn(ctx context.Context, op string, v V, c call, co
 		c.colSet = nil // another set than the option's: not its cache entry
 	}
 	for _, k := range keys {
-		e, err := l.holder(ctx, sc, &c, k, v, cons)
+		e, err := l.holder(ctx, sc, &c, k, &v, cons)
 		if err != nil {
 			it.err = err
 			return it
@@ -562,11 +562,16 @@ func (l *Lookup[T, V]) keysPage(ctx context.Context, op string, v V, c *call, co
 	}
 	dst := sc.values(st.NumResult())
 	n := len(keys)
-	for k := probe; rows.Next(catalog.AppendResult(r.t, st, k, dst[:0])); k = new(T) {
+	k := probe
+	for rows.Next(catalog.AppendResult(r.t, st, k, dst[:0])) {
 		keys = append(keys, k)
+		k = r.spare() // the next row's, given back after the last: a Find's page has mostly one row
 	}
 	state := rows.PageState() // before Close, which may give the rows back to the adapter
 	err = rows.Close()
+	if k != probe {
+		r.unspare(k) // after Close: the rows held its fields as scan targets
+	}
 	r.rt.observed(octx, w, st.TableName(), kandra.OpFind, len(keys)-n, err)
 	if err != nil {
 		return keys, nil, queryErr(op+" on "+st.TableName()+" failed", err)
@@ -576,9 +581,9 @@ func (l *Lookup[T, V]) keysPage(ctx context.Context, op string, v V, c *call, co
 
 // holder reads the entity of key k (a lookup row's, given up: the entity
 // may be read into it) with c's options and returns it if it still holds
-// v (and is live, with SkipDeleted), or nil: a lookup row can outlive its
+// *v (and is live, with SkipDeleted), or nil: a lookup row can outlive its
 // value's move, or its entity.
-func (l *Lookup[T, V]) holder(ctx context.Context, sc *scratch, c *call, k *T, v V, cons kandra.Consistency) (*T, error) {
+func (l *Lookup[T, V]) holder(ctx context.Context, sc *scratch, c *call, k *T, v *V, cons kandra.Consistency) (*T, error) {
 	r := l.repo
 	e, err := r.getIn(ctx, kandra.OpFind, sc, c, k, cons, true)
 	if errors.Is(err, kerrors.ErrNotFound) {
@@ -587,22 +592,23 @@ func (l *Lookup[T, V]) holder(ctx context.Context, sc *scratch, c *call, k *T, v
 	if err != nil {
 		return nil, err
 	}
-	if !r.lookups[l.idx].IndexColumn().SameStored(l.f.Pointer(e), &v) {
+	if !r.lookups[l.idx].IndexColumn().SameStored(l.f.Pointer(e), v) {
 		return nil, nil
 	}
 	return e, nil
 }
 
-// firstHolder is a page of Find's search for a non-unique value v: the
+// firstHolder is a page of Find's search for a non-unique value *v (by
+// address: v is on the heap already, and a copy would be too): the
 // first entity among one page of v's lookup rows that still holds v
 // (and is live, with SkipDeleted), or nil, with the cursor of the next
 // page (zero at the end). sc is Find's: its call, and room for the
 // queries of every page.
-func (l *Lookup[T, V]) firstHolder(ctx context.Context, op string, v V, sc *scratch, cons kandra.Consistency) (*T, Cursor, error) {
+func (l *Lookup[T, V]) firstHolder(ctx context.Context, op string, v *V, sc *scratch, cons kandra.Consistency) (*T, Cursor, error) {
 	r := l.repo
 	c := &sc.c
 	var buf [findPage]*T
-	keys, state, err := l.keysPage(ctx, op, v, c, cons, sc, buf[:0])
+	keys, state, err := l.keysPage(ctx, op, *v, c, cons, sc, buf[:0])
 	if err != nil {
 		return nil, Cursor{}, err
 	}
@@ -614,5 +620,5 @@ func (l *Lookup[T, V]) firstHolder(ctx context.Context, op string, v V, sc *scra
 	if len(state) == 0 {
 		return nil, Cursor{}, nil
 	}
-	return nil, Cursor{state: append([]byte(nil), state...), query: l.fingerprint(r.st.Lookup(l.idx).Select(), v)}, nil
+	return nil, Cursor{state: append([]byte(nil), state...), query: l.fingerprint(r.st.Lookup(l.idx).Select(), *v)}, nil
 }

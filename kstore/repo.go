@@ -40,7 +40,7 @@ type Repo[T any] struct {
 	lookups       []*kandra.LookupTableSchema
 	inserts       sync.Pool // *eventualInsert[T], reused once their writes are done
 	current       sync.Pool // *T: the row a conditional write's refusal returns, reused when it applied
-	copies        sync.Pool // *T: a unit's copy of an entity before its stamps (stampCopy)
+	copies        sync.Pool // *T, zeroed: entities held during a call only (spare)
 	stampsInsert  bool      // an insert changes the entity: a generated id, CreatedAt, UpdatedAt or a version
 	keyMask       uint64    // the primary key's positions (a projection always reads them)
 	keySafe       uint64    // the key columns' positions whose every value is a valid key (see checkKey)

@@ -37,10 +37,24 @@ func (r *Repo[T]) stampCopy() *T {
 	if !r.stampsInsert {
 		return nil
 	}
+	return r.spare()
+}
+
+// spare is a zeroed entity from r.copies, or a new one: for an entity
+// the store holds only during a call (stampCopy, Find's next key).
+func (r *Repo[T]) spare() *T {
 	if p, ok := r.copies.Get().(*T); ok {
 		return p
 	}
 	return new(T)
+}
+
+// unspare zeroes p, which nothing else holds, and gives it back to
+// r.copies: the pool keeps no entity's memory alive.
+func (r *Repo[T]) unspare(p *T) {
+	var zero T
+	*p = zero
+	r.copies.Put(p)
 }
 
 // stampInsert fills generated ids, CreatedAt (when zero), UpdatedAt and the

@@ -94,9 +94,7 @@ func (s *Step[T]) notSent() {
 // release gives was back, once the unit is done with the step.
 func (s *Step[T]) release() {
 	if s.was != nil {
-		var zero T
-		*s.was = zero // no entity's memory kept alive by the pool
-		s.r.copies.Put(s.was)
+		s.r.unspare(s.was)
 		s.was = nil
 	}
 }

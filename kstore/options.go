@@ -252,12 +252,21 @@ type PageOption struct {
 // pageOpt is a PageOption's content.
 type pageOpt struct {
 	kind  pageKind
-	n     int
-	c     Cursor
-	col   *kandra.ColumnSchema
-	v     any // the value's address (a *V), as a field's: one allocation with the option (valueOpt)
 	bound catalog.Bound
-	tuple []prefixValue // FromTuple's and ToTuple's
+	n     int
+	col   *kandra.ColumnSchema
+	// Equal's, From's and To's value's address (a *V), as a field's: one
+	// allocation with the option (valueOpt); After's *Cursor (cursorOpt);
+	// FromTuple's and ToTuple's []prefixValue. The rare ones live here so
+	// that the common ones stay small: 40 bytes, where a Cursor and a
+	// tuple of their own made 104.
+	v any
+}
+
+// cursorOpt is After's option with its cursor, in one allocation.
+type cursorOpt struct {
+	pageOpt
+	c Cursor
 }
 
 // valueOpt is the option of a value of Go type V (Equal, From, To) with
@@ -298,7 +307,7 @@ func (po PageOption) apply(c *call) {
 	case pageSize:
 		c.pageSize, c.hasPageSize = o.n, true
 	case pageAfter:
-		c.cursor, c.hasCursor = o.c, true
+		c.cursor, c.hasCursor = *o.v.(*Cursor), true
 	case pageEqual:
 		c.prefix = append(c.prefix, prefixValue{o.col, o.v})
 	case pageFrom:
@@ -308,14 +317,16 @@ func (po PageOption) apply(c *call) {
 	case pageReversed:
 		c.reversed = true
 	case pageFromTuple:
-		c.lowerTuple, c.lowerB, c.lowerCol, c.lower = o.tuple, o.bound, nil, nil
-		if len(o.tuple) > 0 {
-			c.lowerCol, c.lower = o.tuple[0].col, o.tuple[0].v
+		t := o.v.([]prefixValue)
+		c.lowerTuple, c.lowerB, c.lowerCol, c.lower = t, o.bound, nil, nil
+		if len(t) > 0 {
+			c.lowerCol, c.lower = t[0].col, t[0].v
 		}
 	case pageToTuple:
-		c.upperTuple, c.upperB, c.upperCol, c.upper = o.tuple, o.bound, nil, nil
-		if len(o.tuple) > 0 {
-			c.upperCol, c.upper = o.tuple[0].col, o.tuple[0].v
+		t := o.v.([]prefixValue)
+		c.upperTuple, c.upperB, c.upperCol, c.upper = t, o.bound, nil, nil
+		if len(t) > 0 {
+			c.upperCol, c.upper = t[0].col, t[0].v
 		}
 	}
 }
@@ -336,7 +347,9 @@ func PageSize(n int) PageOption {
 // *kerrors.ArgumentError, as is a sealed cursor (one that would show a
 // Sensitive value, see WithCursorKey) of a store with another key.
 func After(c Cursor) PageOption {
-	return PageOption{&pageOpt{kind: pageAfter, c: c}}
+	o := &cursorOpt{pageOpt: pageOpt{kind: pageAfter}, c: c}
+	o.v = &o.c
+	return PageOption{&o.pageOpt}
 }
 
 // Equal restricts List to the rows whose clustering column f equals v.
@@ -386,13 +399,13 @@ func At[T, V any](f kandra.Field[T, V], v V) TupleValue[T] {
 // other; one of each side bounds a slice, of any lengths. Columns out of
 // that order, or none, are a *kerrors.ArgumentError.
 func FromTuple[T any](inclusive bool, vals ...TupleValue[T]) PageOption {
-	return PageOption{&pageOpt{kind: pageFromTuple, bound: bound(inclusive), tuple: tupleOf(vals)}}
+	return PageOption{&pageOpt{kind: pageFromTuple, bound: bound(inclusive), v: tupleOf(vals)}}
 }
 
 // ToTuple bounds List to the rows whose clustering columns compare as a
 // tuple <= (inclusive) or < the values given (see FromTuple).
 func ToTuple[T any](inclusive bool, vals ...TupleValue[T]) PageOption {
-	return PageOption{&pageOpt{kind: pageToTuple, bound: bound(inclusive), tuple: tupleOf(vals)}}
+	return PageOption{&pageOpt{kind: pageToTuple, bound: bound(inclusive), v: tupleOf(vals)}}
 }
 
 func tupleOf[T any](vals []TupleValue[T]) []prefixValue {

@@ -14,8 +14,10 @@ import (
 )
 
 // maxExported bounds the package's API: a conformance suite an adapter's
-// author reads in one sitting, as testing/fstest's TestFS.
-const maxExported = 12
+// author reads in one sitting, as testing/fstest's TestFS. RunAllocations
+// took it from 12 to 13: its row and the hand-written code it measures
+// against are the adapter's to write, in the driver's own types.
+const maxExported = 13
 
 // sources parses the package's non-test files.
 func sources(t *testing.T) (*token.FileSet, []*ast.File) {
@@ -95,6 +97,7 @@ type entity struct {
 // method; of the generic sorted, whose instances a scenario registers,
 // one instance).
 var entities = []entity{
+	{"AllocRow", registered[AllocRow]},
 	{"user", registered[user]}, {"todo", registered[todo]}, {"wallet", registered[wallet]},
 	{"pageHits", registered[pageHits]}, {"event", registered[event]}, {"device", registered[device]},
 	{"member", registered[member]}, {"note", registered[note]}, {"listing", registered[listing]},

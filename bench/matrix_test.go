@@ -870,6 +870,42 @@ func TestMatrix(t *testing.T) {
 	}
 }
 
+// measureTable measures cells (what names them in the skip message:
+// "write", "unit") as TestMatrix measures the matrix: KANDRA_MATRIX=1,
+// -matrix.rounds, -matrix.block and -matrix.run, one line per cell, and
+// the markdown table written to out unless it is empty.
+func measureTable(t *testing.T, what string, cells func() ([]*cell, error), out string) {
+	if os.Getenv("KANDRA_MATRIX") != "1" {
+		t.Skipf("the %s cells are measured with KANDRA_MATRIX=1 (bench/README.md)", what)
+	}
+	cs, err := cells()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep func(string) bool
+	if *matrixRun != "" {
+		keep = regexp.MustCompile(*matrixRun).MatchString
+	}
+	var results []result
+	for _, c := range cs {
+		if keep != nil && !keep(c.name()) {
+			continue
+		}
+		k, h, f, n, err := measureCell(c, *matrixRounds, *matrixBlock)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name(), err)
+		}
+		r := summarize(c, k, h, f, n)
+		results = append(results, r)
+		fmt.Println(r.line())
+	}
+	if out != "" {
+		if err := os.WriteFile(out, []byte(matrixTable(results)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // matrixTable is results as a markdown table.
 func matrixTable(rs []result) string {
 	var b strings.Builder

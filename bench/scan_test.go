@@ -9,9 +9,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
-	"os"
 	"reflect"
-	"regexp"
 	"slices"
 	"sort"
 	"sync"
@@ -546,35 +544,7 @@ func TestScansAgree(t *testing.T) {
 // TestMatrix), one line per cell, and with -scans.out the markdown table.
 // The time is per scan of the table (10,000 rows).
 func TestScans(t *testing.T) {
-	if os.Getenv("KANDRA_MATRIX") != "1" {
-		t.Skip("the scan cells are measured with KANDRA_MATRIX=1 (see scan_test.go)")
-	}
-	cells, err := scanCells()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keep func(string) bool
-	if *matrixRun != "" {
-		keep = regexp.MustCompile(*matrixRun).MatchString
-	}
-	var results []result
-	for _, c := range cells {
-		if keep != nil && !keep(c.name()) {
-			continue
-		}
-		k, h, f, n, err := measureCell(c, *matrixRounds, *matrixBlock)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name(), err)
-		}
-		r := summarize(c, k, h, f, n)
-		results = append(results, r)
-		fmt.Println(r.line())
-	}
-	if *scansOut != "" {
-		if err := os.WriteFile(*scansOut, []byte(matrixTable(results)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	measureTable(t, "scan", scanCells, *scansOut)
 }
 
 // BenchmarkScans runs every scan cell's contenders as the testing

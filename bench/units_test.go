@@ -5,9 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"reflect"
-	"regexp"
 	"testing"
 
 	gocqlv2 "github.com/apache/cassandra-gocql-driver/v2"
@@ -397,35 +395,7 @@ func TestUnitsSpread(t *testing.T) {
 // (KANDRA_MATRIX=1; -matrix.rounds, -matrix.block and -matrix.run as for
 // TestMatrix), one line per cell, and with -units.out the markdown table.
 func TestUnits(t *testing.T) {
-	if os.Getenv("KANDRA_MATRIX") != "1" {
-		t.Skip("the unit cells are measured with KANDRA_MATRIX=1 (see units_test.go)")
-	}
-	cells, err := unitCellSets()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keep func(string) bool
-	if *matrixRun != "" {
-		keep = regexp.MustCompile(*matrixRun).MatchString
-	}
-	var results []result
-	for _, c := range cells {
-		if keep != nil && !keep(c.name()) {
-			continue
-		}
-		k, h, f, n, err := measureCell(c, *matrixRounds, *matrixBlock)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name(), err)
-		}
-		r := summarize(c, k, h, f, n)
-		results = append(results, r)
-		fmt.Println(r.line())
-	}
-	if *unitsOut != "" {
-		if err := os.WriteFile(*unitsOut, []byte(matrixTable(results)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	measureTable(t, "unit", unitCellSets, *unitsOut)
 }
 
 // BenchmarkUnits runs every unit cell's contenders as the testing

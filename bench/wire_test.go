@@ -271,6 +271,7 @@ type clientPlan[I any] struct {
 	params []I
 	scan   codec
 	result []I
+	count  bool // a SELECT COUNT: no Result column, one BIGINT scanned into the *int64 given
 }
 
 func (d *clientDriver[I]) plan(s *adapter.Statement) (*clientPlan[I], error) {
@@ -326,6 +327,10 @@ func (d *clientDriver[I]) plan(s *adapter.Statement) (*clientPlan[I], error) {
 	}
 	if p.result, err = w.infos(result); err != nil {
 		return nil, err
+	}
+	if len(result) == 0 && strings.HasPrefix(s.CQL(), "SELECT COUNT(") {
+		// As the adapters scan a count: the driver into the *int64 itself.
+		p.result, p.count = []I{w.bigint}, true
 	}
 	v, _ := d.plans.LoadOrStore(s, p)
 	s.Cache(d, v)
@@ -453,6 +458,13 @@ func (r *clientRows[I]) Next(dst []any) bool {
 	}
 	row := r.rows[0]
 	r.rows = r.rows[1:]
+	if r.p.count {
+		if r.d.tape != nil {
+			r.d.tape.scan(r.p.result, row, dst)
+		}
+		r.err = unmarshalRow(r.d.m.w, r.p.result, row, dst)
+		return r.err == nil
+	}
 	targets, finish := r.p.scan.AppendScanTargets(r.targets[:0], dst)
 	r.targets = targets
 	if r.d.tape != nil {

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -666,35 +664,7 @@ func TestWritesAgree(t *testing.T) {
 // -matrix.rounds, -matrix.block and -matrix.run as for TestMatrix), one
 // line per cell, and with -writes.out the markdown table.
 func TestWrites(t *testing.T) {
-	if os.Getenv("KANDRA_MATRIX") != "1" {
-		t.Skip("the write cells are measured with KANDRA_MATRIX=1 (see writes_test.go)")
-	}
-	cells, err := writeCellSets()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keep func(string) bool
-	if *matrixRun != "" {
-		keep = regexp.MustCompile(*matrixRun).MatchString
-	}
-	var results []result
-	for _, c := range cells {
-		if keep != nil && !keep(c.name()) {
-			continue
-		}
-		k, h, f, n, err := measureCell(c, *matrixRounds, *matrixBlock)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name(), err)
-		}
-		r := summarize(c, k, h, f, n)
-		results = append(results, r)
-		fmt.Println(r.line())
-	}
-	if *writesOut != "" {
-		if err := os.WriteFile(*writesOut, []byte(matrixTable(results)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	measureTable(t, "write", writeCellSets, *writesOut)
 }
 
 // BenchmarkWrites runs every write cell's contenders as the testing

@@ -651,6 +651,10 @@ func testTupleSlices(t *testing.T, h *harness) {
 	}{
 		{"(a, b, c) >= (1, 1, 1)", []kstore.ListOption{kstore.FromTuple(true, kstore.At(slicedA, int32(1)), kstore.At(slicedB, int32(1)), kstore.At(slicedC, int32(1)))},
 			func(r *sliced) bool { return cmp(r, 1, 1, 1) >= 0 }, false},
+		// The bound of the case above on one column: a count of it once
+		// got the tuple's statement, cached under the same bounds' kinds.
+		{"a >= 1", []kstore.ListOption{kstore.From(slicedA, 1, true)},
+			func(r *sliced) bool { return r.A >= 1 }, false},
 		{"(a, b, c) > (1, 1, 1) and (a, b) < (2, 2)", []kstore.ListOption{kstore.FromTuple(false, kstore.At(slicedA, int32(1)), kstore.At(slicedB, int32(1)), kstore.At(slicedC, int32(1))), kstore.ToTuple(false, kstore.At(slicedA, int32(2)), kstore.At(slicedB, int32(2)))},
 			func(r *sliced) bool { return cmp(r, 1, 1, 1) > 0 && cmp(r, 2, 2) < 0 }, false},
 		{"(a, b) >= (1, 2) and a <= 2", []kstore.ListOption{kstore.FromTuple(true, kstore.At(slicedA, int32(1)), kstore.At(slicedB, int32(2))), kstore.To(slicedA, 2, true)},

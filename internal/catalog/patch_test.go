@@ -71,7 +71,7 @@ func TestShapesCacheTellsShapesApart(t *testing.T) {
 		for i, n := 0, rapid.IntRange(10, 40).Draw(rt, "calls"); i < n; i++ {
 			var shape string
 			var ask func(*catalog.Table) *adapter.Statement
-			switch rapid.IntRange(0, 2).Draw(rt, "kind") {
+			switch rapid.IntRange(0, 3).Draw(rt, "kind") {
 			case 0:
 				spec := &catalog.PatchSpec{Using: catalog.Using(rapid.IntRange(0, 1).Draw(rt, "using"))}
 				for j, k := 0, rapid.IntRange(1, 2).Draw(rt, "sets"); j < k; j++ {
@@ -124,6 +124,24 @@ func TestShapesCacheTellsShapesApart(t *testing.T) {
 				}
 				shape = fmt.Sprintf("delete %v", *spec)
 				ask = func(tb *catalog.Table) *adapter.Statement { return tb.DeleteWhere(spec, nil) }
+			case 2:
+				// A count ignores the order and the limit: they are not
+				// part of its shape.
+				var r catalog.Range
+				r.Prefix = rapid.IntRange(0, len(clustering)).Draw(rt, "prefix")
+				if n := len(clustering) - r.Prefix; n > 0 {
+					r.Lower = catalog.Bound(rapid.IntRange(0, 2).Draw(rt, "lower"))
+					r.Upper = catalog.Bound(rapid.IntRange(0, 2).Draw(rt, "upper"))
+					if n > 1 && r.Lower != catalog.Unbounded && rapid.Bool().Draw(rt, "lowertuple") {
+						r.LowerN = rapid.IntRange(2, n).Draw(rt, "lowern")
+					}
+					if n > 1 && r.Upper != catalog.Unbounded && rapid.Bool().Draw(rt, "uppertuple") {
+						r.UpperN = rapid.IntRange(2, n).Draw(rt, "uppern")
+					}
+				}
+				shape = fmt.Sprintf("count %v", r)
+				r.Reversed, r.Limit = rapid.Bool().Draw(rt, "reversed"), rapid.Bool().Draw(rt, "limit")
+				ask = func(tb *catalog.Table) *adapter.Statement { return tb.CountPartition(r) }
 			default:
 				var cols []*kandra.ColumnSchema
 				for _, c := range regular {

@@ -84,7 +84,9 @@ func (b *stmtBuilder) counted() string {
 // column, scanned into an *int64.
 func (s *Table) CountPartition(r Range) *adapter.Statement {
 	r.Reversed, r.Limit = false, false
-	key := []byte{'C', byte(r.Prefix), byte(r.Lower), byte(r.Upper)}
+	// The tuples' lengths are part of the shape: (a, b) <= (?, ?) is not
+	// a <= ?.
+	key := []byte{'C', byte(r.Prefix), byte(r.Lower), byte(r.Upper), byte(r.LowerN), byte(r.UpperN)}
 	return s.shaped(key, func() *adapter.Statement { return s.count(s.SelectPartition(r)) })
 }
 

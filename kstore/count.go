@@ -22,8 +22,10 @@ import (
 // their keys.
 func (r *Repo[T]) Count(ctx context.Context, partition *T, opts ...ListOption) (int64, error) {
 	const op = "Count"
-	c := applyCall(opts)
-	cons, _, err := r.enter(ctx, entry{op: op, kind: reads}, &c, arg[T]{name: "partition", e: partition, key: r.partition})
+	sc := getScratch(opts)
+	defer sc.release()
+	c := &sc.c
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads}, c, arg[T]{name: "partition", e: partition, key: r.partition})
 	if err != nil {
 		return 0, err
 	}
@@ -31,7 +33,7 @@ func (r *Repo[T]) Count(ctx context.Context, partition *T, opts ...ListOption) (
 	if c.hasCursor || c.reversed {
 		return 0, r.argErr(op, "options", "After and Reversed belong to List; a count has one answer")
 	}
-	if err := r.checkRange(op, &c); err != nil {
+	if err := r.checkRange(op, c); err != nil {
 		return 0, err
 	}
 	rng := c.partitionRange()
@@ -40,10 +42,10 @@ func (r *Repo[T]) Count(ctx context.Context, partition *T, opts ...ListOption) (
 		if !c.hasPageSize {
 			c.pageSize = DefaultScanPageSize
 		}
-		return r.countLive(ctx, st, r.partitionValues(st, partition, &c), cons, c.pageSize)
+		return r.countLive(ctx, st, r.partitionValues(st, partition, c), cons, c.pageSize)
 	}
 	st := r.st.CountPartition(rng)
-	return r.countOne(ctx, st, r.partitionValues(st, partition, &c), cons)
+	return r.countIn(ctx, sc, st, r.partitionValuesIn(sc.values(st.NumParams()), st, partition, c, sc), cons)
 }
 
 // CountAll counts every row of the table, by token ranges, as Scan reads
@@ -116,12 +118,20 @@ func (r *Repo[T]) liveOnly(st *adapter.Statement) *adapter.Statement {
 
 // countOne runs st, a COUNT, and reads its one BIGINT.
 func (r *Repo[T]) countOne(ctx context.Context, st *adapter.Statement, vals []any, cons kandra.Consistency) (int64, error) {
-	var n int64
-	q := &adapter.Query{Statement: st, Values: vals, Consistency: cons}
-	if _, err := r.oneInto(ctx, kandra.OpCount, q, []any{&n}); err != nil {
+	sc := getScratch[option](nil)
+	defer sc.release()
+	return r.countIn(ctx, sc, st, vals, cons)
+}
+
+// countIn is countOne with its Query and its count's target in sc.
+func (r *Repo[T]) countIn(ctx context.Context, sc *scratch, st *adapter.Statement, vals []any, cons kandra.Consistency) (int64, error) {
+	q := sc.query(st)
+	q.Values, q.Consistency = vals, cons
+	sc.count = 0
+	if _, err := r.oneInto(ctx, kandra.OpCount, q, append(sc.values(1), &sc.count)); err != nil {
 		return 0, err
 	}
-	return n, nil
+	return sc.count, nil
 }
 
 // countLive pages through st (a projection by liveOnly), as List pages,

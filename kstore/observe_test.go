@@ -260,7 +260,9 @@ func TestWaitForEventualWrites(t *testing.T) {
 
 // TestRangeAllocations: From and To allocate one option each, its value
 // within it, and a DeleteRange of them nothing more (each option was
-// boxed into the option interface apart from its value: two allocations).
+// boxed into the option interface apart from its value: two allocations);
+// a Count of a partition, with or without them, allocates nothing (its
+// Query, values and result were 4 allocations, 5 with a range).
 func TestRangeAllocations(t *testing.T) {
 	ctx := context.Background()
 	rt := allocStoreOf(t, kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Targets: kandra.Cassandra5,
@@ -276,6 +278,25 @@ func TestRangeAllocations(t *testing.T) {
 	del()
 	if n := testing.AllocsPerRun(200, del); n != 2 {
 		t.Errorf("a DeleteRange with From and To allocates %v times, want 2 (an option each, its value within it)", n)
+	}
+	// A count's Query, values and result are the call's scratch.
+	for _, c := range []struct {
+		name string
+		opts []ListOption
+		want float64
+	}{
+		{"a Count", nil, 0},
+		{"a Count with From and To", []ListOption{From(pos, 1000, true), To(pos, 2000, false)}, 0}, // made once
+	} {
+		count := func() {
+			if _, err := plains.Count(ctx, key, c.opts...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		count()
+		if n := testing.AllocsPerRun(200, count); n != c.want {
+			t.Errorf("%s allocates %v times, want %v", c.name, n, c.want)
+		}
 	}
 }
 

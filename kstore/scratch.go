@@ -34,9 +34,10 @@ type scratch struct {
 	// The USING TIMESTAMP and TTL values its statements bind, by address
 	// (timestamp, ttl): an int64 or an int put in an interface is a heap
 	// allocation unless it is below 256.
-	nums [4]int64
-	nnum int
-	secs int32
+	nums  [4]int64
+	nnum  int
+	secs  int32
+	count int64 // a count's result (countIn), scanned by address
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{entries: make([]*adapter.Query, 0, 4), vals: make([]any, 0, 32)} }}

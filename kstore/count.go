@@ -45,7 +45,7 @@ func (r *Repo[T]) Count(ctx context.Context, partition *T, opts ...ListOption) (
 		return r.countLive(ctx, st, r.partitionValues(st, partition, c), cons, c.pageSize)
 	}
 	st := r.st.CountPartition(rng)
-	return r.countIn(ctx, sc, st, r.partitionValuesIn(sc.values(st.NumParams()), st, partition, c, sc), cons)
+	return r.countIn(ctx, sc, st, r.partitionValuesIn(sc.values(st.NumParams()), st, partition, c), cons)
 }
 
 // CountAll counts every row of the table, by token ranges, as Scan reads

@@ -160,19 +160,19 @@ func (c *call) partitionRange() catalog.Range {
 // partitionValues are the values of st, a SELECT (or COUNT) of
 // partitionRange's shape: partition's key, c's prefix, bounds and limit.
 func (r *Repo[T]) partitionValues(st *adapter.Statement, partition *T, c *call) []any {
-	return r.partitionValuesIn(make([]any, 0, st.NumParams()), st, partition, c, nil)
+	return r.partitionValuesIn(make([]any, 0, st.NumParams()), st, partition, c)
 }
 
-// partitionValuesIn is partitionValues appended to vals, its numbers
-// bound by address in sc (nil: boxed).
-func (r *Repo[T]) partitionValuesIn(vals []any, st *adapter.Statement, partition *T, c *call, sc *scratch) []any {
+// partitionValuesIn is partitionValues appended to vals (a count's, in
+// its scratch).
+func (r *Repo[T]) partitionValuesIn(vals []any, st *adapter.Statement, partition *T, c *call) []any {
 	vals = catalog.AppendColumns(r.t, st, partition, vals)
 	for i := len(vals); i < st.NumParams(); i++ {
 		if p := st.Param(i); p.Kind == adapter.ParamPrefix {
 			vals = append(vals, c.prefix[i-len(r.partition)].v)
 			continue
 		}
-		vals = appendParam(vals, st.Param(i), c, sc)
+		vals = appendParam(vals, st.Param(i), c, nil)
 	}
 	return vals
 }

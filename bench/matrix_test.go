@@ -756,6 +756,8 @@ type result struct {
 	c               *cell
 	k, h, f         float64 // ns/op
 	ka, ha, fa      float64 // allocs/op
+	kb, hb          float64 // bytes/op
+	kgc, hgc        float64 // the collector's charge, ns/op (in k and h)
 	ratio, p10, p90 float64
 	lo, hi          float64
 	rounds, ops     int // rounds; operations per block
@@ -771,6 +773,8 @@ func summarize(c *cell, k, h, f []sample, n int) result {
 	}
 	ns := func(s sample) float64 { return s.ns }
 	al := func(s sample) float64 { return s.allocs }
+	by := func(s sample) float64 { return s.bytes }
+	gc := func(s sample) float64 { return s.gc }
 	ratios := make([]float64, len(k))
 	for i := range k {
 		ratios[i] = k[i].ns / h[i].ns
@@ -779,6 +783,8 @@ func summarize(c *cell, k, h, f []sample, n int) result {
 	return result{c: c,
 		k: km, h: hm, f: mean(col(f, ns)),
 		ka: mean(col(k, al)), ha: mean(col(h, al)), fa: mean(col(f, al)),
+		kb: mean(col(k, by)), hb: mean(col(h, by)),
+		kgc: mean(col(k, gc)), hgc: mean(col(h, gc)),
 		ratio: km / hm, p10: quantileOf(ratios, .1), p90: quantileOf(ratios, .9),
 		lo: slices.Min(ratios), hi: slices.Max(ratios), rounds: len(k), ops: n}
 }
@@ -824,8 +830,8 @@ func (r result) reason() string {
 }
 
 func (r result) line() string {
-	return fmt.Sprintf("matrix: adapter=%s shape=%s op=%s kandra=%s hand=%s floor=%s ratio=%.2f p10-p90=%.2f-%.2f min-max=%.2f-%.2f allocs=%.0f/%.0f/%.0f blocks=%dx%d target=%.1f %s",
-		r.c.adapter, r.c.shape, r.c.op, fmtNs(r.k), fmtNs(r.h), fmtNs(r.f), r.ratio, r.p10, r.p90, r.lo, r.hi, r.ka, r.ha, r.fa, r.rounds, r.ops, r.c.target, r.verdict())
+	return fmt.Sprintf("matrix: adapter=%s shape=%s op=%s kandra=%s hand=%s floor=%s ratio=%.2f p10-p90=%.2f-%.2f min-max=%.2f-%.2f allocs=%.0f/%.0f/%.0f bytes=%.0f/%.0f gc=%s/%s blocks=%dx%d target=%.1f %s",
+		r.c.adapter, r.c.shape, r.c.op, fmtNs(r.k), fmtNs(r.h), fmtNs(r.f), r.ratio, r.p10, r.p90, r.lo, r.hi, r.ka, r.ha, r.fa, r.kb, r.hb, fmtNs(r.kgc), fmtNs(r.hgc), r.rounds, r.ops, r.c.target, r.verdict())
 }
 
 func fmtNs(ns float64) string {

@@ -259,3 +259,102 @@ func TestEventualCopyLastWrite(t *testing.T) {
 		t.Fatalf("%d by_a and %d by_b writes, want %d and %d", a, b, writers*each, writers*each/2)
 	}
 }
+
+// rowFake records each EVENTUAL lookup statement as its verb, table and
+// values (the timestamp left out), read while the statement is sent.
+type rowFake struct {
+	fake
+	mu   sync.Mutex
+	rows map[string]int
+}
+
+func (f *rowFake) Exec(ctx context.Context, q *adapter.Query) (bool, error) {
+	cql := q.Statement.CQL()
+	if !strings.Contains(cql, "two_eventual_by_") {
+		return true, nil
+	}
+	row := strings.Fields(cql)[0]
+	for _, w := range strings.Fields(cql) {
+		if strings.HasPrefix(w, "ks.two_eventual_by_") {
+			row += " " + strings.TrimPrefix(w, "ks.two_eventual_")
+		}
+	}
+	for _, v := range q.Values {
+		switch v := v.(type) {
+		case *string:
+			row += " " + *v
+		case *uuid.UUID:
+			row += " " + v.String()
+		}
+	}
+	f.mu.Lock()
+	f.rows[row]++
+	f.mu.Unlock()
+	return true, nil
+}
+
+// TestEventualMovesBindOldValues: an Update's EVENTUAL move deletes the
+// row of old's value and writes new's, with the entity's key, from
+// copies taken when the call returned: many Updates at once, whose
+// copies the pool hands from one to the next (run with -race), each
+// moving A, and B in each of its ways (kept, to none, from none).
+func TestEventualMovesBindOldValues(t *testing.T) {
+	f := &rowFake{rows: map[string]int{}}
+	rt, err := New(f, testKeyspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := MustNewRepo(rt, twoEventuals)
+	ctx := context.Background()
+	want := map[string]int{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	const writers, each = 4, 300
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				id := uuid.New()
+				old := &twoEventual{ID: id, A: fmt.Sprintf("a%d-%d", w, i)}
+				nw := &twoEventual{ID: id, A: fmt.Sprintf("A%d-%d", w, i)}
+				rows := []string{"DELETE by_a " + old.A + " " + id.String(), "INSERT by_a " + nw.A + " " + id.String()}
+				switch i % 3 {
+				case 0:
+					old.B, nw.B = "b", "b"
+				case 1:
+					old.B = fmt.Sprintf("b%d-%d", w, i)
+					rows = append(rows, "DELETE by_b "+old.B+" "+id.String())
+				case 2:
+					nw.B = fmt.Sprintf("B%d-%d", w, i)
+					rows = append(rows, "INSERT by_b "+nw.B+" "+id.String())
+				}
+				if err := repo.Update(ctx, old, nw); err != nil {
+					t.Error(err)
+					return
+				}
+				// The caller's structs are its own again once Update returns.
+				*old, *nw = twoEventual{A: "reused"}, twoEventual{B: "reused"}
+				mu.Lock()
+				for _, r := range rows {
+					want[r]++
+				}
+				mu.Unlock()
+			}
+		}(w)
+	}
+	wg.Wait()
+	if err := rt.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for r, n := range want {
+		if f.rows[r] != n {
+			t.Errorf("%q sent %d times, want %d", r, f.rows[r], n)
+		}
+	}
+	for r, n := range f.rows {
+		if want[r] == 0 {
+			t.Errorf("%q sent %d times, want none", r, n)
+		}
+	}
+}

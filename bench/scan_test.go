@@ -70,6 +70,10 @@ const (
 // same).
 const cqlScan = "SELECT part, seq, f0, f1, f2, f3, f4, f5, f6, f7, f8, f9 FROM app.c12l0 WHERE token(part) > ? AND token(part) <= ?"
 
+// cqlCountAll is the hand-written count of one token range, the count-all
+// cells' statement (TestCountsAgree checks that kandra sends the same).
+const cqlCountAll = "SELECT COUNT(*) FROM app.c12l0 WHERE token(part) > ? AND token(part) <= ?"
+
 // scanEntity is the i-th row of the scanned table: newC12L0(i) in a
 // partition of its own.
 func scanEntity(i int) *C12L0 {
@@ -94,6 +98,9 @@ type ringServer struct {
 	want   []*C12L0     // the entities of rows, in the same order
 	states [][]byte     // states[i] is the page state of a page from row i
 	served atomic.Int64 // rows served, for TestScansAgree
+	// counts is the answer to cqlCountAll for each range of the even cut
+	// (evenCut(scanRanges)): one row, its count as a BIGINT.
+	counts map[[2]int64][][][]byte
 }
 
 // newRingServer is the table of scanRows rows of wire w: rowOf is a row's
@@ -127,7 +134,27 @@ func newRingServer[I any](w *wire[I], rowOf func(*C12L0) []any, infos []I) (*rin
 		g.tokens, g.rows, g.want = append(g.tokens, r.tok), append(g.rows, cols), append(g.want, r.e)
 		g.states = append(g.states, binary.BigEndian.AppendUint32(nil, uint32(i)))
 	}
+	g.counts = map[[2]int64][][][]byte{}
+	for _, r := range evenCut(scanRanges) {
+		lo := sort.Search(len(g.tokens), func(i int) bool { return g.tokens[i] > r[0] })
+		hi := sort.Search(len(g.tokens), func(i int) bool { return g.tokens[i] > r[1] })
+		b, err := w.marshal(w.bigint, int64(hi-lo))
+		if err != nil {
+			return nil, err
+		}
+		g.counts[r] = [][][]byte{{b}}
+	}
 	return g, nil
+}
+
+// count is the answer to cqlCountAll for range (start, end], which must
+// be one of the even cut's.
+func (g *ringServer) count(start, end int64) ([][][]byte, error) {
+	row, ok := g.counts[[2]int64{start, end}]
+	if !ok {
+		return nil, fmt.Errorf("bench: a count of range (%d, %d], not one of the even cut's", start, end)
+	}
+	return row, nil
 }
 
 func cmpInt64(a, b int64) int {
@@ -213,7 +240,8 @@ type scanDriver[I any] struct {
 // Query implements adapter.Driver.
 func (d *scanDriver[I]) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, error) {
 	rows, err := d.clientDriver.Query(ctx, q)
-	if err != nil || q.Statement.CQL() != d.srv.cql {
+	cql := q.Statement.CQL()
+	if err != nil || cql != d.srv.cql && cql != cqlCountAll {
 		return rows, err
 	}
 	start, ok1 := q.Values[0].(int64)
@@ -222,12 +250,18 @@ func (d *scanDriver[I]) Query(ctx context.Context, q *adapter.Query) (adapter.Ro
 		rows.Close()
 		return nil, fmt.Errorf("bench: %s: tokens %T, %T", q.Statement, q.Values[0], q.Values[1])
 	}
-	page, next, err := d.srv.page(start, end, q.PageSize, q.PageState)
+	var page [][][]byte
+	var next []byte
+	if cql == cqlCountAll {
+		page, err = d.srv.count(start, end)
+	} else {
+		page, next, err = d.srv.page(start, end, q.PageSize, q.PageState)
+	}
 	if err != nil {
 		rows.Close()
 		return nil, err
 	}
-	if d.m.record != nil {
+	if d.m.record != nil && cql == d.srv.cql {
 		d.log.add(scanQuery{start, end, q.PageSize, fmt.Sprintf("%x", q.PageState), q.Consistency.String()})
 	}
 	r := rows.(*clientRows[I])
@@ -262,11 +296,32 @@ type scanHand[I any] struct {
 	srv    *ringServer
 	tokens []I // the markers': BIGINT
 	result []I // the columns'
+	count  []I // a count's: BIGINT
 	row    func(m *marshaller[I], result []I, row [][]byte) (*C12L0, error)
 	log    scanLog
 }
 
 func (h *scanHand[I]) scan(ctx context.Context, each func(*C12L0) error) error {
+	return eachRange(ctx, func(ctx context.Context, r [2]int64) error { return h.scanRange(ctx, r, each) })
+}
+
+// countAll is the hand-written count of the table: each range counted by
+// the server (one Query of cqlCountAll, bound with its two tokens, its
+// one row scanned into an int64), the counts summed.
+func (h *scanHand[I]) countAll(ctx context.Context) (int64, error) {
+	var total atomic.Int64
+	err := eachRange(ctx, func(_ context.Context, r [2]int64) error {
+		n, err := h.countRange(r)
+		total.Add(n)
+		return err
+	})
+	return total.Load(), err
+}
+
+// eachRange is the hand-written code's walk of the ring: cut evenly,
+// scanConc goroutines taking the ranges in turn, the first error stopping
+// the others.
+func eachRange(ctx context.Context, do func(context.Context, [2]int64) error) error {
 	ranges := evenCut(scanRanges)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -285,7 +340,7 @@ func (h *scanHand[I]) scan(ctx context.Context, each func(*C12L0) error) error {
 				if i >= len(ranges) {
 					return
 				}
-				if err := h.scanRange(ctx, ranges[i], each); err != nil {
+				if err := do(ctx, ranges[i]); err != nil {
 					once.Do(func() { first = err; cancel() })
 					return
 				}
@@ -297,6 +352,20 @@ func (h *scanHand[I]) scan(ctx context.Context, each func(*C12L0) error) error {
 		return first
 	}
 	return ctx.Err()
+}
+
+// countRange is the count of range r, as the server answers it.
+func (h *scanHand[I]) countRange(r [2]int64) (int64, error) {
+	if err := h.m.exec(cqlCountAll, h.tokens, []any{r[0], r[1]}); err != nil {
+		return 0, err
+	}
+	rows, err := h.srv.count(r[0], r[1])
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = unmarshalRow(h.m.w, h.count, rows[0], []any{&n})
+	return n, err
 }
 
 // scanRange reads range r: its pages in turn, as the driver's iterator
@@ -366,23 +435,34 @@ func scanned(rows int64, err error) error {
 	return err
 }
 
-// scanCell is the scan cell on wire w: rowOf and row are the driver's
-// row of an entity and its scan (the hand-written code's).
-func scanCell[I any](w *wire[I], rowOf func(*C12L0) []any, row func(*marshaller[I], []I, [][]byte) (*C12L0, error)) (*cell, error) {
+// scanRig is what the scan and count-all cells of one wire stand on:
+// the driver and its ring server, kandra's Repo, the hand-written code.
+func scanRig[I any](w *wire[I], rowOf func(*C12L0) []any, row func(*marshaller[I], []I, [][]byte) (*C12L0, error)) (*scanDriver[I], *wrig[C12L0], *scanHand[I], error) {
 	d := &scanDriver[I]{clientDriver: newClientDriver(w)}
 	k, err := wrigOf(d, kandra.Register[C12L0])
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	result, err := w.infos(k.table.Schema().Columns())
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if d.srv, err = newRingServer(w, rowOf, result); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	hm := &marshaller[I]{w: w}
-	h := &scanHand[I]{m: hm, srv: d.srv, tokens: []I{w.bigint, w.bigint}, result: result, row: row}
+	h := &scanHand[I]{m: hm, srv: d.srv, tokens: []I{w.bigint, w.bigint}, result: result, count: []I{w.bigint}, row: row}
+	return d, k, h, nil
+}
+
+// scanCell is the scan cell on wire w: rowOf and row are the driver's
+// row of an entity and its scan (the hand-written code's).
+func scanCell[I any](w *wire[I], rowOf func(*C12L0) []any, row func(*marshaller[I], []I, [][]byte) (*C12L0, error)) (*cell, error) {
+	d, k, h, err := scanRig(w, rowOf, row)
+	if err != nil {
+		return nil, err
+	}
+	hm := h.m
 	ctx := context.Background()
 	opts := []kstore.ScanOption{kstore.Ranges(scanRanges), kstore.Concurrency(scanConc), kstore.PageSize(scanPage)}
 	kscan := func(each func(*C12L0) error) (kstore.ScanResult, error) {
@@ -513,6 +593,60 @@ func scanCells() ([]*cell, error) {
 		return nil, fmt.Errorf("kgocqlv2: %w", err)
 	}
 	return []*cell{a, b}, nil
+}
+
+// countAllCell is the count-all cell on wire w: kandra's CountAll of the
+// scan cells' table against the hand-written count of each range of the
+// same even cut (scanHand.countAll), summed.
+func countAllCell[I any](w *wire[I], rowOf func(*C12L0) []any, row func(*marshaller[I], []I, [][]byte) (*C12L0, error)) (*cell, error) {
+	d, k, h, err := scanRig(w, rowOf, row)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	var kGot, hGot int64
+	kop := func() (err error) {
+		kGot, err = k.repo.CountAll(ctx, kstore.Ranges(scanRanges), kstore.Concurrency(scanConc))
+		return err
+	}
+	hop := func() (err error) { hGot, err = h.countAll(ctx); return err }
+	c := newCell(cellDef[I]{adapter: w.name, shape: "C12L0", op: fmt.Sprintf("count-all-%d", scanRows), target: 1.1,
+		d: d.clientDriver, open: k.open, close: k.close, kop: kop, hm: h.m, hand: &hand[I]{}, hop: hop,
+		check: func() error { return sameAs(kGot, hGot, int64(scanRows)) }})
+	c.agree = func() error { return countAllAgree(d, h, k, c, &kGot, &hGot) }
+	return c, nil
+}
+
+// countAllAgree checks that the count-all cell compares like with like:
+// kandra's CountAll and the hand-written count send cqlCountAll alone,
+// once per range of the even cut, with the same bytes (the ranges'
+// tokens), and both count every row of the table.
+func countAllAgree[I any](d *scanDriver[I], h *scanHand[I], k *wrig[C12L0], c *cell, kGot, hGot *int64) error {
+	d.m.record = map[string][][][]byte{}
+	err := k.open()
+	if err == nil {
+		*kGot, err = k.repo.CountAll(context.Background(), kstore.Ranges(scanRanges), kstore.Concurrency(scanConc))
+		err = errors.Join(err, k.close())
+	}
+	kRec := d.m.record
+	d.m.record = nil
+	if err != nil {
+		return fmt.Errorf("kandra: %w", err)
+	}
+	h.m.record = map[string][][][]byte{}
+	*hGot, err = h.countAll(context.Background())
+	hRec := h.m.record
+	h.m.record = nil
+	if err != nil {
+		return fmt.Errorf("hand-written: %w", err)
+	}
+	if err := sameRows(kRec, hRec); err != nil {
+		return err
+	}
+	if len(kRec) != 1 || len(kRec[cqlCountAll]) != scanRanges {
+		return fmt.Errorf("kandra sent %d statements, %d of %q; want that one alone, once per range (%d)", len(kRec), len(kRec[cqlCountAll]), cqlCountAll, scanRanges)
+	}
+	return sameAs(*kGot, *hGot, int64(scanRows))
 }
 
 // TestScansAgree checks that every scan cell compares like with like

@@ -256,53 +256,70 @@ type PageFunc func(ctx context.Context, r Range, state []byte) (next []byte, row
 // and the page's rows. The first error (of page or of ctx) stops the
 // others and is returned; the pieces keep where each stood. Run changes
 // pieces in place, under the same lock as after.
+//
+// Up to conc goroutines take the pieces in turn, in order. A goroutine per
+// piece started a goroutine, and grew its stack, for every range: for a
+// count, one short query a range, that cost more than the queries on a
+// driver that answers at once (bench's count-all cells).
 func Run(ctx context.Context, pieces []Piece, conc int, page PageFunc, after func(i int, p Piece, rows int64)) error {
-	if conc < 1 {
-		conc = 1
+	todo := 0
+	for _, p := range pieces {
+		if !p.Done {
+			todo++
+		}
 	}
+	conc = max(min(conc, todo), 1)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
-	sem := make(chan struct{}, conc)
-	for i := range pieces {
-		if pieces[i].Done {
-			continue
-		}
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			mu.Lock()
-			p := pieces[i]
-			mu.Unlock()
-			for !p.Done {
-				if err := ctx.Err(); err != nil {
-					return
-				}
-				next, n, err := page(ctx, p.Range, p.State)
-				if err != nil {
-					once.Do(func() { first = err; cancel(err) })
-					return
-				}
-				p.State, p.Done = next, len(next) == 0
-				mu.Lock()
-				pieces[i] = p
-				if after != nil {
-					after(i, p, n)
-				}
-				mu.Unlock()
+	var (
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+		next  int // the next piece to take, under mu
+	)
+	// take is the next piece not done, or -1 when none is left or ctx
+	// is done.
+	take := func() (int, Piece) {
+		mu.Lock()
+		defer mu.Unlock()
+		for next < len(pieces) && ctx.Err() == nil {
+			i := next
+			next++
+			if !pieces[i].Done {
+				return i, pieces[i]
 			}
-		}(i)
+		}
+		return -1, Piece{}
+	}
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i, p := take()
+				if i < 0 {
+					return
+				}
+				for !p.Done {
+					if ctx.Err() != nil {
+						return
+					}
+					state, n, err := page(ctx, p.Range, p.State)
+					if err != nil {
+						once.Do(func() { first = err; cancel(err) })
+						return
+					}
+					p.State, p.Done = state, len(state) == 0
+					mu.Lock()
+					pieces[i] = p
+					if after != nil {
+						after(i, p, n)
+					}
+					mu.Unlock()
+				}
+			}
+		}()
 	}
 	wg.Wait()
 	if first != nil {

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -182,6 +185,65 @@ func TestRunResumesWhereItStopped(t *testing.T) {
 			t.Fatalf("piece %+v: %d pages read", p, read[p.Range])
 		}
 	}
+}
+
+// Run reads every piece not done, each page once, never more than conc
+// pages at a time, on at most conc goroutines of its own; pieces done
+// before it are not read again.
+func TestRunBoundsItsGoroutines(t *testing.T) {
+	for _, conc := range []int{1, 3, 8, 50} {
+		pieces := Pieces(Even(40))
+		for i := 0; i < len(pieces); i += 5 {
+			pieces[i].Done = true
+		}
+		const pages = 3
+		var mu sync.Mutex
+		read := map[Range]int{}
+		goroutines := map[uint64]bool{}
+		var active, most atomic.Int64
+		page := func(ctx context.Context, r Range, state []byte) ([]byte, int64, error) {
+			now := active.Add(1)
+			defer active.Add(-1)
+			for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
+			}
+			runtime.Gosched() // let the others in while this one reads
+			mu.Lock()
+			defer mu.Unlock()
+			goroutines[goid()] = true
+			read[r]++
+			if read[r] == pages {
+				return nil, 1, nil
+			}
+			return []byte{byte(read[r])}, 1, nil
+		}
+		var rows int64
+		if err := Run(context.Background(), pieces, conc, page, func(_ int, _ Piece, n int64) { rows += n }); err != nil {
+			t.Fatal(err)
+		}
+		if m := most.Load(); m > int64(conc) {
+			t.Errorf("conc %d: %d pages read at once", conc, m)
+		}
+		if len(goroutines) > conc {
+			t.Errorf("conc %d: pages read on %d goroutines", conc, len(goroutines))
+		}
+		if rows != 32*pages {
+			t.Errorf("conc %d: %d rows, want %d", conc, rows, 32*pages)
+		}
+		for i, p := range pieces {
+			if want := pages * min(1, i%5); !p.Done || read[p.Range] != want {
+				t.Errorf("conc %d: piece %d: done %v, %d pages read, want %d", conc, i, p.Done, read[p.Range], want)
+			}
+		}
+	}
+}
+
+// goid is the calling goroutine's id, from its stack trace's header
+// ("goroutine 18 [running]:").
+func goid() uint64 {
+	var buf [64]byte
+	f := strings.Fields(string(buf[:runtime.Stack(buf[:], false)]))
+	id, _ := strconv.ParseUint(f[1], 10, 64)
+	return id
 }
 
 // A cancelled context stops Run with its cause.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
@@ -395,25 +396,20 @@ func (r *Repo[T]) GetMany(ctx context.Context, keys []*T, opts ...ReadOption) ([
 	}
 	out := make([]*T, len(keys))
 	errs := make([]error, len(keys))
-	sem := make(chan struct{}, getManyConcurrency)
+	// The goroutines take the keys in turn: a goroutine per key started
+	// one, and grew its stack, for every read.
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i, k := range keys {
-		sem <- struct{}{}
-		if ctx.Err() != nil {
-			<-sem
-			break
-		}
+	for range min(getManyConcurrency, len(keys)) {
 		wg.Add(1)
 		go func() {
-			defer func() { <-sem; wg.Done() }()
-			sc := getScratch(opts)
-			defer sc.release()
-			e, err := r.getIn(ctx, kandra.OpGet, sc, &sc.c, k, cons, false)
-			switch {
-			case err == nil:
-				out[i] = e
-			case !errors.Is(err, kerrors.ErrNotFound):
-				errs[i] = err
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= len(keys) {
+					return
+				}
+				out[i], errs[i] = r.getOne(ctx, keys[i], opts, cons)
 			}
 		}()
 	}
@@ -427,4 +423,16 @@ func (r *Repo[T]) GetMany(ctx context.Context, keys []*T, opts ...ReadOption) ([
 		return nil, queryErr("GetMany on "+r.ts.Name()+": context done", err)
 	}
 	return out, nil
+}
+
+// getOne is one read of GetMany: the row of key, or nil when there is
+// none.
+func (r *Repo[T]) getOne(ctx context.Context, key *T, opts []ReadOption, cons kandra.Consistency) (*T, error) {
+	sc := getScratch(opts)
+	defer sc.release()
+	e, err := r.getIn(ctx, kandra.OpGet, sc, &sc.c, key, cons, false)
+	if errors.Is(err, kerrors.ErrNotFound) {
+		return nil, nil
+	}
+	return e, err
 }

@@ -3,11 +3,15 @@ package kstore
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/kerrors"
 )
 
@@ -100,5 +104,100 @@ func TestRawNilPointerAndCursor(t *testing.T) {
 	a, b := "x", "x"
 	if q.fingerprint([]any{&a}) != q.fingerprint([]any{&b}) || q.fingerprint([]any{&a}) != q.fingerprint([]any{"x"}) {
 		t.Fatal("the fingerprint depends on the pointer, not the value")
+	}
+}
+
+// keyFake answers a Get of fUser by its key: a row for a key in present
+// (its Bio names the key), none for another; a key in broken fails. It
+// notes how many reads ran at once.
+type keyFake struct {
+	fake
+	present, broken map[uuid.UUID]bool
+	mu              sync.Mutex
+	reads           map[uuid.UUID]int
+	active, most    atomic.Int64
+}
+
+func (f *keyFake) Query(ctx context.Context, q *adapter.Query) (adapter.Rows, error) {
+	now := f.active.Add(1)
+	defer f.active.Add(-1)
+	for m := f.most.Load(); now > m && !f.most.CompareAndSwap(m, now); m = f.most.Load() {
+	}
+	runtime.Gosched() // let the others in while this one reads
+	id := *q.Values[0].(*uuid.UUID)
+	f.mu.Lock()
+	f.reads[id]++
+	f.mu.Unlock()
+	switch {
+	case f.broken[id]:
+		return nil, errors.New("injected")
+	case f.present[id]:
+		return &keyRow{id: id}, nil
+	}
+	return emptyRows{}, nil
+}
+
+// keyRow is the one row of id: its key, and its Bio naming it.
+type keyRow struct {
+	id   uuid.UUID
+	done bool
+}
+
+func (r *keyRow) Next(dst []any) bool {
+	if r.done {
+		return false
+	}
+	r.done = true
+	for _, d := range dst {
+		switch d := d.(type) {
+		case *uuid.UUID:
+			*d = r.id
+		case *string:
+			*d = "bio of " + r.id.String()
+		}
+	}
+	return true
+}
+func (*keyRow) PageState() []byte { return nil }
+func (*keyRow) Close() error      { return nil }
+
+// GetMany reads every key once, at most getManyConcurrency at a time, and
+// returns the rows aligned with the keys, nil for a key without one; a
+// failed read fails the call.
+func TestGetManyReadsEachKeyOnce(t *testing.T) {
+	f := &keyFake{present: map[uuid.UUID]bool{}, broken: map[uuid.UUID]bool{}, reads: map[uuid.UUID]int{}}
+	rt, err := New(f, testKeyspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close(context.Background()) })
+	users := MustNewRepo(rt, fUsers)
+	keys := make([]*fUser, 100)
+	for i := range keys {
+		keys[i] = &fUser{ID: uuid.New()}
+		if i%3 != 0 {
+			f.present[keys[i].ID] = true
+		}
+	}
+	got, err := users.GetMany(context.Background(), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range keys {
+		switch {
+		case f.reads[k.ID] != 1:
+			t.Errorf("key %d read %d times", i, f.reads[k.ID])
+		case !f.present[k.ID] && got[i] != nil:
+			t.Errorf("key %d has no row, got %+v", i, got[i])
+		case f.present[k.ID] && (got[i] == nil || got[i].ID != k.ID || got[i].Bio != "bio of "+k.ID.String()):
+			t.Errorf("key %d: got %+v", i, got[i])
+		}
+	}
+	if m := f.most.Load(); m > getManyConcurrency {
+		t.Errorf("%d reads at once, over %d", m, getManyConcurrency)
+	}
+	f.broken[keys[50].ID] = true
+	if _, err := users.GetMany(context.Background(), keys); !errors.Is(err, kerrors.ErrQuery) {
+		t.Errorf("a failed read: err = %v, want a query error", err)
 	}
 }

@@ -8,7 +8,8 @@
 #
 #   scripts/bench-ab.sh BASE TEST REGEX [ROUNDS] [RUNS]
 #
-#   TEST   TestMatrix, TestWrites or TestUnits
+#   TEST   TestMatrix, or a test of other cells: TestWrites, TestUnits,
+#          TestCounts, TestScans, TestGetMany
 #   REGEX  the cells, as -matrix.run takes them: '^kgocqlv2/C48L0/update$'
 #   ROUNDS interleaved rounds per run (10), RUNS runs of each tree (3)
 #

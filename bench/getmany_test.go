@@ -101,31 +101,14 @@ func getManyCell[I any](w *wire[I], ops handOps[C12L0, I]) (*cell, error) {
 
 // getManyCells is the GetMany cells of both adapters.
 func getManyCells() ([]*cell, error) {
-	a, err := getManyCell(gocqlWire, handGocql.c12L0)
-	if err != nil {
-		return nil, fmt.Errorf("kgocql: %w", err)
-	}
-	b, err := getManyCell(v2Wire, handV2.c12L0)
-	if err != nil {
-		return nil, fmt.Errorf("kgocqlv2: %w", err)
-	}
-	return []*cell{a, b}, nil
+	return cellPerAdapter(func() (*cell, error) { return getManyCell(gocqlWire, handGocql.c12L0) },
+		func() (*cell, error) { return getManyCell(v2Wire, handV2.c12L0) })
 }
 
 // TestGetManyAgree checks that every GetMany cell compares like with
 // like: kandra and the hand-written code send the same statements with
 // the same bytes, and read the same rows.
-func TestGetManyAgree(t *testing.T) {
-	cells, err := getManyCells()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cells {
-		if err := c.agree(); err != nil {
-			t.Errorf("%s: %v", c.name(), err)
-		}
-	}
-}
+func TestGetManyAgree(t *testing.T) { agreeAll(t, getManyCells) }
 
 // TestGetMany measures the GetMany cells with the matrix's method
 // (KANDRA_MATRIX=1; -matrix.rounds, -matrix.block and -matrix.run as for

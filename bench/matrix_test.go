@@ -876,6 +876,34 @@ func TestMatrix(t *testing.T) {
 	}
 }
 
+// cellPerAdapter is the cells of gocql (a) and of the Apache driver v2
+// (b), each built by its own function.
+func cellPerAdapter(a, b func() (*cell, error)) ([]*cell, error) {
+	ca, err := a()
+	if err != nil {
+		return nil, fmt.Errorf("kgocql: %w", err)
+	}
+	cb, err := b()
+	if err != nil {
+		return nil, fmt.Errorf("kgocqlv2: %w", err)
+	}
+	return []*cell{ca, cb}, nil
+}
+
+// agreeAll fails t for every cell that does not compare like with like
+// (cell.agree).
+func agreeAll(t *testing.T, cells func() ([]*cell, error)) {
+	cs, err := cells()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if err := c.agree(); err != nil {
+			t.Errorf("%s: %v", c.name(), err)
+		}
+	}
+}
+
 // measureTable measures cells (what names them in the skip message:
 // "write", "unit") as TestMatrix measures the matrix: KANDRA_MATRIX=1,
 // -matrix.rounds, -matrix.block and -matrix.run, one line per cell, and

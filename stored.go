@@ -93,19 +93,26 @@ func (c *ColumnSchema) AppendStored(dst []byte, p any) ([]byte, error) {
 // (a clustering column's, a set's elements): -1, 0 or +1. It fails as
 // AppendStored does, and for a null.
 func (c *ColumnSchema) CompareStored(a, b any) (int, error) {
-	var ba, bb [64]byte
-	x, err := c.AppendStored(ba[:0], a)
+	// Pooled buffers, as SameStored's: arrays on the stack escaped through
+	// the stored encoders, two allocations a comparison (a merge makes one
+	// per row it lists).
+	ba, bb := getStoredBuf(), getStoredBuf()
+	defer putStoredBuf(ba)
+	defer putStoredBuf(bb)
+	x, err := c.AppendStored((*ba)[:0], a)
 	if err != nil {
 		return 0, err
 	}
-	y, err := c.AppendStored(bb[:0], b)
+	*ba = x
+	y, err := c.AppendStored((*bb)[:0], b)
 	if err != nil {
 		return 0, err
 	}
+	*bb = y
 	if int32(binary.BigEndian.Uint32(x)) < 0 || int32(binary.BigEndian.Uint32(y)) < 0 {
 		return 0, &kerrors.ArgumentError{Op: "CompareStored on " + c.where(), Arg: "a, b", Message: "a null has no place in the order"}
 	}
-	return cqlcompare.Compare(compareType(c.typ), x[4:], y[4:]), nil
+	return cqlcompare.Compare(c.storedPlan().order, x[4:], y[4:]), nil
 }
 
 // SameStored reports whether the values at a and b (each a *V, as for
@@ -316,10 +323,11 @@ type storedState struct {
 
 // storedPlan is how a column's values are encoded in their stored form.
 type storedPlan struct {
-	enc        storedEnc  // nil: the Go type has no stored form kandra knows (err says why)
-	err        error      // AppendStored's error when enc is nil
-	fast       storedFast // a common type compared and appended without reflect
-	fastAppend bool       // appendStoredFast covers the column (its check is the encoding's)
+	enc        storedEnc       // nil: the Go type has no stored form kandra knows (err says why)
+	err        error           // AppendStored's error when enc is nil
+	fast       storedFast      // a common type compared and appended without reflect
+	fastAppend bool            // appendStoredFast covers the column (its check is the encoding's)
+	order      cqlcompare.Type // how the server sorts the column's values (CompareStored)
 }
 
 func (c *ColumnSchema) storedPlan() *storedPlan {
@@ -336,6 +344,7 @@ func (c *ColumnSchema) planStoredColumn() storedPlan {
 		return pl
 	}
 	pl.enc = enc
+	pl.order = compareType(c.typ)
 	pl.fast = fastOf(c.goType, c.typ)
 	if pl.fast == fastNone && c.goType == typeStrings && c.typ.Kind() == KindList && isTextName(c.typ.Elem().n.name) {
 		pl.fast = fastTextList

@@ -66,7 +66,7 @@ func (r *Repo[T]) ListMerged(ctx context.Context, partitions []*T, opts ...ListO
 		it.err = err
 		return it
 	}
-	m := &merge[T]{r: r, st: st, cons: cons, c: &c, parts: make([]mergePart[T], len(partitions))}
+	m := &merge[T]{r: r, st: st, cons: cons, c: &c, parts: make([]mergePart[T], len(partitions)), order: r.ts.ClusteringKeys()}
 	q := r.newPrint(st.CQL())
 	seen := map[string]int{}
 	for i, p := range partitions {
@@ -109,7 +109,8 @@ type merge[T any] struct {
 	cons  kandra.Consistency
 	c     *call
 	parts []mergePart[T]
-	err   error // of less: two rows it could not order
+	order []*kandra.ColumnSchema // the clustering columns (less)
+	err   error                  // of less: two rows it could not order
 }
 
 // mergePart is where one partition of a merge stands: the page it is
@@ -277,7 +278,7 @@ func (m *merge[T]) page(ctx context.Context) ([]*T, error) {
 // less reports whether a comes before b in the listing: the table's
 // clustering order, or its reverse.
 func (m *merge[T]) less(a, b *T) bool {
-	for _, col := range m.r.ts.ClusteringKeys() {
+	for _, col := range m.order {
 		pa, _ := col.Pointer(a)
 		pb, _ := col.Pointer(b)
 		c, err := col.CompareStored(pa, pb)

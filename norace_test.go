@@ -1,0 +1,5 @@
+//go:build !race
+
+package kandra_test
+
+const raceEnabled = false

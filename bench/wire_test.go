@@ -271,6 +271,7 @@ type clientPlan[I any] struct {
 	params []I
 	scan   codec
 	result []I
+	cols   int  // the Result columns: result's first; the WRITETIME and TTL pairs of Extend follow
 	count  bool // a SELECT COUNT: no Result column, one BIGINT scanned into the *int64 given
 }
 
@@ -327,6 +328,12 @@ func (d *clientDriver[I]) plan(s *adapter.Statement) (*clientPlan[I], error) {
 	}
 	if p.result, err = w.infos(result); err != nil {
 		return nil, err
+	}
+	p.cols = len(result)
+	// Extend's times (kstore's WithTimes and GetTimes): each a WRITETIME, a
+	// BIGINT, and a TTL, an INT, scanned into the *int64 and *int32 given.
+	for range strings.Count(s.CQL(), ", WRITETIME(") {
+		p.result = append(p.result, w.bigint, w.int32)
 	}
 	if len(result) == 0 && strings.HasPrefix(s.CQL(), "SELECT COUNT(") {
 		// As the adapters scan a count: the driver into the *int64 itself.
@@ -465,7 +472,8 @@ func (r *clientRows[I]) Next(dst []any) bool {
 		r.err = unmarshalRow(r.d.m.w, r.p.result, row, dst)
 		return r.err == nil
 	}
-	targets, finish := r.p.scan.AppendScanTargets(r.targets[:0], dst)
+	targets, finish := r.p.scan.AppendScanTargets(r.targets[:0], dst[:r.p.cols])
+	targets = append(targets, dst[r.p.cols:]...) // the times, into the integers given
 	r.targets = targets
 	if r.d.tape != nil {
 		r.d.tape.scan(r.p.result, row, targets)

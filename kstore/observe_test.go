@@ -335,3 +335,33 @@ func TestUsingAllocations(t *testing.T) {
 		}
 	}
 }
+
+// TestGetTimesAllocations: a GetTimes allocates the entity it returns,
+// the times it returns and the list of its fields' columns, nothing more:
+// its Query, values, row targets and times' targets are the call's
+// scratch (they were 5 allocations more).
+func TestGetTimesAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops what is put back at random: a pooled call allocates by chance")
+	}
+	ctx := context.Background()
+	rt, err := New(&rowDriver{}, kandra.MustNewKeyspace(kandra.KeyspaceSpec{Name: "ks", Targets: kandra.Cassandra5,
+		Replication: kandra.SimpleStrategy(1)}, fPlains))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close(ctx) })
+	plains := MustNewRepo(rt, fPlains)
+	title := kandra.MustFieldOf(fPlains, func(c *fPlain) *string { return &c.Title })
+	key := &fPlain{Board: "b", Pos: 1}
+	fields := []Column{title}
+	get := func() {
+		if _, ts, err := plains.GetTimes(ctx, key, fields); err != nil || len(ts) != 1 {
+			t.Fatalf("GetTimes: %v, %d times", err, len(ts))
+		}
+	}
+	get()
+	if n := testing.AllocsPerRun(200, get); n != 3 {
+		t.Errorf("a GetTimes allocates %v times, want 3 (the entity, its times, its fields' columns)", n)
+	}
+}

@@ -38,6 +38,10 @@ type scratch struct {
 	nnum  int
 	secs  int32
 	count int64 // a count's result (countIn), scanned by address
+	// A GetTimes' WRITETIME and TTL targets, for up to 4 fields: values
+	// only, nothing for release to clear.
+	timeWT  [4]int64
+	timeTTL [4]int32
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{entries: make([]*adapter.Query, 0, 4), vals: make([]any, 0, 32)} }}

@@ -62,25 +62,37 @@ func (it *Iter[T]) Times() []CellTime {
 // Consistency.
 func (r *Repo[T]) GetTimes(ctx context.Context, key *T, fields []Column, opts ...ReadOption) (*T, []CellTime, error) {
 	const op = "GetTimes"
-	c := applyCall(opts)
-	cons, _, err := r.enter(ctx, entry{op: op, kind: reads, takes: takesColumns}, &c, arg[T]{name: "key", e: key, key: r.key})
+	sc := getScratch(opts)
+	defer sc.release()
+	c := &sc.c
+	cons, _, err := r.enter(ctx, entry{op: op, kind: reads, takes: takesColumns}, c, arg[T]{name: "key", e: key, key: r.key})
 	if err != nil {
 		return nil, nil, err
 	}
 	defer r.rt.leave()
 	c.times, c.hasTimes = WithTimes(fields...).cols, true
-	st, err := r.project(op, r.st.SelectByKey(), &c)
+	st, err := r.project(op, r.st.SelectByKey(), c)
 	if err != nil {
 		return nil, nil, err
 	}
-	if st, err = r.timed(op, st, &c); err != nil {
+	if st, err = r.timed(op, st, c); err != nil {
 		return nil, nil, err
 	}
-	q := &adapter.Query{Statement: st, Values: catalog.AppendColumns(r.t, st, key, make([]any, 0, st.NumParams())), Consistency: cons}
+	// The Query, its values and the targets in the call's scratch, as a
+	// Get's; the times' targets too, for up to len(sc.timeWT) fields.
+	q := sc.query(st)
+	q.Values, q.Consistency = catalog.AppendColumns(r.t, st, key, sc.values(st.NumParams())), cons
 	e := new(T)
-	dst := catalog.AppendResult(r.t, st, e, make([]any, 0, st.NumResult()+2*len(c.times)))
-	raw := timeTargets(len(c.times))
-	found, err := r.oneInto(ctx, kandra.OpGet, q, append(dst, raw.targets()...))
+	n := len(c.times)
+	raw := rawTimes{wt: sc.timeWT[:0], ttl: sc.timeTTL[:0]}
+	if n > len(sc.timeWT) {
+		raw = rawTimes{wt: make([]int64, 0, n), ttl: make([]int32, 0, n)}
+	}
+	raw.wt, raw.ttl = raw.wt[:n], raw.ttl[:n]
+	clear(raw.wt)
+	clear(raw.ttl)
+	dst := catalog.AppendResult(r.t, st, e, sc.values(st.NumResult()+2*n))
+	found, err := r.oneInto(ctx, kandra.OpGet, q, raw.appendTargets(dst))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -130,12 +142,14 @@ type rawTimes struct {
 
 func timeTargets(n int) *rawTimes { return &rawTimes{wt: make([]int64, n), ttl: make([]int32, n)} }
 
-func (t *rawTimes) targets() []any {
-	out := make([]any, 0, 2*len(t.wt))
+func (t *rawTimes) targets() []any { return t.appendTargets(make([]any, 0, 2*len(t.wt))) }
+
+// appendTargets appends the scan targets of the times to dst.
+func (t *rawTimes) appendTargets(dst []any) []any {
 	for i := range t.wt {
-		out = append(out, &t.wt[i], &t.ttl[i])
+		dst = append(dst, &t.wt[i], &t.ttl[i])
 	}
-	return out
+	return dst
 }
 
 // cellTimes converts the values scanned, and zeroes them for the next row

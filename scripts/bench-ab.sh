@@ -9,7 +9,7 @@
 #   scripts/bench-ab.sh BASE TEST REGEX [ROUNDS] [RUNS]
 #
 #   TEST   TestMatrix, or a test of other cells: TestWrites, TestUnits,
-#          TestCounts, TestScans, TestGetMany
+#          TestCounts, TestScans, TestGetMany, TestMerged, TestTimes
 #   REGEX  the cells, as -matrix.run takes them: '^kgocqlv2/C48L0/update$'
 #   ROUNDS interleaved rounds per run (10), RUNS runs of each tree (3)
 #

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-
-	"github.com/kandra-go/kandra"
 )
 
 // The GetMany cells: kstore.Repo.GetMany of 50 keys of C12L0 against the
@@ -70,22 +68,14 @@ func handGetMany[I any](m *marshaller[I], h *hand[I], get func(*marshaller[I], *
 // getManyCell is the GetMany cell on wire w, ops the hand-written code of
 // C12L0.
 func getManyCell[I any](w *wire[I], ops handOps[C12L0, I]) (*cell, error) {
-	table, ks, st, err := tableOf(kandra.Register[C12L0])
+	r, err := newC12Rig(w)
 	if err != nil {
 		return nil, err
 	}
-	h, err := newHand(w, st)
-	if err != nil {
+	if err := r.serve(r.h.get.cql, r.h.get.result, ops.row(newC12L0(0))); err != nil {
 		return nil, err
 	}
-	d := newClientDriver(w)
-	srv := marshaller[I]{w: w, record: map[string][][][]byte{}}
-	if err := srv.row(h.get.cql, h.get.result, ops.row(newC12L0(0))); err != nil {
-		return nil, err
-	}
-	d.m.rows[h.get.cql] = srv.record[h.get.cql]
-	hm := &marshaller[I]{w: w, rows: d.m.rows}
-	k := &wrig[C12L0]{d: d, ks: ks, table: table}
+	h, hm, k := r.h, r.hm, r.k
 	keys := make([]*C12L0, getManyKeys)
 	for i := range keys {
 		keys[i] = newC12L0(0)
@@ -93,7 +83,7 @@ func getManyCell[I any](w *wire[I], ops handOps[C12L0, I]) (*cell, error) {
 	ctx := context.Background()
 	var kGot, hGot []*C12L0
 	return newCell(cellDef[I]{adapter: w.name, shape: "C12L0", op: fmt.Sprintf("getmany-%d", getManyKeys), target: 1.1,
-		d: d, open: k.open, close: k.close, hm: hm, hand: h,
+		d: r.d, open: k.open, close: k.close, hm: hm, hand: h,
 		kop:   func() (err error) { kGot, err = k.repo.GetMany(ctx, keys); return err },
 		hop:   func() (err error) { hGot, err = handGetMany(hm, h, ops.get, keys); return err },
 		check: func() error { return sameAs(kGot, hGot, keys) }}), nil

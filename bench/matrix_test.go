@@ -270,6 +270,44 @@ func tableOf[T any](register func() (*kandra.Table[T], error)) (*kandra.Table[T]
 	return table, ks, st, err
 }
 
+// c12Rig is what a cell of C12L0 outside the matrix stands on (GetMany,
+// merged, write times): the table's statements and the hand-written
+// code's, the client driver, the marshaller of the hand-written code
+// (serving the driver's rows), and kandra's store and Repo.
+type c12Rig[I any] struct {
+	st *catalog.Table
+	h  *hand[I]
+	d  *clientDriver[I]
+	hm *marshaller[I]
+	k  *wrig[C12L0]
+}
+
+func newC12Rig[I any](w *wire[I]) (*c12Rig[I], error) {
+	table, ks, st, err := tableOf(kandra.Register[C12L0])
+	if err != nil {
+		return nil, err
+	}
+	h, err := newHand(w, st)
+	if err != nil {
+		return nil, err
+	}
+	d := newClientDriver(w)
+	return &c12Rig[I]{st: st, h: h, d: d, hm: &marshaller[I]{w: w, rows: d.m.rows}, k: &wrig[C12L0]{d: d, ks: ks, table: table}}, nil
+}
+
+// serve makes rows, each a row's values marshalled by result, the fake
+// server's answer to cql.
+func (r *c12Rig[I]) serve(cql string, result []I, rows ...[]any) error {
+	srv := marshaller[I]{w: r.d.m.w, record: map[string][][][]byte{}}
+	for _, row := range rows {
+		if err := srv.row(cql, result, row); err != nil {
+			return err
+		}
+	}
+	r.d.m.rows[cql] = srv.record[cql]
+	return nil
+}
+
 // times runs op n times, then finish.
 func times(op, finish func() error) func(n int) error {
 	return func(n int) error {

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-
-	"github.com/kandra-go/kandra"
 )
 
 // The merged cells: kstore.Repo.ListMerged of 10 partitions of C12L0 (a
@@ -78,24 +76,18 @@ func handMerged[I any](m *marshaller[I], h *hand[I], list func(*marshaller[I], *
 // mergedCell is the merged cell on wire w, ops the hand-written code of
 // C12L0.
 func mergedCell[I any](w *wire[I], ops handOps[C12L0, I]) (*cell, error) {
-	table, ks, st, err := tableOf(kandra.Register[C12L0])
+	r, err := newC12Rig(w)
 	if err != nil {
 		return nil, err
 	}
-	h, err := newHand(w, st)
-	if err != nil {
+	page := make([][]any, mergedPage)
+	for i := range page {
+		page[i] = ops.row(newC12L0(int64(i)))
+	}
+	if err := r.serve(r.h.list.cql, r.h.list.result, page...); err != nil {
 		return nil, err
 	}
-	d := newClientDriver(w)
-	srv := marshaller[I]{w: w, record: map[string][][][]byte{}}
-	for i := int64(0); i < mergedPage; i++ {
-		if err := srv.row(h.list.cql, h.list.result, ops.row(newC12L0(i))); err != nil {
-			return nil, err
-		}
-	}
-	d.m.rows[h.list.cql] = srv.record[h.list.cql]
-	hm := &marshaller[I]{w: w, rows: d.m.rows}
-	k := &wrig[C12L0]{d: d, ks: ks, table: table}
+	d, h, hm, k := r.d, r.h, r.hm, r.k
 	parts := make([]*C12L0, mergedParts)
 	for i := range parts {
 		parts[i] = newC12L0(0)

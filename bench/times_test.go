@@ -56,10 +56,11 @@ func cellTimeOf(wt int64, ttl int32) kstore.CellTime {
 	return c
 }
 
-// timesGetGocql is the hand-written read on gocql: the matrix's Get of
-// C12L0, and the WRITETIME and TTL into an int64 and an int32.
-func timesGetGocql(m *marshaller[gocql.TypeInfo], s *hstmt[gocql.TypeInfo], key *C12L0) (*C12L0, kstore.CellTime, error) {
-	rows, err := m.query(s.cql, s.infos, []any{gocql.UUID(key.Part), key.Seq}, 0)
+// timesGetOf is the hand-written read on the driver whose UUID type is U
+// (gocql's or the Apache driver v2's): the matrix's Get of C12L0, and the
+// WRITETIME and TTL into an int64 and an int32.
+func timesGetOf[I any, U ~[16]byte](m *marshaller[I], s *hstmt[I], key *C12L0) (*C12L0, kstore.CellTime, error) {
+	rows, err := m.query(s.cql, s.infos, []any{U(key.Part), key.Seq}, 0)
 	if err != nil {
 		return nil, kstore.CellTime{}, err
 	}
@@ -67,27 +68,7 @@ func timesGetGocql(m *marshaller[gocql.TypeInfo], s *hstmt[gocql.TypeInfo], key 
 		return nil, kstore.CellTime{}, errNoRow
 	}
 	e := new(C12L0)
-	var uPart, uF1 gocql.UUID
-	var wt int64
-	var ttl int32
-	if err := unmarshalRow(m.w, s.result, rows[0], []any{&uPart, &e.Seq, &e.F0, &uF1, &e.F2, &e.F3, &e.F4, &e.F5, &e.F6, &e.F7, &e.F8, &e.F9, &wt, &ttl}); err != nil {
-		return nil, kstore.CellTime{}, err
-	}
-	e.Part, e.F1 = uuid.UUID(uPart), uuid.UUID(uF1)
-	return e, cellTimeOf(wt, ttl), nil
-}
-
-// timesGetV2 is timesGetGocql on the Apache driver v2.
-func timesGetV2(m *marshaller[gocqlv2.TypeInfo], s *hstmt[gocqlv2.TypeInfo], key *C12L0) (*C12L0, kstore.CellTime, error) {
-	rows, err := m.query(s.cql, s.infos, []any{gocqlv2.UUID(key.Part), key.Seq}, 0)
-	if err != nil {
-		return nil, kstore.CellTime{}, err
-	}
-	if len(rows) == 0 {
-		return nil, kstore.CellTime{}, errNoRow
-	}
-	e := new(C12L0)
-	var uPart, uF1 gocqlv2.UUID
+	var uPart, uF1 U
 	var wt int64
 	var ttl int32
 	if err := unmarshalRow(m.w, s.result, rows[0], []any{&uPart, &e.Seq, &e.F0, &uF1, &e.F2, &e.F3, &e.F4, &e.F5, &e.F6, &e.F7, &e.F8, &e.F9, &wt, &ttl}); err != nil {
@@ -100,25 +81,21 @@ func timesGetV2(m *marshaller[gocqlv2.TypeInfo], s *hstmt[gocqlv2.TypeInfo], key
 // timesCell is the write-time cell on wire w: ops the matrix's
 // hand-written code of C12L0 (its row), get the hand-written read.
 func timesCell[I any](w *wire[I], ops handOps[C12L0, I], get timesGet[I]) (*cell, error) {
-	table, ks, st, err := tableOf(kandra.Register[C12L0])
+	r, err := newC12Rig(w)
 	if err != nil {
 		return nil, err
 	}
-	f0 := kandra.MustFieldOf(table, func(e *C12L0) *string { return &e.F0 })
+	f0 := kandra.MustFieldOf(r.k.table, func(e *C12L0) *string { return &e.F0 })
 	var buf [128]byte
-	s, err := newHstmt(w, st.Timed(st.SelectByKey(), []*kandra.ColumnSchema{f0.Column()}, buf[:0]))
+	s, err := newHstmt(w, r.st.Timed(r.st.SelectByKey(), []*kandra.ColumnSchema{f0.Column()}, buf[:0]))
 	if err != nil {
 		return nil, err
 	}
 	s.result = append(s.result, w.bigint, w.int32)
-	d := newClientDriver(w)
-	srv := marshaller[I]{w: w, record: map[string][][][]byte{}}
-	if err := srv.row(s.cql, s.result, append(ops.row(newC12L0(0)), timesWrite, timesTTL)); err != nil {
+	if err := r.serve(s.cql, s.result, append(ops.row(newC12L0(0)), timesWrite, timesTTL)); err != nil {
 		return nil, err
 	}
-	d.m.rows[s.cql] = srv.record[s.cql]
-	hm := &marshaller[I]{w: w, rows: d.m.rows}
-	k := &wrig[C12L0]{d: d, ks: ks, table: table}
+	d, hm, k := r.d, r.hm, r.k
 	key := newC12L0(0)
 	ctx := context.Background()
 	type got struct {
@@ -148,8 +125,12 @@ func timesCell[I any](w *wire[I], ops handOps[C12L0, I], get timesGet[I]) (*cell
 
 // timesCells is the write-time cells of both adapters.
 func timesCells() ([]*cell, error) {
-	return cellPerAdapter(func() (*cell, error) { return timesCell(gocqlWire, handGocql.c12L0, timesGetGocql) },
-		func() (*cell, error) { return timesCell(v2Wire, handV2.c12L0, timesGetV2) })
+	return cellPerAdapter(func() (*cell, error) {
+		return timesCell(gocqlWire, handGocql.c12L0, timesGetOf[gocql.TypeInfo, gocql.UUID])
+	},
+		func() (*cell, error) {
+			return timesCell(v2Wire, handV2.c12L0, timesGetOf[gocqlv2.TypeInfo, gocqlv2.UUID])
+		})
 }
 
 // TestTimesAgree checks that every write-time cell compares like with

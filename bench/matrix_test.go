@@ -203,8 +203,10 @@ type cellSet struct {
 	make  func() ([]*cell, error)
 }
 
-// rig is kandra on a client driver for one table: a new Store and Repo
-// per block (Close is timed with the block's operations).
+// rig is kandra on a client driver for one table: one Store and Repo for
+// every block of a cell, as a service keeps them, opened by the first
+// block's setup; each block ends with the Store's Wait for the EVENTUAL
+// writes its calls queued, timed with its operations (close).
 type rig[T, I any] struct {
 	d     *clientDriver[I]
 	ks    *kandra.Keyspace
@@ -219,6 +221,9 @@ type rig[T, I any] struct {
 }
 
 func (k *rig[T, I]) open() error {
+	if k.rt != nil {
+		return nil // the cell's store, still open
+	}
 	l := kandra.EventListenerFunc(func(table string, _ any, err error) {
 		k.mu.Lock()
 		defer k.mu.Unlock()
@@ -247,7 +252,7 @@ func (k *rig[T, I]) open() error {
 }
 
 func (k *rig[T, I]) close() error {
-	err := k.rt.Close(context.Background())
+	err := k.rt.Wait(context.Background())
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return errors.Join(err, k.fail)

@@ -419,8 +419,9 @@ var writeHandV2 = writeHand[gocqlv2.TypeInfo]{
 	},
 }
 
-// wrig is a store and a Repo of T on a driver, opened per block (its
-// Close timed with the block's operations, as the matrix's rig).
+// wrig is a store and a Repo of T on a driver, opened by a cell's first
+// block and kept for the others, each block ending with the store's Wait
+// timed with its operations, as the matrix's rig.
 type wrig[T any] struct {
 	d     adapter.Driver
 	ks    *kandra.Keyspace
@@ -430,6 +431,9 @@ type wrig[T any] struct {
 }
 
 func (k *wrig[T]) open() (err error) {
+	if k.rt != nil {
+		return nil // the cell's store, still open (see rig)
+	}
 	if k.rt, err = kstore.New(k.d, k.ks); err != nil {
 		return err
 	}
@@ -437,7 +441,7 @@ func (k *wrig[T]) open() (err error) {
 	return err
 }
 
-func (k *wrig[T]) close() error { return k.rt.Close(context.Background()) }
+func (k *wrig[T]) close() error { return k.rt.Wait(context.Background()) }
 
 func wrigOf[T any](d adapter.Driver, register func() (*kandra.Table[T], error)) (*wrig[T], error) {
 	table, ks, _, err := tableOf(register)

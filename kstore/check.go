@@ -216,6 +216,9 @@ func (r *Repo[T]) checkRange(op string, c *call) error {
 	if err := r.sortPrefix(op, c); err != nil {
 		return err
 	}
+	if c.lowerCol == nil && c.upperCol == nil && c.lowerTuple == nil && c.upperTuple == nil {
+		return nil // no bound: most reads
+	}
 	k := len(c.prefix)
 	for _, b := range []struct {
 		name  string

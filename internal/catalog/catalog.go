@@ -212,6 +212,7 @@ type Table struct {
 	insertINE  [2]*adapter.Statement // by UsingTTL
 	selectKey  *adapter.Statement
 	partition  []partitionSlots      // by Range.Prefix: made on first use
+	counts     []countSlots          // by Range.Prefix: CountPartition's, as partition
 	builder    *stmtBuilder          // for them
 	update     [4]*adapter.Statement // by Using; nil when no non-key column
 	del        [2]*adapter.Statement // by UsingTimestamp
@@ -236,6 +237,10 @@ type Table struct {
 // partitionSlots are the partition SELECTs of one prefix length, by
 // lower bound, upper bound, order and limit.
 type partitionSlots [3][3][2][2]atomic.Pointer[adapter.Statement]
+
+// countSlots are the partition counts of one prefix length without a
+// tuple bound, by lower and upper bound: a count has no order nor limit.
+type countSlots [3][3]atomic.Pointer[adapter.Statement]
 
 // Build renders the runtime statements of t. keyspace, if not
 // empty, qualifies every table name (keyspace.table), written through
@@ -285,6 +290,7 @@ func Build(t *kandra.TableSchema, keyspace string) (*Table, error) {
 	// about a kilobyte.
 	ts.builder = b
 	ts.partition = make([]partitionSlots, len(t.ClusteringKeys())+1)
+	ts.counts = make([]countSlots, len(t.ClusteringKeys())+1)
 	ts.del[0] = b.delete(0)
 	ts.del[1] = b.delete(UsingTimestamp)
 	if t.IsCounterTable() {

@@ -84,6 +84,17 @@ func (b *stmtBuilder) counted() string {
 // column, scanned into an *int64.
 func (s *Table) CountPartition(r Range) *adapter.Statement {
 	r.Reversed, r.Limit = false, false
+	if r.LowerN <= 1 && r.UpperN <= 1 && r.Prefix >= 0 && r.Prefix < len(s.counts) && r.Lower <= Exclusive && r.Upper <= Exclusive {
+		// The common shapes, in slots as SelectPartition's: no key to
+		// build and hash on every count. SelectPartition checks the rest
+		// of r when the slot's statement is built.
+		slot := &s.counts[r.Prefix][r.Lower][r.Upper]
+		if st := slot.Load(); st != nil {
+			return st
+		}
+		slot.CompareAndSwap(nil, s.count(s.SelectPartition(r)))
+		return slot.Load()
+	}
 	// The tuples' lengths are part of the shape: (a, b) <= (?, ?) is not
 	// a <= ?.
 	key := []byte{'C', byte(r.Prefix), byte(r.Lower), byte(r.Upper), byte(r.LowerN), byte(r.UpperN)}

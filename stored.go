@@ -161,6 +161,13 @@ type StoredDiff[T any] struct {
 	wordAt   []int32
 	wordCols []int32
 	tail     []int32
+	// narrow: at most 64 columns, screened as one bit set: wordMask[k]
+	// is the set of the columns whose fields overlap word lo+k, tailMask
+	// the tail's. Most entities have no more, and their screen is then an
+	// OR per differing word, with no list to walk.
+	narrow   bool
+	wordMask []uint64
+	tailMask uint64
 }
 
 // maxScreened is the most columns AppendChanged screens (its bit set).
@@ -215,6 +222,18 @@ func (d *StoredDiff[T]) planScreen(entity reflect.Type) {
 		d.wordAt[w+1] = int32(len(d.wordCols))
 	}
 	d.screen = true
+	if len(d.cols) <= 64 {
+		d.narrow = true
+		for _, i := range d.tail {
+			d.tailMask |= 1 << i
+		}
+		d.wordMask = make([]uint64, max(d.hi-d.lo, 0))
+		for w := d.lo; w < d.hi; w++ {
+			for _, i := range per[w] {
+				d.wordMask[w-d.lo] |= 1 << i
+			}
+		}
+	}
 }
 
 // AppendChanged appends to dst, in ascending order, the indexes i of the
@@ -226,6 +245,22 @@ func (d *StoredDiff[T]) planScreen(entity reflect.Type) {
 func (d *StoredDiff[T]) AppendChanged(dst []int, a, b *T) []int {
 	if !d.screen {
 		for i := range d.cols {
+			if !d.Same(i, a, b) {
+				dst = append(dst, i)
+			}
+		}
+		return dst
+	}
+	if d.narrow {
+		maybe := d.tailMask // the columns to compare
+		for k, m := range d.wordMask {
+			if reflectx.Word(a, d.lo+k) != reflectx.Word(b, d.lo+k) {
+				maybe |= m
+			}
+		}
+		for maybe != 0 {
+			i := bits.TrailingZeros64(maybe)
+			maybe &= maybe - 1
 			if !d.Same(i, a, b) {
 				dst = append(dst, i)
 			}

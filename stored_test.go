@@ -549,10 +549,18 @@ func TestCompareStored(t *testing.T) {
 // cases' values (the rest bitwise copies), AppendChanged lists exactly
 // the columns whose values are not stored the same, in order, as a
 // column-by-column Same does.
+//
+// The table's columns, at most 64, take AppendChanged's narrow screen (one
+// bit set); the same columns listed twice over, more than 64, its wide
+// one, which must list each change twice, in both halves.
 func TestAppendChanged(t *testing.T) {
 	cases := sameStoredCases()
 	cols := storedTable.Schema().Columns()
+	if len(cols) > 64 {
+		t.Fatalf("%d columns: the narrow screen is not tested", len(cols))
+	}
 	diff := storedTable.StoredDiff(cols)
+	wide := storedTable.StoredDiff(slices.Concat(cols, cols))
 	index := map[string]int{}
 	for i, c := range cols {
 		index[c.Name()] = i
@@ -599,6 +607,13 @@ func TestAppendChanged(t *testing.T) {
 		}
 		if !slices.Equal(got, each) {
 			t.Fatalf("AppendChanged = %v, Same column by column = %v", got, each)
+		}
+		twice := slices.Clone(want)
+		for _, i := range want {
+			twice = append(twice, i+len(cols))
+		}
+		if got := wide.AppendChanged(nil, &a, &b); !slices.Equal(got, twice) {
+			t.Fatalf("AppendChanged of the columns twice over = %v, want %v", got, twice)
 		}
 	})
 }

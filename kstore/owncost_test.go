@@ -82,6 +82,7 @@ func BenchmarkOwnCost(b *testing.B) {
 		{"delete", func() error { return repo.Delete(ctx, e) }},
 		{"update", func() error { return repo.Update(ctx, e, &moved) }},
 		{"patch-upsert", func() error { _, err := repo.Patch(ctx, e, Set(f0, "new text"), Upsert()); return err }},
+		{"patch-if", func() error { _, err := repo.Patch(ctx, e, Set(f0, "new text").If(Eq(f0, "some text"))); return err }},
 		{"delete-range", func() error { return repo.DeleteRange(ctx, e, From(seq, 1, true), To(seq, 9, false)) }},
 		{"count", func() error { _, err := repo.Count(ctx, e); return err }},
 		{"count-range", func() error { _, err := repo.Count(ctx, e, From(seq, 1, true), To(seq, 9, false)); return err }},

@@ -74,7 +74,16 @@ func (p Patch[T]) If(c Cond[T]) Patch[T] {
 	return Patch[T]{changes: p.changes, conds: join(p.conds, c.conds), exists: p.exists || c.exists}
 }
 
+// join is a followed by b: one of them when the other is empty (capped,
+// so that an append to it copies; a Patch's and a Cond's slices are
+// never written in place), else a new slice.
 func join[E any](a, b []E) []E {
+	switch {
+	case len(a) == 0:
+		return b[:len(b):len(b)]
+	case len(b) == 0:
+		return a[:len(a):len(a)]
+	}
 	out := make([]E, 0, len(a)+len(b))
 	return append(append(out, a...), b...)
 }

@@ -232,6 +232,12 @@ type Table struct {
 	lookups      []*Lookup
 	tokenRange   *adapter.Statement
 	shapes       shapes // partial writes and range deletes (patch.go)
+	// patchOne are the Patches of one change of a column without a
+	// condition, by the column's position (patch.go): made on first use.
+	patchOne []atomic.Pointer[patchSlots]
+	// rangeDels are the range deletes without a condition, by prefix
+	// (patch.go).
+	rangeDels []rangeDelSlots
 }
 
 // partitionSlots are the partition SELECTs of one prefix length, by
@@ -291,6 +297,8 @@ func Build(t *kandra.TableSchema, keyspace string) (*Table, error) {
 	ts.builder = b
 	ts.partition = make([]partitionSlots, len(t.ClusteringKeys())+1)
 	ts.counts = make([]countSlots, len(t.ClusteringKeys())+1)
+	ts.patchOne = make([]atomic.Pointer[patchSlots], len(t.Columns()))
+	ts.rangeDels = make([]rangeDelSlots, len(t.ClusteringKeys())+1)
 	ts.del[0] = b.delete(0)
 	ts.del[1] = b.delete(UsingTimestamp)
 	if t.IsCounterTable() {
@@ -404,8 +412,7 @@ func (s *Table) SelectPartition(r Range) *adapter.Statement {
 	if st := slot.Load(); st != nil {
 		return st
 	}
-	slot.CompareAndSwap(nil, s.builder.partition(Range{Prefix: r.Prefix, Lower: r.Lower, Upper: r.Upper, Reversed: rev == 1, Limit: lim == 1}))
-	return slot.Load()
+	return fill(slot, s.builder.partition(Range{Prefix: r.Prefix, Lower: r.Lower, Upper: r.Upper, Reversed: rev == 1, Limit: lim == 1}))
 }
 
 // UpdateStatic is UPDATE t [USING TTL ? AND TIMESTAMP ?] SET every static

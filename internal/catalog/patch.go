@@ -130,12 +130,49 @@ func (s *Table) shaped(key []byte, build func() *adapter.Statement) *adapter.Sta
 	return st
 }
 
+// fill puts st in an empty slot and returns the slot's statement: st, or
+// the one another call put there first.
+func fill(slot *atomic.Pointer[adapter.Statement], st *adapter.Statement) *adapter.Statement {
+	slot.CompareAndSwap(nil, st)
+	return slot.Load()
+}
+
+// patchSlots are the Patches of one change of one column without a
+// condition, by its SetOp (but AtField), IF EXISTS and Using: the common
+// Patch (Set, Append, Add, Put of one column) finds its statement by
+// index, without building and hashing its shape's key.
+type patchSlots [AtField][2][4]atomic.Pointer[adapter.Statement]
+
 // Patch is the UPDATE of spec. buf is scratch for the shape's key (its
 // memory is reused by the caller). Without Sets it returns nil.
 func (s *Table) Patch(spec *PatchSpec, buf []byte) *adapter.Statement {
 	if len(spec.Sets) == 0 {
 		return nil
 	}
+	if set := spec.Sets[0]; len(spec.Sets) == 1 && len(spec.Conds) == 0 && set.Op < AtField && spec.Using < 4 {
+		if pos := set.Col.Position(); pos >= 0 && pos < len(s.patchOne) {
+			slots := s.patchOne[pos].Load()
+			if slots == nil {
+				s.patchOne[pos].CompareAndSwap(nil, new(patchSlots))
+				slots = s.patchOne[pos].Load()
+			}
+			ie := 0
+			if spec.IfExists {
+				ie = 1
+			}
+			// The shapes' statement, so that both ways give the same one.
+			slot := &slots[set.Op][ie][spec.Using]
+			if st := slot.Load(); st != nil {
+				return st
+			}
+			return fill(slot, s.patchShaped(spec, buf))
+		}
+	}
+	return s.patchShaped(spec, buf)
+}
+
+// patchShaped is Patch through the shapes' cache.
+func (s *Table) patchShaped(spec *PatchSpec, buf []byte) *adapter.Statement {
 	key := append(buf[:0], 'P', byte(spec.Using))
 	if spec.IfExists {
 		key = append(key, 'E')
@@ -285,8 +322,26 @@ type DeleteSpec struct {
 	IfExists     bool
 }
 
+// rangeDelSlots are the range deletes of one prefix length without a
+// condition, by lower and upper bound and Using: DeleteRange finds its
+// statement by index, as a List does.
+type rangeDelSlots [3][3][4]atomic.Pointer[adapter.Statement]
+
 // DeleteWhere is the DELETE of spec; buf is scratch as for Patch.
 func (s *Table) DeleteWhere(spec *DeleteSpec, buf []byte) *adapter.Statement {
+	if !spec.Row && !spec.IfExists && len(spec.Conds) == 0 && spec.Prefix >= 0 && spec.Prefix < len(s.rangeDels) &&
+		spec.Lower <= Exclusive && spec.Upper <= Exclusive && spec.Using < 4 {
+		slot := &s.rangeDels[spec.Prefix][spec.Lower][spec.Upper][spec.Using]
+		if st := slot.Load(); st != nil {
+			return st
+		}
+		return fill(slot, s.deleteShaped(spec, buf))
+	}
+	return s.deleteShaped(spec, buf)
+}
+
+// deleteShaped is DeleteWhere through the shapes' cache.
+func (s *Table) deleteShaped(spec *DeleteSpec, buf []byte) *adapter.Statement {
 	key := append(buf[:0], 'D', byte(spec.Using), byte(spec.Prefix), byte(spec.Lower), byte(spec.Upper))
 	if spec.IfExists {
 		key = append(key, 'E')

@@ -73,7 +73,7 @@ func TestShapesCacheTellsShapesApart(t *testing.T) {
 			var ask func(*catalog.Table) *adapter.Statement
 			switch rapid.IntRange(0, 3).Draw(rt, "kind") {
 			case 0:
-				spec := &catalog.PatchSpec{Using: catalog.Using(rapid.IntRange(0, 1).Draw(rt, "using"))}
+				spec := &catalog.PatchSpec{Using: catalog.Using(rapid.IntRange(0, 3).Draw(rt, "using"))}
 				for j, k := 0, rapid.IntRange(1, 2).Draw(rt, "sets"); j < k; j++ {
 					spec.Sets = append(spec.Sets, catalog.Set{Col: rapid.SampledFrom(few).Draw(rt, "setcol"), Op: catalog.SetOp(rapid.IntRange(0, 6).Draw(rt, "op"))})
 				}

@@ -92,8 +92,7 @@ func (s *Table) CountPartition(r Range) *adapter.Statement {
 		if st := slot.Load(); st != nil {
 			return st
 		}
-		slot.CompareAndSwap(nil, s.count(s.SelectPartition(r)))
-		return slot.Load()
+		return fill(slot, s.count(s.SelectPartition(r)))
 	}
 	// The tuples' lengths are part of the shape: (a, b) <= (?, ?) is not
 	// a <= ?.

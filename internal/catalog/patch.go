@@ -160,11 +160,11 @@ func (s *Table) Patch(spec *PatchSpec, buf []byte) *adapter.Statement {
 			if spec.IfExists {
 				ie = 1
 			}
-			// The shapes' statement, so that both ways give the same one.
 			slot := &slots[set.Op][ie][spec.Using]
 			if st := slot.Load(); st != nil {
 				return st
 			}
+			// The shapes' statement, so that both ways give the same one.
 			return fill(slot, s.patchShaped(spec, buf))
 		}
 	}

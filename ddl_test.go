@@ -315,3 +315,26 @@ func TestStatementsConcurrent(t *testing.T) {
 	}
 	require.Len(t, got[0], 4)
 }
+
+// CDCFeed has a table option whose CQL differs between the servers.
+type CDCFeed struct{ ID string }
+
+func (e *CDCFeed) Describe(s *kandra.Schema[CDCFeed]) {
+	s.Table("cdc_feed", kandra.CDC(true))
+	kandra.Bind(s, &e.ID, kandra.PartitionKey(0))
+}
+
+// TestStatementsInTheTargetsDialect: Statements writes each table as
+// CreateTable does, in the dialect of the keyspace's servers: on ScyllaDB
+// only, CDC is the map ScyllaDB takes ("cdc = true" is Cassandra's).
+func TestStatementsInTheTargetsDialect(t *testing.T) {
+	feed := kandra.MustRegister[CDCFeed]()
+	ks := newKeyspace(t, "feeds", kandra.Scylla2026, feed)
+	create, err := ks.CreateTable(feed)
+	require.NoError(t, err)
+	require.Contains(t, create, "cdc = {'enabled': 'true'}")
+	stmts := ks.Statements()
+	require.Len(t, stmts, 2)
+	require.Equal(t, create, stmts[1])
+	require.Equal(t, create, ks.StatementsOn(kandra.Scylla2026)[1])
+}

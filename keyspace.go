@@ -268,7 +268,7 @@ func (k *Keyspace) StatementsOn(server Target) []string {
 }
 
 func (k *Keyspace) statements(create string) []string {
-	s := ddlSpec{keyspace: k.spec.Name}
+	s := k.ddl()
 	out := []string{create}
 	for _, t := range k.types {
 		out = append(out, createType(t, s))

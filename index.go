@@ -360,6 +360,22 @@ func (c *ColumnSchema) saiProblem() string {
 	return ""
 }
 
+// saiOn reports whether the index on c is storage-attached on target:
+// asked for (UsingSAI, or an ANN index), or by default where CREATE INDEX
+// makes one (Cassandra5Latest's default_secondary_index: sai).
+func (c *ColumnSchema) saiOn(target Target) bool {
+	if target&cassandraTargets == 0 {
+		return false
+	}
+	switch c.indexOpts.kind {
+	case IndexSAI, IndexVector:
+		return true
+	case IndexDefault:
+		return target == Cassandra5Latest
+	}
+	return false
+}
+
 // analysisProblem says why SAI refuses the index's analysis options on
 // the column, or "".
 func (c *ColumnSchema) analysisProblem() string {

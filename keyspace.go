@@ -579,28 +579,31 @@ func datacenterProblem(dc string) string {
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // checkNameLengths checks every table, lookup-table and index name of the
-// keyspace against the limit of each target.
+// keyspace against the limit of each target (nameLimit).
 func (k *keyspaceBuilder) checkNameLengths() error {
 	return k.each(AllTargets, func(target Target) error {
-		check := func(t *TableSchema, what, name string) error {
-			index := what == "index"
-			if limit := nameLimit(target, index); len(name) > limit {
+		check := func(t *TableSchema, what, name string, kind nameKind) error {
+			if limit, why := nameLimit(target, kind, k.spec.Name); len(name) > limit {
 				return k.fail(RuleNameLength, fmt.Sprintf("%s name %q of %s is %d characters long; %s accepts at most %d: %s (set Targets to servers that accept it, or shorten it)",
-					what, name, t.entity, len(name), target, limit, nameRefusal(target, index, limit)))
+					what, name, t.entity, len(name), target, limit, why))
 			}
 			return nil
 		}
 		for _, t := range k.tables {
-			if err := check(t, "table", t.name); err != nil {
+			if err := check(t, "table", t.name, tableName); err != nil {
 				return err
 			}
 			for _, l := range t.lookups {
-				if err := check(t, "lookup table", l.name); err != nil {
+				if err := check(t, "lookup table", l.name, tableName); err != nil {
 					return err
 				}
 			}
 			for _, c := range t.indexes {
-				if err := check(t, "index", t.IndexName(c)); err != nil {
+				kind := indexName
+				if c.saiOn(target) {
+					kind = saiIndexName
+				}
+				if err := check(t, "index", t.IndexName(c), kind); err != nil {
 					return err
 				}
 			}

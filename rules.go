@@ -108,8 +108,12 @@ const (
 	// is a table name (ScyllaDB backs an index with a view of that name).
 	RuleNameTaken Rule = "name-taken"
 	// RuleNameLength: a table, lookup-table or index name longer than a
-	// target accepts (table names 48 on ScyllaDB 2025.1 and 192 from
-	// 2025.2, index names 192 from 2025.2, 222 on Cassandra 5.0).
+	// target accepts: table names 48 on ScyllaDB 2025.1 and 192 from
+	// 2025.2, index names 192 from 2025.2. Cassandra 5.0 checks no length,
+	// but fails to write files named after them: a table's name and its
+	// keyspace's together past 183 (the Paxos state file of a
+	// lightweight transaction on the table), a storage-attached index's
+	// name past 182 and a legacy index's past 222.
 	RuleNameLength Rule = "name-length"
 	// RuleTTLCap: a default or soft-delete TTL whose writes Cassandra 5.0
 	// refuses within TTLHorizon under its default
@@ -289,8 +293,8 @@ var ruleTable = []ruleRow{
 		`a factor of 2147483647 ends the node with an OutOfMemoryError; "Multiple definition for property class"; replication_factor is read as every datacenter's factor`}, nil, (*keyspaceBuilder).checkReplication},
 	{RuleInfo{RuleNameTaken, KeyspaceScope, AllTargets, "table and index names are used once per keyspace, ScyllaDB's index views included",
 		`IF NOT EXISTS makes a taken index name a silent no-op on Cassandra, "already exists" on ScyllaDB; "Index X cannot be created, because table X_index already exists" (ScyllaDB)`}, nil, (*keyspaceBuilder).checkNamesTaken},
-	{RuleInfo{RuleNameLength, KeyspaceScope, AllTargets, "table and lookup names fit each target's limit (48 on ScyllaDB 2025.x, 192 on 2026.x, 222 on Cassandra); index names 192 on ScyllaDB, 222 on Cassandra",
-		`"Table names shouldn't be more than 48 characters long (got ...)" (ScyllaDB 2025.1; 192 from 2025.2); "index names shouldn't be more than 192 characters long" (ScyllaDB 2025.2+); file-system failures past 222 (Cassandra)`}, nil, (*keyspaceBuilder).checkNameLengths},
+	{RuleInfo{RuleNameLength, KeyspaceScope, AllTargets, "table and lookup names fit each target's limit (48 on ScyllaDB 2025.x, 192 on 2026.x; on Cassandra 183 with the keyspace's name); index names 192 on ScyllaDB, on Cassandra 182 for a storage-attached index and 222 for a legacy one",
+		`"Table names shouldn't be more than 48 characters long (got ...)" (ScyllaDB 2025.1; 192 from 2025.2); "index names shouldn't be more than 192 characters long" (ScyllaDB 2025.2+); on Cassandra the table is created, then "File name too long" fails every flush of a lightweight transaction's Paxos state (system/_paxos_repair_state) or of an SAI index's files`}, nil, (*keyspaceBuilder).checkNameLengths},
 	{RuleInfo{RuleTTLCap, KeyspaceScope, Cassandra5, "a TTL's writes succeed for TTLHorizon: now + TTL before 2038-01-19",
 		`every write fails: "Request on table ... with default ttl of N seconds exceeds maximum supported expiration date of 2038-01-19T03:14:06+00:00"`}, nil, (*keyspaceBuilder).checkTTLCap},
 	{RuleInfo{RuleTablets, KeyspaceScope, tabletTargets, "a tablets keyspace uses NetworkTopologyStrategy; on 2025.x it has no counters, Version, unique lookup or index",

@@ -1890,13 +1890,14 @@ func (ksHomeB) UDTName() string { return "home" }
 
 // keyspaceTables are the tables of the keyspace cases.
 type keyspaceTables struct {
-	usersA, usersB, owner, victim, idxA, idxB, viewIdx, viewTable, own                *TableSchema
-	long48, long49, long192, long193, long222, lookup197, lookup49, index49, index193 *TableSchema
-	counter, versioned, indexed, blobIdx, blobListIdx, blobMapIdx                     *TableSchema
-	saiIdx, legacyIdx, legacyBlobIdx, annIdx, vec20k                                  *TableSchema
-	homeA, homeB, homeA2, masked                                                      *TableSchema
-	unified, trieMem, tombstone, compressed, cdcOn, minMax                            *TableSchema
-	ttlLatest, ttlOver, softOver, ttlMax                                              *TableSchema
+	usersA, usersB, owner, victim, idxA, idxB, viewIdx, viewTable, own                                                    *TableSchema
+	long48, long49, long159, long160, long181, long182, long192, long193, long222, lookup197, lookup49, index49, index193 *TableSchema
+	lookup182, index182, index183, sai183, legacy222                                                                      *TableSchema
+	counter, versioned, indexed, blobIdx, blobListIdx, blobMapIdx                                                         *TableSchema
+	saiIdx, legacyIdx, legacyBlobIdx, annIdx, vec20k                                                                      *TableSchema
+	homeA, homeB, homeA2, masked                                                                                          *TableSchema
+	unified, trieMem, tombstone, compressed, cdcOn, minMax                                                                *TableSchema
+	ttlLatest, ttlOver, softOver, ttlMax                                                                                  *TableSchema
 }
 
 func newKeyspaceTables(t *testing.T) keyspaceTables {
@@ -1977,13 +1978,33 @@ func newKeyspaceTables(t *testing.T) keyspaceTables {
 	})
 	k.long48 = accept(t, plain(name48))
 	k.long49 = accept(t, plain(name49))
+	k.long159 = accept(t, plain(strings.Repeat("p", 159)))
+	k.long160 = accept(t, plain(strings.Repeat("s", 160)))
+	k.long181 = accept(t, plain(strings.Repeat("a", 181)))
+	k.long182 = accept(t, plain(strings.Repeat("b", 182)))
 	k.long192 = accept(t, plain(name192))
 	k.long193 = accept(t, plain(name193))
+	index := func(n int, opts ...IndexOption) *TableSchema { // an index named {table of n}_x_idx
+		return accept(t, func(e *long, s *Schema[long]) {
+			s.Table("v" + strings.Repeat("i", n-1))
+			Bind(s, &e.ID, PartitionKey(0))
+			Bind(s, &e.X, Column("x"), SecondaryIndex(opts...))
+		})
+	}
+	k.index182 = index(176)                 // 182 characters
+	k.index183 = index(177)                 // 183 characters
+	k.sai183 = index(177, UsingSAI())       // 183 characters, storage-attached everywhere
+	k.legacy222 = index(175, UsingLegacy()) // 181 characters: the longest a table of 175 leaves
 	k.long222 = accept(t, plain(name222))
 	k.lookup197 = accept(t, func(e *long, s *Schema[long]) {
 		s.Table(name192)
 		Bind(s, &e.ID, PartitionKey(0))
 		Bind(s, &e.X, Lookup("by_x", LookupBatch)) // 197 characters
+	})
+	k.lookup182 = accept(t, func(e *long, s *Schema[long]) {
+		s.Table(strings.Repeat("y", 100))
+		Bind(s, &e.ID, PartitionKey(0))
+		Bind(s, &e.X, Lookup(strings.Repeat("l", 81), LookupUnique)) // yyy..._lll...: 182 characters
 	})
 	k.lookup49 = accept(t, func(e *long, s *Schema[long]) {
 		s.Table("t")
@@ -2152,9 +2173,15 @@ func keyspaceCases(t *testing.T) []keyspaceCase {
 		// name-length
 		{"table name of 49 characters", RuleNameLength, `table name "` + name49 + `" of kandra.long is 49 characters long; ScyllaDB 2025.x accepts at most 48: it answers "Table names shouldn't be more than 48 characters long" (set Targets to servers that accept it, or shorten it)`, named("ks", nts1), tables(k.long49), ""},
 		{"table name of 49 characters, tablets", RuleNameLength, "is 49 characters long; ScyllaDB 2025.x with tablets accepts at most 48", on(Scylla2025Tablets), tables(k.usersA, k.long49), ""},
-		{"table name of 193 characters", RuleNameLength, "is 193 characters long; ScyllaDB 2026.x accepts at most 192", on(Cassandra5 | Scylla2026), tables(k.long193), ""},
+		{"table name of 193 characters", RuleNameLength, "is 193 characters long; ScyllaDB 2026.x accepts at most 192", on(Scylla2026), tables(k.long193), ""},
+		{"table name of 182 characters on Cassandra", RuleNameLength, `is 182 characters long; Cassandra 5.0 accepts at most 181: with the keyspace's name (2 characters) it passes 183, past which the file of a lightweight transaction's Paxos state for the table (system/_paxos_repair_state/`, on(Cassandra5 | Scylla2026), tables(k.long182), ""},
+		{"table name of 182 characters on Cassandra5Latest", RuleNameLength, `is 182 characters long; Cassandra 5.0 (cassandra_latest.yaml) accepts at most 181`, on(Cassandra5Latest), tables(k.long182), ""},
+		{"table name of 160 characters with a keyspace name of 24", RuleNameLength, `is 160 characters long; Cassandra 5.0 accepts at most 159: with the keyspace's name (24 characters)`, KeyspaceSpec{Name: strings.Repeat("k", 24), Replication: nts1, Targets: Cassandra5}, tables(k.long160), ""},
+		{"index name of 183 characters, storage-attached by default", RuleNameLength, `index name "viii|is 183 characters long; Cassandra 5.0 (cassandra_latest.yaml) accepts at most 182: the index is storage-attached there, and past 182 characters the names of its files`, on(Cassandra5Latest), tables(k.index183), ""},
+		{"index name of 183 characters, UsingSAI", RuleNameLength, `is 183 characters long; Cassandra 5.0 accepts at most 182: the index is storage-attached there`, on(Cassandra5), tables(k.sai183), ""},
 		{"table name of 193 characters, tablets", RuleNameLength, "ScyllaDB 2026.x with tablets accepts at most 192", on(Scylla2026Tablets), tables(k.long193), ""},
-		{"lookup table name of 197 characters", RuleNameLength, `lookup table name "` + name192 + `_by_x" of kandra.long is 197 characters long; ScyllaDB 2026.x accepts at most 192`, on(Cassandra5 | Scylla2026), tables(k.lookup197), ""},
+		{"lookup table name of 197 characters", RuleNameLength, `lookup table name "` + name192 + `_by_x" of kandra.long is 197 characters long; ScyllaDB 2026.x accepts at most 192`, on(Scylla2026), tables(k.lookup197), ""},
+		{"lookup table name of 182 characters on Cassandra", RuleNameLength, `lookup table name "yyy|is 182 characters long; Cassandra 5.0 accepts at most 181`, on(Cassandra5), tables(k.lookup182), ""},
 		{"lookup table name of 49 characters", RuleNameLength, `lookup table name "t_lllllllll`, on(Scylla2025), tables(k.lookup49), ""},
 		{"index name of 193 characters", RuleNameLength, `index name "u_ccccccccc|is 193 characters long; ScyllaDB 2025.x accepts at most 192: it answers "index names shouldn't be more than 192 characters long"`, on(Scylla2025), tables(k.index193), ""},
 		// ttl-cap (Cassandra5 only), at the fixed clock ttlNow
@@ -2275,8 +2302,12 @@ func TestKeyspaceAccepts(t *testing.T) {
 		{"datacenter names close to the strategy keys", named("ks", NetworkTopologyStrategy(map[string]int{"classic": 1, "replication_factor_2": 1, "DC 1": 1, "zürich": 1})), nil,
 			"CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'NetworkTopologyStrategy', 'DC 1': 1, 'classic': 1, 'replication_factor_2': 1, 'zürich': 1};"},
 		{"a table name of 48 characters everywhere", named("ks", nts1), tables(k.long48), ""},
-		{"a table name of 192 characters on ScyllaDB 2026.x", on(Scylla2026 | Scylla2026Tablets | Cassandra5), tables(k.long192), ""},
-		{"a table name of 222 characters on Cassandra", on(Cassandra5 | Cassandra5Latest), tables(k.long222, k.lookup197), ""},
+		{"a table name of 192 characters on ScyllaDB 2026.x", on(Scylla2026 | Scylla2026Tablets), tables(k.long192), ""},
+		{"a table name of 181 characters on Cassandra, in a keyspace of 2", on(Cassandra5 | Cassandra5Latest | Scylla2026), tables(k.long181), ""},
+		{"a table name of 159 characters on Cassandra, in a keyspace of 24", KeyspaceSpec{Name: strings.Repeat("k", 24), Replication: nts1, Targets: Cassandra5 | Cassandra5Latest}, tables(k.long159), ""},
+		{"an index name of 182 characters, storage-attached by default", on(Cassandra5Latest | Scylla2026), tables(k.index182), ""},
+		{"an index name of 183 characters, legacy by default", on(Cassandra5), tables(k.index183), ""},
+		{"a legacy index name of 222 characters on Cassandra", on(Cassandra5 | Cassandra5Latest), tables(k.legacy222), ""},
 		{"lookup and index names of 49 on ScyllaDB 2026.x", on(Scylla2026), tables(k.lookup49, k.index49), ""},
 		{"an index name of 49 on ScyllaDB 2025.x, whose index names may have 192", on(Scylla2025), tables(k.index49), ""},
 		{"the longest TTL at the cap, on Cassandra 5.0", on(Cassandra5), tables(k.ttlLatest), ""},

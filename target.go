@@ -137,32 +137,64 @@ const TTLHorizon = 365 * 24 * time.Hour
 // timeNow is the clock of the TTL cap rule; tests replace it.
 var timeNow = time.Now
 
-// nameLimit is the longest table or index name a target accepts, and
-// keyspaceLimit the longest keyspace name.
-// nameLimit is the longest table (index false) or index name target
-// accepts, counted in bytes as the servers count them. ScyllaDB's
-// schema::NAME_LENGTH is 48 through 2025.1 and 192 from 2025.2.0
-// (schema/schema.hh); index names have a check only from 2025.2.0
-// (create_index_statement.cc), against the same 192.
-func nameLimit(t Target, index bool) int {
-	switch {
-	case t&cassandraTargets != 0:
-		return 222 // CASSANDRA-20389: 255 - 32 - 1; longer names break on the file system
-	case t&(Scylla2025|Scylla2025Tablets) != 0 && !index:
-		return 48
-	}
-	return 192
-}
+// nameKind is what a name RuleNameLength checks names: the file names a
+// server makes from it differ.
+type nameKind uint8
 
-// nameRefusal is what target says of a table or index name over its limit.
-func nameRefusal(t Target, index bool, limit int) string {
+const (
+	tableName    nameKind = iota // a table or a lookup table
+	indexName                    // an index Cassandra keeps in a table of its own, or any index on ScyllaDB
+	saiIndexName                 // a storage-attached index (SAI) on Cassandra
+)
+
+// fileNameMax is the longest file name the file systems a server runs on
+// take (NAME_MAX, 255 bytes on ext4 and XFS).
+const fileNameMax = 255
+
+// paxosNamesMax is the longest keyspace and table name together that
+// Cassandra 5.0 can name a table's Paxos state file with. After a
+// lightweight transaction on the table, the node writes the state to
+// system/_paxos_repair_state/{keyspace}-{table}-{table id}-{generation}.paxos,
+// first as that name plus .crc.tmp: three dashes, a 36-character id, a
+// generation of up to 19 digits (a long) and 14 more characters. Past it the
+// flush of that state fails with "File name too long" on every try, and the
+// commit log segments that hold it are never recycled.
+const paxosNamesMax = fileNameMax - 3 - 36 - 19 - len(".paxos.crc.tmp") // 183
+
+// saiIndexNameMax is the longest name of a storage-attached index whose
+// files Cassandra 5.0 can write. Each SSTable of the table gets per index
+// {version}-{id}-{format}-SAI+aa+{index}+{component}.db: up to 36
+// characters before "-SAI" (an SSTable id is up to 28 characters with
+// uuid_sstable_identifiers_enabled), 8 for "SAI+aa+" and "+", and room here
+// for the longest SAI component name (22), ".db" and a ".tmp" suffix. Past
+// it the index's flush fails with "File name too long" and the index
+// misses what was flushed.
+const saiIndexNameMax = fileNameMax - 36 - 8 - 22 - len(".db") - len(".tmp") // 182
+
+// nameLimit is the longest name of kind that target accepts in the
+// keyspace ks, counted in bytes as the servers count them, and why a
+// longer one fails there. ScyllaDB's schema::NAME_LENGTH is 48 through
+// 2025.1 and 192 from 2025.2.0 (schema/schema.hh); index names have a
+// check only from 2025.2.0 (create_index_statement.cc), against the same
+// 192. Cassandra 5.0 checks no length at all: its limits are where the
+// file names it makes from the names pass fileNameMax.
+func nameLimit(t Target, kind nameKind, ks string) (limit int, why string) {
 	switch {
+	case t&cassandraTargets != 0 && kind == tableName:
+		if n := paxosNamesMax - len(ks); n < 222 {
+			return n, fmt.Sprintf("with the keyspace's name (%d characters) it passes %d, past which the file of a lightweight transaction's Paxos state for the table (system/_paxos_repair_state/{keyspace}-{table}-{id}-{generation}.paxos.crc.tmp) is longer than the file system's %d bytes: the node then fails every flush of that state (\"File name too long\") and never recycles the commit log segments holding it", len(ks), paxosNamesMax, fileNameMax)
+		}
+		return 222, "past 222 characters its file names break on the file system (CASSANDRA-20389)"
+	case t&cassandraTargets != 0 && kind == saiIndexName:
+		return saiIndexNameMax, fmt.Sprintf("the index is storage-attached there, and past %d characters the names of its files ({sstable}-SAI+aa+{index}+{component}.db) pass the file system's %d bytes: the node fails the index's flushes (\"File name too long\") and the index misses what was flushed", saiIndexNameMax, fileNameMax)
 	case t&cassandraTargets != 0:
-		return "past 222 characters its file names break on the file system (CASSANDRA-20389)"
-	case index:
-		return fmt.Sprintf("it answers \"index names shouldn't be more than %d characters long\"", limit)
+		return 222, "past 222 characters its file names break on the file system (CASSANDRA-20389)"
+	case kind != tableName:
+		return 192, "it answers \"index names shouldn't be more than 192 characters long\""
+	case t&(Scylla2025|Scylla2025Tablets) != 0:
+		return 48, "it answers \"Table names shouldn't be more than 48 characters long\""
 	}
-	return fmt.Sprintf("it answers \"Table names shouldn't be more than %d characters long\"", limit)
+	return 192, "it answers \"Table names shouldn't be more than 192 characters long\""
 }
 
 func keyspaceLimit(t Target) int {

@@ -80,12 +80,12 @@ func TestRandomSchemas(t *testing.T) {
 			continue
 		}
 		// The entity rules accept every draw; the node's target may still
-		// refuse one (a TTL past 2038 on Cassandra5, a blob index on
-		// Cassandra5Latest). Such a draw is redrawn, once NewKeyspace is
+		// refuse one (a table name past 183 with the keyspace's, a TTL past
+		// 2038 on Cassandra5, a blob index on Cassandra5Latest). Such a draw is redrawn, once NewKeyspace is
 		// seen to refuse it under the rule the test's own reading of the
 		// target predicts, and no other.
-		if rule, why := targetRefuses(v.(*kandra.TableSchema)); rule != "" {
-			_, err := kandra.NewKeyspace(keyspaceSpec(keyspaceName("randcheck")), v.(*kandra.TableSchema))
+		if rule, why := targetRefuses(v.(*kandra.TableSchema), keyspaceName("rand0")); rule != "" {
+			_, err := kandra.NewKeyspace(keyspaceSpec(keyspaceName("randc")), v.(*kandra.TableSchema)) // a name as long as rand0's
 			if se := (*kandra.SchemaError)(nil); errors.As(err, &se) && se.Rule == rule {
 				targetRedrawn[rule]++
 			} else {
@@ -231,7 +231,12 @@ func tableStatements(t *testing.T, k *kandra.Keyspace, ts *kandra.TableSchema) [
 }
 
 // targetRefuses is the test's own reading of what the node's target
-// refuses in a table the entity rules accept: on Cassandra5 a default or
+// refuses in a table the entity rules accept, in keyspace ks: a table or
+// lookup-table name that with ks's passes 183 characters (Cassandra names
+// the Paxos state file of a table's lightweight transactions
+// {keyspace}-{table}-{id}-{generation}.paxos.crc.tmp, 255 bytes at most);
+// an index name past 182 where the index is storage-attached (its files
+// are {sstable}-SAI+aa+{index}+{component}.db); on Cassandra5 a default or
 // soft-delete TTL whose writes fail within kandra.TTLHorizon (the 2038
 // cap); on Cassandra5Latest an index of the default kind (which CREATE
 // INDEX makes storage-attached there) on a column holding a blob, or on a
@@ -240,7 +245,23 @@ func tableStatements(t *testing.T, k *kandra.Keyspace, ts *kandra.TableSchema) [
 // 'legacy_local_table', which takes both, and UsingSAI is refused by the
 // entity rules already. It returns the keyspace rule that should refuse it
 // and why, or "".
-func targetRefuses(ts *kandra.TableSchema) (rule kandra.Rule, why string) {
+func targetRefuses(ts *kandra.TableSchema, ks string) (rule kandra.Rule, why string) {
+	names := []string{ts.Name()}
+	for _, l := range ts.LookupTables() {
+		names = append(names, l.Name())
+	}
+	for _, n := range names {
+		if len(ks)+len(n) > 183 {
+			return kandra.RuleNameLength, fmt.Sprintf("has a table name of %d characters, past 183 with the keyspace's %d", len(n), len(ks))
+		}
+	}
+	for _, c := range ts.SecondaryIndexes() {
+		spec, _ := c.Index()
+		sai := spec.Kind == kandra.IndexSAI || spec.Kind == kandra.IndexVector || spec.Kind == kandra.IndexDefault && serverTarget() == kandra.Cassandra5Latest
+		if n := ts.IndexName(c); sai && len(n) > 182 {
+			return kandra.RuleNameLength, fmt.Sprintf("has a storage-attached index name of %d characters, past 182", len(n))
+		}
+	}
 	if serverTarget() == kandra.Cassandra5 {
 		latest := time.Until(expirationCap2038) - kandra.TTLHorizon
 		if ttl, ok := ts.DefaultTTL(); ok && ttl > latest {

@@ -30,8 +30,9 @@
 //
 // It is not a _test package so that the integration module can send random
 // valid schemas to a real server. Valid models use what the entity rules
-// allow: table, lookup-table and index names of up to 222 characters,
-// counters, Version columns, indexes on blobs, TTLs past 2038, frozen
+// allow and some target takes: table and lookup-table names of up to 192
+// characters (the entity rules allow 222, which no target takes for a
+// table), index names of up to 222 (a legacy index on Cassandra), counters, Version columns, indexes on blobs, TTLs past 2038, frozen
 // collections outside the key (kandra.Frozen, indexed whole). No one
 // target accepts them all, so a keyspace of valid models must be built
 // for the targets that accept them (Targets), with NetworkTopologyStrategy;

@@ -14,7 +14,7 @@ import (
 // order is taken from kandra.Rules().
 //
 // It judges keyspaces whose own settings every rule accepts: a keyspace
-// name such as "ks", NetworkTopologyStrategy with a replica, no Tablets
+// name KeyspaceName, NetworkTopologyStrategy with a replica, no Tablets
 // option. The tables' rules are then name-taken, name-length, ttl-cap,
 // tablets and sai-index.
 
@@ -24,25 +24,47 @@ var targetList = []kandra.Target{
 	kandra.Scylla2026, kandra.Scylla2026Tablets,
 }
 
-// nameLimit is the longest table, lookup-table or index name target
-// accepts: 222 on Cassandra 5.0, 48 on ScyllaDB 2025.x, 192 on 2026.x.
-func nameLimit(target kandra.Target) int {
+// KeyspaceName is the keyspace name the oracle judges with: Cassandra's
+// table-name limit counts the keyspace's name too.
+const KeyspaceName = "ks"
+
+// Cassandra 5.0's name limits are where the file names it makes pass 255
+// bytes: the Paxos state file of a table's lightweight transactions,
+// {keyspace}-{table}-{36-character id}-{generation of up to 19
+// digits}.paxos.crc.tmp, and a storage-attached index's files,
+// {sstable of up to 36 characters}-SAI+aa+{index}+{component of up to
+// 22}.db, with room for a .tmp suffix. A legacy index's files are named
+// after the table's directory (222).
+const (
+	cassandraTableAndKeyspace = 255 - 3 - 36 - 19 - 14 // 183
+	cassandraSAIIndex         = 255 - 36 - 8 - 22 - 3 - 4
+)
+
+// nameLimit is the longest table or lookup-table name target accepts in
+// keyspace ks: on Cassandra 5.0 183 with the keyspace's name, on ScyllaDB
+// 48 on 2025.x, 192 on 2026.x.
+func nameLimit(target kandra.Target, ks string) int {
 	switch target {
 	case kandra.Cassandra5, kandra.Cassandra5Latest:
-		return maxName
+		return min(maxName, cassandraTableAndKeyspace-len(ks))
 	case kandra.Scylla2025, kandra.Scylla2025Tablets:
 		return 48
 	}
 	return 192
 }
 
-// indexNameLimit is the longest index name target accepts: ScyllaDB checks
-// index names only from 2025.2, against 192.
-func indexNameLimit(target kandra.Target) int {
-	if target == kandra.Cassandra5 || target == kandra.Cassandra5Latest {
-		return maxName
+// indexNameLimit is the longest name target accepts for an index of kind:
+// ScyllaDB checks index names only from 2025.2, against 192; on Cassandra
+// an index that is storage-attached there (UsingSAI, or the default kind on
+// Cassandra5Latest) has 182, a legacy one 222.
+func indexNameLimit(target kandra.Target, kind kandra.IndexKind) int {
+	switch {
+	case target != kandra.Cassandra5 && target != kandra.Cassandra5Latest:
+		return 192
+	case kind == kandra.IndexSAI || kind == kandra.IndexVector || kind == kandra.IndexDefault && target == kandra.Cassandra5Latest:
+		return cassandraSAIIndex
 	}
-	return 192
+	return maxName
 }
 
 // longestTableName is the longest table or lookup-table name of m.
@@ -54,13 +76,14 @@ func (m Model) longestTableName() int {
 	return n
 }
 
-// longestIndexName is the longest index name of m.
-func (m Model) longestIndexName() int {
-	n := 0
-	for _, c := range m.Indexes {
-		n = max(n, len(IndexName(m.Table, c)))
+// indexNameTooLong reports an index of m whose name target refuses.
+func (m Model) indexNameTooLong(target kandra.Target) bool {
+	for _, c := range m.Columns {
+		if c.Indexed && len(IndexName(m.Table, c.Name)) > indexNameLimit(target, c.IndexKind) {
+			return true
+		}
 	}
-	return n
+	return false
 }
 
 // TTLMargin is how close to the ttl-cap boundary a TTL may lie before the
@@ -155,7 +178,7 @@ func plainName(s string) bool {
 func (m Model) refuses(rule kandra.Rule, target kandra.Target, now time.Time) (refused, sure bool) {
 	switch rule {
 	case kandra.RuleNameLength:
-		return m.longestTableName() > nameLimit(target) || m.longestIndexName() > indexNameLimit(target), true
+		return m.longestTableName() > nameLimit(target, KeyspaceName) || m.indexNameTooLong(target), true
 	case kandra.RuleTTLCap:
 		if target != kandra.Cassandra5 {
 			return false, true

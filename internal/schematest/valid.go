@@ -135,6 +135,8 @@ func newValid(t *rapid.T, counter int) *gen {
 	switch n := len(d.table); {
 	case n > 192:
 		g.feature("table name over 192")
+	case n > cassandraTableAndKeyspace-len(KeyspaceName):
+		g.feature("table name over " + strconv.Itoa(cassandraTableAndKeyspace-len(KeyspaceName)))
 	case n > 48:
 		g.feature("table name over 48")
 	}
@@ -403,7 +405,7 @@ func newValid(t *rapid.T, counter int) *gen {
 			switch {
 			case chance(t, 50, "longest index name"):
 				// As long as {table}_{col}_idx may be with a table name of
-				// g.room characters: 48, 192 or 222 characters.
+				// g.room characters: one of nameLimits.
 				var limits []int
 				for _, l := range nameLimits {
 					if l-g.room-6 >= 0 && (l <= 192 || !g.blobIndex) {
@@ -659,9 +661,11 @@ func (g *gen) static() {
 	g.feature("Static")
 }
 
-// nameLimits are the targets' name limits (name-length): ScyllaDB 2025.x,
-// ScyllaDB 2026.x, Cassandra 5.0.
-var nameLimits = []int{48, 192, maxName}
+// nameLimits are the targets' name limits (name-length): ScyllaDB 2025.x;
+// Cassandra 5.0's for a table in keyspace KeyspaceName and for a
+// storage-attached index; ScyllaDB 2026.x; the entity rule's, which only
+// Cassandra's legacy indexes reach.
+var nameLimits = []int{48, cassandraTableAndKeyspace - len(KeyspaceName), cassandraSAIIndex, 192, maxName}
 
 // longColumnNames are column names of MaxColumnNameBytes bytes.
 var longColumnNames = []string{

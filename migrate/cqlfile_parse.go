@@ -728,6 +728,9 @@ func (p *stmtParser) tableOption(t *fileTable, pr property, cols map[string]*fil
 		if len(m) == 0 || strings.EqualFold(m["enabled"], "false") {
 			m = map[string]string{"enabled": "false"} // as Cassandra stores no compression
 		}
+		if c, ok := m["sstable_compression"]; ok && c == "" {
+			m = map[string]string{} // ScyllaDB's spelling of none, which it stores as an empty map
+		}
 		if v, ok := m["chunk_length_kb"]; ok {
 			delete(m, "chunk_length_kb") // the spelling before Cassandra 3.0
 			m["chunk_length_in_kb"] = v

@@ -108,7 +108,9 @@ var fileCases = []fileCase{
 			AND compression = {'chunk_length_kb': 64, 'class': 'LZ4Compressor'} AND bloom_filter_fp_chance = 0.02 AND cdc = false;
 		CREATE TABLE ks.c (k int PRIMARY KEY) WITH speculative_retry = 'min(50ms, 90PERCENTILE)' AND compaction = {'class': 'UnifiedCompactionStrategy'}
 			AND compression = {'class': 'ZstdCompressor', 'enabled': 'true'} AND memtable = 'trie' AND crc_check_chance = 1.0 AND read_repair = 'BLOCKING';
-		CREATE TABLE ks.d (k int PRIMARY KEY) WITH crc_check_chance = 0.5 AND extensions = {};`,
+		CREATE TABLE ks.d (k int PRIMARY KEY) WITH crc_check_chance = 0.5 AND extensions = {};
+		CREATE TABLE ks.e (k int PRIMARY KEY) WITH compression = {'sstable_compression': ''};
+		CREATE TABLE ks.f (k int PRIMARY KEY) WITH compression = {'sstable_compression': 'LZ4Compressor', 'chunk_length_in_kb': 4};`,
 		options: map[string]map[string]string{
 			"a": {"compaction.class": "org.apache.cassandra.db.compaction.LeveledCompactionStrategy", "compaction.sstable_size_in_mb": "100",
 				"compaction.max_threshold": "32", "compaction.min_threshold": "4", "compression.enabled": "false", "speculative_retry": "95p"},
@@ -116,6 +118,9 @@ var fileCases = []fileCase{
 				"compression.class": "org.apache.cassandra.io.compress.LZ4Compressor", "bloom_filter_fp_chance": "0.02", "cdc": "false"},
 			"c": {"speculative_retry": "MIN(90p,50ms)", "compaction.class": "org.apache.cassandra.db.compaction.UnifiedCompactionStrategy",
 				"compression.class": "org.apache.cassandra.io.compress.ZstdCompressor", "memtable": "trie"},
+			// ScyllaDB's spellings, as it stores them: none as an empty map.
+			"e": {},
+			"f": {"compression.sstable_compression": "org.apache.cassandra.io.compress.LZ4Compressor", "compression.chunk_length_in_kb": "4"},
 		},
 		check: func(t *testing.T, sf *SchemaFile) {
 			if a := sf.Live.Table("a"); a.GCGrace != 10*time.Second || a.DefaultTTL != time.Minute {

@@ -137,7 +137,7 @@ const TTLHorizon = 365 * 24 * time.Hour
 // timeNow is the clock of the TTL cap rule; tests replace it.
 var timeNow = time.Now
 
-// nameKind is what a name RuleNameLength checks names: the file names a
+// nameKind is what a name checked by RuleNameLength names: the file names a
 // server makes from it differ.
 type nameKind uint8
 

@@ -181,10 +181,8 @@ const saiIndexNameMax = fileNameMax - 36 - 8 - 22 - len(".db") - len(".tmp") // 
 func nameLimit(t Target, kind nameKind, ks string) (limit int, why string) {
 	switch {
 	case t&cassandraTargets != 0 && kind == tableName:
-		if n := paxosNamesMax - len(ks); n < 222 {
-			return n, fmt.Sprintf("with the keyspace's name (%d characters) it passes %d, past which the file of a lightweight transaction's Paxos state for the table (system/_paxos_repair_state/{keyspace}-{table}-{id}-{generation}.paxos.crc.tmp) is longer than the file system's %d bytes: the node then fails every flush of that state (\"File name too long\") and never recycles the commit log segments holding it", len(ks), paxosNamesMax, fileNameMax)
-		}
-		return 222, "past 222 characters its file names break on the file system (CASSANDRA-20389)"
+		// Below CASSANDRA-20389's 222 for any keyspace name (1 to 48).
+		return paxosNamesMax - len(ks), fmt.Sprintf("with the keyspace's name (%d characters) it passes %d, past which the file of a lightweight transaction's Paxos state for the table (system/_paxos_repair_state/{keyspace}-{table}-{id}-{generation}.paxos.crc.tmp) is longer than the file system's %d bytes: the node then fails every flush of that state (\"File name too long\") and never recycles the commit log segments holding it", len(ks), paxosNamesMax, fileNameMax)
 	case t&cassandraTargets != 0 && kind == saiIndexName:
 		return saiIndexNameMax, fmt.Sprintf("the index is storage-attached there, and past %d characters the names of its files ({sstable}-SAI+aa+{index}+{component}.db) pass the file system's %d bytes: the node fails the index's flushes (\"File name too long\") and the index misses what was flushed", saiIndexNameMax, fileNameMax)
 	case t&cassandraTargets != 0:

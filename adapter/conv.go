@@ -122,7 +122,8 @@ func planSorted[I any, D TypeSystem[I]](t reflect.Type, n cqlorder.Type, top, so
 }
 
 // sortedTextSet is the bound value of a set of text (or ascii) held in a
-// map[string]struct{}, the common Go set: its elements in a textListRef,
+// map[string]struct{}, the common Go set, or given as a
+// *cqlvalue.TextSet: its elements in a textListRef,
 // in the server's order (bytes, as Go compares strings), which writes
 // them as the drivers write a []string, without reflect (the drivers box
 // each element and copy its bytes). A nil set and another Go type are
@@ -130,6 +131,8 @@ func planSorted[I any, D TypeSystem[I]](t reflect.Type, n cqlorder.Type, top, so
 func sortedTextSet[I any, D TypeSystem[I]](v any) (any, bool) {
 	var m map[string]struct{}
 	switch x := v.(type) {
+	case *cqlvalue.TextSet: // kstore's Add and Remove: sorted and distinct already
+		return (*textListRef[I, D])(x), true
 	case *map[string]struct{}:
 		m = *x
 	case map[string]struct{}:

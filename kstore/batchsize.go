@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
+	"github.com/kandra-go/kandra/internal/cqlvalue"
 )
 
 // The batch limit (batch_size_fail_threshold) is on the size the server
@@ -74,6 +75,8 @@ func (s *batchSizer) valueBytes(col *kandra.ColumnSchema, v any, cell bool) int 
 			return 0
 		}
 		return over + len(x)
+	case *cqlvalue.TextSet: // Add's or Remove's elements: measured as the set they stand for
+		return s.storedBytes(col, columnValue(col, x), over)
 	}
 	if n, ok := fixedBytes(col, v); ok {
 		if n == 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/adapter"
 	"github.com/kandra-go/kandra/internal/catalog"
+	"github.com/kandra-go/kandra/internal/cqlvalue"
 	"github.com/kandra-go/kandra/internal/reflectx"
 )
 
@@ -146,14 +147,63 @@ func RemoveValues[T any, L ~[]E, E any](f kandra.Field[T, L], vs ...E) Patch[T] 
 
 // Add adds ks to f's set (s = s + ?).
 func Add[T any, S ~map[K]struct{}, K comparable](f kandra.Field[T, S], ks ...K) Patch[T] {
-	s := setOf[S](ks)
-	return one[T](change{col: f.Column(), op: catalog.Append, v: &s})
+	return one[T](change{col: f.Column(), op: catalog.Append, v: setValue[S](f.Column(), ks)})
 }
 
 // Remove removes ks from f's set (s = s - ?).
 func Remove[T any, S ~map[K]struct{}, K comparable](f kandra.Field[T, S], ks ...K) Patch[T] {
+	return one[T](change{col: f.Column(), op: catalog.Remove, v: setValue[S](f.Column(), ks)})
+}
+
+// setValue is the value Add and Remove bind for ks: on a set of text of
+// strings, a *cqlvalue.TextSet, which the adapters write as they write a
+// []string (no map to build, walk and sort on every call); else a *S.
+// columnValue turns the first back into a *S where a value is read by
+// the column's Go type.
+func setValue[S ~map[K]struct{}, K comparable](col *kandra.ColumnSchema, ks []K) any {
+	if ss, ok := any(ks).([]string); ok && isTextSet(col) {
+		if len(ss) == 1 { // the common Add(f, "x"): the slice and its element in one allocation
+			one := &struct {
+				ts cqlvalue.TextSet
+				e  [1]string
+			}{e: [1]string{ss[0]}}
+			one.ts = one.e[:]
+			return &one.ts
+		}
+		ts := cqlvalue.NewTextSet(ss)
+		return &ts
+	}
 	s := setOf[S](ks)
-	return one[T](change{col: f.Column(), op: catalog.Remove, v: &s})
+	return &s
+}
+
+// isTextSet reports that col is a set of text, varchar or ascii: the sets
+// whose elements the adapters sort and write as a []string's.
+func isTextSet(col *kandra.ColumnSchema) bool {
+	if col == nil || col.Type().Kind() != kandra.KindSet || col.Type().Elem().Kind() != kandra.KindNative {
+		return false
+	}
+	n := col.Type().Elem().Name()
+	return n == "TEXT" || n == "VARCHAR" || n == "ASCII"
+}
+
+// columnValue is v, a change's value, as a value of col's Go type: a
+// *cqlvalue.TextSet (see setValue) as the *S it stands for, for the paths
+// that read a value through the column's stored form (a unit's cells, a
+// batch's size); v itself otherwise.
+func columnValue(col *kandra.ColumnSchema, v any) any {
+	ts, ok := v.(*cqlvalue.TextSet)
+	if !ok {
+		return v
+	}
+	t := col.GoType()
+	m := reflect.MakeMapWithSize(t, len(*ts))
+	for _, s := range *ts {
+		m.SetMapIndex(reflect.ValueOf(s).Convert(t.Key()), reflect.Zero(t.Elem()))
+	}
+	p := reflect.New(t)
+	p.Elem().Set(m)
+	return p.Interface()
 }
 
 func setOf[S ~map[K]struct{}, K comparable](ks []K) S {
@@ -499,6 +549,11 @@ func (r *Repo[T]) checkChange(op string, ch change) error {
 	}
 	if ch.v == nil || !c.ChecksValues() {
 		return nil // Clear, or a type without values to refuse
+	}
+	if ts, ok := ch.v.(*cqlvalue.TextSet); ok {
+		// Add's or Remove's elements: checked as a list's or a set's
+		// []string, one by one, without boxing each.
+		return c.CheckValue((*[]string)(ts))
 	}
 	return c.CheckValue(ch.v) // a *V of the column's Go type
 }

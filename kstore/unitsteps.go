@@ -620,7 +620,7 @@ func changeCells(ch change) []cellOf {
 		return out
 	case kind == kandra.KindSet || kind == kandra.KindMap:
 		// Add, Remove and PutAll: a *S or *M, each key a cell.
-		m := reflect.ValueOf(ch.v).Elem()
+		m := reflect.ValueOf(columnValue(col, ch.v)).Elem()
 		out := make([]cellOf, 0, m.Len())
 		for it := m.MapRange(); it.Next(); {
 			out = append(out, cellOf{col: col, elem: elemOf(col, it.Key().Interface())})

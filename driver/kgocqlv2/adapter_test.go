@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/netip"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kandra-go/kandra"
 	"github.com/kandra-go/kandra/auth"
+	"github.com/kandra-go/kandra/internal/cqlvalue"
 	"github.com/kandra-go/kandra/internal/dynamic"
 	"github.com/kandra-go/kandra/kerrors"
 )
@@ -186,7 +189,8 @@ func TestSortedValueOrdersAndRepeats(t *testing.T) {
 // TestTextSetAsSorted: a set of text or ascii held in a map[string]struct{}
 // is bound without reflect, as its sorted elements, to the bytes the
 // general SortedValue marshals (the server's order, each element once),
-// by value and by reference; nil stays null. Marshalling it allocates
+// by value and by reference; nil stays null. So is a *cqlvalue.TextSet
+// of its elements (kstore's Add and Remove). Marshalling it allocates
 // only the bytes (the driver's own list of a []string boxes and copies
 // each element).
 func TestTextSetAsSorted(t *testing.T) {
@@ -220,6 +224,19 @@ func TestTextSetAsSorted(t *testing.T) {
 				}
 				if got, err := gocql.Marshal(info, v); err != nil || !bytes.Equal(got, want) || (got == nil) != (set == nil) {
 					t.Fatalf("%s %q: %x %v, the general path's %x", cql, set, got, err, want)
+				}
+			}
+			if set == nil {
+				continue
+			}
+			// kstore's Add and Remove bind the elements given, in any
+			// order and repeated, as a TextSet: the same bytes.
+			given := slices.Collect(maps.Keys(set))
+			given = append(given, given...)
+			ts := cqlvalue.NewTextSet(given)
+			for _, v := range []any{c.BindValues([]any{&ts})[0], c.AppendBindRefs(nil, []any{&ts})[0]} {
+				if got, err := gocql.Marshal(info, v); err != nil || !bytes.Equal(got, want) {
+					t.Fatalf("%s %q as a TextSet (%T): %x %v, the general path's %x", cql, given, v, got, err, want)
 				}
 			}
 		}

@@ -59,8 +59,8 @@ func (fake) UDTField(info fakeInfo, i int) (string, fakeInfo) {
 }
 
 func (fake) Marshal(info fakeInfo, v any) ([]byte, error) {
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
-		return nil, nil // as the drivers: a nil pointer is null, Marshaler or not
+	if rv := reflect.ValueOf(v); v == nil || rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return nil, nil // as the drivers: nil, and a nil pointer, Marshaler or not, is null
 	}
 	switch x := v.(type) {
 	case interface {

@@ -65,6 +65,36 @@ func deref(p any) any {
 		return *x
 	case *[]string:
 		return *x
+	case **string: // a nullable column's (see nullableRef): null, or a copy of the value
+		if *x == nil {
+			return nil
+		}
+		return **x
+	case **int32:
+		if *x == nil {
+			return nil
+		}
+		return **x
+	case **int64:
+		if *x == nil {
+			return nil
+		}
+		return **x
+	case **int:
+		if *x == nil {
+			return nil
+		}
+		return **x
+	case **float64:
+		if *x == nil {
+			return nil
+		}
+		return **x
+	case **bool:
+		if *x == nil {
+			return nil
+		}
+		return **x
 	}
 	return p
 }
@@ -120,7 +150,51 @@ func ref[I any, D TypeSystem[I]](p any) any {
 	if r, ok := refOf[I, D](p); ok {
 		return r
 	}
+	if r, ok := nullableRef[I, D](p); ok {
+		return r
+	}
 	return deref(p)
+}
+
+// nullableRef is the bound value of the field at p when it is a pointer
+// to a plain native type (a nullable column: *string, *int64...): null
+// for a nil pointer, else the reference to the value it points to. The
+// drivers, given the field's address, would dereference it twice through
+// reflect. Only for binding: a scan must set the field itself.
+func nullableRef[I any, D TypeSystem[I]](p any) (any, bool) {
+	switch x := p.(type) {
+	case **string:
+		if *x == nil {
+			return nil, true
+		}
+		return (*textRef[I, D])(*x), true
+	case **int32:
+		if *x == nil {
+			return nil, true
+		}
+		return (*int32Ref[I, D])(*x), true
+	case **int64:
+		if *x == nil {
+			return nil, true
+		}
+		return (*int64Ref[I, D])(*x), true
+	case **int:
+		if *x == nil {
+			return nil, true
+		}
+		return (*intRef[I, D])(*x), true
+	case **float64:
+		if *x == nil {
+			return nil, true
+		}
+		return (*doubleRef[I, D])(*x), true
+	case **bool:
+		if *x == nil {
+			return nil, true
+		}
+		return (*boolRef[I, D])(*x), true
+	}
+	return nil, false
 }
 
 // scanRef is the scan target for the field at p: its reference, or p.

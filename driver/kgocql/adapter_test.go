@@ -805,3 +805,51 @@ func TestTextSetAsSorted(t *testing.T) {
 		t.Errorf("marshalling a bound set of 3 strings allocates %v times, want 1 (its bytes)", n)
 	}
 }
+
+// TestNullableRefsAsGocql: a pointer field of a plain native type (a
+// nullable column) is bound, by reference and by value, as null when nil
+// and as its value's reference or copy otherwise, never as the field's
+// address for gocql to dereference twice; gocql marshals that to the
+// bytes it gives the address, into every CQL type, failing as it does.
+func TestNullableRefsAsGocql(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 7))
+	draws := []struct {
+		cql  string
+		draw func() any
+	}{
+		{"TEXT", func() any { return string(rune(r.IntN(0x3000))) + "x" }},
+		{"INT", func() any { return int32(r.Uint32()) }},
+		{"BIGINT", func() any { return int64(r.Uint64()) }},
+		{"BIGINT", func() any { return int(r.Uint64()) }},
+		{"DOUBLE", func() any { return math.Float64frombits(r.Uint64()) }},
+		{"BOOLEAN", func() any { return r.IntN(2) == 0 }},
+	}
+	for _, c := range draws {
+		for range 200 {
+			v := c.draw()
+			pt := reflect.PointerTo(reflect.TypeOf(v))
+			codec := codecOf(t, pt, c.cql)
+			field := reflect.New(pt) // a **V: the field's address
+			if r.IntN(5) > 0 {
+				vp := reflect.New(reflect.TypeOf(v))
+				vp.Elem().Set(reflect.ValueOf(v))
+				field.Elem().Set(vp)
+			}
+			isNil := field.Elem().IsNil()
+			for _, bound := range []any{codec.AppendBindRefs(nil, []any{field.Interface()})[0], codec.BindValues([]any{field.Interface()})[0]} {
+				switch {
+				case isNil && bound != nil:
+					t.Fatalf("a nil %s is bound as %#v, not null", pt, bound)
+				case !isNil && reflect.TypeOf(bound) == field.Type():
+					t.Fatalf("a %s is bound as its field's address", pt)
+				}
+				info := nativeType(4, refTypes[r.IntN(len(refTypes))])
+				got, gerr := gocql.Marshal(info, bound)
+				want, werr := gocql.Marshal(info, field.Interface())
+				if (gerr == nil) != (werr == nil) || !bytes.Equal(got, want) || (got == nil) != (want == nil) {
+					t.Fatalf("%s %v into %s: %x %v, gocql's %x %v", pt, v, info, got, gerr, want, werr)
+				}
+			}
+		}
+	}
+}

@@ -267,3 +267,42 @@ func TestDurationAsTheDriver(t *testing.T) {
 }
 
 var _ = kandra.CQLText
+
+// TestNullableRefsAsTheDriver: a pointer field of a type with a reference
+// (a nullable column) is bound, by reference and by value, as null when
+// nil and as its value's reference or copy otherwise, never as the field's
+// address for the driver to dereference twice; the driver marshals that
+// to the bytes it gives the address, into every CQL type.
+func TestNullableRefsAsTheDriver(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 4))
+	all := infos()
+	for _, c := range refCases {
+		if c.cql == "UUID" || c.cql == "LIST<TEXT>" {
+			continue // converted or not a native value: no nullable reference
+		}
+		for range 200 {
+			v := c.draw(r)
+			pt := reflect.PointerTo(reflect.TypeOf(v))
+			codec := codecOf(t, pt, c.cql)
+			field := reflect.New(pt) // a **V: the field's address
+			if r.IntN(5) > 0 {
+				vp := reflect.New(reflect.TypeOf(v))
+				vp.Elem().Set(reflect.ValueOf(v))
+				field.Elem().Set(vp)
+			}
+			isNil := field.Elem().IsNil()
+			for _, bound := range []any{codec.AppendBindRefs(nil, []any{field.Interface()})[0], codec.BindValues([]any{field.Interface()})[0]} {
+				switch {
+				case isNil && bound != nil:
+					t.Fatalf("a nil %s is bound as %#v, not null", pt, bound)
+				case !isNil && reflect.TypeOf(bound) == field.Type():
+					t.Fatalf("a %s is bound as its field's address", pt)
+				}
+				info := all[r.IntN(len(all))]
+				if got, want := marshal(info, bound), marshal(info, field.Interface()); !got.same(want) {
+					t.Fatalf("%s %v into %s: %x %v (panic %v), the driver's %x %v (panic %v)", pt, v, info, got.b, got.err, got.panic, want.b, want.err, want.panic)
+				}
+			}
+		}
+	}
+}

@@ -163,12 +163,12 @@ func Remove[T any, S ~map[K]struct{}, K comparable](f kandra.Field[T, S], ks ...
 func setValue[S ~map[K]struct{}, K comparable](col *kandra.ColumnSchema, ks []K) any {
 	if ss, ok := any(ks).([]string); ok && isTextSet(col) {
 		if len(ss) == 1 { // the common Add(f, "x"): the slice and its element in one allocation
-			one := &struct {
+			single := &struct {
 				ts cqlvalue.TextSet
 				e  [1]string
 			}{e: [1]string{ss[0]}}
-			one.ts = one.e[:]
-			return &one.ts
+			single.ts = single.e[:]
+			return &single.ts
 		}
 		ts := cqlvalue.NewTextSet(ss)
 		return &ts

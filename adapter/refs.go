@@ -66,35 +66,17 @@ func deref(p any) any {
 	case *[]string:
 		return *x
 	case **string: // a nullable column's (see nullableRef): null, or a copy of the value
-		if *x == nil {
-			return nil
-		}
-		return **x
+		return valueOrNull(*x)
 	case **int32:
-		if *x == nil {
-			return nil
-		}
-		return **x
+		return valueOrNull(*x)
 	case **int64:
-		if *x == nil {
-			return nil
-		}
-		return **x
+		return valueOrNull(*x)
 	case **int:
-		if *x == nil {
-			return nil
-		}
-		return **x
+		return valueOrNull(*x)
 	case **float64:
-		if *x == nil {
-			return nil
-		}
-		return **x
+		return valueOrNull(*x)
 	case **bool:
-		if *x == nil {
-			return nil
-		}
-		return **x
+		return valueOrNull(*x)
 	}
 	return p
 }
@@ -164,37 +146,35 @@ func ref[I any, D TypeSystem[I]](p any) any {
 func nullableRef[I any, D TypeSystem[I]](p any) (any, bool) {
 	switch x := p.(type) {
 	case **string:
-		if *x == nil {
-			return nil, true
-		}
-		return (*textRef[I, D])(*x), true
+		return nullOr(*x, (*textRef[I, D])(*x)), true
 	case **int32:
-		if *x == nil {
-			return nil, true
-		}
-		return (*int32Ref[I, D])(*x), true
+		return nullOr(*x, (*int32Ref[I, D])(*x)), true
 	case **int64:
-		if *x == nil {
-			return nil, true
-		}
-		return (*int64Ref[I, D])(*x), true
+		return nullOr(*x, (*int64Ref[I, D])(*x)), true
 	case **int:
-		if *x == nil {
-			return nil, true
-		}
-		return (*intRef[I, D])(*x), true
+		return nullOr(*x, (*intRef[I, D])(*x)), true
 	case **float64:
-		if *x == nil {
-			return nil, true
-		}
-		return (*doubleRef[I, D])(*x), true
+		return nullOr(*x, (*doubleRef[I, D])(*x)), true
 	case **bool:
-		if *x == nil {
-			return nil, true
-		}
-		return (*boolRef[I, D])(*x), true
+		return nullOr(*x, (*boolRef[I, D])(*x)), true
 	}
 	return nil, false
+}
+
+// nullOr is null (an untyped nil) when p is nil, else v.
+func nullOr[V any](p *V, v any) any {
+	if p == nil {
+		return nil
+	}
+	return v
+}
+
+// valueOrNull is null when p is nil, else a copy of *p.
+func valueOrNull[V any](p *V) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
 
 // scanRef is the scan target for the field at p: its reference, or p.

@@ -96,10 +96,7 @@ func (s *batchSizer) valueBytes(col *kandra.ColumnSchema, v any, cell bool) int 
 func textListBytes(col *kandra.ColumnSchema, v any, over int) (n int, ok bool) {
 	x, ok := v.(*[]string)
 	ct := col.Type()
-	if !ok || ct.Kind() != kandra.KindList || ct.Elem().Kind() != kandra.KindNative {
-		return 0, false
-	}
-	if n := ct.Elem().Name(); n != "TEXT" && n != "VARCHAR" && n != "ASCII" {
+	if !ok || ct.Kind() != kandra.KindList || !textElems(ct) {
 		return 0, false
 	}
 	if *x == nil {

@@ -180,10 +180,16 @@ func setValue[S ~map[K]struct{}, K comparable](col *kandra.ColumnSchema, ks []K)
 // isTextSet reports that col is a set of text, varchar or ascii: the sets
 // whose elements the adapters sort and write as a []string's.
 func isTextSet(col *kandra.ColumnSchema) bool {
-	if col == nil || col.Type().Kind() != kandra.KindSet || col.Type().Elem().Kind() != kandra.KindNative {
+	return col != nil && col.Type().Kind() == kandra.KindSet && textElems(col.Type())
+}
+
+// textElems reports that the collection type ct holds text, varchar or
+// ascii elements: those a []string holds as they are stored.
+func textElems(ct kandra.CQLType) bool {
+	if ct.Elem().Kind() != kandra.KindNative {
 		return false
 	}
-	n := col.Type().Elem().Name()
+	n := ct.Elem().Name()
 	return n == "TEXT" || n == "VARCHAR" || n == "ASCII"
 }
 

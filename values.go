@@ -15,7 +15,6 @@ import (
 	"reflect"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/kandra-go/kandra/internal/cqlvalue"
 	"github.com/kandra-go/kandra/internal/reflectx"
@@ -367,7 +366,7 @@ func stringProblem(s, name string) string {
 			return err.Error()
 		}
 	case "TEXT", "VARCHAR":
-		if !utf8.ValidString(s) {
+		if !cqlvalue.ValidText(s) {
 			return cqlvalue.CheckText(s).Error()
 		}
 	}

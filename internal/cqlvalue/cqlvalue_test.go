@@ -10,6 +10,8 @@ import (
 	"net/netip"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"pgregory.net/rapid"
 )
@@ -169,6 +171,51 @@ func TestStrings(t *testing.T) {
 	if CheckASCII("plain \x00\x7f") != nil || CheckASCII("é") == nil {
 		t.Error("CheckASCII")
 	}
+}
+
+// textAgrees checks ValidText and IsASCII against the standard library
+// and a byte-by-byte reading, and CheckASCII's error against IsASCII.
+func textAgrees(t interface{ Fatalf(string, ...any) }, s string) {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		ascii = ascii && s[i] < 0x80
+	}
+	if got := IsASCII(s); got != ascii {
+		t.Fatalf("IsASCII(%q) = %v, want %v", s, got, ascii)
+	}
+	if got, want := ValidText(s), utf8.ValidString(s); got != want {
+		t.Fatalf("ValidText(%q) = %v, want %v", s, got, want)
+	}
+	if (CheckASCII(s) == nil) != ascii {
+		t.Fatalf("CheckASCII(%q) = %v, ASCII %v", s, CheckASCII(s), ascii)
+	}
+}
+
+// TestValidText draws ASCII strings of every length around the 8-byte
+// steps, with up to two bytes at or above 0x80 anywhere and maybe a valid
+// rune of two or three bytes, so that each position of the word loop and
+// of its tail is tried.
+func TestValidText(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		b := rapid.SliceOfN(rapid.ByteRange(0, 0x7f), 0, 40).Draw(t, "ascii")
+		if n := rapid.IntRange(0, 2).Draw(t, "high bytes"); len(b) > 0 {
+			for range n {
+				b[rapid.IntRange(0, len(b)-1).Draw(t, "at")] = rapid.ByteRange(0x80, 0xff).Draw(t, "byte")
+			}
+		}
+		if r := rapid.RuneFrom(nil, unicode.Latin, unicode.Han).Draw(t, "rune"); len(b) > 0 && rapid.Bool().Draw(t, "valid rune") {
+			at := rapid.IntRange(0, len(b)).Draw(t, "rune at")
+			b = append(b[:at:at], append(utf8.AppendRune(nil, r), b[at:]...)...)
+		}
+		textAgrees(t, string(b))
+	})
+}
+
+func FuzzValidText(f *testing.F) {
+	for _, s := range []string{"", "a", "some text", "0123456\x80", "héllo \x00 😀", "a\xffb", "01234567\xc3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { textAgrees(t, s) })
 }
 
 func TestDecodeBlob(t *testing.T) {

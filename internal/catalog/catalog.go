@@ -235,6 +235,9 @@ type Table struct {
 	// patchOne are the Patches of one change of a column without a
 	// condition, by the column's position (patch.go): made on first use.
 	patchOne []atomic.Pointer[patchSlots]
+	// patchPacked are the other Patches whose shape packs into 64 bits
+	// (patch.go).
+	patchPacked patchSlotsPacked
 	// rangeDels are the range deletes without a condition, by prefix
 	// (patch.go).
 	rangeDels []rangeDelSlots

@@ -168,7 +168,70 @@ func (s *Table) Patch(spec *PatchSpec, buf []byte) *adapter.Statement {
 			return fill(slot, s.patchShaped(spec, buf))
 		}
 	}
+	if key, ok := packPatch(spec); ok {
+		slot := &s.patchPacked[key*0x9E3779B97F4A7C15>>(64-5)]
+		if p := slot.Load(); p != nil && p.key == key {
+			return p.st
+		}
+		st := s.patchShaped(spec, buf)
+		if slot.Load() == nil {
+			slot.CompareAndSwap(nil, &packedShape{key: key, st: st})
+		}
+		return st
+	}
 	return s.patchShaped(spec, buf)
+}
+
+// packedShape is a Patch's statement kept under its packed shape.
+type packedShape struct {
+	key uint64
+	st  *adapter.Statement
+}
+
+// patchPacked keeps the Patches whose shape packs into 64 bits (packPatch)
+// but has no patchOne slot (a condition, or several changes), direct
+// mapped by the packed key: the first shape to claim a slot keeps it, and
+// the rest go through the shapes' map as before. A program's conditional
+// Patches are a few shapes, and a lookup here is a load and a compare
+// where the map's is a key built and hashed.
+type patchSlotsPacked [32]atomic.Pointer[packedShape]
+
+// packPatch packs spec's shape, every part of it that tells two
+// statements apart, into a uint64: 7 bits of Using, IfExists and the
+// counts, 15 per Set (its SetOp and column position) and 21 per Cond (its
+// operator, Key, column position and N). A shape that does not fit (an
+// AtField change, a position past 4095, an IN of more than 15 values,
+// more than 3 Sets or Conds, or more than 64 bits in all) is not packed.
+func packPatch(spec *PatchSpec) (uint64, bool) {
+	if spec.Using >= 4 || len(spec.Sets) > 3 || len(spec.Conds) > 3 || 7+15*len(spec.Sets)+21*len(spec.Conds) > 64 {
+		return 0, false
+	}
+	key := uint64(spec.Using) | uint64(len(spec.Sets))<<2 | uint64(len(spec.Conds))<<4
+	if spec.IfExists {
+		key |= 1 << 6
+	}
+	at := 7
+	for _, st := range spec.Sets {
+		pos := st.Col.Position()
+		if st.Op >= AtField || pos < 0 || pos >= 1<<12 {
+			return 0, false
+		}
+		key |= (uint64(st.Op) | uint64(pos)<<3) << at
+		at += 15
+	}
+	for _, c := range spec.Conds {
+		pos := c.Col.Position()
+		if c.Op > NotNull || pos < 0 || pos >= 1<<12 || c.N < 0 || c.N >= 1<<4 {
+			return 0, false
+		}
+		k := uint64(0)
+		if c.Key {
+			k = 1
+		}
+		key |= (uint64(c.Op) | k<<4 | uint64(pos)<<5 | uint64(c.N)<<17) << at
+		at += 21
+	}
+	return key, true
 }
 
 // patchShaped is Patch through the shapes' cache.

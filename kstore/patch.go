@@ -348,7 +348,7 @@ func (r *Repo[T]) Patch(ctx context.Context, key *T, p Patch[T], opts ...PatchOp
 		return Outcome[T]{}, err
 	}
 	defer r.rt.leave()
-	st, nw, err := r.buildPatch(op, sc, key, p)
+	st, nw, _, err := r.buildPatch(op, sc, key, p)
 	if err != nil {
 		return Outcome[T]{}, err
 	}
@@ -357,23 +357,35 @@ func (r *Repo[T]) Patch(ctx context.Context, key *T, p Patch[T], opts ...PatchOp
 
 // buildPatch checks p and makes its statement in sc (its shape, the
 // guard's conditions, the stamps written into nw: key, or a copy of it
-// when the table has stamps).
-func (r *Repo[T]) buildPatch(op string, sc *scratch, key *T, p Patch[T]) (*adapter.Statement, *T, error) {
+// when the table has stamps), and reports whether its guard is IF EXISTS.
+func (r *Repo[T]) buildPatch(op string, sc *scratch, key *T, p Patch[T]) (st *adapter.Statement, nw *T, ifExists bool, err error) {
 	c := &sc.c
 	if len(p.changes) == 0 {
-		return nil, nil, r.argErr(op, "patch", "no change: build one with kstore.Set, Clear, Append, Add, Put and the like")
+		return nil, nil, false, r.argErr(op, "patch", "no change: build one with kstore.Set, Clear, Append, Add, Put and the like")
 	}
 	for i, ch := range p.changes {
 		if err := r.checkChange(op, ch); err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		for _, prev := range p.changes[:i] {
 			// The servers take several element changes of one collection
 			// in a statement, but not a whole value with another change.
 			if prev.col == ch.col && (prev.op == catalog.Assign || ch.op == catalog.Assign || ch.op == catalog.AtField && prev.fld == ch.fld) {
-				return nil, nil, r.argErr(op, "change "+ch.what(), "a second change of "+ch.col.Name()+" after "+prev.what()+": the servers refuse a change of a whole value with another change of it (\"Multiple incompatible setting\"); make it one change, or send two Patches")
+				return nil, nil, false, r.argErr(op, "change "+ch.what(), "a second change of "+ch.col.Name()+" after "+prev.what()+": the servers refuse a change of a whole value with another change of it (\"Multiple incompatible setting\"); make it one change, or send two Patches")
 			}
 		}
+	}
+	if ch := p.changes[0]; len(p.changes) == 1 && len(p.conds) == 0 && !p.exists && r.plainPatch && ch.op < catalog.AtField {
+		// The common Patch, one change of a table without stamps, version
+		// or soft delete: its guard is IF EXISTS unless Upsert, and its
+		// statement is in a slot, found without building its spec.
+		ifExists = !c.upsert
+		if st = r.st.PatchOne(ch.col, ch.op, ifExists, using(c)); st.IsConditional() {
+			if err := r.checkLWT(op, c); err != nil {
+				return nil, nil, false, err
+			}
+		}
+		return st, key, ifExists, nil
 	}
 	sc.shaped = true
 	spec := &sc.patch
@@ -381,26 +393,26 @@ func (r *Repo[T]) buildPatch(op string, sc *scratch, key *T, p Patch[T]) (*adapt
 	for _, ch := range p.changes {
 		spec.Sets = append(spec.Sets, catalog.Set{Col: ch.col, Op: ch.op, Field: ch.fld})
 	}
-	nw := key // where the stamps go (UpdatedAt, the next version): a copy, if the table has one
+	nw = key // where the stamps go (UpdatedAt, the next version): a copy, if the table has one
 	if r.ts.UpdatedAtColumn() != nil || r.ts.VersionColumn() != nil {
 		cp := *key
 		nw = &cp
 	}
-	ifExists, err := r.guard(op, sc, key, nw, p.conds, p.exists, true)
+	ifExists, err = r.guard(op, sc, key, nw, p.conds, p.exists, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	spec.IfExists = ifExists
 	for _, x := range sc.conds {
 		spec.Conds = append(spec.Conds, catalog.Cond{Col: x.col, Op: x.op, Key: x.k != nil, N: len(x.vals)})
 	}
-	st := r.st.Patch(spec, sc.shapeKey())
+	st = r.st.Patch(spec, sc.shapeKey())
 	if st.IsConditional() {
 		if err := r.checkLWT(op, c); err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 	}
-	return st, nw, nil
+	return st, nw, ifExists, nil
 }
 
 // guard checks the conditions given and, for a Patch (patch), adds to

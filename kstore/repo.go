@@ -46,6 +46,9 @@ type Repo[T any] struct {
 	keySafe       uint64    // the key columns' positions whose every value is a valid key (see checkKey)
 	deleteBound   int       // the most a HardDelete's batch can count (deleteFits), -1 for no bound
 	proj          projections
+	// plainPatch: the table has no UpdatedAt, version or soft delete, so a
+	// Patch writes only its changes and its guard is IF EXISTS or none.
+	plainPatch bool
 }
 
 // NewRepo builds the statements of t (once) and returns its repository. A
@@ -68,6 +71,7 @@ func NewRepo[T any](rt *Store, t *kandra.Table[T]) (*Repo[T], error) {
 	r := &Repo[T]{rt: rt, t: t, ts: ts, st: st, typeName: ts.EntityType().String(), key: ts.PrimaryKey(), lookups: ts.LookupTables(),
 		partition: ts.PartitionKeys(), clustering: ts.ClusteringKeys()}
 	r.lonePartition = len(r.partition) == 1
+	r.plainPatch = ts.UpdatedAtColumn() == nil && ts.VersionColumn() == nil && ts.SoftDelete() == nil
 	for _, c := range r.key {
 		if c.Position() < 64 {
 			r.keyMask |= 1 << c.Position()

@@ -413,7 +413,7 @@ func (w UnitRepo[T]) Patch(key *T, p Patch[T], opts ...PatchOption) *Step[T] {
 	if err != nil {
 		return w.put(s, err)
 	}
-	st, nw, err := r.buildPatch(op, s.sc, key, p)
+	st, nw, ifExists, err := r.buildPatch(op, s.sc, key, p)
 	if err != nil {
 		return w.put(s, err)
 	}
@@ -421,7 +421,7 @@ func (w UnitRepo[T]) Patch(key *T, p Patch[T], opts ...PatchOption) *Step[T] {
 	s.row, s.hasTS = s.sc.entries, c.hasTS
 	s.kind, s.nw, s.changes = stepPatch, nw, p.changes
 	switch {
-	case s.sc.patch.IfExists:
+	case ifExists:
 		s.conditional(condExists)
 	case st.IsConditional():
 		s.conditional(condColumns)

@@ -149,18 +149,8 @@ func (s *Table) Patch(spec *PatchSpec, buf []byte) *adapter.Statement {
 	if len(spec.Sets) == 0 {
 		return nil
 	}
-	if set := spec.Sets[0]; len(spec.Sets) == 1 && len(spec.Conds) == 0 && set.Op < AtField && spec.Using < 4 {
-		if pos := set.Col.Position(); pos >= 0 && pos < len(s.patchOne) {
-			slots := s.patchOne[pos].Load()
-			if slots == nil {
-				s.patchOne[pos].CompareAndSwap(nil, new(patchSlots))
-				slots = s.patchOne[pos].Load()
-			}
-			ie := 0
-			if spec.IfExists {
-				ie = 1
-			}
-			slot := &slots[set.Op][ie][spec.Using]
+	if set := spec.Sets[0]; len(spec.Sets) == 1 && len(spec.Conds) == 0 {
+		if slot := s.patchOneSlot(set.Col, set.Op, spec.IfExists, spec.Using); slot != nil {
 			if st := slot.Load(); st != nil {
 				return st
 			}
@@ -232,6 +222,37 @@ func packPatch(spec *PatchSpec) (uint64, bool) {
 		at += 21
 	}
 	return key, true
+}
+
+// PatchOne is Patch of the spec of one change, op on col, with IF EXISTS
+// or none and USING u, without building the spec when its statement is
+// made already.
+func (s *Table) PatchOne(col *kandra.ColumnSchema, op SetOp, ifExists bool, u Using) *adapter.Statement {
+	if slot := s.patchOneSlot(col, op, ifExists, u); slot != nil {
+		if st := slot.Load(); st != nil {
+			return st
+		}
+	}
+	return s.Patch(&PatchSpec{Using: u, Sets: []Set{{Col: col, Op: op}}, IfExists: ifExists}, nil)
+}
+
+// patchOneSlot is the patchOne slot of one change, op on col, or nil for a
+// change that has none.
+func (s *Table) patchOneSlot(col *kandra.ColumnSchema, op SetOp, ifExists bool, u Using) *atomic.Pointer[adapter.Statement] {
+	pos := col.Position()
+	if op >= AtField || u >= 4 || pos < 0 || pos >= len(s.patchOne) {
+		return nil
+	}
+	slots := s.patchOne[pos].Load()
+	if slots == nil {
+		s.patchOne[pos].CompareAndSwap(nil, new(patchSlots))
+		slots = s.patchOne[pos].Load()
+	}
+	ie := 0
+	if ifExists {
+		ie = 1
+	}
+	return &slots[op][ie][u]
 }
 
 // patchShaped is Patch through the shapes' cache.

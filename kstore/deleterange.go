@@ -130,7 +130,7 @@ func (r *Repo[T]) DeleteIf(ctx context.Context, key *T, cond Cond[T], opts ...De
 	if err != nil {
 		return Outcome[T]{}, err
 	}
-	return r.conditional(ctx, op, kandra.OpDelete, sc, cons, key, key, st, nil)
+	return r.conditional(ctx, op, kandra.OpDelete, sc, cons, key, key, st, nil, nil)
 }
 
 // buildDeleteIf checks a DeleteIf of key and cond and makes its statement
@@ -153,6 +153,7 @@ func (r *Repo[T]) buildDeleteIf(op string, sc *scratch, key *T, cond Cond[T]) (*
 	if err != nil {
 		return nil, err
 	}
+	sc.conds = append(sc.conds, cond.conds...)
 	spec := &sc.del
 	spec.Row, spec.IfExists = true, ifExists
 	for _, x := range sc.conds {

@@ -194,44 +194,51 @@ func (r *Repo[T]) Patch(ctx context.Context, key *T, p Patch[T], opts ...PatchOp
 		return Outcome[T]{}, err
 	}
 	defer r.rt.leave()
-	st, nw, _, err := r.buildPatch(op, sc, key, p)
+	st, nw, given, _, err := r.buildPatch(op, sc, key, p)
 	if err != nil {
 		return Outcome[T]{}, err
 	}
-	return r.conditional(ctx, op, kandra.OpPatch, sc, cons, key, nw, st, p.changes)
+	return r.conditional(ctx, op, kandra.OpPatch, sc, cons, key, nw, st, p.changes, given)
 }
 
 // buildPatch checks p and makes its statement in sc (its shape, the
 // guard's conditions, the stamps written into nw: key, or a copy of it
 // when the table has stamps), and reports whether its guard is IF EXISTS.
-func (r *Repo[T]) buildPatch(op string, sc *scratch, key *T, p Patch[T]) (st *adapter.Statement, nw *T, ifExists bool, err error) {
+// given are the conditions to bind after sc.conds (see bindChanges): p's,
+// when plainShape made the statement.
+func (r *Repo[T]) buildPatch(op string, sc *scratch, key *T, p Patch[T]) (st *adapter.Statement, nw *T, given []cond, ifExists bool, err error) {
 	c := &sc.c
 	if len(p.changes) == 0 {
-		return nil, nil, false, r.argErr(op, "patch", "no change: build one with kstore.Set, Clear, Append, Add, Put and the like")
+		return nil, nil, nil, false, r.argErr(op, "patch", "no change: build one with kstore.Set, Clear, Append, Add, Put and the like")
 	}
 	for i, ch := range p.changes {
 		if err := r.checkChange(op, ch); err != nil {
-			return nil, nil, false, err
+			return nil, nil, nil, false, err
 		}
 		for _, prev := range p.changes[:i] {
 			// The servers take several element changes of one collection
 			// in a statement, but not a whole value with another change.
 			if prev.col == ch.col && (prev.op == catalog.Assign || ch.op == catalog.Assign || ch.op == catalog.AtField && prev.fld == ch.fld) {
-				return nil, nil, false, r.argErr(op, "change "+ch.what(), "a second change of "+ch.col.Name()+" after "+prev.what()+": the servers refuse a change of a whole value with another change of it (\"Multiple incompatible setting\"); make it one change, or send two Patches")
+				return nil, nil, nil, false, r.argErr(op, "change "+ch.what(), "a second change of "+ch.col.Name()+" after "+prev.what()+": the servers refuse a change of a whole value with another change of it (\"Multiple incompatible setting\"); make it one change, or send two Patches")
 			}
 		}
 	}
-	if ch := p.changes[0]; len(p.changes) == 1 && len(p.conds) == 0 && !p.exists && r.plainPatch && ch.op < catalog.AtField {
-		// The common Patch, one change of a table without stamps, version
-		// or soft delete: its guard is IF EXISTS unless Upsert, and its
-		// statement is in a slot, found without building its spec.
+	if ch := p.changes[0]; r.plainPatch && len(p.changes) == 1 && len(p.conds) == 0 && !p.exists && ch.op < catalog.AtField {
+		// The most common Patch, one change without a condition: its
+		// guard is IF EXISTS unless Upsert, and its statement is in a
+		// slot, found without a spec.
 		ifExists = !c.upsert
 		if st = r.st.PatchOne(ch.col, ch.op, ifExists, using(c)); st.IsConditional() {
 			if err := r.checkLWT(op, c); err != nil {
-				return nil, nil, false, err
+				return nil, nil, nil, false, err
 			}
 		}
-		return st, key, ifExists, nil
+		return st, key, nil, ifExists, nil
+	}
+	if r.plainPatch && len(p.changes) <= 2 && len(p.conds) <= 2 {
+		if st, ifExists, ok, err := r.plainShape(op, sc, key, p); ok {
+			return st, key, p.conds, ifExists, err
+		}
 	}
 	sc.shaped = true
 	spec := &sc.patch
@@ -246,8 +253,9 @@ func (r *Repo[T]) buildPatch(op string, sc *scratch, key *T, p Patch[T]) (st *ad
 	}
 	ifExists, err = r.guard(op, sc, key, nw, p.conds, p.exists, true)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, nil, false, err
 	}
+	sc.conds = append(sc.conds, p.conds...)
 	spec.IfExists = ifExists
 	for _, x := range sc.conds {
 		spec.Conds = append(spec.Conds, catalog.Cond{Col: x.col, Op: x.op, Key: x.k != nil, N: len(x.vals)})
@@ -255,18 +263,62 @@ func (r *Repo[T]) buildPatch(op string, sc *scratch, key *T, p Patch[T]) (st *ad
 	st = r.st.Patch(spec, sc.shapeKey())
 	if st.IsConditional() {
 		if err := r.checkLWT(op, c); err != nil {
-			return nil, nil, false, err
+			return nil, nil, nil, false, err
 		}
 	}
-	return st, nw, ifExists, nil
+	return st, nw, nil, ifExists, nil
+}
+
+// plainShape is buildPatch's way for the common Patch on a table without
+// stamps, version or soft delete (Repo.plainPatch), of at most two
+// changes and two conditions: the guard adds nothing to its statement
+// but IF EXISTS, so its shape is made on the stack and its statement
+// found in the table's slots (catalog.Table.PatchCached), and the
+// conditions are bound from p, not copied into sc. ok is false
+// for a Patch it does not take (a change of a field: AtField); p's
+// changes are checked already.
+func (r *Repo[T]) plainShape(op string, sc *scratch, key *T, p Patch[T]) (st *adapter.Statement, ifExists, ok bool, err error) {
+	c := &sc.c
+	var sets [2]catalog.Set
+	var conds [2]catalog.Cond
+	spec := catalog.PatchSpec{Using: using(c), Sets: sets[:0], Conds: conds[:0]}
+	for _, ch := range p.changes {
+		if ch.op == catalog.AtField {
+			return nil, false, false, nil
+		}
+		spec.Sets = append(spec.Sets, catalog.Set{Col: ch.col, Op: ch.op})
+	}
+	if ifExists, err = r.guard(op, sc, key, key, p.conds, p.exists, true); err != nil {
+		return nil, false, true, err
+	}
+	spec.IfExists = ifExists
+	for _, x := range p.conds {
+		spec.Conds = append(spec.Conds, catalog.Cond{Col: x.col, Op: x.op, Key: x.k != nil, N: len(x.vals)})
+	}
+	if st = r.st.PatchCached(&spec); st == nil {
+		// A shape not made yet, or not kept in a slot: through sc's spec,
+		// which the table's shapes may keep.
+		sc.shaped = true
+		sc.patch.Using, sc.patch.IfExists = spec.Using, spec.IfExists
+		sc.patch.Sets = append(sc.patch.Sets, spec.Sets...)
+		sc.patch.Conds = append(sc.patch.Conds, spec.Conds...)
+		st = r.st.Patch(&sc.patch, sc.shapeKey())
+	}
+	if st.IsConditional() {
+		if err := r.checkLWT(op, c); err != nil {
+			return nil, false, true, err
+		}
+	}
+	return st, ifExists, true, nil
 }
 
 // guard checks the conditions given and, for a Patch (patch), adds to
 // sc.patch.Sets the stamps' changes (UpdatedAt, the next version, written
 // into nw) and their values (field addresses in nw) to sc.stamps, in SET
-// order. It puts in sc.conds every condition in the statement's order,
-// with the one that keeps the call from bringing a row to life, and
-// reports whether the statement takes IF EXISTS.
+// order. It puts in sc.conds the condition that keeps the call from
+// bringing a row to life (the version's, the soft-delete marker's), which
+// comes before the given ones in the statement, and reports whether the
+// statement takes IF EXISTS. The caller adds the given conditions.
 func (r *Repo[T]) guard(op string, sc *scratch, key, nw *T, given []cond, exists, patch bool) (ifExists bool, err error) {
 	c := &sc.c
 	fail := func(arg, msg string) (bool, error) { return false, r.argErr(op, arg, msg) }
@@ -333,7 +385,6 @@ func (r *Repo[T]) guard(op string, sc *scratch, key, nw *T, given []cond, exists
 			return fail("If", "the conditions ("+(Cond[T]{conds: given}).String()+") are met by a row that does not exist, so the write would create it: add a condition on a value (Eq, Lt, In...), use Exists alone, or pass Upsert to create a missing row")
 		}
 	}
-	sc.conds = append(sc.conds, given...)
 	return ifExists, nil
 }
 
@@ -435,13 +486,12 @@ func (r *Repo[T]) checkFieldValue(c *kandra.ColumnSchema, k int, v any) error {
 }
 
 // conditional sends st, a Patch's or a DeleteIf's statement, with its
-// values (the USING values, those of changes, sc.stamps, the key, then
-// sc.conds'), and reads what the server returned when it did not apply.
-// nw holds the stamps of a Patch: when it applies, they are copied into
-// key.
-func (r *Repo[T]) conditional(ctx context.Context, op, kind string, sc *scratch, cons kandra.Consistency, key, nw *T, st *adapter.Statement, changes []change) (Outcome[T], error) {
+// values (see bindChanges), and reads what the server returned when it
+// did not apply. nw holds the stamps of a Patch: when it applies, they are
+// copied into key.
+func (r *Repo[T]) conditional(ctx context.Context, op, kind string, sc *scratch, cons kandra.Consistency, key, nw *T, st *adapter.Statement, changes []change, given []cond) (Outcome[T], error) {
 	c := &sc.c
-	q := r.bindChanges(sc, st, key, changes)
+	q := r.bindChanges(sc, st, key, changes, given)
 	q.Consistency = cons
 	var cur *T
 	if st.IsConditional() {
@@ -508,8 +558,9 @@ func (r *Repo[T]) checkLWT(op string, c *call) error {
 }
 
 // bindChanges binds st, a Patch's or a DeleteIf's statement, in sc: the
-// USING values, those of changes, sc.stamps, the key, then sc.conds'.
-func (r *Repo[T]) bindChanges(sc *scratch, st *adapter.Statement, key *T, changes []change) *adapter.Query {
+// USING values, those of changes, sc.stamps, the key, then sc.conds' and
+// given's (the conditions buildPatch left in the caller's Patch).
+func (r *Repo[T]) bindChanges(sc *scratch, st *adapter.Statement, key *T, changes []change, given []cond) *adapter.Query {
 	c := &sc.c
 	q := sc.query(st)
 	vals := sc.values(st.NumParams())
@@ -527,17 +578,28 @@ func (r *Repo[T]) bindChanges(sc *scratch, st *adapter.Statement, key *T, change
 	}
 	vals = append(vals, sc.stamps...)
 	vals = catalog.AppendColumns(r.t, st, key, vals)
-	for _, x := range sc.conds {
-		if x.k != nil {
-			vals = append(vals, x.k)
-		}
-		vals = append(vals, x.vals...)
+	if len(sc.conds) > 0 {
+		vals = appendConds(vals, sc.conds)
+	}
+	if len(given) > 0 {
+		vals = appendConds(vals, given)
 	}
 	if len(vals) != st.NumParams() {
 		panic(fmt.Sprintf("kandra/kstore: internal error: %d values for the %d markers of %s", len(vals), st.NumParams(), st.CQL()))
 	}
 	q.Values = vals
 	return q
+}
+
+// appendConds appends the values of conds, each one's key or index first.
+func appendConds(vals []any, conds []cond) []any {
+	for _, x := range conds {
+		if x.k != nil {
+			vals = append(vals, x.k)
+		}
+		vals = append(vals, x.vals...)
+	}
+	return vals
 }
 
 // restamp copies a Patch's stamps (UpdatedAt, the version) from nw into

@@ -413,11 +413,11 @@ func (w UnitRepo[T]) Patch(key *T, p Patch[T], opts ...PatchOption) *Step[T] {
 	if err != nil {
 		return w.put(s, err)
 	}
-	st, nw, ifExists, err := r.buildPatch(op, s.sc, key, p)
+	st, nw, given, ifExists, err := r.buildPatch(op, s.sc, key, p)
 	if err != nil {
 		return w.put(s, err)
 	}
-	r.bindChanges(s.sc, st, key, p.changes)
+	r.bindChanges(s.sc, st, key, p.changes, given)
 	s.row, s.hasTS = s.sc.entries, c.hasTS
 	s.kind, s.nw, s.changes = stepPatch, nw, p.changes
 	switch {
@@ -498,7 +498,7 @@ func (w UnitRepo[T]) DeleteIf(key *T, cond Cond[T], opts ...DeleteOption) *Step[
 	if err != nil {
 		return w.put(s, err)
 	}
-	r.bindChanges(s.sc, st, key, nil)
+	r.bindChanges(s.sc, st, key, nil, nil)
 	s.row, s.rowDel = s.sc.entries, true
 	if s.sc.del.IfExists {
 		s.conditional(condExists)

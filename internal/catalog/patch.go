@@ -159,7 +159,7 @@ func (s *Table) Patch(spec *PatchSpec, buf []byte) *adapter.Statement {
 		}
 	}
 	if key, ok := packPatch(spec); ok {
-		slot := &s.patchPacked[key*0x9E3779B97F4A7C15>>(64-5)]
+		slot := &s.patchPacked[packedSlot(key)]
 		if p := slot.Load(); p != nil && p.key == key {
 			return p.st
 		}
@@ -171,6 +171,10 @@ func (s *Table) Patch(spec *PatchSpec, buf []byte) *adapter.Statement {
 	}
 	return s.patchShaped(spec, buf)
 }
+
+// packedSlot is the slot of patchPacked for a packed shape: its bits
+// folded to 5.
+func packedSlot(key uint64) uint64 { return key * 0x9E3779B97F4A7C15 >> (64 - 5) }
 
 // packedShape is a Patch's statement kept under its packed shape.
 type packedShape struct {
@@ -225,8 +229,7 @@ func packPatch(spec *PatchSpec) (uint64, bool) {
 }
 
 // PatchOne is Patch of the spec of one change, op on col, with IF EXISTS
-// or none and USING u, without building the spec when its statement is
-// made already.
+// or none and USING u, without a spec when its statement is made already.
 func (s *Table) PatchOne(col *kandra.ColumnSchema, op SetOp, ifExists bool, u Using) *adapter.Statement {
 	if slot := s.patchOneSlot(col, op, ifExists, u); slot != nil {
 		if st := slot.Load(); st != nil {
@@ -234,6 +237,25 @@ func (s *Table) PatchOne(col *kandra.ColumnSchema, op SetOp, ifExists bool, u Us
 		}
 	}
 	return s.Patch(&PatchSpec{Using: u, Sets: []Set{{Col: col, Op: op}}, IfExists: ifExists}, nil)
+}
+
+// PatchCached is Patch's statement of spec when it is made and kept in a
+// slot (one change without a condition, or a shape that packs into 64
+// bits), or nil: then Patch makes it. It keeps nothing of spec, which may
+// be on the caller's stack.
+func (s *Table) PatchCached(spec *PatchSpec) *adapter.Statement {
+	if len(spec.Sets) == 1 && len(spec.Conds) == 0 {
+		if slot := s.patchOneSlot(spec.Sets[0].Col, spec.Sets[0].Op, spec.IfExists, spec.Using); slot != nil {
+			return slot.Load()
+		}
+		return nil
+	}
+	if key, ok := packPatch(spec); ok {
+		if p := s.patchPacked[packedSlot(key)].Load(); p != nil && p.key == key {
+			return p.st
+		}
+	}
+	return nil
 }
 
 // patchOneSlot is the patchOne slot of one change, op on col, or nil for a

@@ -112,9 +112,20 @@ func TestShapesCacheTellsShapesApart(t *testing.T) {
 				shape = fmt.Sprintf("patch %v", *spec)
 				ask = func(tb *catalog.Table) *adapter.Statement { return tb.Patch(spec, make([]byte, 0, 8)) }
 				if set := spec.Sets[0]; len(spec.Sets) == 1 && len(spec.Conds) == 0 && rapid.Bool().Draw(rt, "patchone") {
-					// kstore's common Patch: the shared table is asked by
-					// PatchOne, the fresh one by the spec.
-					askShared = func(tb *catalog.Table) *adapter.Statement { return tb.PatchOne(set.Col, set.Op, spec.IfExists, spec.Using) }
+					// kstore's most common Patch: the shared table is
+					// asked by PatchOne, the fresh one by the spec.
+					askShared = func(tb *catalog.Table) *adapter.Statement {
+						return tb.PatchOne(set.Col, set.Op, spec.IfExists, spec.Using)
+					}
+				} else if rapid.Bool().Draw(rt, "cached") {
+					// kstore's plain Patch: the shared table is asked by
+					// PatchCached first, the fresh one by Patch.
+					askShared = func(tb *catalog.Table) *adapter.Statement {
+						if st := tb.PatchCached(spec); st != nil {
+							return st
+						}
+						return tb.Patch(spec, nil)
+					}
 				}
 			case 1:
 				spec := &catalog.DeleteSpec{Using: catalog.Using(rapid.IntRange(0, 1).Draw(rt, "ts")) * catalog.UsingTimestamp}

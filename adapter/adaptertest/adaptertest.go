@@ -326,6 +326,7 @@ var scenarios = []struct {
 	{"PatchInPlace", testPatchInPlace},
 	{"PatchNeverRevives", testPatchNeverRevives},
 	{"PatchConditions", testPatchConditions},
+	{"PatchPlainTable", testPatchPlainTable},
 	{"DeletesBeyondOneRow", testDeletesBeyondOneRow},
 	{"UpdateWritesWhatChanged", testUpdateWritesWhatChanged},
 	{"PartialWritesMatchTheModel", testPartialModel},

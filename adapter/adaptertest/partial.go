@@ -234,6 +234,72 @@ func testPatchNeverRevives(t *testing.T, h *harness) {
 	}
 }
 
+// testPatchPlainTable: the Patches of a table without UpdatedAt, version
+// or soft delete (shard_rows), whose statements kstore finds without
+// building their shape: one change and two, with no condition, IF EXISTS,
+// and each operator met and not met, the row written or left as it was,
+// its current values back when not met.
+func testPatchPlainTable(t *testing.T, h *harness) {
+	e := h.env(t)
+	rows := e.shardRows(t)
+	k := &shardRow{Shard: uniq("s"), Kind: stateRow}
+	if out, err := rows.Patch(ctx, k, kstore.Set(shardState, "x")); err != nil || out.Applied || out.Exists {
+		t.Fatalf("a Patch of a missing row: %+v %v", out, err)
+	}
+	if n := h.rows(t, "shard_rows", "shard = ?", k.Shard); n != 0 {
+		t.Fatalf("%d rows made by a Patch of a missing row", n)
+	}
+	if out, err := rows.Patch(ctx, k, kstore.Set(shardRange, 5), kstore.Upsert()); err != nil || !out.Applied {
+		t.Fatalf("Upsert: %+v %v", out, err)
+	}
+	want := shardRow{Shard: k.Shard, Kind: stateRow, RangeID: 5}
+	cases := []struct {
+		c    kstore.Cond[shardRow]
+		met  bool
+		back func(r *shardRow) bool // the current values a failure returns
+	}{
+		{kstore.Exists[shardRow](), true, nil},
+		{kstore.Eq(shardRange, 5), true, nil},
+		{kstore.Eq(shardRange, 6), false, func(r *shardRow) bool { return r.RangeID == 5 }},
+		{kstore.Ne(shardState, "s1").And(kstore.Eq(shardRange, 5)), false, func(r *shardRow) bool { return r.State == "s1" && r.RangeID == 5 }},
+		{kstore.Lt(shardRange, 6).And(kstore.Gt(shardRange, 4)), true, nil},
+		{kstore.In(shardRange, 1, 5, 9), true, nil},
+		{kstore.In(shardRange, 1, 9), false, func(r *shardRow) bool { return r.RangeID == 5 }},
+		{kstore.EqAt(shardDone, 1, "b"), true, nil},
+		{kstore.EqAt(shardDone, 1, "c"), false, func(r *shardRow) bool { return r.Done[1] == "b" }},
+	}
+	for i, c := range cases {
+		state := "s" + strconv.Itoa(i)
+		p := kstore.Set(shardState, state)
+		if i%2 == 0 {
+			p = p.And(kstore.Put(shardDone, int32(i+1), "b"))
+		}
+		out, err := rows.Patch(ctx, k, p.If(c.c))
+		if err != nil {
+			t.Fatalf("case %d (%s): %v", i, c.c, err)
+		}
+		if out.Applied != c.met {
+			t.Fatalf("case %d (%s): applied %t, want %t", i, c.c, out.Applied, c.met)
+		}
+		if !c.met && (!out.Exists || out.Current == nil || !c.back(out.Current) || out.Current.Shard != k.Shard) {
+			t.Fatalf("case %d (%s): the current row %+v (exists %t)", i, c.c, out.Current, out.Exists)
+		}
+		if c.met {
+			want.State = state
+			if i%2 == 0 {
+				if want.Done == nil {
+					want.Done = map[int32]string{}
+				}
+				want.Done[int32(i+1)] = "b"
+			}
+		}
+		got, err := rows.Get(ctx, k)
+		if err != nil || !reflect.DeepEqual(*got, want) {
+			t.Fatalf("case %d (%s): the row %+v %v, want %+v", i, c.c, got, err, want)
+		}
+	}
+}
+
 // testPatchConditions: each operator, met and not met, and the row's
 // current values back when not.
 func testPatchConditions(t *testing.T, h *harness) {

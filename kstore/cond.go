@@ -24,6 +24,15 @@ type cond struct {
 	vals []any // its operands (a *V; EqAt's a V): one, In's, none for IsNull and NotNull
 }
 
+// appendCondShapes appends the shape of each of conds, as a statement's
+// spec describes it (its values are bound apart).
+func appendCondShapes(dst []catalog.Cond, conds []cond) []catalog.Cond {
+	for _, x := range conds {
+		dst = append(dst, catalog.Cond{Col: x.col, Op: x.op, Key: x.k != nil, N: len(x.vals)})
+	}
+	return dst
+}
+
 var condText = [...]string{" = ?", " != ?", " < ?", " <= ?", " > ?", " >= ?", " IN (...)", " = null", " != null"}
 
 // what renders the condition as it is sent ("score < ?"), for messages.

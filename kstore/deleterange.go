@@ -156,8 +156,6 @@ func (r *Repo[T]) buildDeleteIf(op string, sc *scratch, key *T, cond Cond[T]) (*
 	sc.conds = append(sc.conds, cond.conds...)
 	spec := &sc.del
 	spec.Row, spec.IfExists = true, ifExists
-	for _, x := range sc.conds {
-		spec.Conds = append(spec.Conds, catalog.Cond{Col: x.col, Op: x.op, Key: x.k != nil, N: len(x.vals)})
-	}
+	spec.Conds = appendCondShapes(spec.Conds, sc.conds)
 	return r.st.DeleteWhere(spec, sc.shapeKey()), nil
 }

@@ -257,9 +257,7 @@ func (r *Repo[T]) buildPatch(op string, sc *scratch, key *T, p Patch[T]) (st *ad
 	}
 	sc.conds = append(sc.conds, p.conds...)
 	spec.IfExists = ifExists
-	for _, x := range sc.conds {
-		spec.Conds = append(spec.Conds, catalog.Cond{Col: x.col, Op: x.op, Key: x.k != nil, N: len(x.vals)})
-	}
+	spec.Conds = appendCondShapes(spec.Conds, sc.conds)
 	st = r.st.Patch(spec, sc.shapeKey())
 	if st.IsConditional() {
 		if err := r.checkLWT(op, c); err != nil {
@@ -292,9 +290,7 @@ func (r *Repo[T]) plainShape(op string, sc *scratch, key *T, p Patch[T]) (st *ad
 		return nil, false, true, err
 	}
 	spec.IfExists = ifExists
-	for _, x := range p.conds {
-		spec.Conds = append(spec.Conds, catalog.Cond{Col: x.col, Op: x.op, Key: x.k != nil, N: len(x.vals)})
-	}
+	spec.Conds = appendCondShapes(spec.Conds, p.conds)
 	if st = r.st.PatchCached(&spec); st == nil {
 		// A shape not made yet, or not kept in a slot: through sc's spec,
 		// which the table's shapes may keep.
